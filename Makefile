@@ -1,0 +1,57 @@
+# Parley developer commands. Every target creates .venv and installs what is missing;
+# re-running is quick once everything is in place.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip --disable-pip-version-check -q
+STAMP_RUN := $(VENV)/.stamp-run
+STAMP_TEST := $(VENV)/.stamp-test
+SAMPLE := $(firstword $(wildcard ../shared/audio/hello_24k.wav) assets/hello.wav)
+
+.PHONY: run test bench screenshots package lint clean
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+
+# torch first: on Linux x86_64 without an NVIDIA driver, the CPU build (a bare
+# `torch` requirement would pull a multi-GB CUDA build).
+$(STAMP_RUN): pyproject.toml | $(PY)
+	@if $(PY) -c "import torch" 2>/dev/null; then :; \
+	elif [ "$$(uname -s)-$$(uname -m)" = "Linux-x86_64" ] && ! command -v nvidia-smi >/dev/null 2>&1; then \
+		echo "installing torch (CPU build)"; $(PIP) install torch==2.13.0; \
+	else echo "installing torch"; $(PIP) install torch; fi
+	$(PIP) install -e .
+	@touch $@
+
+$(STAMP_TEST): $(STAMP_RUN)
+	$(PIP) install -e '.[dev]'
+	$(PIP) install einops sphn
+	$(PIP) install --no-deps moshi==0.2.13
+	@touch $@
+
+run: $(STAMP_RUN)
+	@if [ -n "$$DISPLAY$$WAYLAND_DISPLAY" ] || [ "$$(uname -s)" != "Linux" ]; then \
+		$(VENV)/bin/parley; \
+	else \
+		echo "No display found: running the engine offline on a sample instead."; \
+		echo "  (use: $(VENV)/bin/parley offline --model demo --input IN.wav --output OUT.wav)"; \
+		$(VENV)/bin/parley offline --model demo --input $(SAMPLE) --output parley-demo-out.wav; \
+	fi
+
+test: $(STAMP_TEST)
+	@bash tests/setup_system.sh
+	$(VENV)/bin/ruff check .
+	$(PY) -m pytest -q
+
+bench: $(STAMP_TEST)
+	$(PY) -m bench.run_all
+
+screenshots: $(STAMP_TEST)
+	@bash tests/setup_system.sh
+	QT_QPA_PLATFORM=offscreen $(PY) -m app.screenshots screenshots
+
+lint: $(STAMP_TEST)
+	$(VENV)/bin/ruff check .
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info

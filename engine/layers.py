@@ -1,0 +1,88 @@
+"""Stateless building blocks of the Moshi-family transformers, with checkpoint parameter names."""
+
+from __future__ import annotations
+
+import math
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class RMSNorm(nn.Module):
+    """RMSNorm with math in float32 (``alpha`` is named as in the checkpoints)."""
+
+    def __init__(self, dim: int, eps: float, device=None, dtype=None):
+        super().__init__()
+        self.eps = eps
+        self.alpha = nn.Parameter(torch.ones(1, 1, dim, device=device, dtype=dtype))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x32 = x.float()
+        var = self.eps + torch.mean(x32 * x32, dim=-1, keepdim=True)
+        return (x32 * (self.alpha.float() * torch.rsqrt(var))).to(x.dtype)
+
+
+class LayerNormF32(nn.LayerNorm):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return F.layer_norm(x.float(), self.normalized_shape, self.weight.float(),
+                            self.bias.float(), self.eps).to(x.dtype)
+
+
+def make_norm(kind: str, dim: int, device=None, dtype=None) -> nn.Module:
+    if kind == "layer_norm":
+        return nn.LayerNorm(dim, eps=1e-5, device=device, dtype=dtype)
+    if kind == "layer_norm_f32":
+        return LayerNormF32(dim, eps=1e-8, device=device, dtype=dtype)
+    if kind == "rms_norm":
+        return RMSNorm(dim, eps=1e-5, device=device, dtype=dtype)
+    if kind == "rms_norm_f32":
+        return RMSNorm(dim, eps=1e-8, device=device, dtype=dtype)
+    raise ValueError(f"unknown norm {kind!r}: expected layer_norm, layer_norm_f32, rms_norm or rms_norm_f32")
+
+
+class LayerScale(nn.Module):
+    def __init__(self, dim: int, init: float, device=None, dtype=None):
+        super().__init__()
+        self.scale = nn.Parameter(torch.full((dim,), init, device=device, dtype=dtype))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.scale * x
+
+
+def gating_hidden(dim: int, dim_feedforward: int) -> int:
+    """Hidden width of the gated FFN, with the reference's rule."""
+    return (21 * dim) // 8 if dim_feedforward == 4 * dim else (2 * dim_feedforward) // 3
+
+
+class GatedFFN(nn.Module):
+    """``linear_out(act(h_gate) * h_up)`` with ``[h_gate; h_up] = linear_in(x)`` (first half gates)."""
+
+    def __init__(self, dim: int, dim_feedforward: int, activation: str, device=None, dtype=None):
+        super().__init__()
+        hidden = gating_hidden(dim, dim_feedforward)
+        self.hidden = hidden
+        self.activation = getattr(F, activation)
+        self.linear_in = nn.Linear(dim, 2 * hidden, bias=False, device=device, dtype=dtype)
+        self.linear_out = nn.Linear(hidden, dim, bias=False, device=device, dtype=dtype)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = self.linear_in(x).unflatten(-1, (2, self.hidden))
+        return self.linear_out(self.activation(h[..., 0, :]) * h[..., 1, :])
+
+
+def rope_tables(positions: torch.Tensor, head_dim: int, max_period: float) -> tuple[torch.Tensor, torch.Tensor]:
+    """cos/sin [T, head_dim/2] for absolute positions, in float32 (interleaved-pair RoPE)."""
+    ds = torch.arange(head_dim // 2, device=positions.device, dtype=torch.float32)
+    freqs = torch.exp(ds * (-math.log(max_period) * 2 / head_dim))
+    angles = freqs * positions.float().view(-1, 1)
+    return torch.cos(angles), torch.sin(angles)
+
+
+def apply_rope(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
+    """Rotate interleaved pairs (x[2d], x[2d+1]) of x [B, H, T, D]; math in float32."""
+    pairs = x.unflatten(-1, (-1, 2))
+    real, imag = pairs[..., 0].float(), pairs[..., 1].float()
+    out_real = real * cos - imag * sin
+    out_imag = real * sin + imag * cos
+    return torch.stack([out_real.to(x.dtype), out_imag.to(x.dtype)], dim=-1).flatten(-2)

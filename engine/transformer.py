@@ -1,0 +1,196 @@
+"""The streaming transformer shared by Mimi (context 250), the LM (context 3000) and the depth
+transformer (weights per step, no positional embedding).
+
+``forward(x, state, step)`` is a function of its input and an explicit state tree; parameter
+names equal the released checkpoints' keys (stacked ``in_proj_weight``), so files load unchanged.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from .kv_cache import RingSpec, init_layer_cache
+from .layers import GatedFFN, LayerScale, apply_rope, make_norm, rope_tables
+from .state import StateTree
+
+
+@dataclass(frozen=True)
+class TransformerConfig:
+    d_model: int
+    num_heads: int
+    num_layers: int
+    dim_feedforward: int
+    norm: str = "layer_norm"
+    gating: str = "none"  # "none" -> GELU MLP (linear1/linear2); else the gate activation, e.g. "silu"
+    layer_scale: float | None = None
+    positional_embedding: str = "rope"  # "rope" (interleaved) or "none"
+    max_period: float = 10_000.0
+    context: int | None = None
+    weights_per_step: int = 0  # > 0: separate attention/FFN weights for each step of a frame
+    steps_per_frame: int = 1  # the attention window is anchored at the end of a frame (see kv_cache)
+    max_steps_per_call: int | None = None  # larger calls are split; sizes the ring's extra slots
+
+    def __post_init__(self):
+        if self.d_model % self.num_heads:
+            raise ValueError(f"d_model {self.d_model} is not divisible by num_heads {self.num_heads}")
+        if self.positional_embedding not in ("rope", "none"):
+            raise ValueError(f"positional_embedding must be 'rope' or 'none', got {self.positional_embedding!r}")
+        if self.context is None and not self.weights_per_step:
+            raise ValueError("a streaming transformer needs a context (or weights_per_step) to size its cache")
+        if self.call_limit % self.steps_per_frame:
+            raise ValueError("max_steps_per_call must be a multiple of steps_per_frame")
+
+    @property
+    def head_dim(self) -> int:
+        return self.d_model // self.num_heads
+
+    @property
+    def call_limit(self) -> int:
+        return self.max_steps_per_call or self.steps_per_frame
+
+    @property
+    def ring(self) -> RingSpec:
+        if self.context is None:
+            return RingSpec(self.weights_per_step, None, self.steps_per_frame)
+        capacity = self.context + self.call_limit - self.steps_per_frame
+        return RingSpec(capacity, self.context, self.steps_per_frame)
+
+
+class StackedLinear(nn.Module):
+    """``mult`` bias-free linear maps stored as one ``weight [mult*out, in]`` (the checkpoint layout)."""
+
+    def __init__(self, in_features: int, out_features: int, mult: int, device=None, dtype=None):
+        super().__init__()
+        self.mult, self.out_features = mult, out_features
+        self.weight = nn.Parameter(torch.empty(mult * out_features, in_features, device=device, dtype=dtype))
+
+    def forward(self, x: torch.Tensor, step: int = 0) -> torch.Tensor:
+        o = self.out_features
+        return F.linear(x, self.weight[step * o:(step + 1) * o])
+
+
+class StreamingAttention(nn.Module):
+    def __init__(self, cfg: TransformerConfig, device=None, dtype=None):
+        super().__init__()
+        self.cfg = cfg
+        mult = max(cfg.weights_per_step, 1)
+        d = cfg.d_model
+        self.in_proj_weight = nn.Parameter(torch.empty(mult * 3 * d, d, device=device, dtype=dtype))
+        self.out_proj = StackedLinear(d, d, mult, device=device, dtype=dtype)
+
+    def forward(self, x, cache, slots, mask, rope, step: int) -> torch.Tensor:
+        cfg = self.cfg
+        B, T, d = x.shape
+        w = self.in_proj_weight[step * 3 * d:(step + 1) * 3 * d]
+        qkv = F.linear(x, w).view(B, T, 3, cfg.num_heads, cfg.head_dim).permute(2, 0, 3, 1, 4)
+        q, k, v = qkv[0], qkv[1], qkv[2]
+        if rope is not None:
+            q, k = apply_rope(q, *rope), apply_rope(k, *rope)
+        cache["k"].index_copy_(2, slots, k)
+        cache["v"].index_copy_(2, slots, v)
+        y = F.scaled_dot_product_attention(q, cache["k"], cache["v"], attn_mask=mask)
+        return self.out_proj(y.transpose(1, 2).reshape(B, T, d), step)
+
+
+class TransformerLayer(nn.Module):
+    def __init__(self, cfg: TransformerConfig, device=None, dtype=None):
+        super().__init__()
+        kw = {"device": device, "dtype": dtype}
+        self.cfg_gating = cfg.gating
+        self.self_attn = StreamingAttention(cfg, **kw)
+        self.norm1 = make_norm(cfg.norm, cfg.d_model, **kw)
+        self.norm2 = make_norm(cfg.norm, cfg.d_model, **kw)
+        if cfg.gating == "none":
+            if cfg.weights_per_step:
+                raise ValueError("weights_per_step needs a gated feed-forward")
+            self.linear1 = nn.Linear(cfg.d_model, cfg.dim_feedforward, bias=False, **kw)
+            self.linear2 = nn.Linear(cfg.dim_feedforward, cfg.d_model, bias=False, **kw)
+        elif cfg.weights_per_step:
+            self.gating = nn.ModuleList(GatedFFN(cfg.d_model, cfg.dim_feedforward, cfg.gating, **kw)
+                                        for _ in range(cfg.weights_per_step))
+        else:
+            self.gating = GatedFFN(cfg.d_model, cfg.dim_feedforward, cfg.gating, **kw)
+        if cfg.layer_scale is not None:
+            self.layer_scale_1 = LayerScale(cfg.d_model, cfg.layer_scale, **kw)
+            self.layer_scale_2 = LayerScale(cfg.d_model, cfg.layer_scale, **kw)
+        else:
+            self.layer_scale_1 = self.layer_scale_2 = nn.Identity()
+
+    def ffn(self, x: torch.Tensor, step: int) -> torch.Tensor:
+        if self.cfg_gating == "none":
+            return self.linear2(F.gelu(self.linear1(x)))
+        if isinstance(self.gating, nn.ModuleList):
+            return self.gating[step](x)
+        return self.gating(x)
+
+    def forward(self, x, cache, slots, mask, rope, step: int) -> torch.Tensor:
+        update = self.self_attn(self.norm1(x), cache, slots, mask, rope, step)
+        x = x.to(update) + self.layer_scale_1(update)
+        update = self.ffn(self.norm2(x), step)
+        return x.to(update) + self.layer_scale_2(update)
+
+
+class StreamingTransformer(nn.Module):
+    def __init__(self, cfg: TransformerConfig, device=None, dtype=None):
+        super().__init__()
+        self.cfg = cfg
+        self.layers = nn.ModuleList(TransformerLayer(cfg, device, dtype) for _ in range(cfg.num_layers))
+
+    def init_state(self, batch_size: int, device=None, dtype=None) -> StateTree:
+        """Fresh state. ``device``/``dtype`` default to those of the parameters."""
+        param = next(self.parameters())
+        device = param.device if device is None else torch.device(device)
+        dtype = param.dtype if dtype is None else dtype
+        ring = self.cfg.ring
+        state = ring.init_state(device)
+        state["layers"] = {
+            str(i): init_layer_cache(batch_size, self.cfg.num_heads, ring.capacity, self.cfg.head_dim,
+                                     device, dtype)
+            for i in range(self.cfg.num_layers)
+        }
+        return state
+
+    def reset_state(self, state: StateTree) -> None:
+        RingSpec.reset(state)
+
+    def forward(self, x: torch.Tensor, state: StateTree, step: int = 0) -> torch.Tensor:
+        """x [B, T, d_model] -> [B, T, d_model]; T a multiple of ``steps_per_frame``.
+
+        ``step`` selects the per-step weights when ``weights_per_step`` is set (depth transformer).
+        """
+        self._check_input(x, state, step)
+        limit = self.cfg.call_limit
+        if x.shape[1] > limit:
+            return torch.cat([self._forward_chunk(c, state, step) for c in x.split(limit, dim=1)], dim=1)
+        return self._forward_chunk(x, state, step)
+
+    def _forward_chunk(self, x: torch.Tensor, state: StateTree, step: int) -> torch.Tensor:
+        cfg, ring = self.cfg, self.cfg.ring
+        T = x.shape[1]
+        slots, pos_q = ring.advance(state, T)
+        mask = ring.mask(state, pos_q)
+        rope = rope_tables(pos_q, cfg.head_dim, cfg.max_period) if cfg.positional_embedding == "rope" else None
+        for i, layer in enumerate(self.layers):
+            x = layer(x, state["layers"][str(i)], slots, mask, rope, step)
+        ring.finish(state, T)
+        return x
+
+    def _check_input(self, x: torch.Tensor, state: StateTree, step: int) -> None:
+        cfg = self.cfg
+        if x.dim() != 3 or x.shape[-1] != cfg.d_model:
+            raise ValueError(f"expected input [batch, time, {cfg.d_model}], got {tuple(x.shape)}")
+        if x.shape[1] == 0 or x.shape[1] % cfg.steps_per_frame:
+            raise ValueError(f"time steps must be a positive multiple of {cfg.steps_per_frame}, got {x.shape[1]}")
+        cache = state["layers"]["0"]["k"]
+        if x.shape[0] != cache.shape[0]:
+            raise ValueError(f"expected batch size {cache.shape[0]} (the state's), got {x.shape[0]}")
+        if x.device != cache.device:
+            raise ValueError(f"expected input on {cache.device}, got {x.device}")
+        if not x.is_floating_point():
+            raise ValueError(f"expected a floating-point input, got {x.dtype}")
+        if cfg.weights_per_step and not 0 <= step < cfg.weights_per_step:
+            raise ValueError(f"step must be in [0, {cfg.weights_per_step}), got {step}")
