@@ -67,6 +67,7 @@ class StackedLinear(nn.Module):
         super().__init__()
         self.mult, self.out_features = mult, out_features
         self.weight = nn.Parameter(torch.empty(mult * out_features, in_features, device=device, dtype=dtype))
+        nn.init.normal_(self.weight, std=in_features ** -0.5)
 
     def forward(self, x: torch.Tensor, step: int = 0) -> torch.Tensor:
         o = self.out_features
@@ -80,6 +81,7 @@ class StreamingAttention(nn.Module):
         mult = max(cfg.weights_per_step, 1)
         d = cfg.d_model
         self.in_proj_weight = nn.Parameter(torch.empty(mult * 3 * d, d, device=device, dtype=dtype))
+        nn.init.normal_(self.in_proj_weight, std=d ** -0.5)
         self.out_proj = StackedLinear(d, d, mult, device=device, dtype=dtype)
 
     def forward(self, x, cache, slots, mask, rope, step: int) -> torch.Tensor:
