@@ -1,0 +1,57 @@
+"""The `parley` command: the desktop app by default, plus `offline` and `selftest`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def _add_model_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--model", default="demo", help="a preset (demo, moshiko, moshika, personaplex) or a model folder")
+    p.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
+    p.add_argument("--dtype", default="auto", choices=["auto", "float32", "bfloat16"])
+    p.add_argument("--no-cuda-graph", action="store_true", help="run the frame step eagerly on CUDA")
+    p.add_argument("--verbose", action="store_true", help="show tracebacks and debug logs")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="parley", description="Local real-time voice assistant.")
+    _add_model_options(parser)
+    sub = parser.add_subparsers(dest="command")
+
+    off = sub.add_parser("offline", help="run a wav through the model and write the reply")
+    _add_model_options(off)
+    off.add_argument("--input", required=False, help="input wav (any rate, any channel count)")
+    off.add_argument("--output", required=False, help="output wav, 24 kHz mono, as long as the input")
+    off.add_argument("--json", help="write text and tokens as JSON here")
+    off.add_argument("--seed", type=int, default=42)
+    off.add_argument("--temp", type=float, default=0.8, help="audio temperature (0 = greedy)")
+    off.add_argument("--temp-text", type=float, default=0.7, help="text temperature (0 = greedy)")
+    off.add_argument("--top-k", type=int, default=250)
+    off.add_argument("--top-k-text", type=int, default=25)
+    off.add_argument("--voice-prompt", help="PersonaPlex voice: a shipped name (e.g. NATF2) or a .pt/.wav file")
+    off.add_argument("--text-prompt", help="PersonaPlex role prompt")
+    off.add_argument("--save-state", help="save the conversation here at the end of the input")
+    off.add_argument("--resume", help="continue the conversation saved in this file")
+
+    sub.add_parser("selftest", help="headless check of the whole chain; prints one JSON line")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.command == "offline":
+        from app.offline import run_offline
+
+        return run_offline(args)
+    if args.command == "selftest":
+        from app.selftest import run_selftest
+
+        return run_selftest()
+    from app.gui import run_gui
+
+    return run_gui(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
