@@ -1,0 +1,197 @@
+"""Conversation files: one safetensors file holding a whole session, written atomically and read
+defensively.
+
+Layout: every state tensor under its stable dotted name (rings trimmed to their filled slots),
+optional conversation audio under ``audio.*``, and JSON in the safetensors metadata (key
+``parley``): format name and version, model fingerprint, frame count, sampling settings,
+transcript, prompts, app version, creation time.
+
+Reading never unpickles. The header is parsed and checked by hand first (size, JSON, dtypes,
+shapes, offsets inside the file, expected names and bounded shapes) so that a damaged or hostile
+file is refused before any tensor memory is allocated.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import struct
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+from safetensors.torch import load_file
+from safetensors.torch import save as save_safetensors_bytes
+
+FORMAT_NAME = "parley.conversation"
+FORMAT_VERSION = 1
+MAX_HEADER_BYTES = 16 * 1024 * 1024
+
+_DTYPES = {
+    "F32": (torch.float32, 4), "F16": (torch.float16, 2), "BF16": (torch.bfloat16, 2),
+    "I64": (torch.int64, 8), "I32": (torch.int32, 4), "I16": (torch.int16, 2),
+    "U8": (torch.uint8, 1), "I8": (torch.int8, 1), "BOOL": (torch.bool, 1),
+}
+
+
+class ConversationFileError(ValueError):
+    """A conversation file cannot be used; the message says why and what to do."""
+
+
+@dataclass(frozen=True)
+class ConversationFile:
+    tensors: dict[str, torch.Tensor]
+    meta: dict
+
+
+def write_conversation(path: str | os.PathLike, tensors: Mapping[str, torch.Tensor], meta: Mapping) -> None:
+    """Write atomically: a temp file in the same folder, fsync, then rename over ``path``.
+
+    A crash at any point leaves either the old file or the new one, never a mix.
+    """
+    path = Path(path)
+    tensors = {k: v.detach().contiguous().cpu() for k, v in tensors.items()}
+    full_meta = {"format": FORMAT_NAME, "version": FORMAT_VERSION, **meta, "checksum": _checksum(tensors)}
+    payload = save_safetensors_bytes(tensors, metadata={"parley": json.dumps(full_meta)})
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(payload)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    _fsync_dir(path.parent)
+
+
+def _fsync_dir(folder: Path) -> None:
+    if os.name != "posix":
+        return  # directories cannot be opened for fsync on Windows; the rename is still atomic
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def read_conversation(path: str | os.PathLike, expected_shapes: Mapping[str, tuple[int, ...]] | None = None,
+                      allowed_prefixes: tuple[str, ...] = ("audio.",)) -> ConversationFile:
+    """Read and validate a conversation file.
+
+    ``expected_shapes`` maps each state name to its maximum shape (a ring may be stored trimmed
+    along any dimension); names outside it are refused unless they start with an allowed prefix.
+    """
+    path = Path(path)
+    try:
+        with open(path, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            prefix = f.read(8)
+            n = struct.unpack("<Q", prefix)[0] if len(prefix) == 8 else 0
+            head = prefix + f.read(min(n, MAX_HEADER_BYTES))
+    except OSError as e:
+        raise ConversationFileError(f"cannot read {path}: {e.strerror or e}") from e
+    header, meta = _parse_header(head, size, path)
+    _check_version(meta, path)
+    if expected_shapes is not None:
+        _check_names_and_shapes(header, expected_shapes, allowed_prefixes, path)
+    try:
+        tensors = load_file(path)
+    except Exception as e:  # the header was sound, so this is damage inside the data
+        raise _damaged(path, str(e)) from e
+    if meta.get("checksum") != _checksum(tensors):
+        raise _damaged(path, "checksum mismatch")
+    return ConversationFile(tensors, meta)
+
+
+def _checksum(tensors: Mapping[str, torch.Tensor]) -> str:
+    """BLAKE2b over names, dtypes, shapes and raw bytes (safetensors itself has no checksum)."""
+    h = hashlib.blake2b(digest_size=16)
+    for name in sorted(tensors):
+        t = tensors[name].contiguous()
+        h.update(f"{name}|{t.dtype}|{tuple(t.shape)}|".encode())
+        h.update(t.reshape(-1).view(torch.uint8).numpy().tobytes() if t.numel() else b"")
+    return h.hexdigest()
+
+
+def _damaged(path: Path, why: str) -> ConversationFileError:
+    return ConversationFileError(
+        f"{path.name} is not a readable Parley conversation ({why}). It may be truncated or damaged; "
+        "open another copy, or start a new conversation.")
+
+
+def _parse_header(data: bytes, file_size: int, path: Path) -> tuple[dict, dict]:
+    """``data`` = the first 8 + header-length bytes of the file."""
+    if len(data) < 8:
+        raise _damaged(path, "file too short")
+    (n,) = struct.unpack("<Q", data[:8])
+    if n > MAX_HEADER_BYTES or 8 + n > file_size or len(data) < 8 + n:
+        raise _damaged(path, f"header declares {n} bytes, file has {file_size}")
+    try:
+        header = json.loads(data[8:8 + n])
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        raise _damaged(path, "header is not valid JSON") from None
+    if not isinstance(header, dict):
+        raise _damaged(path, "header is not a JSON object")
+    raw_meta = header.pop("__metadata__", None)
+    if not isinstance(raw_meta, dict) or "parley" not in raw_meta:
+        raise ConversationFileError(f"{path.name} is a safetensors file but not a Parley conversation.")
+    try:
+        meta = json.loads(raw_meta["parley"])
+    except (TypeError, json.JSONDecodeError):
+        raise _damaged(path, "metadata is not valid JSON") from None
+    if not isinstance(meta, dict):
+        raise _damaged(path, "metadata is not a JSON object")
+    data_len = file_size - 8 - n
+    end = 0
+    for name, info in header.items():
+        try:
+            dtype, shape, (start, stop) = info["dtype"], info["shape"], info["data_offsets"]
+            _, item = _DTYPES[dtype]
+            count = int(np.prod(shape, dtype=np.int64)) if shape else 1
+            ok = all(isinstance(s, int) and 0 <= s < 2**40 for s in shape)
+        except (KeyError, TypeError, ValueError):
+            raise _damaged(path, f"entry {name!r} is malformed") from None
+        if not ok or not (0 <= start <= stop <= data_len) or stop - start != count * item:
+            raise _damaged(path, f"entry {name!r} has inconsistent size or offsets")
+        end = max(end, stop)
+    if end != data_len:
+        raise _damaged(path, "data section does not match the header")
+    return header, meta
+
+
+def _check_version(meta: dict, path: Path) -> None:
+    if meta.get("format") != FORMAT_NAME:
+        raise ConversationFileError(f"{path.name} is not a Parley conversation file.")
+    version = meta.get("version")
+    if not isinstance(version, int) or version > FORMAT_VERSION:
+        raise ConversationFileError(
+            f"{path.name} was written by a newer Parley (format version {version}; this one reads up to "
+            f"{FORMAT_VERSION}). Update Parley to open it.")
+    if version < 1:
+        raise _damaged(path, f"unknown format version {version}")
+
+
+def _check_names_and_shapes(header: dict, expected: Mapping[str, tuple[int, ...]],
+                            allowed_prefixes: tuple[str, ...], path: Path) -> None:
+    for name, info in header.items():
+        if name.startswith(allowed_prefixes):
+            continue
+        if name not in expected:
+            raise ConversationFileError(
+                f"{path.name} holds state ({name!r}) that this model does not have: it was saved with a "
+                "different model. Load that model, or start a new conversation.")
+        limit = expected[name]
+        shape = tuple(info["shape"])
+        if len(shape) != len(limit) or any(s > m for s, m in zip(shape, limit)):
+            raise ConversationFileError(
+                f"{path.name}: {name!r} has shape {shape}, this model allows at most {limit}: it was saved "
+                "with a different model configuration.")
+    missing = [n for n in expected if n not in header]
+    if missing:
+        raise _damaged(path, f"{len(missing)} state entries missing (e.g. {missing[0]!r})")
