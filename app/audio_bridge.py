@@ -1,0 +1,74 @@
+"""The hand-off between PortAudio's real-time callbacks and the engine worker.
+
+One ``AudioBridge`` exists per opened pair of streams (rates and channel counts are fixed for
+its lifetime). Its two callback methods are what python-sounddevice calls; they only copy
+between PortAudio's buffers and preallocated rings, bump plain int counters and set one event.
+No allocation of sample buffers, no Qt, no torch, no locks held for long. Everything else reads
+the counters (the GUI on a timer, the worker between frames).
+
+The same callbacks can be driven by hand (a test or the self-test feeding a wav through the
+real input path at any speed) because they do not depend on a live stream.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import numpy as np
+
+from app.ring import SampleRing
+
+RING_SECONDS = 2.0
+# The output callback plays at most this much queued assistant audio; anything older is skipped
+# so that a worker burst (after a stall) cannot leave the speaker permanently behind.
+MAX_OUTPUT_BACKLOG_SECONDS = 0.4
+
+
+class AudioBridge:
+    """Rings, counters and the two callbacks for one input rate/channels and one output rate/channels."""
+
+    def __init__(self, input_rate: int, input_channels: int, output_rate: int, output_channels: int) -> None:
+        self.input_rate = input_rate
+        self.output_rate = output_rate
+        self.input = SampleRing(int(RING_SECONDS * input_rate), input_channels)
+        self.output = SampleRing(int(RING_SECONDS * output_rate), 1)
+        self.max_output_backlog = int(MAX_OUTPUT_BACKLOG_SECONDS * output_rate)
+        self.data_ready = threading.Event()
+        # Plain counters written by the callbacks; readers only sample them.
+        self.input_callbacks = 0
+        self.output_callbacks = 0
+        self.input_overflows = 0
+        self.output_underflows = 0
+        self.output_starved_samples = 0  # zeros played because the worker had nothing queued
+        self.last_input_time = 0.0  # time.monotonic() of the newest input block
+        self.last_output_time = 0.0
+        # Device-reported latencies (seconds), filled in by whoever opens the streams.
+        self.input_device_latency = 0.0
+        self.output_device_latency = 0.0
+
+    # -- PortAudio callbacks (real-time context) --------------------------------------------
+    def input_callback(self, indata: np.ndarray, frames: int, time_info, status) -> None:
+        if status and status.input_overflow:
+            self.input_overflows += 1
+        self.input.write(indata)
+        self.last_input_time = time.monotonic()
+        self.input_callbacks += 1
+        self.data_ready.set()
+
+    def output_callback(self, outdata: np.ndarray, frames: int, time_info, status) -> None:
+        if status and status.output_underflow:
+            self.output_underflows += 1
+        got = self.output.read_into(outdata[:, :1], max_backlog=self.max_output_backlog)
+        if got < frames:
+            outdata[got:, :1] = 0.0
+            self.output_starved_samples += frames - got
+        if outdata.shape[1] > 1:
+            outdata[:, 1:] = outdata[:, :1]  # mono assistant to every output channel
+        self.last_output_time = time.monotonic()
+        self.output_callbacks += 1
+
+    # -- readers -----------------------------------------------------------------------------
+    def output_queue_seconds(self) -> float:
+        """Assistant audio queued and not yet handed to the device."""
+        return self.output.available() / self.output_rate

@@ -1,0 +1,342 @@
+"""The engine worker: one thread that owns the model and the conversation session.
+
+The worker is a QObject living in its own QThread. Its ``run`` loop is driven by input audio:
+it sleeps on the bridge's ``data_ready`` event (set by the PortAudio input callback), assembles
+24 kHz frames, steps the session once per frame and queues the reply for the output callback.
+Requests from the GUI (load a model, open/save a conversation, push-to-talk, barge-in) never
+wait for the worker: they are put on a command queue, or are a plain attribute the loop reads.
+Results travel back as queued Qt signals.
+
+Latency never grows: if the model falls behind real time, the oldest input is dropped (and
+counted) instead of queued.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import queue
+import secrets
+import time
+import traceback
+import wave
+from collections.abc import Callable
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+from PySide6.QtCore import QObject, Signal, Slot
+
+from app.audio_bridge import AudioBridge
+from app.frame_stats import FRAME_MS, CacheInfo, FrameStats, StageTimings, level_db
+from app.resample import FRAME_SAMPLES, MODEL_RATE, FrameAssembler, OutputConverter
+
+log = logging.getLogger(__name__)
+
+MAX_INPUT_BACKLOG_S = 0.25  # device audio older than this is skipped before it reaches the model
+MAX_PENDING_FRAMES = 2  # assembled frames waiting for the model; more means we are behind
+IDLE_POLL_S = 0.05
+DATA_WAIT_S = 0.02
+
+
+class EchoCanceller(Protocol):
+    """The hook for acoustic echo cancellation (none ships yet; open-mic users need headphones).
+
+    ``process`` gets one 24 kHz microphone frame and the assistant frame that was sent to the
+    speaker just before, and returns the microphone frame with the echo removed.
+    """
+
+    def process(self, mic: np.ndarray, far: np.ndarray) -> np.ndarray: ...
+
+
+ModelLoader = Callable[[str, str, str], object]  # (name, device, dtype) -> engine LoadedModel
+
+
+def load_engine_model(name: str, device: str, dtype: str):
+    from engine.session import load_model
+
+    return load_model(name, device=device, dtype=dtype)
+
+
+class EngineWorker(QObject):
+    model_loading = Signal(str)  # model name
+    model_loaded = Signal(object)  # engine ModelInfo
+    model_failed = Signal(str)
+    conversation_opened = Signal(object, object)  # transcript [(frame_index, seconds, text)], path or None
+    frame_done = Signal(object)  # FrameStats
+    error = Signal(str)  # a frame step failed; streaming pauses until resume() or a new conversation
+    file_done = Signal(str, str)  # (what, path): "saved" / "exported audio"
+    file_failed = Signal(str, str)  # (what, message)
+    stopped = Signal()
+
+    def __init__(self, model_loader: ModelLoader = load_engine_model, seed: int | None = None) -> None:
+        super().__init__()
+        self._load = model_loader
+        self._seed = seed
+        self._commands: queue.SimpleQueue = queue.SimpleQueue()
+        self._bridge: AudioBridge | None = None
+        self._model = None
+        self._session = None
+        self._halted = False
+        self._stop = False
+        # Written by the GUI thread, read by the loop: plain attributes are atomic under the GIL.
+        self.mic_open = False
+        self.echo_canceller: EchoCanceller | None = None
+        self._barge_in = False
+        # Loop-private state.
+        self._attached: AudioBridge | None = None
+        self._assembler: FrameAssembler | None = None
+        self._converter: OutputConverter | None = None
+        self._scratch = np.zeros((0, 1), dtype=np.float32)
+        self._silence = np.zeros(FRAME_SAMPLES, dtype=np.float32)
+        self._last_far = np.zeros(FRAME_SAMPLES, dtype=np.float32)
+        self._dropped_samples = 0.0  # at 24 kHz
+
+    # -- thread-safe requests (any thread) ---------------------------------------------------
+    def set_bridge(self, bridge: AudioBridge | None) -> None:
+        """Start taking audio from ``bridge`` (None: no device, the model pauses)."""
+        self._bridge = bridge
+
+    def barge_in(self) -> None:
+        """Drop the assistant audio queued for the speaker (the user interrupts)."""
+        self._barge_in = True
+
+    def load_model(self, name: str, device: str = "auto", dtype: str = "auto") -> None:
+        self._commands.put(("load", name, device, dtype))
+
+    def use_model(self, model) -> None:
+        """Adopt an already loaded engine model (tests, self-test) and start a conversation."""
+        self._commands.put(("use", model))
+
+    def new_conversation(self) -> None:
+        self._commands.put(("new",))
+
+    def open_conversation(self, path: str) -> None:
+        self._commands.put(("open", path))
+
+    def save_conversation(self, path: str) -> None:
+        self._commands.put(("save", path))
+
+    def export_audio(self, path: str) -> None:
+        self._commands.put(("export_audio", path))
+
+    def resume(self) -> None:
+        """Continue streaming after a failed frame."""
+        self._commands.put(("resume",))
+
+    def stop(self) -> None:
+        self._stop = True
+        self._commands.put(("noop",))
+
+    # -- the loop (worker thread) ------------------------------------------------------------
+    @Slot()
+    def run(self) -> None:
+        while not self._stop:
+            bridge = self._bridge
+            streaming = bridge is not None and self._session is not None and not self._halted
+            command = self._next_command(wait=not streaming)
+            if command is not None:
+                self._execute(command)
+                continue
+            if streaming:
+                self._pump(bridge)
+        self.stopped.emit()
+
+    def _next_command(self, wait: bool) -> tuple | None:
+        try:
+            return self._commands.get(timeout=IDLE_POLL_S) if wait else self._commands.get_nowait()
+        except queue.Empty:
+            return None
+
+    def _execute(self, command: tuple) -> None:
+        kind, *args = command
+        try:
+            if kind == "load":
+                self._load_model(*args)
+            elif kind == "use":
+                self._adopt(args[0])
+            elif kind == "new":
+                self._new_session()
+            elif kind == "open":
+                self._open(args[0])
+            elif kind == "save":
+                self._save(args[0])
+            elif kind == "export_audio":
+                self._export_audio(args[0])
+            elif kind == "resume":
+                self._halted = False
+        except Exception as e:  # a bug here must not kill the worker thread
+            log.exception("worker command %s failed", kind)
+            self.error.emit(f"{kind} failed: {e}")
+
+    def _load_model(self, name: str, device: str, dtype: str) -> None:
+        self.model_loading.emit(name)
+        try:
+            model = self._load(name, device, dtype)
+        except Exception as e:
+            log.exception("loading model %s failed", name)
+            self.model_failed.emit(f"Could not load model {name!r}: {e}")
+            return
+        self._adopt(model)
+
+    def _adopt(self, model) -> None:
+        self._model = model
+        self.model_loaded.emit(model.info)
+        self._new_session()
+
+    def _new_session(self) -> None:
+        if self._model is None:
+            return
+        from engine.session import SamplingConfig
+
+        seed = self._seed if self._seed is not None else secrets.randbelow(2**31)
+        self._session = self._model.new_session(sampling=SamplingConfig(), seed=seed)
+        self._reset_stream()
+        self.conversation_opened.emit([], None)
+
+    def _open(self, path: str) -> None:
+        if self._model is None:
+            self.file_failed.emit("open", "Load a model before opening a conversation.")
+            return
+        from engine.session import Session
+
+        try:
+            session = Session.load(path, self._model)
+        except (OSError, ValueError) as e:  # the current conversation stays as it is
+            self.file_failed.emit("open", f"Could not open {Path(path).name}: {e}")
+            return
+        self._session = session
+        self._reset_stream()
+        self.conversation_opened.emit(list(session.transcript), path)
+
+    def _save(self, path: str) -> None:
+        if self._session is None:
+            self.file_failed.emit("save", "There is no conversation to save.")
+            return
+        try:
+            self._session.save(path)
+        except (OSError, ValueError) as e:
+            self.file_failed.emit("save", f"Could not save {Path(path).name}: {e}")
+            return
+        self.file_done.emit("saved", path)
+
+    def _export_audio(self, path: str) -> None:
+        if self._session is None:
+            self.file_failed.emit("export audio", "There is no conversation to export.")
+            return
+        try:
+            user, assistant = self._session.audio()
+            write_stereo_wav(path, user, assistant)
+        except (OSError, ValueError) as e:
+            self.file_failed.emit("export audio", f"Could not export {Path(path).name}: {e}")
+            return
+        self.file_done.emit("exported audio", path)
+
+    def _reset_stream(self) -> None:
+        self._halted = False
+        self._attached = None  # re-creates the resamplers on the next pump
+        self._dropped_samples = 0.0
+
+    def _attach(self, bridge: AudioBridge) -> None:
+        self._attached = bridge
+        self._assembler = FrameAssembler(bridge.input_rate)
+        self._converter = OutputConverter(bridge.output_rate)
+        self._scratch = np.zeros((bridge.input.capacity, bridge.input.channels), dtype=np.float32)
+        bridge.input.read = bridge.input.written  # start from now, not from stale audio
+
+    def _pump(self, bridge: AudioBridge) -> None:
+        if bridge is not self._attached:
+            self._attach(bridge)
+        if self._barge_in:
+            self._barge_in = False
+            bridge.output.request_flush()
+        if not bridge.data_ready.wait(DATA_WAIT_S):
+            return
+        bridge.data_ready.clear()
+        skipped_before = bridge.input.skipped
+        count = bridge.input.read_into(self._scratch, max_backlog=int(MAX_INPUT_BACKLOG_S * bridge.input_rate))
+        self._dropped_samples += (bridge.input.skipped - skipped_before) * MODEL_RATE / bridge.input_rate
+        if count == 0:
+            return
+        arrival = bridge.last_input_time
+        assembler = self._assembler
+        assembler.push(self._scratch[:count])
+        behind = assembler.pending_frames() - MAX_PENDING_FRAMES
+        if behind > 0:
+            assembler.drop_frames(behind)
+            self._dropped_samples += behind * FRAME_SAMPLES
+        while assembler.pending_frames() and not self._halted:
+            self._step(bridge, assembler.pop_frame(), arrival)
+
+    def _step(self, bridge: AudioBridge, mic: np.ndarray, arrival: float) -> None:
+        if self.echo_canceller is not None:
+            mic = self.echo_canceller.process(mic, self._last_far)
+        heard = mic if self.mic_open else self._silence
+        started = time.monotonic()
+        try:
+            result = self._session.step(heard)
+        except Exception as e:
+            self._halted = True
+            log.error("frame step failed:\n%s", traceback.format_exc())
+            self.error.emit(f"The model failed on a frame: {type(e).__name__}: {e}")
+            return
+        step_ms = (time.monotonic() - started) * 1000.0
+        self._last_far = result.pcm
+        if self._barge_in:
+            self._barge_in = False
+            bridge.output.request_flush()
+        queued_s = bridge.output_queue_seconds()
+        bridge.output.write(self._converter.convert(result.pcm))
+        self.frame_done.emit(self._frame_stats(bridge, result, mic, heard, step_ms, started - arrival, queued_s))
+
+    def _frame_stats(self, bridge, result, mic, heard, step_ms, input_wait_s, output_queue_s) -> FrameStats:
+        t = result.timings
+        input_queue_ms = max(0.0, input_wait_s * 1000.0)
+        output_queue_ms = output_queue_s * 1000.0
+        end_to_end = (
+            1000.0 * (bridge.input_device_latency + bridge.output_device_latency)
+            + FRAME_MS
+            + input_queue_ms
+            + step_ms
+            + output_queue_ms
+        )
+        return FrameStats(
+            frame_index=result.frame_index,
+            seconds=(result.frame_index + 1) * FRAME_MS / 1000.0,
+            text=result.text,
+            mic_db=level_db(mic),
+            model_input_db=level_db(heard),
+            output_db=level_db(result.pcm),
+            timings=StageTimings(
+                input_queue=input_queue_ms,
+                encode=t.encode_ms,
+                lm=t.lm_ms,
+                depth=t.depth_ms,
+                decode=t.decode_ms,
+                output_queue=output_queue_ms,
+            ),
+            step_ms=step_ms,
+            end_to_end_ms=end_to_end,
+            dropped_frames=math.floor(self._dropped_samples / FRAME_SAMPLES),
+            caches=tuple(CacheInfo(c.name, c.used, c.capacity, c.wraps, c.nbytes) for c in result.caches),
+        )
+
+
+def write_stereo_wav(path: str, left: np.ndarray, right: np.ndarray, rate: int = MODEL_RATE) -> None:
+    """16-bit stereo wav (left: user, right: assistant), written to a temp file and renamed into place."""
+    n = max(len(left), len(right))
+    stereo = np.zeros((n, 2), dtype=np.float32)
+    stereo[: len(left), 0] = left
+    stereo[: len(right), 1] = right
+    pcm16 = (np.clip(stereo, -1.0, 1.0) * 32767.0).astype("<i2")
+    target = Path(path)
+    tmp = target.with_name(target.name + ".part")
+    try:
+        with wave.open(str(tmp), "wb") as w:
+            w.setnchannels(2)
+            w.setsampwidth(2)
+            w.setframerate(rate)
+            w.writeframes(pcm16.tobytes())
+        tmp.replace(target)
+    finally:
+        tmp.unlink(missing_ok=True)

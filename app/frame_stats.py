@@ -1,0 +1,66 @@
+"""What the engine worker reports to the GUI after each 80 ms frame (immutable, sent by queued signal)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+FRAME_MS = 80.0
+SILENCE_DB = -120.0
+
+
+def level_db(pcm: np.ndarray) -> float:
+    """RMS level of ``pcm`` in dBFS (``SILENCE_DB`` for digital silence)."""
+    if pcm.size == 0:
+        return SILENCE_DB
+    rms = float(np.sqrt(np.mean(np.square(pcm, dtype=np.float64))))
+    return SILENCE_DB if rms <= 1e-6 else max(SILENCE_DB, 20.0 * math.log10(rms))
+
+
+@dataclass(frozen=True)
+class CacheInfo:
+    """One KV cache as the GUI shows it (copied from the engine's CacheStats)."""
+
+    name: str
+    used: int
+    capacity: int
+    wraps: int
+    nbytes: int
+
+
+@dataclass(frozen=True)
+class StageTimings:
+    """Milliseconds spent per stage of one frame, queues included."""
+
+    input_queue: float = 0.0
+    encode: float = 0.0
+    lm: float = 0.0
+    depth: float = 0.0
+    decode: float = 0.0
+    output_queue: float = 0.0
+
+    @property
+    def compute(self) -> float:
+        return self.encode + self.lm + self.depth + self.decode
+
+
+@dataclass(frozen=True)
+class FrameStats:
+    frame_index: int
+    seconds: float  # conversation time at the end of this frame
+    text: str
+    mic_db: float  # what the microphone picked up
+    model_input_db: float  # what the model heard (silence while push-to-talk is released)
+    output_db: float  # what the assistant said in this frame
+    timings: StageTimings
+    step_ms: float  # wall time of session.step (compute, as the worker measured it)
+    end_to_end_ms: float  # estimated mic-to-speaker delay of this frame
+    dropped_frames: int  # input frames skipped so far because the model fell behind
+    caches: tuple[CacheInfo, ...] = field(default_factory=tuple)
+
+    @property
+    def real_time_factor(self) -> float:
+        """Compute time over audio time; below 1.0 keeps up with real time."""
+        return self.step_ms / FRAME_MS

@@ -1,0 +1,95 @@
+"""A single-producer single-consumer sample ring that is safe to use from a PortAudio callback.
+
+Storage is one numpy array allocated up front; reads and writes copy into or out of caller
+buffers and never allocate. Positions are monotonically increasing Python ints (``written`` and
+``read``), each advanced by exactly one side, so no lock is needed: under the GIL an int
+attribute store is atomic, and a side only ever trusts the other side's counter to be *at least*
+what it saw.
+
+Two consumer-side operations keep latency bounded without the producer touching ``read``:
+
+* ``request_flush()`` (producer side) asks the consumer to skip everything written so far;
+  the consumer honours it on its next read (barge-in).
+* ``read_into(..., max_backlog=n)`` skips the oldest samples when more than ``n`` are queued
+  (a consumer that fell behind real time catches up instead of letting delay grow).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+class SampleRing:
+    """Fixed-capacity ring of float32 frames with ``channels`` columns."""
+
+    def __init__(self, capacity: int, channels: int = 1) -> None:
+        if capacity <= 0 or channels <= 0:
+            raise ValueError("ring capacity and channels must be positive")
+        self.capacity = capacity
+        self.channels = channels
+        self._data = np.zeros((capacity, channels), dtype=np.float32)
+        self.written = 0  # advanced by the producer only
+        self.read = 0  # advanced by the consumer only
+        self._flush_to = 0  # set by the producer, honoured by the consumer
+        self.overflowed = 0  # samples the producer could not store (ring full)
+        self.skipped = 0  # samples the consumer dropped (flush or backlog)
+
+    # -- either side -------------------------------------------------------------------------
+    def available(self) -> int:
+        """Samples queued now (a lower bound for the consumer, an upper bound for the producer)."""
+        return self.written - self.read
+
+    # -- producer ----------------------------------------------------------------------------
+    def write(self, block: np.ndarray) -> int:
+        """Copy ``block`` (``[n, channels]`` or ``[n]`` when mono) in; returns samples stored.
+
+        When the ring is full the newest samples are dropped and counted in ``overflowed``: the
+        producer must never wait, and the consumer's backlog limit discards the oldest anyway.
+        """
+        n = block.shape[0]
+        free = self.capacity - (self.written - self.read)
+        count = min(n, free)
+        if count < n:
+            self.overflowed += n - count
+        if count <= 0:
+            return 0
+        start = self.written % self.capacity
+        first = min(count, self.capacity - start)
+        view = block if block.ndim == 2 else block.reshape(-1, 1)
+        self._data[start : start + first] = view[:first]
+        if count > first:
+            self._data[: count - first] = view[first:count]
+        self.written += count
+        return count
+
+    def request_flush(self) -> None:
+        """Ask the consumer to drop everything written up to now (it happens on its next read)."""
+        self._flush_to = self.written
+
+    # -- consumer ----------------------------------------------------------------------------
+    def read_into(self, out: np.ndarray, max_backlog: int | None = None) -> int:
+        """Copy up to ``len(out)`` samples into ``out``; returns the count (the rest is untouched).
+
+        Honours a pending flush, then, when ``max_backlog`` is given and more than that many
+        samples are queued, skips the oldest so that exactly ``max_backlog`` remain.
+        """
+        self._skip_to(self._flush_to)
+        if max_backlog is not None:
+            self._skip_to(self.written - max_backlog)
+        count = min(out.shape[0], self.written - self.read)
+        if count <= 0:
+            return 0
+        start = self.read % self.capacity
+        first = min(count, self.capacity - start)
+        view = out if out.ndim == 2 else out.reshape(-1, 1)
+        view[:first] = self._data[start : start + first]
+        if count > first:
+            view[first:count] = self._data[: count - first]
+        self.read += count
+        return count
+
+    def _skip_to(self, position: int) -> None:
+        if position > self.read:
+            position = min(position, self.written)
+            self.skipped += position - self.read
+            self.read = position

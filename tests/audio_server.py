@@ -1,0 +1,98 @@
+"""A real, clocked audio device for tests: a PulseAudio server with two null sinks.
+
+``parley_speaker`` is the default sink (the app's speaker; tests record its monitor) and
+``parley_mic`` the default source, a remap of ``parley_mic_feed.monitor`` (tests play wavs into
+``parley_mic_feed`` and the app hears them). Keeping the two apart means the app never hears
+its own voice. The helpers start the server only when none runs and tear down only what they
+started (the modules they loaded, the server if they started it).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import time
+from dataclasses import dataclass, field
+
+SPEAKER_SINK = "parley_speaker"
+MIC_FEED_SINK = "parley_mic_feed"
+MIC_SOURCE = "parley_mic"
+
+
+def _run(*args: str, check: bool = True) -> subprocess.CompletedProcess:
+    return subprocess.run(args, capture_output=True, text=True, timeout=15, check=check)
+
+
+def tools_available() -> bool:
+    return all(shutil.which(t) for t in ("pulseaudio", "pactl", "paplay", "parec"))
+
+
+def server_running() -> bool:
+    return subprocess.run(["pactl", "info"], capture_output=True, timeout=10).returncode == 0
+
+
+def start_server() -> None:
+    """Start a PulseAudio daemon (exits never on idle) and wait until it answers."""
+    _run("pulseaudio", "-D", "--exit-idle-time=-1", "--log-target=stderr")
+    deadline = time.monotonic() + 10
+    while not server_running():
+        if time.monotonic() > deadline:
+            raise RuntimeError("PulseAudio did not come up within 10 s")
+        time.sleep(0.1)
+
+
+def kill_server() -> None:
+    _run("pulseaudio", "-k", check=False)
+    deadline = time.monotonic() + 10
+    while server_running():
+        if time.monotonic() > deadline:
+            raise RuntimeError("PulseAudio did not stop within 10 s")
+        time.sleep(0.1)
+
+
+@dataclass
+class TestDevices:
+    """The modules this process loaded into the server (unloaded on teardown)."""
+
+    module_ids: list[str] = field(default_factory=list)
+
+    def load(self) -> None:
+        for args in (
+            ("module-null-sink", f"sink_name={SPEAKER_SINK}", "rate=48000", "channels=2"),
+            ("module-null-sink", f"sink_name={MIC_FEED_SINK}", "rate=24000", "channels=1"),
+            ("module-remap-source", f"master={MIC_FEED_SINK}.monitor", f"source_name={MIC_SOURCE}"),
+        ):
+            self.module_ids.append(_run("pactl", "load-module", *args).stdout.strip())
+        _run("pactl", "set-default-sink", SPEAKER_SINK)
+        _run("pactl", "set-default-source", MIC_SOURCE)
+
+    def unload(self) -> None:
+        for module_id in reversed(self.module_ids):
+            _run("pactl", "unload-module", module_id, check=False)
+        self.module_ids.clear()
+
+
+class SinkRecorder:
+    """Records a sink's monitor as raw float32 mono at 24 kHz through ``parec``."""
+
+    def __init__(self, path: str, sink: str = SPEAKER_SINK) -> None:
+        self.path = path
+        self._file = open(path, "wb")  # noqa: SIM115 - closed in stop()
+        self._proc = subprocess.Popen(
+            ["parec", f"--device={sink}.monitor", "--format=float32le", "--rate=24000", "--channels=1",
+             "--latency-msec=20"],
+            stdout=self._file,
+        )
+
+    def stop(self) -> bytes:
+        self._proc.terminate()
+        self._proc.wait(timeout=10)
+        self._file.close()
+        with open(self.path, "rb") as f:
+            return f.read()
+
+
+def play_into_mic(wav_path: str) -> subprocess.Popen:
+    """Play a wav into the microphone feed (the app hears it on its default input)."""
+    return subprocess.Popen(["paplay", f"--device={MIC_FEED_SINK}", os.fspath(wav_path)])
