@@ -1,0 +1,277 @@
+"""The built-in demo model: random weights in the real layouts, built on first use from a recipe.
+
+``assets/demo_model.json`` holds everything that decides the files (seed, the LM's config.json,
+init scales, the tokenizer); the same recipe always gives byte-identical files. The model is
+written in the hub layout under ``<cache>/models/demo-<hash>/`` and then loaded like any other
+model folder, so the demo exercises exactly the code paths a real checkpoint does.
+
+The LM is tiny (real time on a laptop CPU); Mimi has the full released architecture, because
+the codec's cost and latency are part of what the demo shows. Each tensor gets its own random
+stream (seeded by the recipe seed and the tensor's name), so the files do not depend on the
+order in which tensors are made.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import torch
+
+from .layers import gating_hidden
+from .models import CONFIG_NAME, MIMI_NAME, ModelError
+
+ASSETS = Path(__file__).resolve().parent.parent / "assets"
+RECIPE_PATH = ASSETS / "demo_model.json"
+MANIFEST_NAME = "demo_build.json"  # written last; lists every file and its size
+_BUILD_VERSION = 1  # bump when the code below changes what a recipe produces
+
+
+# ---------------------------------------------------------------------------------------------
+# Recipe and location
+
+
+def load_recipe(path: Path = RECIPE_PATH) -> dict:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as e:
+        raise ModelError(f"the demo model recipe {path} cannot be read ({e}); reinstall Parley.") from e
+
+
+def _tokenizer_asset(recipe: dict) -> Path:
+    return ASSETS / recipe["tokenizer"]["model"]
+
+
+def recipe_hash(recipe: dict) -> str:
+    """Identifies what a build produces: the recipe, the tokenizer file and the builder version."""
+    h = hashlib.sha256()
+    h.update(json.dumps({"recipe": recipe, "builder": _BUILD_VERSION}, sort_keys=True).encode())
+    h.update(_tokenizer_asset(recipe).read_bytes())
+    return h.hexdigest()[:12]
+
+
+def cache_root() -> Path:
+    """Parley's cache folder (``PARLEY_CACHE_DIR`` overrides the platform's user cache)."""
+    override = os.environ.get("PARLEY_CACHE_DIR")
+    if override:
+        return Path(override).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("parley"))
+
+
+def demo_dir(recipe: dict | None = None) -> Path:
+    recipe = load_recipe() if recipe is None else recipe
+    return cache_root() / "models" / f"demo-{recipe_hash(recipe)}"
+
+
+def _is_complete(folder: Path) -> bool:
+    try:
+        manifest = json.loads((folder / MANIFEST_NAME).read_text(encoding="utf-8"))
+        return all((folder / name).is_file() and (folder / name).stat().st_size == size
+                   for name, size in manifest["files"].items())
+    except (OSError, ValueError, KeyError, AttributeError, TypeError):
+        return False
+
+
+def built_demo_dir() -> Path | None:
+    """The demo folder if it is already built and complete."""
+    folder = demo_dir()
+    return folder if _is_complete(folder) else None
+
+
+def ensure_demo_model() -> Path:
+    """The demo model folder, built first if needed.
+
+    The build happens in a temporary folder that is renamed into place only when every file is
+    written, so an interrupted build is never mistaken for a model. A folder that is damaged
+    later (a file deleted or truncated) is rebuilt.
+    """
+    recipe = load_recipe()
+    target = demo_dir(recipe)
+    if _is_complete(target):
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}-building-", dir=target.parent))
+    try:
+        build_demo_model(tmp, recipe)
+        if target.exists():  # damaged: move it out of the way first (rename is atomic)
+            broken = Path(tempfile.mkdtemp(prefix=f".{target.name}-broken-", dir=target.parent))
+            os.replace(target, broken / "old")
+            shutil.rmtree(broken, ignore_errors=True)
+        try:
+            os.replace(tmp, target)
+        except OSError:
+            if not _is_complete(target):  # not a concurrent build that finished first
+                raise
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return target
+
+
+# ---------------------------------------------------------------------------------------------
+# Building
+
+
+def build_demo_model(folder: Path, recipe: dict | None = None) -> None:
+    """Write the demo model's files (hub layout) into an existing, empty ``folder``."""
+    from safetensors.torch import save_file
+
+    recipe = load_recipe() if recipe is None else recipe
+    config = recipe["config"]
+    seed, init = recipe["seed"], recipe["init"]
+    (folder / CONFIG_NAME).write_text(json.dumps(config, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    lm = {k: _init_lm_tensor(k, shape, config, init["lm"], seed) for k, shape in lm_tensor_shapes(config).items()}
+    save_file(lm, str(folder / config["moshi_name"]), metadata={"parley_demo": recipe_hash(recipe)})
+    mimi = {k: _init_mimi_tensor(k, shape, init["mimi"], seed) for k, shape in mimi_tensor_shapes().items()}
+    save_file(mimi, str(folder / config.get("mimi_name", MIMI_NAME)),
+              metadata={"parley_demo": recipe_hash(recipe)})
+    shutil.copyfile(_tokenizer_asset(recipe), folder / config["tokenizer_name"])
+    files = {p.name: p.stat().st_size for p in sorted(folder.iterdir())}
+    (folder / MANIFEST_NAME).write_text(json.dumps({"recipe": recipe_hash(recipe), "files": files},
+                                                   indent=2) + "\n", encoding="utf-8")
+
+
+def _randn(shape: tuple[int, ...], seed: int, name: str) -> torch.Tensor:
+    digest = hashlib.sha256(f"{seed}/{name}".encode()).digest()
+    gen = torch.Generator().manual_seed(int.from_bytes(digest[:8], "little") & (2**63 - 1))
+    return torch.randn(shape, generator=gen, dtype=torch.float32)
+
+
+def _fan_in_normal(shape, seed, name, gain: float, fan_in: int) -> torch.Tensor:
+    return _randn(shape, seed, name) * (gain / fan_in ** 0.5)
+
+
+def _init_lm_tensor(name: str, shape: tuple[int, ...], config: dict, init: dict, seed: int) -> torch.Tensor:
+    if name.endswith(".alpha"):  # RMSNorm gains
+        return torch.ones(shape)
+    if name.endswith("emb.weight") or name.startswith(("emb.", "depformer_emb.")):  # embedding tables
+        return _randn(shape, seed, name) * init["embedding_std"]
+    if name == "text_linear.weight":
+        return _fan_in_normal(shape, seed, name, init["text_logit_std"], shape[1])
+    if name.startswith("linears."):
+        return _fan_in_normal(shape, seed, name, init["audio_logit_std"], shape[1])
+    return _fan_in_normal(shape, seed, name, init["linear_gain"], shape[1])
+
+
+def _init_mimi_tensor(name: str, shape: tuple[int, ...], init: dict, seed: int) -> torch.Tensor:
+    if name.endswith("_codebook._initialized"):
+        return torch.ones(shape)
+    if name.endswith("_codebook.cluster_usage"):
+        return torch.ones(shape)
+    if name.endswith("_codebook.embedding_sum"):
+        # Equal-norm code vectors: the nearest code then depends on the latent's direction, so
+        # the codes follow the input whatever its loudness.
+        v = _randn(shape, seed, name)
+        return v / v.norm(dim=-1, keepdim=True) * init["codebook_radius"]
+    if name.endswith(("norm1.weight", "norm2.weight")):
+        return torch.ones(shape)
+    if name.endswith(".bias"):
+        return torch.zeros(shape)
+    if name.endswith((".layer_scale_1.scale", ".layer_scale_2.scale")):
+        return torch.full(shape, float(init["layer_scale"]))
+    if name == "decoder.model.14.conv.conv.weight":
+        return _fan_in_normal(shape, seed, name, init["output_gain"], shape[1] * shape[2])
+    if ".convtr." in name:  # ConvTranspose [in, out/groups, k], k = 2 * stride: an output sums 2 taps per input
+        channels_in = 1 if name.startswith("upsample.") else shape[0]  # the upsampler is depthwise
+        return _fan_in_normal(shape, seed, name, init["conv_gain"], 2 * channels_in)
+    if len(shape) == 3:  # Conv1d [out, in, k]
+        return _fan_in_normal(shape, seed, name, init["conv_gain"], shape[1] * shape[2])
+    return _fan_in_normal(shape, seed, name, init["linear_gain"], shape[1])
+
+
+# ---------------------------------------------------------------------------------------------
+# Checkpoint layouts (the released files' key names and shapes)
+
+
+def lm_tensor_shapes(config: dict) -> dict[str, tuple[int, ...]]:
+    """Key -> shape of a Moshi LM checkpoint (stacked attention keys) with this config.json."""
+    dim, ddim = config["dim"], config["depformer_dim"]
+    text_card, card, n_q, dep_q = config["text_card"], config["card"], config["n_q"], config["dep_q"]
+    hidden = gating_hidden(dim, int(config["hidden_scale"] * dim))
+    dhidden = gating_hidden(ddim, config["depformer_dim_feedforward"])
+    shapes: dict[str, tuple[int, ...]] = {"text_emb.weight": (text_card + 1, dim)}
+    shapes.update({f"emb.{k}.weight": (card + 1, dim) for k in range(n_q)})
+    for i in range(config["num_layers"]):
+        p = f"transformer.layers.{i}."
+        shapes.update({p + "self_attn.in_proj_weight": (3 * dim, dim), p + "self_attn.out_proj.weight": (dim, dim),
+                       p + "norm1.alpha": (1, 1, dim), p + "norm2.alpha": (1, 1, dim),
+                       p + "gating.linear_in.weight": (2 * hidden, dim),
+                       p + "gating.linear_out.weight": (dim, hidden)})
+    shapes["out_norm.alpha"] = (1, 1, dim)
+    shapes["text_linear.weight"] = (text_card, dim)
+    shapes.update({f"depformer_in.{k}.weight": (ddim, dim) for k in range(dep_q)})
+    shapes["depformer_text_emb.weight"] = (text_card + 1, ddim)
+    shapes.update({f"depformer_emb.{k}.weight": (card + 1, ddim) for k in range(dep_q - 1)})
+    for i in range(config["depformer_num_layers"]):
+        p = f"depformer.layers.{i}."
+        shapes.update({p + "self_attn.in_proj_weight": (dep_q * 3 * ddim, ddim),
+                       p + "self_attn.out_proj.weight": (dep_q * ddim, ddim),
+                       p + "norm1.alpha": (1, 1, ddim), p + "norm2.alpha": (1, 1, ddim)})
+        for s in range(dep_q):
+            shapes[p + f"gating.{s}.linear_in.weight"] = (2 * dhidden, ddim)
+            shapes[p + f"gating.{s}.linear_out.weight"] = (ddim, dhidden)
+    shapes.update({f"linears.{k}.weight": (card, ddim) for k in range(dep_q)})
+    return shapes
+
+
+_SEANET_CHANNELS = (64, 128, 256, 512)  # after the first conv and after each downsampling
+_SEANET_RATIOS = (4, 5, 6, 8)  # encoder order
+
+
+def mimi_tensor_shapes() -> dict[str, tuple[int, ...]]:
+    """Key -> shape of the released Mimi file (tokenizer-e351c8d8-checkpoint125.safetensors)."""
+    shapes: dict[str, tuple[int, ...]] = {}
+
+    def conv(prefix, c_out, c_in, k):
+        shapes[prefix + ".conv.conv.weight"] = (c_out, c_in, k)
+        shapes[prefix + ".conv.conv.bias"] = (c_out,)
+
+    def resblock(prefix, c):
+        conv(prefix + ".block.1", c // 2, c, 3)
+        conv(prefix + ".block.3", c, c // 2, 1)
+
+    conv("encoder.model.0", 64, 1, 7)
+    for j, (c, r) in enumerate(zip(_SEANET_CHANNELS, _SEANET_RATIOS)):
+        resblock(f"encoder.model.{1 + 3 * j}", c)
+        conv(f"encoder.model.{3 + 3 * j}", 2 * c, c, 2 * r)
+    conv("encoder.model.14", 512, 1024, 3)
+    conv("decoder.model.0", 1024, 512, 7)
+    for j, (c, r) in enumerate(zip(reversed(_SEANET_CHANNELS), reversed(_SEANET_RATIOS))):
+        p = f"decoder.model.{2 + 3 * j}.convtr.convtr"
+        shapes[p + ".weight"] = (2 * c, c, 2 * r)
+        shapes[p + ".bias"] = (c,)
+        resblock(f"decoder.model.{3 + 3 * j}", c)
+    conv("decoder.model.14", 1, 64, 3)
+    for side in ("encoder", "decoder"):
+        for i in range(8):
+            p = f"{side}_transformer.transformer.layers.{i}."
+            shapes.update({p + "self_attn.in_proj_weight": (1536, 512), p + "self_attn.out_proj.weight": (512, 512),
+                           p + "norm1.weight": (512,), p + "norm1.bias": (512,),
+                           p + "norm2.weight": (512,), p + "norm2.bias": (512,),
+                           p + "linear1.weight": (2048, 512), p + "linear2.weight": (512, 2048),
+                           p + "layer_scale_1.scale": (512,), p + "layer_scale_2.scale": (512,)})
+    shapes["downsample.conv.conv.conv.weight"] = (512, 512, 4)
+    shapes["upsample.convtr.convtr.convtr.weight"] = (512, 1, 4)
+    for stage, n in (("rvq_first", 1), ("rvq_rest", 31)):
+        p = f"quantizer.{stage}."
+        shapes[p + "input_proj.weight"] = (256, 512, 1)
+        shapes[p + "output_proj.weight"] = (512, 256, 1)
+        for i in range(n):
+            c = f"{p}vq.layers.{i}._codebook."
+            shapes.update({c + "_initialized": (1,), c + "cluster_usage": (2048,), c + "embedding_sum": (2048, 256)})
+    return shapes
+
+
+def train_demo_tokenizer(recipe: dict | None = None) -> bytes:
+    """How ``assets/demo_tokenizer.model`` was made (and is checked): BPE on the shipped text."""
+    from .tokenizer import train_tokenizer
+
+    recipe = load_recipe() if recipe is None else recipe
+    spec = recipe["tokenizer"]
+    lines = (ASSETS / spec["text"]).read_text(encoding="utf-8").splitlines()
+    return train_tokenizer(lines, spec["vocab_size"])

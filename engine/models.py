@@ -1,0 +1,406 @@
+"""Where a model's files come from: a local directory, the Hugging Face cache, a download, or the demo.
+
+A model directory has the public hub layout: ``config.json`` (the LM's constructor arguments as
+the released repos have them, plus ``moshi_name``/``mimi_name``/``tokenizer_name`` and optionally
+``model_type`` and ``lm_gen_config``), the LM weights, the Mimi weights and the SentencePiece
+model. A directory without ``config.json`` is a Moshi 7B with the default file names, as the
+reference loader assumes. PersonaPlex also ships ``voices.tgz`` (voice prompt embeddings).
+
+huggingface_hub reads its environment once, at import; the cache location and offline mode are
+read here on every call instead, so a changed ``HF_HOME``/``HF_HUB_CACHE``/``HF_HUB_OFFLINE`` is
+honoured without a restart.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tarfile
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+CONFIG_NAME = "config.json"
+MOSHI_NAME = "model.safetensors"
+MIMI_NAME = "tokenizer-e351c8d8-checkpoint125.safetensors"
+TOKENIZER_NAME = "tokenizer_spm_32k_3.model"
+VOICES_ARCHIVE = "voices.tgz"
+VOICES_DIR = "voices"
+
+FAMILIES = ("moshi", "personaplex")
+SOURCES = ("local", "cache", "download", "demo")
+
+# The released Moshi 7B constructor arguments (kyutai's configs/moshi_7b_202409.json), used for a
+# directory or repository without config.json.
+_MOSHI_7B = {
+    "dim": 4096, "text_card": 32000, "existing_text_padding_id": 3, "n_q": 16, "dep_q": 8,
+    "card": 2048, "num_heads": 32, "num_layers": 32, "hidden_scale": 4.125, "causal": True,
+    "layer_scale": None, "context": 3000, "max_period": 10000, "gating": "silu",
+    "norm": "rms_norm_f32", "positional_embedding": "rope", "depformer_dim": 1024,
+    "depformer_dim_feedforward": 4224, "depformer_num_heads": 16, "depformer_num_layers": 6,
+    "depformer_layer_scale": None, "depformer_multi_linear": True, "depformer_context": 8,
+    "depformer_max_period": 10000, "depformer_gating": "silu", "depformer_pos_emb": "none",
+    "depformer_weights_per_step": True,
+    "delays": [0, 0, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1],
+}
+# PersonaPlex's loader hard-codes the same LM with a depth transformer over all 16 audio streams.
+_PERSONAPLEX_7B = {**_MOSHI_7B, "dep_q": 16}
+
+_SUPPORTED_MODEL_TYPES = ("moshi", "personaplex")
+
+
+class ModelError(Exception):
+    """A model cannot be found, fetched or read; the message says what to do about it."""
+
+
+@dataclass(frozen=True)
+class Preset:
+    name: str
+    repo: str | None  # None: built locally (the demo)
+    family: str
+    gated: bool
+    licence: str
+    approx_gb: float
+    description: str
+
+    @property
+    def page(self) -> str | None:
+        return f"https://huggingface.co/{self.repo}" if self.repo else None
+
+
+PRESETS: dict[str, Preset] = {p.name: p for p in (
+    Preset("demo", None, "moshi", False, "MIT (random weights)", 0.36,
+           "demo (untrained, babbles): a tiny random-weight model built on this machine; "
+           "exercises the whole pipeline on CPU in real time"),
+    Preset("moshiko", "kyutai/moshiko-pytorch-bf16", "moshi", False, "CC-BY 4.0", 15.4,
+           "Moshi with a male voice (kyutai), bf16; needs a CUDA GPU with ~16 GB"),
+    Preset("moshika", "kyutai/moshika-pytorch-bf16", "moshi", False, "CC-BY 4.0", 15.4,
+           "Moshi with a female voice (kyutai), bf16; needs a CUDA GPU with ~16 GB"),
+    Preset("personaplex", "nvidia/personaplex-7b-v1", "personaplex", True, "NVIDIA Open Model License", 16.7,
+           "PersonaPlex-7B (NVIDIA): choose a voice and a text role prompt; gated, accept the "
+           "licence on its page first; needs a CUDA GPU with ~18 GB"),
+)}
+
+
+@dataclass(frozen=True)
+class ModelFiles:
+    name: str
+    family: str  # "moshi" | "personaplex"
+    lm_config: dict  # config.json as written (or the family's defaults when there is none)
+    lm_path: Path
+    mimi_path: Path
+    tokenizer_path: Path
+    voices_dir: Path | None
+    source: str  # "local" | "cache" | "download" | "demo"
+
+
+@dataclass(frozen=True)
+class PresetStatus:
+    name: str
+    present: bool
+    path: Path | None  # the folder holding the files when present
+    missing: tuple[str, ...]  # file names still to download ("" when unknown: nothing cached at all)
+    approx_gb: float
+
+
+# ---------------------------------------------------------------------------------------------
+# Environment
+
+
+def _env_true(name: str) -> bool:
+    return os.environ.get(name, "").strip().upper() in {"1", "ON", "YES", "TRUE"}
+
+
+def hub_offline() -> bool:
+    return _env_true("HF_HUB_OFFLINE") or _env_true("TRANSFORMERS_OFFLINE")
+
+
+def hub_cache_dir() -> Path:
+    """The Hugging Face hub cache, with huggingface_hub's precedence of variables."""
+    for var in ("HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE"):
+        if os.environ.get(var):
+            return Path(os.path.expandvars(os.environ[var])).expanduser()
+    home = os.environ.get("HF_HOME") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "huggingface")
+    return Path(os.path.expandvars(home)).expanduser() / "hub"
+
+
+# ---------------------------------------------------------------------------------------------
+# config.json
+
+
+def default_lm_config(family: str) -> dict:
+    """The released 7B constructor arguments of a family (a fresh copy)."""
+    return json.loads(json.dumps(_PERSONAPLEX_7B if family == "personaplex" else _MOSHI_7B))
+
+
+@dataclass(frozen=True)
+class _Layout:
+    family: str
+    lm_config: dict
+    lm_name: str
+    mimi_name: str
+    tokenizer_name: str
+
+    def weight_names(self) -> list[str]:
+        return [self.lm_name, self.mimi_name, self.tokenizer_name]
+
+
+def _layout(raw: dict | None, where: str, family_hint: str = "moshi") -> _Layout:
+    """File names and family from a config.json (``raw``; None when there is none)."""
+    if raw is None:
+        return _Layout(family_hint, default_lm_config(family_hint), MOSHI_NAME, MIMI_NAME, TOKENIZER_NAME)
+    if not isinstance(raw, dict):
+        raise ModelError(f"{where} should hold a JSON object (the model's settings), not {type(raw).__name__}")
+    model_type = raw.get("model_type", "moshi")
+    if model_type not in _SUPPORTED_MODEL_TYPES:
+        raise ModelError(f"{where} describes a '{model_type}' model; Parley runs the speech-to-speech "
+                         f"models ({', '.join(_SUPPORTED_MODEL_TYPES)}). Pick a Moshi or PersonaPlex model.")
+    if raw.get("quantize"):
+        raise ModelError(f"{where} describes a bitsandbytes int8 checkpoint (the *-pytorch-q8 repos), which "
+                         "Parley cannot load. Use the bf16 release (e.g. kyutai/moshiko-pytorch-bf16).")
+    family = "personaplex" if model_type == "personaplex" or raw.get("dep_q") == 16 else family_hint
+    names = {}
+    for key, default in (("moshi_name", MOSHI_NAME), ("mimi_name", MIMI_NAME),
+                         ("tokenizer_name", TOKENIZER_NAME)):
+        value = raw.get(key, default)
+        if not isinstance(value, str) or not value or value.startswith("hf://") or _unsafe_name(value):
+            raise ModelError(f"{where}: '{key}' is {value!r}; expected the name of a file in the same "
+                             "folder. Download that file and put it beside config.json under that name.")
+        names[key] = value
+    # A config.json may carry only file names (PersonaPlex hard-codes its LM): fill in the rest.
+    lm_config = raw if "dim" in raw else {**default_lm_config(family), **raw}
+    return _Layout(family, lm_config, names["moshi_name"], names["mimi_name"], names["tokenizer_name"])
+
+
+def _unsafe_name(name: str) -> bool:
+    p = PurePosixPath(name.replace("\\", "/"))
+    return p.is_absolute() or ".." in p.parts
+
+
+def _read_config(path: Path) -> dict:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ModelError(f"cannot read {path}: {e}. It should be the model's config.json (JSON); "
+                         "download it again or remove it to use the Moshi 7B defaults.") from e
+
+
+# ---------------------------------------------------------------------------------------------
+# Local directories
+
+
+def read_model_dir(path: str | Path, *, name: str | None = None, source: str = "local",
+                   family_hint: str = "moshi") -> ModelFiles:
+    """A model directory in the hub layout -> its files; every missing file is named."""
+    d = Path(path).expanduser()
+    if not d.is_dir():
+        raise ModelError(f"model folder not found: {d}")
+    config = d / CONFIG_NAME
+    layout = _layout(_read_config(config) if config.is_file() else None, str(config), family_hint)
+    missing = [n for n in layout.weight_names() if not (d / n).is_file()]
+    if missing:
+        described = "config.json names" if config.is_file() else "without config.json, a Moshi 7B folder needs"
+        raise ModelError(f"{d} is not a complete model folder: missing {', '.join(missing)} "
+                         f"({described} {', '.join(layout.weight_names())}). Copy the missing files "
+                         "from the model's Hugging Face repository into this folder.")
+    voices = d / VOICES_DIR
+    if not voices.is_dir():
+        voices = extract_voices(d / VOICES_ARCHIVE) if (d / VOICES_ARCHIVE).is_file() else None
+    return ModelFiles(name or d.name, layout.family, layout.lm_config, d / layout.lm_name,
+                      d / layout.mimi_name, d / layout.tokenizer_name, voices, source)
+
+
+def extract_voices(archive: Path) -> Path:
+    """Unpack a voices archive into ``voices/`` beside it (once; the folder appears complete or not at all).
+
+    Only regular files are written, each inside the target folder: links, devices, absolute
+    names and ``..`` are refused, so a hostile archive cannot write elsewhere.
+    """
+    target = archive.parent / VOICES_DIR
+    if target.is_dir():
+        return target
+    tmp = Path(tempfile.mkdtemp(prefix=".voices-", dir=archive.parent))
+    try:
+        with tarfile.open(archive, "r:*") as tar:
+            for member in tar:
+                if not member.isfile():
+                    continue
+                rel = PurePosixPath(member.name)
+                parts = [p for p in rel.parts if p not in ("", ".")]
+                if rel.is_absolute() or ".." in parts or not parts:
+                    raise ModelError(f"{archive} contains an unsafe path {member.name!r}; refusing to unpack it.")
+                if parts[0] == VOICES_DIR and len(parts) > 1:  # the archive's own top folder
+                    parts = parts[1:]
+                dest = tmp.joinpath(*parts)
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                source = tar.extractfile(member)
+                with source, open(dest, "wb") as out:
+                    shutil.copyfileobj(source, out)
+        os.replace(tmp, target)
+    except (tarfile.TarError, OSError) as e:
+        shutil.rmtree(tmp, ignore_errors=True)
+        if target.is_dir():  # another process finished first
+            return target
+        raise ModelError(f"cannot unpack {archive}: {e}. Delete it and download it again.") from e
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return target
+
+
+# ---------------------------------------------------------------------------------------------
+# Hugging Face cache and downloads
+
+
+class _NoNetwork(Exception):
+    pass
+
+
+def _cached(repo: str, filename: str, cache: Path) -> Path | bool | None:
+    """Path if cached, False if the cache knows the file does not exist, None if unknown."""
+    from huggingface_hub import try_to_load_from_cache
+
+    found = try_to_load_from_cache(repo, filename, cache_dir=cache)
+    if isinstance(found, str):
+        return Path(found)
+    return None if found is None else False
+
+
+def _download(preset: Preset, filename: str, cache: Path, progress, optional: bool = False) -> Path | None:
+    from huggingface_hub import hf_hub_download
+    from huggingface_hub.errors import (
+        GatedRepoError,
+        HfHubHTTPError,
+        LocalEntryNotFoundError,
+        RemoteEntryNotFoundError,
+    )
+
+    try:
+        return Path(hf_hub_download(preset.repo, filename, cache_dir=cache, tqdm_class=progress,
+                                    endpoint=os.environ.get("HF_ENDPOINT") or None))
+    except RemoteEntryNotFoundError as e:
+        if optional:
+            return None
+        raise ModelError(f"{preset.repo} has no file {filename}: the repository changed or is not a "
+                         f"{preset.name} release. Check {preset.page}.") from e
+    except GatedRepoError as e:
+        raise ModelError(_gated_message(preset)) from e
+    except LocalEntryNotFoundError as e:  # connection failed and the file is not cached
+        raise _NoNetwork(str(e)) from e
+    except HfHubHTTPError as e:
+        status = e.response.status_code if e.response is not None else None
+        if status in (401, 403):
+            raise ModelError(_gated_message(preset) if preset.gated else
+                             f"access to {preset.repo} was refused (HTTP {status}). If you use a token "
+                             "(HF_TOKEN or `hf auth login`), check that it is valid.") from e
+        raise ModelError(f"downloading {filename} from {preset.repo} failed: {e}") from e
+    except (ConnectionError, TimeoutError) as e:
+        raise _NoNetwork(str(e)) from e
+
+
+def _gated_message(preset: Preset) -> str:
+    return (f"{preset.repo} is a gated model: you must accept its licence ({preset.licence}) before "
+            f"downloading. Open {preset.page} while logged in to Hugging Face and accept the terms, "
+            "then give Parley your access token: set the environment variable HF_TOKEN=hf_... "
+            "(create one at https://huggingface.co/settings/tokens) or run `hf auth login` once.")
+
+
+def _missing_message(preset: Preset, missing: list[str], cache: Path, why: str) -> str:
+    folder = cache / ("models--" + preset.repo.replace("/", "--"))
+    return (f"{why}, and these files of {preset.repo} are not in the Hugging Face cache "
+            f"({folder}): {', '.join(missing)}. Either connect to the internet and try again"
+            f"{' (unset HF_HUB_OFFLINE)' if hub_offline() else ''}; or fetch them elsewhere with "
+            f"`hf download {preset.repo} {' '.join(missing)}` and copy that cache folder to {folder}; "
+            f"or put all the model files in one folder and give its path instead of '{preset.name}'.")
+
+
+def _resolve_preset(preset: Preset, download: bool, progress) -> ModelFiles:
+    cache = hub_cache_dir()
+    offline = hub_offline() or not download
+    no_network = None
+    fetched = False
+
+    def get(filename: str, optional: bool = False) -> Path | bool | None:
+        nonlocal no_network, fetched
+        found = _cached(preset.repo, filename, cache)
+        if isinstance(found, Path) or offline or no_network is not None or (found is False and optional):
+            return found
+        try:
+            path = _download(preset, filename, cache, progress, optional)
+        except _NoNetwork as e:
+            no_network = str(e)
+            return found
+        fetched = True
+        return path if path is not None else False
+
+    config = get(CONFIG_NAME, optional=True)
+    raw = _read_config(config) if isinstance(config, Path) else None
+    layout = _layout(raw, f"{preset.repo}/{CONFIG_NAME}", preset.family)
+    wanted = layout.weight_names() + ([VOICES_ARCHIVE] if preset.family == "personaplex" else [])
+    paths = {n: get(n) for n in wanted}
+    missing = [n for n, p in paths.items() if not isinstance(p, Path)]
+    if missing:
+        if no_network is not None:
+            why = "Cannot reach the Hugging Face hub"
+        elif hub_offline():
+            why = "Offline mode is on (HF_HUB_OFFLINE=1)"
+        else:
+            why = "Downloading is turned off"
+        raise ModelError(_missing_message(preset, missing, cache, why))
+    voices = extract_voices(paths[VOICES_ARCHIVE]) if VOICES_ARCHIVE in paths else None
+    return ModelFiles(preset.name, layout.family, layout.lm_config, paths[layout.lm_name],
+                      paths[layout.mimi_name], paths[layout.tokenizer_name], voices,
+                      "download" if fetched else "cache")
+
+
+# ---------------------------------------------------------------------------------------------
+# Public entry points
+
+
+def resolve_model(spec: str | os.PathLike, *, download: bool = True, progress=None) -> ModelFiles:
+    """A model folder path or a preset name -> its files, fetching a preset if needed and allowed.
+
+    ``progress`` is a ``tqdm`` subclass that huggingface_hub drives for each downloaded file.
+    """
+    if isinstance(spec, str) and spec in PRESETS:
+        preset = PRESETS[spec]
+        if preset.repo is None:
+            from .demo import ensure_demo_model
+
+            return read_model_dir(ensure_demo_model(), name=preset.name, source="demo")
+        return _resolve_preset(preset, download, progress)
+    path = Path(spec).expanduser()
+    if path.is_dir():
+        return read_model_dir(path)
+    if path.exists():
+        raise ModelError(f"{path} is a file; expected a model folder (config.json, {MOSHI_NAME}, "
+                         f"{MIMI_NAME}, {TOKENIZER_NAME}) or a preset name.")
+    text = str(spec)
+    if os.sep in text or "/" in text or text.startswith(("~", ".")):
+        raise ModelError(f"model folder not found: {path}. Give an existing folder or one of the "
+                         f"presets: {', '.join(PRESETS)}.")
+    raise ModelError(f"unknown model {text!r}: expected one of the presets ({', '.join(PRESETS)}) "
+                     "or the path of a model folder.")
+
+
+def preset_status(name: str) -> PresetStatus:
+    """Whether a preset's files are on this machine (nothing is downloaded or built)."""
+    if name not in PRESETS:
+        raise ModelError(f"unknown preset {name!r}: expected one of {', '.join(PRESETS)}")
+    preset = PRESETS[name]
+    if preset.repo is None:
+        from .demo import built_demo_dir
+
+        built = built_demo_dir()
+        return PresetStatus(name, built is not None, built, (), preset.approx_gb)
+    cache = hub_cache_dir()
+    config = _cached(preset.repo, CONFIG_NAME, cache)
+    raw = _read_config(config) if isinstance(config, Path) else None
+    layout = _layout(raw, f"{preset.repo}/{CONFIG_NAME}", preset.family)
+    wanted = layout.weight_names() + ([VOICES_ARCHIVE] if preset.family == "personaplex" else [])
+    found = {n: _cached(preset.repo, n, cache) for n in wanted}
+    missing = tuple(n for n, p in found.items() if not isinstance(p, Path))
+    path = next((p.parent for p in found.values() if isinstance(p, Path)), None)
+    return PresetStatus(name, not missing, path, missing, preset.approx_gb)
