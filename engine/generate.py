@@ -1,0 +1,285 @@
+"""Streaming token generation: one call per 80 ms frame, with the reference's delay/alignment rules.
+
+Two generators share the LM and the sampler but not their bookkeeping:
+
+- ``MoshiGenerator`` reproduces the reference ``moshi.models.lm.LMGen`` (kyutai Moshi): a token
+  cache of ``max_delay + 2`` columns, the initial-token substitution while ``offset <= delay``,
+  the user stream written at ``offset + delay``.
+- ``PersonaPlexGenerator`` reproduces PersonaPlex's ``LMGen``: ``max_delay + 3`` columns, a
+  ``provided`` mask through which any stream can be forced (user audio always; agent audio and
+  text during the prompt phases), the model reading column ``offset - 1`` and predicting column
+  ``offset``, and 1 + dep_q (17) output streams.
+
+Graph safety: ``step`` has static shapes and no host syncs; all bookkeeping (offsets, cache
+columns, forcing, the RNG) is tensor state. Its outputs always have fixed shapes. The reference
+returns ``None`` while the output is not aligned yet; here those frames return
+``UNGENERATED_TOKEN`` (-2) everywhere, and the caller, who counts frames on the host anyway,
+knows them by the rule ``frame_index < generator.first_output_frame``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+from .lm import UNGENERATED_TOKEN, LMModel
+from .sampling import init_rng, sample_token
+from .state import StateTree
+
+
+@dataclass(frozen=True)
+class SamplingConfig:
+    """Reference defaults; a temperature of 0 means greedy (argmax) for that stream."""
+
+    temp: float = 0.8
+    temp_text: float = 0.7
+    top_k: int = 250
+    top_k_text: int = 25
+
+    def __post_init__(self):
+        if self.temp < 0 or self.temp_text < 0:
+            raise ValueError(f"temperatures must be >= 0, got temp={self.temp}, temp_text={self.temp_text}")
+        if self.top_k < 0 or self.top_k_text < 0:
+            raise ValueError(f"top_k values must be >= 0, got top_k={self.top_k}, top_k_text={self.top_k_text}")
+
+    @classmethod
+    def greedy(cls) -> SamplingConfig:
+        return cls(temp=0.0, temp_text=0.0)
+
+
+class _GeneratorBase:
+    """What both generators share: the LM, sampling, constant index tensors, state layout, checks."""
+
+    cache_columns_extra: int  # token cache columns = max_delay + this
+
+    def __init__(self, lm: LMModel, sampling: SamplingConfig = SamplingConfig()):
+        self.lm, self.sampling = lm, sampling
+        c = self.config = lm.config
+        self.max_delay = c.max_delay
+        self.columns = self.max_delay + self.cache_columns_extra
+        device = next(lm.parameters()).device
+        # Constants built once (never per frame).
+        self._delays = torch.tensor(c.delays, dtype=torch.long, device=device)
+        self._initial = torch.tensor([c.text_card] + [c.card] * c.n_q, dtype=torch.long, device=device)
+
+    @property
+    def first_output_frame(self) -> int:
+        """Index of the first ``step`` call (0-based) whose output is aligned (not -2)."""
+        return self.max_delay
+
+    @property
+    def user_streams(self) -> int:
+        return self.config.n_q - self._agent_streams
+
+    @property
+    def _agent_streams(self) -> int:
+        """Agent audio streams (the first ones after text); the rest of n_q is the user's audio."""
+        return self.config.n_q // 2 if self.config.is_personaplex else self.config.dep_q
+
+    def init_state(self, batch_size: int, seed: int = 0) -> StateTree:
+        if not isinstance(batch_size, int) or batch_size < 1:
+            raise ValueError(f"expected a positive int batch size, got {batch_size!r}")
+        device = self._delays.device
+        return {
+            "lm": self.lm.init_state(batch_size),
+            "tokens": {
+                "cache": torch.full((batch_size, self.config.n_q + 1, self.columns), UNGENERATED_TOKEN,
+                                    dtype=torch.long, device=device),
+                "offset": torch.zeros(1, dtype=torch.long, device=device),
+            },
+            "rng": init_rng(seed, device),
+        }
+
+    def _check_codes(self, codes: torch.Tensor, streams: int, what: str, state: StateTree) -> None:
+        batch = state["tokens"]["cache"].shape[0]
+        if not isinstance(codes, torch.Tensor) or codes.dtype != torch.long or tuple(codes.shape) != (batch, streams):
+            got = f"{tuple(codes.shape)} {codes.dtype}" if isinstance(codes, torch.Tensor) else type(codes).__name__
+            raise ValueError(f"expected {what} as a long tensor [batch={batch}, {streams}], got {got}")
+        if codes.device != self._delays.device:
+            raise ValueError(f"expected {what} on {self._delays.device}, got {codes.device}")
+
+    def _sample_text(self, logits: torch.Tensor, state: StateTree) -> torch.Tensor:
+        s = self.sampling
+        return sample_token(logits, s.temp_text, s.top_k_text, state["rng"])
+
+    def _audio_sampler(self, state: StateTree):
+        s, rng = self.sampling, state["rng"]
+        return lambda logits, cb: sample_token(logits, s.temp, s.top_k, rng)
+
+    def _write_column(self, cache: torch.Tensor, rows: slice, column: torch.Tensor, values: torch.Tensor) -> None:
+        """cache[:, rows, column[r]] = values[:, r] with per-row columns ``column`` [R] (a tensor)."""
+        view = cache[:, rows]
+        view.scatter_(2, column.view(1, -1, 1).expand(view.shape[0], -1, 1), values.unsqueeze(-1))
+
+    def _aligned_output(self, cache: torch.Tensor, offset: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Tokens of one aligned frame: stream k read at column ``offset - max_delay + delay_k``."""
+        n = self.config.dep_q + 1
+        column = (offset - self.max_delay + self._delays[:n]) % self.columns
+        out = cache[:, :n].gather(2, column.view(1, -1, 1).expand(cache.shape[0], -1, 1)).squeeze(-1)
+        out = torch.where(offset <= self.max_delay, UNGENERATED_TOKEN, out)
+        return out[:, 0], out[:, 1:]
+
+
+class MoshiGenerator(_GeneratorBase):
+    """Streaming generation with the reference (kyutai) ``LMGen`` semantics.
+
+    ``step(user_codes [B, n_q - dep_q] long, state) -> (text [B], audio [B, dep_q])``. The input
+    column at offset t holds the user's semantic token of frame t and acoustic tokens of frame
+    t - 1 (delays); the returned frame pairs the text/semantic tokens sampled at t - 1 with the
+    acoustic tokens sampled at t. Call 0 returns -2 tokens (see ``first_output_frame``).
+    """
+
+    cache_columns_extra = 2
+
+    def __init__(self, lm: LMModel, sampling: SamplingConfig = SamplingConfig()):
+        if lm.config.is_personaplex:
+            raise ValueError("this is a PersonaPlex model: use PersonaPlexGenerator")
+        super().__init__(lm, sampling)
+
+    def step(self, user_codes: torch.Tensor, state: StateTree) -> tuple[torch.Tensor, torch.Tensor]:
+        self._check_codes(user_codes, self.user_streams, "user codes", state)
+        with torch.no_grad():
+            return self._step(user_codes, state)
+
+    def _step(self, user_codes: torch.Tensor, state: StateTree) -> tuple[torch.Tensor, torch.Tensor]:
+        c, tokens = self.config, state["tokens"]
+        cache, offset = tokens["cache"], tokens["offset"]
+        first_user = c.dep_q + 1
+        self._write_column(cache, slice(first_user, None), (offset + self._delays[first_user:]) % self.columns,
+                           user_codes)
+        column = (offset % self.columns).view(1, 1, 1).expand(cache.shape[0], cache.shape[1], 1)
+        codes = cache.gather(2, column).squeeze(-1)
+        codes = torch.where(offset <= self._delays, self._initial, codes)
+
+        h, text_logits = self.lm.temporal_step(self.lm.embed_codes(codes), state["lm"])
+        text = self._sample_text(text_logits, state)
+        audio = self.lm.depformer_frame(h, text, state["lm"]["depformer"], self._audio_sampler(state))
+
+        offset.add_(1)
+        generated = torch.cat([text.unsqueeze(1), audio], dim=1)
+        self._write_column(cache, slice(0, first_user), (offset % self.columns).expand(first_user), generated)
+        return self._aligned_output(cache, offset)
+
+
+class PersonaPlexGenerator(_GeneratorBase):
+    """Streaming generation with PersonaPlex's ``LMGen`` semantics (notes §2.8).
+
+    ``step(user_codes [B, 8], state, agent_audio=None, text=None) -> (text [B], audio [B, dep_q])``
+    (dep_q = 16: the agent's 8 codebooks, then the user's 8 as the depformer predicts them; decode
+    ``audio[:, :8]``). ``agent_audio`` [B, 8] and ``text`` [B] force those streams (prompt phases).
+
+    PersonaPlex's very first call (offset 0) only seeds the cache with the initial tokens, discards
+    its inputs and runs no model. ``init_state`` returns that seeded state (offset 1), so every
+    ``step`` runs the model; a frame sequence fed to PersonaPlex maps onto ``step`` calls by dropping
+    its first frame (``personaplex.run_prompt_phases`` does this). The first aligned output is at
+    step index ``first_output_frame`` (= max_delay), i.e. PersonaPlex's call max_delay + 1; a user
+    frame first influences the output one step after it is given (one frame later than Moshi).
+    """
+
+    cache_columns_extra = 3
+
+    def __init__(self, lm: LMModel, sampling: SamplingConfig = SamplingConfig()):
+        if not lm.config.is_personaplex:
+            raise ValueError("this is not a PersonaPlex model: use MoshiGenerator")
+        super().__init__(lm, sampling)
+
+    def init_state(self, batch_size: int, seed: int = 0) -> StateTree:
+        state = super().init_state(batch_size, seed)
+        tokens = state["tokens"]
+        provided = torch.zeros_like(tokens["cache"], dtype=torch.bool)
+        tokens["cache"][:, :, 0] = self._initial  # the offset-0 seed call
+        provided[:, :, 0] = True
+        tokens["provided"] = provided
+        tokens["offset"].fill_(1)
+        return state
+
+    def step(self, user_codes: torch.Tensor, state: StateTree, agent_audio: torch.Tensor | None = None,
+             text: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        self._check_codes(user_codes, self.user_streams, "user codes", state)
+        if agent_audio is not None:
+            self._check_codes(agent_audio, self._agent_streams, "forced agent audio", state)
+        if text is not None:
+            self._check_codes(text.unsqueeze(-1) if isinstance(text, torch.Tensor) else text, 1,
+                              "forced text tokens [batch]", state)
+        with torch.no_grad():
+            self._force(state, user_codes, agent_audio, text)
+            target, provided, input_column = self._prepare(state)
+            x = self.lm.embed_codes(self._input_codes(state, input_column))
+            return self._process(state, x, target, provided, input_column)
+
+    def step_embeddings(self, embedding: torch.Tensor, state: StateTree) -> tuple[torch.Tensor, torch.Tensor]:
+        """Replay one stored voice-prompt step: ``embedding`` [B, 1, dim] replaces the summed input
+        embedding; the streams are forced to dummy values (initial audio tokens, PAD text), as
+        PersonaPlex does. The caller restores the saved token cache after the last one."""
+        batch = state["tokens"]["cache"].shape[0]
+        if tuple(embedding.shape) != (batch, 1, self.config.dim) or not embedding.is_floating_point():
+            raise ValueError(f"expected a float embedding [{batch}, 1, {self.config.dim}], "
+                             f"got {tuple(embedding.shape)} {embedding.dtype}")
+        with torch.no_grad():
+            dummy = self._initial[1:].expand(batch, -1)
+            pad = torch.full((batch,), self.config.existing_text_padding_id, dtype=torch.long,
+                             device=self._delays.device)
+            self._force(state, dummy[:, self._agent_streams:], dummy[:, :self._agent_streams], pad)
+            target, provided, input_column = self._prepare(state)
+            x = embedding.to(next(self.lm.parameters()).dtype)
+            return self._process(state, x, target, provided, input_column)
+
+    def _force(self, state: StateTree, user: torch.Tensor, agent: torch.Tensor | None,
+               text: torch.Tensor | None) -> None:
+        """Write the given streams at column ``offset + delay`` and mark them provided."""
+        tokens = state["tokens"]
+        cache, provided, offset = tokens["cache"], tokens["provided"], tokens["offset"]
+        first_user = 1 + self._agent_streams
+        parts = [(slice(first_user, None), user), (slice(1, first_user), agent),
+                 (slice(0, 1), None if text is None else text.unsqueeze(1))]
+        for rows, values in parts:
+            if values is None:
+                continue
+            column = (offset + self._delays[rows]) % self.columns
+            self._write_column(cache, rows, column, values)
+            self._write_column(provided, rows, column, torch.ones_like(values, dtype=torch.bool))
+
+    def _prepare(self, state: StateTree) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Initial-token substitution at ``offset`` for streams with ``offset <= delay``; returns the
+        target column's tokens and provided flags [B, K] and the input column index."""
+        tokens = state["tokens"]
+        cache, provided, offset = tokens["cache"], tokens["provided"], tokens["offset"]
+        batch, streams = cache.shape[:2]
+        target_column = (offset % self.columns).view(1, 1, 1).expand(batch, streams, 1)
+        early = offset <= self._delays
+        target = torch.where(early, self._initial, cache.gather(2, target_column).squeeze(-1))
+        is_provided = provided.gather(2, target_column).squeeze(-1) | early
+        cache.scatter_(2, target_column, target.unsqueeze(-1))
+        provided.scatter_(2, target_column, is_provided.unsqueeze(-1))
+        return target, is_provided, (offset - 1) % self.columns
+
+    def _input_codes(self, state: StateTree, input_column: torch.Tensor) -> torch.Tensor:
+        cache = state["tokens"]["cache"]
+        column = input_column.view(1, 1, 1).expand(cache.shape[0], cache.shape[1], 1)
+        return cache.gather(2, column).squeeze(-1)
+
+    def _process(self, state: StateTree, x: torch.Tensor, target: torch.Tensor, provided: torch.Tensor,
+                 input_column: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        tokens, n = state["tokens"], self.config.dep_q + 1
+        cache, flags, offset = tokens["cache"], tokens["provided"], tokens["offset"]
+        h, text_logits = self.lm.temporal_step(x, state["lm"])
+        sampled_text = self._sample_text(text_logits, state)
+        text_in = torch.where(provided[:, 0], target[:, 0], sampled_text)
+        audio = self.lm.depformer_frame(h, text_in, state["lm"]["depformer"], self._audio_sampler(state),
+                                        forced=target[:, 1:n], forced_mask=provided[:, 1:n])
+        batch, streams = flags.shape[:2]
+        flags.scatter_(2, input_column.view(1, 1, 1).expand(batch, streams, 1),
+                       torch.zeros(batch, streams, 1, dtype=torch.bool, device=flags.device))
+        generated = torch.cat([sampled_text.unsqueeze(1), audio], dim=1)
+        written = torch.where(provided[:, :n], target[:, :n], generated)
+        self._write_column(cache, slice(0, n), (offset % self.columns).expand(n), written)
+        out = self._aligned_output(cache, offset)
+        offset.add_(1)
+        return out
+
+
+def make_generator(lm: LMModel, sampling: SamplingConfig = SamplingConfig()) -> MoshiGenerator | PersonaPlexGenerator:
+    """The generator matching the model's family."""
+    cls = PersonaPlexGenerator if lm.config.is_personaplex else MoshiGenerator
+    return cls(lm, sampling)

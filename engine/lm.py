@@ -1,0 +1,290 @@
+"""The Moshi / PersonaPlex language model: temporal transformer over text + audio streams and the
+depth transformer ("depformer") that predicts one frame's audio codebooks one after the other.
+
+Parameter names equal the released ``model.safetensors`` keys (stacked attention weights), so a
+checkpoint loads unchanged. The model itself keeps no streaming state: ``init_state`` returns the
+tree (temporal ring KV cache + depformer cache) that the step functions mutate in place.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch import nn
+
+from .checkpoint import load_strict, stack_split_attention
+from .layers import make_norm
+from .state import StateTree
+from .transformer import StreamingTransformer, TransformerConfig
+
+MOSHI_DELAYS = (0, 0, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1)
+ZERO_TOKEN = -1  # "no input": its embedding is exactly zero
+UNGENERATED_TOKEN = -2  # a token-cache slot not generated yet (never reaches the model)
+
+# Hub config keys we read, or know to be irrelevant for inference. Keys that would change the
+# architecture in a way we do not implement are refused when set to a non-default value.
+_IGNORED_KEYS = {
+    "moshi_name", "mimi_name", "mimi_config_name", "tokenizer_name", "lora_name", "lm_gen_config",
+    "tts_config", "stt_config", "model_id", "depformer_causal", "depformer_context", "cross_attention",
+    "model_type", "causal", "depformer_weights_per_step",
+}
+_UNSUPPORTED = {  # key -> the only value we accept (besides absence)
+    "conditioners": None, "fuser": None, "demux_second_stream": False, "demux_second_text_stream": False,
+    "depformer_low_rank_embeddings": None, "norm_emb": False, "bias_proj": False,
+    "extra_heads_num_heads": 0, "depformer_weights_per_step_schedule": None, "depformer_norm": None,
+    "quantize": False, "lora": False, "kv_repeat": 1, "text_card_out": None,
+}
+
+
+@dataclass(frozen=True)
+class LMConfig:
+    """Architecture of a Moshi-family LM. Defaults are the released 7B Moshi (moshiko/moshika)."""
+
+    dim: int = 4096
+    num_heads: int = 32
+    num_layers: int = 32
+    hidden_scale: float = 4.125
+    gating: str = "silu"
+    norm: str = "rms_norm_f32"
+    positional_embedding: str = "rope"
+    max_period: float = 10_000.0
+    layer_scale: float | None = None
+    context: int = 3000
+    text_card: int = 32000
+    card: int = 2048
+    n_q: int = 16
+    dep_q: int = 8
+    delays: tuple[int, ...] = MOSHI_DELAYS
+    existing_text_padding_id: int = 3
+    existing_text_end_padding_id: int = 0
+    depformer_dim: int = 1024
+    depformer_dim_feedforward: int | None = 4224  # None: int(hidden_scale * depformer_dim)
+    depformer_num_heads: int = 16
+    depformer_num_layers: int = 6
+    depformer_gating: str = "silu"
+    depformer_max_period: float = 10_000.0
+    depformer_pos_emb: str = "none"
+    depformer_layer_scale: float | None = None
+    depformer_multi_linear: bool = True
+    model_type: str = "moshi"  # "moshi" or "personaplex" (selects the generator semantics)
+
+    def __post_init__(self):
+        if len(self.delays) != self.n_q + 1:
+            raise ValueError(f"expected {self.n_q + 1} delays (text + n_q={self.n_q} audio), got {len(self.delays)}")
+        if not 0 < self.dep_q <= self.n_q:
+            raise ValueError(f"dep_q must be in [1, n_q={self.n_q}], got {self.dep_q}")
+        if any(d < 0 for d in self.delays):
+            raise ValueError(f"delays must be non-negative, got {self.delays}")
+        if self.model_type not in ("moshi", "personaplex"):
+            raise ValueError(f"model_type must be 'moshi' or 'personaplex', got {self.model_type!r}")
+        if self.depformer_pos_emb not in ("none", "rope"):
+            raise ValueError(f"depformer_pos_emb must be 'none' or 'rope', got {self.depformer_pos_emb!r}")
+
+    @classmethod
+    def moshi_7b(cls) -> LMConfig:
+        return cls()
+
+    @classmethod
+    def personaplex_7b(cls) -> LMConfig:
+        """PersonaPlex: the Moshi 7B shape with a 16-step depformer (it also predicts the user stream)."""
+        return cls(dep_q=16, model_type="personaplex")
+
+    @classmethod
+    def from_hub_config(cls, config: Mapping[str, Any]) -> LMConfig:
+        """Build from a hub ``config.json`` dict (key names of the reference ``loaders._lm_kwargs``).
+
+        Missing keys take the 7B Moshi values; irrelevant keys are ignored. ``"model_type":
+        "personaplex"`` or ``dep_q == 16`` selects PersonaPlex (whose loader always builds 16 steps).
+        """
+        if not isinstance(config, Mapping):
+            raise ValueError(f"expected a config mapping, got {type(config).__name__}")
+        for key, accepted in _UNSUPPORTED.items():
+            if key in config and config[key] != accepted and not (key == "text_card_out"
+                                                                  and config[key] == config.get("text_card")):
+                raise ValueError(f"config key {key!r}={config[key]!r} is not supported (expected {accepted!r})")
+        if config.get("causal", True) is not True:
+            raise ValueError("config key 'causal' must be true: only causal streaming models are supported")
+        if config.get("depformer_weights_per_step", True) is not True:
+            raise ValueError("config key 'depformer_weights_per_step' must be true")
+        fields = {f.name for f in dataclasses.fields(cls)} - {"model_type"}
+        kwargs = {k: v for k, v in config.items() if k in fields}
+        if "depformer_dim" in kwargs and "depformer_dim_feedforward" not in kwargs:
+            kwargs["depformer_dim_feedforward"] = None  # the reference derives it from hidden_scale
+        if "delays" in kwargs:
+            kwargs["delays"] = tuple(int(d) for d in kwargs["delays"])
+        personaplex = config.get("model_type") == "personaplex" or kwargs.get("dep_q") == 16
+        if personaplex:
+            kwargs["dep_q"] = 16
+            kwargs["model_type"] = "personaplex"
+        return cls(**kwargs)
+
+    @property
+    def is_personaplex(self) -> bool:
+        return self.model_type == "personaplex"
+
+    @property
+    def max_delay(self) -> int:
+        return max(self.delays)
+
+    @property
+    def temporal(self) -> TransformerConfig:
+        return TransformerConfig(
+            d_model=self.dim, num_heads=self.num_heads, num_layers=self.num_layers,
+            dim_feedforward=int(self.hidden_scale * self.dim), norm=self.norm, gating=self.gating,
+            layer_scale=self.layer_scale, positional_embedding=self.positional_embedding,
+            max_period=self.max_period, context=self.context)
+
+    @property
+    def depformer(self) -> TransformerConfig:
+        ff = self.depformer_dim_feedforward or int(self.hidden_scale * self.depformer_dim)
+        return TransformerConfig(
+            d_model=self.depformer_dim, num_heads=self.depformer_num_heads,
+            num_layers=self.depformer_num_layers, dim_feedforward=ff, norm=self.norm,
+            gating=self.depformer_gating, layer_scale=self.depformer_layer_scale,
+            positional_embedding=self.depformer_pos_emb, max_period=self.depformer_max_period,
+            context=None, weights_per_step=self.dep_q)
+
+
+class TokenEmbedding(nn.Embedding):
+    """Embedding where token ``-1`` (``ZERO_TOKEN``, "no input") maps to an exact zero vector."""
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        y = super().forward(tokens.clamp(min=0))
+        return torch.where((tokens == ZERO_TOKEN).unsqueeze(-1), 0.0, y)
+
+
+Sampler = Callable[[torch.Tensor, int], torch.Tensor]  # (logits [B, card], codebook) -> tokens [B]
+
+
+class LMModel(nn.Module):
+    def __init__(self, config: LMConfig, device=None, dtype=None):
+        super().__init__()
+        self.config = c = config
+        kw = {"device": device, "dtype": dtype}
+        self.text_emb = TokenEmbedding(c.text_card + 1, c.dim, **kw)
+        self.emb = nn.ModuleList(TokenEmbedding(c.card + 1, c.dim, **kw) for _ in range(c.n_q))
+        self.transformer = StreamingTransformer(c.temporal, **kw)
+        self.out_norm = make_norm(c.norm, c.dim, **kw)
+        self.text_linear = nn.Linear(c.dim, c.text_card, bias=False, **kw)
+        n_in = c.dep_q if c.depformer_multi_linear else 1
+        self.depformer_in = nn.ModuleList(nn.Linear(c.dim, c.depformer_dim, bias=False, **kw)
+                                          for _ in range(n_in))
+        self.depformer_text_emb = TokenEmbedding(c.text_card + 1, c.depformer_dim, **kw)
+        self.depformer_emb = nn.ModuleList(TokenEmbedding(c.card + 1, c.depformer_dim, **kw)
+                                           for _ in range(c.dep_q - 1))
+        self.depformer = StreamingTransformer(c.depformer, **kw)
+        self.linears = nn.ModuleList(nn.Linear(c.depformer_dim, c.card, bias=False, **kw)
+                                     for _ in range(c.dep_q))
+
+    def init_state(self, batch_size: int, device=None, dtype=None) -> StateTree:
+        return {"temporal": self.transformer.init_state(batch_size, device, dtype),
+                "depformer": self.depformer.init_state(batch_size, device, dtype)}
+
+    def embed_codes(self, codes: torch.Tensor) -> torch.Tensor:
+        """codes [B, 1 + n_q] (text, then audio streams) -> summed input embedding [B, 1, dim].
+
+        Summation order (audio 0..n_q-1, then text) follows the reference bit for bit.
+        """
+        codes = codes.unsqueeze(1)
+        x = self.emb[0](codes[:, :, 1])
+        for k in range(1, self.config.n_q):
+            x = x + self.emb[k](codes[:, :, 1 + k])
+        return x + self.text_emb(codes[:, :, 0])
+
+    def temporal_step(self, x: torch.Tensor, state: StateTree) -> tuple[torch.Tensor, torch.Tensor]:
+        """One temporal step from input embeddings x [B, 1, dim]: (h [B, 1, dim], text logits [B, text_card]).
+
+        ``h`` is the normalised output that conditions the depformer.
+        """
+        h = self.out_norm(self.transformer(x, state["temporal"]))
+        return h, self.text_linear(h)[:, 0]
+
+    def depformer_frame(self, h: torch.Tensor, text_token: torch.Tensor, state: StateTree, sample: Sampler,
+                        forced: torch.Tensor | None = None, forced_mask: torch.Tensor | None = None
+                        ) -> torch.Tensor:
+        """Sample the frame's ``dep_q`` audio tokens [B, dep_q] one codebook after the other.
+
+        The depformer cache is reset first (its context is one frame). Each codebook's input is
+        ``depformer_in[cb](h)`` plus the embedding of the previous token (the text token for cb 0).
+        Where ``forced_mask[:, cb]`` is set, ``forced[:, cb]`` replaces the sampled token *as the next
+        input* (PersonaPlex teacher forcing); the returned tokens are always the sampled ones.
+        The codebook index is a Python int of an unrolled loop, which is graph-safe.
+        """
+        c = self.config
+        self.depformer.reset_state(state)
+        prev = text_token
+        tokens = []
+        for cb in range(c.dep_q):
+            x = self.depformer_in[cb if c.depformer_multi_linear else 0](h)
+            emb = self.depformer_text_emb(prev) if cb == 0 else self.depformer_emb[cb - 1](prev)
+            y = self.depformer(x + emb.unsqueeze(1), state, step=cb)
+            token = sample(self.linears[cb](y)[:, 0], cb)
+            tokens.append(token)
+            prev = token if forced is None else torch.where(forced_mask[:, cb], forced[:, cb], token)
+        return torch.stack(tokens, dim=1)
+
+
+_PP_COPIED = re.compile(r"(?:^|\.)(?:gating|linears|depformer_in|depformer_emb)\.(\d+)\.")
+
+
+def expand_personaplex_checkpoint(state_dict: Mapping[str, torch.Tensor], config: LMConfig
+                                  ) -> dict[str, torch.Tensor]:
+    """PersonaPlex's rule for loading a file with half the model's depformer steps (8 of 16).
+
+    (a) a depformer attention weight stored for half the steps is concatenated with itself along
+    dim 0 (steps 8..15 = steps 0..7); (b) a missing ``gating|linears|depformer_in|depformer_emb``
+    entry with index i in 8..15 is copied from index i - 8. Files that already hold 16 steps pass
+    through unchanged. Note that the rule never produces ``depformer_emb.7`` (an 8-step file has
+    tables 0..6 and the rule copies 0..6 to 8..14): a file without it cannot be loaded (PersonaPlex
+    itself would leave that table on the meta device), so the strict load reports it as missing.
+    """
+    out = dict(state_dict)
+    half = config.dep_q // 2
+    d = config.depformer_dim
+    full_rows = {"in_proj_weight": 3 * config.dep_q * d, "out_proj.weight": config.dep_q * d}
+    for key, value in state_dict.items():
+        if key.startswith("depformer.") and ".self_attn." in key:
+            for suffix, rows in full_rows.items():
+                if key.endswith(suffix) and 2 * value.shape[0] == rows:
+                    out[key] = torch.cat([value, value], dim=0)
+    for key in LMModel(config, device="meta").state_dict():
+        m = _PP_COPIED.search(key)
+        if key in out or m is None or not half <= int(m[1]) < 2 * half:
+            continue
+        source = key[:m.start(1)] + str(int(m[1]) - half) + key[m.end(1):]
+        if source in out:
+            out[key] = out[source]
+    return out
+
+
+def load_lm(path: str | Path, config: LMConfig, device: torch.device | str = "cpu",
+            dtype: torch.dtype = torch.bfloat16) -> LMModel:
+    """Load a released ``model.safetensors`` (stacked or split attention keys) strictly, cast to ``dtype``.
+
+    For PersonaPlex configurations an 8-step depformer file is expanded with PersonaPlex's rule.
+    Raises ValueError naming missing / unexpected keys or wrong shapes.
+    """
+    from safetensors import SafetensorError
+    from safetensors.torch import load_file
+
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"LM checkpoint {path} does not exist (expected a model.safetensors file)")
+    try:
+        state_dict = load_file(str(path), device="cpu")
+    except (SafetensorError, OSError) as e:
+        raise ValueError(f"{path} is not a readable safetensors file: {e}") from e
+    state_dict = stack_split_attention(state_dict)
+    if config.is_personaplex:
+        state_dict = expand_personaplex_checkpoint(state_dict, config)
+    with torch.device("meta"):
+        model = LMModel(config, dtype=dtype)
+    model = model.to_empty(device=device)
+    load_strict(model, state_dict, f"LM checkpoint {path.name}")
+    return model.eval().requires_grad_(False)
