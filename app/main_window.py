@@ -1,0 +1,607 @@
+"""The main window: renders what the worker and the audio streams report, and forwards user intent.
+
+It never waits for the worker: requests go through ``EngineWorker``'s thread-safe methods and
+answers arrive as queued signals. Audio device health is polled by a timer (PortAudio threads
+must not emit Qt signals).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from pathlib import Path
+
+from PySide6.QtCore import QEvent, QObject, QSettings, Qt, QThread, QTimer, QUrl
+from PySide6.QtGui import QAction, QDesktopServices, QKeySequence
+from PySide6.QtWidgets import (
+    QApplication,
+    QCheckBox,
+    QComboBox,
+    QFileDialog,
+    QFormLayout,
+    QFrame,
+    QGridLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app import paths
+from app.audio_io import AudioIO, DeviceStatus
+from app.engine_worker import EngineWorker, ModelLoader, load_engine_model
+from app.frame_stats import FrameStats
+from app.history_plot import HistoryPlot
+from app.meters import LevelMeter
+from app.push_to_talk import TalkState
+from app.settings import AppSettings, load_settings, save_settings
+from app.status import SPEECH_DB, Status, StatusInputs, derive_status
+from app.transcript import Transcript
+
+log = logging.getLogger(__name__)
+
+CONVERSATION_FILTER = "Parley conversation (*.parley);;All files (*)"
+UI_TIMER_MS = 50
+STATUS_COLOURS = {
+    Status.IDLE: "#7a7f87",
+    Status.LISTENING: "#2e9d5b",
+    Status.THINKING: "#c58a16",
+    Status.SPEAKING: "#2f7fd8",
+}
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, store: QSettings, model_loader: ModelLoader = load_engine_model,
+                 audio: bool = True, worker_seed: int | None = None) -> None:
+        super().__init__()
+        self.store = store
+        self.settings: AppSettings = load_settings(store)
+        self.talk = TalkState(open_mic=self.settings.open_mic)
+        self.transcript = Transcript()
+        self.conversation_path: str | None = None
+        self.unsaved_frames = 0
+        self.model_info = None
+        self.streaming = False
+        self.last_stats: FrameStats | None = None
+        self._last_speech_time = float("-inf")
+        self._last_release_time = float("-inf")
+        self._close_after_save = False
+        self._status = Status.IDLE
+
+        self.worker = EngineWorker(model_loader, seed=worker_seed)
+        self.worker_thread = QThread(self)
+        self.worker_thread.setObjectName("parley-engine")
+        self.worker.moveToThread(self.worker_thread)
+        self.worker_thread.started.connect(self.worker.run)
+        self._connect_worker()
+        self.worker_thread.start()
+        self.worker.mic_open = self.talk.mic_open
+
+        self.audio = AudioIO(self.worker.set_bridge) if audio else None
+
+        self.setWindowTitle("Parley")
+        self.setMinimumSize(880, 560)
+        self._build_ui()
+        self._build_menus()
+        self.timer = QTimer(self)
+        self.timer.setInterval(UI_TIMER_MS)
+        self.timer.timeout.connect(self._tick)
+        self.timer.start()
+        QApplication.instance().installEventFilter(self)
+        if self.audio is not None:
+            self.audio.start(self.settings.input_device or None, self.settings.output_device or None)
+
+    # -- construction ------------------------------------------------------------------------
+    def _connect_worker(self) -> None:
+        w = self.worker
+        w.model_loading.connect(self._on_model_loading)
+        w.model_loaded.connect(self._on_model_loaded)
+        w.model_failed.connect(self.show_error)
+        w.conversation_opened.connect(self._on_conversation_opened)
+        w.frame_done.connect(self._on_frame)
+        w.error.connect(self._on_worker_error)
+        w.file_done.connect(self._on_file_done)
+        w.file_failed.connect(lambda what, message: self.show_error(message))
+
+    def _build_ui(self) -> None:
+        central = QWidget(self)
+        outer = QVBoxLayout(central)
+
+        top = QHBoxLayout()
+        self.status_label = QLabel()
+        self.status_label.setObjectName("status")
+        self.status_label.setAlignment(Qt.AlignCenter)
+        self.status_label.setMinimumWidth(120)
+        self.model_label = QLabel("No model loaded")
+        self.model_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        top.addWidget(self.status_label)
+        top.addWidget(self.model_label, 1)
+        outer.addLayout(top)
+
+        self.error_box = QFrame()
+        self.error_box.setObjectName("errorBox")
+        self.error_box.setStyleSheet("#errorBox { background: #5c1f1f; border-radius: 4px; }"
+                                     "#errorBox QLabel { color: #ffecec; }")
+        error_layout = QHBoxLayout(self.error_box)
+        self.error_label = QLabel()
+        self.error_label.setWordWrap(True)
+        self.error_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.resume_button = QPushButton("Resume")
+        self.resume_button.setFocusPolicy(Qt.NoFocus)
+        self.resume_button.clicked.connect(self._resume)
+        dismiss = QPushButton("Dismiss")
+        dismiss.setFocusPolicy(Qt.NoFocus)
+        dismiss.clicked.connect(self.error_box.hide)
+        error_layout.addWidget(self.error_label, 1)
+        error_layout.addWidget(self.resume_button)
+        error_layout.addWidget(dismiss)
+        self.error_box.hide()
+        outer.addWidget(self.error_box)
+
+        splitter = QSplitter(Qt.Horizontal)
+        splitter.addWidget(self._build_conversation_panel())
+        splitter.addWidget(self._build_stats_panel())
+        splitter.setStretchFactor(0, 3)
+        splitter.setStretchFactor(1, 2)
+        outer.addWidget(splitter, 1)
+        self.setCentralWidget(central)
+        self._render_status()
+
+    def _build_conversation_panel(self) -> QWidget:
+        panel = QWidget()
+        layout = QVBoxLayout(panel)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.transcript_view = QPlainTextEdit()
+        self.transcript_view.setReadOnly(True)
+        self.transcript_view.setPlaceholderText("Hold Space (or the Talk button) and speak. "
+                                                "The assistant's words appear here.")
+        self.transcript_view.setAccessibleName("transcript")
+        layout.addWidget(self.transcript_view, 1)
+
+        controls = QHBoxLayout()
+        self.talk_button = QPushButton("Hold to talk  (Space)")
+        self.talk_button.setFocusPolicy(Qt.NoFocus)
+        self.talk_button.setMinimumHeight(44)
+        self.talk_button.pressed.connect(lambda: self.press_talk("button"))
+        self.talk_button.released.connect(lambda: self.release_talk("button"))
+        self.open_mic_box = QCheckBox("Open mic (hands-free)")
+        self.open_mic_box.setChecked(self.settings.open_mic)
+        self.open_mic_box.setToolTip("The model hears the microphone all the time. Use headphones: "
+                                     "there is no echo cancellation, so it would hear itself.")
+        self.open_mic_box.toggled.connect(self.set_open_mic)
+        controls.addWidget(self.talk_button, 1)
+        controls.addWidget(self.open_mic_box)
+        layout.addLayout(controls)
+        self.headphones_note = QLabel("Open mic is on: use headphones, or the assistant will hear itself.")
+        self.headphones_note.setStyleSheet("color: #c58a16;")
+        self.headphones_note.setVisible(self.settings.open_mic)
+        layout.addWidget(self.headphones_note)
+
+        devices = QGridLayout()
+        self.input_combo = QComboBox()
+        self.output_combo = QComboBox()
+        for combo in (self.input_combo, self.output_combo):
+            combo.setMinimumContentsLength(14)
+            combo.activated.connect(self._devices_chosen)
+        refresh = QPushButton("Refresh devices")
+        refresh.clicked.connect(self.refresh_devices)
+        devices.addWidget(QLabel("Microphone"), 0, 0)
+        devices.addWidget(self.input_combo, 0, 1)
+        devices.addWidget(QLabel("Speaker"), 1, 0)
+        devices.addWidget(self.output_combo, 1, 1)
+        devices.addWidget(refresh, 0, 2, 2, 1)
+        devices.setColumnStretch(1, 1)
+        layout.addLayout(devices)
+        self.device_label = QLabel("Audio: not started")
+        self.device_label.setWordWrap(True)
+        layout.addWidget(self.device_label)
+        return panel
+
+    def _build_stats_panel(self) -> QWidget:
+        panel = QWidget()
+        layout = QVBoxLayout(panel)
+        layout.setContentsMargins(0, 0, 0, 0)
+        levels = QGroupBox("Levels")
+        levels_layout = QVBoxLayout(levels)
+        self.mic_meter = LevelMeter("Mic")
+        self.heard_meter = LevelMeter("Model hears")
+        self.output_meter = LevelMeter("Assistant")
+        for meter in (self.mic_meter, self.heard_meter, self.output_meter):
+            levels_layout.addWidget(meter)
+        layout.addWidget(levels)
+
+        latency = QGroupBox("Latency (ms)")
+        form = QFormLayout(latency)
+        self.stage_labels: dict[str, QLabel] = {}
+        for key, title in (("input_queue", "Input queue"), ("encode", "Encode"), ("lm", "LM"),
+                           ("depth", "Depth"), ("decode", "Decode"), ("output_queue", "Output queue")):
+            self.stage_labels[key] = QLabel("-")
+            form.addRow(title, self.stage_labels[key])
+        self.e2e_label = QLabel("-")
+        self.rtf_label = QLabel("-")
+        form.addRow("Mic to speaker (est.)", self.e2e_label)
+        form.addRow("Real-time factor", self.rtf_label)
+        layout.addWidget(latency)
+
+        self.history = HistoryPlot(("mic→speaker", "compute"), "ms", reference=80.0,
+                                   reference_label="80 ms frame budget")
+        layout.addWidget(self.history, 1)
+
+        health = QGroupBox("Engine")
+        health_form = QFormLayout(health)
+        self.cache_label = QLabel("-")
+        self.cache_label.setWordWrap(True)
+        self.drops_label = QLabel("0 dropped frames, 0 xruns")
+        health_form.addRow("KV cache", self.cache_label)
+        health_form.addRow("Drops", self.drops_label)
+        layout.addWidget(health)
+        return panel
+
+    def _build_menus(self) -> None:
+        file_menu = self.menuBar().addMenu("&File")
+        self.new_action = self._action(file_menu, "&New conversation", QKeySequence.New, self.new_conversation)
+        self.open_action = self._action(file_menu, "&Open...", QKeySequence.Open, self.open_conversation_dialog)
+        self.recent_menu = file_menu.addMenu("Open &recent")
+        self.save_action = self._action(file_menu, "&Save", QKeySequence.Save, self.save)
+        self.save_as_action = self._action(file_menu, "Save &as...", QKeySequence.SaveAs, self.save_as_dialog)
+        file_menu.addSeparator()
+        self._action(file_menu, "Export &transcript...", None, self.export_transcript_dialog)
+        self._action(file_menu, "Export a&udio...", None, self.export_audio_dialog)
+        file_menu.addSeparator()
+        self._action(file_menu, "Open conversations &folder", None,
+                     lambda: _open_folder(paths.conversations_dir()))
+        self._action(file_menu, "&Quit", QKeySequence.Quit, self.close)
+
+        model_menu = self.menuBar().addMenu("&Model")
+        self._action(model_menu, "&Model manager...", QKeySequence("Ctrl+M"), self.open_model_manager)
+
+        audio_menu = self.menuBar().addMenu("&Audio")
+        self._action(audio_menu, "&Refresh devices", QKeySequence("F5"), self.refresh_devices)
+
+        help_menu = self.menuBar().addMenu("&Help")
+        self._action(help_menu, "Open &log folder", None, lambda: _open_folder(paths.log_dir()))
+        self._action(help_menu, "&About Parley", None, self._about)
+        self._rebuild_recent_menu()
+
+    def _action(self, menu, text, shortcut, slot) -> QAction:
+        action = QAction(text, self)
+        if shortcut is not None:
+            action.setShortcut(shortcut)
+        action.triggered.connect(slot)
+        menu.addAction(action)
+        return action
+
+    # -- push-to-talk ------------------------------------------------------------------------
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:
+        """Space anywhere in this window is push-to-talk (buttons never take focus)."""
+        if event.type() in (QEvent.KeyPress, QEvent.KeyRelease) and event.key() == Qt.Key_Space \
+                and isinstance(obj, QWidget) and obj.window() is self:
+            if not event.isAutoRepeat():
+                if event.type() == QEvent.KeyPress:
+                    self.press_talk("key")
+                else:
+                    self.release_talk("key")
+            return True
+        return super().eventFilter(obj, event)
+
+    def press_talk(self, source: str) -> None:
+        was_open = self.talk.mic_open
+        self.talk = self.talk.press(source)
+        self.worker.mic_open = self.talk.mic_open
+        if not was_open and self._status is Status.SPEAKING:
+            self.worker.barge_in()  # the user interrupts: drop what the assistant still had queued
+            self._last_speech_time = float("-inf")
+        if not was_open:
+            self.transcript.start_turn("you")
+        self._render_status()
+
+    def release_talk(self, source: str) -> None:
+        was_open = self.talk.mic_open
+        self.talk = self.talk.release(source)
+        self.worker.mic_open = self.talk.mic_open
+        if was_open and not self.talk.mic_open:
+            self._last_release_time = time.monotonic()
+        self._render_status()
+
+    def set_open_mic(self, on: bool) -> None:
+        self.talk = TalkState(self.talk.held_by, open_mic=on)
+        self.worker.mic_open = self.talk.mic_open
+        self.headphones_note.setVisible(on)
+        self._update_settings(open_mic=on)
+        self._render_status()
+
+    # -- worker results ----------------------------------------------------------------------
+    def _on_model_loading(self, name: str) -> None:
+        self.model_info = None
+        self.model_label.setText(f"Loading model {name}...")
+
+    def _on_model_loaded(self, info) -> None:
+        self.model_info = info
+        name = "demo (untrained, babbles)" if info.is_demo else info.name
+        graph = "on" if info.cuda_graph else "off"
+        self.model_label.setText(f"Model: {name} · {info.device} · {info.dtype} · CUDA graph {graph}")
+
+    def _on_conversation_opened(self, transcript, path) -> None:
+        self.transcript.load(transcript)
+        self.conversation_path = path
+        self.unsaved_frames = 0
+        self.history.clear()
+        if path:
+            self._update_settings(recent_files=self.settings.with_recent(path).recent_files)
+        self._render_transcript()
+        self._render_title()
+
+    def _on_frame(self, stats: FrameStats) -> None:
+        self.last_stats = stats
+        self.streaming = True
+        self.unsaved_frames += 1
+        now = time.monotonic()
+        if stats.output_db > SPEECH_DB:
+            self._last_speech_time = now
+        if stats.text:
+            if not self.talk.mic_open:
+                self.transcript.start_turn("assistant")
+            self.transcript.add(stats.seconds, stats.text)
+            self._render_transcript()
+        self.mic_meter.set_level(stats.mic_db)
+        self.heard_meter.set_level(stats.model_input_db)
+        self.output_meter.set_level(stats.output_db)
+        t = stats.timings
+        for key, label in self.stage_labels.items():
+            label.setText(f"{getattr(t, key):.1f}")
+        self.e2e_label.setText(f"{stats.end_to_end_ms:.0f} ms")
+        slow = "  (slower than real time)" if stats.real_time_factor > 1 else ""
+        self.rtf_label.setText(f"{stats.real_time_factor:.2f}{slow}")
+        self.history.append(stats.end_to_end_ms, stats.step_ms)
+        self.cache_label.setText("\n".join(
+            f"{c.name}: {c.used}/{c.capacity} · {c.wraps} wraps · {c.nbytes / 2**20:.1f} MiB" for c in stats.caches
+        ) or "-")
+        if self.unsaved_frames == 1:
+            self._render_title()
+
+    def _on_worker_error(self, message: str) -> None:
+        self.show_error(message + "\nThe conversation is kept; press Resume to continue.", resumable=True)
+
+    def _on_file_done(self, what: str, path: str) -> None:
+        if what == "saved":
+            self.conversation_path = path
+            self.unsaved_frames = 0
+            self._update_settings(recent_files=self.settings.with_recent(path).recent_files)
+            self._render_title()
+            if self._close_after_save:
+                self.close()
+        self.statusBar().showMessage(f"{what.capitalize()}: {path}", 5000)
+
+    def show_error(self, message: str, resumable: bool = False) -> None:
+        log.error("%s", message)
+        self._close_after_save = False
+        self.error_label.setText(message)
+        self.resume_button.setVisible(resumable)
+        self.error_box.show()
+
+    def _resume(self) -> None:
+        self.error_box.hide()
+        self.worker.resume()
+
+    # -- timer: audio health, status ---------------------------------------------------------
+    def _tick(self) -> None:
+        if self.audio is not None:
+            self._render_audio(self.audio.poll())
+        self._render_status()
+
+    def _render_audio(self, status: DeviceStatus) -> None:
+        if status.state == "running":
+            text = (f"Audio: {status.input_name} ({status.input_rate} Hz) → "
+                    f"{status.output_name} ({status.output_rate} Hz)")
+            if status.message:
+                text += f" · {status.message}"
+        else:
+            text = f"Audio: {status.state}" + (f" · {status.message}" if status.message else "")
+        if self.device_label.text() != text:
+            self.device_label.setText(text)
+        self._fill_device_combos(status)
+        bridge = self.audio.bridge
+        dropped = self.last_stats.dropped_frames if self.last_stats else 0
+        xruns = (bridge.input_overflows + bridge.output_underflows) if bridge else 0
+        drops = f"{dropped} dropped frames, {xruns} xruns"
+        if self.drops_label.text() != drops:
+            self.drops_label.setText(drops)
+        if status.state != "running":
+            self.streaming = False
+
+    def _fill_device_combos(self, status: DeviceStatus) -> None:
+        inputs = ["System default"] + [d.name for d in status.devices if d.max_input_channels > 0]
+        outputs = ["System default"] + [d.name for d in status.devices if d.max_output_channels > 0]
+        for combo, names, chosen in ((self.input_combo, inputs, self.settings.input_device),
+                                     (self.output_combo, outputs, self.settings.output_device)):
+            if [combo.itemText(i) for i in range(combo.count())] != names:
+                combo.clear()
+                combo.addItems(names)
+            combo.setCurrentIndex(names.index(chosen) if chosen in names else 0)
+
+    def _devices_chosen(self) -> None:
+        def chosen(combo: QComboBox) -> str:
+            return "" if combo.currentIndex() <= 0 else combo.currentText()
+
+        self._update_settings(input_device=chosen(self.input_combo), output_device=chosen(self.output_combo))
+        if self.audio is not None:
+            self.audio.start(self.settings.input_device or None, self.settings.output_device or None)
+
+    def refresh_devices(self) -> None:
+        if self.audio is not None:
+            self.audio.refresh_devices()
+
+    def _render_status(self) -> None:
+        self._status = derive_status(StatusInputs(
+            streaming=self.streaming and self.model_info is not None,
+            mic_open=self.talk.mic_open,
+            now=time.monotonic(),
+            last_speech_time=self._last_speech_time,
+            last_release_time=self._last_release_time,
+        ))
+        text = self._status.value.capitalize()
+        if self.status_label.text() != text:
+            self.status_label.setText(text)
+            self.status_label.setStyleSheet(
+                f"#status {{ background: {STATUS_COLOURS[self._status]}; color: white; font-weight: bold;"
+                " border-radius: 10px; padding: 4px 12px; }")
+        self.talk_button.setDown(bool(self.talk.held_by))
+
+    @property
+    def status(self) -> Status:
+        return self._status
+
+    def _render_transcript(self) -> None:
+        self.transcript_view.setPlainText(self.transcript.as_text())
+        bar = self.transcript_view.verticalScrollBar()
+        bar.setValue(bar.maximum())
+
+    def _render_title(self) -> None:
+        name = Path(self.conversation_path).name if self.conversation_path else "Untitled conversation"
+        self.setWindowTitle(f"{name}{' *' if self.unsaved_frames else ''} — Parley")
+
+    # -- conversations -----------------------------------------------------------------------
+    def load_model(self, name: str, device: str, dtype: str) -> None:
+        self._update_settings(model=name, device=device, dtype=dtype)
+        self.worker.load_model(name, device, dtype)
+
+    def new_conversation(self) -> None:
+        if self._confirm_discard():
+            self.worker.new_conversation()
+
+    def open_conversation_dialog(self) -> None:
+        if not self._confirm_discard():
+            return
+        path, _ = QFileDialog.getOpenFileName(self, "Open conversation", str(paths.conversations_dir()),
+                                              CONVERSATION_FILTER)
+        if path:
+            self.worker.open_conversation(path)
+
+    def open_conversation(self, path: str) -> None:
+        self.worker.open_conversation(path)
+
+    def save(self) -> None:
+        if self.conversation_path:
+            self.worker.save_conversation(self.conversation_path)
+        else:
+            self.save_as_dialog()
+
+    def save_as_dialog(self) -> None:
+        start = self.conversation_path or str(paths.conversations_dir() / "conversation.parley")
+        path, _ = QFileDialog.getSaveFileName(self, "Save conversation", start, CONVERSATION_FILTER)
+        if path:
+            if not Path(path).suffix:
+                path += ".parley"
+            self.worker.save_conversation(path)
+        else:
+            self._close_after_save = False
+
+    def export_transcript_dialog(self) -> None:
+        path, chosen = QFileDialog.getSaveFileName(self, "Export transcript",
+                                                   str(paths.conversations_dir() / "transcript.txt"),
+                                                   "Text (*.txt);;JSON (*.json)")
+        if not path:
+            return
+        if not Path(path).suffix:
+            path += ".json" if "json" in chosen.lower() else ".txt"
+        try:
+            self.transcript.export(path)
+        except (OSError, ValueError) as e:
+            self.show_error(f"Could not export the transcript: {e}")
+            return
+        self.statusBar().showMessage(f"Exported transcript: {path}", 5000)
+
+    def export_audio_dialog(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Export conversation audio",
+                                              str(paths.conversations_dir() / "conversation.wav"),
+                                              "WAV audio, left: you, right: assistant (*.wav)")
+        if path:
+            self.worker.export_audio(path if path.lower().endswith(".wav") else path + ".wav")
+
+    def _rebuild_recent_menu(self) -> None:
+        self.recent_menu.clear()
+        for path in self.settings.recent_files:
+            action = self.recent_menu.addAction(Path(path).name)
+            action.setToolTip(path)
+            action.triggered.connect(lambda checked=False, p=path: self._open_recent(p))
+        self.recent_menu.setEnabled(bool(self.settings.recent_files))
+
+    def _open_recent(self, path: str) -> None:
+        if not os.path.exists(path):
+            self.show_error(f"{path} no longer exists.")
+            self._update_settings(recent_files=tuple(p for p in self.settings.recent_files if p != path))
+            return
+        if self._confirm_discard():
+            self.worker.open_conversation(path)
+
+    def _confirm_discard(self) -> bool:
+        if not self.unsaved_frames:
+            return True
+        answer = QMessageBox.question(self, "Unsaved conversation",
+                                      "The current conversation has unsaved changes. Discard them?",
+                                      QMessageBox.Discard | QMessageBox.Cancel, QMessageBox.Cancel)
+        return answer == QMessageBox.Discard
+
+    def _update_settings(self, **changes) -> None:
+        from dataclasses import replace
+
+        self.settings = replace(self.settings, **changes)
+        save_settings(self.store, self.settings)
+        if "recent_files" in changes:
+            self._rebuild_recent_menu()
+
+    # -- dialogs -----------------------------------------------------------------------------
+    def open_model_manager(self) -> None:
+        from app.model_manager import ModelManagerDialog
+
+        dialog = ModelManagerDialog(self.settings, self)
+        dialog.model_chosen.connect(self._model_chosen)
+        dialog.open()
+
+    def _model_chosen(self, name: str, device: str, dtype: str) -> None:
+        if self._confirm_discard():
+            self.load_model(name, device, dtype)
+
+    def _about(self) -> None:
+        QMessageBox.about(self, "About Parley",
+                          "Parley: a local, real-time, full-duplex voice assistant for the Moshi family "
+                          f"of speech models.\n\nLog file: {paths.log_file()}")
+
+    # -- shutdown ----------------------------------------------------------------------------
+    def closeEvent(self, event) -> None:
+        if self.unsaved_frames and not self._close_after_save:
+            answer = QMessageBox.question(
+                self, "Save conversation?", "Save the current conversation before quitting?",
+                QMessageBox.Save | QMessageBox.Discard | QMessageBox.Cancel, QMessageBox.Save)
+            if answer == QMessageBox.Cancel:
+                event.ignore()
+                return
+            if answer == QMessageBox.Save:
+                self._close_after_save = True
+                self.save()
+                event.ignore()  # closes again once the worker reports the file saved
+                return
+        self.shutdown()
+        super().closeEvent(event)
+
+    def shutdown(self) -> None:
+        """Stop the timer, the audio streams (in the background) and the worker thread."""
+        self.timer.stop()
+        QApplication.instance().removeEventFilter(self)
+        if self.audio is not None:
+            self.audio.stop()
+        self.worker.stop()
+        self.worker_thread.quit()
+        self.worker_thread.wait(5000)
+
+
+def _open_folder(path: Path) -> None:
+    QDesktopServices.openUrl(QUrl.fromLocalFile(str(path)))
+

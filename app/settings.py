@@ -1,0 +1,53 @@
+"""User preferences as one frozen dataclass, persisted in QSettings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+
+from PySide6.QtCore import QSettings
+
+MAX_RECENT = 8
+
+
+@dataclass(frozen=True)
+class AppSettings:
+    model: str = "demo"
+    device: str = "auto"  # auto | cpu | cuda
+    dtype: str = "auto"  # auto | float32 | bfloat16
+    input_device: str = ""  # PortAudio device name; "" = the system default
+    output_device: str = ""
+    open_mic: bool = False  # hands-free: the model hears the microphone without push-to-talk
+    recent_files: tuple[str, ...] = ()
+
+    def with_recent(self, path: str) -> AppSettings:
+        recent = (path,) + tuple(p for p in self.recent_files if p != path)
+        return replace(self, recent_files=recent[:MAX_RECENT])
+
+
+def load_settings(store: QSettings) -> AppSettings:
+    """Read every field, falling back to the default for anything missing or of the wrong type."""
+    defaults = AppSettings()
+    values = {}
+    for f in fields(AppSettings):
+        default = getattr(defaults, f.name)
+        raw = store.value(f.name, None)
+        values[f.name] = _coerce(raw, default)
+    return AppSettings(**values)
+
+
+def save_settings(store: QSettings, settings: AppSettings) -> None:
+    for f in fields(AppSettings):
+        value = getattr(settings, f.name)
+        store.setValue(f.name, list(value) if isinstance(value, tuple) else value)
+    store.sync()
+
+
+def _coerce(raw, default):
+    if raw is None:
+        return default
+    if isinstance(default, bool):
+        return raw if isinstance(raw, bool) else str(raw).lower() in ("true", "1", "yes")
+    if isinstance(default, tuple):
+        items = [raw] if isinstance(raw, str) else list(raw) if isinstance(raw, (list, tuple)) else []
+        return tuple(str(x) for x in items if x)
+    return str(raw)

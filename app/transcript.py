@@ -1,0 +1,77 @@
+"""The transcript as the window shows and exports it: lines grouped from the model's text pieces."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+LINE_GAP_S = 1.5  # a pause longer than this starts a new line
+
+
+@dataclass
+class Line:
+    seconds: float  # conversation time of the line's first piece
+    speaker: str  # "assistant" | "you"
+    text: str
+    last_seconds: float
+
+
+class Transcript:
+    def __init__(self) -> None:
+        self.lines: list[Line] = []
+        self.pieces: list[tuple[float, str]] = []  # every text piece of the assistant, with its time
+
+    def load(self, entries) -> None:
+        """Rebuild from the engine's transcript: (frame_index, seconds, text) tuples."""
+        self.lines.clear()
+        self.pieces.clear()
+        for _frame, seconds, text in entries:
+            self.add(seconds, text)
+
+    def start_turn(self, speaker: str, seconds: float | None = None) -> None:
+        """Mark that ``speaker`` starts talking; the assistant's next words start a new line."""
+        if self.lines and self.lines[-1].speaker == speaker:
+            return
+        if speaker == "you":
+            at = seconds if seconds is not None else (self.lines[-1].last_seconds if self.lines else 0.0)
+            self.lines.append(Line(at, "you", "(speaking)", at))
+
+    def add(self, seconds: float, text: str) -> None:
+        self.pieces.append((seconds, text))
+        last = self.lines[-1] if self.lines else None
+        if last is not None and last.speaker == "assistant" and seconds - last.last_seconds <= LINE_GAP_S:
+            last.text += text
+            last.last_seconds = seconds
+        else:
+            self.lines.append(Line(seconds, "assistant", text.lstrip(), seconds))
+
+    def as_text(self) -> str:
+        return "\n".join(f"[{_clock(line.seconds)}] {'You' if line.speaker == 'you' else 'Assistant'}: "
+                         f"{line.text.strip()}" for line in self.lines)
+
+    def to_json(self) -> dict:
+        return {"lines": [asdict(line) for line in self.lines],
+                "pieces": [{"seconds": s, "text": t} for s, t in self.pieces]}
+
+    def export(self, path: str) -> None:
+        """Write .json (structured) or plain text, atomically (a failed write leaves no broken file)."""
+        target = Path(path)
+        data = json.dumps(self.to_json(), indent=2) if target.suffix.lower() == ".json" else self.as_text() + "\n"
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(data)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, target)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+
+def _clock(seconds: float) -> str:
+    minutes, rest = divmod(seconds, 60.0)
+    return f"{int(minutes):02d}:{rest:04.1f}"
