@@ -1,0 +1,93 @@
+"""Model downloads in a child process, so that Cancel can kill them at once.
+
+The child resolves a preset with ``engine.models.resolve_model(download=True)`` and reports
+progress through a multiprocessing queue as plain tuples:
+``("progress", done_bytes, total_bytes, description)``, then ``("done", path)`` or
+``("failed", message)``. The parent polls the queue from a GUI timer (no threads, no signals
+from foreign threads).
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import queue
+from dataclasses import dataclass
+
+
+class _Discard:
+    """A file for tqdm that shows nothing (the dialog draws the progress)."""
+
+    def write(self, text: str) -> None:
+        pass
+
+    def flush(self) -> None:
+        pass
+
+
+def _child(name: str, messages) -> None:
+    from tqdm.auto import tqdm
+
+    class QueueProgress(tqdm):
+        """huggingface_hub drives one of these per file; it forwards its counters to the parent."""
+
+        def __init__(self, *args, **kwargs):
+            kwargs["disable"] = False
+            kwargs["file"] = _Discard()
+            super().__init__(*args, **kwargs)
+
+        def update(self, n=1):
+            result = super().update(n)
+            messages.put(("progress", int(self.n), int(self.total or 0), str(self.desc or "")))
+            return result
+
+    try:
+        from engine.models import resolve_model
+
+        files = resolve_model(name, download=True, progress=QueueProgress)
+        messages.put(("done", str(files.lm_path.parent)))
+    except Exception as e:  # everything goes back to the dialog as a message
+        messages.put(("failed", str(e)))
+
+
+@dataclass(frozen=True)
+class DownloadUpdate:
+    kind: str  # "progress" | "done" | "failed"
+    done_bytes: int = 0
+    total_bytes: int = 0
+    text: str = ""
+
+
+class ModelDownload:
+    """One download of one preset; ``poll()`` it from a timer, ``cancel()`` kills the child."""
+
+    def __init__(self, name: str) -> None:
+        context = mp.get_context("spawn")  # the same on every OS; no forked Qt or torch state
+        self._messages = context.Queue()
+        self._process = context.Process(target=_child, args=(name, self._messages), daemon=True,
+                                        name=f"parley-download-{name}")
+        self._process.start()
+        self.finished = False
+
+    def poll(self) -> list[DownloadUpdate]:
+        updates = []
+        while True:
+            try:
+                kind, *rest = self._messages.get_nowait()
+            except queue.Empty:
+                break
+            if kind == "progress":
+                updates.append(DownloadUpdate("progress", rest[0], rest[1], rest[2]))
+            else:
+                self.finished = True
+                updates.append(DownloadUpdate(kind, text=rest[0]))
+        if not self.finished and not self._process.is_alive():
+            self.finished = True
+            updates.append(DownloadUpdate("failed", text=f"the download process ended unexpectedly "
+                                                         f"(exit code {self._process.exitcode})"))
+        return updates
+
+    def cancel(self) -> None:
+        if self._process.is_alive():
+            self._process.kill()
+            self._process.join(5)
+        self.finished = True

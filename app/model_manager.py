@@ -1,0 +1,209 @@
+"""The model manager: which presets exist, which are on this machine, download them, pick one."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, QTimer, QUrl, Signal
+from PySide6.QtGui import QDesktopServices
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+)
+
+from app.model_download import ModelDownload
+from app.settings import AppSettings
+
+DEVICES = ("auto", "cpu", "cuda")
+DTYPES = ("auto", "float32", "bfloat16")
+COLUMNS = ("Model", "Size", "On this machine", "Licence")
+
+
+class ModelManagerDialog(QDialog):
+    model_chosen = Signal(str, str, str)  # preset name, device, dtype
+
+    def __init__(self, settings: AppSettings, parent=None) -> None:
+        super().__init__(parent)
+        from engine.models import PRESETS
+
+        self.presets = PRESETS
+        self.download: ModelDownload | None = None
+        self.setWindowTitle("Models")
+        self.setMinimumSize(760, 420)
+        layout = QVBoxLayout(self)
+
+        self.table = QTableWidget(len(PRESETS), len(COLUMNS))
+        self.table.setHorizontalHeaderLabels(COLUMNS)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.table.verticalHeader().hide()
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
+        self.table.horizontalHeader().setSectionResizeMode(2, QHeaderView.Stretch)
+        self.table.itemSelectionChanged.connect(self._selection_changed)
+        layout.addWidget(self.table, 1)
+
+        self.description = QLabel()
+        self.description.setWordWrap(True)
+        self.description.setTextInteractionFlags(Qt.TextSelectableByMouse | Qt.LinksAccessibleByMouse)
+        self.description.setOpenExternalLinks(True)
+        layout.addWidget(self.description)
+
+        progress_row = QHBoxLayout()
+        self.progress = QProgressBar()
+        self.progress.setFormat("%p%")
+        self.progress_label = QLabel()
+        self.cancel_button = QPushButton("Cancel download")
+        self.cancel_button.clicked.connect(self.cancel_download)
+        progress_row.addWidget(self.progress, 1)
+        progress_row.addWidget(self.progress_label)
+        progress_row.addWidget(self.cancel_button)
+        layout.addLayout(progress_row)
+        self._show_progress(False)
+
+        options = QHBoxLayout()
+        self.device_combo = QComboBox()
+        self.device_combo.addItems(DEVICES)
+        self.device_combo.setCurrentText(settings.device if settings.device in DEVICES else "auto")
+        self.dtype_combo = QComboBox()
+        self.dtype_combo.addItems(DTYPES)
+        self.dtype_combo.setCurrentText(settings.dtype if settings.dtype in DTYPES else "auto")
+        options.addWidget(QLabel("Device"))
+        options.addWidget(self.device_combo)
+        options.addWidget(QLabel("Precision"))
+        options.addWidget(self.dtype_combo)
+        options.addStretch(1)
+        layout.addLayout(options)
+
+        buttons = QHBoxLayout()
+        self.folder_button = QPushButton("Open models folder")
+        self.folder_button.clicked.connect(self.open_folder)
+        self.download_button = QPushButton("Download")
+        self.download_button.clicked.connect(self.start_download)
+        self.use_button = QPushButton("Use this model")
+        self.use_button.setDefault(True)
+        self.use_button.clicked.connect(self._use)
+        close = QPushButton("Close")
+        close.clicked.connect(self.reject)
+        buttons.addWidget(self.folder_button)
+        buttons.addStretch(1)
+        buttons.addWidget(self.download_button)
+        buttons.addWidget(self.use_button)
+        buttons.addWidget(close)
+        layout.addLayout(buttons)
+
+        self.timer = QTimer(self)
+        self.timer.setInterval(100)
+        self.timer.timeout.connect(self._poll_download)
+        self.refresh()
+        names = list(PRESETS)
+        self.table.selectRow(names.index(settings.model) if settings.model in names else 0)
+
+    # -- table -------------------------------------------------------------------------------
+    def refresh(self) -> None:
+        from engine.models import ModelError, preset_status
+
+        self.statuses = {}
+        for row, (name, preset) in enumerate(self.presets.items()):
+            try:
+                status = preset_status(name)
+                where = str(status.path) if status.present else (
+                    "not downloaded" if not status.path else f"partly downloaded ({len(status.missing)} files missing)")
+            except (ModelError, OSError) as e:
+                status, where = None, f"unknown: {e}"
+            self.statuses[name] = status
+            if name == "demo" and status is not None and not status.present:
+                where = "built on first use (about a minute)"
+            cells = (name, f"{preset.approx_gb:.1f} GB", where,
+                     preset.licence + (" (gated: accept on Hugging Face)" if preset.gated else ""))
+            for column, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                item.setToolTip(text)
+                self.table.setItem(row, column, item)
+        self._selection_changed()
+
+    def selected_name(self) -> str:
+        rows = self.table.selectionModel().selectedRows()
+        return list(self.presets)[rows[0].row() if rows else 0]
+
+    def _selection_changed(self) -> None:
+        name = self.selected_name()
+        preset = self.presets[name]
+        status = self.statuses.get(name)
+        text = preset.description
+        if preset.gated:
+            text += (f"<br><b>Licence:</b> {preset.licence}. This model is gated: open "
+                     f"<a href='{preset.page}'>{preset.page}</a>, accept the terms while logged in, then set "
+                     "HF_TOKEN (or run <code>hf auth login</code>) before downloading.")
+        elif preset.page:
+            text += f"<br>Source: <a href='{preset.page}'>{preset.page}</a> · licence {preset.licence}"
+        self.description.setText(text)
+        downloadable = preset.repo is not None and not (status and status.present)
+        self.download_button.setEnabled(downloadable and self.download is None)
+
+    # -- actions -----------------------------------------------------------------------------
+    def open_folder(self) -> None:
+        from engine.models import hub_cache_dir
+
+        status = self.statuses.get(self.selected_name())
+        folder = status.path if status is not None and status.path else hub_cache_dir()
+        QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder)))
+
+    def start_download(self) -> None:
+        if self.download is not None:
+            return
+        name = self.selected_name()
+        self.download = ModelDownload(name)
+        self.progress.setRange(0, 0)  # busy until the first byte counts arrive
+        self.progress_label.setText(f"Downloading {name}...")
+        self._show_progress(True)
+        self.download_button.setEnabled(False)
+        self.timer.start()
+
+    def cancel_download(self) -> None:
+        if self.download is not None:
+            self.download.cancel()
+            self._finish_download("Download cancelled; completed files are kept, the rest restarts next time.")
+
+    def _poll_download(self) -> None:
+        if self.download is None:
+            return
+        for update in self.download.poll():
+            if update.kind == "progress" and update.total_bytes:
+                self.progress.setRange(0, 1000)
+                self.progress.setValue(int(1000 * update.done_bytes / update.total_bytes))
+                self.progress_label.setText(
+                    f"{update.text} {update.done_bytes / 2**30:.2f} / {update.total_bytes / 2**30:.2f} GB")
+            elif update.kind == "done":
+                self._finish_download(f"Downloaded to {update.text}")
+            elif update.kind == "failed":
+                self._finish_download(f"Download failed: {update.text}")
+
+    def _finish_download(self, message: str) -> None:
+        self.timer.stop()
+        self.download = None
+        self._show_progress(False)
+        self.refresh()
+        self.description.setText(message)
+
+    def _show_progress(self, visible: bool) -> None:
+        for widget in (self.progress, self.progress_label, self.cancel_button):
+            widget.setVisible(visible)
+
+    def _use(self) -> None:
+        self.model_chosen.emit(self.selected_name(), self.device_combo.currentText(), self.dtype_combo.currentText())
+        self.accept()
+
+    def done(self, result: int) -> None:
+        if self.download is not None:
+            self.download.cancel()
+            self.download = None
+        self.timer.stop()
+        super().done(result)
