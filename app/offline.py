@@ -1,0 +1,85 @@
+"""`parley offline`: run a wav through a model, write the reply (wav + optional JSON)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+
+class UsageError(Exception):
+    """A problem the user can fix; printed as one line, exit code 2."""
+
+
+def run_offline(args) -> int:
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING)
+    try:
+        _run(args)
+    except KeyboardInterrupt:
+        print("parley: interrupted", file=sys.stderr)
+        return 130
+    except Exception as e:  # every failure becomes one actionable line unless --verbose
+        if args.verbose:
+            raise
+        message = str(e) if _is_user_facing(e) else f"{type(e).__name__}: {e} (run with --verbose for details)"
+        print(f"parley: error: {message}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def _is_user_facing(e: Exception) -> bool:
+    from engine.models import ModelError
+
+    return isinstance(e, (UsageError, ModelError, FileNotFoundError, ValueError))
+
+
+def _run(args) -> None:
+    from engine.audio import read_wav, write_wav
+    from engine.session import SamplingConfig, Session, load_model
+
+    if not args.input or not args.output:
+        raise UsageError("offline needs --input IN.wav and --output OUT.wav")
+    if args.resume and (args.voice_prompt or args.text_prompt):
+        raise UsageError("--voice-prompt/--text-prompt apply to a new conversation, not to --resume")
+    pcm = read_wav(args.input)
+    if pcm.size == 0:
+        raise UsageError(f"{args.input} contains no audio")
+    for out in (args.output, args.json, args.save_state):
+        if out and not Path(out).resolve().parent.is_dir():
+            raise UsageError(f"the folder for {out} does not exist")
+
+    model = load_model(args.model, device=args.device, dtype=args.dtype, cuda_graph=not args.no_cuda_graph)
+    if args.resume:
+        session = Session.load(args.resume, model)
+    else:
+        sampling = SamplingConfig(temp=args.temp, temp_text=args.temp_text, top_k=args.top_k,
+                                  top_k_text=args.top_k_text)
+        session = model.new_session(sampling=sampling, seed=args.seed, voice_prompt=args.voice_prompt,
+                                    text_prompt=args.text_prompt)
+
+    t0 = time.perf_counter()
+    result = session.process(pcm)
+    elapsed = time.perf_counter() - t0
+    write_wav(args.output, result.pcm[: pcm.size] if result.pcm.size >= pcm.size
+              else np.pad(result.pcm, (0, pcm.size - result.pcm.size)))
+    if args.json:
+        payload = {
+            "text": result.text,
+            "text_tokens": result.text_tokens,
+            "audio_codes": result.audio_codes,
+            "frames_in": result.frames_in,
+            "ms_per_frame": 1000 * elapsed / max(result.frames_in, 1),
+        }
+        tmp = f"{args.json}.tmp"
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump(payload, f)
+        os.replace(tmp, args.json)
+    if args.save_state:
+        session.save(args.save_state)
+    print(f"{result.frames_in} frames, {1000 * elapsed / max(result.frames_in, 1):.1f} ms/frame"
+          f" -> {args.output}", file=sys.stderr)

@@ -1,0 +1,36 @@
+"""A model's identity for conversation files: its config and the identity of its weight files.
+
+Hashing 15 GB of weights at every start would take seconds, so a weight file is identified by
+its size, its safetensors header (names, dtypes, shapes, offsets) and its first and last MiB of
+data: enough to tell apart different checkpoints, including random-weight ones with equal shapes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+_EDGE = 1 << 20
+
+
+def file_identity(path: str | os.PathLike) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        size = os.fstat(f.fileno()).st_size
+        h.update(str(size).encode())
+        h.update(f.read(_EDGE))
+        if size > 2 * _EDGE:
+            f.seek(size - _EDGE)
+            h.update(f.read(_EDGE))
+    return h.hexdigest()
+
+
+def model_fingerprint(files) -> str:
+    """sha256 over the LM config and the identities of the LM and Mimi weight files."""
+    h = hashlib.sha256()
+    h.update(json.dumps(files.lm_config, sort_keys=True).encode())
+    for path in (files.lm_path, files.mimi_path):
+        h.update(file_identity(Path(path)).encode())
+    return h.hexdigest()[:32]
