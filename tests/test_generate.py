@@ -105,6 +105,24 @@ def test_state_resume_continues_exactly(tiny):
     assert all(torch.equal(x, y) for x, y in zip(first, second))
 
 
+def test_user_frame_influences_output_in_the_same_step(tiny):
+    """Moshi consumes the user's semantic token in the call that receives it: changing the user
+    frame of step j changes the agent's acoustic tokens returned by step j (PersonaPlex: j + 1)."""
+    gen = MoshiGenerator(tiny[1], SamplingConfig.greedy())
+    codes = user_codes(12)
+    j = 8
+    runs = []
+    for change in (False, True):
+        state = gen.init_state(1)
+        frames = []
+        for i in range(12):
+            user = (codes[i] + 7) % 256 if change and i == j else codes[i]
+            frames.append(joined(gen.step(user, state)))
+        runs.append(torch.stack(frames))
+    assert torch.equal(runs[0][:j], runs[1][:j])
+    assert not torch.equal(runs[0][j], runs[1][j])
+
+
 def test_step_rejects_bad_input(tiny):
     gen = MoshiGenerator(tiny[1])
     state = gen.init_state(2)
@@ -186,16 +204,26 @@ def test_spy_catches_a_sync():
     assert "aten::lift_fresh" in spy.bad
 
 
+def assert_traces_as_one_graph(gen, state, eager_state, calls):
+    """Dynamo traces each frame step without a graph break (fullgraph=True fails on any) and, once
+    traced, later frames reuse the graph (no recompilation on Python-int positions); the traced
+    step gives the eager step's tokens."""
+    torch._dynamo.reset()
+    compiled = torch.compile(gen.step, fullgraph=True, backend="eager")
+    try:
+        for i, args in enumerate(calls):
+            if i == 2:
+                torch.compiler.set_stance("fail_on_recompile")
+            out = compiled(*args(state))
+            ref = gen.step(*args(eager_state))
+            assert all(torch.equal(a, b) for a, b in zip(out, ref))
+    finally:
+        torch.compiler.set_stance("default")
+        torch._dynamo.reset()
+
+
 def test_step_traces_as_one_graph(tiny):
-    """Dynamo traces a whole frame step without a graph break (fullgraph=True fails on any)."""
-    torch._dynamo.reset()
     gen = MoshiGenerator(tiny[1], SamplingConfig())
-    state = gen.init_state(1, seed=1)
-    eager_state = gen.init_state(1, seed=1)
-    compiled = torch.compile(gen._step, fullgraph=True, backend="eager")
-    codes = user_codes(4)
-    for i in range(4):
-        out = compiled(codes[i], state)
-        ref = gen._step(codes[i], eager_state)
-        assert all(torch.equal(a, b) for a, b in zip(out, ref))
-    torch._dynamo.reset()
+    codes = user_codes(5)
+    calls = [lambda st, c=c: (c, st) for c in codes]
+    assert_traces_as_one_graph(gen, gen.init_state(1, seed=1), gen.init_state(1, seed=1), calls)

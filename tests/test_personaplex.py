@@ -22,6 +22,7 @@ from engine.personaplex import (
     voice_prompt_from_pcm,
     wrap_with_system_tags,
 )
+from tests.test_generate import SyncSpy, assert_traces_as_one_graph
 from tests.test_lm import tiny_config
 
 PAD = 3
@@ -166,6 +167,25 @@ def test_state_layout_and_errors(lm):
         gen.step(torch.zeros(2, 8, dtype=torch.long), state, agent_audio=torch.zeros(2, 7, dtype=torch.long))
     with pytest.raises(ValueError, match="embedding"):
         gen.step_embeddings(torch.zeros(2, 1, 64), state)
+
+
+def test_step_is_graph_safe(lm):
+    """Live and forced (prompt) steps: one dynamo graph each, no recompiles, no host syncs."""
+    gen = PersonaPlexGenerator(lm, SamplingConfig())
+    users = [torch.tensor([u]) for u, _, _ in frame_plan(5)]
+    silence, pad = torch.tensor([SILENCE_TOKENS]), torch.tensor([PAD])
+    live = [lambda st, u=u: (u, st) for u in users]
+    forced = [lambda st, u=u: (u, st, silence, pad) for u in users]
+    for calls in (live, forced):
+        assert_traces_as_one_graph(gen, gen.init_state(1, seed=2), gen.init_state(1, seed=2), calls)
+    state = gen.init_state(1)
+    spy = SyncSpy()
+    with spy:
+        for u in users:
+            gen.step(u, state)
+            gen.step(u, state, agent_audio=silence, text=pad)
+            gen.step_embeddings(torch.zeros(1, 1, 128), state)
+    assert spy.bad == []
 
 
 # ------------------------------------------------------------------------------ prompt phases
