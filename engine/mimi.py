@@ -105,7 +105,15 @@ class Mimi(nn.Module):
     def load_weights(self, state_dict: dict[str, torch.Tensor], what: str = "Mimi checkpoint") -> None:
         """Strictly load a checkpoint (every key used, none missing) and derive the RVQ tables."""
         load_strict(self, stack_split_attention(state_dict), what)
+        self.prepare()
+
+    def prepare(self) -> None:
+        """Derive the inference-only data (RVQ tables, packed matmul weights) from the current
+        parameters; ``load_weights`` calls it, call it again after moving or changing weights."""
         self.quantizer.rebuild_tables()
+        for m in self.modules():
+            if isinstance(m, (StreamingConv1d, StreamingConvTranspose1d)):
+                m.repack()
 
     # ---- state -------------------------------------------------------------------------------
 
@@ -233,4 +241,6 @@ def load_mimi(path: str | os.PathLike, num_codebooks: int = 8, device="cpu") -> 
         model = Mimi(cfg)
     model.to_empty(device="cpu")
     model.load_weights(weights, what=f"Mimi checkpoint {path}")
-    return model.to(device).eval()
+    model.to(device).eval()
+    model.prepare()
+    return model

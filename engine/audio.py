@@ -1,0 +1,136 @@
+"""WAV files in and out: any rate and channel count in, 24 kHz mono float32 for the engine.
+
+Reading parses the RIFF chunks itself, so integer PCM (8/16/24/32-bit), IEEE float (32/64-bit) and
+WAVE_FORMAT_EXTENSIBLE files all take the same path; channels are averaged and the rate is
+converted with soxr. Writing is 16-bit PCM through the stdlib ``wave`` module, atomically.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+import tempfile
+import wave
+
+import numpy as np
+import soxr
+
+SAMPLE_RATE = 24_000
+
+_PCM, _FLOAT, _EXTENSIBLE = 0x0001, 0x0003, 0xFFFE
+
+
+class AudioFileError(ValueError):
+    """A file that cannot be used as audio; the message says which file and what is wrong."""
+
+
+def read_wav(path: str | os.PathLike, sample_rate: int = SAMPLE_RATE) -> np.ndarray:
+    """Read a WAV file as float32 mono at ``sample_rate`` (channels averaged, resampled with soxr)."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise AudioFileError(f"cannot read audio file {os.fspath(path)!r}: {e.strerror or e}") from e
+    samples, rate = _decode(data, os.fspath(path))
+    mono = samples.mean(axis=1, dtype=np.float64) if samples.shape[1] > 1 else samples[:, 0]
+    mono = np.ascontiguousarray(mono, dtype=np.float32)
+    if rate != sample_rate:
+        mono = soxr.resample(mono, rate, sample_rate).astype(np.float32, copy=False)
+    return mono
+
+
+def _decode(data: bytes, name: str) -> tuple[np.ndarray, int]:
+    """RIFF/WAVE bytes -> (samples [frames, channels] float32 in [-1, 1], sample rate)."""
+    if len(data) < 12 or data[:4] != b"RIFF" or data[8:12] != b"WAVE":
+        raise AudioFileError(f"{name!r} is not a WAV file (no RIFF/WAVE header)")
+    chunks = _chunks(data)
+    if b"fmt " not in chunks:
+        raise AudioFileError(f"{name!r} is a corrupt WAV file: no 'fmt ' chunk")
+    if b"data" not in chunks:
+        raise AudioFileError(f"{name!r} is a corrupt WAV file: no 'data' chunk")
+    fmt = chunks[b"fmt "]
+    if len(fmt) < 16:
+        raise AudioFileError(f"{name!r} is a corrupt WAV file: 'fmt ' chunk too short")
+    tag, channels, rate, _, block_align, bits = struct.unpack("<HHIIHH", fmt[:16])
+    if tag == _EXTENSIBLE:
+        if len(fmt) < 26:
+            raise AudioFileError(f"{name!r} is a corrupt WAV file: extensible 'fmt ' chunk too short")
+        tag = struct.unpack("<H", fmt[24:26])[0]  # first two bytes of the sub-format GUID
+    width = bits // 8
+    if channels == 0 or rate == 0 or bits % 8 or block_align != channels * width:
+        raise AudioFileError(f"{name!r} is a corrupt WAV file: inconsistent format "
+                             f"({channels} channels, {rate} Hz, {bits} bits, block {block_align})")
+    if (tag, width) not in _DECODERS:
+        kind = {_PCM: "integer PCM", _FLOAT: "float"}.get(tag, f"format tag 0x{tag:04x}")
+        raise AudioFileError(f"{name!r}: unsupported WAV encoding ({kind}, {bits} bits); expected "
+                             "8/16/24/32-bit integer PCM or 32/64-bit float")
+    raw = chunks[b"data"]
+    frames = len(raw) // block_align
+    if frames == 0:
+        raise AudioFileError(f"{name!r} contains no audio (empty data chunk)")
+    samples = _DECODERS[tag, width](raw[:frames * block_align])
+    return samples.reshape(frames, channels), rate
+
+
+def _chunks(data: bytes) -> dict[bytes, bytes]:
+    """Top-level RIFF chunks (first occurrence of each id). A data chunk cut short by a truncated
+    file keeps what is there; any other overrun means the file is corrupt."""
+    chunks: dict[bytes, bytes] = {}
+    pos = 12
+    while pos + 8 <= len(data):
+        cid, size = data[pos:pos + 4], struct.unpack("<I", data[pos + 4:pos + 8])[0]
+        body = data[pos + 8:pos + 8 + size]
+        if len(body) < size and cid != b"data":
+            break
+        chunks.setdefault(cid, body)
+        pos += 8 + size + (size & 1)
+    return chunks
+
+
+def _int24(raw: bytes) -> np.ndarray:
+    b = np.frombuffer(raw, dtype=np.uint8).reshape(-1, 3).astype(np.int32)
+    value = b[:, 0] | (b[:, 1] << 8) | (b[:, 2] << 16)
+    value -= (value & 0x800000) << 1  # sign-extend
+    return (value / float(1 << 23)).astype(np.float32)
+
+
+_DECODERS = {
+    (_PCM, 1): lambda raw: ((np.frombuffer(raw, np.uint8).astype(np.float32) - 128.0) / 128.0),
+    (_PCM, 2): lambda raw: np.frombuffer(raw, "<i2").astype(np.float32) / 32768.0,
+    (_PCM, 3): _int24,
+    (_PCM, 4): lambda raw: (np.frombuffer(raw, "<i4") / float(1 << 31)).astype(np.float32),
+    (_FLOAT, 4): lambda raw: np.frombuffer(raw, "<f4").astype(np.float32),
+    (_FLOAT, 8): lambda raw: np.frombuffer(raw, "<f8").astype(np.float32),
+}
+
+
+def write_wav(path: str | os.PathLike, pcm: np.ndarray, sample_rate: int = SAMPLE_RATE) -> None:
+    """Write mono float samples (full scale +-1, clipped; the inverse of ``read_wav``'s scaling)
+    as 16-bit PCM, atomically: a temporary file in the same directory is fsynced and renamed
+    over ``path``."""
+    pcm = np.asarray(pcm)
+    if pcm.ndim == 2 and 1 in pcm.shape:
+        pcm = pcm.reshape(-1)
+    if pcm.ndim != 1 or not np.issubdtype(pcm.dtype, np.floating):
+        raise ValueError(f"expected mono float samples of shape [n], got {pcm.dtype} {pcm.shape}")
+    if not np.isfinite(pcm).all():
+        raise ValueError("samples contain NaN or infinity")
+    if int(sample_rate) <= 0:
+        raise ValueError(f"sample_rate must be positive, got {sample_rate}")
+    ints = np.clip(np.round(pcm.astype(np.float64) * 32768.0), -32768, 32767).astype("<i2")
+    path = os.fspath(path)
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)), prefix=".tmp-", suffix=".wav")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            with wave.open(f, "wb") as w:
+                w.setnchannels(1)
+                w.setsampwidth(2)
+                w.setframerate(int(sample_rate))
+                w.writeframes(ints.tobytes())
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
