@@ -62,7 +62,9 @@ class EngineWorker(QObject):
     model_loading = Signal(str)  # model name
     model_loaded = Signal(object)  # engine ModelInfo
     model_failed = Signal(str)
-    conversation_opened = Signal(object, object)  # transcript [(frame_index, seconds, text)], path or None
+    # transcript [(frame_index, seconds, text)] and path ("" for a new conversation). Never send None
+    # through a queued `object` argument: PySide6 mis-counts its references and aborts the process.
+    conversation_opened = Signal(object, str)
     frame_done = Signal(object)  # FrameStats
     error = Signal(str)  # a frame step failed; streaming pauses until resume() or a new conversation
     file_done = Signal(str, str)  # (what, path): "saved" / "exported audio"
@@ -91,6 +93,9 @@ class EngineWorker(QObject):
         self._silence = np.zeros(FRAME_SAMPLES, dtype=np.float32)
         self._last_far = np.zeros(FRAME_SAMPLES, dtype=np.float32)
         self._dropped_samples = 0.0  # at 24 kHz
+        # Input position (in the attached bridge's input ring) up to which every frame is processed;
+        # lets a driver without a sound card pace itself by the model (see app.headless).
+        self.processed_position = 0
 
     # -- thread-safe requests (any thread) ---------------------------------------------------
     def set_bridge(self, bridge: AudioBridge | None) -> None:
@@ -192,7 +197,7 @@ class EngineWorker(QObject):
         seed = self._seed if self._seed is not None else secrets.randbelow(2**31)
         self._session = self._model.new_session(sampling=SamplingConfig(), seed=seed)
         self._reset_stream()
-        self.conversation_opened.emit([], None)
+        self.conversation_opened.emit([], "")
 
     def _open(self, path: str) -> None:
         if self._model is None:
@@ -243,6 +248,7 @@ class EngineWorker(QObject):
         self._converter = OutputConverter(bridge.output_rate)
         self._scratch = np.zeros((bridge.input.capacity, bridge.input.channels), dtype=np.float32)
         bridge.input.read = bridge.input.written  # start from now, not from stale audio
+        self.processed_position = bridge.input.read
 
     def _pump(self, bridge: AudioBridge) -> None:
         if bridge is not self._attached:
@@ -267,6 +273,7 @@ class EngineWorker(QObject):
             self._dropped_samples += behind * FRAME_SAMPLES
         while assembler.pending_frames() and not self._halted:
             self._step(bridge, assembler.pop_frame(), arrival)
+        self.processed_position = bridge.input.read
 
     def _step(self, bridge: AudioBridge, mic: np.ndarray, arrival: float) -> None:
         if self.echo_canceller is not None:

@@ -12,10 +12,30 @@ from app import paths
 
 log = logging.getLogger(__name__)
 
+# PySide6 6.12.0 drops a reference to None on every call of a void method (and to True on every
+# Signal.emit) under Python < 3.12, where those objects are not immortal: the interpreter aborts
+# with "none_dealloc" after a few thousand widget updates. Measured here; 6.11.3 is fine.
+BROKEN_PYSIDE = {"6.12.0"}
+
+
+def pyside_problem() -> str | None:
+    """A message for the user when the installed PySide6 is known to crash Parley, else None."""
+    import PySide6
+
+    if PySide6.__version__ in BROKEN_PYSIDE and sys.version_info < (3, 12):
+        return (f"PySide6 {PySide6.__version__} has a reference-counting bug on Python "
+                f"{sys.version_info.major}.{sys.version_info.minor} that crashes the app after a few "
+                "minutes. Install another version: pip install 'PySide6-Essentials==6.11.3'")
+    return None
+
 
 def run_gui(args) -> int:
     """Open the main window and load the model named by ``args`` (model, device, dtype)."""
     log_path = paths.setup_logging(verbose=getattr(args, "verbose", False))
+    problem = pyside_problem()
+    if problem:
+        log.error("%s", problem)
+        return 2
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName(paths.APP_NAME)
     app.setOrganizationName(paths.APP_NAME)

@@ -330,7 +330,7 @@ class MainWindow(QMainWindow):
 
     def _on_conversation_opened(self, transcript, path) -> None:
         self.transcript.load(transcript)
-        self.conversation_path = path
+        self.conversation_path = path or None
         self.unsaved_frames = 0
         self.history.clear()
         if path:
