@@ -212,7 +212,7 @@ class EngineWorker(QObject):
             return
         self._session = session
         self._reset_stream()
-        self.conversation_opened.emit(list(session.transcript), path)
+        self.conversation_opened.emit(transcript_tuples(session.transcript), path)
 
     def _save(self, path: str) -> None:
         if self._session is None:
@@ -309,7 +309,7 @@ class EngineWorker(QObject):
         )
         return FrameStats(
             frame_index=result.frame_index,
-            seconds=(result.frame_index + 1) * FRAME_MS / 1000.0,
+            seconds=result.frame_index * FRAME_MS / 1000.0,
             text=result.text,
             mic_db=level_db(mic),
             model_input_db=level_db(heard),
@@ -327,6 +327,11 @@ class EngineWorker(QObject):
             dropped_frames=math.floor(self._dropped_samples / FRAME_SAMPLES),
             caches=tuple(CacheInfo(c.name, c.used, c.capacity, c.wraps, c.nbytes) for c in result.caches),
         )
+
+
+def transcript_tuples(entries) -> list[tuple[int, float, str]]:
+    """The engine's transcript entries (frame_index, seconds, text) as plain tuples for the GUI."""
+    return [(e.frame_index, e.seconds, e.text) for e in entries]
 
 
 def write_stereo_wav(path: str, left: np.ndarray, right: np.ndarray, rate: int = MODEL_RATE) -> None:

@@ -49,7 +49,7 @@ class StageTimings:
 @dataclass(frozen=True)
 class FrameStats:
     frame_index: int
-    seconds: float  # conversation time at the end of this frame
+    seconds: float  # conversation time at the start of this frame
     text: str
     mic_db: float  # what the microphone picked up
     model_input_db: float  # what the model heard (silence while push-to-talk is released)

@@ -324,7 +324,7 @@ class MainWindow(QMainWindow):
 
     def _on_model_loaded(self, info) -> None:
         self.model_info = info
-        name = "demo (untrained, babbles)" if info.is_demo else info.name
+        name = info.label  # the demo says plainly that it is untrained and babbles
         graph = "on" if info.cuda_graph else "off"
         self.model_label.setText(f"Model: {name} · {info.device} · {info.dtype} · CUDA graph {graph}")
 
