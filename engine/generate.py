@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import torch
 
 from .lm import UNGENERATED_TOKEN, LMModel
-from .sampling import init_rng, sample_token
+from .sampling import candidates, gumbel, init_rng, sample_token
 from .state import StateTree
 
 
@@ -104,8 +104,13 @@ class _GeneratorBase:
         return sample_token(logits, s.temp_text, s.top_k_text, state["rng"])
 
     def _audio_sampler(self, state: StateTree):
-        s, rng = self.sampling, state["rng"]
-        return lambda logits, cb: sample_token(logits, s.temp, s.top_k, rng)
+        """Per-codebook sampler for one frame; the noise of all codebooks is drawn at once."""
+        s, c = self.sampling, self.config
+        if s.temp <= 0:
+            return lambda logits, cb: sample_token(logits, 0.0, 0)
+        batch = state["tokens"]["cache"].shape[0]
+        noise = gumbel(state["rng"], (c.dep_q, batch, candidates(c.card, s.top_k)))
+        return lambda logits, cb: sample_token(logits, s.temp, s.top_k, noise=noise[cb])
 
     def _write_column(self, cache: torch.Tensor, rows: slice, column: torch.Tensor, values: torch.Tensor) -> None:
         """cache[:, rows, column[r]] = values[:, r] with per-row columns ``column`` [R] (a tensor)."""

@@ -7,11 +7,12 @@ computed with integer tensor ops: two ``long`` tensors in the state tree are the
 a conversation file restores it by copying them, and a captured graph replays it (the counter is
 advanced in place on the device).
 
-Sampling follows the reference: ``softmax(logits / temperature)``, optional top-k, then one draw
-as ``argmax(probs / E)`` with ``E ~ Exponential(1)``, which is exactly a categorical draw and needs
-no host sync (unlike ``torch.multinomial``). Temperature 0 means greedy (argmax of the logits).
-Logits are cast to float32 first. Results are reproducible for a given seed on a given device
-type, but are not the reference's random numbers.
+Sampling draws from the same distribution as the reference (``softmax(top-k logits / T)``; the
+reference computes ``argmax(probs / E)`` with ``E ~ Exponential(1)``, we compute its log form,
+the Gumbel-max ``argmax(logits / T + G)``); both are exact categorical draws with no host sync
+(unlike ``torch.multinomial``). Temperature 0 means greedy (argmax of the logits). Logits are
+cast to float32 first. Results are reproducible for a given seed on a given device type, but are
+not the reference's random numbers.
 """
 
 from __future__ import annotations
@@ -19,59 +20,79 @@ from __future__ import annotations
 import torch
 
 _MASK32 = 0xFFFFFFFF
+_GOLDEN = 0x9E3779B9  # odd: spreads consecutive element indices over the 32-bit space
 MAX_SEED = 2**63 - 1
 
 
+def _hash32(x):
+    """A 32-bit integer mixer on values in [0, 2**32) (hash-prospector's two-round "lowbias32_r2").
+
+    Works on Python ints and on int64 tensors. Both multipliers are < 2**31, so products stay
+    below 2**63: no int64 overflow (which would be undefined behaviour in the kernels).
+    """
+    x = x ^ (x >> 16)
+    x = (x * 0x21F0AAAD) & _MASK32
+    x = x ^ (x >> 15)
+    x = (x * 0x735A2D97) & _MASK32
+    return x ^ (x >> 15)
+
+
 def init_rng(seed: int, device: torch.device | str) -> dict[str, torch.Tensor]:
-    """RNG state for ``seed`` (an int in [0, 2**63)); ``counter`` counts draws."""
+    """RNG state for ``seed`` (an int in [0, 2**63)): a key derived from the seed and a draw counter."""
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
         raise ValueError(f"expected a seed that is an int in [0, 2**63), got {seed!r}")
-    return {"seed": torch.tensor([seed], dtype=torch.long, device=device),
+    key = _hash32((seed & _MASK32) ^ _hash32(seed >> 32))
+    return {"key": torch.tensor([key], dtype=torch.long, device=device),
             "counter": torch.zeros(1, dtype=torch.long, device=device)}
 
 
-def _mul32(x: torch.Tensor, c: int) -> torch.Tensor:
-    """(x * c) mod 2**32 for 0 <= x < 2**32 without int64 overflow (c split in 16-bit halves)."""
-    lo, hi = c & 0xFFFF, c >> 16
-    return (x * lo + (((x * hi) & 0xFFFF) << 16)) & _MASK32
-
-
-def _hash32(x: torch.Tensor) -> torch.Tensor:
-    """A bijective 32-bit integer mixer ("lowbias32", C. Wellons) on values in [0, 2**32)."""
-    x = x ^ (x >> 16)
-    x = _mul32(x, 0x7FEB352D)
-    x = x ^ (x >> 15)
-    x = _mul32(x, 0x846CA68B)
-    return x ^ (x >> 16)
-
-
 def uniform(rng: dict[str, torch.Tensor], shape: tuple[int, ...]) -> torch.Tensor:
-    """Float32 uniforms in the open interval (0, 1) of ``shape``; advances the counter by one."""
-    seed, counter = rng["seed"], rng["counter"]
-    s = _hash32((seed & _MASK32) ^ _hash32((seed >> 32) & _MASK32))
-    key = _hash32(s ^ (counter & _MASK32))
-    key2 = _hash32((key + 0x9E3779B9) & _MASK32)
+    """Float32 uniforms in the open interval (0, 1) of ``shape``; advances the counter by one.
+
+    Element i of draw c is ``hash(hash(key ^ c) + i * golden)``: a pure function of the state.
+    """
     n = 1
     for d in shape:
         n *= d
-    idx = torch.arange(n, device=seed.device, dtype=torch.long)
-    bits = _hash32(_hash32(idx ^ key) ^ key2)
-    counter.add_(1)
+    base = _hash32(rng["key"] ^ (rng["counter"] & _MASK32))
+    idx = torch.arange(n, device=base.device, dtype=torch.long)
+    bits = _hash32((idx * _GOLDEN + base) & _MASK32)
+    rng["counter"].add_(1)
     return ((bits >> 8).float() + 0.5).mul_(2.0**-24).view(shape)
 
 
+def gumbel(rng: dict[str, torch.Tensor], shape: tuple[int, ...]) -> torch.Tensor:
+    """Standard Gumbel noise ``-log(-log(u))`` of ``shape`` (one draw of the counter)."""
+    return -torch.log(-torch.log(uniform(rng, shape)))
+
+
 def sample_token(logits: torch.Tensor, temperature: float, top_k: int,
-                 rng: dict[str, torch.Tensor]) -> torch.Tensor:
-    """logits [..., V] -> token ids [...] (long). ``temperature <= 0``: greedy, the RNG is untouched."""
+                 rng: dict[str, torch.Tensor] | None = None, noise: torch.Tensor | None = None
+                 ) -> torch.Tensor:
+    """logits [..., V] -> token ids [...] (long). ``temperature <= 0``: greedy (argmax), no draw.
+
+    Otherwise ``argmax(logits / T + G)`` over the top-k logits with G standard Gumbel noise: the
+    Gumbel-max form of the reference's ``argmax(probs / Exponential(1))`` (log of the same
+    quantity, up to the softmax's constant), so it samples exactly ``softmax(top-k logits / T)``
+    without computing the softmax. Top-k on the logits selects the same set as on the
+    probabilities, without the ties of underflowed probabilities that make ``topk`` slow.
+    ``noise`` (shape [..., k]) may be drawn in advance, e.g. for all codebooks of a frame at once;
+    otherwise it is drawn from ``rng``.
+    """
     logits = logits.float()
     if temperature <= 0:
         return logits.argmax(dim=-1)
-    probs = torch.softmax(logits / temperature, dim=-1)
     indices = None
-    if 0 < top_k < probs.shape[-1]:
-        probs, indices = torch.topk(probs, top_k, dim=-1)
-    noise = -torch.log(uniform(rng, tuple(probs.shape)))
-    choice = (probs / noise).argmax(dim=-1)
+    if 0 < top_k < logits.shape[-1]:
+        logits, indices = torch.topk(logits, top_k, dim=-1, sorted=False)
+    if noise is None:
+        noise = gumbel(rng, tuple(logits.shape))
+    choice = (logits / temperature + noise).argmax(dim=-1)
     if indices is None:
         return choice
     return indices.gather(-1, choice.unsqueeze(-1)).squeeze(-1)
+
+
+def candidates(vocab: int, top_k: int) -> int:
+    """How many logits ``sample_token`` draws noise for: k when top-k applies, else the vocabulary."""
+    return top_k if 0 < top_k < vocab else vocab
