@@ -100,7 +100,7 @@ class PresetStatus:
     name: str
     present: bool
     path: Path | None  # the folder holding the files when present
-    missing: tuple[str, ...]  # file names still to download ("" when unknown: nothing cached at all)
+    missing: tuple[str, ...]  # file names still to download
     approx_gb: float
 
 
@@ -269,7 +269,7 @@ def _cached(repo: str, filename: str, cache: Path) -> Path | bool | None:
 
 
 def _download(preset: Preset, filename: str, cache: Path, progress, optional: bool = False) -> Path | None:
-    from huggingface_hub import hf_hub_download
+    from huggingface_hub import constants, hf_hub_download
     from huggingface_hub.errors import (
         GatedRepoError,
         HfHubHTTPError,
@@ -277,6 +277,7 @@ def _download(preset: Preset, filename: str, cache: Path, progress, optional: bo
         RemoteEntryNotFoundError,
     )
 
+    constants.HF_HUB_OFFLINE = False  # we only get here when offline mode is off now (see module docstring)
     try:
         return Path(hf_hub_download(preset.repo, filename, cache_dir=cache, tqdm_class=progress,
                                     endpoint=os.environ.get("HF_ENDPOINT") or None))
