@@ -144,7 +144,7 @@ class MoshiGenerator(_GeneratorBase):
 
     def step(self, user_codes: torch.Tensor, state: StateTree) -> tuple[torch.Tensor, torch.Tensor]:
         self._check_codes(user_codes, self.user_streams, "user codes", state)
-        with torch.no_grad():
+        with torch.inference_mode():
             return self._step(user_codes, state)
 
     def _step(self, user_codes: torch.Tensor, state: StateTree) -> tuple[torch.Tensor, torch.Tensor]:
@@ -207,7 +207,7 @@ class PersonaPlexGenerator(_GeneratorBase):
         if text is not None:
             self._check_codes(text.unsqueeze(-1) if isinstance(text, torch.Tensor) else text, 1,
                               "forced text tokens [batch]", state)
-        with torch.no_grad():
+        with torch.inference_mode():
             self._force(state, user_codes, agent_audio, text)
             target, provided, input_column = self._prepare(state)
             x = self.lm.embed_codes(self._input_codes(state, input_column))
@@ -221,7 +221,7 @@ class PersonaPlexGenerator(_GeneratorBase):
         if tuple(embedding.shape) != (batch, 1, self.config.dim) or not embedding.is_floating_point():
             raise ValueError(f"expected a float embedding [{batch}, 1, {self.config.dim}], "
                              f"got {tuple(embedding.shape)} {embedding.dtype}")
-        with torch.no_grad():
+        with torch.inference_mode():
             dummy = self._initial[1:].expand(batch, -1)
             pad = torch.full((batch,), self.config.existing_text_padding_id, dtype=torch.long,
                              device=self._delays.device)

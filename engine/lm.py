@@ -307,10 +307,11 @@ def quantize_dynamic_int8(model: LMModel) -> LMModel:
     """
     import warnings
 
-    from torch.ao.quantization import quantize_dynamic
-
     if next(model.parameters()).device.type != "cpu" or next(model.parameters()).dtype != torch.float32:
         raise ValueError("int8 dynamic quantisation needs a float32 model on the CPU")
-    with warnings.catch_warnings():
+    with warnings.catch_warnings():  # the deprecation notices are known (see above)
+        warnings.simplefilter("ignore", DeprecationWarning)
         warnings.simplefilter("ignore", UserWarning)
+        from torch.ao.quantization import quantize_dynamic
+
         return quantize_dynamic(model, {nn.Linear}, dtype=torch.qint8)
