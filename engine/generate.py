@@ -15,6 +15,9 @@ columns, forcing, the RNG) is tensor state. Its outputs always have fixed shapes
 returns ``None`` while the output is not aligned yet; here those frames return
 ``UNGENERATED_TOKEN`` (-2) everywhere, and the caller, who counts frames on the host anyway,
 knows them by the rule ``frame_index < generator.first_output_frame``.
+
+``step`` runs under ``torch.inference_mode``. Build states with ``init_state`` outside inference
+mode (normal tensors), so that restoring a conversation can later copy into them in place.
 """
 
 from __future__ import annotations
