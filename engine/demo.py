@@ -28,7 +28,7 @@ from .models import CONFIG_NAME, MIMI_NAME, ModelError
 ASSETS = Path(__file__).resolve().parent.parent / "assets"
 RECIPE_PATH = ASSETS / "demo_model.json"
 MANIFEST_NAME = "demo_build.json"  # written last; lists every file and its size
-_BUILD_VERSION = 1  # bump when the code below changes what a recipe produces
+_BUILD_VERSION = 2  # bump when the code below changes what a recipe produces
 
 
 # ---------------------------------------------------------------------------------------------
@@ -125,7 +125,9 @@ def build_demo_model(folder: Path, recipe: dict | None = None) -> None:
     config = recipe["config"]
     seed, init = recipe["seed"], recipe["init"]
     (folder / CONFIG_NAME).write_text(json.dumps(config, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    lm = {k: _init_lm_tensor(k, shape, config, init["lm"], seed) for k, shape in lm_tensor_shapes(config).items()}
+    # bf16 like the released LM files (and half the size); Mimi stays fp32 like the released codec.
+    lm = {k: _init_lm_tensor(k, shape, config, init["lm"], seed).to(torch.bfloat16)
+          for k, shape in lm_tensor_shapes(config).items()}
     save_file(lm, str(folder / config["moshi_name"]), metadata={"parley_demo": recipe_hash(recipe)})
     mimi = {k: _init_mimi_tensor(k, shape, init["mimi"], seed) for k, shape in mimi_tensor_shapes().items()}
     save_file(mimi, str(folder / config.get("mimi_name", MIMI_NAME)),

@@ -70,7 +70,7 @@ class Preset:
 
 
 PRESETS: dict[str, Preset] = {p.name: p for p in (
-    Preset("demo", None, "moshi", False, "MIT (random weights)", 0.36,
+    Preset("demo", None, "moshi", False, "MIT (random weights)", 0.47,
            "demo (untrained, babbles): a tiny random-weight model built on this machine; "
            "exercises the whole pipeline on CPU in real time"),
     Preset("moshiko", "kyutai/moshiko-pytorch-bf16", "moshi", False, "CC-BY 4.0", 15.4,
