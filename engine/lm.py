@@ -28,13 +28,8 @@ MOSHI_DELAYS = (0, 0, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1)
 ZERO_TOKEN = -1  # "no input": its embedding is exactly zero
 UNGENERATED_TOKEN = -2  # a token-cache slot not generated yet (never reaches the model)
 
-# Hub config keys we read, or know to be irrelevant for inference. Keys that would change the
-# architecture in a way we do not implement are refused when set to a non-default value.
-_IGNORED_KEYS = {
-    "moshi_name", "mimi_name", "mimi_config_name", "tokenizer_name", "lora_name", "lm_gen_config",
-    "tts_config", "stt_config", "model_id", "depformer_causal", "depformer_context", "cross_attention",
-    "model_type", "causal", "depformer_weights_per_step",
-}
+# Config keys that would change the architecture in ways not implemented here: refused when set
+# to anything but the value below. Other unknown keys (file names, generation settings) are ignored.
 _UNSUPPORTED = {  # key -> the only value we accept (besides absence)
     "conditioners": None, "fuser": None, "demux_second_stream": False, "demux_second_text_stream": False,
     "depformer_low_rank_embeddings": None, "norm_emb": False, "bias_proj": False,

@@ -27,6 +27,7 @@ from safetensors import SafetensorError, safe_open
 from safetensors.torch import save_file
 
 from .generate import PersonaPlexGenerator
+from .mimi import FRAME_SIZE
 from .state import StateTree
 
 log = logging.getLogger(__name__)
@@ -34,7 +35,6 @@ log = logging.getLogger(__name__)
 SILENCE_TOKENS = (948, 243, 1178, 546, 1736, 1030, 1978, 2008)  # Mimi codes of a silent frame
 SINE_TOKENS = (430, 1268, 381, 1611, 1095, 1495, 56, 472)  # Mimi codes of a 440 Hz frame
 SILENCE_FRAMES = 6  # int(0.5 s * 12.5 Hz)
-FRAME_SIZE = 1920
 VOICE_FORMAT = "parley-voice-prompt-1"
 SYSTEM_TAG = "<system>"
 
