@@ -84,7 +84,6 @@ class EngineWorker(QObject):
         # Written by the GUI thread, read by the loop: plain attributes are atomic under the GIL.
         self.mic_open = False
         self.echo_canceller: EchoCanceller | None = None
-        self._barge_in = False
         # Loop-private state.
         self._attached: AudioBridge | None = None
         self._assembler: FrameAssembler | None = None
@@ -103,8 +102,11 @@ class EngineWorker(QObject):
         self._bridge = bridge
 
     def barge_in(self) -> None:
-        """Drop the assistant audio queued for the speaker (the user interrupts)."""
-        self._barge_in = True
+        """Drop the assistant audio queued for the speaker (the user interrupts), effective at once:
+        the output callback skips it on its next read, without waiting for the worker loop."""
+        bridge = self._bridge
+        if bridge is not None:
+            bridge.output.request_flush()
 
     def load_model(self, name: str, device: str = "auto", dtype: str = "auto") -> None:
         self._commands.put(("load", name, device, dtype))
@@ -247,15 +249,11 @@ class EngineWorker(QObject):
         self._assembler = FrameAssembler(bridge.input_rate)
         self._converter = OutputConverter(bridge.output_rate)
         self._scratch = np.zeros((bridge.input.capacity, bridge.input.channels), dtype=np.float32)
-        bridge.input.read = bridge.input.written  # start from now, not from stale audio
-        self.processed_position = bridge.input.read
+        self.processed_position = bridge.input.read  # a new bridge: the backlog limit bounds what waited
 
     def _pump(self, bridge: AudioBridge) -> None:
         if bridge is not self._attached:
             self._attach(bridge)
-        if self._barge_in:
-            self._barge_in = False
-            bridge.output.request_flush()
         if not bridge.data_ready.wait(DATA_WAIT_S):
             return
         bridge.data_ready.clear()
@@ -289,9 +287,6 @@ class EngineWorker(QObject):
             return
         step_ms = (time.monotonic() - started) * 1000.0
         self._last_far = result.pcm
-        if self._barge_in:
-            self._barge_in = False
-            bridge.output.request_flush()
         queued_s = bridge.output_queue_seconds()
         bridge.output.write(self._converter.convert(result.pcm))
         self.frame_done.emit(self._frame_stats(bridge, result, mic, heard, step_ms, started - arrival, queued_s))

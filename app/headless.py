@@ -13,10 +13,28 @@ import time
 from collections.abc import Callable
 
 import numpy as np
-from PySide6.QtCore import QCoreApplication, QEventLoop
+from PySide6.QtCore import QCoreApplication, QEventLoop, QObject
 
 from app.audio_bridge import AudioBridge
 from app.frame_stats import FRAME_MS
+
+
+class SignalRecorder(QObject):
+    """Records the arguments of the signals connected to ``record``, in the thread it lives in.
+
+    Connect worker signals to a QObject method like this one, never to a lambda or a plain
+    function: PySide6 runs those in the emitting (worker) thread.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[tuple] = []
+
+    def record(self, *args) -> None:
+        self.calls.append(args)
+
+    def __len__(self) -> int:
+        return len(self.calls)
 
 
 def wait_until(predicate: Callable[[], bool], timeout_s: float) -> bool:
@@ -41,7 +59,7 @@ class BridgeFeeder:
         self._out = np.zeros((self.output_block, 1), dtype=np.float32)
         self.played: list[np.ndarray] = []
 
-    def feed(self, signal: np.ndarray, timeout_s: float = 30.0) -> None:
+    def feed(self, signal: np.ndarray, timeout_s: float = 30.0, drain: bool = True) -> None:
         """Feed whole blocks of ``signal``, each after the worker finished the previous one."""
         channels = self.bridge.input.channels
         data = signal.reshape(-1, 1) if signal.ndim == 1 else signal
@@ -52,7 +70,8 @@ class BridgeFeeder:
             self.bridge.input_callback(data[offset : offset + self.block], self.block, None, None)
             if not wait_until(lambda: self.processed_position() >= self.bridge.input.written, timeout_s):
                 raise TimeoutError(f"the engine worker did not process a block within {timeout_s} s")
-            self.drain()
+            if drain:
+                self.drain()
 
     def drain(self) -> None:
         """What the output callback would play now (one block)."""

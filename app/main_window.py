@@ -100,6 +100,7 @@ class MainWindow(QMainWindow):
 
     # -- construction ------------------------------------------------------------------------
     def _connect_worker(self) -> None:
+        # Bound methods of this window only: PySide6 would run a lambda in the worker's thread.
         w = self.worker
         w.model_loading.connect(self._on_model_loading)
         w.model_loaded.connect(self._on_model_loaded)
@@ -108,7 +109,7 @@ class MainWindow(QMainWindow):
         w.frame_done.connect(self._on_frame)
         w.error.connect(self._on_worker_error)
         w.file_done.connect(self._on_file_done)
-        w.file_failed.connect(lambda what, message: self.show_error(message))
+        w.file_failed.connect(self._on_file_failed)
 
     def _build_ui(self) -> None:
         central = QWidget(self)
@@ -136,12 +137,12 @@ class MainWindow(QMainWindow):
         self.resume_button = QPushButton("Resume")
         self.resume_button.setFocusPolicy(Qt.NoFocus)
         self.resume_button.clicked.connect(self._resume)
-        dismiss = QPushButton("Dismiss")
-        dismiss.setFocusPolicy(Qt.NoFocus)
-        dismiss.clicked.connect(self.error_box.hide)
+        self.dismiss_button = QPushButton("Dismiss")
+        self.dismiss_button.setFocusPolicy(Qt.NoFocus)
+        self.dismiss_button.clicked.connect(self.error_box.hide)
         error_layout.addWidget(self.error_label, 1)
         error_layout.addWidget(self.resume_button)
-        error_layout.addWidget(dismiss)
+        error_layout.addWidget(self.dismiss_button)
         self.error_box.hide()
         outer.addWidget(self.error_box)
 
@@ -378,6 +379,9 @@ class MainWindow(QMainWindow):
             if self._close_after_save:
                 self.close()
         self.statusBar().showMessage(f"{what.capitalize()}: {path}", 5000)
+
+    def _on_file_failed(self, what: str, message: str) -> None:
+        self.show_error(message)
 
     def show_error(self, message: str, resumable: bool = False) -> None:
         log.error("%s", message)

@@ -8,8 +8,9 @@ what it saw.
 
 Two consumer-side operations keep latency bounded without the producer touching ``read``:
 
-* ``request_flush()`` (producer side) asks the consumer to skip everything written so far;
-  the consumer honours it on its next read (barge-in).
+* ``request_flush()`` asks the consumer to skip everything written so far; the consumer
+  honours it on its next read (barge-in). It only reads ``written`` and is the sole writer of
+  ``_flush_to``, so a controlling thread (the GUI) may call it as well as the producer.
 * ``read_into(..., max_backlog=n)`` skips the oldest samples when more than ``n`` are queued
   (a consumer that fell behind real time catches up instead of letting delay grow).
 """

@@ -86,26 +86,25 @@ def _open_window(tmp: str):
 
 
 def _load_model(window) -> None:
-    from app.headless import wait_until
+    from app.headless import SignalRecorder, wait_until
 
-    failures: list[str] = []
-    window.worker.model_failed.connect(failures.append)
+    failures = SignalRecorder()
+    window.worker.model_failed.connect(failures.record)
     window.load_model("demo", "cpu", "auto")
-    if not wait_until(lambda: window.model_info is not None or failures, MODEL_LOAD_TIMEOUT_S):
+    if not wait_until(lambda: window.model_info is not None or failures.calls, MODEL_LOAD_TIMEOUT_S):
         raise TimeoutError("the demo model did not load in time")
-    if failures:
-        raise RuntimeError(failures[0])
+    if failures.calls:
+        raise RuntimeError(failures.calls[0][0])
 
 
 def _stream_frames(window) -> list:
     from app.audio_bridge import AudioBridge
     from app.frame_stats import FRAME_MS
-    from app.headless import BridgeFeeder, wait_until
+    from app.headless import BridgeFeeder, SignalRecorder, wait_until
 
-    stats: list = []
-    window.worker.frame_done.connect(stats.append)
-    errors: list[str] = []
-    window.worker.error.connect(errors.append)
+    frames, errors = SignalRecorder(), SignalRecorder()
+    window.worker.frame_done.connect(frames.record)
+    window.worker.error.connect(errors.record)
     bridge = AudioBridge(48_000, 2, 24_000, 1)  # exercises resampling and downmix
     window.worker.set_bridge(bridge)
     window.press_talk("key")
@@ -113,11 +112,12 @@ def _stream_frames(window) -> list:
     tone = (0.2 * np.sin(2 * np.pi * 220.0 * t)).astype(np.float32)
     feeder = BridgeFeeder(bridge, lambda: window.worker.processed_position)
     feeder.feed(np.stack([tone, tone], axis=1))
-    wait_until(lambda: len(stats) >= SELFTEST_FRAMES or errors, 10.0)  # queued signals still in flight
+    wait_until(lambda: len(frames) >= SELFTEST_FRAMES or errors.calls, 10.0)  # queued signals in flight
     window.release_talk("key")
     window.worker.set_bridge(None)
-    if errors:
-        raise RuntimeError(errors[0])
+    if errors.calls:
+        raise RuntimeError(errors.calls[0][0])
+    stats = [args[0] for args in frames.calls]
     if len(stats) < SELFTEST_FRAMES:
         raise RuntimeError(f"only {len(stats)} of {SELFTEST_FRAMES} frames came back")
     played = np.concatenate(feeder.played)
@@ -127,20 +127,20 @@ def _stream_frames(window) -> list:
 
 
 def _save_and_reopen(window, path: Path) -> None:
-    from app.headless import wait_until
+    from app.headless import SignalRecorder, wait_until
 
-    done: list = []
-    failed: list = []
-    window.worker.file_done.connect(lambda what, p: done.append(p))
-    window.worker.file_failed.connect(lambda what, message: failed.append(message))
-    opened: list = []
-    window.worker.conversation_opened.connect(lambda transcript, p: opened.append(p))
+    done, failed, opened = SignalRecorder(), SignalRecorder(), SignalRecorder()
+    window.worker.file_done.connect(done.record)
+    window.worker.file_failed.connect(failed.record)
+    window.worker.conversation_opened.connect(opened.record)
     window.worker.save_conversation(str(path))
-    if not wait_until(lambda: done or failed, 60.0) or failed:
-        raise RuntimeError(failed[0] if failed else "saving timed out")
+    if not wait_until(lambda: done.calls or failed.calls, 60.0) or failed.calls:
+        raise RuntimeError(failed.calls[0][1] if failed.calls else "saving timed out")
     window.worker.open_conversation(str(path))
-    if not wait_until(lambda: opened or len(failed), 60.0) or failed:
-        raise RuntimeError(failed[0] if failed else "opening timed out")
+    if not wait_until(lambda: opened.calls or failed.calls, 60.0) or failed.calls:
+        raise RuntimeError(failed.calls[0][1] if failed.calls else "opening timed out")
+    if opened.calls[0][1] != str(path):
+        raise RuntimeError("the reopened conversation reports another path")
 
 
 def _query_audio() -> int:

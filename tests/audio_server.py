@@ -96,3 +96,16 @@ class SinkRecorder:
 def play_into_mic(wav_path: str) -> subprocess.Popen:
     """Play a wav into the microphone feed (the app hears it on its default input)."""
     return subprocess.Popen(["paplay", f"--device={MIC_FEED_SINK}", os.fspath(wav_path)])
+
+
+@dataclass
+class PulseHandle:
+    started: bool  # this test run started the server, so it may kill and restart it
+    devices: TestDevices
+
+    def restart_server(self) -> None:
+        """Kill the server and bring it back with the same test devices (a lost-device scenario)."""
+        kill_server()
+        self.devices.module_ids.clear()
+        start_server()
+        self.devices.load()

@@ -20,3 +20,41 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "gpu" in item.keywords and not torch.cuda.is_available():
             item.add_marker(skip_gpu)
+
+
+# ---- desktop app fixtures (tests/test_app_*.py, tests/test_audio_device.py) ----------------------
+
+
+@pytest.fixture(scope="session")
+def app_demo_model():
+    """The real demo model, loaded once for all app tests (each test opens its own session)."""
+    from engine.session import load_model
+
+    return load_model("demo", device="cpu", dtype="float32")
+
+
+@pytest.fixture(scope="session")
+def pulse_audio():
+    """A running PulseAudio server with the test sinks (see tests/audio_server.py).
+
+    Starts the server only when none answers, and on teardown removes only what it added.
+    Yields whether this fixture started the server (tests that kill it need that).
+    """
+    import sys
+
+    from tests import audio_server
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("the PulseAudio null-sink device exists on Linux only")
+    if not audio_server.tools_available():
+        pytest.fail("PulseAudio is missing: run tests/setup_system.sh (installs pulseaudio, pulseaudio-utils)")
+    started = not audio_server.server_running()
+    if started:
+        audio_server.start_server()
+    devices = audio_server.TestDevices()
+    devices.load()
+    yield audio_server.PulseHandle(started=started, devices=devices)
+    if audio_server.server_running():
+        devices.unload()
+    if started:
+        audio_server.kill_server()

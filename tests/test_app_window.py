@@ -1,0 +1,303 @@
+"""The main window with the real demo model, driven through the real audio callbacks (no sound card).
+
+A ``BridgeFeeder`` calls the bridge's PortAudio callbacks by hand, so everything from the input
+ring to the output ring is the code that runs with a device; the PulseAudio tests
+(test_audio_device.py) cover the device itself.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QEvent, QSettings, Qt, QTimer
+from PySide6.QtGui import QKeyEvent
+from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
+
+from app.audio_bridge import AudioBridge
+from app.frame_stats import SILENCE_DB
+from app.headless import BridgeFeeder, SignalRecorder
+from app.main_window import MainWindow
+from app.status import SPEECH_DB, Status
+
+FRAME = 1920
+TONE_DB = 20 * np.log10(0.2 / np.sqrt(2))  # RMS level of the 0.2-amplitude test tone
+
+
+def tone_frames(count: int) -> np.ndarray:
+    t = np.arange(FRAME * count) / 24_000
+    return (0.2 * np.sin(2 * np.pi * 300.0 * t)).astype(np.float32)
+
+
+class Harness:
+    """A window on the demo model with a hand-driven 24 kHz bridge; collects every FrameStats."""
+
+    def __init__(self, qtbot, tmp_path, loader) -> None:
+        self.qtbot = qtbot
+        self.window = MainWindow(QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat),
+                                 model_loader=loader, audio=False, worker_seed=1)
+        self.window.show()
+        self.recorder = SignalRecorder()  # receives in the GUI thread, after the window's own slots
+        self.window.worker.frame_done.connect(self.recorder.record)
+        self.opened = SignalRecorder()
+        self.window.worker.conversation_opened.connect(self.opened.record)
+        self.window.load_model("demo", "cpu", "float32")
+        qtbot.waitUntil(lambda: self.window.model_info is not None and len(self.opened) == 1, timeout=60_000)
+        self.bridge = AudioBridge(24_000, 1, 24_000, 1)
+        self.window.worker.set_bridge(self.bridge)
+        self.feeder = BridgeFeeder(self.bridge, lambda: self.window.worker.processed_position)
+
+    @property
+    def stats(self) -> list:
+        return [args[0] for args in self.recorder.calls]
+
+    def frames(self, count: int, drain: bool = True) -> list:
+        """Feed tone frames until ``count`` new frames came back from the worker; returns them."""
+        start = len(self.stats)
+        while len(self.stats) < start + count:
+            seen = len(self.stats)
+            self.feeder.feed(tone_frames(1), drain=drain)
+            self.qtbot.waitUntil(lambda seen=seen: len(self.stats) > seen or self.window.error_box.isVisible(),
+                                 timeout=30_000)
+            if self.window.error_box.isVisible():
+                break
+        return self.stats[start:]
+
+    def close(self) -> None:
+        self.window.unsaved_frames = 0  # no "save changes?" prompt in tests
+        self.window.close()
+
+
+@pytest.fixture
+def harness(qtbot, tmp_path, app_demo_model):
+    h = Harness(qtbot, tmp_path, lambda *args: app_demo_model)
+    yield h
+    h.close()
+
+
+def send_space(window, kind: QEvent.Type, auto_repeat: bool = False) -> None:
+    QApplication.sendEvent(window, QKeyEvent(kind, Qt.Key_Space, Qt.NoModifier, " ", auto_repeat))
+
+
+def test_space_push_to_talk_gates_the_microphone_and_ignores_auto_repeat(harness, qtbot):
+    w = harness.window
+    released = harness.frames(2)
+    assert all(s.mic_db > TONE_DB - 1 for s in released)  # the microphone hears the tone...
+    assert all(s.model_input_db == SILENCE_DB for s in released)  # ...the model hears silence
+
+    qtbot.keyPress(w, Qt.Key_Space)
+    assert w.talk.mic_open and w.status is Status.LISTENING
+    for _ in range(5):  # holding the key: the system sends release/press pairs marked auto-repeat
+        send_space(w, QEvent.KeyRelease, auto_repeat=True)
+        send_space(w, QEvent.KeyPress, auto_repeat=True)
+    assert w.talk.mic_open
+    held = harness.frames(2)
+    assert all(abs(s.model_input_db - TONE_DB) < 1.0 for s in held)
+
+    qtbot.keyRelease(w, Qt.Key_Space)
+    assert not w.talk.mic_open
+    after = harness.frames(2)
+    assert all(s.model_input_db == SILENCE_DB for s in after)
+
+
+def test_talk_button_gates_the_microphone_and_never_takes_focus(harness, qtbot):
+    w = harness.window
+    assert w.talk_button.focusPolicy() == Qt.NoFocus
+    qtbot.mousePress(w.talk_button, Qt.LeftButton)
+    assert w.talk.mic_open
+    held = harness.frames(2)
+    assert all(abs(s.model_input_db - TONE_DB) < 1.0 for s in held)
+    qtbot.mouseRelease(w.talk_button, Qt.LeftButton)
+    assert not w.talk.mic_open
+    assert all(s.model_input_db == SILENCE_DB for s in harness.frames(1))
+
+
+def test_pressing_while_the_assistant_speaks_flushes_its_queued_audio(harness, qtbot):
+    w, bridge = harness.window, harness.bridge
+    # Nobody drains the output here, so the assistant's replies pile up in the output ring.
+    while not any(s.output_db > SPEECH_DB for s in harness.stats[-1:]):
+        harness.frames(1, drain=False)
+        assert len(harness.stats) < 20, "the demo model never produced audible output"
+    qtbot.waitUntil(lambda: w.status is Status.SPEAKING, timeout=1_000)
+    queued = bridge.output.available()
+    assert queued >= FRAME
+
+    qtbot.keyPress(w, Qt.Key_Space)
+
+    def flushed() -> bool:
+        harness.feeder.drain()  # the output callback honours the flush on its next read
+        return bridge.output.skipped >= queued - harness.feeder.output_block
+
+    qtbot.waitUntil(flushed, timeout=5_000)
+    assert bridge.output.available() == 0
+    assert not harness.feeder.played[-1].any()  # nothing of the old reply was played
+    qtbot.keyRelease(w, Qt.Key_Space)
+
+
+def test_meters_and_latency_readouts_follow_the_worker_stats(harness, qtbot):
+    w = harness.window
+    qtbot.keyPress(w, Qt.Key_Space)
+    harness.frames(3)
+    qtbot.keyRelease(w, Qt.Key_Space)
+    last = harness.stats[-1]
+    assert w.last_stats is last  # the window shows the newest frame
+    assert abs(w.mic_meter.level_db - TONE_DB) < 1.0
+    assert abs(w.heard_meter.level_db - TONE_DB) < 1.0
+    assert w.output_meter.level_db == pytest.approx(max(-60.0, min(0.0, last.output_db)))
+    assert w.stage_labels["encode"].text() == f"{last.timings.encode:.1f}"
+    assert w.stage_labels["lm"].text() == f"{last.timings.lm:.1f}"
+    assert w.e2e_label.text() == f"{last.end_to_end_ms:.0f} ms"
+    assert last.end_to_end_ms > 80.0 + last.step_ms - 1e-6  # at least one frame of audio plus compute
+    assert "LM:" in w.cache_label.text() and "Mimi" in w.cache_label.text()
+    assert len(w.history.series[0]) >= 3
+    assert "demo (untrained, babbles)" in w.model_label.text()
+
+
+class _SlowSession:
+    """Wraps a real session; each step first waits ``delay`` seconds (a model slower than real time)."""
+
+    def __init__(self, session, delay: float) -> None:
+        self._session, self.delay = session, delay
+        self.in_step = threading.Event()
+
+    def step(self, pcm):
+        self.in_step.set()
+        time.sleep(self.delay)
+        return self._session.step(pcm)
+
+    def __getattr__(self, name):
+        return getattr(self._session, name)
+
+
+class _WrappedModel:
+    def __init__(self, model, wrap) -> None:
+        self._model, self._wrap = model, wrap
+        self.info = model.info
+        self.sessions: list = []
+
+    def new_session(self, **kwargs):
+        session = self._wrap(self._model.new_session(**kwargs))
+        self.sessions.append(session)
+        return session
+
+
+def test_a_slow_model_never_freezes_the_window_and_old_input_is_dropped(qtbot, tmp_path, app_demo_model):
+    slow = _WrappedModel(app_demo_model, lambda s: _SlowSession(s, delay=0.6))
+    h = Harness(qtbot, tmp_path, lambda *args: slow)
+    try:
+        session = slow.sessions[-1]
+        ticks: list[float] = []
+        timer = QTimer()
+        timer.setInterval(10)
+        timer.timeout.connect(lambda: ticks.append(time.monotonic()))
+        timer.start()
+        block = tone_frames(1).reshape(-1, 1)
+        h.bridge.input_callback(block, FRAME, None, None)
+        assert session.in_step.wait(10)
+        started = time.monotonic()
+        # Real time keeps going while the model is busy: 80 ms of audio arrives every 80 ms.
+        while time.monotonic() - started < 1.2:
+            h.bridge.input_callback(block, FRAME, None, None)
+            t0 = time.monotonic()
+            h.window.press_talk("key")
+            h.window.release_talk("key")
+            assert time.monotonic() - t0 < 0.05  # GUI actions never wait for the worker
+            qtbot.wait(80)
+        timer.stop()
+        gaps = np.diff([t for t in ticks if t >= started])
+        assert len(gaps) > 30 and gaps.max() < 0.25, f"event loop stalled: max gap {gaps.max():.3f} s"
+        qtbot.waitUntil(lambda: len(h.stats) >= 2, timeout=20_000)
+        assert h.stats[-1].dropped_frames > 0  # it fell behind and dropped input instead of queueing it
+        assert h.stats[-1].timings.input_queue < 1000.0  # and latency stayed bounded
+    finally:
+        h.close()
+
+
+class _FailingOnceSession(_SlowSession):
+    def __init__(self, session, fail_at: int) -> None:
+        super().__init__(session, delay=0.0)
+        self.calls, self.fail_at = 0, fail_at
+
+    def step(self, pcm):
+        self.calls += 1
+        if self.calls == self.fail_at:
+            raise RuntimeError("simulated device failure in the LM")
+        return self._session.step(pcm)
+
+
+def test_a_worker_error_is_shown_and_the_conversation_is_kept(qtbot, tmp_path, app_demo_model):
+    failing = _WrappedModel(app_demo_model, lambda s: _FailingOnceSession(s, fail_at=2))
+    h = Harness(qtbot, tmp_path, lambda *args: failing)
+    try:
+        first = h.frames(1)
+        h.feeder.feed(tone_frames(1))
+        qtbot.waitUntil(h.window.error_box.isVisible, timeout=10_000)
+        assert "simulated device failure" in h.window.error_label.text()
+        assert h.window.resume_button.isVisible()
+        qtbot.mouseClick(h.window.resume_button, Qt.LeftButton)
+        after = h.frames(1)
+        assert after[0].frame_index == first[-1].frame_index + 1  # same conversation, continued
+    finally:
+        h.close()
+
+
+def test_save_and_open_through_the_file_menu_round_trip(harness, qtbot, tmp_path, monkeypatch):
+    w = harness.window
+    qtbot.keyPress(w, Qt.Key_Space)
+    harness.frames(2)
+    qtbot.keyRelease(w, Qt.Key_Space)
+    before = harness.frames(2)
+    pieces_before = list(w.transcript.pieces)
+    assert pieces_before, "the demo model said nothing in 4 frames"
+    assert w.windowTitle().startswith("Untitled conversation *")
+
+    path = tmp_path / "chat.parley"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(path), ""))
+    w.save_action.trigger()
+    qtbot.waitUntil(lambda: w.unsaved_frames == 0 and w.conversation_path == str(path), timeout=20_000)
+    assert path.is_file() and w.windowTitle().startswith("chat.parley —")
+    assert w.settings.recent_files[0] == str(path)
+    assert QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat).value("recent_files") in (
+        [str(path)], str(path))
+
+    w.new_action.trigger()
+    qtbot.waitUntil(lambda: w.conversation_path is None and not w.transcript.pieces, timeout=10_000)
+    assert harness.frames(1)[0].frame_index == 0
+
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.Discard)
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(path), ""))
+    w.open_action.trigger()
+    qtbot.waitUntil(lambda: w.conversation_path == str(path), timeout=20_000)
+    assert [t for _, t in w.transcript.pieces] == [t for _, t in pieces_before]
+    assert [s for s, _ in w.transcript.pieces] == pytest.approx([s for s, _ in pieces_before])
+    assert pieces_before[-1][1].strip() in w.transcript_view.toPlainText()
+    assert harness.frames(1)[0].frame_index == before[-1].frame_index + 1  # resumes where it stopped
+
+
+def test_a_broken_conversation_file_is_refused_and_nothing_is_lost(harness, qtbot, tmp_path, monkeypatch):
+    w = harness.window
+    harness.frames(1)
+    broken = tmp_path / "broken.parley"
+    broken.write_bytes(b"this is not a conversation file")
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.Discard)
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(broken), ""))
+    w.open_action.trigger()
+    qtbot.waitUntil(w.error_box.isVisible, timeout=10_000)
+    assert "broken.parley" in w.error_label.text()
+    assert broken.read_bytes() == b"this is not a conversation file"
+    assert w.conversation_path is None and w.unsaved_frames >= 1  # the live conversation is untouched
+    qtbot.mouseClick(w.dismiss_button, Qt.LeftButton)
+    assert not w.error_box.isVisible()
+    assert harness.frames(1)[0].frame_index >= 1
+
+
+def test_quitting_with_unsaved_changes_asks_first(harness, qtbot, monkeypatch):
+    w = harness.window
+    harness.frames(1)
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.Cancel)
+    assert not w.close()
+    assert w.isVisible()
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.Discard)
+    assert w.close()
