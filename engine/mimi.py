@@ -28,6 +28,10 @@ from .transformer import StreamingTransformer, TransformerConfig
 SAMPLE_RATE = 24_000
 FRAME_SIZE = 1920
 
+# Offline encode/decode stream the input in pieces of this many frames: memory stays bounded for
+# long files and every layer runs at a size its fast kernel handles (see engine.conv).
+OFFLINE_CHUNK_FRAMES = 16
+
 # Samples are clipped to +-PCM_LIMIT (full scale is +-1) so that no input can overflow into the state.
 PCM_LIMIT = 16.0
 
@@ -177,20 +181,26 @@ class Mimi(nn.Module):
 
     def encode(self, pcm: torch.Tensor) -> torch.Tensor:
         """pcm [B, 1, N] -> codes [B, K, ceil(N / frame_size)]; the end is zero-padded to a frame.
-        Same result as streaming the padded signal from a fresh state."""
-        if pcm.dim() != 3 or pcm.shape[-1] == 0:
-            raise ValueError(f"expected pcm [batch, 1, samples] with samples > 0, got {tuple(pcm.shape)}")
-        pad = -pcm.shape[-1] % self.frame_size
-        pcm = torch.nn.functional.pad(pcm, (0, pad))
-        return self.encode_step(pcm, self.init_state(pcm.shape[0], pcm.device))
+        Streams the padded signal from a fresh state (so it equals any streaming of it)."""
+        if not isinstance(pcm, torch.Tensor) or pcm.dim() != 3 or pcm.shape[-1] == 0:
+            shape = tuple(pcm.shape) if isinstance(pcm, torch.Tensor) else type(pcm).__name__
+            raise ValueError(f"expected pcm [batch, 1, samples] with samples > 0, got {shape}")
+        pcm = torch.nn.functional.pad(pcm, (0, -pcm.shape[-1] % self.frame_size))
+        state = self.init_state(pcm.shape[0], pcm.device)
+        pieces = pcm.split(OFFLINE_CHUNK_FRAMES * self.frame_size, dim=-1)
+        return torch.cat([self.encode_step(piece, state) for piece in pieces], dim=-1)
 
     def decode(self, codes: torch.Tensor) -> torch.Tensor:
-        """codes [B, K, T] -> pcm [B, 1, T * frame_size], from a fresh state."""
-        if codes.numel() and codes.dtype in (torch.int64, torch.int32):
+        """codes [B, K, T] -> pcm [B, 1, T * frame_size], streamed from a fresh state."""
+        if isinstance(codes, torch.Tensor) and codes.numel() and codes.dtype in (torch.int64, torch.int32):
             low, high = int(codes.min()), int(codes.max())
             if low < 0 or high >= self.cfg.codebook_size:
                 raise ValueError(f"codes must be in [0, {self.cfg.codebook_size}), got values in [{low}, {high}]")
-        return self.decode_step(codes, self.init_state(codes.shape[0], codes.device))
+        if not isinstance(codes, torch.Tensor) or codes.dim() != 3:
+            raise ValueError(f"expected codes [batch, {self.num_codebooks}, frames]")
+        state = self.init_state(codes.shape[0], codes.device)
+        pieces = codes.split(OFFLINE_CHUNK_FRAMES, dim=-1)
+        return torch.cat([self.decode_step(piece, state) for piece in pieces], dim=-1)
 
     # ---- input checks (static shapes only: no host syncs) -------------------------------------
 
