@@ -300,7 +300,8 @@ class MainWindow(QMainWindow):
             self.worker.barge_in()  # the user interrupts: drop what the assistant still had queued
             self._last_speech_time = float("-inf")
         if not was_open:
-            self.transcript.start_turn("you")
+            self.transcript.mark_user_turn(self.last_stats.seconds if self.last_stats else 0.0)
+            self._render_transcript()
         self._render_status()
 
     def release_talk(self, source: str) -> None:
@@ -347,8 +348,6 @@ class MainWindow(QMainWindow):
         if stats.output_db > SPEECH_DB:
             self._last_speech_time = now
         if stats.text:
-            if not self.talk.mic_open:
-                self.transcript.start_turn("assistant")
             self.transcript.add(stats.seconds, stats.text)
             self._render_transcript()
         self.mic_meter.set_level(stats.mic_db)

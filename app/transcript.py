@@ -31,13 +31,13 @@ class Transcript:
         for _frame, seconds, text in entries:
             self.add(seconds, text)
 
-    def start_turn(self, speaker: str, seconds: float | None = None) -> None:
-        """Mark that ``speaker`` starts talking; the assistant's next words start a new line."""
-        if self.lines and self.lines[-1].speaker == speaker:
-            return
-        if speaker == "you":
-            at = seconds if seconds is not None else (self.lines[-1].last_seconds if self.lines else 0.0)
-            self.lines.append(Line(at, "you", "(speaking)", at))
+    def mark_user_turn(self, seconds: float) -> None:
+        """The user starts talking at ``seconds``; the assistant's next words start a new line.
+
+        The models do not transcribe the user, so a user turn is shown as a marker line.
+        """
+        if not (self.lines and self.lines[-1].speaker == "you"):
+            self.lines.append(Line(seconds, "you", "(speaking)", seconds))
 
     def add(self, seconds: float, text: str) -> None:
         self.pieces.append((seconds, text))

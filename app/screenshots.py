@@ -1,0 +1,117 @@
+"""`python -m app.screenshots DIR`: PNGs of the main window in its main states, rendered offscreen.
+
+The states are reached the way a user reaches them (the demo model, push-to-talk, a test tone
+through the real input callback, opening a damaged file), not painted by hand.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+
+def take_screenshots(out_dir: Path, dark: bool = False) -> list[Path]:
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6.QtCore import QSettings
+    from PySide6.QtWidgets import QApplication
+
+    from app.audio_bridge import AudioBridge
+    from app.frame_stats import FRAME_MS
+    from app.headless import BridgeFeeder, SignalRecorder, wait_until
+    from app.main_window import MainWindow
+    from app.model_manager import ModelManagerDialog
+    from app.status import Status
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    if dark:
+        app.setStyle("Fusion")
+        app.setPalette(dark_palette())
+    out_dir.mkdir(parents=True, exist_ok=True)
+    suffix = "-dark" if dark else ""
+    written: list[Path] = []
+
+    def shot(widget, name: str) -> None:
+        app.processEvents()
+        path = out_dir / f"{name}{suffix}.png"
+        if not widget.grab().save(str(path)):
+            raise OSError(f"could not write {path}")
+        written.append(path)
+
+    with tempfile.TemporaryDirectory(prefix="parley-shots-") as tmp:
+        window = MainWindow(QSettings(str(Path(tmp) / "settings.ini"), QSettings.IniFormat), audio=False,
+                            worker_seed=3)
+        window.resize(1100, 700)
+        window.show()
+        window.device_label.setText("Audio: default (24000 Hz) → default (24000 Hz)")
+        opened = SignalRecorder()
+        window.worker.conversation_opened.connect(opened.record)
+        window.load_model("demo", "cpu", "auto")
+        if not wait_until(lambda: window.model_info is not None and len(opened) > 0, 600):
+            raise TimeoutError("the demo model did not load")
+        shot(window, "1-idle")
+
+        bridge = AudioBridge(24_000, 1, 24_000, 1)
+        window.worker.set_bridge(bridge)
+        feeder = BridgeFeeder(bridge, lambda: window.worker.processed_position)
+        block = int(24_000 * FRAME_MS / 1000)
+        t = np.arange(block * 12) / 24_000
+        speech_like = (0.25 * np.sin(2 * np.pi * 180 * t) * (0.6 + 0.4 * np.sin(2 * np.pi * 3 * t))).astype(np.float32)
+        window.press_talk("key")
+        feeder.feed(speech_like)
+        shot(window, "2-listening")
+        window.release_talk("key")
+        feeder.feed(np.zeros(block * 40, np.float32))
+        wait_until(lambda: window.status is Status.SPEAKING, 2.0)
+        shot(window, "3-speaking")
+
+        broken = Path(tmp) / "holiday-plans.parley"
+        broken.write_bytes(b"not a conversation")
+        window.open_conversation(str(broken))
+        wait_until(window.error_box.isVisible, 10.0)
+        shot(window, "4-error")
+        window.error_box.hide()
+
+        dialog = ModelManagerDialog(window.settings, window)
+        dialog.show()
+        shot(dialog, "5-model-manager")
+        dialog.close()
+        window.unsaved_frames = 0
+        window.close()
+    return written
+
+
+def dark_palette():
+    from PySide6.QtGui import QColor, QPalette
+
+    palette = QPalette()
+    colours = {
+        QPalette.Window: QColor(37, 39, 43), QPalette.WindowText: QColor(225, 228, 232),
+        QPalette.Base: QColor(26, 28, 31), QPalette.AlternateBase: QColor(44, 47, 52),
+        QPalette.Text: QColor(225, 228, 232), QPalette.Button: QColor(50, 53, 58),
+        QPalette.ButtonText: QColor(225, 228, 232), QPalette.Highlight: QColor(47, 127, 216),
+        QPalette.HighlightedText: QColor(255, 255, 255), QPalette.ToolTipBase: QColor(50, 53, 58),
+        QPalette.ToolTipText: QColor(225, 228, 232), QPalette.Mid: QColor(80, 84, 90),
+        QPalette.PlaceholderText: QColor(140, 145, 150), QPalette.Link: QColor(110, 170, 255),
+    }
+    for role, colour in colours.items():
+        palette.setColor(role, colour)
+    return palette
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 1:
+        print("usage: python -m app.screenshots DIR", file=sys.stderr)
+        return 2
+    paths = take_screenshots(Path(args[0])) + take_screenshots(Path(args[0]), dark=True)
+    for path in paths:
+        print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
