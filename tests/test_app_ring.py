@@ -1,0 +1,106 @@
+"""The real-time hand-off: sample rings, the PortAudio callbacks' bodies, streaming resampling."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from app.audio_bridge import AudioBridge
+from app.resample import FRAME_SAMPLES, FrameAssembler, OutputConverter
+from app.ring import SampleRing
+
+
+def test_ring_returns_exactly_what_was_written_across_wrap_arounds():
+    rng = np.random.default_rng(0)
+    ring = SampleRing(capacity=1000, channels=2)
+    sent, got = [], []
+    for _ in range(200):
+        block = rng.standard_normal((int(rng.integers(1, 400)), 2)).astype(np.float32)
+        stored = ring.write(block)
+        sent.append(block[:stored])
+        out = np.zeros((int(rng.integers(1, 400)), 2), np.float32)
+        n = ring.read_into(out)
+        got.append(out[:n].copy())
+    while ring.available():
+        out = np.zeros((300, 2), np.float32)
+        got.append(out[: ring.read_into(out)].copy())
+    assert np.array_equal(np.concatenate(sent), np.concatenate(got))
+    assert ring.skipped == 0
+
+
+def test_a_full_ring_drops_the_newest_and_counts_them():
+    ring = SampleRing(capacity=100)
+    assert ring.write(np.ones(80, np.float32)) == 80
+    assert ring.write(np.ones(50, np.float32)) == 20
+    assert ring.overflowed == 30 and ring.available() == 100
+
+
+def test_backlog_limit_keeps_only_the_newest_samples():
+    ring = SampleRing(capacity=1000)
+    ring.write(np.arange(900, dtype=np.float32))
+    out = np.zeros(1000, np.float32)
+    n = ring.read_into(out, max_backlog=100)
+    assert n == 100 and np.array_equal(out[:100], np.arange(800, 900, dtype=np.float32))
+    assert ring.skipped == 800
+
+
+def test_flush_skips_what_was_queued_but_keeps_what_comes_after():
+    ring = SampleRing(capacity=1000)
+    ring.write(np.full(300, 1.0, np.float32))
+    ring.request_flush()
+    ring.write(np.full(50, 2.0, np.float32))
+    out = np.zeros(400, np.float32)
+    assert ring.read_into(out) == 50 and np.all(out[:50] == 2.0)
+    assert ring.skipped == 300
+
+
+def test_ring_rejects_a_nonsense_size():
+    with pytest.raises(ValueError):
+        SampleRing(0)
+
+
+def test_output_callback_fills_every_channel_and_counts_starvation():
+    bridge = AudioBridge(48_000, 2, 48_000, 2)
+    bridge.output.write(np.full(100, 0.5, np.float32))
+    out = np.full((256, 2), 9.0, np.float32)
+    bridge.output_callback(out, 256, None, None)
+    assert np.all(out[:100] == 0.5) and np.all(out[100:] == 0.0)  # every sample written, both channels
+    assert bridge.output_starved_samples == 156 and bridge.output_callbacks == 1
+
+
+def test_input_callback_copies_counts_and_wakes_the_worker():
+    class Status:
+        input_overflow = True
+
+    bridge = AudioBridge(16_000, 1, 16_000, 1)
+    block = np.linspace(-1, 1, 320, dtype=np.float32).reshape(-1, 1)
+    bridge.input_callback(block, 320, None, Status())
+    assert bridge.data_ready.is_set() and bridge.input_overflows == 1 and bridge.input_callbacks == 1
+    out = np.zeros((320, 1), np.float32)
+    assert bridge.input.read_into(out) == 320 and np.array_equal(out, block)
+
+
+@pytest.mark.parametrize("rate,channels", [(48_000, 2), (44_100, 1), (16_000, 1), (24_000, 2)])
+def test_frames_come_out_at_24k_mono_with_the_tone_intact(rate, channels):
+    seconds = 1.0
+    t = np.arange(int(rate * seconds)) / rate
+    tone = (0.5 * np.sin(2 * np.pi * 440.0 * t)).astype(np.float32)
+    device_audio = np.stack([tone] * channels, axis=1)
+    assembler = FrameAssembler(rate)
+    frames = []
+    for start in range(0, len(device_audio), int(rate * 0.02)):  # 20 ms device blocks
+        assembler.push(device_audio[start : start + int(rate * 0.02)])
+        while assembler.pending_frames():
+            frames.append(assembler.pop_frame())
+    assert len(frames) >= 11  # 12.5 frames per second, minus the filter delay
+    audio = np.concatenate(frames[2:])
+    spectrum = np.abs(np.fft.rfft(audio))
+    peak_hz = np.argmax(spectrum) * 24_000 / len(audio)
+    assert abs(peak_hz - 440.0) < 5.0
+    assert abs(np.sqrt(np.mean(audio**2)) - 0.5 / np.sqrt(2)) < 0.02
+
+
+def test_output_converter_keeps_duration():
+    converter = OutputConverter(48_000)
+    total = sum(len(converter.convert(np.zeros(FRAME_SAMPLES, np.float32))) for _ in range(25))
+    assert abs(total - 2 * 25 * FRAME_SAMPLES) <= 500  # 2 s of 48 kHz, minus the filter delay
