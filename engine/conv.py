@@ -11,9 +11,11 @@ encoder conv: 3.4 ms vs 0.45 ms; the 1024->512 k16 transposed conv: 16 ms vs 0.4
 there an explicit im2col + matmul is memory-bound and much faster. The choice depends only on
 the (static) number of time steps of a call, so it is graph safe.
 
-On CPU the matmul kernel uses a weight prepacked for oneDNN (``PackedLinear``): MKL's sgemm
+On CPU the matmul kernel uses a weight prepacked for oneDNN (``PackedMatmul``): MKL's sgemm
 streams a large weight at ~12-17 GB/s for 1-2 rows, the prepacked oneDNN kernel at ~50 GB/s
 (the memory bandwidth) here. The packed copy is derived data: ``repack()`` after changing weights.
+``pack_linears`` gives any module's ``nn.Linear`` layers the same kernel (as
+``torch.ao.quantization.quantize_dynamic`` swaps them), keeping their parameters and names.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from torch import nn
 MATMUL_MAX_STEPS = 128
 
 
-class PackedLinear:
+class PackedMatmul:
     """``x @ weight.T + bias`` for a fixed 2-D weight, through a oneDNN-prepacked copy on CPU.
 
     Holds no parameters (the module that owns the weight keeps it and its checkpoint name);
@@ -50,6 +52,34 @@ class PackedLinear:
         if self.packed is not None and x.device.type == "cpu" and x.dtype == self.dtype:
             return torch.ops.mkldnn._linear_pointwise(x, self.packed, bias, "none", [], "")
         return F.linear(x, weight, bias)
+
+
+class PackedLinear(nn.Linear):
+    """``nn.Linear`` computing through a ``PackedMatmul``; same parameters, same names."""
+
+    def repack(self) -> None:
+        if not hasattr(self, "_matmul"):
+            self._matmul = PackedMatmul()
+        self._matmul.pack(self.weight, MATMUL_MAX_STEPS)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self._matmul(x, self.weight, self.bias)
+
+
+def pack_linears(module: nn.Module) -> None:
+    """Replace every plain ``nn.Linear`` under ``module`` by a ``PackedLinear`` sharing its
+    parameters, and (re)pack them all. Idempotent; call again after changing weights."""
+    for name, child in module.named_children():
+        if type(child) is nn.Linear:
+            packed = PackedLinear(child.in_features, child.out_features, bias=child.bias is not None,
+                                  device="meta")
+            packed.weight, packed.bias = child.weight, child.bias
+            setattr(module, name, packed)
+            child = packed
+        if isinstance(child, PackedLinear):
+            child.repack()
+        else:
+            pack_linears(child)
 
 
 class Wrapped(nn.Module):
@@ -81,7 +111,7 @@ class StreamingConv1d(nn.Module):
             raise ValueError(f"stride {stride} is larger than the effective kernel size")
         self.conv = Wrapped("conv", nn.Conv1d(in_channels, out_channels, kernel_size, stride,
                                               dilation=dilation, groups=groups, bias=bias))
-        self._linear = PackedLinear()
+        self._linear = PackedMatmul()
 
     def repack(self) -> None:
         """Refresh the packed matmul weight (after loading or moving the parameters)."""
@@ -156,7 +186,7 @@ class StreamingConvTranspose1d(nn.Module):
                                                            groups=groups, bias=bias))
         depthwise = groups == in_channels == out_channels
         self._matmul_ok = kernel_size == 2 * stride and (groups == 1 or depthwise)
-        self._linear = PackedLinear()
+        self._linear = PackedMatmul()
 
     def repack(self) -> None:
         """Refresh the packed matmul weight (after loading or moving the parameters)."""

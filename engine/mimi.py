@@ -19,7 +19,7 @@ from safetensors.torch import load_file
 from torch import nn
 
 from .checkpoint import load_strict, stack_split_attention
-from .conv import StreamingConv1d, StreamingConvTranspose1d, Wrapped
+from .conv import StreamingConv1d, StreamingConvTranspose1d, Wrapped, pack_linears
 from .quantizer import SplitRVQ
 from .seanet import SEANetConfig, SEANetDecoder, SEANetEncoder
 from .state import StateTree
@@ -118,6 +118,7 @@ class Mimi(nn.Module):
         for m in self.modules():
             if isinstance(m, (StreamingConv1d, StreamingConvTranspose1d)):
                 m.repack()
+        pack_linears(self)  # the transformers' feed-forward layers
 
     # ---- state -------------------------------------------------------------------------------
 

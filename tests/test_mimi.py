@@ -319,7 +319,7 @@ def test_streaming_parity_with_reference(released_file):
             our_pcm.append(ours.decode_step(rc, state))  # decode the same codes
     ref_codes, our_codes = torch.cat(ref_codes, -1), torch.cat(our_codes, -1)
     assert ref_codes.shape == our_codes.shape == (1, 8, frames)
-    assert len(ref_codes[0, 0].unique()) > 10 and len(ref_codes[0, 7].unique()) > 50  # not degenerate
+    assert len(ref_codes[0, 0].unique()) > 10 and len(ref_codes[0, 7].unique()) > 30  # not degenerate
     assert _mismatch(our_codes, ref_codes) <= 1e-3
     ref_pcm, our_pcm = torch.cat(ref_pcm, -1), torch.cat(our_pcm, -1)
     assert ref_pcm.abs().max() > 1e-3
