@@ -74,6 +74,7 @@ class MainWindow(QMainWindow):
         self._last_release_time = float("-inf")
         self._close_after_save = False
         self._status = Status.IDLE
+        self._requested_model: tuple[str, str, str] | None = None
 
         self.worker = EngineWorker(model_loader, seed=worker_seed)
         self.worker_thread = QThread(self)
@@ -104,7 +105,7 @@ class MainWindow(QMainWindow):
         w = self.worker
         w.model_loading.connect(self._on_model_loading)
         w.model_loaded.connect(self._on_model_loaded)
-        w.model_failed.connect(self.show_error)
+        w.model_failed.connect(self._on_model_failed)
         w.conversation_opened.connect(self._on_conversation_opened)
         w.frame_done.connect(self._on_frame)
         w.error.connect(self._on_worker_error)
@@ -321,14 +322,28 @@ class MainWindow(QMainWindow):
 
     # -- worker results ----------------------------------------------------------------------
     def _on_model_loading(self, name: str) -> None:
-        self.model_info = None
         self.model_label.setText(f"Loading model {name}...")
+
+    def _on_model_failed(self, message: str) -> None:
+        """The previous model (if any) and its conversation stay loaded and keep running."""
+        self._render_model_label()
+        self.show_error(message)
 
     def _on_model_loaded(self, info) -> None:
         self.model_info = info
-        name = info.label  # the demo says plainly that it is untrained and babbles
+        self._render_model_label()
+        if self._requested_model is not None:
+            name, device, dtype = self._requested_model
+            self._update_settings(model=name, device=device, dtype=dtype)
+
+    def _render_model_label(self) -> None:
+        info = self.model_info
+        if info is None:
+            self.model_label.setText("No model loaded (Model → Model manager...)")
+            return
         graph = "on" if info.cuda_graph else "off"
-        self.model_label.setText(f"Model: {name} · {info.device} · {info.dtype} · CUDA graph {graph}")
+        # info.label says plainly when it is the untrained demo model.
+        self.model_label.setText(f"Model: {info.label} · {info.device} · {info.dtype} · CUDA graph {graph}")
 
     def _on_conversation_opened(self, transcript, path) -> None:
         self.transcript.load(transcript)
@@ -472,7 +487,8 @@ class MainWindow(QMainWindow):
 
     # -- conversations -----------------------------------------------------------------------
     def load_model(self, name: str, device: str, dtype: str) -> None:
-        self._update_settings(model=name, device=device, dtype=dtype)
+        """Load in the worker; the choice is remembered once it loaded (a failed one is not)."""
+        self._requested_model = (name, device, dtype)
         self.worker.load_model(name, device, dtype)
 
     def new_conversation(self) -> None:

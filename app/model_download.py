@@ -86,6 +86,9 @@ class ModelDownload:
                                                          f"(exit code {self._process.exitcode})"))
         return updates
 
+    def is_running(self) -> bool:
+        return self._process.is_alive()
+
     def cancel(self) -> None:
         if self._process.is_alive():
             self._process.kill()

@@ -301,3 +301,25 @@ def test_quitting_with_unsaved_changes_asks_first(harness, qtbot, monkeypatch):
     assert w.isVisible()
     monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.Discard)
     assert w.close()
+
+
+def test_a_model_that_fails_to_load_is_reported_and_the_running_one_is_kept(qtbot, tmp_path, app_demo_model):
+    def loader(name, device, dtype):
+        if name == "demo":
+            return app_demo_model
+        from engine.session import load_model
+
+        return load_model(name, device=device, dtype=dtype)
+
+    h = Harness(qtbot, tmp_path, loader)
+    try:
+        h.frames(1)
+        h.window.load_model(str(tmp_path / "no-such-model-folder"), "cpu", "auto")
+        qtbot.waitUntil(h.window.error_box.isVisible, timeout=20_000)
+        assert "no-such-model-folder" in h.window.error_label.text()
+        assert "demo (untrained, babbles)" in h.window.model_label.text()
+        assert h.window.settings.model == "demo"  # the failed choice is not remembered for the next start
+        qtbot.mouseClick(h.window.dismiss_button, Qt.LeftButton)
+        assert h.frames(1)[0].frame_index == 1  # the demo conversation carries on
+    finally:
+        h.close()

@@ -1,0 +1,79 @@
+"""The model manager dialog: presets and where they are, licence notes, downloads in a child process."""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+from PySide6.QtCore import Qt
+
+from app.model_manager import ModelManagerDialog
+from app.settings import AppSettings
+from engine.models import PRESETS
+
+
+@pytest.fixture
+def empty_hub(tmp_path, monkeypatch):
+    """An empty Hugging Face cache (inherited by the download child process)."""
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
+    for var in ("HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE", "HF_HUB_OFFLINE", "HF_ENDPOINT"):
+        monkeypatch.delenv(var, raising=False)
+    return tmp_path / "hf"
+
+
+def open_dialog(qtbot, model: str) -> ModelManagerDialog:
+    dialog = ModelManagerDialog(AppSettings(model=model, device="cpu"))
+    qtbot.addWidget(dialog)
+    dialog.show()
+    return dialog
+
+
+def test_presets_are_listed_with_size_location_and_licence(qtbot, empty_hub):
+    dialog = open_dialog(qtbot, "personaplex")
+    names = [dialog.table.item(row, 0).text() for row in range(dialog.table.rowCount())]
+    assert names == list(PRESETS)
+    moshiko = names.index("moshiko")
+    assert dialog.table.item(moshiko, 1).text() == f"{PRESETS['moshiko'].approx_gb:.1f} GB"
+    assert dialog.table.item(moshiko, 2).text() == "not downloaded"
+    assert dialog.selected_name() == "personaplex"
+    text = dialog.description.text()
+    assert "gated" in text and "accept" in text and "HF_TOKEN" in text and PRESETS["personaplex"].page in text
+    assert dialog.download_button.isEnabled()
+    dialog.table.selectRow(names.index("demo"))
+    assert not dialog.download_button.isEnabled()  # the demo is built locally, never downloaded
+    assert "untrained" in dialog.description.text()
+
+    dialog.device_combo.setCurrentText("cpu")
+    dialog.dtype_combo.setCurrentText("float32")
+    with qtbot.waitSignal(dialog.model_chosen) as chosen:
+        qtbot.mouseClick(dialog.use_button, Qt.LeftButton)
+    assert chosen.args == ["demo", "cpu", "float32"]
+
+
+def test_an_offline_download_fails_with_a_message_a_person_can_act_on(qtbot, empty_hub, monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    dialog = open_dialog(qtbot, "moshiko")
+    qtbot.mouseClick(dialog.download_button, Qt.LeftButton)
+    assert dialog.progress.isVisible() and dialog.cancel_button.isVisible()
+    qtbot.waitUntil(lambda: dialog.download is None, timeout=60_000)
+    text = dialog.description.text()
+    assert text.startswith("Download failed:") and "HF_HUB_OFFLINE" in text
+    assert not dialog.progress.isVisible()
+
+
+def test_cancel_kills_a_hanging_download_at_once(qtbot, empty_hub, monkeypatch):
+    with socket.socket() as server:  # accepts connections into its backlog and never answers
+        server.bind(("127.0.0.1", 0))
+        server.listen(16)
+        monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{server.getsockname()[1]}")
+        dialog = open_dialog(qtbot, "moshika")
+        qtbot.mouseClick(dialog.download_button, Qt.LeftButton)
+        download = dialog.download
+        server.settimeout(60)
+        connection, _ = server.accept()  # the child is now inside the download, waiting for an answer
+        assert download.is_running()
+        qtbot.mouseClick(dialog.cancel_button, Qt.LeftButton)
+        assert not download.is_running()
+        assert dialog.download is None and "cancelled" in dialog.description.text()
+        assert dialog.download_button.isEnabled()  # can be started again
+        connection.close()

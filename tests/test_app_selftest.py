@@ -1,0 +1,26 @@
+"""`parley selftest`: the headless whole-chain check prints exactly one JSON line and returns 0."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_selftest_prints_one_json_line_and_succeeds(tmp_path):
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    done = subprocess.run([sys.executable, "-m", "app.cli", "selftest"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=600)
+    lines = done.stdout.splitlines()
+    assert len(lines) == 1, f"stdout must be one JSON line, got: {done.stdout!r}\nstderr: {done.stderr[-2000:]}"
+    report = json.loads(lines[0])
+    assert done.returncode == 0 and report["ok"] is True, report
+    checks = report["checks"]
+    assert set(checks) == {"qt_window", "model", "frames", "conversation_file", "audio_devices"}
+    assert checks["model"]["name"] == "demo"
+    assert checks["frames"]["count"] >= 6 and checks["frames"]["ms_per_frame"] > 0
+    assert "Traceback" not in done.stderr
