@@ -140,3 +140,21 @@ def test_bad_input():
         StreamingConv1d(2, 2, 3, pad_mode="reflect")
     with pytest.raises(ValueError, match="stride"):
         StreamingConvTranspose1d(2, 2, 2, 3)
+
+
+def test_pack_linears_keeps_parameters_and_results():
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.GELU(),
+                                torch.nn.Sequential(torch.nn.Linear(32, 8, bias=False)))
+    names = {k: v for k, v in model.named_parameters()}
+    x = torch.randn(3, 2, 16)
+    expected = model(x)
+    conv_mod.pack_linears(model)
+    conv_mod.pack_linears(model)  # idempotent
+    assert isinstance(model[0], conv_mod.PackedLinear) and isinstance(model[2][0], conv_mod.PackedLinear)
+    assert {k: v for k, v in model.named_parameters()} == names  # same names, same tensors
+    torch.testing.assert_close(model(x), expected, rtol=1e-5, atol=1e-5)
+    with torch.no_grad():
+        model[0].weight.mul_(2)
+    conv_mod.pack_linears(model)  # repacks the changed weight
+    assert not torch.allclose(model(x), expected)

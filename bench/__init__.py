@@ -1,0 +1,1 @@
+"""Benchmarks (not tests): ours vs the reference implementation."""

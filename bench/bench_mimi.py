@@ -1,0 +1,141 @@
+"""Streaming Mimi at the released size, float32 on the CPU: encode + decode of one 80 ms frame,
+ours (``engine.mimi``) vs the reference ``moshi`` package, with 2 and with 1 torch threads.
+
+Both load the same random checkpoint (released key layout) in the same process and stream the
+same speech; every timed frame runs the reference and then ours, back to back, so machine noise
+hits both alike. Reports medians (and p90) over the timed frames after a warm-up, and the ratio
+ours / reference (target <= 0.5). Writes ``bench/results/mimi.json``.
+
+    .venv/bin/python -m bench.bench_mimi [--frames 40] [--warmup 8] [--threads 2 1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import sys
+import tempfile
+import time
+
+os.environ.setdefault("NO_TORCH_COMPILE", "1")
+os.environ.setdefault("NO_CUDA_GRAPH", "1")
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+from safetensors.torch import save_file  # noqa: E402
+
+from engine.audio import read_wav  # noqa: E402
+from engine.mimi import FRAME_SIZE, Mimi, load_mimi  # noqa: E402
+
+AUDIO = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "audio", "story_16k.wav")
+RESULTS = os.path.join(os.path.dirname(__file__), "results", "mimi.json")
+
+
+def random_checkpoint(path: str) -> None:
+    """Random weights with unit gain and codebooks around the latent scale, in the released layout."""
+    torch.manual_seed(0)
+    with torch.device("meta"):
+        shapes = {k: (v.shape, v.dtype) for k, v in Mimi().state_dict().items()}
+    weights = {}
+    for name, (shape, dtype) in shapes.items():
+        if name.endswith("_initialized"):
+            weights[name] = torch.ones(shape)
+        elif name.endswith("cluster_usage"):
+            weights[name] = 0.5 + torch.rand(shape)
+        elif name.endswith(".scale"):
+            weights[name] = torch.full(shape, 0.1)
+        elif "norm" in name:
+            weights[name] = torch.ones(shape) if name.endswith("weight") else torch.zeros(shape)
+        else:
+            fan_in = int(np.prod(shape[1:])) if len(shape) > 1 else 1
+            weights[name] = torch.randn(shape, dtype=dtype) / fan_in ** 0.5
+    save_file(weights, path)
+
+
+def speech_frames(count: int) -> list[torch.Tensor]:
+    if os.path.exists(AUDIO):
+        pcm = read_wav(AUDIO)
+    else:  # noise, when the shared samples are not there
+        pcm = (np.random.default_rng(0).standard_normal(count * FRAME_SIZE) * 0.1).astype(np.float32)
+    pcm = np.resize(pcm, count * FRAME_SIZE)
+    return list(torch.from_numpy(pcm).view(1, 1, -1).split(FRAME_SIZE, dim=-1))
+
+
+def run(ref, ours, frames, warmup: int, threads: int) -> dict:
+    torch.set_num_threads(threads)
+    state = ours.init_state(1)
+    times = {"ref_encode": [], "ref_decode": [], "our_encode": [], "our_decode": []}
+    with torch.inference_mode(), ref.streaming(1):
+        for i, frame in enumerate(frames):
+            t0 = time.perf_counter()
+            codes = ref.encode(frame)
+            t1 = time.perf_counter()
+            ref.decode(codes)
+            t2 = time.perf_counter()
+            ours_codes = ours.encode_step(frame, state)
+            t3 = time.perf_counter()
+            ours.decode_step(ours_codes, state)
+            t4 = time.perf_counter()
+            if i >= warmup:
+                for key, dt in zip(times, (t1 - t0, t2 - t1, t3 - t2, t4 - t3)):
+                    times[key].append(dt * 1e3)
+    ref_total = [a + b for a, b in zip(times["ref_encode"], times["ref_decode"])]
+    our_total = [a + b for a, b in zip(times["our_encode"], times["our_decode"])]
+    result = {"threads": threads, "timed_frames": len(ref_total)}
+    for key, values in list(times.items()) + [("ref_total", ref_total), ("our_total", our_total)]:
+        result[f"{key}_ms_median"] = round(statistics.median(values), 2)
+        result[f"{key}_ms_p90"] = round(float(np.percentile(values, 90)), 2)
+    result["ratio_ours_over_ref"] = round(result["our_total_ms_median"] / result["ref_total_ms_median"], 3)
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--frames", type=int, default=40, help="timed frames per thread setting")
+    parser.add_argument("--warmup", type=int, default=8)
+    parser.add_argument("--threads", type=int, nargs="+", default=[2, 1])
+    args = parser.parse_args()
+
+    from moshi.models.loaders import get_mimi
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "mimi.safetensors")
+        random_checkpoint(path)
+        ref = get_mimi(path, device="cpu")
+        ours = load_mimi(path)
+    frames = speech_frames(args.frames + args.warmup)
+    results = [run(ref, ours, frames, args.warmup, n) for n in args.threads]
+    report = {
+        "benchmark": "Mimi streaming encode+decode of one 1920-sample frame, released size, fp32, CPU",
+        "machine": {"cpu": _cpu_name(), "logical_cpus": os.cpu_count(), "platform": platform.platform(),
+                    "torch": torch.__version__, "loadavg_at_end": os.getloadavg()},
+        "command": " ".join([".venv/bin/python -m bench.bench_mimi", *sys.argv[1:]]),
+        "results": results,
+    }
+    os.makedirs(os.path.dirname(RESULTS), exist_ok=True)
+    with open(RESULTS, "w") as f:
+        json.dump(report, f, indent=2)
+    for r in results:
+        print(f"{r['threads']} thread(s): reference {r['ref_encode_ms_median']:.1f} + {r['ref_decode_ms_median']:.1f}"
+              f" = {r['ref_total_ms_median']:.1f} ms, ours {r['our_encode_ms_median']:.1f} + "
+              f"{r['our_decode_ms_median']:.1f} = {r['our_total_ms_median']:.1f} ms, "
+              f"ratio {r['ratio_ours_over_ref']:.2f}")
+    print(f"wrote {RESULTS}")
+
+
+def _cpu_name() -> str:
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+if __name__ == "__main__":
+    main()
