@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 import torch
 from safetensors.torch import load_file, save_file
+from torch.utils._python_dispatch import TorchDispatchMode
 
 from engine.audio import read_wav
 from engine.mimi import FRAME_SIZE, SAMPLE_RATE, Mimi, MimiConfig, load_mimi
@@ -167,6 +168,28 @@ def test_state_identity_and_resets(tiny):
     tiny.reset_decoder(state)
     assert torch.equal(tiny.decode_step(codes, state), pcm_out)
     assert {k: id(v) for k, v in flatten(state).items()} == ids
+
+
+class _OpSpy(TorchDispatchMode):
+    """Records every aten op that runs (to prove the per-frame path has no host syncs)."""
+
+    def __init__(self):
+        super().__init__()
+        self.ops: set[str] = set()
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.ops.add(func.overloadpacket.__name__)
+        return func(*args, **(kwargs or {}))
+
+
+def test_streaming_step_is_graph_safe(tiny):
+    """No host syncs or data-dependent shapes in encode_step/decode_step (what breaks CUDA graphs)."""
+    state = tiny.init_state(1)
+    pcm = torch.randn(1, 1, 2 * TINY.frame_size)
+    with _OpSpy() as spy:
+        tiny.decode_step(tiny.encode_step(pcm, state), state)
+    forbidden = {"item", "_local_scalar_dense", "nonzero", "multinomial", "lift_fresh", "unique", "_unique2"}
+    assert spy.ops and not spy.ops & forbidden, sorted(spy.ops & forbidden)
 
 
 def test_non_finite_input_is_sanitised(tiny):
