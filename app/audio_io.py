@@ -86,6 +86,7 @@ class AudioIO:
         self._opened_at = 0.0
         self._next_retry = 0.0
         self._recovery_pending = False
+        self._last_open_error = ""
         threading.Thread(target=self._control_loop, name="parley-audio-control", daemon=True).start()
 
     # -- GUI-side API (never blocks) ---------------------------------------------------------
@@ -171,13 +172,17 @@ class AudioIO:
         try:
             bridge, streams, names = _open_streams(sd, input_name, output_name)
         except Exception as e:
-            log.warning("opening audio devices failed: %s", e)
+            message = f"No audio device: {e}"
+            if message != self._last_open_error:  # retries every few seconds; log each new problem once
+                log.warning("opening audio devices failed: %s", e)
+            self._last_open_error = message
             self._next_retry = time.monotonic() + RETRY_INTERVAL_S
-            self._set(state="error", message=f"No audio device: {e}")
+            self._set(state="error", message=message)
             self._on_bridge(None)
             return
         self._streams = streams
         self._bridge = bridge
+        self._last_open_error = ""
         self._opened_at = time.monotonic()
         self._on_bridge(bridge)
         self._set(

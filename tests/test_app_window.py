@@ -184,7 +184,7 @@ class _WrappedModel:
 
 
 def test_a_slow_model_never_freezes_the_window_and_old_input_is_dropped(qtbot, tmp_path, app_demo_model):
-    slow = _WrappedModel(app_demo_model, lambda s: _SlowSession(s, delay=0.6))
+    slow = _WrappedModel(app_demo_model, lambda s: _SlowSession(s, delay=1.0))
     h = Harness(qtbot, tmp_path, lambda *args: slow)
     try:
         session = slow.sessions[-1]
@@ -207,7 +207,8 @@ def test_a_slow_model_never_freezes_the_window_and_old_input_is_dropped(qtbot, t
             qtbot.wait(80)
         timer.stop()
         gaps = np.diff([t for t in ticks if t >= started])
-        assert len(gaps) > 30 and gaps.max() < 0.25, f"event loop stalled: max gap {gaps.max():.3f} s"
+        # A GUI waiting on the worker would stall for a whole step (>= 1 s) at least once.
+        assert len(gaps) > 20 and gaps.max() < 0.5, f"event loop stalled: max gap {gaps.max():.3f} s"
         qtbot.waitUntil(lambda: len(h.stats) >= 2, timeout=20_000)
         assert h.stats[-1].dropped_frames > 0  # it fell behind and dropped input instead of queueing it
         assert h.stats[-1].timings.input_queue < 1000.0  # and latency stayed bounded
