@@ -9,6 +9,16 @@ import torch.nn.functional as F
 from torch import nn
 
 
+def as_f32(t: torch.Tensor) -> torch.Tensor:
+    """``t`` in float32, without a (no-op, but dispatched) cast when it already is: per-op overhead
+    dominates small CPU steps."""
+    return t if t.dtype == torch.float32 else t.float()
+
+
+def cast_back(t: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    return t if t.dtype == dtype else t.to(dtype)
+
+
 class RMSNorm(nn.Module):
     """RMSNorm with math in float32 (``alpha`` is named as in the checkpoints)."""
 
@@ -18,9 +28,9 @@ class RMSNorm(nn.Module):
         self.alpha = nn.Parameter(torch.ones(1, 1, dim, device=device, dtype=dtype))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        x32 = x.float()
+        x32 = as_f32(x)
         var = self.eps + torch.mean(x32 * x32, dim=-1, keepdim=True)
-        return (x32 * (self.alpha.float() * torch.rsqrt(var))).to(x.dtype)
+        return cast_back(x32 * (as_f32(self.alpha) * torch.rsqrt(var)), x.dtype)
 
 
 class LayerNormF32(nn.LayerNorm):
@@ -82,7 +92,7 @@ def rope_tables(positions: torch.Tensor, head_dim: int, max_period: float) -> tu
 def apply_rope(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
     """Rotate interleaved pairs (x[2d], x[2d+1]) of x [B, H, T, D]; math in float32."""
     pairs = x.unflatten(-1, (-1, 2))
-    real, imag = pairs[..., 0].float(), pairs[..., 1].float()
+    real, imag = as_f32(pairs[..., 0]), as_f32(pairs[..., 1])
     out_real = real * cos - imag * sin
     out_imag = real * sin + imag * cos
-    return torch.stack([out_real.to(x.dtype), out_imag.to(x.dtype)], dim=-1).flatten(-2)
+    return torch.stack([cast_back(out_real, x.dtype), cast_back(out_imag, x.dtype)], dim=-1).flatten(-2)
