@@ -102,9 +102,12 @@ class AudioIO:
         self._wanted = (input_name, output_name)
         self._commands.put("open")
 
-    def stop(self) -> None:
+    def stop(self, timeout: float = 0.0) -> bool:
+        """Close the streams; waits up to ``timeout`` seconds (for quitting), True once closed."""
         self._wanted = None
-        self._commands.put("close")
+        closed = threading.Event()
+        self._commands.put(("close", closed))
+        return closed.wait(timeout) if timeout > 0 else False
 
     def refresh_devices(self) -> None:
         """Re-initialise PortAudio to see devices plugged in since start (reopens the streams)."""
@@ -145,9 +148,10 @@ class AudioIO:
         while True:
             command = self._commands.get()
             try:
-                if command == "close":
+                if isinstance(command, tuple):  # ("close", event set when done)
                     self._close_streams()
                     self._set(state="stopped", message="")
+                    command[1].set()
                 elif command == "open":
                     self._close_streams()
                     self._open(sd)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import sys
 
 from PySide6.QtCore import QSettings
@@ -50,7 +51,14 @@ def run_gui(args) -> int:
     dtype = getattr(args, "dtype", None) or window.settings.dtype
     window.load_model(model, device, dtype)
     window.show()
-    return app.exec()
+    code = app.exec()
+    if not window.shut_down_cleanly:
+        # The worker is stuck in an uninterruptible call (a model load); destroying its QThread
+        # would abort the process, so leave without running destructors.
+        log.warning("quitting while the engine worker is busy")
+        logging.shutdown()
+        os._exit(code)
+    return code
 
 
 def _log_uncaught_exceptions() -> None:

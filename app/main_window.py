@@ -75,6 +75,7 @@ class MainWindow(QMainWindow):
         self._close_after_save = False
         self._status = Status.IDLE
         self._requested_model: tuple[str, str, str] | None = None
+        self.shut_down_cleanly = True
 
         self.worker = EngineWorker(model_loader, seed=worker_seed)
         self.worker_thread = QThread(self)
@@ -607,18 +608,24 @@ class MainWindow(QMainWindow):
                 self.save()
                 event.ignore()  # closes again once the worker reports the file saved
                 return
-        self.shutdown()
+        self.shut_down_cleanly = self.shutdown()
         super().closeEvent(event)
 
-    def shutdown(self) -> None:
-        """Stop the timer, the audio streams (in the background) and the worker thread."""
+    def shutdown(self) -> bool:
+        """Stop the timer, the audio streams and the worker thread, each with a bounded wait.
+
+        Returns False when the worker is still busy (e.g. inside a model load, which cannot be
+        interrupted): the caller must then leave the process without destroying that thread.
+        """
+        if not self.timer.isActive():
+            return not self.worker_thread.isRunning()
         self.timer.stop()
         QApplication.instance().removeEventFilter(self)
         if self.audio is not None:
-            self.audio.stop()
+            self.audio.stop(timeout=2.0)
         self.worker.stop()
         self.worker_thread.quit()
-        self.worker_thread.wait(5000)
+        return self.worker_thread.wait(5000)
 
 
 def _open_folder(path: Path) -> None:

@@ -324,3 +324,41 @@ def test_a_model_that_fails_to_load_is_reported_and_the_running_one_is_kept(qtbo
         assert h.frames(1)[0].frame_index == 1  # the demo conversation carries on
     finally:
         h.close()
+
+
+def test_open_mic_lets_the_model_hear_without_push_to_talk_and_warns_about_echo(harness, qtbot, tmp_path):
+    w = harness.window
+    assert not w.headphones_note.isVisible()
+    w.open_mic_box.setChecked(True)
+    assert w.headphones_note.isVisible() and "headphones" in w.headphones_note.text()
+    assert all(abs(s.model_input_db - TONE_DB) < 1.0 for s in harness.frames(2))
+    assert QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat).value("open_mic") in (True, "true")
+    w.open_mic_box.setChecked(False)
+    assert all(s.model_input_db == SILENCE_DB for s in harness.frames(1))
+
+
+def test_transcript_and_audio_export_from_the_file_menu(harness, qtbot, tmp_path, monkeypatch):
+    import json
+    import wave
+
+    w = harness.window
+    qtbot.keyPress(w, Qt.Key_Space)
+    count = len(harness.frames(3))
+    qtbot.keyRelease(w, Qt.Key_Space)
+    count += len(harness.frames(2))
+    actions = {a.text(): a for a in w.menuBar().actions()[0].menu().actions()}
+
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(tmp_path / "talk"), "JSON (*.json)"))
+    actions["Export &transcript..."].trigger()
+    exported = json.loads((tmp_path / "talk.json").read_text(encoding="utf-8"))
+    assert [p["text"] for p in exported["pieces"]] == [t for _, t in w.transcript.pieces]
+
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(tmp_path / "talk.wav"), ""))
+    actions["Export a&udio..."].trigger()
+    qtbot.waitUntil(lambda: (tmp_path / "talk.wav").exists(), timeout=10_000)
+    with wave.open(str(tmp_path / "talk.wav")) as f:
+        assert f.getnchannels() == 2 and f.getframerate() == 24_000
+        assert f.getnframes() >= count * FRAME  # every frame so far, user left, assistant right
+        pcm = np.frombuffer(f.readframes(f.getnframes()), "<i2").reshape(-1, 2)
+    assert np.abs(pcm[:, 0]).max() > 5000  # the tone the user spoke
+    assert np.abs(pcm[:, 1]).max() > 0  # the assistant's babble
