@@ -69,7 +69,6 @@ class EngineWorker(QObject):
     error = Signal(str)  # a frame step failed; streaming pauses until resume() or a new conversation
     file_done = Signal(str, str)  # (what, path): "saved" / "exported audio"
     file_failed = Signal(str, str)  # (what, message)
-    stopped = Signal()
 
     def __init__(self, model_loader: ModelLoader = load_engine_model, seed: int | None = None) -> None:
         super().__init__()
@@ -111,10 +110,6 @@ class EngineWorker(QObject):
     def load_model(self, name: str, device: str = "auto", dtype: str = "auto") -> None:
         self._commands.put(("load", name, device, dtype))
 
-    def use_model(self, model) -> None:
-        """Adopt an already loaded engine model (tests, self-test) and start a conversation."""
-        self._commands.put(("use", model))
-
     def new_conversation(self) -> None:
         self._commands.put(("new",))
 
@@ -132,8 +127,9 @@ class EngineWorker(QObject):
         self._commands.put(("resume",))
 
     def stop(self) -> None:
+        """End the loop after the current command or frame (a model load runs to its end)."""
         self._stop = True
-        self._commands.put(("noop",))
+        self._commands.put(("wake",))
 
     # -- the loop (worker thread) ------------------------------------------------------------
     @Slot()
@@ -147,7 +143,6 @@ class EngineWorker(QObject):
                 continue
             if streaming:
                 self._pump(bridge)
-        self.stopped.emit()
 
     def _next_command(self, wait: bool) -> tuple | None:
         try:
@@ -160,8 +155,6 @@ class EngineWorker(QObject):
         try:
             if kind == "load":
                 self._load_model(*args)
-            elif kind == "use":
-                self._adopt(args[0])
             elif kind == "new":
                 self._new_session()
             elif kind == "open":
@@ -184,9 +177,6 @@ class EngineWorker(QObject):
             log.exception("loading model %s failed", name)
             self.model_failed.emit(f"Could not load model {name!r}: {e}")
             return
-        self._adopt(model)
-
-    def _adopt(self, model) -> None:
         self._model = model
         self.model_loaded.emit(model.info)
         self._new_session()

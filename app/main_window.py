@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import os
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QObject, QSettings, Qt, QThread, QTimer, QUrl
@@ -570,8 +571,6 @@ class MainWindow(QMainWindow):
         return answer == QMessageBox.Discard
 
     def _update_settings(self, **changes) -> None:
-        from dataclasses import replace
-
         self.settings = replace(self.settings, **changes)
         save_settings(self.store, self.settings)
         if "recent_files" in changes:
