@@ -34,6 +34,7 @@ class AudioBridge:
         self.input = SampleRing(int(RING_SECONDS * input_rate), input_channels)
         self.output = SampleRing(int(RING_SECONDS * output_rate), 1)
         self.max_output_backlog = int(MAX_OUTPUT_BACKLOG_SECONDS * output_rate)
+        self._output_scratch = np.zeros((self.output.capacity, 1), dtype=np.float32)
         self.data_ready = threading.Event()
         # Plain counters written by the callbacks; readers only sample them.
         self.input_callbacks = 0
@@ -59,12 +60,14 @@ class AudioBridge:
     def output_callback(self, outdata: np.ndarray, frames: int, time_info, status) -> None:
         if status and status.output_underflow:
             self.output_underflows += 1
-        got = self.output.read_into(outdata[:, :1], max_backlog=self.max_output_backlog)
+        mono = self._output_scratch[:frames]
+        got = self.output.read_into(mono, max_backlog=self.max_output_backlog)
         if got < frames:
-            outdata[got:, :1] = 0.0
+            mono[got:] = 0.0
             self.output_starved_samples += frames - got
-        if outdata.shape[1] > 1:
-            outdata[:, 1:] = outdata[:, :1]  # mono assistant to every output channel
+        # Every channel gets the mono assistant (copied from a separate buffer: assigning between
+        # overlapping columns of outdata would make numpy allocate a temporary).
+        outdata[:] = mono
         self.last_output_time = time.monotonic()
         self.output_callbacks += 1
 
