@@ -248,10 +248,8 @@ def load_mimi(path: str | os.PathLike, num_codebooks: int = 8, device="cpu") -> 
         raise
     except (SafetensorError, OSError) as e:
         raise ValueError(f"{path} is not a readable safetensors file: {e}") from e
-    with torch.device("meta"):
+    with torch.device("meta"):  # no random init of 79 M parameters that are overwritten anyway
         model = Mimi(cfg)
-    model.to_empty(device="cpu")
+    model.to_empty(device=device)
     model.load_weights(weights, what=f"Mimi checkpoint {path}")
-    model.to(device).eval()
-    model.prepare()
-    return model
+    return model.eval()
