@@ -1,0 +1,130 @@
+"""The whole offline frame (Mimi encode + LM step + Mimi decode) on the demo model, ours
+(``engine.session``) vs the reference package (``moshi`` LMGen + Mimi loaded from the same demo
+model folder), float32 on the CPU, with 1 and 2 torch threads.
+
+Both run in the same process, frame by frame interleaved (the order alternates every frame), so
+machine noise hits both alike. Reports the median and p95 over the timed frames after warm-up,
+and checks issue 4's targets: ours <= 0.5x the reference and < 80 ms, at the median and at p95.
+
+    .venv/bin/python -m bench.bench_frame [--frames 40] [--warmup 6] [--threads 1 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import statistics
+import time
+from pathlib import Path
+
+os.environ.setdefault("NO_TORCH_COMPILE", "1")
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+
+from engine.demo import ensure_demo_model  # noqa: E402
+from engine.generate import SamplingConfig  # noqa: E402
+from engine.session import load_model  # noqa: E402
+
+RESULTS = Path(__file__).resolve().parent / "results"
+MIMI_FILE = "tokenizer-e351c8d8-checkpoint125.safetensors"
+TARGET_RATIO, TARGET_MS = 0.5, 80.0
+
+
+def percentile(ms: list[float], q: float) -> float:
+    s = sorted(ms)
+    return s[min(len(s), math.ceil(q * len(s))) - 1]  # nearest rank
+
+
+def reference_frame_fn(folder: Path):
+    """A closure running one reference frame (inside its streaming contexts)."""
+    from moshi.models import loaders
+    from moshi.models.lm import LMGen
+
+    info = loaders.CheckpointInfo.from_hf_repo(
+        "local", moshi_weights=folder / "model.safetensors", mimi_weights=folder / MIMI_FILE,
+        tokenizer=next(folder.glob("*.model")), config_path=folder / "config.json")
+    mimi = info.get_mimi(device="cpu")
+    gen = LMGen(info.get_moshi(device="cpu", dtype=torch.float32))
+    mimi.streaming_forever(1)
+    gen.streaming_forever(1)
+
+    def frame(pcm: np.ndarray) -> None:
+        with torch.inference_mode():
+            tokens = gen.step(mimi.encode(torch.from_numpy(pcm).view(1, 1, -1)))
+            if tokens is not None:
+                mimi.decode(tokens[:, 1:]).view(-1).numpy()
+
+    return frame
+
+
+def run(threads: int, frames: int, warmup: int, folder: Path, audio: np.ndarray) -> dict:
+    torch.set_num_threads(threads)
+    model = load_model(str(folder), device="cpu", dtype="float32")
+    session = model.new_session(SamplingConfig(), seed=1)
+    reference = reference_frame_fn(folder)
+    times = {"ours": [], "reference": []}
+    for i in range(warmup + frames):
+        pcm = audio[i * 1920:(i + 1) * 1920]
+        order = [("ours", session.step), ("reference", reference)]
+        for name, fn in order if i % 2 == 0 else order[::-1]:
+            t0 = time.perf_counter()
+            fn(pcm)
+            if i >= warmup:
+                times[name].append((time.perf_counter() - t0) * 1e3)
+    out = {"threads": threads, "frames": frames}
+    for name, ms in times.items():
+        out[name] = {"median_ms": round(statistics.median(ms), 2), "p95_ms": round(percentile(ms, 0.95), 2)}
+    for stat in ("median_ms", "p95_ms"):
+        ours, ref = out["ours"][stat], out["reference"][stat]
+        out[f"ratio_{stat[:-3]}"] = round(ours / ref, 3)
+        out[f"meets_target_{stat[:-3]}"] = ours <= TARGET_RATIO * ref and ours < TARGET_MS
+    return out
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--frames", type=int, default=40)
+    p.add_argument("--warmup", type=int, default=6)
+    p.add_argument("--threads", type=int, nargs="+", default=[1, 2])
+    p.add_argument("--out", type=Path, default=RESULTS / "frame.json")
+    args = p.parse_args(argv)
+    if args.frames < 30:
+        p.error("use at least 30 timed frames")
+    folder = ensure_demo_model()
+    rng = np.random.default_rng(0)
+    audio = rng.normal(0, 0.1, (args.frames + args.warmup) * 1920).astype(np.float32)
+    report = {"torch": torch.__version__, "cpu": cpu_model(), "cores": os.cpu_count(),
+              "command": "python -m bench.bench_frame " + " ".join(argv or []), "runs": []}
+    print(f"{'threads':>7} {'ours med':>9} {'ours p95':>9} {'ref med':>9} {'ref p95':>9} {'ratio med':>9} "
+          f"{'ratio p95':>9}  targets (<= {TARGET_RATIO}x and < {TARGET_MS:.0f} ms)")
+    for threads in args.threads:
+        r = run(threads, args.frames, args.warmup, folder, audio)
+        report["runs"].append(r)
+        print(f"{threads:>7} {r['ours']['median_ms']:>9.1f} {r['ours']['p95_ms']:>9.1f} "
+              f"{r['reference']['median_ms']:>9.1f} {r['reference']['p95_ms']:>9.1f} {r['ratio_median']:>9.3f} "
+              f"{r['ratio_p95']:>9.3f}  median {'met' if r['meets_target_median'] else 'MISSED'}, "
+              f"p95 {'met' if r['meets_target_p95'] else 'MISSED'}", flush=True)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(report, indent=2) + "\n")
+    print(f"wrote {args.out}")
+    return 0
+
+
+def cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    import platform
+
+    return platform.processor() or platform.machine()
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

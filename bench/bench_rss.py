@@ -1,0 +1,101 @@
+"""Resident memory over a long stream: ``--frames`` frames (default 7500 = 10 minutes of audio)
+fed as fast as possible through one demo-model Session, RSS sampled every ``--every`` frames.
+
+The session is opened with ``record_audio=False``: recording keeps both sides of the conversation
+in memory by design (15 KB per frame, ~11.5 MB per minute), which would hide what this measures:
+that the engine itself (ring KV caches, conv states, token cache) does not grow with the stream.
+The input is the shared speech samples looped (noise if they are missing).
+
+    .venv/bin/python -m bench.bench_rss [--frames 7500] [--every 500] [--threads 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from engine.generate import SamplingConfig
+from engine.mimi import FRAME_SIZE
+from engine.session import Session, load_model
+
+RESULTS = Path(__file__).resolve().parent / "results"
+SPEECH = Path(__file__).resolve().parent.parent.parent / "shared" / "audio"
+
+
+def rss_bytes() -> int:
+    """Current resident set size (Linux /proc; elsewhere the peak from ``resource`` or 0)."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except OSError:
+        try:
+            import resource
+
+            scale = 1 if platform.system() == "Darwin" else 1024
+            return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * scale
+        except ImportError:  # Windows
+            return 0
+
+
+def input_audio(seconds: float = 60.0) -> np.ndarray:
+    from engine.audio import read_wav
+
+    files = sorted(SPEECH.glob("*.wav"))
+    if files:
+        return np.concatenate([read_wav(f) for f in files])
+    return np.random.default_rng(0).normal(0, 0.1, int(seconds * 24000)).astype(np.float32)
+
+
+def summarise(args, samples: list[tuple[int, int]], wall: float, session: Session) -> dict:
+    frames = samples[-1][0]
+    after_warmup = [r for f, r in samples if f >= args.every]
+    return {
+        "frames": frames, "frames_planned": args.frames, "audio_minutes": round(frames * FRAME_SIZE / 24000 / 60, 2),
+        "threads": args.threads, "torch": torch.__version__, "wall_s": round(wall, 1),
+        "ms_per_frame": round(wall / frames * 1e3, 2),
+        "rss_mib": [[f, round(r / 2**20, 1)] for f, r in samples],
+        "growth_after_first_sample_mib": round((max(after_warmup) - min(after_warmup)) / 2**20, 1)
+        if after_warmup else None,
+        "lm_ring_wraps": session.cache_stats()[0].wraps,
+    }
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--frames", type=int, default=7500)
+    p.add_argument("--every", type=int, default=500)
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--out", type=Path, default=RESULTS / "rss.json")
+    args = p.parse_args(argv)
+    if args.frames < 1 or args.every < 1:
+        p.error("--frames and --every must be positive")
+    torch.set_num_threads(args.threads)
+    model = load_model("demo", device="cpu", dtype="float32")
+    session = Session(model, SamplingConfig(), seed=1, record_audio=False)
+    audio = input_audio()
+    frames_in_audio = audio.size // FRAME_SIZE
+    samples = [(0, rss_bytes())]
+    t0 = time.perf_counter()
+    for i in range(args.frames):
+        j = i % frames_in_audio
+        session.step(audio[j * FRAME_SIZE:(j + 1) * FRAME_SIZE])
+        if (i + 1) % args.every == 0 or i + 1 == args.frames:
+            samples.append((i + 1, rss_bytes()))
+            report = summarise(args, samples, time.perf_counter() - t0, session)
+            args.out.parent.mkdir(parents=True, exist_ok=True)
+            args.out.write_text(json.dumps(report, indent=2) + "\n")  # a partial run still leaves its data
+            print(f"frame {i + 1:6d}  rss {samples[-1][1] / 2**20:8.1f} MiB  {report['ms_per_frame']:6.1f} ms/frame",
+                  flush=True)
+    print(f"growth after frame {args.every}: {report['growth_after_first_sample_mib']} MiB")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

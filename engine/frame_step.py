@@ -1,0 +1,170 @@
+"""The whole per-frame computation as one function of static buffers and the session state, and
+its CUDA graph.
+
+One frame is: Mimi encode of 1920 samples -> LM temporal step -> depth transformer over all
+codebooks with on-device sampling -> Mimi decode of the agent's codes. ``FrameStep`` runs it
+reading one static input buffer and writing three static output buffers, so on CUDA the whole
+frame can be captured once into one CUDA graph and replayed every frame.
+
+Why one graph for the whole frame: the reference graphs six pieces (Mimi encoder and decoder
+transformers, the LM's temporal step, the depformer step, ...) and glues them with eager Python
+that launches hundreds of small kernels and syncs with the host (``.item()``, returning ``None``
+while the output is not aligned, Python-side offsets). A Moshi frame is ~5,600 aten ops; eagerly
+that is tens of ms of launch overhead, more than the bandwidth floor of the 7B weights on a
+modern GPU. Our frame has static shapes, keeps every bookkeeping value (offsets, token cache,
+RNG) in the state tree and samples on the device, so nothing stops one capture of all of it:
+one launch per frame, no host round trip between stages.
+
+Capture policy (real frames, no throw-away warm-up): frames run eagerly while
+``step_index < generator.first_output_frame + warmup``; on CUDA these eager frames run on a side
+stream, as torch recommends before a capture (lazy initialisations, cuBLAS workspaces). The first
+frame past that point is *captured* (capture records kernels without running them, so the state
+is untouched) and then *replayed*, which produces that frame's results; later frames only
+replay. Every replayed frame is aligned (captured after alignment), so the graph always
+decodes. A frame whose index is before alignment (e.g. after restoring an early conversation)
+runs eagerly without decode; the graph stays valid because a conversation is restored by copying
+into the same state tensors (identities never change).
+
+If the capture fails (a sync or an unsupported op on some driver), the failure is logged, the
+reason is kept in ``fallback_reason`` and every frame runs eagerly from then on; the state is
+unchanged by the failed capture, so that frame is simply computed eagerly. ``PARLEY_NO_CUDA_GRAPH=1``
+disables graphs. On the CPU the same code runs eagerly.
+
+Outputs are the static buffers themselves: the next call overwrites them, so callers copy what
+they keep (``.cpu()``, ``int(...)``, ``.clone()``).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from contextlib import contextmanager
+
+import torch
+
+from .mimi import Mimi
+from .state import StateTree
+
+log = logging.getLogger(__name__)
+
+NO_GRAPH_ENV = "PARLEY_NO_CUDA_GRAPH"
+
+
+def graphs_disabled_by_env() -> bool:
+    return os.environ.get(NO_GRAPH_ENV, "").strip() not in ("", "0")
+
+
+class FrameStep:
+    """``FrameStep(mimi, generator, state, use_cuda_graph)(pcm [1, 1, 1920], step_index)``
+    -> ``(text [1] long, audio [1, dep_q] long, pcm_out [1, 1, 1920])`` (static buffers).
+
+    ``state`` is the session's tree ``{"mimi": ..., "gen": ...}``; ``step_index`` is the index of
+    this generator step (prompt phases included: the caller's host counter), which decides whether
+    the output is aligned (decoded) and when the graph is captured. Before alignment the outputs
+    are ``-2`` tokens and silence, like the generator's.
+    """
+
+    def __init__(self, mimi: Mimi, generator, state: StateTree, use_cuda_graph: bool = True, warmup: int = 2):
+        self.mimi, self.generator, self.state = mimi, generator, state
+        cache = state["gen"]["tokens"]["cache"]
+        if cache.shape[0] != 1:
+            raise ValueError(f"FrameStep runs one conversation (batch 1), the state has batch {cache.shape[0]}")
+        device = self.device = cache.device
+        pcm_dtype = mimi.downsample.conv.layer.weight.dtype
+        dep_q = generator.config.dep_q
+        self.warmup = warmup
+        self.capture_at = generator.first_output_frame + warmup
+        # Static buffers: created once, outside inference mode, written in place every frame.
+        self.pcm_in = torch.zeros(1, 1, mimi.frame_size, device=device, dtype=pcm_dtype)
+        self.text = torch.full((1,), -2, dtype=torch.long, device=device)
+        self.audio = torch.full((1, dep_q), -2, dtype=torch.long, device=device)
+        self.pcm_out = torch.zeros(1, 1, mimi.frame_size, device=device, dtype=pcm_dtype)
+        self.graph: torch.cuda.CUDAGraph | None = None
+        self.fallback_reason: str | None = None
+        if graphs_disabled_by_env():
+            self.fallback_reason = f"CUDA graph disabled by {NO_GRAPH_ENV}=1"
+        elif not use_cuda_graph:
+            self.fallback_reason = "CUDA graph disabled by the caller"
+        elif device.type != "cuda":
+            self.fallback_reason = f"runs eagerly on {device.type} (CUDA graphs need a CUDA device)"
+
+    @property
+    def graph_active(self) -> bool:
+        """True once the frame has been captured; frames then replay the graph."""
+        return self.graph is not None
+
+    @property
+    def graph_pending(self) -> bool:
+        """True while a capture is still to come (CUDA, enabled, not failed, not yet captured)."""
+        return self.graph is None and self.fallback_reason is None
+
+    def __call__(self, pcm: torch.Tensor, step_index: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        if tuple(pcm.shape) != tuple(self.pcm_in.shape) or pcm.device != self.device:
+            raise ValueError(f"expected pcm {tuple(self.pcm_in.shape)} on {self.device}, got "
+                             f"{tuple(pcm.shape)} on {pcm.device}")
+        aligned = step_index >= self.generator.first_output_frame
+        with torch.inference_mode():
+            self.pcm_in.copy_(pcm)
+            if aligned and self.graph is not None:
+                self.graph.replay()
+            elif aligned and self.graph_pending and step_index >= self.capture_at:
+                self._capture_and_replay()
+            elif self.graph_pending:
+                with _side_stream(self.device):
+                    self.compute(decode=aligned)
+            else:
+                self.compute(decode=aligned)
+        return self.text, self.audio, self.pcm_out
+
+    def compute(self, decode: bool) -> None:
+        """The frame as a function of the static buffers and the state (what the graph captures)."""
+        state = self.state
+        codes = self.mimi.encode_step(self.pcm_in, state["mimi"])
+        text, audio = self.generator.step(codes[:, :, 0], state["gen"])
+        self.text.copy_(text)
+        self.audio.copy_(audio)
+        if decode:
+            agent = audio[:, :self.mimi.num_codebooks, None]
+            self.pcm_out.copy_(self.mimi.decode_step(agent, state["mimi"]))
+        else:
+            self.pcm_out.zero_()
+
+    def _capture_and_replay(self) -> None:
+        graph = torch.cuda.CUDAGraph()
+        try:
+            torch.cuda.synchronize(self.device)
+            with torch.cuda.graph(graph, capture_error_mode="global"), _sync_debug_error():
+                self.compute(decode=True)
+        except Exception as e:  # noqa: BLE001 - any capture failure means: run eagerly
+            self.fallback_reason = f"CUDA graph capture failed, running eagerly: {type(e).__name__}: {e}"
+            log.warning(self.fallback_reason)
+            torch.cuda.synchronize(self.device)
+            self.compute(decode=True)  # capture ran no kernels: the state is still this frame's input
+            return
+        self.graph = graph
+        graph.replay()
+
+
+@contextmanager
+def _side_stream(device: torch.device):
+    """Run on a side stream joined to the current one before and after (CUDA warm-up)."""
+    if device.type != "cuda":
+        yield
+        return
+    current = torch.cuda.current_stream(device)
+    side = torch.cuda.Stream(device)
+    side.wait_stream(current)
+    with torch.cuda.stream(side):
+        yield
+    current.wait_stream(side)
+
+
+@contextmanager
+def _sync_debug_error():
+    """Turn host syncs into Python errors (a sync inside a capture would corrupt it)."""
+    previous = torch.cuda.get_sync_debug_mode()
+    torch.cuda.set_sync_debug_mode("error")
+    try:
+        yield
+    finally:
+        torch.cuda.set_sync_debug_mode(previous)

@@ -1,0 +1,141 @@
+"""The per-frame step (engine.frame_step) on the CPU: same tokens and audio as the Session's eager
+path, and the properties a CUDA graph capture relies on (one traceable graph, no host syncs, no
+reallocated state), checked without a GPU."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from engine.demo import ensure_demo_model
+from engine.frame_step import NO_GRAPH_ENV, FrameStep, graphs_disabled_by_env
+from engine.generate import SamplingConfig, make_generator
+from engine.lm import LMConfig, LMModel, load_lm
+from engine.mimi import Mimi, MimiConfig
+from engine.seanet import SEANetConfig
+from engine.session import load_model
+from engine.state import flatten
+from engine.transformer import TransformerConfig
+from tests.test_generate import SyncSpy
+
+# A small codec with the released code layout (8 codebooks of 2048), so the LM's codes decode.
+SMALL_MIMI = MimiConfig(
+    sample_rate=1200, frame_rate=100.0,
+    seanet=SEANetConfig(dimension=32, n_filters=4, ratios=(3, 2)),
+    transformer=TransformerConfig(d_model=32, num_heads=4, num_layers=1, dim_feedforward=64, layer_scale=0.01,
+                                  context=20, steps_per_frame=2),
+    quantizer_dim=16, codebook_size=2048, total_codebooks=8, num_codebooks=8)
+SMALL_LM = LMConfig(dim=64, num_heads=4, num_layers=2, text_card=100, depformer_dim=32,
+                    depformer_dim_feedforward=64, depformer_num_heads=2, depformer_num_layers=1, context=50)
+
+
+def small_step(seed: int = 3, **kwargs) -> FrameStep:
+    torch.manual_seed(0)
+    mimi = Mimi(SMALL_MIMI).eval().requires_grad_(False)
+    mimi.prepare()
+    lm = LMModel(SMALL_LM).eval().requires_grad_(False)
+    gen = make_generator(lm, SamplingConfig())
+    return FrameStep(mimi, gen, {"mimi": mimi.init_state(1), "gen": gen.init_state(1, seed)}, **kwargs)
+
+
+def frames(n: int, size: int, seed: int = 0) -> list[torch.Tensor]:
+    rng = np.random.default_rng(seed)
+    return [torch.from_numpy(rng.normal(0, 0.1, size).astype(np.float32)).view(1, 1, size) for _ in range(n)]
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    mp = pytest.MonkeyPatch()
+    mp.setenv("PARLEY_CACHE_DIR", str(tmp_path_factory.mktemp("parley-cache")))
+    try:
+        folder = ensure_demo_model()
+        yield folder
+    finally:
+        mp.undo()
+
+
+def test_eager_frame_step_matches_session_on_the_demo(demo):
+    """Token for token (sampled, seeded) and sample for sample over 20 frames."""
+    model = load_model(str(demo), device="cpu", dtype="float32")
+    session = model.new_session(SamplingConfig(), seed=5)
+    config = LMConfig.from_hub_config(json.loads((demo / "config.json").read_text()))
+    lm = load_lm(demo / "model.safetensors", config, dtype=torch.float32)
+    mimi = model.mimi  # only the LM is wrapped by the session (a stage timer): share the codec
+    gen = make_generator(lm, SamplingConfig())
+    step = FrameStep(mimi, gen, {"mimi": mimi.init_state(1), "gen": gen.init_state(1, 5)}, use_cuda_graph=True)
+    assert not step.graph_active and "cpu" in step.fallback_reason
+    texts = []
+    for i, pcm in enumerate(frames(20, 1920)):
+        want = session.step(pcm.view(-1).numpy())
+        text, audio, out = step(pcm, i)
+        if want.text_token is None:
+            assert int(text[0]) == -2 and bool((audio == -2).all()) and not out.any()
+        else:
+            assert int(text[0]) == want.text_token and tuple(audio[0].tolist()) == want.audio_codes
+            texts.append(want.text_token)
+        np.testing.assert_allclose(out.view(-1).numpy(), want.pcm, rtol=0, atol=1e-5)
+    assert len(texts) == 19 and len(set(texts)) > 3  # the demo babbles: the comparison is not trivial
+
+
+def test_frame_step_traces_as_one_graph_without_breaks():
+    step, twin = small_step(), small_step()
+    inputs = frames(5, SMALL_MIMI.frame_size)
+    first = step.generator.first_output_frame
+    for i in range(first):
+        step(inputs[i], i)
+        twin(inputs[i], i)
+    torch._dynamo.reset()
+    compiled = torch.compile(step.compute, fullgraph=True, backend="eager")
+    try:
+        for i in range(first, 5):
+            step.pcm_in.copy_(inputs[i])
+            with torch.inference_mode():
+                compiled(True)
+            want = twin(inputs[i], i)
+            got = (step.text, step.audio, step.pcm_out)
+            assert all(torch.equal(a, b) for a, b in zip(got, want))
+    finally:
+        torch._dynamo.reset()
+
+
+def test_frame_step_has_no_host_syncs_and_keeps_state_identity():
+    step = small_step()
+    live = flatten(step.state)
+    before = {name: (t, t.untyped_storage().data_ptr()) for name, t in live.items()}
+    buffers = [step.pcm_in, step.text, step.audio, step.pcm_out]
+    inputs = frames(6, SMALL_MIMI.frame_size)
+    spy = SyncSpy()
+    for i, pcm in enumerate(inputs):
+        with spy:
+            outputs = step(pcm, i)
+        assert all(a is b for a, b in zip(outputs, buffers[1:]))
+    assert spy.bad == []
+    after = flatten(step.state)
+    assert after.keys() == before.keys()
+    for name, (tensor, ptr) in before.items():
+        assert after[name] is tensor and tensor.untyped_storage().data_ptr() == ptr, name
+    assert [step.pcm_in, step.text, step.audio, step.pcm_out] == buffers
+    assert int(step.state["gen"]["tokens"]["offset"]) == 6  # the state did advance
+
+
+def test_env_variable_disables_graphs(monkeypatch):
+    monkeypatch.setenv(NO_GRAPH_ENV, "1")
+    assert graphs_disabled_by_env()
+    step = small_step()
+    assert not step.graph_pending and NO_GRAPH_ENV in step.fallback_reason
+    monkeypatch.setenv(NO_GRAPH_ENV, "0")
+    assert not graphs_disabled_by_env()
+    assert "cpu" in small_step().fallback_reason
+    assert "caller" in small_step(use_cuda_graph=False).fallback_reason
+
+
+def test_rejects_bad_input():
+    step = small_step()
+    with pytest.raises(ValueError, match="expected pcm"):
+        step(torch.zeros(1, 1, 7), 0)
+    with pytest.raises(ValueError, match="batch 1"):
+        FrameStep(step.mimi, step.generator, {"mimi": step.mimi.init_state(2),
+                                              "gen": step.generator.init_state(2)})

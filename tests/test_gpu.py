@@ -1,0 +1,106 @@
+"""CUDA graph frame step on a real GPU (skipped without CUDA), and the CPU smoke run of the GPU
+check script so that it keeps working where CI has no GPU."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from engine.demo import ensure_demo_model
+from engine.frame_step import FrameStep
+from engine.generate import SamplingConfig, make_generator
+from engine.lm import LMConfig, load_lm
+from engine.mimi import load_mimi
+from engine.state import clone, flatten, load_into
+
+ROOT = Path(__file__).resolve().parent.parent
+FRAMES = 50
+
+
+def test_gpu_check_smoke_runs_on_cpu(tmp_path):
+    out = tmp_path / "gpu_check.json"
+    env = {**os.environ, "OMP_NUM_THREADS": "2"}
+    proc = subprocess.run([sys.executable, "-m", "bench.gpu_check", "--smoke", "--out", str(out)], cwd=ROOT,
+                          env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(out.read_text())
+    tiny = report["models"]["tiny"]
+    assert tiny["parity_graph_vs_eager"] and tiny["frames_identical"] == tiny["frames"] == 5
+    assert tiny["graph_int8"]["n"] > 0 and tiny["reference"]["n"] > 0 and tiny["floor_ms"] > 0
+    assert tiny["bytes_per_frame_int8"] < tiny["bytes_per_frame"]
+    assert "median ms" in proc.stdout
+
+
+@pytest.fixture(scope="module")
+def demo_parts(tmp_path_factory):
+    mp = pytest.MonkeyPatch()
+    mp.setenv("PARLEY_CACHE_DIR", str(tmp_path_factory.mktemp("parley-cache")))
+    try:
+        folder = ensure_demo_model()
+    finally:
+        mp.undo()
+    config = LMConfig.from_hub_config(json.loads((folder / "config.json").read_text()))
+    lm = load_lm(folder / "model.safetensors", config, device="cuda", dtype=torch.bfloat16)
+    mimi = load_mimi(folder / "tokenizer-e351c8d8-checkpoint125.safetensors", device="cuda")
+    return mimi, lm
+
+
+def new_step(mimi, lm, graph: bool, seed: int = 11) -> FrameStep:
+    gen = make_generator(lm, SamplingConfig())
+    return FrameStep(mimi, gen, {"mimi": mimi.init_state(1), "gen": gen.init_state(1, seed)}, use_cuda_graph=graph)
+
+
+def cuda_frames(n: int) -> list[torch.Tensor]:
+    rng = np.random.default_rng(0)
+    return [torch.from_numpy(rng.normal(0, 0.1, 1920).astype(np.float32)).view(1, 1, -1).cuda() for _ in range(n)]
+
+
+def run(step: FrameStep, inputs, start: int = 0) -> list[tuple]:
+    out = []
+    for i, pcm in enumerate(inputs, start):
+        text, audio, pcm_out = step(pcm, i)
+        out.append((int(text[0]), tuple(audio[0].tolist()), pcm_out.clone()))
+    return out
+
+
+@pytest.mark.gpu
+def test_graph_equals_eager_on_the_demo(demo_parts, monkeypatch):
+    monkeypatch.delenv("PARLEY_NO_CUDA_GRAPH", raising=False)
+    inputs = cuda_frames(FRAMES)
+    eager = run(new_step(*demo_parts, graph=False), inputs)
+    step = new_step(*demo_parts, graph=True)
+    graph = run(step, inputs)
+    assert step.graph_active, step.fallback_reason
+    assert [g[:2] for g in graph] == [e[:2] for e in eager]
+    for g, e in zip(graph, eager):
+        torch.testing.assert_close(g[2], e[2], rtol=0, atol=1e-5)
+    assert len({g[0] for g in graph}) > 3
+
+
+@pytest.mark.gpu
+def test_graph_stays_valid_after_restoring_a_conversation(demo_parts, monkeypatch):
+    """Restoring copies into the live state: the same graph replays the restored conversation."""
+    monkeypatch.delenv("PARLEY_NO_CUDA_GRAPH", raising=False)
+    inputs = cuda_frames(30)
+    step = new_step(*demo_parts, graph=True)
+    fresh = clone(step.state)
+    run(step, inputs[:10])
+    saved = clone(step.state)
+    graph = step.graph
+    first = run(step, inputs[10:30], start=10)
+    assert step.graph_active and step.graph is graph
+    load_into(step.state, flatten(saved))  # back to frame 10
+    again = run(step, inputs[10:30], start=10)
+    assert step.graph is graph and [a[:2] for a in again] == [f[:2] for f in first]
+    load_into(step.state, flatten(fresh))  # a new conversation: early frames run eagerly, then replay
+    restart = run(step, inputs[:10])
+    twin = run(new_step(*demo_parts, graph=False), inputs[:10])
+    assert step.graph is graph and [r[:2] for r in restart] == [t[:2] for t in twin]
+
