@@ -44,6 +44,15 @@ class DeviceInfo:
     max_output_channels: int
     default_samplerate: float
 
+    @property
+    def label(self) -> str:
+        """What pickers show and settings store: a name alone is ambiguous on Windows (one per host API)."""
+        return device_label(self.name, self.host_api)
+
+
+def device_label(name: str, host_api: str) -> str:
+    return f"{name} ({host_api})"
+
 
 @dataclass(frozen=True)
 class DeviceStatus:
@@ -238,14 +247,15 @@ def _query_devices(sd) -> tuple[DeviceInfo, ...]:
     )
 
 
-def _find_device(sd, name: str | None, kind: str) -> int:
-    """Index of the device called ``name`` with ``kind`` ('input'/'output') channels; default if None."""
+def _find_device(sd, label: str | None, kind: str) -> int:
+    """Index of the device with this ``DeviceInfo.label`` and ``kind`` ('input'/'output'); default if None."""
     channels_key = f"max_{kind}_channels"
-    if name:
+    if label:
+        apis = sd.query_hostapis()
         for i, d in enumerate(sd.query_devices()):
-            if d["name"] == name and d[channels_key] > 0:
+            if device_label(d["name"], apis[d["hostapi"]]["name"]) == label and d[channels_key] > 0:
                 return i
-        raise RuntimeError(f"the {kind} device {name!r} is not available")
+        raise RuntimeError(f"the {kind} device {label!r} is not available")
     index = sd.default.device[0 if kind == "input" else 1]
     if index is None or index < 0:
         raise RuntimeError(f"there is no default {kind} device")

@@ -41,10 +41,6 @@ class StageTimings:
     decode: float = 0.0
     output_queue: float = 0.0
 
-    @property
-    def compute(self) -> float:
-        return self.encode + self.lm + self.depth + self.decode
-
 
 @dataclass(frozen=True)
 class FrameStats:

@@ -48,8 +48,10 @@ class HistoryPlot(QWidget):
         palette = self.palette()
         p.fillRect(self.rect(), palette.base())
         area = QRectF(self.rect()).adjusted(40, 8, -8, -20)
-        top = max([self.reference * 1.5] + [max(s) for s in self.series if s])
-        top = _nice_ceiling(top)
+        values = sorted(v for s in self.series for v in s)
+        # The scale follows the bulk of the data; rare spikes (warm-up, a stall) are clipped.
+        typical = values[int(0.95 * (len(values) - 1))] * 1.2 if values else 0.0
+        top = _nice_ceiling(max(self.reference * 1.5, typical))
 
         def y(v: float) -> float:
             return area.bottom() - area.height() * min(v, top) / top

@@ -167,6 +167,9 @@ class MainWindow(QMainWindow):
         self.transcript_view.setPlaceholderText("Hold Space (or the Talk button) and speak. "
                                                 "The assistant's words appear here.")
         self.transcript_view.setAccessibleName("transcript")
+        font = self.transcript_view.font()
+        font.setPointSizeF(font.pointSizeF() * 1.15)
+        self.transcript_view.setFont(font)
         layout.addWidget(self.transcript_view, 1)
 
         controls = QHBoxLayout()
@@ -242,7 +245,11 @@ class MainWindow(QMainWindow):
         health_form = QFormLayout(health)
         self.cache_label = QLabel("-")
         self.cache_label.setWordWrap(True)
-        self.drops_label = QLabel("0 dropped frames, 0 xruns")
+        self.drops_label = QLabel("0 frames dropped · 0 xruns")
+        self.drops_label.setWordWrap(True)
+        self.drops_label.setToolTip("Frames dropped: input skipped because the model fell behind real time. "
+                                    "Xruns: the sound card's buffers ran over or under. Output gaps: silence "
+                                    "played while the model had no reply ready.")
         health_form.addRow("KV cache", self.cache_label)
         health_form.addRow("Drops", self.drops_label)
         layout.addWidget(health)
@@ -430,15 +437,16 @@ class MainWindow(QMainWindow):
         bridge = self.audio.bridge
         dropped = self.last_stats.dropped_frames if self.last_stats else 0
         xruns = (bridge.input_overflows + bridge.output_underflows) if bridge else 0
-        drops = f"{dropped} dropped frames, {xruns} xruns"
+        starved = bridge.output_starved_samples / bridge.output_rate if bridge else 0.0
+        drops = f"{dropped} frames dropped · {xruns} xruns · {starved:.1f} s output gaps"
         if self.drops_label.text() != drops:
             self.drops_label.setText(drops)
         if status.state != "running":
             self.streaming = False
 
     def _fill_device_combos(self, status: DeviceStatus) -> None:
-        inputs = ["System default"] + [d.name for d in status.devices if d.max_input_channels > 0]
-        outputs = ["System default"] + [d.name for d in status.devices if d.max_output_channels > 0]
+        inputs = ["System default"] + [d.label for d in status.devices if d.max_input_channels > 0]
+        outputs = ["System default"] + [d.label for d in status.devices if d.max_output_channels > 0]
         for combo, names, chosen in ((self.input_combo, inputs, self.settings.input_device),
                                      (self.output_combo, outputs, self.settings.output_device)):
             if [combo.itemText(i) for i in range(combo.count())] != names:

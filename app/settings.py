@@ -14,7 +14,7 @@ class AppSettings:
     model: str = "demo"
     device: str = "auto"  # auto | cpu | cuda
     dtype: str = "auto"  # auto | float32 | bfloat16
-    input_device: str = ""  # PortAudio device name; "" = the system default
+    input_device: str = ""  # PortAudio device label, "name (host API)"; "" = the system default
     output_device: str = ""
     open_mic: bool = False  # hands-free: the model hears the microphone without push-to-talk
     recent_files: tuple[str, ...] = ()

@@ -104,3 +104,23 @@ def test_the_app_survives_the_sound_server_dying_and_coming_back(live_app, pulse
     resumed_from = len(live_app.frames)
     qtbot.waitUntil(lambda: len(live_app.frames) >= resumed_from + 5, timeout=20_000)  # frames flow again
     assert w.isVisible() and not w.error_box.isVisible()
+
+
+def test_device_pickers_switch_devices_and_refresh_reinitialises(live_app, qtbot, tmp_path):
+    w = live_app.window
+    qtbot.waitUntil(lambda: w.input_combo.findText("pulse (ALSA)") > 0, timeout=5_000)
+    for combo in (w.input_combo, w.output_combo):
+        combo.setCurrentIndex(combo.findText("pulse (ALSA)"))
+        combo.activated.emit(combo.currentIndex())
+    qtbot.waitUntil(lambda: w.audio.status.state == "running" and w.audio.status.input_name == "pulse"
+                    and w.audio.status.output_name == "pulse", timeout=15_000)
+    assert w.settings.input_device == "pulse (ALSA)"
+    stored = QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)
+    assert stored.value("output_device") == "pulse (ALSA)"
+    bridge = w.audio.bridge
+    w.refresh_devices()  # terminate + initialise PortAudio, then reopen the chosen devices
+    qtbot.waitUntil(lambda: w.audio.bridge is not None and w.audio.bridge is not bridge
+                    and w.audio.status.state == "running", timeout=15_000)
+    assert w.audio.status.input_name == "pulse"
+    count = len(live_app.frames)
+    qtbot.waitUntil(lambda: len(live_app.frames) > count + 3, timeout=20_000)
