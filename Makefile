@@ -50,6 +50,13 @@ screenshots: $(STAMP_TEST)
 	@bash tests/setup_system.sh
 	QT_QPA_PLATFORM=offscreen $(PY) -m app.screenshots screenshots
 
+# dist/parley/ (PyInstaller onedir) + dist/*.tar.gz + dist/*.deb, from a CPU-only torch environment
+# (build.py refuses a CUDA torch and says how to make a CPU venv: make package VENV=build/venv-cpu).
+PYINSTALLER := pyinstaller==6.22.3
+package: $(STAMP_RUN)
+	$(PIP) install $(PYINSTALLER)
+	$(PY) packaging/build.py
+
 lint: $(STAMP_TEST)
 	$(VENV)/bin/ruff check .
 
