@@ -107,7 +107,7 @@ class Mimi(nn.Module):
         return self.cfg.num_codebooks
 
     def load_weights(self, state_dict: dict[str, torch.Tensor], what: str = "Mimi checkpoint") -> None:
-        """Strictly load a checkpoint (every key used, none missing) and derive the RVQ tables."""
+        """Strictly load a checkpoint (every key used, none missing), then ``prepare()``."""
         load_strict(self, stack_split_attention(state_dict), what)
         self.prepare()
 
