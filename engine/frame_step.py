@@ -6,24 +6,28 @@ codebooks with on-device sampling -> Mimi decode of the agent's codes. ``FrameSt
 reading one static input buffer and writing three static output buffers, so on CUDA the whole
 frame can be captured once into one CUDA graph and replayed every frame.
 
-Why one graph for the whole frame: the reference graphs six pieces (Mimi encoder and decoder
-transformers, the LM's temporal step, the depformer step, ...) and glues them with eager Python
-that launches hundreds of small kernels and syncs with the host (``.item()``, returning ``None``
-while the output is not aligned, Python-side offsets). A Moshi frame is ~5,600 aten ops; eagerly
-that is tens of ms of launch overhead, more than the bandwidth floor of the 7B weights on a
-modern GPU. Our frame has static shapes, keeps every bookkeeping value (offsets, token cache,
-RNG) in the state tree and samples on the device, so nothing stops one capture of all of it:
-one launch per frame, no host round trip between stages.
+Why one graph for the whole frame: the reference graphs six pieces (the LM's temporal step, the
+depformer loop, Mimi's SEANet encoder and decoder and its two transformers) and glues them with
+eager Python: RVQ, the up/down-sampling convs, the token-cache bookkeeping, and Python control
+flow that returns ``None`` while the output is not aligned. All of that glue launches its small
+kernels one by one from Python, every frame.
+A Moshi frame is ~5,600 aten ops; eagerly that is tens of ms of launch overhead, more than the
+bandwidth floor of the 7B weights on a modern GPU. Our frame has static shapes, keeps every
+bookkeeping value (offsets, token cache, RNG) in the state tree and samples on the device, so
+nothing stops one capture of all of it: one launch per frame, no host round trip between stages.
 
-Capture policy (real frames, no throw-away warm-up): frames run eagerly while
-``step_index < generator.first_output_frame + warmup``; on CUDA these eager frames run on a side
-stream, as torch recommends before a capture (lazy initialisations, cuBLAS workspaces). The first
-frame past that point is *captured* (capture records kernels without running them, so the state
+Capture policy (real frames, no throw-away warm-up): frames run eagerly until ``warmup`` aligned
+frames (with their Mimi decode) have run eagerly in this ``FrameStep``; on CUDA these eager frames
+run on a side stream, as torch recommends before a capture, so that lazy initialisations (cuBLAS
+and cuDNN workspaces and algorithm choices, the int8 kernel check) happen outside the capture.
+The next aligned frame is *captured* (capture records kernels without running them, so the state
 is untouched) and then *replayed*, which produces that frame's results; later frames only
-replay. Every replayed frame is aligned (captured after alignment), so the graph always
-decodes. A frame whose index is before alignment (e.g. after restoring an early conversation)
-runs eagerly without decode; the graph stays valid because a conversation is restored by copying
-into the same state tensors (identities never change).
+replay. For a new conversation that is frame ``first_output_frame + warmup``; after restoring a
+conversation in the middle, the first ``warmup`` frames of this instance are the warm-up.
+Every replayed frame is aligned (captured after alignment), so the graph always decodes. A frame
+whose index is before alignment (e.g. after restoring an early conversation) runs eagerly without
+decode; the graph stays valid because a conversation is restored by copying into the same state
+tensors (identities never change).
 
 If the capture fails (a sync or an unsupported op on some driver), the failure is logged, the
 reason is kept in ``fallback_reason`` and every frame runs eagerly from then on; the state is
@@ -38,6 +42,7 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Callable
 from contextlib import contextmanager
 
 import torch
@@ -73,7 +78,7 @@ class FrameStep:
         pcm_dtype = mimi.downsample.conv.layer.weight.dtype
         dep_q = generator.config.dep_q
         self.warmup = warmup
-        self.capture_at = generator.first_output_frame + warmup
+        self.warm_frames = 0  # aligned frames run eagerly so far (the warm-up before a capture)
         # Static buffers: created once, outside inference mode, written in place every frame.
         self.pcm_in = torch.zeros(1, 1, mimi.frame_size, device=device, dtype=pcm_dtype)
         self.text = torch.full((1,), -2, dtype=torch.long, device=device)
@@ -83,10 +88,10 @@ class FrameStep:
         self.fallback_reason: str | None = None
         if graphs_disabled_by_env():
             self.fallback_reason = f"CUDA graph disabled by {NO_GRAPH_ENV}=1"
-        elif not use_cuda_graph:
-            self.fallback_reason = "CUDA graph disabled by the caller"
         elif device.type != "cuda":
             self.fallback_reason = f"runs eagerly on {device.type} (CUDA graphs need a CUDA device)"
+        elif not use_cuda_graph:
+            self.fallback_reason = "CUDA graph disabled by the caller"
 
     @property
     def graph_active(self) -> bool:
@@ -98,7 +103,10 @@ class FrameStep:
         """True while a capture is still to come (CUDA, enabled, not failed, not yet captured)."""
         return self.graph is None and self.fallback_reason is None
 
-    def __call__(self, pcm: torch.Tensor, step_index: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    def __call__(self, pcm: torch.Tensor, step_index: int, mark: Callable[[str], None] | None = None
+                 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """``mark(stage)`` is called after the "encode" and "lm" stages of eagerly run frames (stage
+        timings for the caller); a replayed graph has no stage boundaries and calls nothing."""
         if tuple(pcm.shape) != tuple(self.pcm_in.shape) or pcm.device != self.device:
             raise ValueError(f"expected pcm {tuple(self.pcm_in.shape)} on {self.device}, got "
                              f"{tuple(pcm.shape)} on {pcm.device}")
@@ -107,22 +115,27 @@ class FrameStep:
             self.pcm_in.copy_(pcm)
             if aligned and self.graph is not None:
                 self.graph.replay()
-            elif aligned and self.graph_pending and step_index >= self.capture_at:
+            elif aligned and self.graph_pending and self.warm_frames >= self.warmup:
                 self._capture_and_replay()
             elif self.graph_pending:
                 with _side_stream(self.device):
-                    self.compute(decode=aligned)
+                    self.compute(decode=aligned, mark=mark)
+                self.warm_frames += aligned
             else:
-                self.compute(decode=aligned)
+                self.compute(decode=aligned, mark=mark)
         return self.text, self.audio, self.pcm_out
 
-    def compute(self, decode: bool) -> None:
+    def compute(self, decode: bool, mark: Callable[[str], None] | None = None) -> None:
         """The frame as a function of the static buffers and the state (what the graph captures)."""
         state = self.state
         codes = self.mimi.encode_step(self.pcm_in, state["mimi"])
+        if mark is not None:
+            mark("encode")
         text, audio = self.generator.step(codes[:, :, 0], state["gen"])
         self.text.copy_(text)
         self.audio.copy_(audio)
+        if mark is not None:
+            mark("lm")
         if decode:
             agent = audio[:, :self.mimi.num_codebooks, None]
             self.pcm_out.copy_(self.mimi.decode_step(agent, state["mimi"]))

@@ -74,13 +74,15 @@ def run(step: FrameStep, inputs, start: int = 0) -> list[tuple]:
 def test_graph_equals_eager_on_the_demo(demo_parts, monkeypatch):
     monkeypatch.delenv("PARLEY_NO_CUDA_GRAPH", raising=False)
     inputs = cuda_frames(FRAMES)
-    eager = run(new_step(*demo_parts, graph=False), inputs)
+    eager_step = new_step(*demo_parts, graph=False)
+    eager = run(eager_step, inputs)
+    assert not eager_step.graph_active and "caller" in eager_step.fallback_reason
     step = new_step(*demo_parts, graph=True)
     graph = run(step, inputs)
     assert step.graph_active, step.fallback_reason
     assert [g[:2] for g in graph] == [e[:2] for e in eager]
     for g, e in zip(graph, eager):
-        torch.testing.assert_close(g[2], e[2], rtol=0, atol=1e-5)
+        torch.testing.assert_close(g[2], e[2], rtol=0, atol=1e-4)
     assert len({g[0] for g in graph}) > 3
 
 

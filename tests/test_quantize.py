@@ -130,7 +130,7 @@ def test_free_running_greedy_agreement_is_reported_and_step_stays_graph_safe(mod
     gen = torch.Generator().manual_seed(2)
     same = []
     spy = SyncSpy()
-    for i in range(FRAMES):
+    for i in range(20):
         user = torch.randint(0, SMALL.card, (1, SMALL.n_q - SMALL.dep_q), generator=gen)
         a = gf.step(user, sf)
         if i in (1, 2):
@@ -139,5 +139,5 @@ def test_free_running_greedy_agreement_is_reported_and_step_stays_graph_safe(mod
         else:
             b = gq.step(user, sq)
         same.append(all(torch.equal(x, y) for x, y in zip(a, b)))
-    print(f"free-running greedy: {sum(same)}/{FRAMES} frames identical")
+    print(f"free-running greedy: {sum(same)}/{len(same)} frames identical")
     assert all(same[:3]) and spy.bad == []
