@@ -16,6 +16,7 @@ import json
 import math
 import os
 import statistics
+import sys
 import time
 from pathlib import Path
 
@@ -97,7 +98,8 @@ def main(argv=None) -> int:
     rng = np.random.default_rng(0)
     audio = rng.normal(0, 0.1, (args.frames + args.warmup) * 1920).astype(np.float32)
     report = {"torch": torch.__version__, "cpu": cpu_model(), "cores": os.cpu_count(),
-              "command": "python -m bench.bench_frame " + " ".join(argv or []), "runs": []}
+              "command": " ".join(["python -m bench.bench_frame", *(sys.argv[1:] if argv is None else argv)]),
+              "runs": []}
     print(f"{'threads':>7} {'ours med':>9} {'ours p95':>9} {'ref med':>9} {'ref p95':>9} {'ratio med':>9} "
           f"{'ratio p95':>9}  targets (<= {TARGET_RATIO}x and < {TARGET_MS:.0f} ms)")
     for threads in args.threads:
