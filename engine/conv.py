@@ -11,11 +11,8 @@ encoder conv: 3.4 ms vs 0.45 ms; the 1024->512 k16 transposed conv: 16 ms vs 0.4
 there an explicit im2col + matmul is memory-bound and much faster. The choice depends only on
 the (static) number of time steps of a call, so it is graph safe.
 
-On CPU the matmul kernel uses a weight prepacked for oneDNN (``PackedMatmul``): MKL's sgemm
-streams a large weight at ~12-17 GB/s for 1-2 rows, the prepacked oneDNN kernel at ~50 GB/s
-(the memory bandwidth) here. The packed copy is derived data: ``repack()`` after changing weights.
-``pack_linears`` gives any module's ``nn.Linear`` layers the same kernel (as
-``torch.ao.quantization.quantize_dynamic`` swaps them), keeping their parameters and names.
+On CPU the matmul kernel uses a weight prepacked for oneDNN (``engine.packed``); the packed
+copy is derived data: ``repack()`` after changing weights.
 """
 
 from __future__ import annotations
@@ -24,65 +21,12 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from .packed import PackedMatmul
+
 # Up to this many output steps (conv) / input steps (transposed conv), use the matmul kernel.
 # Measured per layer for one 80 ms Mimi frame (2 threads): the packed matmul wins up to 96 steps
 # (the longest deep layer), oneDNN's convolutions from 480 steps (the first, shallow layers).
 MATMUL_MAX_STEPS = 128
-
-
-class PackedMatmul:
-    """``x @ weight.T + bias`` for a fixed 2-D weight, through a oneDNN-prepacked copy on CPU.
-
-    Holds no parameters (the module that owns the weight keeps it and its checkpoint name);
-    ``pack`` must be called again whenever that weight changes. Off CPU, or before packing, or
-    for another dtype, it is a plain ``F.linear``.
-    """
-
-    def __init__(self):
-        self.packed: torch.Tensor | None = None
-        self.dtype: torch.dtype | None = None
-
-    def pack(self, weight: torch.Tensor, rows_hint: int) -> None:
-        self.packed = None
-        if weight.device.type == "cpu" and weight.dtype == torch.float32 and torch.backends.mkldnn.is_available():
-            with torch.no_grad():
-                self.packed = torch.ops.mkldnn._reorder_linear_weight(weight.detach().contiguous(), rows_hint)
-            self.dtype = weight.dtype
-
-    def __call__(self, x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None) -> torch.Tensor:
-        if self.packed is not None and x.device.type == "cpu" and x.dtype == self.dtype:
-            return torch.ops.mkldnn._linear_pointwise(x, self.packed, bias, "none", [], "")
-        return F.linear(x, weight, bias)
-
-
-class PackedLinear(nn.Linear):
-    """``nn.Linear`` computing through a ``PackedMatmul``; same parameters, same names."""
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self._matmul = PackedMatmul()
-
-    def repack(self) -> None:
-        self._matmul.pack(self.weight, MATMUL_MAX_STEPS)
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self._matmul(x, self.weight, self.bias)
-
-
-def pack_linears(module: nn.Module) -> None:
-    """Replace every plain ``nn.Linear`` under ``module`` by a ``PackedLinear`` sharing its
-    parameters, and (re)pack them all. Idempotent; call again after changing weights."""
-    for name, child in module.named_children():
-        if type(child) is nn.Linear:
-            packed = PackedLinear(child.in_features, child.out_features, bias=child.bias is not None,
-                                  device="meta")
-            packed.weight, packed.bias = child.weight, child.bias
-            setattr(module, name, packed)
-            child = packed
-        if isinstance(child, PackedLinear):
-            child.repack()
-        else:
-            pack_linears(child)
 
 
 class Wrapped(nn.Module):

@@ -19,7 +19,8 @@ from safetensors.torch import load_file
 from torch import nn
 
 from .checkpoint import load_strict, stack_split_attention
-from .conv import StreamingConv1d, StreamingConvTranspose1d, Wrapped, pack_linears
+from .conv import StreamingConv1d, StreamingConvTranspose1d, Wrapped
+from .packed import pack_linears
 from .quantizer import SplitRVQ
 from .seanet import SEANetConfig, SEANetDecoder, SEANetEncoder
 from .state import StateTree
@@ -115,10 +116,7 @@ class Mimi(nn.Module):
         """Derive the inference-only data (RVQ tables, packed matmul weights) from the current
         parameters; ``load_weights`` calls it, call it again after moving or changing weights."""
         self.quantizer.rebuild_tables()
-        for m in self.modules():
-            if isinstance(m, (StreamingConv1d, StreamingConvTranspose1d)):
-                m.repack()
-        pack_linears(self)  # the transformers' feed-forward layers
+        pack_linears(self)  # convolutions, transformer projections and feed-forward layers
 
     # ---- state -------------------------------------------------------------------------------
 

@@ -15,6 +15,7 @@ from torch import nn
 
 from .kv_cache import RingSpec, init_layer_cache
 from .layers import GatedFFN, LayerScale, apply_rope, make_norm, rope_tables
+from .packed import PackedMatmul
 from .state import StateTree
 
 
@@ -60,18 +61,39 @@ class TransformerConfig:
         return RingSpec(capacity, self.context, self.steps_per_frame)
 
 
+class StackedMatmuls:
+    """The per-step slices of a stacked weight [mult*out, in], each with its packed matmul."""
+
+    def __init__(self, mult: int):
+        self.matmuls = [PackedMatmul() for _ in range(mult)]
+
+    def repack(self, weight: torch.Tensor) -> None:
+        for step, mm in enumerate(self.matmuls):
+            mm.pack(step_slice(weight, step, len(self.matmuls)))
+
+    def __call__(self, x: torch.Tensor, weight: torch.Tensor, step: int) -> torch.Tensor:
+        return self.matmuls[step](x, step_slice(weight, step, len(self.matmuls)))
+
+
+def step_slice(weight: torch.Tensor, step: int, mult: int) -> torch.Tensor:
+    rows = weight.shape[0] // mult
+    return weight[step * rows:(step + 1) * rows]
+
+
 class StackedLinear(nn.Module):
     """``mult`` bias-free linear maps stored as one ``weight [mult*out, in]`` (the checkpoint layout)."""
 
     def __init__(self, in_features: int, out_features: int, mult: int, device=None, dtype=None):
         super().__init__()
-        self.mult, self.out_features = mult, out_features
         self.weight = nn.Parameter(torch.empty(mult * out_features, in_features, device=device, dtype=dtype))
         nn.init.normal_(self.weight, std=in_features ** -0.5)
+        self._matmuls = StackedMatmuls(mult)
+
+    def repack(self) -> None:
+        self._matmuls.repack(self.weight)
 
     def forward(self, x: torch.Tensor, step: int = 0) -> torch.Tensor:
-        o = self.out_features
-        return F.linear(x, self.weight[step * o:(step + 1) * o])
+        return self._matmuls(x, self.weight, step)
 
 
 class StreamingAttention(nn.Module):
@@ -82,13 +104,17 @@ class StreamingAttention(nn.Module):
         d = cfg.d_model
         self.in_proj_weight = nn.Parameter(torch.empty(mult * 3 * d, d, device=device, dtype=dtype))
         nn.init.normal_(self.in_proj_weight, std=d ** -0.5)
+        self._in_proj = StackedMatmuls(mult)
         self.out_proj = StackedLinear(d, d, mult, device=device, dtype=dtype)
+
+    def repack(self) -> None:
+        self._in_proj.repack(self.in_proj_weight)
 
     def forward(self, x, cache, slots, mask, rope, step: int) -> torch.Tensor:
         cfg = self.cfg
         B, T, d = x.shape
-        w = self.in_proj_weight[step * 3 * d:(step + 1) * 3 * d]
-        qkv = F.linear(x, w).view(B, T, 3, cfg.num_heads, cfg.head_dim).permute(2, 0, 3, 1, 4)
+        qkv = self._in_proj(x, self.in_proj_weight, step)
+        qkv = qkv.view(B, T, 3, cfg.num_heads, cfg.head_dim).permute(2, 0, 3, 1, 4)
         q, k, v = qkv[0], qkv[1], qkv[2]
         if rope is not None:
             q, k = apply_rope(q, *rope), apply_rope(k, *rope)

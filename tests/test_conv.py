@@ -6,6 +6,7 @@ import pytest
 import torch
 
 from engine import conv as conv_mod
+from engine import packed as packed_mod
 from engine.conv import StreamingConv1d, StreamingConvTranspose1d
 from tests.reference import require_moshi
 
@@ -149,12 +150,12 @@ def test_pack_linears_keeps_parameters_and_results():
     names = {k: v for k, v in model.named_parameters()}
     x = torch.randn(3, 2, 16)
     expected = model(x)
-    conv_mod.pack_linears(model)
-    conv_mod.pack_linears(model)  # idempotent
-    assert isinstance(model[0], conv_mod.PackedLinear) and isinstance(model[2][0], conv_mod.PackedLinear)
+    packed_mod.pack_linears(model)
+    packed_mod.pack_linears(model)  # idempotent
+    assert isinstance(model[0], packed_mod.PackedLinear) and isinstance(model[2][0], packed_mod.PackedLinear)
     assert {k: v for k, v in model.named_parameters()} == names  # same names, same tensors
     torch.testing.assert_close(model(x), expected, rtol=1e-5, atol=1e-5)
     with torch.no_grad():
         model[0].weight.mul_(2)
-    conv_mod.pack_linears(model)  # repacks the changed weight
+    packed_mod.pack_linears(model)  # repacks the changed weight
     assert not torch.allclose(model(x), expected)
