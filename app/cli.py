@@ -6,17 +6,20 @@ import argparse
 import sys
 
 
-def _add_model_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--model", default="demo", help="a preset (demo, moshiko, moshika, personaplex) or a model folder")
-    p.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
-    p.add_argument("--dtype", default="auto", choices=["auto", "float32", "bfloat16"])
+def _add_model_options(p: argparse.ArgumentParser, remembered: bool = False) -> None:
+    """``remembered``: the app falls back to the choices saved in its settings (defaults None)."""
+    p.add_argument("--model", default=None if remembered else "demo",
+                   help="a preset (demo, moshiko, moshika, personaplex) or a model folder")
+    p.add_argument("--device", default=None if remembered else "auto", choices=["auto", "cpu", "cuda"])
+    p.add_argument("--dtype", default=None if remembered else "auto", choices=["auto", "float32", "bfloat16"])
+    p.add_argument("--int8", action="store_true", help="int8 LM weights (the 7B fits in ~8 GB of GPU memory)")
     p.add_argument("--no-cuda-graph", action="store_true", help="run the frame step eagerly on CUDA")
     p.add_argument("--verbose", action="store_true", help="show tracebacks and debug logs")
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="parley", description="Local real-time voice assistant.")
-    _add_model_options(parser)
+    _add_model_options(parser, remembered=True)
     sub = parser.add_subparsers(dest="command")
 
     off = sub.add_parser("offline", help="run a wav through the model and write the reply")

@@ -55,6 +55,8 @@ ModelLoader = Callable[[str, str, str], object]  # (name, device, dtype) -> engi
 def load_engine_model(name: str, device: str, dtype: str):
     from engine.session import load_model
 
+    if dtype == "int8":  # the app's precision choice "int8": int8 weights, activations in the auto dtype
+        return load_model(name, device=device, dtype="auto", int8=True)
     return load_model(name, device=device, dtype=dtype)
 
 

@@ -10,6 +10,7 @@ from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication
 
 from app import paths
+from engine.frame_step import NO_GRAPH_ENV
 
 log = logging.getLogger(__name__)
 
@@ -37,6 +38,9 @@ def run_gui(args) -> int:
     if problem:
         log.error("%s", problem)
         return 2
+    if getattr(args, "no_cuda_graph", False):
+        os.environ[NO_GRAPH_ENV] = "1"
+    _share_cores_with_the_gui()
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName(paths.APP_NAME)
     app.setOrganizationName(paths.APP_NAME)
@@ -48,7 +52,7 @@ def run_gui(args) -> int:
     log.info("Parley started; log file %s", log_path)
     model = getattr(args, "model", None) or window.settings.model
     device = getattr(args, "device", None) or window.settings.device
-    dtype = getattr(args, "dtype", None) or window.settings.dtype
+    dtype = "int8" if getattr(args, "int8", False) else getattr(args, "dtype", None) or window.settings.dtype
     window.load_model(model, device, dtype)
     window.show()
     code = app.exec()
@@ -59,6 +63,15 @@ def run_gui(args) -> int:
         logging.shutdown()
         os._exit(code)
     return code
+
+
+def _share_cores_with_the_gui() -> None:
+    """One torch thread per two cores (at most 4): the GUI and audio threads need cores too, and
+    on a busy 2-core machine a second OpenMP thread makes the frame time's tail much worse
+    (../shared/reference/performance-notes.md)."""
+    import torch
+
+    torch.set_num_threads(max(1, min(4, (os.cpu_count() or 2) // 2)))
 
 
 def _log_uncaught_exceptions() -> None:

@@ -22,7 +22,7 @@ from app.model_download import ModelDownload
 from app.settings import AppSettings
 
 DEVICES = ("auto", "cpu", "cuda")
-DTYPES = ("auto", "float32", "bfloat16")
+DTYPES = ("auto", "float32", "bfloat16", "int8")
 COLUMNS = ("Model", "Size", "On this machine", "Licence")
 
 

@@ -53,7 +53,8 @@ def _run(args) -> None:
         if out and not Path(out).resolve().parent.is_dir():
             raise UsageError(f"the folder for {out} does not exist")
 
-    model = load_model(args.model, device=args.device, dtype=args.dtype, cuda_graph=not args.no_cuda_graph)
+    model = load_model(args.model, device=args.device, dtype=args.dtype, cuda_graph=not args.no_cuda_graph,
+                       int8=args.int8)
     if args.resume:
         session = Session.load(args.resume, model)
     else:
