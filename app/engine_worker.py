@@ -28,7 +28,7 @@ import numpy as np
 from PySide6.QtCore import QObject, Signal, Slot
 
 from app.audio_bridge import AudioBridge
-from app.frame_stats import FRAME_MS, CacheInfo, FrameStats, StageTimings, level_db
+from app.frame_stats import FRAME_MS, FrameStats, StageTimings, level_db
 from app.resample import FRAME_SAMPLES, MODEL_RATE, FrameAssembler, OutputConverter
 
 log = logging.getLogger(__name__)
@@ -312,7 +312,7 @@ class EngineWorker(QObject):
             step_ms=step_ms,
             end_to_end_ms=end_to_end,
             dropped_frames=math.floor(self._dropped_samples / FRAME_SAMPLES),
-            caches=tuple(CacheInfo(c.name, c.used, c.capacity, c.wraps, c.nbytes) for c in result.caches),
+            caches=result.caches,
         )
 
 

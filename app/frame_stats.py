@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from engine.session import CacheStats
+
 FRAME_MS = 80.0
 SILENCE_DB = -120.0
 
@@ -17,17 +19,6 @@ def level_db(pcm: np.ndarray) -> float:
         return SILENCE_DB
     rms = float(np.sqrt(np.mean(np.square(pcm, dtype=np.float64))))
     return SILENCE_DB if rms <= 1e-6 else max(SILENCE_DB, 20.0 * math.log10(rms))
-
-
-@dataclass(frozen=True)
-class CacheInfo:
-    """One KV cache as the GUI shows it (copied from the engine's CacheStats)."""
-
-    name: str
-    used: int
-    capacity: int
-    wraps: int
-    nbytes: int
 
 
 @dataclass(frozen=True)
@@ -54,7 +45,7 @@ class FrameStats:
     step_ms: float  # wall time of session.step (compute, as the worker measured it)
     end_to_end_ms: float  # estimated mic-to-speaker delay of this frame
     dropped_frames: int  # input frames skipped so far because the model fell behind
-    caches: tuple[CacheInfo, ...] = field(default_factory=tuple)
+    caches: tuple[CacheStats, ...] = field(default_factory=tuple)
 
     @property
     def real_time_factor(self) -> float:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import sys
 import time
 from pathlib import Path
@@ -39,6 +38,7 @@ def _is_user_facing(e: Exception) -> bool:
 
 
 def _run(args) -> None:
+    from engine.atomic import write_atomically
     from engine.audio import read_wav, write_wav
     from engine.session import SamplingConfig, Session, load_model
 
@@ -76,10 +76,7 @@ def _run(args) -> None:
             "frames_in": result.frames_in,
             "ms_per_frame": 1000 * elapsed / max(result.frames_in, 1),
         }
-        tmp = f"{args.json}.tmp"
-        with open(tmp, "w", encoding="utf-8") as f:
-            json.dump(payload, f)
-        os.replace(tmp, args.json)
+        write_atomically(args.json, json.dumps(payload).encode("utf-8"))
     if args.save_state:
         session.save(args.save_state)
     print(f"{result.frames_in} frames, {1000 * elapsed / max(result.frames_in, 1):.1f} ms/frame"

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
+
+from engine.atomic import write_atomically
 
 LINE_GAP_S = 1.5  # a pause longer than this starts a new line
 
@@ -60,16 +60,7 @@ class Transcript:
         """Write .json (structured) or plain text, atomically (a failed write leaves no broken file)."""
         target = Path(path)
         data = json.dumps(self.to_json(), indent=2) if target.suffix.lower() == ".json" else self.as_text() + "\n"
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(data)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, target)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_atomically(target, data.encode("utf-8"))
 
 
 def _clock(seconds: float) -> str:

@@ -25,6 +25,7 @@ os.environ.setdefault("NO_TORCH_COMPILE", "1")
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
+from bench.common import cpu_model  # noqa: E402
 from engine.demo import ensure_demo_model  # noqa: E402
 from engine.generate import SamplingConfig  # noqa: E402
 from engine.session import load_model  # noqa: E402
@@ -113,19 +114,6 @@ def main(argv=None) -> int:
     args.out.write_text(json.dumps(report, indent=2) + "\n")
     print(f"wrote {args.out}")
     return 0
-
-
-def cpu_model() -> str:
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    import platform
-
-    return platform.processor() or platform.machine()
 
 
 if __name__ == "__main__":

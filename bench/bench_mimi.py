@@ -27,6 +27,7 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 from safetensors.torch import save_file  # noqa: E402
 
+from bench.common import cpu_model  # noqa: E402
 from engine.audio import read_wav  # noqa: E402
 from engine.mimi import FRAME_SIZE, Mimi, load_mimi  # noqa: E402
 
@@ -110,7 +111,7 @@ def main() -> None:
     results = [run(ref, ours, frames, args.warmup, n) for n in args.threads]
     report = {
         "benchmark": "Mimi streaming encode+decode of one 1920-sample frame, released size, fp32, CPU",
-        "machine": {"cpu": _cpu_name(), "logical_cpus": os.cpu_count(), "platform": platform.platform(),
+        "machine": {"cpu": cpu_model(), "logical_cpus": os.cpu_count(), "platform": platform.platform(),
                     "torch": torch.__version__, "loadavg_at_end": os.getloadavg()},
         "command": " ".join([".venv/bin/python -m bench.bench_mimi", *sys.argv[1:]]),
         "results": results,
@@ -124,17 +125,6 @@ def main() -> None:
               f"{r['our_decode_ms_median']:.1f} = {r['our_total_ms_median']:.1f} ms, "
               f"ratio {r['ratio_ours_over_ref']:.2f}")
     print(f"wrote {RESULTS}")
-
-
-def _cpu_name() -> str:
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
 
 
 if __name__ == "__main__":

@@ -30,14 +30,14 @@ import platform
 import statistics
 import sys
 import time
-from contextlib import contextmanager, nullcontext
+from contextlib import nullcontext
 from pathlib import Path
 
 os.environ.setdefault("NO_TORCH_COMPILE", "1")  # the reference: compiling needs Triton and minutes
 
 import torch  # noqa: E402
 
-from engine.frame_step import FrameStep  # noqa: E402
+from engine.frame_step import FrameStep, sync_debug_error  # noqa: E402
 from engine.generate import SamplingConfig, make_generator  # noqa: E402
 from engine.lm import LMConfig, LMModel, load_lm  # noqa: E402
 from engine.mimi import Mimi, MimiConfig, load_mimi  # noqa: E402
@@ -78,19 +78,6 @@ def summary(ms: list[float]) -> dict:
     return {"n": len(s), "median_ms": round(statistics.median(s), 3), "p99_ms": round(p99, 3)}
 
 
-@contextmanager
-def no_syncs(device: torch.device):
-    if device.type != "cuda":
-        yield
-        return
-    previous = torch.cuda.get_sync_debug_mode()
-    torch.cuda.set_sync_debug_mode("error")
-    try:
-        yield
-    finally:
-        torch.cuda.set_sync_debug_mode(previous)
-
-
 def run_ours(mimi, lm, inputs, device, graph: bool, seed: int = 7) -> dict:
     """Tokens of every frame and the times of the frames after the capture point."""
     gen = make_generator(lm, SamplingConfig())
@@ -98,7 +85,8 @@ def run_ours(mimi, lm, inputs, device, graph: bool, seed: int = 7) -> dict:
     clock, tokens, ms = Clock(device), [], []
 
     def guarded(pcm, i):
-        with no_syncs(device) if step.graph_active else nullcontext():  # replay: a host sync raises
+        replaying = step.graph_active and device.type == "cuda"
+        with sync_debug_error() if replaying else nullcontext():  # replay: a host sync raises
             return step(pcm, i)
 
     for i, pcm in enumerate(inputs):

@@ -7,13 +7,15 @@ converted with soxr. Writing is 16-bit PCM through the stdlib ``wave`` module, a
 
 from __future__ import annotations
 
+import io
 import os
 import struct
-import tempfile
 import wave
 
 import numpy as np
 import soxr
+
+from .atomic import write_atomically
 
 SAMPLE_RATE = 24_000
 
@@ -118,19 +120,10 @@ def write_wav(path: str | os.PathLike, pcm: np.ndarray, sample_rate: int = SAMPL
     if int(sample_rate) <= 0:
         raise ValueError(f"sample_rate must be positive, got {sample_rate}")
     ints = np.clip(np.round(pcm.astype(np.float64) * 32768.0), -32768, 32767).astype("<i2")
-    path = os.fspath(path)
-    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)), prefix=".tmp-", suffix=".wav")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            with wave.open(f, "wb") as w:
-                w.setnchannels(1)
-                w.setsampwidth(2)
-                w.setframerate(int(sample_rate))
-                w.writeframes(ints.tobytes())
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    buffer = io.BytesIO()
+    with wave.open(buffer, "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(int(sample_rate))
+        w.writeframes(ints.tobytes())
+    write_atomically(path, buffer.getvalue())

@@ -17,7 +17,6 @@ import hashlib
 import json
 import os
 import struct
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +25,8 @@ import numpy as np
 import torch
 from safetensors.torch import load_file
 from safetensors.torch import save as save_safetensors_bytes
+
+from .atomic import write_atomically
 
 FORMAT_NAME = "parley.conversation"
 FORMAT_VERSION = 1
@@ -57,27 +58,7 @@ def write_conversation(path: str | os.PathLike, tensors: Mapping[str, torch.Tens
     tensors = {k: v.detach().contiguous().cpu() for k, v in tensors.items()}
     full_meta = {"format": FORMAT_NAME, "version": FORMAT_VERSION, **meta, "checksum": _checksum(tensors)}
     payload = save_safetensors_bytes(tensors, metadata={"parley": json.dumps(full_meta)})
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(payload)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    _fsync_dir(path.parent)
-
-
-def _fsync_dir(folder: Path) -> None:
-    if os.name != "posix":
-        return  # directories cannot be opened for fsync on Windows; the rename is still atomic
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    write_atomically(path, payload)
 
 
 def read_conversation(path: str | os.PathLike, expected_shapes: Mapping[str, tuple[int, ...]] | None = None,

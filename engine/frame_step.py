@@ -146,7 +146,7 @@ class FrameStep:
         graph = torch.cuda.CUDAGraph()
         try:
             torch.cuda.synchronize(self.device)
-            with torch.cuda.graph(graph, capture_error_mode="global"), _sync_debug_error():
+            with torch.cuda.graph(graph, capture_error_mode="global"), sync_debug_error():
                 self.compute(decode=True)
         except Exception as e:  # noqa: BLE001 - any capture failure means: run eagerly
             self.fallback_reason = f"CUDA graph capture failed, running eagerly: {type(e).__name__}: {e}"
@@ -173,7 +173,7 @@ def _side_stream(device: torch.device):
 
 
 @contextmanager
-def _sync_debug_error():
+def sync_debug_error():
     """Turn host syncs into Python errors (a sync inside a capture would corrupt it)."""
     previous = torch.cuda.get_sync_debug_mode()
     torch.cuda.set_sync_debug_mode("error")

@@ -244,7 +244,7 @@ class Session:
             depth_ms = m.depth_timer.ms if m.depth_timer is not None and marks else 0.0
             aligned = self.generator_steps >= self.generator.first_output_frame
             if aligned:
-                out_np = out.view(-1).float().cpu().numpy()
+                out_np = out.view(-1).to("cpu", torch.float32, copy=True).numpy()  # out is a static buffer
                 token, audio_codes = int(text[0]), tuple(int(c) for c in audio[0, :8].tolist())
             else:
                 out_np, token, audio_codes = np.zeros(FRAME_SIZE, np.float32), None, None

@@ -1,0 +1,30 @@
+"""Atomic file replacement: a user's file is either the old one or the complete new one, never a mix."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+
+def write_atomically(path: str | os.PathLike, data: bytes) -> None:
+    """Write ``data`` to a temp file in the same folder, fsync it, rename it over ``path``, then
+    fsync the folder (POSIX) so the rename itself survives a crash. On failure the temp file is
+    removed and ``path`` is untouched."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    if os.name == "posix":  # a folder cannot be opened for fsync on Windows; the rename is atomic anyway
+        folder = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(folder)
+        finally:
+            os.close(folder)
