@@ -12,18 +12,24 @@ quantisation (``engine.lm.quantize_dynamic_int8``) and its greedy agreement with
 from __future__ import annotations
 
 import argparse
+import copy
+import json
 import os
 import statistics
+import sys
 import time
+from pathlib import Path
 
 os.environ.setdefault("NO_TORCH_COMPILE", "1")
 os.environ.setdefault("NO_CUDA_GRAPH", "1")
 
 import torch  # noqa: E402
 
+from bench.common import cpu_model  # noqa: E402
 from engine.checkpoint import load_strict, stack_split_attention  # noqa: E402
 from engine.generate import MoshiGenerator, SamplingConfig  # noqa: E402
 from engine.lm import LMConfig, LMModel, quantize_dynamic_int8  # noqa: E402
+from engine.packed import pack_linears  # noqa: E402
 
 CONFIGS = {
     # The built-in demo model's LM (assets/demo_model.json).
@@ -33,6 +39,8 @@ CONFIGS = {
                     depformer_dim_feedforward=int(4.125 * 512), depformer_num_heads=8, depformer_num_layers=4),
 }
 
+
+RESULTS = Path(__file__).resolve().parent / "results" / "lm.json"
 
 def reference_kwargs(c: LMConfig) -> dict:
     return dict(dim=c.dim, num_heads=c.num_heads, num_layers=c.num_layers, hidden_scale=c.hidden_scale,
@@ -114,6 +122,11 @@ def bench(name: str, threads: int, steps: int, warmup: int, int8: bool) -> dict:
     gen = MoshiGenerator(ours, SamplingConfig())
     state = gen.init_state(1, seed=0)
     runners = {"ours": (lambda i: gen.step(codes[i, :, :], state))}
+    packed = copy.deepcopy(ours)
+    pack_linears(packed)  # what engine.session does on CPU in float32
+    pgen = MoshiGenerator(packed, SamplingConfig())
+    pstate = pgen.init_state(1, seed=0)
+    runners["ours-packed"] = lambda i: pgen.step(codes[i], pstate)
     if int8:
         q = quantize_dynamic_int8(ours)
         qgen = MoshiGenerator(q, SamplingConfig())
@@ -135,6 +148,7 @@ def bench(name: str, threads: int, steps: int, warmup: int, int8: bool) -> dict:
     for key, v in times.items():
         print(f"  {key:10s} {stats(v)}")
     print(f"  ratio reference/ours: {result['reference'] / result['ours']:.2f}x")
+    print(f"  ratio reference/ours-packed: {result['reference'] / result['ours-packed']:.2f}x")
     if int8:
         print(f"  ratio reference/ours-int8: {result['reference'] / result['ours-int8']:.2f}x")
         with torch.inference_mode():
@@ -152,9 +166,16 @@ def main():
     p.add_argument("--no-int8", action="store_true", help="skip the int8 dynamic quantisation variant")
     args = p.parse_args()
     print(f"torch {torch.__version__}, float32, CPU; {args.steps} timed steps after {args.warmup} warm-up")
+    runs = []
     for name in args.configs:
         for threads in args.threads:
-            bench(name, threads, args.steps, args.warmup, not args.no_int8)
+            medians = bench(name, threads, args.steps, args.warmup, not args.no_int8)
+            runs.append({"config": name, "threads": threads, "median_ms": {k: round(v, 2) for k, v in medians.items()}})
+    report = {"torch": torch.__version__, "cpu": cpu_model(), "cores": os.cpu_count(), "steps": args.steps,
+              "command": "python -m bench.bench_lm " + " ".join(sys.argv[1:]), "runs": runs}
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(json.dumps(report, indent=2) + "\n")
+    print(f"wrote {RESULTS}")
 
 
 if __name__ == "__main__":
