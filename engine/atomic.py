@@ -14,6 +14,7 @@ def write_atomically(path: str | os.PathLike, data: bytes) -> None:
     path = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        os.chmod(tmp, _mode_for(path))  # mkstemp's 0600 would make every new file private
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
@@ -28,3 +29,22 @@ def write_atomically(path: str | os.PathLike, data: bytes) -> None:
             os.fsync(folder)
         finally:
             os.close(folder)
+
+
+def _read_umask() -> int:
+    """The process umask, read once at import: reading it means setting it, which is not
+    thread-safe, so never do it while the app's threads create files."""
+    umask = os.umask(0o022)
+    os.umask(umask)
+    return umask
+
+
+_UMASK = _read_umask()
+
+
+def _mode_for(path: Path) -> int:
+    """Keep an existing file's permissions; a new file gets what ``open`` would give it (umask)."""
+    try:
+        return path.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        return 0o666 & ~_UMASK
