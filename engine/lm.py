@@ -19,7 +19,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .checkpoint import load_strict, stack_split_attention
+from .checkpoint import load_strict, load_strict_streaming, stack_split_attention
 from .layers import make_norm
 from .state import StateTree
 from .transformer import StreamingTransformer, TransformerConfig
@@ -277,17 +277,19 @@ def load_lm(path: str | Path, config: LMConfig, device: torch.device | str = "cp
     path = Path(path)
     if not path.is_file():
         raise ValueError(f"LM checkpoint {path} does not exist (expected a model.safetensors file)")
-    try:
-        state_dict = load_file(str(path), device="cpu")
-    except (SafetensorError, OSError) as e:
-        raise ValueError(f"{path} is not a readable safetensors file: {e}") from e
-    state_dict = stack_split_attention(state_dict)
-    if config.is_personaplex:
-        state_dict = expand_personaplex_checkpoint(state_dict, config)
     with torch.device("meta"):
         model = LMModel(config, dtype=dtype)
     model = model.to_empty(device=device)
-    load_strict(model, state_dict, f"LM checkpoint {path.name}")
+    what = f"LM checkpoint {path.name}"
+    try:
+        # Released Moshi files stream tensor by tensor; files needing rewriting load whole.
+        if config.is_personaplex or not load_strict_streaming(model, path, what):
+            state_dict = stack_split_attention(load_file(str(path), device="cpu"))
+            if config.is_personaplex:
+                state_dict = expand_personaplex_checkpoint(state_dict, config)
+            load_strict(model, state_dict, what)
+    except (SafetensorError, OSError) as e:
+        raise ValueError(f"{path} is not a readable safetensors file: {e}") from e
     return model.eval().requires_grad_(False)
 
 

@@ -181,6 +181,25 @@ def test_load_both_layouts_and_cast(tmp_path):
 
 
 @pytest.mark.reference
+def test_released_layout_streams_tensor_by_tensor(tmp_path, monkeypatch):
+    """A released (stacked-key) file is copied one tensor at a time: the whole-file reader, which
+    would hold all 15 GB of a 7B checkpoint in host memory at once, is never called."""
+    import safetensors.torch
+
+    cfg = tiny_config()
+    ref = tiny_reference(cfg)
+    path = save_hub_checkpoint(ref, tmp_path / "stacked.safetensors")
+
+    def whole_file_read(*_args, **_kwargs):
+        raise AssertionError("the whole checkpoint was read at once")
+
+    monkeypatch.setattr(safetensors.torch, "load_file", whole_file_read)
+    model = load_lm(path, cfg, dtype=torch.float32)
+    ref_sd = stack_split_attention(ref.state_dict())
+    assert all(torch.equal(p, ref_sd[name]) for name, p in model.state_dict().items())
+
+
+@pytest.mark.reference
 def test_load_errors_name_the_keys(tmp_path):
     cfg = tiny_config()
     sd = stack_split_attention(tiny_reference(cfg).state_dict())
