@@ -115,9 +115,8 @@ class StreamingAttention(nn.Module):
         B, T, d = x.shape
         qkv = self._in_proj(x, self.in_proj_weight, step)
         qkv = qkv.view(B, T, 3, cfg.num_heads, cfg.head_dim).permute(2, 0, 3, 1, 4)
-        q, k, v = qkv[0], qkv[1], qkv[2]
-        if rope is not None:
-            q, k = apply_rope(q, *rope), apply_rope(k, *rope)
+        qk = qkv[:2] if rope is None else apply_rope(qkv[:2], *rope)  # q and k rotated in one pass
+        q, k, v = qk[0], qk[1], qkv[2]
         cache["k"].index_copy_(2, slots, k)
         cache["v"].index_copy_(2, slots, v)
         y = F.scaled_dot_product_attention(q, cache["k"], cache["v"], attn_mask=mask)
