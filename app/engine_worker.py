@@ -29,6 +29,7 @@ from PySide6.QtCore import QObject, Signal, Slot
 
 from app.audio_bridge import AudioBridge
 from app.frame_stats import FRAME_MS, FrameStats, StageTimings, level_db
+from app.persona import list_voices
 from app.resample import FRAME_SAMPLES, MODEL_RATE, FrameAssembler, OutputConverter
 
 log = logging.getLogger(__name__)
@@ -67,6 +68,9 @@ class EngineWorker(QObject):
     # transcript [(frame_index, seconds, text)] and path ("" for a new conversation). Never send None
     # through a queued `object` argument: PySide6 mis-counts its references and aborts the process.
     conversation_opened = Signal(object, str)
+    conversation_failed = Signal(str)  # a new conversation could not start (bad prompts); the old one is kept
+    voices_listed = Signal(object)  # [voice name] shipped with the loaded model; sent before model_loaded
+    prompts_in_use = Signal(str, str)  # (voice, role) of the conversation just opened; "" = none / default
     frame_done = Signal(object)  # FrameStats
     error = Signal(str)  # a frame step failed; streaming pauses until resume() or a new conversation
     file_done = Signal(str, str)  # (what, path): "saved" / "exported audio"
@@ -109,11 +113,14 @@ class EngineWorker(QObject):
         if bridge is not None:
             bridge.output.request_flush()
 
-    def load_model(self, name: str, device: str = "auto", dtype: str = "auto") -> None:
-        self._commands.put(("load", name, device, dtype))
+    def load_model(self, name: str, device: str = "auto", dtype: str = "auto",
+                   voice_prompt: str | None = None, text_prompt: str | None = None) -> None:
+        """The prompts are used for the first conversation if the model turns out to be PersonaPlex."""
+        self._commands.put(("load", name, device, dtype, voice_prompt, text_prompt))
 
-    def new_conversation(self) -> None:
-        self._commands.put(("new",))
+    def new_conversation(self, voice_prompt: str | None = None, text_prompt: str | None = None) -> None:
+        """A PersonaPlex voice prompt (shipped name or file) and role text; None: none / the default."""
+        self._commands.put(("new", voice_prompt, text_prompt))
 
     def open_conversation(self, path: str) -> None:
         self._commands.put(("open", path))
@@ -158,7 +165,7 @@ class EngineWorker(QObject):
             if kind == "load":
                 self._load_model(*args)
             elif kind == "new":
-                self._new_session()
+                self._new_session(*args)
             elif kind == "open":
                 self._open(args[0])
             elif kind == "save":
@@ -171,7 +178,8 @@ class EngineWorker(QObject):
             log.exception("worker command %s failed", kind)
             self.error.emit(f"{kind} failed: {e}")
 
-    def _load_model(self, name: str, device: str, dtype: str) -> None:
+    def _load_model(self, name: str, device: str, dtype: str,
+                    voice_prompt: str | None = None, text_prompt: str | None = None) -> None:
         self.model_loading.emit(name)
         try:
             model = self._load(name, device, dtype)
@@ -180,18 +188,43 @@ class EngineWorker(QObject):
             self.model_failed.emit(f"Could not load model {name!r}: {e}")
             return
         self._model = model
+        files = getattr(model, "files", None)
+        self.voices_listed.emit(list_voices(getattr(files, "voices_dir", None)))
         self.model_loaded.emit(model.info)
-        self._new_session()
+        if model.info.family != "personaplex" or not (voice_prompt or text_prompt):
+            self._new_session()
+        elif not self._new_session(voice_prompt, text_prompt, fallback=True):
+            self._new_session()  # the old conversation belongs to the old model: start one without prompts
 
-    def _new_session(self) -> None:
+    def _new_session(self, voice_prompt: str | None = None, text_prompt: str | None = None,
+                     fallback: bool = False) -> bool:
+        """Start a conversation; with prompts that fail (missing voice file, bad wav, not a PersonaPlex
+        model) it reports ``conversation_failed`` and keeps the current one. Returns whether it started."""
         if self._model is None:
-            return
+            return False
         from engine.session import SamplingConfig
 
         seed = self._seed if self._seed is not None else secrets.randbelow(2**31)
-        self._session = self._model.new_session(sampling=SamplingConfig(), seed=seed)
+        try:
+            session = self._model.new_session(sampling=SamplingConfig(), seed=seed,
+                                              voice_prompt=voice_prompt or None, text_prompt=text_prompt or None)
+        except Exception as e:
+            if not (voice_prompt or text_prompt):
+                raise  # no prompts: a real failure, reported by _execute
+            log.exception("a new conversation with prompts failed")
+            kept = ("Started one with the default voice and role instead." if fallback
+                    else "The current conversation is kept.")
+            self.conversation_failed.emit(f"Could not start a conversation with this persona: {e}\n{kept}")
+            return False
+        self._session = session
         self._reset_stream()
+        self._emit_prompts(session)
         self.conversation_opened.emit([], "")
+        return True
+
+    def _emit_prompts(self, session) -> None:
+        prompts = getattr(session, "prompts", None) or {}
+        self.prompts_in_use.emit(str(prompts.get("voice") or ""), str(prompts.get("text") or ""))
 
     def _open(self, path: str) -> None:
         if self._model is None:
@@ -206,6 +239,7 @@ class EngineWorker(QObject):
             return
         self._session = session
         self._reset_stream()
+        self._emit_prompts(session)
         self.conversation_opened.emit(transcript_tuples(session.transcript), path)
 
     def _save(self, path: str) -> None:

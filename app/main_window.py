@@ -41,6 +41,7 @@ from app.engine_worker import EngineWorker, ModelLoader, load_engine_model
 from app.frame_stats import FrameStats
 from app.history_plot import HistoryPlot
 from app.meters import LevelMeter
+from app.persona import PERSONAPLEX_ONLY, PersonaDialog, default_role, describe_voice
 from app.push_to_talk import TalkState
 from app.settings import AppSettings, load_settings, save_settings
 from app.status import SPEECH_DB, Status, StatusInputs, derive_status
@@ -69,6 +70,8 @@ class MainWindow(QMainWindow):
         self.conversation_path: str | None = None
         self.unsaved_frames = 0
         self.model_info = None
+        self.voices: list[str] = []  # shipped voices of the loaded model (reported by the worker)
+        self.prompts_in_use = ("", "")  # (voice, role) of the current conversation
         self.streaming = False
         self.last_stats: FrameStats | None = None
         self._last_speech_time = float("-inf")
@@ -109,6 +112,9 @@ class MainWindow(QMainWindow):
         w.model_loaded.connect(self._on_model_loaded)
         w.model_failed.connect(self._on_model_failed)
         w.conversation_opened.connect(self._on_conversation_opened)
+        w.conversation_failed.connect(self._on_conversation_failed)
+        w.voices_listed.connect(self._on_voices_listed)
+        w.prompts_in_use.connect(self._on_prompts_in_use)
         w.frame_done.connect(self._on_frame)
         w.error.connect(self._on_worker_error)
         w.file_done.connect(self._on_file_done)
@@ -125,9 +131,18 @@ class MainWindow(QMainWindow):
         self.status_label.setMinimumWidth(120)
         self.model_label = QLabel("No model loaded")
         self.model_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.persona_button = QPushButton("Persona...")
+        self.persona_button.setFocusPolicy(Qt.NoFocus)  # Space stays push-to-talk; Ctrl+P opens it too
+        self.persona_button.clicked.connect(self.open_persona_dialog)
         top.addWidget(self.status_label)
         top.addWidget(self.model_label, 1)
+        top.addWidget(self.persona_button)
         outer.addLayout(top)
+        self.persona_label = QLabel()
+        self.persona_label.setWordWrap(True)
+        self.persona_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.persona_label.hide()
+        outer.addWidget(self.persona_label)
 
         self.error_box = QFrame()
         self.error_box.setObjectName("errorBox")
@@ -271,7 +286,11 @@ class MainWindow(QMainWindow):
         self._action(file_menu, "&Quit", QKeySequence.Quit, self.close)
 
         model_menu = self.menuBar().addMenu("&Model")
+        model_menu.setToolTipsVisible(True)  # says why Persona is disabled
         self._action(model_menu, "&Model manager...", QKeySequence("Ctrl+M"), self.open_model_manager)
+        self.persona_action = self._action(model_menu, "&Persona (voice and role)...", QKeySequence("Ctrl+P"),
+                                           self.open_persona_dialog)
+        self._render_persona_controls()
 
         audio_menu = self.menuBar().addMenu("&Audio")
         self._action(audio_menu, "&Refresh devices", QKeySequence("F5"), self.refresh_devices)
@@ -341,6 +360,7 @@ class MainWindow(QMainWindow):
     def _on_model_loaded(self, info) -> None:
         self.model_info = info
         self._render_model_label()
+        self._render_persona_controls()
         if self._requested_model is not None:
             name, device, dtype = self._requested_model
             self._update_settings(model=name, device=device, dtype=dtype)
@@ -353,6 +373,68 @@ class MainWindow(QMainWindow):
         graph = "on" if info.cuda_graph else "off"
         # info.label says plainly when it is the untrained demo model.
         self.model_label.setText(f"Model: {info.label} · {info.device} · {info.dtype} · CUDA graph {graph}")
+
+    # -- persona (PersonaPlex voice and role prompts) ----------------------------------------
+    @property
+    def is_personaplex(self) -> bool:
+        return self.model_info is not None and self.model_info.family == "personaplex"
+
+    def _render_persona_controls(self) -> None:
+        enabled = self.is_personaplex
+        if enabled:
+            tip = "Choose the assistant's voice and role; applying starts a new conversation."
+        elif self.model_info is None:
+            tip = PERSONAPLEX_ONLY + " Load one with Model → Model manager."
+        else:
+            tip = f"{PERSONAPLEX_ONLY} The loaded model ({self.model_info.label}) has no persona."
+        for control in (self.persona_button, self.persona_action):
+            control.setEnabled(enabled)
+            control.setToolTip(tip)
+        self.persona_label.setVisible(enabled)
+        self._render_persona_label()
+
+    def _render_persona_label(self) -> None:
+        voice, role = self.prompts_in_use
+        if not role:
+            role = default_role()
+        short = role if len(role) <= 90 else role[:89] + "…"
+        self.persona_label.setText(f"Persona: voice {describe_voice(voice)} · role: {short}")
+        self.persona_label.setToolTip(f"Voice: {voice or 'none'}\n\n{role}")
+
+    def _on_voices_listed(self, voices) -> None:
+        self.voices = list(voices)
+
+    def _on_prompts_in_use(self, voice: str, role: str) -> None:
+        self.prompts_in_use = (voice, role)
+        self._render_persona_label()
+
+    def _on_conversation_failed(self, message: str) -> None:
+        self.show_error(message)
+
+    def persona_prompts(self) -> tuple[str | None, str | None]:
+        """The saved voice and role for a new conversation; none unless the model is PersonaPlex."""
+        if not self.is_personaplex:
+            return None, None
+        return self.settings.persona_voice or None, self.settings.persona_role or None
+
+    def open_persona_dialog(self) -> PersonaDialog | None:
+        if not self.is_personaplex:
+            self.statusBar().showMessage(PERSONAPLEX_ONLY, 5000)
+            return None
+        dialog = PersonaDialog(self.voices, self.settings.persona_voice, self.settings.persona_role, self)
+        dialog.setAttribute(Qt.WA_DeleteOnClose)
+        dialog.applied.connect(self.apply_persona)
+        dialog.open()
+        return dialog
+
+    def apply_persona(self, voice: str, role: str) -> None:
+        """Remember the choice, then start a new conversation with it (in the worker); if the engine
+        refuses the prompts, the error shows and the current conversation carries on."""
+        if role.strip() == default_role():
+            role = ""  # the default, wherever it changes later
+        self._update_settings(persona_voice=voice, persona_role=role)
+        if self._confirm_discard():
+            self.worker.new_conversation(voice or None, role or None)
 
     def _on_conversation_opened(self, transcript, path) -> None:
         self.transcript.load(transcript)
@@ -499,11 +581,13 @@ class MainWindow(QMainWindow):
     def load_model(self, name: str, device: str, dtype: str) -> None:
         """Load in the worker; the choice is remembered once it loaded (a failed one is not)."""
         self._requested_model = (name, device, dtype)
-        self.worker.load_model(name, device, dtype)
+        # The saved persona is used if the model turns out to be PersonaPlex (the worker knows).
+        self.worker.load_model(name, device, dtype, self.settings.persona_voice or None,
+                               self.settings.persona_role or None)
 
     def new_conversation(self) -> None:
         if self._confirm_discard():
-            self.worker.new_conversation()
+            self.worker.new_conversation(*self.persona_prompts())
 
     def open_conversation_dialog(self) -> None:
         if not self._confirm_discard():

@@ -17,6 +17,10 @@ class AppSettings:
     input_device: str = ""  # PortAudio device label, "name (host API)"; "" = the system default
     output_device: str = ""
     open_mic: bool = False  # hands-free: the model hears the microphone without push-to-talk
+    # PersonaPlex only: a shipped voice name or a .pt/.safetensors/.wav path ("" = no voice prompt),
+    # and the role text ("" = the engine's default role).
+    persona_voice: str = ""
+    persona_role: str = ""
     recent_files: tuple[str, ...] = ()
 
     def with_recent(self, path: str) -> AppSettings:
