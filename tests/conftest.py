@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 
 import pytest
 
@@ -11,6 +13,23 @@ os.environ.setdefault("NO_TORCH_COMPILE", "1")  # the reference package: no comp
 os.environ.setdefault("NO_CUDA_GRAPH", "1")
 
 SHARED_AUDIO = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "audio")
+
+# One private cache for the whole run (the demo model is built once, into it): tests never touch
+# the user's cache, and the subprocesses they start inherit it.
+_TEST_CACHE = tempfile.mkdtemp(prefix="parley-test-cache-")
+os.environ["PARLEY_CACHE_DIR"] = _TEST_CACHE
+
+
+def pytest_sessionfinish(session, exitstatus):
+    shutil.rmtree(_TEST_CACHE, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def demo_model_dir():
+    """The demo model's folder (hub layout), built once per run in the private cache."""
+    from engine.demo import ensure_demo_model
+
+    return ensure_demo_model()
 
 
 def pytest_collection_modifyitems(config, items):

@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 import torch
 
-from engine.demo import ensure_demo_model
 from engine.frame_step import NO_GRAPH_ENV, FrameStep, graphs_disabled_by_env
 from engine.generate import SamplingConfig, make_generator
 from engine.lm import LMConfig, LMModel, load_lm
@@ -46,18 +45,8 @@ def frames(n: int, size: int, seed: int = 0) -> list[torch.Tensor]:
     return [torch.from_numpy(rng.normal(0, 0.1, size).astype(np.float32)).view(1, 1, size) for _ in range(n)]
 
 
-@pytest.fixture(scope="module")
-def demo(tmp_path_factory):
-    mp = pytest.MonkeyPatch()
-    mp.setenv("PARLEY_CACHE_DIR", str(tmp_path_factory.mktemp("parley-cache")))
-    try:
-        folder = ensure_demo_model()
-        yield folder
-    finally:
-        mp.undo()
-
-
-def test_eager_frame_step_matches_session_on_the_demo(demo):
+def test_eager_frame_step_matches_session_on_the_demo(demo_model_dir):
+    demo = demo_model_dir
     """Token for token (sampled, seeded) and sample for sample over 20 frames."""
     model = load_model(str(demo), device="cpu", dtype="float32")
     session = model.new_session(SamplingConfig(), seed=5)

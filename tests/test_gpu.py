@@ -13,7 +13,6 @@ import numpy as np
 import pytest
 import torch
 
-from engine.demo import ensure_demo_model
 from engine.frame_step import FrameStep
 from engine.generate import SamplingConfig, make_generator
 from engine.lm import LMConfig, load_lm
@@ -39,13 +38,8 @@ def test_gpu_check_smoke_runs_on_cpu(tmp_path):
 
 
 @pytest.fixture(scope="module")
-def demo_parts(tmp_path_factory):
-    mp = pytest.MonkeyPatch()
-    mp.setenv("PARLEY_CACHE_DIR", str(tmp_path_factory.mktemp("parley-cache")))
-    try:
-        folder = ensure_demo_model()
-    finally:
-        mp.undo()
+def demo_parts(demo_model_dir):
+    folder = demo_model_dir
     config = LMConfig.from_hub_config(json.loads((folder / "config.json").read_text()))
     lm = load_lm(folder / "model.safetensors", config, device="cuda", dtype=torch.bfloat16)
     mimi = load_mimi(folder / "tokenizer-e351c8d8-checkpoint125.safetensors", device="cuda")

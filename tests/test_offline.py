@@ -14,7 +14,6 @@ import pytest
 import torch
 
 from engine.audio import read_wav, write_wav
-from engine.demo import ensure_demo_model
 from tests.conftest import SHARED_AUDIO
 from tests.reference import require_moshi
 
@@ -23,18 +22,9 @@ SPEECH = os.path.join(SHARED_AUDIO, "story_16k.wav")  # 16 kHz mono: resampled o
 
 
 @pytest.fixture(scope="module")
-def cache_env(tmp_path_factory):
-    """A private cache for the demo model, shared by this module's subprocesses."""
-    cache = tmp_path_factory.mktemp("parley-cache")
-    env = {**os.environ, "PARLEY_CACHE_DIR": str(cache), "HF_HUB_OFFLINE": "1", "OMP_NUM_THREADS": "2"}
-    old = os.environ.get("PARLEY_CACHE_DIR")
-    os.environ["PARLEY_CACHE_DIR"] = str(cache)
-    model_dir = ensure_demo_model()
-    if old is None:
-        del os.environ["PARLEY_CACHE_DIR"]
-    else:
-        os.environ["PARLEY_CACHE_DIR"] = old
-    return env, model_dir
+def cache_env(demo_model_dir):
+    """The environment of the `parley` subprocesses (the test cache comes with it) and the demo folder."""
+    return {**os.environ, "HF_HUB_OFFLINE": "1", "OMP_NUM_THREADS": "2"}, demo_model_dir
 
 
 def parley(env, *args, check=True):

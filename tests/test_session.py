@@ -11,21 +11,13 @@ from engine.session import Session, load_model
 from engine.state import flatten
 
 
-@pytest.fixture(scope="module")
-def demo_cache(tmp_path_factory):
-    mp = pytest.MonkeyPatch()
-    mp.setenv("PARLEY_CACHE_DIR", str(tmp_path_factory.mktemp("parley-cache")))
-    yield
-    mp.undo()
-
-
 def speech(frames: int, seed: int = 0) -> np.ndarray:
     t = np.arange(frames * 1920) / 24000
     rng = np.random.default_rng(seed)
     return (0.2 * np.sin(2 * np.pi * 220 * t) * rng.uniform(0.5, 1.0, t.size)).astype(np.float32)
 
 
-def test_restore_copies_into_the_live_state_and_continues_exactly(demo_cache, tmp_path):
+def test_restore_copies_into_the_live_state_and_continues_exactly(tmp_path):
     model = load_model("demo", device="cpu")
     a, b = speech(12, 1), speech(10, 2)
     reference = model.new_session(seed=5)
@@ -45,7 +37,7 @@ def test_restore_copies_into_the_live_state_and_continues_exactly(demo_cache, tm
     assert [e.text for e in other.transcript] == [e.text for e in reference.transcript]
 
 
-def test_a_refused_restore_leaves_the_session_as_it_was(demo_cache, tmp_path):
+def test_a_refused_restore_leaves_the_session_as_it_was(tmp_path):
     model = load_model("demo", device="cpu")
     session = model.new_session(seed=1)
     session.process(speech(5))
@@ -60,7 +52,7 @@ def test_a_refused_restore_leaves_the_session_as_it_was(demo_cache, tmp_path):
         assert torch.equal(tensor, before[name])
 
 
-def test_a_conversation_moves_between_dtypes(demo_cache, tmp_path):
+def test_a_conversation_moves_between_dtypes(tmp_path):
     """Saved by a bfloat16 model, opened by a float32 one (as from a GPU to a CPU): the state is
     converted to the target's dtype and the conversation goes on."""
     bf16 = load_model("demo", device="cpu", dtype="bfloat16")
