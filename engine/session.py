@@ -30,7 +30,7 @@ from .mimi import FRAME_SIZE, SAMPLE_RATE, load_mimi
 from .models import ModelError, ModelFiles, resolve_model
 from .packed import pack_linears
 from .quantize import quantize_lm_int8
-from .state import StateTree, flatten
+from .state import StateTree, flatten, nbytes
 from .tokenizer import TextTokenizer
 
 __all__ = ["CacheStats", "FrameResult", "FrameTimings", "LoadedModel", "ModelInfo", "OfflineResult",
@@ -198,6 +198,7 @@ class Session:
         self.model, self.sampling, self.seed = model, sampling, seed
         self.generator = make_generator(model.lm, sampling)
         self.state = _fresh_state(model, self.generator, seed)
+        self._rings = _ring_sizes(model, self.state)
         self.frames = 0  # live frames stepped
         self.generator_steps = 0  # generator steps, prompt phases included
         self.decoded_frames = 0  # frames decoded by Mimi (the generator's aligned outputs)
@@ -286,19 +287,11 @@ class Session:
         return OfflineResult(pcm_out, "".join(text), tokens, codes, frames)
 
     def cache_stats(self) -> tuple[CacheStats, ...]:
-        """Ring usage from host counters (no device reads)."""
-        lm_ring = self.model.lm.transformer.cfg.ring
-        mimi = self.model.mimi
-        enc_ring = mimi.encoder_transformer.transformer.cfg.ring
-        dec_ring = mimi.decoder_transformer.transformer.cfg.ring
-        steps = mimi.cfg.steps_per_frame
-        return (
-            _ring_stats("LM", lm_ring.capacity, self.frames, self.state["gen"]["lm"]),
-            _ring_stats("Mimi encoder", enc_ring.capacity, self.frames * steps,
-                        self.state["mimi"]["encoder"]["transformer"]),
-            _ring_stats("Mimi decoder", dec_ring.capacity, self.decoded_frames * steps,
-                        self.state["mimi"]["decoder"]["transformer"]),
-        )
+        """Ring usage from host counters (no device reads; sizes computed once per session)."""
+        steps = self.model.mimi.cfg.steps_per_frame
+        written = (self.generator_steps, self.frames * steps, self.decoded_frames * steps)
+        return tuple(CacheStats(name, min(n, capacity), capacity, n // capacity, nbytes)
+                     for (name, capacity, nbytes), n in zip(self._rings, written))
 
     def audio(self) -> tuple[np.ndarray, np.ndarray]:
         """(user, assistant) float32 24 kHz recordings of the whole conversation."""
@@ -388,9 +381,13 @@ def _fresh_state(model: LoadedModel, generator, seed: int) -> StateTree:
     return {"mimi": model.mimi.init_state(1), "gen": generator.init_state(1, seed)}
 
 
-def _ring_stats(name: str, capacity: int, steps: int, ring_state: StateTree) -> CacheStats:
-    nbytes = sum(t.numel() * t.element_size() for t in flatten(ring_state).values())
-    return CacheStats(name, min(steps, capacity), capacity, steps // capacity, nbytes)
+def _ring_sizes(model: LoadedModel, state: StateTree) -> tuple[tuple[str, int, int], ...]:
+    """(name, capacity, bytes) of the LM's and Mimi's ring caches, in ``cache_stats`` order."""
+    mimi = model.mimi
+    rings = (("LM", model.lm.transformer, state["gen"]["lm"]["temporal"]),
+             ("Mimi encoder", mimi.encoder_transformer.transformer, state["mimi"]["encoder"]["transformer"]),
+             ("Mimi decoder", mimi.decoder_transformer.transformer, state["mimi"]["decoder"]["transformer"]))
+    return tuple((name, module.cfg.ring.capacity, nbytes(tree)) for name, module, tree in rings)
 
 
 def _trimmed(state: StateTree) -> dict[str, torch.Tensor]:
