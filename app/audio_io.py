@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from app.audio_bridge import AudioBridge
-from app.resample import MODEL_RATE
+from engine import SAMPLE_RATE
 
 log = logging.getLogger(__name__)
 
@@ -266,8 +266,8 @@ def _pick_rate(sd, device: int, kind: str) -> int:
     """24 kHz when the device takes it (no resampling), else its default rate."""
     check = sd.check_input_settings if kind == "input" else sd.check_output_settings
     try:
-        check(device=device, samplerate=MODEL_RATE)
-        return MODEL_RATE
+        check(device=device, samplerate=SAMPLE_RATE)
+        return SAMPLE_RATE
     except Exception:
         return int(sd.query_devices(device)["default_samplerate"])
 

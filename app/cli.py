@@ -5,14 +5,17 @@ from __future__ import annotations
 import argparse
 import sys
 
+PRECISIONS = ("auto", "float32", "bfloat16", "int8")  # engine.Precision's values (tested to match)
+
 
 def _add_model_options(p: argparse.ArgumentParser, remembered: bool = False) -> None:
     """``remembered``: the app falls back to the choices saved in its settings (defaults None)."""
     p.add_argument("--model", default=None if remembered else "demo",
                    help="a preset (demo, moshiko, moshika, personaplex) or a model folder")
     p.add_argument("--device", default=None if remembered else "auto", choices=["auto", "cpu", "cuda"])
-    p.add_argument("--dtype", default=None if remembered else "auto", choices=["auto", "float32", "bfloat16"])
-    p.add_argument("--int8", action="store_true", help="int8 LM weights (the 7B fits in ~8 GB of GPU memory)")
+    p.add_argument("--precision", default=None if remembered else "auto", choices=PRECISIONS,
+                   help="auto: bfloat16 on CUDA, float32 on the CPU; int8: int8 LM weights (the 7B in ~8 GB)")
+    p.add_argument("--int8", dest="precision", action="store_const", const="int8", help="same as --precision int8")
     p.add_argument("--no-cuda-graph", action="store_true", help="run the frame step eagerly on CUDA")
     p.add_argument("--verbose", action="store_true", help="show tracebacks and debug logs")
 

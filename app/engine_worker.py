@@ -19,7 +19,6 @@ import queue
 import secrets
 import time
 import traceback
-import wave
 from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
@@ -27,10 +26,11 @@ from typing import Protocol
 import numpy as np
 from PySide6.QtCore import QObject, Signal, Slot
 
+import engine
 from app.audio_bridge import AudioBridge
-from app.frame_stats import FRAME_MS, FrameStats, StageTimings, level_db
-from app.persona import list_voices
-from app.resample import FRAME_SAMPLES, MODEL_RATE, FrameAssembler, OutputConverter
+from app.frame_stats import FrameStats, StageTimings, level_db
+from app.resample import FrameAssembler, OutputConverter
+from engine import FRAME_MS, FRAME_SIZE, SAMPLE_RATE
 
 log = logging.getLogger(__name__)
 
@@ -50,15 +50,11 @@ class EchoCanceller(Protocol):
     def process(self, mic: np.ndarray, far: np.ndarray) -> np.ndarray: ...
 
 
-ModelLoader = Callable[[str, str, str], object]  # (name, device, dtype) -> engine LoadedModel
+ModelLoader = Callable[[str, str, str, bool], object]  # (name, device, precision, cuda_graph) -> LoadedModel
 
 
-def load_engine_model(name: str, device: str, dtype: str):
-    from engine.session import load_model
-
-    if dtype == "int8":  # the app's precision choice "int8": int8 weights, activations in the auto dtype
-        return load_model(name, device=device, dtype="auto", int8=True)
-    return load_model(name, device=device, dtype=dtype)
+def load_engine_model(name: str, device: str, precision: str, cuda_graph: bool):
+    return engine.load_model(name, device=device, precision=precision, cuda_graph=cuda_graph)
 
 
 class EngineWorker(QObject):
@@ -76,10 +72,12 @@ class EngineWorker(QObject):
     file_done = Signal(str, str)  # (what, path): "saved" / "exported audio"
     file_failed = Signal(str, str)  # (what, message)
 
-    def __init__(self, model_loader: ModelLoader = load_engine_model, seed: int | None = None) -> None:
+    def __init__(self, model_loader: ModelLoader = load_engine_model, seed: int | None = None,
+                 cuda_graph: bool = True) -> None:
         super().__init__()
         self._load = model_loader
         self._seed = seed
+        self._cuda_graph = cuda_graph
         self._commands: queue.SimpleQueue = queue.SimpleQueue()
         self._bridge: AudioBridge | None = None
         self._model = None
@@ -94,8 +92,8 @@ class EngineWorker(QObject):
         self._assembler: FrameAssembler | None = None
         self._converter: OutputConverter | None = None
         self._scratch = np.zeros((0, 1), dtype=np.float32)
-        self._silence = np.zeros(FRAME_SAMPLES, dtype=np.float32)
-        self._last_far = np.zeros(FRAME_SAMPLES, dtype=np.float32)
+        self._silence = np.zeros(FRAME_SIZE, dtype=np.float32)
+        self._last_far = np.zeros(FRAME_SIZE, dtype=np.float32)
         self._dropped_samples = 0.0  # at 24 kHz
         # Input position (in the attached bridge's input ring) up to which every frame is processed;
         # lets a driver without a sound card pace itself by the model (see app.headless).
@@ -113,10 +111,10 @@ class EngineWorker(QObject):
         if bridge is not None:
             bridge.output.request_flush()
 
-    def load_model(self, name: str, device: str = "auto", dtype: str = "auto",
+    def load_model(self, name: str, device: str = "auto", precision: str = "auto",
                    voice_prompt: str | None = None, text_prompt: str | None = None) -> None:
         """The prompts are used for the first conversation if the model turns out to be PersonaPlex."""
-        self._commands.put(("load", name, device, dtype, voice_prompt, text_prompt))
+        self._commands.put(("load", name, device, precision, voice_prompt, text_prompt))
 
     def new_conversation(self, voice_prompt: str | None = None, text_prompt: str | None = None) -> None:
         """A PersonaPlex voice prompt (shipped name or file) and role text; None: none / the default."""
@@ -178,18 +176,18 @@ class EngineWorker(QObject):
             log.exception("worker command %s failed", kind)
             self.error.emit(f"{kind} failed: {e}")
 
-    def _load_model(self, name: str, device: str, dtype: str,
+    def _load_model(self, name: str, device: str, precision: str,
                     voice_prompt: str | None = None, text_prompt: str | None = None) -> None:
         self.model_loading.emit(name)
         try:
-            model = self._load(name, device, dtype)
+            model = self._load(name, device, precision, self._cuda_graph)
         except Exception as e:
             log.exception("loading model %s failed", name)
             self.model_failed.emit(f"Could not load model {name!r}: {e}")
             return
         self._model = model
         files = getattr(model, "files", None)
-        self.voices_listed.emit(list_voices(getattr(files, "voices_dir", None)))
+        self.voices_listed.emit(engine.shipped_voices(getattr(files, "voices_dir", None)))
         self.model_loaded.emit(model.info)
         if model.info.family != "personaplex" or not (voice_prompt or text_prompt):
             self._new_session()
@@ -202,11 +200,9 @@ class EngineWorker(QObject):
         model) it reports ``conversation_failed`` and keeps the current one. Returns whether it started."""
         if self._model is None:
             return False
-        from engine.session import SamplingConfig
-
         seed = self._seed if self._seed is not None else secrets.randbelow(2**31)
         try:
-            session = self._model.new_session(sampling=SamplingConfig(), seed=seed,
+            session = self._model.new_session(sampling=engine.SamplingConfig(), seed=seed,
                                               voice_prompt=voice_prompt or None, text_prompt=text_prompt or None)
         except Exception as e:
             if not (voice_prompt or text_prompt):
@@ -230,10 +226,12 @@ class EngineWorker(QObject):
         if self._model is None:
             self.file_failed.emit("open", "Load a model before opening a conversation.")
             return
-        from engine.session import Session
-
+        session = self._session
         try:
-            session = Session.load(path, self._model)
+            if session is None:
+                session = engine.Session.load(path, self._model)
+            else:  # in place: the same buffers and CUDA graph, no prompt phases
+                session.restore(path)
         except (OSError, ValueError) as e:  # the current conversation stays as it is
             self.file_failed.emit("open", f"Could not open {Path(path).name}: {e}")
             return
@@ -285,7 +283,7 @@ class EngineWorker(QObject):
         bridge.data_ready.clear()
         skipped_before = bridge.input.skipped
         count = bridge.input.read_into(self._scratch, max_backlog=int(MAX_INPUT_BACKLOG_S * bridge.input_rate))
-        self._dropped_samples += (bridge.input.skipped - skipped_before) * MODEL_RATE / bridge.input_rate
+        self._dropped_samples += (bridge.input.skipped - skipped_before) * SAMPLE_RATE / bridge.input_rate
         if count == 0:
             return
         arrival = bridge.last_input_time
@@ -294,7 +292,7 @@ class EngineWorker(QObject):
         behind = assembler.pending_frames() - MAX_PENDING_FRAMES
         if behind > 0:
             assembler.drop_frames(behind)
-            self._dropped_samples += behind * FRAME_SAMPLES
+            self._dropped_samples += behind * FRAME_SIZE
         while assembler.pending_frames() and not self._halted:
             self._step(bridge, assembler.pop_frame(), arrival)
         self.processed_position = bridge.input.read
@@ -315,9 +313,10 @@ class EngineWorker(QObject):
         self._last_far = result.pcm
         queued_s = bridge.output_queue_seconds()
         bridge.output.write(self._converter.convert(result.pcm))
-        self.frame_done.emit(self._frame_stats(bridge, result, mic, heard, step_ms, started - arrival, queued_s))
+        self.frame_done.emit(self._frame_stats(bridge, result, mic, heard, step_ms, started - arrival, queued_s,
+                                               self._session.graph))
 
-    def _frame_stats(self, bridge, result, mic, heard, step_ms, input_wait_s, output_queue_s) -> FrameStats:
+    def _frame_stats(self, bridge, result, mic, heard, step_ms, input_wait_s, output_queue_s, graph) -> FrameStats:
         t = result.timings
         input_queue_ms = max(0.0, input_wait_s * 1000.0)
         output_queue_ms = output_queue_s * 1000.0
@@ -345,8 +344,9 @@ class EngineWorker(QObject):
             ),
             step_ms=step_ms,
             end_to_end_ms=end_to_end,
-            dropped_frames=math.floor(self._dropped_samples / FRAME_SAMPLES),
+            dropped_frames=math.floor(self._dropped_samples / FRAME_SIZE),
             caches=result.caches,
+            graph=graph,
         )
 
 
@@ -355,21 +355,10 @@ def transcript_tuples(entries) -> list[tuple[int, float, str]]:
     return [(e.frame_index, e.seconds, e.text) for e in entries]
 
 
-def write_stereo_wav(path: str, left: np.ndarray, right: np.ndarray, rate: int = MODEL_RATE) -> None:
-    """16-bit stereo wav (left: user, right: assistant), written to a temp file and renamed into place."""
+def write_stereo_wav(path: str, left: np.ndarray, right: np.ndarray) -> None:
+    """A 16-bit stereo wav of the conversation (left: user, right: assistant), written atomically."""
     n = max(len(left), len(right))
     stereo = np.zeros((n, 2), dtype=np.float32)
     stereo[: len(left), 0] = left
     stereo[: len(right), 1] = right
-    pcm16 = (np.clip(stereo, -1.0, 1.0) * 32767.0).astype("<i2")
-    target = Path(path)
-    tmp = target.with_name(target.name + ".part")
-    try:
-        with wave.open(str(tmp), "wb") as w:
-            w.setnchannels(2)
-            w.setsampwidth(2)
-            w.setframerate(rate)
-            w.writeframes(pcm16.tobytes())
-        tmp.replace(target)
-    finally:
-        tmp.unlink(missing_ok=True)
+    engine.write_wav(path, stereo)

@@ -7,9 +7,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from engine.session import CacheStats
+from engine import FRAME_MS, CacheStats, GraphStatus
 
-FRAME_MS = 80.0
 SILENCE_DB = -120.0
 
 
@@ -46,6 +45,7 @@ class FrameStats:
     end_to_end_ms: float  # estimated mic-to-speaker delay of this frame
     dropped_frames: int  # input frames skipped so far because the model fell behind
     caches: tuple[CacheStats, ...] = field(default_factory=tuple)
+    graph: GraphStatus | None = None  # whether the frame replayed a CUDA graph, and why not
 
     @property
     def real_time_factor(self) -> float:

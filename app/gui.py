@@ -10,7 +10,6 @@ from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication
 
 from app import paths
-from engine.frame_step import NO_GRAPH_ENV
 
 log = logging.getLogger(__name__)
 
@@ -32,14 +31,12 @@ def pyside_problem() -> str | None:
 
 
 def run_gui(args) -> int:
-    """Open the main window and load the model named by ``args`` (model, device, dtype)."""
+    """Open the main window and load the model named by ``args`` (model, device, precision)."""
     log_path = paths.setup_logging(verbose=getattr(args, "verbose", False))
     problem = pyside_problem()
     if problem:
         log.error("%s", problem)
         return 2
-    if getattr(args, "no_cuda_graph", False):
-        os.environ[NO_GRAPH_ENV] = "1"
     _share_cores_with_the_gui()
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName(paths.APP_NAME)
@@ -48,12 +45,12 @@ def run_gui(args) -> int:
 
     from app.main_window import MainWindow
 
-    window = MainWindow(QSettings())
+    window = MainWindow(QSettings(), cuda_graph=not getattr(args, "no_cuda_graph", False))
     log.info("Parley started; log file %s", log_path)
     model = getattr(args, "model", None) or window.settings.model
     device = getattr(args, "device", None) or window.settings.device
-    dtype = "int8" if getattr(args, "int8", False) else getattr(args, "dtype", None) or window.settings.dtype
-    window.load_model(model, device, dtype)
+    precision = getattr(args, "precision", None) or window.settings.precision
+    window.load_model(model, device, precision)
     window.show()
     code = app.exec()
     if not window.shut_down_cleanly:
@@ -67,8 +64,7 @@ def run_gui(args) -> int:
 
 def _share_cores_with_the_gui() -> None:
     """One torch thread per two cores (at most 4): the GUI and audio threads need cores too, and
-    on a busy 2-core machine a second OpenMP thread makes the frame time's tail much worse
-    (../shared/reference/performance-notes.md)."""
+    on a busy 2-core machine a second OpenMP thread makes the frame time's tail much worse."""
     import torch
 
     torch.set_num_threads(max(1, min(4, (os.cpu_count() or 2) // 2)))

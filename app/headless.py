@@ -16,7 +16,7 @@ import numpy as np
 from PySide6.QtCore import QCoreApplication, QEventLoop, QObject
 
 from app.audio_bridge import AudioBridge
-from app.frame_stats import FRAME_MS
+from engine import FRAME_MS
 
 
 class SignalRecorder(QObject):

@@ -41,11 +41,12 @@ from app.engine_worker import EngineWorker, ModelLoader, load_engine_model
 from app.frame_stats import FrameStats
 from app.history_plot import HistoryPlot
 from app.meters import LevelMeter
-from app.persona import PERSONAPLEX_ONLY, PersonaDialog, default_role, describe_voice
+from app.persona import PERSONAPLEX_ONLY, PersonaDialog, describe_voice
 from app.push_to_talk import TalkState
 from app.settings import AppSettings, load_settings, save_settings
 from app.status import SPEECH_DB, Status, StatusInputs, derive_status
 from app.transcript import Transcript
+from engine import DEFAULT_ROLE, FRAME_MS
 
 log = logging.getLogger(__name__)
 
@@ -59,9 +60,20 @@ STATUS_COLOURS = {
 }
 
 
+def graph_text(graph) -> str:
+    """The CUDA-graph part of the model line: the truth of the running session, not the setting."""
+    if graph is None:
+        return "-"
+    if graph.active:
+        return "on"
+    if graph.pending:
+        return "warming up"
+    return "off"
+
+
 class MainWindow(QMainWindow):
     def __init__(self, store: QSettings, model_loader: ModelLoader = load_engine_model,
-                 audio: bool = True, worker_seed: int | None = None) -> None:
+                 audio: bool = True, worker_seed: int | None = None, cuda_graph: bool = True) -> None:
         super().__init__()
         self.store = store
         self.settings: AppSettings = load_settings(store)
@@ -81,7 +93,8 @@ class MainWindow(QMainWindow):
         self._requested_model: tuple[str, str, str] | None = None
         self.shut_down_cleanly = True
 
-        self.worker = EngineWorker(model_loader, seed=worker_seed)
+        self.worker = EngineWorker(model_loader, seed=worker_seed, cuda_graph=cuda_graph)
+        self.graph = None  # the running session's engine.GraphStatus, as the last frame reported it
         self.worker_thread = QThread(self)
         self.worker_thread.setObjectName("parley-engine")
         self.worker.moveToThread(self.worker_thread)
@@ -252,7 +265,7 @@ class MainWindow(QMainWindow):
         form.addRow("Real-time factor", self.rtf_label)
         layout.addWidget(latency)
 
-        self.history = HistoryPlot(("mic→speaker", "compute"), "ms", reference=80.0,
+        self.history = HistoryPlot(("mic→speaker", "compute"), "ms", reference=FRAME_MS,
                                    reference_label="80 ms frame budget")
         layout.addWidget(self.history, 1)
 
@@ -362,17 +375,18 @@ class MainWindow(QMainWindow):
         self._render_model_label()
         self._render_persona_controls()
         if self._requested_model is not None:
-            name, device, dtype = self._requested_model
-            self._update_settings(model=name, device=device, dtype=dtype)
+            name, device, precision = self._requested_model
+            self._update_settings(model=name, device=device, precision=precision)
 
     def _render_model_label(self) -> None:
         info = self.model_info
         if info is None:
             self.model_label.setText("No model loaded (Model → Model manager...)")
             return
-        graph = "on" if info.cuda_graph else "off"
         # info.label says plainly when it is the untrained demo model.
-        self.model_label.setText(f"Model: {info.label} · {info.device} · {info.dtype} · CUDA graph {graph}")
+        self.model_label.setText(f"Model: {info.label} · {info.device} · {info.precision.value} · "
+                                 f"CUDA graph: {graph_text(self.graph)}")
+        self.model_label.setToolTip((self.graph.reason or "") if self.graph else "")
 
     # -- persona (PersonaPlex voice and role prompts) ----------------------------------------
     @property
@@ -396,7 +410,7 @@ class MainWindow(QMainWindow):
     def _render_persona_label(self) -> None:
         voice, role = self.prompts_in_use
         if not role:
-            role = default_role()
+            role = DEFAULT_ROLE
         short = role if len(role) <= 90 else role[:89] + "…"
         self.persona_label.setText(f"Persona: voice {describe_voice(voice)} · role: {short}")
         self.persona_label.setToolTip(f"Voice: {voice or 'none'}\n\n{role}")
@@ -430,7 +444,7 @@ class MainWindow(QMainWindow):
     def apply_persona(self, voice: str, role: str) -> None:
         """Remember the choice, then start a new conversation with it (in the worker); if the engine
         refuses the prompts, the error shows and the current conversation carries on."""
-        if role.strip() == default_role():
+        if role.strip() == DEFAULT_ROLE:
             role = ""  # the default, wherever it changes later
         self._update_settings(persona_voice=voice, persona_role=role)
         if self._confirm_discard():
@@ -448,6 +462,9 @@ class MainWindow(QMainWindow):
 
     def _on_frame(self, stats: FrameStats) -> None:
         self.last_stats = stats
+        if stats.graph != self.graph:
+            self.graph = stats.graph
+            self._render_model_label()
         self.streaming = True
         self.unsaved_frames += 1
         now = time.monotonic()
@@ -578,11 +595,12 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(f"{name}{' *' if self.unsaved_frames else ''} — Parley")
 
     # -- conversations -----------------------------------------------------------------------
-    def load_model(self, name: str, device: str, dtype: str) -> None:
+    def load_model(self, name: str, device: str, precision: str) -> None:
         """Load in the worker; the choice is remembered once it loaded (a failed one is not)."""
-        self._requested_model = (name, device, dtype)
+        self._requested_model = (name, device, precision)
+        self.graph = None
         # The saved persona is used if the model turns out to be PersonaPlex (the worker knows).
-        self.worker.load_model(name, device, dtype, self.settings.persona_voice or None,
+        self.worker.load_model(name, device, precision, self.settings.persona_voice or None,
                                self.settings.persona_role or None)
 
     def new_conversation(self) -> None:
@@ -676,9 +694,9 @@ class MainWindow(QMainWindow):
         dialog.model_chosen.connect(self._model_chosen)
         dialog.open()
 
-    def _model_chosen(self, name: str, device: str, dtype: str) -> None:
+    def _model_chosen(self, name: str, device: str, precision: str) -> None:
         if self._confirm_discard():
-            self.load_model(name, device, dtype)
+            self.load_model(name, device, precision)
 
     def _about(self) -> None:
         QMessageBox.about(self, "About Parley",

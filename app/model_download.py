@@ -1,6 +1,6 @@
 """Model downloads in a child process, so that Cancel can kill them at once.
 
-The child resolves a preset with ``engine.models.resolve_model(download=True)`` and reports
+The child resolves a preset with ``engine.files.models.resolve_model(download=True)`` and reports
 progress through a multiprocessing queue as plain tuples:
 ``("progress", done_bytes, total_bytes, description)``, then ``("done", path)`` or
 ``("failed", message)``. The parent polls the queue from a GUI timer (no threads, no signals
@@ -41,7 +41,7 @@ def _child(name: str, messages) -> None:
             return result
 
     try:
-        from engine.models import resolve_model
+        from engine import resolve_model
 
         files = resolve_model(name, download=True, progress=QueueProgress)
         messages.put(("done", str(files.lm_path.parent)))

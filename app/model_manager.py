@@ -18,28 +18,27 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
+import engine
 from app.model_download import ModelDownload
 from app.settings import AppSettings
 
 DEVICES = ("auto", "cpu", "cuda")
-DTYPES = ("auto", "float32", "bfloat16", "int8")
+PRECISIONS = tuple(p.value for p in engine.Precision)
 COLUMNS = ("Model", "Size", "On this machine", "Licence")
 
 
 class ModelManagerDialog(QDialog):
-    model_chosen = Signal(str, str, str)  # preset name, device, dtype
+    model_chosen = Signal(str, str, str)  # preset name, device, precision
 
     def __init__(self, settings: AppSettings, parent=None) -> None:
         super().__init__(parent)
-        from engine.models import PRESETS
-
-        self.presets = PRESETS
+        self.presets = engine.PRESETS
         self.download: ModelDownload | None = None
         self.setWindowTitle("Models")
         self.setMinimumSize(760, 420)
         layout = QVBoxLayout(self)
 
-        self.table = QTableWidget(len(PRESETS), len(COLUMNS))
+        self.table = QTableWidget(len(self.presets), len(COLUMNS))
         self.table.setHorizontalHeaderLabels(COLUMNS)
         self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SingleSelection)
@@ -72,13 +71,13 @@ class ModelManagerDialog(QDialog):
         self.device_combo = QComboBox()
         self.device_combo.addItems(DEVICES)
         self.device_combo.setCurrentText(settings.device if settings.device in DEVICES else "auto")
-        self.dtype_combo = QComboBox()
-        self.dtype_combo.addItems(DTYPES)
-        self.dtype_combo.setCurrentText(settings.dtype if settings.dtype in DTYPES else "auto")
+        self.precision_combo = QComboBox()
+        self.precision_combo.addItems(PRECISIONS)
+        self.precision_combo.setCurrentText(settings.precision if settings.precision in PRECISIONS else "auto")
         options.addWidget(QLabel("Device"))
         options.addWidget(self.device_combo)
         options.addWidget(QLabel("Precision"))
-        options.addWidget(self.dtype_combo)
+        options.addWidget(self.precision_combo)
         options.addStretch(1)
         layout.addLayout(options)
 
@@ -103,20 +102,18 @@ class ModelManagerDialog(QDialog):
         self.timer.setInterval(100)
         self.timer.timeout.connect(self._poll_download)
         self.refresh()
-        names = list(PRESETS)
+        names = list(self.presets)
         self.table.selectRow(names.index(settings.model) if settings.model in names else 0)
 
     # -- table -------------------------------------------------------------------------------
     def refresh(self) -> None:
-        from engine.models import ModelError, preset_status
-
         self.statuses = {}
         for row, (name, preset) in enumerate(self.presets.items()):
             try:
-                status = preset_status(name)
+                status = engine.preset_status(name)
                 where = str(status.path) if status.present else (
                     "not downloaded" if not status.path else f"partly downloaded ({len(status.missing)} files missing)")
-            except (ModelError, OSError) as e:
+            except (engine.ModelError, OSError) as e:
                 status, where = None, f"unknown: {e}"
             self.statuses[name] = status
             if name == "demo" and status is not None and not status.present:
@@ -150,10 +147,8 @@ class ModelManagerDialog(QDialog):
 
     # -- actions -----------------------------------------------------------------------------
     def open_folder(self) -> None:
-        from engine.models import hub_cache_dir
-
         status = self.statuses.get(self.selected_name())
-        folder = status.path if status is not None and status.path else hub_cache_dir()
+        folder = status.path if status is not None and status.path else engine.hub_cache_dir()
         QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder)))
 
     def start_download(self) -> None:
@@ -198,7 +193,8 @@ class ModelManagerDialog(QDialog):
             widget.setVisible(visible)
 
     def _use(self) -> None:
-        self.model_chosen.emit(self.selected_name(), self.device_combo.currentText(), self.dtype_combo.currentText())
+        self.model_chosen.emit(self.selected_name(), self.device_combo.currentText(),
+                               self.precision_combo.currentText())
         self.accept()
 
     def done(self, result: int) -> None:

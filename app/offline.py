@@ -32,15 +32,13 @@ def run_offline(args) -> int:
 
 
 def _is_user_facing(e: Exception) -> bool:
-    from engine.models import ModelError
+    from engine import ModelError
 
     return isinstance(e, (UsageError, ModelError, FileNotFoundError, ValueError))
 
 
 def _run(args) -> None:
-    from engine.atomic import write_atomically
-    from engine.audio import read_wav, write_wav
-    from engine.session import SamplingConfig, Session, load_model
+    from engine import SamplingConfig, Session, load_model, read_wav, write_atomically, write_wav
 
     if not args.input or not args.output:
         raise UsageError("offline needs --input IN.wav and --output OUT.wav")
@@ -53,8 +51,7 @@ def _run(args) -> None:
         if out and not Path(out).resolve().parent.is_dir():
             raise UsageError(f"the folder for {out} does not exist")
 
-    model = load_model(args.model, device=args.device, dtype=args.dtype, cuda_graph=not args.no_cuda_graph,
-                       int8=args.int8)
+    model = load_model(args.model, device=args.device, precision=args.precision, cuda_graph=not args.no_cuda_graph)
     if args.resume:
         session = Session.load(args.resume, model)
     else:

@@ -1,8 +1,8 @@
 """PersonaPlex persona: the voice prompt and the text role prompt of a new conversation.
 
 The dialog only collects choices; the worker turns them into a session (``new_session(voice_prompt=...,
-text_prompt=...)``) in its own thread. The voice list comes from the worker too (``list_voices`` runs
-there, on the loaded model's voices folder).
+text_prompt=...)``) in its own thread. The voice list comes from the worker too (``engine.shipped_voices``
+runs there, on the loaded model's voices folder).
 """
 
 from __future__ import annotations
@@ -22,26 +22,11 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
+from engine import DEFAULT_ROLE
+
 PERSONAPLEX_ONLY = "Voice and role prompts apply to PersonaPlex models only."
 NO_VOICE = "No voice prompt (the model's own)"
 FROM_RECORDING = "From a recording (.wav)..."
-VOICE_SUFFIXES = (".pt", ".safetensors")
-
-
-def default_role() -> str:
-    from engine.prompts import DEFAULT_ROLE  # a constant; nothing of the engine runs here
-
-    return DEFAULT_ROLE
-
-
-def list_voices(folder: str | Path | None) -> list[str]:
-    """The shipped voices in ``folder``: stems of its *.pt / *.safetensors files, sorted, each once."""
-    if not folder:
-        return []
-    path = Path(folder)
-    if not path.is_dir():
-        return []
-    return sorted({p.stem for p in path.iterdir() if p.suffix.lower() in VOICE_SUFFIXES and p.is_file()})
 
 
 def describe_voice(voice: str) -> str:
@@ -88,7 +73,7 @@ class PersonaDialog(QDialog):
         self.role_edit.setAccessibleName("role prompt")
         self.role_edit.setTabChangesFocus(True)  # keyboard users can leave the editor with Tab
         self.role_edit.setPlaceholderText("Describe who the assistant is and how it should answer.")
-        self.role_edit.setPlainText(role or default_role())
+        self.role_edit.setPlainText(role or DEFAULT_ROLE)
         role_label = QLabel("&Role")
         role_label.setBuddy(self.role_edit)
         form.addRow(role_label, self.role_edit)
@@ -96,7 +81,7 @@ class PersonaDialog(QDialog):
 
         self.reset_button = QPushButton("Default &role")
         self.reset_button.setToolTip("Put the default role text back")
-        self.reset_button.clicked.connect(lambda: self.role_edit.setPlainText(default_role()))
+        self.reset_button.clicked.connect(lambda: self.role_edit.setPlainText(DEFAULT_ROLE))
         self.buttons = QDialogButtonBox(QDialogButtonBox.Cancel)
         self.apply_button = self.buttons.addButton("&Start new conversation", QDialogButtonBox.AcceptRole)
         self.apply_button.setDefault(True)

@@ -12,9 +12,14 @@ from __future__ import annotations
 import numpy as np
 import soxr
 
-MODEL_RATE = 24_000
-FRAME_SAMPLES = 1920  # 80 ms at 24 kHz
+from engine import FRAME_SIZE, SAMPLE_RATE
+
 _QUALITY = "LQ"
+
+
+def _stream(rate_in: int, rate_out: int) -> soxr.ResampleStream | None:
+    """A mono streaming resampler, or None when the rates are equal."""
+    return None if rate_in == rate_out else soxr.ResampleStream(rate_in, rate_out, 1, "float32", _QUALITY)
 
 
 def downmix(block: np.ndarray) -> np.ndarray:
@@ -31,9 +36,7 @@ class FrameAssembler:
 
     def __init__(self, device_rate: int) -> None:
         self.device_rate = device_rate
-        self._resampler = (
-            None if device_rate == MODEL_RATE else soxr.ResampleStream(device_rate, MODEL_RATE, 1, "float32", _QUALITY)
-        )
+        self._resampler = _stream(device_rate, SAMPLE_RATE)
         self._fifo = np.zeros(0, dtype=np.float32)
 
     def push(self, block: np.ndarray) -> None:
@@ -43,18 +46,18 @@ class FrameAssembler:
         self._fifo = np.concatenate([self._fifo, mono])
 
     def pending_frames(self) -> int:
-        return len(self._fifo) // FRAME_SAMPLES
+        return len(self._fifo) // FRAME_SIZE
 
     def pending_seconds(self) -> float:
-        return len(self._fifo) / MODEL_RATE
+        return len(self._fifo) / SAMPLE_RATE
 
     def pop_frame(self) -> np.ndarray:
-        frame, self._fifo = self._fifo[:FRAME_SAMPLES].copy(), self._fifo[FRAME_SAMPLES:]
+        frame, self._fifo = self._fifo[:FRAME_SIZE].copy(), self._fifo[FRAME_SIZE:]
         return frame
 
     def drop_frames(self, count: int) -> None:
         """Discard the oldest ``count`` whole frames (used when the model falls behind real time)."""
-        self._fifo = self._fifo[count * FRAME_SAMPLES :]
+        self._fifo = self._fifo[count * FRAME_SIZE :]
 
 
 class OutputConverter:
@@ -62,9 +65,7 @@ class OutputConverter:
 
     def __init__(self, device_rate: int) -> None:
         self.device_rate = device_rate
-        self._resampler = (
-            None if device_rate == MODEL_RATE else soxr.ResampleStream(MODEL_RATE, device_rate, 1, "float32", _QUALITY)
-        )
+        self._resampler = _stream(SAMPLE_RATE, device_rate)
 
     def convert(self, frame: np.ndarray) -> np.ndarray:
         if self._resampler is None:

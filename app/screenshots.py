@@ -20,11 +20,11 @@ def take_screenshots(out_dir: Path, dark: bool = False) -> list[Path]:
     from PySide6.QtWidgets import QApplication
 
     from app.audio_bridge import AudioBridge
-    from app.frame_stats import FRAME_MS
     from app.headless import BridgeFeeder, SignalRecorder, wait_until
     from app.main_window import MainWindow
     from app.model_manager import ModelManagerDialog
     from app.status import Status
+    from engine import FRAME_MS, SAMPLE_RATE
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     if dark:
@@ -46,7 +46,7 @@ def take_screenshots(out_dir: Path, dark: bool = False) -> list[Path]:
                             worker_seed=3)
         window.resize(1100, 700)
         window.show()
-        window.device_label.setText("Audio: default (24000 Hz) → default (24000 Hz)")
+        window.device_label.setText(f"Audio: default ({SAMPLE_RATE} Hz) → default ({SAMPLE_RATE} Hz)")
         opened = SignalRecorder()
         window.worker.conversation_opened.connect(opened.record)
         window.load_model("demo", "cpu", "auto")
@@ -54,11 +54,11 @@ def take_screenshots(out_dir: Path, dark: bool = False) -> list[Path]:
             raise TimeoutError("the demo model did not load")
         shot(window, "1-idle")
 
-        bridge = AudioBridge(24_000, 1, 24_000, 1)
+        bridge = AudioBridge(SAMPLE_RATE, 1, SAMPLE_RATE, 1)
         window.worker.set_bridge(bridge)
         feeder = BridgeFeeder(bridge, lambda: window.worker.processed_position)
-        block = int(24_000 * FRAME_MS / 1000)
-        t = np.arange(block * 12) / 24_000
+        block = int(SAMPLE_RATE * FRAME_MS / 1000)
+        t = np.arange(block * 12) / SAMPLE_RATE
         speech_like = (0.25 * np.sin(2 * np.pi * 180 * t) * (0.6 + 0.4 * np.sin(2 * np.pi * 3 * t))).astype(np.float32)
         window.press_talk("key")
         feeder.feed(speech_like)

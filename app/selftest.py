@@ -99,13 +99,13 @@ def _load_model(window) -> None:
 
 def _stream_frames(window) -> list:
     from app.audio_bridge import AudioBridge
-    from app.frame_stats import FRAME_MS
     from app.headless import BridgeFeeder, SignalRecorder, wait_until
+    from engine import FRAME_MS, SAMPLE_RATE
 
     frames, errors = SignalRecorder(), SignalRecorder()
     window.worker.frame_done.connect(frames.record)
     window.worker.error.connect(errors.record)
-    bridge = AudioBridge(48_000, 2, 24_000, 1)  # exercises resampling and downmix
+    bridge = AudioBridge(48_000, 2, SAMPLE_RATE, 1)  # exercises resampling and downmix
     window.worker.set_bridge(bridge)
     window.press_talk("key")
     t = np.arange(int(bridge.input_rate * FRAME_MS / 1000.0) * (SELFTEST_FRAMES + 2)) / bridge.input_rate

@@ -13,7 +13,7 @@ MAX_RECENT = 8
 class AppSettings:
     model: str = "demo"
     device: str = "auto"  # auto | cpu | cuda
-    dtype: str = "auto"  # auto | float32 | bfloat16 | int8 (int8 weights)
+    precision: str = "auto"  # an engine.Precision value: auto | float32 | bfloat16 | int8
     input_device: str = ""  # PortAudio device label, "name (host API)"; "" = the system default
     output_device: str = ""
     open_mic: bool = False  # hands-free: the model hears the microphone without push-to-talk

@@ -6,7 +6,7 @@ import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from engine.atomic import write_atomically
+from engine import write_atomically
 
 LINE_GAP_S = 1.5  # a pause longer than this starts a new line
 

@@ -1,5 +1,5 @@
 """The whole offline frame (Mimi encode + LM step + Mimi decode) on the demo model, ours
-(``engine.session``) vs the reference package (``moshi`` LMGen + Mimi loaded from the same demo
+(``engine.runtime.session``) vs the reference package (``moshi`` LMGen + Mimi loaded from the same demo
 model folder), float32 on the CPU, with 1 and 2 torch threads.
 
 Both run in the same process, frame by frame interleaved (the order alternates every frame), so
@@ -26,9 +26,9 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 from bench.common import cpu_model  # noqa: E402
-from engine.demo import ensure_demo_model  # noqa: E402
-from engine.generate import SamplingConfig  # noqa: E402
-from engine.session import load_model  # noqa: E402
+from engine import load_model  # noqa: E402
+from engine.files.demo import ensure_demo_model  # noqa: E402
+from engine.lm.generate import SamplingConfig  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results"
 MIMI_FILE = "tokenizer-e351c8d8-checkpoint125.safetensors"
@@ -64,7 +64,7 @@ def reference_frame_fn(folder: Path):
 
 def run(threads: int, frames: int, warmup: int, folder: Path, audio: np.ndarray) -> dict:
     torch.set_num_threads(threads)
-    model = load_model(str(folder), device="cpu", dtype="float32")
+    model = load_model(str(folder), device="cpu", precision="float32")
     session = model.new_session(SamplingConfig(), seed=1)
     reference = reference_frame_fn(folder)
     times = {"ours": [], "reference": []}

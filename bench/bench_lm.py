@@ -3,8 +3,9 @@
 
 Both run the same random weights in the same process; timings alternate between the two in
 blocks so machine noise hits both alike. Reports the median (and p90) over the timed steps and
-the ratio reference / ours (> 1: ours is faster). Optionally also our step with int8 dynamic
-quantisation (``engine.lm.quantize_dynamic_int8``) and its greedy agreement with float32.
+the ratio reference / ours (> 1: ours is faster). Optionally also our step with int8
+weight-only quantisation (``engine.kernels.quantize``, the app's "int8" precision) and its greedy
+agreement with float32.
 
     .venv/bin/python -m bench.bench_lm [--steps 40] [--warmup 8] [--threads 1 2] [--configs demo mid]
 """
@@ -26,10 +27,11 @@ os.environ.setdefault("NO_CUDA_GRAPH", "1")
 import torch  # noqa: E402
 
 from bench.common import cpu_model  # noqa: E402
-from engine.checkpoint import load_strict, stack_split_attention  # noqa: E402
-from engine.generate import MoshiGenerator, SamplingConfig  # noqa: E402
-from engine.lm import LMConfig, LMModel, quantize_dynamic_int8  # noqa: E402
-from engine.packed import pack_linears  # noqa: E402
+from engine.files.checkpoint import load_strict, stack_split_attention  # noqa: E402
+from engine.kernels.packed import pack_linears  # noqa: E402
+from engine.kernels.quantize import quantize_lm_int8  # noqa: E402
+from engine.lm.generate import MoshiGenerator, SamplingConfig  # noqa: E402
+from engine.lm.model import LMConfig, LMModel  # noqa: E402
 
 CONFIGS = {
     # The built-in demo model's LM (assets/demo_model.json).
@@ -123,12 +125,12 @@ def bench(name: str, threads: int, steps: int, warmup: int, int8: bool) -> dict:
     state = gen.init_state(1, seed=0)
     runners = {"ours": (lambda i: gen.step(codes[i, :, :], state))}
     packed = copy.deepcopy(ours)
-    pack_linears(packed)  # what engine.session does on CPU in float32
+    pack_linears(packed)  # what engine.runtime.session does on CPU in float32
     pgen = MoshiGenerator(packed, SamplingConfig())
     pstate = pgen.init_state(1, seed=0)
     runners["ours-packed"] = lambda i: pgen.step(codes[i], pstate)
     if int8:
-        q = quantize_dynamic_int8(ours)
+        q = quantize_lm_int8(copy.deepcopy(ours))
         qgen = MoshiGenerator(q, SamplingConfig())
         qstate = qgen.init_state(1, seed=0)
         runners["ours-int8"] = lambda i: qgen.step(codes[i], qstate)
@@ -163,7 +165,7 @@ def main():
     p.add_argument("--warmup", type=int, default=8)
     p.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     p.add_argument("--configs", nargs="+", default=list(CONFIGS), choices=list(CONFIGS))
-    p.add_argument("--no-int8", action="store_true", help="skip the int8 dynamic quantisation variant")
+    p.add_argument("--no-int8", action="store_true", help="skip the int8 weight-only variant")
     args = p.parse_args()
     print(f"torch {torch.__version__}, float32, CPU; {args.steps} timed steps after {args.warmup} warm-up")
     runs = []

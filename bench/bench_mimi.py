@@ -1,5 +1,5 @@
 """Streaming Mimi at the released size, float32 on the CPU: encode + decode of one 80 ms frame,
-ours (``engine.mimi``) vs the reference ``moshi`` package, with 2 and with 1 torch threads.
+ours (``engine.codec.mimi``) vs the reference ``moshi`` package, with 2 and with 1 torch threads.
 
 Both load the same random checkpoint (released key layout) in the same process and stream the
 same speech; every timed frame runs the reference and then ours, back to back, so machine noise
@@ -28,8 +28,11 @@ import torch  # noqa: E402
 from safetensors.torch import save_file  # noqa: E402
 
 from bench.common import cpu_model  # noqa: E402
-from engine.audio import read_wav  # noqa: E402
-from engine.mimi import FRAME_SIZE, Mimi, load_mimi  # noqa: E402
+from engine.audio import (
+    FRAME_SIZE,  # noqa: E402
+    read_wav,  # noqa: E402
+)
+from engine.codec.mimi import Mimi, load_mimi  # noqa: E402
 
 AUDIO = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "audio", "story_16k.wav")
 RESULTS = os.path.join(os.path.dirname(__file__), "results", "mimi.json")

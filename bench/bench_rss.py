@@ -21,9 +21,9 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from engine.generate import SamplingConfig
-from engine.mimi import FRAME_SIZE
-from engine.session import Session, load_model
+from engine import Session, load_model
+from engine.audio import FRAME_SIZE
+from engine.lm.generate import SamplingConfig
 
 RESULTS = Path(__file__).resolve().parent / "results"
 SPEECH = Path(__file__).resolve().parent.parent.parent / "shared" / "audio"
@@ -77,7 +77,7 @@ def main(argv=None) -> int:
     if args.frames < 1 or args.every < 1:
         p.error("--frames and --every must be positive")
     torch.set_num_threads(args.threads)
-    model = load_model("demo", device="cpu", dtype="float32")
+    model = load_model("demo", device="cpu", precision="float32")
     session = Session(model, SamplingConfig(), seed=1, record_audio=False)
     audio = input_audio()
     frames_in_audio = audio.size // FRAME_SIZE

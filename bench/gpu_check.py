@@ -37,11 +37,11 @@ os.environ.setdefault("NO_TORCH_COMPILE", "1")  # the reference: compiling needs
 
 import torch  # noqa: E402
 
-from engine.frame_step import FrameStep, sync_debug_error  # noqa: E402
-from engine.generate import SamplingConfig, make_generator  # noqa: E402
-from engine.lm import LMConfig, LMModel, load_lm  # noqa: E402
-from engine.mimi import Mimi, MimiConfig, load_mimi  # noqa: E402
-from engine.quantize import _FUSED, quantize_lm_int8, weight_bytes  # noqa: E402
+from engine.codec.mimi import Mimi, MimiConfig, load_mimi  # noqa: E402
+from engine.kernels.quantize import _FUSED, quantize_lm_int8, weight_bytes  # noqa: E402
+from engine.lm.generate import SamplingConfig, make_generator  # noqa: E402
+from engine.lm.model import LMConfig, LMModel, load_lm  # noqa: E402
+from engine.runtime.frame_step import FrameStep, sync_debug_error  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results"
 MIMI_FILE = "tokenizer-e351c8d8-checkpoint125.safetensors"
@@ -172,7 +172,7 @@ def build_reference(name: str, device: torch.device, dtype: torch.dtype):
 
 
 def demo_folder() -> Path:
-    from engine.demo import ensure_demo_model
+    from engine.files.demo import ensure_demo_model
 
     return ensure_demo_model()
 

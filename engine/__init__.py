@@ -1,0 +1,42 @@
+"""Parley's engine: the Moshi-family speech-to-speech models as explicit, streaming state.
+
+The public API (what the app uses; everything else is internal):
+
+    from engine import load_model, SamplingConfig
+    model = load_model("demo")                 # a preset, or a model folder in the hub layout
+    session = model.new_session(seed=1)
+    result = session.step(pcm)                 # one 80 ms frame: float32 [FRAME_SIZE] at SAMPLE_RATE
+    session.save("talk.parley"); session.restore("talk.parley")
+
+Layout: ``streaming/`` (ring KV caches, layers, the streaming transformer), ``kernels/`` (packed
+and int8 matmuls), ``codec/`` (Mimi), ``lm/`` (the language model, generation, sampling, the text
+tokenizer, PersonaPlex prompts), ``runtime/`` (loading, the session, the per-frame step and its CUDA
+graph), ``files/`` (model folders, the demo model, checkpoints, conversation files). See
+docs/architecture.md.
+"""
+
+from .atomic import write_atomically
+from .audio import FRAME_MS, FRAME_SECONDS, FRAME_SIZE, SAMPLE_RATE, read_wav, write_wav
+from .errors import AudioFileError, ConversationFileError, ModelError
+from .files.models import PRESETS, Preset, PresetStatus, hub_cache_dir, preset_status, resolve_model
+from .lm.generate import SamplingConfig
+from .lm.prompts import DEFAULT_ROLE, shipped_voices
+from .runtime.loading import LoadedModel, ModelInfo, Precision, load_model
+from .runtime.session import (
+    CacheStats,
+    FrameResult,
+    FrameTimings,
+    GraphStatus,
+    OfflineResult,
+    Session,
+    TranscriptEntry,
+)
+from .version import VERSION
+
+__all__ = [
+    "DEFAULT_ROLE", "FRAME_MS", "FRAME_SECONDS", "FRAME_SIZE", "PRESETS", "SAMPLE_RATE", "VERSION",
+    "AudioFileError", "CacheStats", "ConversationFileError", "FrameResult", "FrameTimings", "GraphStatus",
+    "LoadedModel", "ModelError", "ModelInfo", "OfflineResult", "Precision", "Preset", "PresetStatus",
+    "SamplingConfig", "Session", "TranscriptEntry", "hub_cache_dir", "load_model", "preset_status", "read_wav",
+    "resolve_model", "shipped_voices", "write_atomically", "write_wav",
+]

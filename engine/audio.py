@@ -16,14 +16,14 @@ import numpy as np
 import soxr
 
 from .atomic import write_atomically
+from .errors import AudioFileError
 
-SAMPLE_RATE = 24_000
+SAMPLE_RATE = 24_000  # Mimi's rate: everything the engine takes and gives is 24 kHz mono
+FRAME_SIZE = 1920  # samples per model frame (Mimi's 12.5 Hz)
+FRAME_SECONDS = FRAME_SIZE / SAMPLE_RATE  # 0.08
+FRAME_MS = 1000.0 * FRAME_SECONDS
 
 _PCM, _FLOAT, _EXTENSIBLE = 0x0001, 0x0003, 0xFFFE
-
-
-class AudioFileError(ValueError):
-    """A file that cannot be used as audio; the message says which file and what is wrong."""
 
 
 def read_wav(path: str | os.PathLike, sample_rate: int = SAMPLE_RATE) -> np.ndarray:
@@ -98,7 +98,7 @@ def _int24(raw: bytes) -> np.ndarray:
 
 _DECODERS = {
     (_PCM, 1): lambda raw: ((np.frombuffer(raw, np.uint8).astype(np.float32) - 128.0) / 128.0),
-    (_PCM, 2): lambda raw: np.frombuffer(raw, "<i2").astype(np.float32) / 32768.0,
+    (_PCM, 2): lambda raw: int16_to_pcm(np.frombuffer(raw, "<i2")),
     (_PCM, 3): _int24,
     (_PCM, 4): lambda raw: (np.frombuffer(raw, "<i4") / float(1 << 31)).astype(np.float32),
     (_FLOAT, 4): lambda raw: np.frombuffer(raw, "<f4").astype(np.float32),
@@ -107,23 +107,34 @@ _DECODERS = {
 
 
 def write_wav(path: str | os.PathLike, pcm: np.ndarray, sample_rate: int = SAMPLE_RATE) -> None:
-    """Write mono float samples (full scale +-1, clipped; the inverse of ``read_wav``'s scaling)
-    as 16-bit PCM, atomically: a temporary file in the same directory is fsynced and renamed
-    over ``path``."""
+    """Write float samples (full scale +-1, clipped; the inverse of ``read_wav``'s scaling) as
+    16-bit PCM, atomically (``write_atomically``). ``pcm``: mono [n] (or [1, n] / [n, 1]) or
+    stereo [n, 2]."""
     pcm = np.asarray(pcm)
     if pcm.ndim == 2 and 1 in pcm.shape:
         pcm = pcm.reshape(-1)
-    if pcm.ndim != 1 or not np.issubdtype(pcm.dtype, np.floating):
-        raise ValueError(f"expected mono float samples of shape [n], got {pcm.dtype} {pcm.shape}")
+    if pcm.ndim not in (1, 2) or (pcm.ndim == 2 and pcm.shape[1] != 2) or not np.issubdtype(pcm.dtype, np.floating):
+        raise ValueError(f"expected float samples of shape [n] (mono) or [n, 2] (stereo), got {pcm.dtype} {pcm.shape}")
     if not np.isfinite(pcm).all():
         raise ValueError("samples contain NaN or infinity")
     if int(sample_rate) <= 0:
         raise ValueError(f"sample_rate must be positive, got {sample_rate}")
-    ints = np.clip(np.round(pcm.astype(np.float64) * 32768.0), -32768, 32767).astype("<i2")
+    ints = pcm_to_int16(pcm)
     buffer = io.BytesIO()
     with wave.open(buffer, "wb") as w:
-        w.setnchannels(1)
+        w.setnchannels(1 if pcm.ndim == 1 else pcm.shape[1])
         w.setsampwidth(2)
         w.setframerate(int(sample_rate))
         w.writeframes(ints.tobytes())
     write_atomically(path, buffer.getvalue())
+
+
+def pcm_to_int16(pcm: np.ndarray) -> np.ndarray:
+    """Float samples (full scale +-1) -> 16-bit PCM: the one rule for every file Parley writes.
+
+    Scaled by 32768 and rounded (the exact inverse of ``int16_to_pcm``), clipped to the int16 range."""
+    return np.clip(np.round(np.asarray(pcm, np.float64) * 32768.0), -32768, 32767).astype("<i2")
+
+
+def int16_to_pcm(ints: np.ndarray) -> np.ndarray:
+    return np.asarray(ints).astype(np.float32) / 32768.0

@@ -27,7 +27,7 @@ def pytest_sessionfinish(session, exitstatus):
 @pytest.fixture(scope="session")
 def demo_model_dir():
     """The demo model's folder (hub layout), built once per run in the private cache."""
-    from engine.demo import ensure_demo_model
+    from engine.files.demo import ensure_demo_model
 
     return ensure_demo_model()
 
@@ -47,9 +47,9 @@ def pytest_collection_modifyitems(config, items):
 @pytest.fixture(scope="session")
 def app_demo_model():
     """The real demo model, loaded once for all app tests (each test opens its own session)."""
-    from engine.session import load_model
+    from engine import load_model
 
-    return load_model("demo", device="cpu", dtype="float32")
+    return load_model("demo", device="cpu", precision="float32")
 
 
 @pytest.fixture(scope="session")

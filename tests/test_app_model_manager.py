@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt
 
 from app.model_manager import ModelManagerDialog
 from app.settings import AppSettings
-from engine.models import PRESETS
+from engine.files.models import PRESETS
 
 
 @pytest.fixture
@@ -44,7 +44,7 @@ def test_presets_are_listed_with_size_location_and_licence(qtbot, empty_hub):
     assert "untrained" in dialog.description.text()
 
     dialog.device_combo.setCurrentText("cpu")
-    dialog.dtype_combo.setCurrentText("float32")
+    dialog.precision_combo.setCurrentText("float32")
     with qtbot.waitSignal(dialog.model_chosen) as chosen:
         qtbot.mouseClick(dialog.use_button, Qt.LeftButton)
     assert chosen.args == ["demo", "cpu", "float32"]

@@ -12,8 +12,9 @@ import pytest
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
-from app.persona import FROM_RECORDING, NO_VOICE, PERSONAPLEX_ONLY, PersonaDialog, list_voices
-from engine.prompts import DEFAULT_ROLE
+from app.persona import FROM_RECORDING, NO_VOICE, PERSONAPLEX_ONLY, PersonaDialog
+from engine import shipped_voices
+from engine.lm.prompts import DEFAULT_ROLE
 from tests.test_app_window import Harness
 
 
@@ -52,14 +53,14 @@ def combo_items(dialog: PersonaDialog) -> list[str]:
 
 
 def test_the_voice_list_is_the_sorted_stems_of_the_voice_files(voices_dir, tmp_path):
-    assert list_voices(voices_dir) == ["NATF2", "NATM1", "VARF0"]
-    assert list_voices(None) == []
-    assert list_voices(tmp_path / "missing") == []
+    assert shipped_voices(voices_dir) == ["NATF2", "NATM1", "VARF0"]
+    assert shipped_voices(None) == []
+    assert shipped_voices(tmp_path / "missing") == []
 
 
 def test_the_dialog_lists_the_voices_prefills_the_default_role_and_takes_a_recording(
         qtbot, voices_dir, tmp_path, monkeypatch):
-    dialog = PersonaDialog(list_voices(voices_dir), "NATM1", "")
+    dialog = PersonaDialog(shipped_voices(voices_dir), "NATM1", "")
     qtbot.addWidget(dialog)
     assert combo_items(dialog) == [NO_VOICE, "NATF2", "NATM1", "VARF0", FROM_RECORDING]
     assert dialog.voice() == "NATM1"

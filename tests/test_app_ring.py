@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 
 from app.audio_bridge import AudioBridge
-from app.resample import FRAME_SAMPLES, FrameAssembler, OutputConverter
+from app.resample import FrameAssembler, OutputConverter
 from app.ring import SampleRing
+from engine import FRAME_SIZE
 
 
 def test_ring_returns_exactly_what_was_written_across_wrap_arounds():
@@ -102,8 +103,8 @@ def test_frames_come_out_at_24k_mono_with_the_tone_intact(rate, channels):
 
 def test_output_converter_keeps_duration():
     converter = OutputConverter(48_000)
-    total = sum(len(converter.convert(np.zeros(FRAME_SAMPLES, np.float32))) for _ in range(25))
-    assert abs(total - 2 * 25 * FRAME_SAMPLES) <= 500  # 2 s of 48 kHz, minus the filter delay
+    total = sum(len(converter.convert(np.zeros(FRAME_SIZE, np.float32))) for _ in range(25))
+    assert abs(total - 2 * 25 * FRAME_SIZE) <= 500  # 2 s of 48 kHz, minus the filter delay
 
 
 def test_the_callbacks_allocate_no_sample_buffers():

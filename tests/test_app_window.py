@@ -305,12 +305,12 @@ def test_quitting_with_unsaved_changes_asks_first(harness, qtbot, monkeypatch):
 
 
 def test_a_model_that_fails_to_load_is_reported_and_the_running_one_is_kept(qtbot, tmp_path, app_demo_model):
-    def loader(name, device, dtype):
+    def loader(name, device, precision, cuda_graph):
         if name == "demo":
             return app_demo_model
-        from engine.session import load_model
+        from engine import load_model
 
-        return load_model(name, device=device, dtype=dtype)
+        return load_model(name, device=device, precision=precision, cuda_graph=cuda_graph)
 
     h = Harness(qtbot, tmp_path, loader)
     try:

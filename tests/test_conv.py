@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 import torch
 
-from engine import conv as conv_mod
-from engine import packed as packed_mod
-from engine.conv import StreamingConv1d, StreamingConvTranspose1d
+from engine.codec import conv as conv_mod
+from engine.codec.conv import StreamingConv1d, StreamingConvTranspose1d
+from engine.kernels import packed as packed_mod
 from tests.reference import require_moshi
 
 CASES = [  # (kernel, stride, dilation, pad_mode)

@@ -12,8 +12,8 @@ import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine import conversation
-from engine.conversation import ConversationFileError, read_conversation, write_conversation
+from engine.files import conversation
+from engine.files.conversation import ConversationFileError, read_conversation, write_conversation
 
 SHAPES = {"lm.k": (1, 2, 8, 4), "lm.offset": (1,), "rng": (2,)}
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 import torch
 
-from engine.demo import MANIFEST_NAME, build_demo_model, demo_dir, ensure_demo_model, load_recipe
-from engine.models import preset_status, resolve_model
-from engine.tokenizer import TextTokenizer
+from engine.files.demo import MANIFEST_NAME, build_demo_model, demo_dir, ensure_demo_model, load_recipe
+from engine.files.models import preset_status, resolve_model
+from engine.lm.tokenizer import TextTokenizer
 
 FRAME = 1920
 
@@ -79,9 +79,9 @@ def _chirp(frames: int, amplitude: float = 0.3) -> torch.Tensor:
 
 
 def test_random_weights_make_a_working_babbling_model(demo):
-    from engine.generate import SamplingConfig, make_generator
-    from engine.lm import LMConfig, load_lm
-    from engine.mimi import load_mimi
+    from engine.codec.mimi import load_mimi
+    from engine.lm.generate import SamplingConfig, make_generator
+    from engine.lm.model import LMConfig, load_lm
 
     files, _ = demo
     torch.set_num_threads(1)
@@ -128,7 +128,7 @@ def test_reference_loads_the_demo_files_strictly(demo):
                  if k not in ("moshi_name", "mimi_name", "tokenizer_name", "model_type")}
     lm = loaders.get_moshi_lm(str(files.lm_path), lm_kwargs=lm_kwargs, device="cpu", dtype=torch.float32)
     assert lm.text_card == files.lm_config["text_card"] and lm.dep_q == 8
-    from engine.mimi import load_mimi
+    from engine.codec.mimi import load_mimi
 
     ours = load_mimi(files.mimi_path)
     pcm = _chirp(4)

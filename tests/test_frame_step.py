@@ -1,4 +1,4 @@
-"""The per-frame step (engine.frame_step) on the CPU: same tokens and audio as the Session's eager
+"""The per-frame step (engine.runtime.frame_step) on the CPU: same tokens and audio as the Session's eager
 path, and the properties a CUDA graph capture relies on (one traceable graph, no host syncs, no
 reallocated state), checked without a GPU."""
 
@@ -10,14 +10,14 @@ import numpy as np
 import pytest
 import torch
 
-from engine.frame_step import NO_GRAPH_ENV, FrameStep, graphs_disabled_by_env
-from engine.generate import SamplingConfig, make_generator
-from engine.lm import LMConfig, LMModel, load_lm
-from engine.mimi import Mimi, MimiConfig
-from engine.seanet import SEANetConfig
-from engine.session import load_model
+from engine import load_model
+from engine.codec.mimi import Mimi, MimiConfig
+from engine.codec.seanet import SEANetConfig
+from engine.lm.generate import SamplingConfig, make_generator
+from engine.lm.model import LMConfig, LMModel, load_lm
+from engine.runtime.frame_step import STAGES, FrameStep
 from engine.state import flatten
-from engine.transformer import TransformerConfig
+from engine.streaming.transformer import TransformerConfig
 from tests.test_generate import SyncSpy
 
 # A small codec with the released code layout (8 codebooks of 2048), so the LM's codes decode.
@@ -48,11 +48,11 @@ def frames(n: int, size: int, seed: int = 0) -> list[torch.Tensor]:
 def test_eager_frame_step_matches_session_on_the_demo(demo_model_dir):
     demo = demo_model_dir
     """Token for token (sampled, seeded) and sample for sample over 20 frames."""
-    model = load_model(str(demo), device="cpu", dtype="float32")
+    model = load_model(str(demo), device="cpu", precision="float32")
     session = model.new_session(SamplingConfig(), seed=5)
     config = LMConfig.from_hub_config(json.loads((demo / "config.json").read_text()))
     lm = load_lm(demo / "model.safetensors", config, dtype=torch.float32)
-    mimi = model.mimi  # only the LM is wrapped by the session (a stage timer): share the codec
+    mimi = model.mimi  # the codec holds no state of its own: share it
     gen = make_generator(lm, SamplingConfig())
     step = FrameStep(mimi, gen, {"mimi": mimi.init_state(1), "gen": gen.init_state(1, 5)}, use_cuda_graph=True)
     assert not step.graph_active and "cpu" in step.fallback_reason
@@ -102,7 +102,9 @@ def test_frame_step_has_no_host_syncs_and_keeps_state_identity():
             outputs = step(pcm, i, mark=marks.append)
         assert all(a is b for a, b in zip(outputs, buffers[1:]))
     assert spy.bad == []
-    assert marks == ["encode", "lm"] * len(inputs)  # eager frames report their stage boundaries
+    # Eager frames report their stage boundaries; a frame before alignment decodes nothing.
+    first = step.generator.first_output_frame
+    assert marks == list(STAGES[:-1]) * first + list(STAGES) * (len(inputs) - first)
     after = flatten(step.state)
     assert after.keys() == before.keys()
     for name, (tensor, ptr) in before.items():
@@ -111,14 +113,21 @@ def test_frame_step_has_no_host_syncs_and_keeps_state_identity():
     assert int(step.state["gen"]["tokens"]["offset"]) == 6  # the state did advance
 
 
-def test_env_variable_disables_graphs(monkeypatch):
-    monkeypatch.setenv(NO_GRAPH_ENV, "1")
-    assert graphs_disabled_by_env()
-    step = small_step()
-    assert not step.graph_pending and NO_GRAPH_ENV in step.fallback_reason
-    monkeypatch.setenv(NO_GRAPH_ENV, "0")
-    assert not graphs_disabled_by_env()
-    assert "cpu" in small_step().fallback_reason and "cpu" in small_step(use_cuda_graph=False).fallback_reason
+def test_graphs_are_a_parameter_and_the_reason_for_eager_frames_is_kept():
+    assert "cpu" in small_step().fallback_reason and not small_step().graph_pending
+    assert "cpu" in small_step(use_cuda_graph=False).fallback_reason
+
+
+def test_session_stage_timings_come_from_the_frame_functions_marks(app_demo_model):
+    session = app_demo_model.new_session(SamplingConfig(), seed=2)
+    results = [session.step(pcm.view(-1).numpy()) for pcm in frames(4, 1920)]
+    for r in results:
+        t = r.timings
+        stages = (t.encode_ms, t.lm_ms, t.depth_ms, t.decode_ms)
+        assert all(s >= 0 for s in stages) and sum(stages) <= t.total_ms + 1e-6
+        assert t.encode_ms > 0 and t.lm_ms > 0 and t.depth_ms > 0
+    assert results[0].timings.decode_ms == 0 and results[-1].timings.decode_ms > 0  # decoding once aligned
+    assert session.graph.reason is not None and "cpu" in session.graph.reason and not session.graph.active
 
 
 def test_rejects_bad_input():

@@ -7,9 +7,9 @@ import pytest
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from engine.generate import MoshiGenerator, PersonaPlexGenerator, SamplingConfig, make_generator
-from engine.lm import load_lm
-from engine.sampling import init_rng, sample_token, uniform
+from engine.lm.generate import MoshiGenerator, PersonaPlexGenerator, SamplingConfig, make_generator
+from engine.lm.model import load_lm
+from engine.lm.sampling import init_rng, sample_token, uniform
 from engine.state import flatten
 from tests.reference import require_moshi
 from tests.test_lm import save_hub_checkpoint, tiny_config, tiny_reference

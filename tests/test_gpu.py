@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 import torch
 
-from engine.frame_step import FrameStep
-from engine.generate import SamplingConfig, make_generator
-from engine.lm import LMConfig, load_lm
-from engine.mimi import load_mimi
+from engine.codec.mimi import load_mimi
+from engine.lm.generate import SamplingConfig, make_generator
+from engine.lm.model import LMConfig, load_lm
+from engine.runtime.frame_step import FrameStep
 from engine.state import clone, flatten, load_into
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -11,8 +11,8 @@ import pytest
 import torch
 from safetensors.torch import save_file
 
-from engine.checkpoint import stack_split_attention
-from engine.lm import MOSHI_DELAYS, LMConfig, LMModel, expand_personaplex_checkpoint, load_lm
+from engine.files.checkpoint import stack_split_attention
+from engine.lm.model import MOSHI_DELAYS, LMConfig, LMModel, expand_personaplex_checkpoint, load_lm
 from tests.reference import require_moshi
 
 TINY = dict(dim=128, num_heads=4, num_layers=2, hidden_scale=4.125, context=20, text_card=100, card=256,
@@ -282,24 +282,3 @@ def test_temporal_and_depformer_match_reference(tmp_path):
                     assert torch.equal(lg, seen[cb])
                     prev = lg.argmax(-1)
                     assert torch.equal(prev, tokens[:, cb])
-
-
-@pytest.mark.reference
-def test_int8_dynamic_quantisation_is_opt_in_and_close(tmp_path):
-    from torch.ao.nn.quantized.dynamic import Linear as DynamicLinear
-
-    from engine.lm import quantize_dynamic_int8
-
-    cfg = tiny_config()
-    lm = load_lm(save_hub_checkpoint(tiny_reference(cfg), tmp_path / "m.safetensors"), cfg, dtype=torch.float32)
-    q = quantize_dynamic_int8(lm)
-    assert isinstance(q.text_linear, DynamicLinear) and isinstance(q.linears[0], DynamicLinear)
-    assert isinstance(lm.text_linear, torch.nn.Linear)  # the float model is left as it was
-    codes = torch.randint(0, cfg.card, (1, 17))
-    codes[:, 0] %= cfg.text_card
-    with torch.no_grad():
-        _, logits = lm.temporal_step(lm.embed_codes(codes), lm.init_state(1))
-        _, logits_q = q.temporal_step(q.embed_codes(codes), q.init_state(1))
-    assert torch.corrcoef(torch.stack([logits[0], logits_q[0]]))[0, 1] > 0.98
-    with pytest.raises(ValueError, match="float32"):
-        quantize_dynamic_int8(lm.to(torch.bfloat16))

@@ -12,11 +12,11 @@ import torch
 from safetensors.torch import load_file, save_file
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from engine.audio import read_wav
-from engine.mimi import FRAME_SIZE, SAMPLE_RATE, Mimi, MimiConfig, load_mimi
-from engine.seanet import SEANetConfig
+from engine.audio import FRAME_SIZE, SAMPLE_RATE, read_wav
+from engine.codec.mimi import Mimi, MimiConfig, load_mimi
+from engine.codec.seanet import SEANetConfig
 from engine.state import flatten, load_into
-from engine.transformer import TransformerConfig
+from engine.streaming.transformer import TransformerConfig
 from tests.conftest import SHARED_AUDIO
 from tests.reference import require_moshi
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.models import (
+from engine.files.models import (
     MIMI_NAME,
     MOSHI_NAME,
     PRESETS,
@@ -27,6 +27,7 @@ from engine.models import (
     read_model_dir,
     resolve_model,
 )
+from engine.lm.model import LMConfig
 
 REV = "0123456789abcdef0123456789abcdef01234567"
 
@@ -58,7 +59,7 @@ def add_to_cache(hub: Path, repo: str, files: dict[str, bytes]) -> Path:
 
 
 def moshi_config(**extra) -> dict:
-    from engine.models import default_lm_config
+    from engine.files.models import default_lm_config
 
     return {**default_lm_config("moshi"), "moshi_name": MOSHI_NAME, "mimi_name": MIMI_NAME,
             "tokenizer_name": TOKENIZER_NAME, **extra}
@@ -104,7 +105,7 @@ def test_config_names_are_followed(hub):
 def test_repo_without_config_is_moshi_7b(hub):
     add_to_cache(hub, "kyutai/moshiko-pytorch-bf16", {MOSHI_NAME: b"lm", MIMI_NAME: b"m", TOKENIZER_NAME: b"t"})
     files = resolve_model("moshiko")
-    assert files.lm_config["dim"] == 4096 and files.lm_config["dep_q"] == 8 and files.family == "moshi"
+    assert LMConfig.from_hub_config(files.lm_config) == LMConfig.moshi_7b() and files.family == "moshi"
 
 
 def test_personaplex_from_cache_unpacks_voices_beside_the_archive(hub):
@@ -113,8 +114,8 @@ def test_personaplex_from_cache_unpacks_voices_beside_the_archive(hub):
         "config.json": json.dumps({"model_type": "personaplex"}).encode(),
         MOSHI_NAME: b"lm", MIMI_NAME: b"m", TOKENIZER_NAME: b"t", "voices.tgz": archive})
     files = resolve_model("personaplex")
-    assert files.family == "personaplex" and files.lm_config["dep_q"] == 16
-    assert files.lm_config["model_type"] == "personaplex"
+    assert files.family == "personaplex" and files.lm_config["model_type"] == "personaplex"
+    assert LMConfig.from_hub_config(files.lm_config) == LMConfig.personaplex_7b()
     assert files.voices_dir == snap / "voices"
     assert sorted(p.name for p in files.voices_dir.iterdir()) == ["NATF2.pt", "VARM0.pt"]
     assert (files.voices_dir / "NATF2.pt").read_bytes() == b"natf2"
@@ -164,7 +165,7 @@ def test_local_folder(tmp_path):
         (tmp_path / name).write_bytes(data)
     files = resolve_model(str(tmp_path))
     assert files.source == "local" and files.family == "moshi" and files.lm_path == tmp_path / MOSHI_NAME
-    assert files.lm_config["num_layers"] == 32
+    assert LMConfig.from_hub_config(files.lm_config) == LMConfig.moshi_7b()
 
 
 def test_incomplete_local_folder_names_the_missing_files(tmp_path):

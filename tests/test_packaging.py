@@ -73,7 +73,7 @@ def test_frozen_selftest_and_size(packaged, demo_cache, tmp_path, capsys):
     report = _run_selftest(packaged["executable"], tmp_path, demo_cache)
     assert report["checks"]["model"]["name"] == "demo"
     internal = packaged["bundle"] / "_internal"
-    assert (internal / "assets" / "demo_model.json").is_file()  # engine/demo.py: Path(__file__).parent.parent
+    assert (internal / "assets" / "demo_model.json").is_file()  # engine/files/demo.py: Path(__file__).parent.parent
     assert (internal / "libportaudio.so.2").is_file()
     assert not (internal / "moshi").exists() and not (internal / "torch" / "include").exists()
     assert not list(internal.rglob("libcudart*")) and not list(internal.rglob("libcublas*"))

@@ -8,9 +8,9 @@ import pytest
 import torch
 from safetensors.torch import save_file
 
-from engine.generate import PersonaPlexGenerator, SamplingConfig, make_generator
-from engine.lm import LMModel
-from engine.personaplex import (
+from engine.lm.generate import PersonaPlexGenerator, SamplingConfig, make_generator
+from engine.lm.model import LMModel
+from engine.lm.personaplex import (
     SILENCE_FRAMES,
     SILENCE_TOKENS,
     SINE_TOKENS,

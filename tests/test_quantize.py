@@ -1,4 +1,4 @@
-"""Int8 weight-only quantisation (engine.quantize) on the CPU: storage, arithmetic, and the
+"""Int8 weight-only quantisation (engine.kernels.quantize) on the CPU: storage, arithmetic, and the
 quality of a quantised random-weight model against its float twin."""
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from engine.generate import MoshiGenerator, SamplingConfig
-from engine.lm import LMConfig, LMModel
-from engine.quantize import Int8Weight, _fused, _unfused, quantize_lm_int8, quantize_rows, weight_bytes
-from engine.sampling import sample_token
+from engine.kernels.quantize import Int8Weight, _fused, _unfused, quantize_lm_int8, quantize_rows, weight_bytes
+from engine.lm.generate import MoshiGenerator, SamplingConfig
+from engine.lm.model import LMConfig, LMModel
+from engine.lm.sampling import sample_token
 from tests.test_generate import SyncSpy
 
 SMALL = LMConfig(dim=128, num_heads=4, num_layers=2, text_card=500, depformer_dim=64,

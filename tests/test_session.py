@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 import torch
 
-from engine.conversation import ConversationFileError
-from engine.session import Session, load_model
+from engine import Session, load_model
+from engine.files.conversation import ConversationFileError
 from engine.state import flatten
 
 
@@ -55,12 +55,12 @@ def test_a_refused_restore_leaves_the_session_as_it_was(tmp_path):
 def test_a_conversation_moves_between_dtypes(tmp_path):
     """Saved by a bfloat16 model, opened by a float32 one (as from a GPU to a CPU): the state is
     converted to the target's dtype and the conversation goes on."""
-    bf16 = load_model("demo", device="cpu", dtype="bfloat16")
+    bf16 = load_model("demo", device="cpu", precision="bfloat16")
     session = bf16.new_session(seed=3)
     session.process(speech(8))
     session.save(tmp_path / "talk.parley")
 
-    fp32 = load_model("demo", device="cpu", dtype="float32")
+    fp32 = load_model("demo", device="cpu", precision="float32")
     resumed = Session.load(tmp_path / "talk.parley", fp32)
     assert resumed.frames == 8
     assert flatten(resumed.state)["gen.lm.temporal.layers.0.k"].dtype == torch.float32

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 import sentencepiece
 
-from engine.demo import ASSETS, load_recipe, train_demo_tokenizer
-from engine.models import ModelError
-from engine.tokenizer import TextTokenizer
+from engine.files.demo import ASSETS, load_recipe, train_demo_tokenizer
+from engine.files.models import ModelError
+from engine.lm.tokenizer import TextTokenizer
 
 DEMO_MODEL = ASSETS / "demo_tokenizer.model"
 

@@ -22,10 +22,11 @@ from pathlib import Path
 
 import torch
 
-from .layers import gating_hidden
-from .models import CONFIG_NAME, MIMI_NAME, ModelError
+from ..errors import ModelError
+from ..streaming.layers import gating_hidden
+from .hub_layout import CONFIG_NAME, MIMI_NAME
 
-ASSETS = Path(__file__).resolve().parent.parent / "assets"
+ASSETS = Path(__file__).resolve().parents[2] / "assets"
 RECIPE_PATH = ASSETS / "demo_model.json"
 MANIFEST_NAME = "demo_build.json"  # written last; lists every file and its size
 _BUILD_VERSION = 2  # bump when the code below changes what a recipe produces
@@ -271,7 +272,7 @@ def mimi_tensor_shapes() -> dict[str, tuple[int, ...]]:
 
 def train_demo_tokenizer(recipe: dict | None = None) -> bytes:
     """How ``assets/demo_tokenizer.model`` was made (and is checked): BPE on the shipped text."""
-    from .tokenizer import train_tokenizer
+    from ..lm.tokenizer import train_tokenizer
 
     recipe = load_recipe() if recipe is None else recipe
     spec = recipe["tokenizer"]

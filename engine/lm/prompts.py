@@ -6,9 +6,11 @@ from pathlib import Path
 
 import torch
 
-from .audio import read_wav
-from .models import ModelError
+from ..audio import read_wav
+from ..errors import ModelError
 from .personaplex import VoicePrompt, load_voice_prompt, text_prompt_tokens, voice_prompt_from_pcm
+
+VOICE_SUFFIXES = (".pt", ".safetensors")  # a shipped voice: released pickle or our converted copy
 
 DEFAULT_ROLE = ("You are a wise and friendly teacher. Answer questions or provide advice in a clear and "
                 "engaging way.")
@@ -23,7 +25,7 @@ def load_voice(model, spec: str) -> VoicePrompt:
         candidates = [voices / f"{path.stem}.pt", voices / f"{path.stem}.safetensors"] if voices else []
         found = [c for c in candidates if c.is_file()]
         if not found:
-            shipped = sorted(p.stem for p in voices.glob("*.pt")) if voices and voices.is_dir() else []
+            shipped = shipped_voices(voices)
             raise ModelError(f"voice prompt {spec!r} not found: give a .pt, .safetensors or .wav file, or one of "
                              f"the shipped voices ({', '.join(shipped) or 'none found in the model folder'})")
         path = found[0]
@@ -40,3 +42,10 @@ def load_voice(model, spec: str) -> VoicePrompt:
 
 def role_prompt_tokens(tokenizer, text: str | None) -> list[int]:
     return text_prompt_tokens(text if text else DEFAULT_ROLE, tokenizer)
+
+
+def shipped_voices(folder: str | Path | None) -> list[str]:
+    """The voices in a model's voices folder: stems of its .pt / .safetensors files, sorted, each once."""
+    if not folder or not Path(folder).is_dir():
+        return []
+    return sorted({p.stem for p in Path(folder).iterdir() if p.suffix.lower() in VOICE_SUFFIXES and p.is_file()})

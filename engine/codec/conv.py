@@ -11,7 +11,7 @@ encoder conv: 3.4 ms vs 0.45 ms; the 1024->512 k16 transposed conv: 16 ms vs 0.4
 there an explicit im2col + matmul is memory-bound and much faster. The choice depends only on
 the (static) number of time steps of a call, so it is graph safe.
 
-On CPU the matmul kernel uses a weight prepacked for oneDNN (``engine.packed``); the packed
+On CPU the matmul kernel uses a weight prepacked for oneDNN (``engine.kernels.packed``); the packed
 copy is derived data: ``repack()`` after changing weights.
 """
 
@@ -21,7 +21,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .packed import PackedMatmul
+from ..kernels.packed import PackedMatmul
 
 # Up to this many output steps (conv) / input steps (transposed conv), use the matmul kernel.
 # Measured per layer for one 80 ms Mimi frame (2 threads): the packed matmul wins up to 96 steps

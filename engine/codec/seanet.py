@@ -13,8 +13,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from ..state import StateTree
 from .conv import StreamingConv1d, StreamingConvTranspose1d
-from .state import StateTree
 
 
 @dataclass(frozen=True)

@@ -21,37 +21,14 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-CONFIG_NAME = "config.json"
-MOSHI_NAME = "model.safetensors"
-MIMI_NAME = "tokenizer-e351c8d8-checkpoint125.safetensors"
-TOKENIZER_NAME = "tokenizer_spm_32k_3.model"
-VOICES_ARCHIVE = "voices.tgz"
-VOICES_DIR = "voices"
+from ..errors import ModelError
+from .demo import built_demo_dir, ensure_demo_model
+from .hub_layout import CONFIG_NAME, MIMI_NAME, MOSHI_NAME, TOKENIZER_NAME, VOICES_ARCHIVE, VOICES_DIR
 
 FAMILIES = ("moshi", "personaplex")
 SOURCES = ("local", "cache", "download", "demo")
 
-# The released Moshi 7B constructor arguments (kyutai's configs/moshi_7b_202409.json), used for a
-# directory or repository without config.json.
-_MOSHI_7B = {
-    "dim": 4096, "text_card": 32000, "existing_text_padding_id": 3, "n_q": 16, "dep_q": 8,
-    "card": 2048, "num_heads": 32, "num_layers": 32, "hidden_scale": 4.125, "causal": True,
-    "layer_scale": None, "context": 3000, "max_period": 10000, "gating": "silu",
-    "norm": "rms_norm_f32", "positional_embedding": "rope", "depformer_dim": 1024,
-    "depformer_dim_feedforward": 4224, "depformer_num_heads": 16, "depformer_num_layers": 6,
-    "depformer_layer_scale": None, "depformer_multi_linear": True, "depformer_context": 8,
-    "depformer_max_period": 10000, "depformer_gating": "silu", "depformer_pos_emb": "none",
-    "depformer_weights_per_step": True,
-    "delays": [0, 0, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1],
-}
-# PersonaPlex's loader hard-codes the same LM with a depth transformer over all 16 audio streams.
-_PERSONAPLEX_7B = {**_MOSHI_7B, "dep_q": 16}
-
 _SUPPORTED_MODEL_TYPES = ("moshi", "personaplex")
-
-
-class ModelError(Exception):
-    """A model cannot be found, fetched or read; the message says what to do about it."""
 
 
 @dataclass(frozen=True)
@@ -131,8 +108,9 @@ def hub_cache_dir() -> Path:
 
 
 def default_lm_config(family: str) -> dict:
-    """The released 7B constructor arguments of a family (a fresh copy)."""
-    return json.loads(json.dumps(_PERSONAPLEX_7B if family == "personaplex" else _MOSHI_7B))
+    """The config of a folder without config.json: the family's released 7B, whose architecture
+    ``LMConfig``'s defaults hold (PersonaPlex: the same LM with a 16-step depth transformer)."""
+    return {"model_type": family}
 
 
 @dataclass(frozen=True)
@@ -169,7 +147,7 @@ def _layout(raw: dict | None, where: str, family_hint: str = "moshi") -> _Layout
             raise ModelError(f"{where}: '{key}' is {value!r}; expected the name of a file in the same "
                              "folder. Download that file and put it beside config.json under that name.")
         names[key] = value
-    # A config.json may carry only file names (PersonaPlex hard-codes its LM): fill in the rest.
+    # A config.json may carry only file names or a model type (PersonaPlex's hard-codes its LM).
     lm_config = raw if "dim" in raw else {**default_lm_config(family), **raw}
     return _Layout(family, lm_config, names["moshi_name"], names["mimi_name"], names["tokenizer_name"])
 
@@ -368,8 +346,6 @@ def resolve_model(spec: str | os.PathLike, *, download: bool = True, progress=No
     if isinstance(spec, str) and spec in PRESETS:
         preset = PRESETS[spec]
         if preset.repo is None:
-            from .demo import ensure_demo_model
-
             return read_model_dir(ensure_demo_model(), name=preset.name, source="demo")
         return _resolve_preset(preset, download, progress)
     path = Path(spec).expanduser()
@@ -392,8 +368,6 @@ def preset_status(name: str) -> PresetStatus:
         raise ModelError(f"unknown preset {name!r}: expected one of {', '.join(PRESETS)}")
     preset = PRESETS[name]
     if preset.repo is None:
-        from .demo import built_demo_dir
-
         built = built_demo_dir()
         return PresetStatus(name, built is not None, built, (), preset.approx_gb)
     cache = hub_cache_dir()

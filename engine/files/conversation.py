@@ -1,5 +1,5 @@
 """Conversation files: one safetensors file holding a whole session, written atomically and read
-defensively.
+defensively, and the mapping between a ``Session`` and such a file.
 
 Layout: every state tensor under its stable dotted name (rings trimmed to their filled slots),
 optional conversation audio under ``audio.*``, and JSON in the safetensors metadata (key
@@ -8,7 +8,9 @@ transcript, prompts, app version, creation time.
 
 Reading never unpickles. The header is parsed and checked by hand first (size, JSON, dtypes,
 shapes, offsets inside the file, expected names and bounded shapes) so that a damaged or hostile
-file is refused before any tensor memory is allocated.
+file is refused before any tensor memory is allocated. A file is checked against the state of the
+session it is restored into (names and largest shapes) and the model's fingerprint, so opening one
+needs no second state to compare with.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ import json
 import os
 import struct
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
@@ -26,7 +29,12 @@ import torch
 from safetensors.torch import load_file
 from safetensors.torch import save as save_safetensors_bytes
 
-from .atomic import write_atomically
+from ..atomic import write_atomically
+from ..audio import SAMPLE_RATE, int16_to_pcm, pcm_to_int16
+from ..errors import ConversationFileError
+from ..lm.generate import SamplingConfig
+from ..state import StateTree, flatten
+from ..version import VERSION
 
 FORMAT_NAME = "parley.conversation"
 FORMAT_VERSION = 1
@@ -39,14 +47,111 @@ _DTYPES = {
 }
 
 
-class ConversationFileError(ValueError):
-    """A conversation file cannot be used; the message says why and what to do."""
-
-
 @dataclass(frozen=True)
 class ConversationFile:
     tensors: dict[str, torch.Tensor]
     meta: dict
+
+
+@dataclass(frozen=True)
+class SavedConversation:
+    """A conversation file read for one session: its state tensors (rings trimmed) and what the
+    session's host side needs to continue."""
+
+    state: dict[str, torch.Tensor]
+    sampling: SamplingConfig
+    seed: int
+    frames: int
+    generator_steps: int
+    decoded_frames: int
+    prompts: dict
+    transcript: list[tuple[int, float, str]]
+    user_audio: np.ndarray | None
+    assistant_audio: np.ndarray | None
+
+
+def write_session(path: str | os.PathLike, session) -> None:
+    """Save ``session`` (an ``engine.Session``): its state with only the filled ring slots, the
+    recorded audio of both sides as 16-bit PCM, and the metadata that continues it."""
+    tensors = trimmed_state(session.state)
+    if session.record_audio:
+        user, assistant = session.audio()
+        tensors["audio.user"] = torch.from_numpy(pcm_to_int16(user))
+        tensors["audio.assistant"] = torch.from_numpy(pcm_to_int16(assistant))
+    info = session.model.info
+    meta = {
+        "model": info.name,
+        "fingerprint": info.fingerprint,
+        "frames": session.frames,
+        "generator_steps": session.generator_steps,
+        "decoded_frames": session.decoded_frames,
+        "sampling": asdict(session.sampling),
+        "seed": session.seed,
+        "prompts": session.prompts,
+        "transcript": [[e.frame_index, e.seconds, e.text] for e in session.transcript],
+        "app_version": VERSION,
+        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "sample_rate": SAMPLE_RATE,
+    }
+    write_conversation(path, tensors, meta)
+
+
+def read_session_file(path: str | os.PathLike, fingerprint: str, live_state: StateTree) -> SavedConversation:
+    """Read a conversation for a session whose state is ``live_state`` on the model ``fingerprint``.
+
+    The file's state names and shapes are checked against ``live_state`` itself (a ring may be
+    stored trimmed), so nothing is allocated to learn the expected shapes."""
+    path = Path(path)
+    expected = {name: tuple(t.shape) for name, t in flatten(live_state).items()}
+    file = read_conversation(path, expected, fingerprint=fingerprint)
+    meta, tensors = file.meta, file.tensors
+    try:
+        record = SavedConversation(
+            state={name: tensors[name] for name in expected},
+            sampling=SamplingConfig(**meta["sampling"]), seed=int(meta["seed"]), frames=int(meta["frames"]),
+            generator_steps=int(meta["generator_steps"]), decoded_frames=int(meta["decoded_frames"]),
+            prompts=dict(meta.get("prompts") or {"voice": None, "text": None}),
+            transcript=[(int(f), float(s), str(t)) for f, s, t in meta["transcript"]],
+            user_audio=_audio(tensors, "audio.user"), assistant_audio=_audio(tensors, "audio.assistant"))
+    except (KeyError, TypeError, ValueError) as e:
+        raise ConversationFileError(f"{path.name} has damaged metadata ({e}); open another copy.") from e
+    return record
+
+
+def _audio(tensors: Mapping[str, torch.Tensor], name: str) -> np.ndarray | None:
+    return int16_to_pcm(tensors[name].numpy()) if name in tensors else None
+
+
+def copy_into_state(state: StateTree, stored: Mapping[str, torch.Tensor]) -> None:
+    """Copy a file's (possibly trimmed) tensors into the live state, in place: tensor identities
+    never change, so a captured CUDA graph stays valid. Slots beyond a trimmed ring are zeroed."""
+    with torch.inference_mode():
+        for name, target in flatten(state).items():
+            source = stored[name]
+            target.zero_()
+            target[tuple(slice(0, s) for s in source.shape)].copy_(source)
+
+
+def trimmed_state(state: StateTree) -> dict[str, torch.Tensor]:
+    """Flatten the state, keeping only the filled slots of each ring cache."""
+    out: dict[str, torch.Tensor] = {}
+
+    def walk(tree: StateTree, prefix: str) -> None:
+        is_ring = "positions" in tree and "layers" in tree
+        filled = min(int(tree["offset"]), tree["positions"].shape[0]) if is_ring else None
+        for key, value in tree.items():
+            name = f"{prefix}{key}"
+            if isinstance(value, torch.Tensor):
+                out[name] = value
+            elif is_ring and key == "layers":
+                for layer, kv in value.items():
+                    for k, t in kv.items():
+                        out[f"{name}.{layer}.{k}"] = t[:, :, :filled]
+            else:
+                walk(value, name + ".")
+
+    walk(state, "")
+    return out
 
 
 def write_conversation(path: str | os.PathLike, tensors: Mapping[str, torch.Tensor], meta: Mapping) -> None:
@@ -62,11 +167,14 @@ def write_conversation(path: str | os.PathLike, tensors: Mapping[str, torch.Tens
 
 
 def read_conversation(path: str | os.PathLike, expected_shapes: Mapping[str, tuple[int, ...]] | None = None,
-                      allowed_prefixes: tuple[str, ...] = ("audio.",)) -> ConversationFile:
+                      allowed_prefixes: tuple[str, ...] = ("audio.",), fingerprint: str | None = None
+                      ) -> ConversationFile:
     """Read and validate a conversation file.
 
     ``expected_shapes`` maps each state name to its maximum shape (a ring may be stored trimmed
     along any dimension); names outside it are refused unless they start with an allowed prefix.
+    ``fingerprint``: the model it must have been saved with (checked before the shapes, so a file
+    of another model is named as such).
     """
     path = Path(path)
     try:
@@ -79,6 +187,10 @@ def read_conversation(path: str | os.PathLike, expected_shapes: Mapping[str, tup
         raise ConversationFileError(f"cannot read {path}: {e.strerror or e}") from e
     header, meta = _parse_header(head, size, path)
     _check_version(meta, path)
+    if fingerprint is not None and meta.get("fingerprint") != fingerprint:
+        raise ConversationFileError(
+            f"{path.name} was saved with another model ({meta.get('model', 'unknown')}); open it with "
+            "that model, or start a new conversation with the one loaded.")
     if expected_shapes is not None:
         _check_names_and_shapes(header, expected_shapes, allowed_prefixes, path)
     try:

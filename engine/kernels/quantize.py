@@ -31,8 +31,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .lm import LMModel
-from .transformer import StackedLinear, StreamingAttention
+from ..lm.model import LMModel
+from ..streaming.transformer import StackedLinear, StreamingAttention
 
 INT8_MAX = 127
 _FUSED: dict[tuple[str, torch.dtype], bool] = {}  # (device type, dtype) -> fused kernel usable

@@ -31,8 +31,13 @@ tensors (identities never change).
 
 If the capture fails (a sync or an unsupported op on some driver), the failure is logged, the
 reason is kept in ``fallback_reason`` and every frame runs eagerly from then on; the state is
-unchanged by the failed capture, so that frame is simply computed eagerly. ``PARLEY_NO_CUDA_GRAPH=1``
-disables graphs. On the CPU the same code runs eagerly.
+unchanged by the failed capture, so that frame is simply computed eagerly. On the CPU the same
+code runs eagerly.
+
+Stage marks: ``compute`` calls ``mark(stage)`` when the work of "encode", "temporal" (the
+temporal transformer and the text token), "depth" (the depth transformer's codebooks) and
+"decode" has been issued, so an eager frame can be timed stage by stage from inside the frame
+function. A replayed graph is one launch and has no stage boundaries.
 
 Outputs are the static buffers themselves: the next call overwrites them, so callers copy what
 they keep (``.cpu()``, ``int(...)``, ``.clone()``).
@@ -41,22 +46,17 @@ they keep (``.cpu()``, ``int(...)``, ``.clone()``).
 from __future__ import annotations
 
 import logging
-import os
-from collections.abc import Callable
 from contextlib import contextmanager
 
 import torch
 
-from .mimi import Mimi
-from .state import StateTree
+from ..codec.mimi import Mimi
+from ..lm.generate import Mark
+from ..state import StateTree
 
 log = logging.getLogger(__name__)
 
-NO_GRAPH_ENV = "PARLEY_NO_CUDA_GRAPH"
-
-
-def graphs_disabled_by_env() -> bool:
-    return os.environ.get(NO_GRAPH_ENV, "").strip() not in ("", "0")
+STAGES = ("encode", "temporal", "depth", "decode")  # the marks of an eager frame, in order
 
 
 class FrameStep:
@@ -86,12 +86,10 @@ class FrameStep:
         self.pcm_out = torch.zeros(1, 1, mimi.frame_size, device=device, dtype=pcm_dtype)
         self.graph: torch.cuda.CUDAGraph | None = None
         self.fallback_reason: str | None = None
-        if graphs_disabled_by_env():
-            self.fallback_reason = f"CUDA graph disabled by {NO_GRAPH_ENV}=1"
-        elif device.type != "cuda":
+        if device.type != "cuda":
             self.fallback_reason = f"runs eagerly on {device.type} (CUDA graphs need a CUDA device)"
         elif not use_cuda_graph:
-            self.fallback_reason = "CUDA graph disabled by the caller"
+            self.fallback_reason = "CUDA graph turned off (--no-cuda-graph or the app's setting)"
 
     @property
     def graph_active(self) -> bool:
@@ -103,10 +101,10 @@ class FrameStep:
         """True while a capture is still to come (CUDA, enabled, not failed, not yet captured)."""
         return self.graph is None and self.fallback_reason is None
 
-    def __call__(self, pcm: torch.Tensor, step_index: int, mark: Callable[[str], None] | None = None
+    def __call__(self, pcm: torch.Tensor, step_index: int, mark: Mark | None = None
                  ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        """``mark(stage)`` is called after the "encode" and "lm" stages of eagerly run frames (stage
-        timings for the caller); a replayed graph has no stage boundaries and calls nothing."""
+        """``mark(stage)`` is called for each of ``STAGES`` of an eagerly run frame (a frame before
+        alignment has no "decode"); a replayed graph calls nothing."""
         if tuple(pcm.shape) != tuple(self.pcm_in.shape) or pcm.device != self.device:
             raise ValueError(f"expected pcm {tuple(self.pcm_in.shape)} on {self.device}, got "
                              f"{tuple(pcm.shape)} on {pcm.device}")
@@ -125,20 +123,20 @@ class FrameStep:
                 self.compute(decode=aligned, mark=mark)
         return self.text, self.audio, self.pcm_out
 
-    def compute(self, decode: bool, mark: Callable[[str], None] | None = None) -> None:
+    def compute(self, decode: bool, mark: Mark | None = None) -> None:
         """The frame as a function of the static buffers and the state (what the graph captures)."""
+        mark = mark or _no_mark
         state = self.state
         codes = self.mimi.encode_step(self.pcm_in, state["mimi"])
-        if mark is not None:
-            mark("encode")
-        text, audio = self.generator.step(codes[:, :, 0], state["gen"])
+        mark("encode")
+        text, audio = self.generator.step(codes[:, :, 0], state["gen"], mark=mark)
         self.text.copy_(text)
         self.audio.copy_(audio)
-        if mark is not None:
-            mark("lm")
+        mark("depth")
         if decode:
             agent = audio[:, :self.mimi.num_codebooks, None]
             self.pcm_out.copy_(self.mimi.decode_step(agent, state["mimi"]))
+            mark("decode")
         else:
             self.pcm_out.zero_()
 
@@ -156,6 +154,10 @@ class FrameStep:
             return
         self.graph = graph
         graph.replay()
+
+
+def _no_mark(stage: str) -> None:
+    pass
 
 
 @contextmanager

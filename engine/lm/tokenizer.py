@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from .models import ModelError
+from ..errors import ModelError
 
 SILENT_IDS = frozenset({0, 3})  # EPAD and PAD: produced while the model is not writing words
 _WORD_START = "\u2581"

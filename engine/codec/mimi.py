@@ -18,19 +18,17 @@ from safetensors import SafetensorError
 from safetensors.torch import load_file
 from torch import nn
 
-from .checkpoint import load_strict, stack_split_attention
+from ..audio import SAMPLE_RATE
+from ..files.checkpoint import load_strict, stack_split_attention
+from ..kernels.packed import pack_linears
+from ..state import StateTree
+from ..streaming.transformer import StreamingTransformer, TransformerConfig
 from .conv import StreamingConv1d, StreamingConvTranspose1d, Wrapped
-from .packed import pack_linears
 from .quantizer import SplitRVQ
 from .seanet import SEANetConfig, SEANetDecoder, SEANetEncoder
-from .state import StateTree
-from .transformer import StreamingTransformer, TransformerConfig
-
-SAMPLE_RATE = 24_000
-FRAME_SIZE = 1920
 
 # Offline encode/decode stream the input in pieces of this many frames: memory stays bounded for
-# long files and every layer runs at a size its fast kernel handles (see engine.conv).
+# long files and every layer runs at a size its fast kernel handles (see engine.codec.conv).
 OFFLINE_CHUNK_FRAMES = 16
 
 # Samples are clipped to +-PCM_LIMIT (full scale is +-1) so that no input can overflow into the state.

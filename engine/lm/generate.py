@@ -22,13 +22,16 @@ mode (normal tensors), so that restoring a conversation can later copy into them
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import torch
 
-from .lm import UNGENERATED_TOKEN, LMModel
+from ..state import StateTree
+from .model import UNGENERATED_TOKEN, LMModel
 from .sampling import candidates, gumbel, init_rng, sample_token
-from .state import StateTree
+
+Mark = Callable[[str], None]  # called with a stage name when that stage's work has been issued
 
 
 @dataclass(frozen=True)
@@ -145,12 +148,14 @@ class MoshiGenerator(_GeneratorBase):
             raise ValueError("this is a PersonaPlex model: use PersonaPlexGenerator")
         super().__init__(lm, sampling)
 
-    def step(self, user_codes: torch.Tensor, state: StateTree) -> tuple[torch.Tensor, torch.Tensor]:
+    def step(self, user_codes: torch.Tensor, state: StateTree, mark: Mark | None = None
+             ) -> tuple[torch.Tensor, torch.Tensor]:
         self._check_codes(user_codes, self.user_streams, "user codes", state)
         with torch.inference_mode():
-            return self._step(user_codes, state)
+            return self._step(user_codes, state, mark)
 
-    def _step(self, user_codes: torch.Tensor, state: StateTree) -> tuple[torch.Tensor, torch.Tensor]:
+    def _step(self, user_codes: torch.Tensor, state: StateTree, mark: Mark | None
+              ) -> tuple[torch.Tensor, torch.Tensor]:
         c, tokens = self.config, state["tokens"]
         cache, offset = tokens["cache"], tokens["offset"]
         first_user = c.dep_q + 1
@@ -162,6 +167,8 @@ class MoshiGenerator(_GeneratorBase):
 
         h, text_logits = self.lm.temporal_step(self.lm.embed_codes(codes), state["lm"])
         text = self._sample_text(text_logits, state)
+        if mark is not None:
+            mark("temporal")
         audio = self.lm.depformer_frame(h, text, state["lm"]["depformer"], self._audio_sampler(state))
 
         offset.add_(1)
@@ -203,7 +210,7 @@ class PersonaPlexGenerator(_GeneratorBase):
         return state
 
     def step(self, user_codes: torch.Tensor, state: StateTree, agent_audio: torch.Tensor | None = None,
-             text: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+             text: torch.Tensor | None = None, mark: Mark | None = None) -> tuple[torch.Tensor, torch.Tensor]:
         self._check_codes(user_codes, self.user_streams, "user codes", state)
         if agent_audio is not None:
             self._check_codes(agent_audio, self._agent_streams, "forced agent audio", state)
@@ -214,7 +221,7 @@ class PersonaPlexGenerator(_GeneratorBase):
             self._force(state, user_codes, agent_audio, text)
             target, provided, input_column = self._prepare(state)
             x = self.lm.embed_codes(self._input_codes(state, input_column))
-            return self._process(state, x, target, provided, input_column)
+            return self._process(state, x, target, provided, input_column, mark)
 
     def step_embeddings(self, embedding: torch.Tensor, state: StateTree) -> tuple[torch.Tensor, torch.Tensor]:
         """Replay one stored voice-prompt step: ``embedding`` [B, 1, dim] replaces the summed input
@@ -268,12 +275,14 @@ class PersonaPlexGenerator(_GeneratorBase):
         return cache.gather(2, column).squeeze(-1)
 
     def _process(self, state: StateTree, x: torch.Tensor, target: torch.Tensor, provided: torch.Tensor,
-                 input_column: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+                 input_column: torch.Tensor, mark: Mark | None = None) -> tuple[torch.Tensor, torch.Tensor]:
         tokens, n = state["tokens"], self.config.dep_q + 1
         cache, flags, offset = tokens["cache"], tokens["provided"], tokens["offset"]
         h, text_logits = self.lm.temporal_step(x, state["lm"])
         sampled_text = self._sample_text(text_logits, state)
         text_in = torch.where(provided[:, 0], target[:, 0], sampled_text)
+        if mark is not None:
+            mark("temporal")
         audio = self.lm.depformer_frame(h, text_in, state["lm"]["depformer"], self._audio_sampler(state),
                                         forced=target[:, 1:n], forced_mask=provided[:, 1:n])
         batch, streams = flags.shape[:2]

@@ -13,10 +13,10 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from ..kernels.packed import PackedMatmul
+from ..state import StateTree
 from .kv_cache import RingSpec, init_layer_cache
 from .layers import GatedFFN, LayerScale, apply_rope, make_norm, rope_tables
-from .packed import PackedMatmul
-from .state import StateTree
 
 
 @dataclass(frozen=True)

@@ -26,9 +26,9 @@ import torch
 from safetensors import SafetensorError, safe_open
 from safetensors.torch import save_file
 
+from ..audio import FRAME_SIZE
+from ..state import StateTree
 from .generate import PersonaPlexGenerator
-from .mimi import FRAME_SIZE
-from .state import StateTree
 
 log = logging.getLogger(__name__)
 

@@ -19,10 +19,10 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .checkpoint import load_strict, load_strict_streaming, stack_split_attention
-from .layers import make_norm
-from .state import StateTree
-from .transformer import StreamingTransformer, TransformerConfig
+from ..files.checkpoint import load_strict, load_strict_streaming, stack_split_attention
+from ..state import StateTree
+from ..streaming.layers import make_norm
+from ..streaming.transformer import StreamingTransformer, TransformerConfig
 
 MOSHI_DELAYS = (0, 0, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1)
 ZERO_TOKEN = -1  # "no input": its embedding is exactly zero
@@ -292,23 +292,3 @@ def load_lm(path: str | Path, config: LMConfig, device: torch.device | str = "cp
         raise ValueError(f"{path} is not a readable safetensors file: {e}") from e
     return model.eval().requires_grad_(False)
 
-
-def quantize_dynamic_int8(model: LMModel) -> LMModel:
-    """Opt-in CPU speed-up: int8 dynamic quantisation (``torch.ao``) of every ``nn.Linear``.
-
-    That covers the feed-forward layers, the text head, the depformer's input projections, FFNs
-    and output heads; the attention projections (stacked per-step parameters) stay in float.
-    For float32 models on the CPU only. It changes the numbers, so tokens are no longer the
-    reference's (bench/bench_lm.py reports the greedy agreement). ``torch.ao`` quantisation is
-    deprecated upstream, which is why this is an option and not the default.
-    """
-    import warnings
-
-    if next(model.parameters()).device.type != "cpu" or next(model.parameters()).dtype != torch.float32:
-        raise ValueError("int8 dynamic quantisation needs a float32 model on the CPU")
-    with warnings.catch_warnings():  # the deprecation notices are known (see above)
-        warnings.simplefilter("ignore", DeprecationWarning)
-        warnings.simplefilter("ignore", UserWarning)
-        from torch.ao.quantization import quantize_dynamic
-
-        return quantize_dynamic(model, {nn.Linear}, dtype=torch.qint8)

@@ -1,0 +1,20 @@
+"""The engine's error types. Each message says what is wrong and what the person can do about it.
+
+They live in one module so that every part of the engine can raise them without importing the
+part that usually does (model folders, the tokenizer and the demo builder would otherwise
+import each other).
+"""
+
+from __future__ import annotations
+
+
+class ModelError(Exception):
+    """A model cannot be found, fetched or read."""
+
+
+class ConversationFileError(ValueError):
+    """A conversation file (or journal) cannot be used."""
+
+
+class AudioFileError(ValueError):
+    """A file that cannot be used as audio."""

@@ -1,0 +1,136 @@
+"""Loading a model: resolve its files, choose the device and precision, build Mimi, the LM and the
+tokenizer once, and pick the kernels the precision implies.
+
+    model = load_model("demo")                      # auto device, auto precision
+    model = load_model("moshiko", precision="int8")  # the 7B LM with int8 weights (~8 GB)
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+import torch
+
+from ..codec.mimi import load_mimi
+from ..errors import ModelError
+from ..files.fingerprint import model_fingerprint
+from ..files.models import ModelFiles, resolve_model
+from ..kernels.packed import pack_linears
+from ..kernels.quantize import quantize_lm_int8
+from ..lm.generate import SamplingConfig
+from ..lm.model import LMConfig, LMModel, load_lm
+from ..lm.tokenizer import TextTokenizer
+
+
+class Precision(enum.Enum):
+    """How the LM's weights are stored and computed. ``auto``: bfloat16 on CUDA, float32 on the CPU.
+
+    ``int8`` stores the LM's matmul weights as int8 with per-row scales; activations stay in the
+    device's usual float type. Mimi always runs in float32.
+    """
+
+    AUTO = "auto"
+    FLOAT32 = "float32"
+    BFLOAT16 = "bfloat16"
+    INT8 = "int8"
+
+    @classmethod
+    def parse(cls, value: Precision | str) -> Precision:
+        if isinstance(value, cls):
+            return value
+        try:
+            return cls(str(value).lower())
+        except ValueError:
+            raise ModelError(f"unknown precision {value!r}: expected one of "
+                             f"{', '.join(p.value for p in cls)}") from None
+
+    def resolve(self, device: torch.device) -> Precision:
+        """``auto`` made concrete for ``device``; other values are returned as they are."""
+        if self is Precision.AUTO:
+            return Precision.BFLOAT16 if device.type == "cuda" else Precision.FLOAT32
+        return self
+
+    def activation_dtype(self, device: torch.device) -> torch.dtype:
+        if self is Precision.FLOAT32 or (self in (Precision.AUTO, Precision.INT8) and device.type != "cuda"):
+            return torch.float32
+        return torch.bfloat16
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    name: str
+    family: str  # "moshi" | "personaplex"
+    is_demo: bool
+    device: str
+    precision: Precision  # resolved: never AUTO
+    dtype: str  # the activations' dtype, e.g. "bfloat16"
+    cuda_graph_allowed: bool  # CUDA graphs asked for and possible here; a session says whether one runs
+    fingerprint: str
+
+    @property
+    def label(self) -> str:
+        return "demo (untrained, babbles)" if self.is_demo else self.name
+
+
+def resolve_device(device: str) -> torch.device:
+    if device == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if device == "cuda" and not torch.cuda.is_available():
+        raise ModelError("--device cuda was asked for, but no CUDA device is available (use --device cpu)")
+    if device not in ("cpu", "cuda"):
+        raise ModelError(f"unknown device {device!r}: expected auto, cpu or cuda")
+    return torch.device(device)
+
+
+class LoadedModel:
+    """Mimi + LM + tokenizer on one device, shared by the sessions opened on it."""
+
+    def __init__(self, files: ModelFiles, device: torch.device, precision: Precision, cuda_graph: bool = True):
+        precision = precision.resolve(device)
+        self.files, self.device, self.precision = files, device, precision
+        self.dtype = precision.activation_dtype(device)
+        self.cuda_graph = device.type == "cuda" and cuda_graph
+        self.lm_config = LMConfig.from_hub_config(files.lm_config)
+        self.tokenizer = TextTokenizer(files.tokenizer_path)
+        if self.tokenizer.vocab_size > self.lm_config.text_card:
+            raise ModelError(f"the text tokenizer ({self.tokenizer.vocab_size} pieces) does not belong to this "
+                             f"model (text_card {self.lm_config.text_card})")
+        self.mimi = load_mimi(files.mimi_path, num_codebooks=8, device=device)
+        self.lm = _load_lm(files, self.lm_config, device, self.dtype, precision)
+        self.info = ModelInfo(
+            name=files.name, family=files.family, is_demo=files.source == "demo", device=str(device),
+            precision=precision, dtype=str(self.dtype).removeprefix("torch."), cuda_graph_allowed=self.cuda_graph,
+            fingerprint=model_fingerprint(files))
+
+    def new_session(self, sampling: SamplingConfig = SamplingConfig(), seed: int = 42,
+                    voice_prompt: str | None = None, text_prompt: str | None = None):
+        from .session import Session
+
+        return Session(self, sampling, seed, voice_prompt=voice_prompt, text_prompt=text_prompt)
+
+
+def load_model(spec: str, device: str = "auto", precision: Precision | str = Precision.AUTO,
+               cuda_graph: bool = True, progress=None) -> LoadedModel:
+    """Resolve (and if needed fetch) a model, then load it.
+
+    ``cuda_graph``: capture each session's frame as one CUDA graph (CUDA only; a failed capture
+    falls back to eager frames, and the session says why). ``progress`` is a ``tqdm`` class that
+    drives download progress."""
+    dev = resolve_device(device)
+    chosen = Precision.parse(precision)
+    files = resolve_model(spec, progress=progress)
+    with torch.inference_mode(False):
+        return LoadedModel(files, dev, chosen, cuda_graph)
+
+
+def _load_lm(files: ModelFiles, config: LMConfig, device: torch.device, dtype: torch.dtype,
+             precision: Precision) -> LMModel:
+    """int8: quantise on the host, then move (the float copy never occupies the device).
+    float32 on the CPU: matmuls through prepacked oneDNN weights."""
+    if precision is Precision.INT8:
+        return quantize_lm_int8(load_lm(files.lm_path, config, device="cpu", dtype=dtype)).to(device)
+    lm = load_lm(files.lm_path, config, device=device, dtype=dtype)
+    if device.type == "cpu" and dtype == torch.float32:
+        pack_linears(lm)
+    return lm

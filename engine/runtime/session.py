@@ -1,0 +1,283 @@
+"""A conversation: one explicit state tree stepped one 80 ms frame at a time.
+
+    model = load_model("demo")
+    session = model.new_session(seed=1)
+    result = session.step(pcm_1920_float32)      # -> FrameResult (pcm, text, timings, caches)
+    session.save("talk.parley"); session.restore("talk.parley"); Session.load("talk.parley", model)
+
+The state ``{"mimi": ..., "gen": ...}`` is allocated once; every frame updates it in place through
+a ``FrameStep`` (one CUDA graph on CUDA). Host-side counters, the transcript and the recorded
+audio of both sides live beside it. Conversation files (``engine.files.conversation``) store
+exactly that, and restoring copies a file back into the same buffers.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from ..audio import FRAME_SECONDS, FRAME_SIZE
+from ..errors import ModelError
+from ..files import conversation
+from ..lm.generate import SamplingConfig, make_generator
+from ..state import StateTree, nbytes
+from .frame_step import STAGES, FrameStep
+from .loading import LoadedModel
+
+
+@dataclass(frozen=True)
+class FrameTimings:
+    """Milliseconds per stage of an eagerly computed frame; a replayed CUDA graph has only a total."""
+
+    encode_ms: float
+    lm_ms: float  # temporal transformer + text sampling
+    depth_ms: float  # depth transformer over all codebooks, with sampling
+    decode_ms: float
+    total_ms: float
+
+
+@dataclass(frozen=True)
+class CacheStats:
+    name: str
+    used: int
+    capacity: int
+    wraps: int
+    nbytes: int
+
+
+@dataclass(frozen=True)
+class FrameResult:
+    pcm: np.ndarray  # float32 [1920], 24 kHz mono: the assistant's audio for this frame
+    text: str  # the text piece produced this frame ("" if none)
+    text_token: int | None  # None while the model's output is not aligned yet (first frame)
+    audio_codes: tuple[int, ...] | None
+    frame_index: int
+    timings: FrameTimings
+    caches: tuple[CacheStats, ...]
+
+
+@dataclass(frozen=True)
+class OfflineResult:
+    pcm: np.ndarray  # float32, as long as the frames fed (whole frames)
+    text: str
+    text_tokens: list[int]  # one per frame that produced output
+    audio_codes: list[list[int]]
+    frames_in: int
+
+
+@dataclass(frozen=True)
+class TranscriptEntry:
+    frame_index: int
+    seconds: float
+    text: str
+
+
+@dataclass(frozen=True)
+class GraphStatus:
+    """Whether frames replay a CUDA graph: ``active`` once captured; ``pending`` while warming up
+    for a capture; otherwise ``reason`` says why frames run eagerly."""
+
+    active: bool
+    pending: bool
+    reason: str | None
+
+
+class Session:
+    """One conversation. Not thread-safe: use it from one thread (the engine worker)."""
+
+    def __init__(self, model: LoadedModel, sampling: SamplingConfig = SamplingConfig(), seed: int = 42, *,
+                 voice_prompt: str | None = None, text_prompt: str | None = None, record_audio: bool = True,
+                 run_prompts: bool = True):
+        """``run_prompts=False`` skips PersonaPlex's prompt phases: only for a session whose state is
+        about to be replaced by a saved conversation (``Session.load``)."""
+        self.model, self.seed = model, seed
+        self._frame_steps: dict[SamplingConfig, FrameStep] = {}
+        generator = make_generator(model.lm, sampling)
+        self.state: StateTree = {"mimi": model.mimi.init_state(1), "gen": generator.init_state(1, seed)}
+        self._rings = _ring_sizes(model, self.state)
+        self.frames = 0  # live frames stepped
+        self.generator_steps = 0  # generator steps, prompt phases included
+        self.decoded_frames = 0  # frames decoded by Mimi (the generator's aligned outputs)
+        self.transcript: list[TranscriptEntry] = []
+        self.prompts = {"voice": voice_prompt, "text": text_prompt}
+        self.record_audio = record_audio
+        self._user_audio: list[np.ndarray] = []
+        self._assistant_audio: list[np.ndarray] = []
+        self._use(sampling, generator)
+        if run_prompts:
+            self._prompt(voice_prompt, text_prompt)
+
+    @classmethod
+    def load(cls, path: str | Path, model: LoadedModel) -> Session:
+        """Open a saved conversation on ``model`` as a new session (refused with a clear message if it
+        does not fit). To reopen one in the session already running, use ``restore``."""
+        session = cls(model, run_prompts=False)
+        session.restore(path)
+        return session
+
+    # ---- sampling and the frame step ---------------------------------------------------------
+
+    @property
+    def sampling(self) -> SamplingConfig:
+        return self.generator.sampling
+
+    def _use(self, sampling: SamplingConfig, generator=None) -> None:
+        """Make ``sampling`` current. Frame steps (and their captured graphs) are kept per sampling
+        setting: the settings are constants inside a graph, and switching back reuses its graph."""
+        step = self._frame_steps.get(sampling)
+        if step is None:
+            generator = generator or make_generator(self.model.lm, sampling)
+            step = FrameStep(self.model.mimi, generator, self.state, use_cuda_graph=self.model.cuda_graph)
+            self._frame_steps[sampling] = step
+        self.frame_step = step
+        self.generator = step.generator
+
+    @property
+    def graph(self) -> GraphStatus:
+        step = self.frame_step
+        return GraphStatus(step.graph_active, step.graph_pending, step.fallback_reason)
+
+    # ---- prompts -----------------------------------------------------------------------------
+
+    def _prompt(self, voice_prompt: str | None, text_prompt: str | None) -> None:
+        if self.model.info.family != "personaplex":
+            if voice_prompt or text_prompt:
+                raise ModelError(f"{self.model.info.name} is not a PersonaPlex model: voice and text prompts "
+                                 "need --model personaplex (or a PersonaPlex model folder)")
+            return
+        from ..lm.personaplex import run_prompt_phases
+        from ..lm.prompts import load_voice, role_prompt_tokens
+
+        voice = load_voice(self.model, voice_prompt) if voice_prompt else None
+        tokens = role_prompt_tokens(self.model.tokenizer, text_prompt)
+        with torch.inference_mode():
+            steps = run_prompt_phases(self.generator, self.state["gen"], voice, tokens)
+        self.generator_steps = len(steps)
+
+    # ---- streaming ---------------------------------------------------------------------------
+
+    def step(self, pcm: np.ndarray) -> FrameResult:
+        """One frame of the user's audio (float32 [1920], 24 kHz mono) -> the assistant's frame."""
+        pcm = np.asarray(pcm, dtype=np.float32)
+        if pcm.shape != (FRAME_SIZE,):
+            raise ValueError(f"expected one frame of {FRAME_SIZE} samples (float32, 24 kHz mono), got shape "
+                             f"{pcm.shape}")
+        clock = _StageClock(self.model.device)
+        with torch.inference_mode():
+            x = torch.from_numpy(pcm).to(self.model.device).view(1, 1, FRAME_SIZE)
+            text, audio, out = self.frame_step(x, self.generator_steps, mark=clock.mark)
+            aligned = self.generator_steps >= self.generator.first_output_frame
+            if aligned:
+                out_np = out.view(-1).to("cpu", torch.float32, copy=True).numpy()  # out is a static buffer
+                token, audio_codes = int(text[0]), tuple(int(c) for c in audio[0, :8].tolist())
+            else:
+                out_np, token, audio_codes = np.zeros(FRAME_SIZE, np.float32), None, None
+        timings = clock.timings()
+        frame_index = self.frames
+        self.frames += 1
+        self.generator_steps += 1
+        self.decoded_frames += aligned
+        piece = self.model.tokenizer.piece(token) if token is not None else ""
+        if piece:
+            self.transcript.append(TranscriptEntry(frame_index, round(frame_index * FRAME_SECONDS, 2), piece))
+        if self.record_audio:
+            self._user_audio.append(pcm.copy())
+            self._assistant_audio.append(out_np)
+        return FrameResult(out_np, piece, token, audio_codes, frame_index, timings, self.cache_stats())
+
+    def process(self, pcm: np.ndarray) -> OfflineResult:
+        """Feed a whole recording (the last frame zero-padded). The output is what a live listener
+        hears: frame by frame, silence until the model's output is aligned."""
+        pcm = np.asarray(pcm, dtype=np.float32).reshape(-1)
+        frames = -(-pcm.size // FRAME_SIZE)
+        padded = np.zeros(frames * FRAME_SIZE, np.float32)
+        padded[:pcm.size] = pcm
+        outs, tokens, codes, text = [], [], [], []
+        for i in range(frames):
+            r = self.step(padded[i * FRAME_SIZE:(i + 1) * FRAME_SIZE])
+            outs.append(r.pcm)
+            if r.text_token is not None:
+                tokens.append(r.text_token)
+                codes.append(list(r.audio_codes))
+                text.append(r.text)
+        pcm_out = np.concatenate(outs) if outs else np.zeros(0, np.float32)
+        return OfflineResult(pcm_out, "".join(text), tokens, codes, frames)
+
+    def cache_stats(self) -> tuple[CacheStats, ...]:
+        """Ring usage from host counters (no device reads; sizes computed once per session)."""
+        steps = self.model.mimi.cfg.steps_per_frame
+        written = (self.generator_steps, self.frames * steps, self.decoded_frames * steps)
+        return tuple(CacheStats(name, min(n, capacity), capacity, n // capacity, nbytes)
+                     for (name, capacity, nbytes), n in zip(self._rings, written))
+
+    def audio(self) -> tuple[np.ndarray, np.ndarray]:
+        """(user, assistant) float32 24 kHz recordings of the whole conversation."""
+        join = (lambda xs: np.concatenate(xs) if xs else np.zeros(0, np.float32))
+        return join(self._user_audio), join(self._assistant_audio)
+
+    # ---- conversation files ------------------------------------------------------------------
+
+    def save(self, path: str | Path) -> None:
+        conversation.write_session(path, self)
+
+    def restore(self, path: str | Path) -> None:
+        """Replace this conversation with a saved one, in place: the same state buffers (a captured
+        CUDA graph stays valid), no prompt phases. Everything is checked before anything changes."""
+        record = conversation.read_session_file(path, self.model.info.fingerprint, self.state)
+        self._use(record.sampling)
+        conversation.copy_into_state(self.state, record.state)
+        self.seed = record.seed
+        self.frames, self.decoded_frames, self.generator_steps = (record.frames, record.decoded_frames,
+                                                                  record.generator_steps)
+        self.prompts = dict(record.prompts)
+        self.transcript = [TranscriptEntry(f, s, t) for f, s, t in record.transcript]
+        self._user_audio = [record.user_audio] if record.user_audio is not None else []
+        self._assistant_audio = [record.assistant_audio] if record.assistant_audio is not None else []
+
+
+class _StageClock:
+    """Stage times of one frame from the frame function's marks: host clocks on the CPU, CUDA
+    events on CUDA (no synchronisation per stage; the frame's output copy waits for the device)."""
+
+    def __init__(self, device: torch.device):
+        self.cuda = device.type == "cuda"
+        self.marks: dict[str, object] = {}
+        self.start = self._now()
+
+    def _now(self):
+        if not self.cuda:
+            return time.perf_counter() * 1000.0
+        event = torch.cuda.Event(enable_timing=True)
+        event.record()
+        return event
+
+    def mark(self, stage: str) -> None:
+        self.marks[stage] = self._now()
+
+    def timings(self) -> FrameTimings:
+        end = self._now()
+        if self.cuda:
+            end.synchronize()
+            elapsed = lambda a, b: a.elapsed_time(b)
+        else:
+            elapsed = lambda a, b: b - a
+        total = elapsed(self.start, end)
+        if set(STAGES) - set(self.marks) - {"decode"}:  # a replayed graph: one launch, no stages
+            return FrameTimings(0.0, 0.0, 0.0, 0.0, total)
+        points = [self.start] + [self.marks[s] for s in STAGES if s in self.marks]
+        ms = [elapsed(a, b) for a, b in zip(points, points[1:])] + [0.0]
+        return FrameTimings(encode_ms=ms[0], lm_ms=ms[1], depth_ms=ms[2], decode_ms=ms[3], total_ms=total)
+
+
+def _ring_sizes(model: LoadedModel, state: StateTree) -> tuple[tuple[str, int, int], ...]:
+    """(name, capacity, bytes) of the LM's and Mimi's ring caches, in ``cache_stats`` order."""
+    mimi = model.mimi
+    rings = (("LM", model.lm.transformer, state["gen"]["lm"]["temporal"]),
+             ("Mimi encoder", mimi.encoder_transformer.transformer, state["mimi"]["encoder"]["transformer"]),
+             ("Mimi decoder", mimi.decoder_transformer.transformer, state["mimi"]["decoder"]["transformer"]))
+    return tuple((name, module.cfg.ring.capacity, nbytes(tree)) for name, module, tree in rings)
+
