@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip --disable-pip-version-check -q
 STAMP_RUN := $(VENV)/.stamp-run
 STAMP_TEST := $(VENV)/.stamp-test
-SAMPLE := $(firstword $(wildcard ../shared/audio/hello_24k.wav) assets/hello.wav)
+SAMPLE := assets/hello_24k.wav
 
 .PHONY: run test bench screenshots package lint clean
 

@@ -1,6 +1,6 @@
 """PortAudio streams: open, list devices, detect a lost device and recover, all off the GUI thread.
 
-PortAudio facts this module is built around (see the desktop audio notes):
+PortAudio facts this module is built around:
 
 * it freezes the device list at initialisation, so refreshing devices means terminate +
   initialise, which must not race with open streams;

@@ -48,9 +48,6 @@ class FrameAssembler:
     def pending_frames(self) -> int:
         return len(self._fifo) // FRAME_SIZE
 
-    def pending_seconds(self) -> float:
-        return len(self._fifo) / SAMPLE_RATE
-
     def pop_frame(self) -> np.ndarray:
         frame, self._fifo = self._fifo[:FRAME_SIZE].copy(), self._fifo[FRAME_SIZE:]
         return frame

@@ -13,9 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -25,19 +23,15 @@ os.environ.setdefault("NO_TORCH_COMPILE", "1")
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-from bench.common import cpu_model  # noqa: E402
+from bench.common import cpu_model, summary  # noqa: E402
 from engine import load_model  # noqa: E402
 from engine.files.demo import ensure_demo_model  # noqa: E402
+from engine.files.hub_layout import MIMI_NAME, MOSHI_NAME  # noqa: E402
 from engine.lm.generate import SamplingConfig  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results"
-MIMI_FILE = "tokenizer-e351c8d8-checkpoint125.safetensors"
+
 TARGET_RATIO, TARGET_MS = 0.5, 80.0
-
-
-def percentile(ms: list[float], q: float) -> float:
-    s = sorted(ms)
-    return s[min(len(s), math.ceil(q * len(s))) - 1]  # nearest rank
 
 
 def reference_frame_fn(folder: Path):
@@ -46,7 +40,7 @@ def reference_frame_fn(folder: Path):
     from moshi.models.lm import LMGen
 
     info = loaders.CheckpointInfo.from_hf_repo(
-        "local", moshi_weights=folder / "model.safetensors", mimi_weights=folder / MIMI_FILE,
+        "local", moshi_weights=folder / MOSHI_NAME, mimi_weights=folder / MIMI_NAME,
         tokenizer=next(folder.glob("*.model")), config_path=folder / "config.json")
     mimi = info.get_mimi(device="cpu")
     gen = LMGen(info.get_moshi(device="cpu", dtype=torch.float32))
@@ -78,7 +72,7 @@ def run(threads: int, frames: int, warmup: int, folder: Path, audio: np.ndarray)
                 times[name].append((time.perf_counter() - t0) * 1e3)
     out = {"threads": threads, "frames": frames}
     for name, ms in times.items():
-        out[name] = {"median_ms": round(statistics.median(ms), 2), "p95_ms": round(percentile(ms, 0.95), 2)}
+        out[name] = summary(ms)
     for stat in ("median_ms", "p95_ms"):
         ours, ref = out["ours"][stat], out["reference"][stat]
         out[f"ratio_{stat[:-3]}"] = round(ours / ref, 3)

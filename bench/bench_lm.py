@@ -26,7 +26,7 @@ os.environ.setdefault("NO_CUDA_GRAPH", "1")
 
 import torch  # noqa: E402
 
-from bench.common import cpu_model  # noqa: E402
+from bench.common import cpu_model, summary  # noqa: E402
 from engine.files.checkpoint import load_strict, stack_split_attention  # noqa: E402
 from engine.kernels.packed import pack_linears  # noqa: E402
 from engine.kernels.quantize import quantize_lm_int8  # noqa: E402
@@ -83,8 +83,8 @@ def timed(fn, n: int) -> list[float]:
 
 
 def stats(ms: list[float]) -> str:
-    ms = sorted(ms)
-    return f"median {statistics.median(ms):7.2f} ms  p90 {ms[int(0.9 * (len(ms) - 1))]:7.2f} ms"
+    s = summary(ms)
+    return f"median {s['median_ms']:7.2f} ms  p95 {s['p95_ms']:7.2f} ms"
 
 
 def greedy_agreement(ours: LMModel, quantized: LMModel, frames: int = 40) -> float:

@@ -15,7 +15,6 @@ import argparse
 import json
 import os
 import platform
-import statistics
 import sys
 import tempfile
 import time
@@ -27,14 +26,14 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 from safetensors.torch import save_file  # noqa: E402
 
-from bench.common import cpu_model  # noqa: E402
+from bench.common import cpu_model, summary  # noqa: E402
 from engine.audio import (
     FRAME_SIZE,  # noqa: E402
     read_wav,  # noqa: E402
 )
 from engine.codec.mimi import Mimi, load_mimi  # noqa: E402
 
-AUDIO = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "audio", "story_16k.wav")
+AUDIO = os.path.join(os.path.dirname(__file__), "..", "tests", "data", "story_16k.wav")
 RESULTS = os.path.join(os.path.dirname(__file__), "results", "mimi.json")
 
 
@@ -60,10 +59,7 @@ def random_checkpoint(path: str) -> None:
 
 
 def speech_frames(count: int) -> list[torch.Tensor]:
-    if os.path.exists(AUDIO):
-        pcm = read_wav(AUDIO)
-    else:  # noise, when the shared samples are not there
-        pcm = (np.random.default_rng(0).standard_normal(count * FRAME_SIZE) * 0.1).astype(np.float32)
+    pcm = read_wav(AUDIO)
     pcm = np.resize(pcm, count * FRAME_SIZE)
     return list(torch.from_numpy(pcm).view(1, 1, -1).split(FRAME_SIZE, dim=-1))
 
@@ -90,8 +86,8 @@ def run(ref, ours, frames, warmup: int, threads: int) -> dict:
     our_total = [a + b for a, b in zip(times["our_encode"], times["our_decode"])]
     result = {"threads": threads, "timed_frames": len(ref_total)}
     for key, values in list(times.items()) + [("ref_total", ref_total), ("our_total", our_total)]:
-        result[f"{key}_ms_median"] = round(statistics.median(values), 2)
-        result[f"{key}_ms_p90"] = round(float(np.percentile(values, 90)), 2)
+        stats = summary(values)
+        result[f"{key}_ms_median"], result[f"{key}_ms_p95"] = stats["median_ms"], stats["p95_ms"]
     result["ratio_ours_over_ref"] = round(result["our_total_ms_median"] / result["ref_total_ms_median"], 3)
     return result
 

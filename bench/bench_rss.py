@@ -4,7 +4,7 @@ fed as fast as possible through one demo-model Session, RSS sampled every ``--ev
 The session is opened with ``record_audio=False``: recording keeps both sides of the conversation
 in memory by design (15 KB per frame, ~11.5 MB per minute), which would hide what this measures:
 that the engine itself (ring KV caches, conv states, token cache) does not grow with the stream.
-The input is the shared speech samples looped (noise if they are missing).
+The input is the project's speech recordings, looped.
 
     .venv/bin/python -m bench.bench_rss [--frames 7500] [--every 500] [--threads 2]
 """
@@ -26,7 +26,8 @@ from engine.audio import FRAME_SIZE
 from engine.lm.generate import SamplingConfig
 
 RESULTS = Path(__file__).resolve().parent / "results"
-SPEECH = Path(__file__).resolve().parent.parent.parent / "shared" / "audio"
+SPEECH = [Path(__file__).resolve().parents[1] / p for p in ("assets/hello_24k.wav", "tests/data/story_16k.wav",
+                                                            "tests/data/interrupt_48k_stereo.wav")]
 
 
 def rss_bytes() -> int:
@@ -44,13 +45,10 @@ def rss_bytes() -> int:
             return 0
 
 
-def input_audio(seconds: float = 60.0) -> np.ndarray:
+def input_audio() -> np.ndarray:
     from engine.audio import read_wav
 
-    files = sorted(SPEECH.glob("*.wav"))
-    if files:
-        return np.concatenate([read_wav(f) for f in files])
-    return np.random.default_rng(0).normal(0, 0.1, int(seconds * 24000)).astype(np.float32)
+    return np.concatenate([read_wav(f) for f in SPEECH])
 
 
 def summarise(args, samples: list[tuple[int, int]], wall: float, session: Session) -> dict:

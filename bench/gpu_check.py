@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import gc
 import json
-import math
 import os
 import platform
 import statistics
@@ -37,14 +36,16 @@ os.environ.setdefault("NO_TORCH_COMPILE", "1")  # the reference: compiling needs
 
 import torch  # noqa: E402
 
+from bench.common import summary  # noqa: E402
 from engine.codec.mimi import Mimi, MimiConfig, load_mimi  # noqa: E402
+from engine.files.hub_layout import MIMI_NAME, MOSHI_NAME  # noqa: E402
 from engine.kernels.quantize import _FUSED, quantize_lm_int8, weight_bytes  # noqa: E402
 from engine.lm.generate import SamplingConfig, make_generator  # noqa: E402
 from engine.lm.model import LMConfig, LMModel, load_lm  # noqa: E402
 from engine.runtime.frame_step import FrameStep, sync_debug_error  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results"
-MIMI_FILE = "tokenizer-e351c8d8-checkpoint125.safetensors"
+
 TINY = LMConfig(dim=64, num_heads=4, num_layers=2, text_card=100, depformer_dim=32, depformer_dim_feedforward=64,
                 depformer_num_heads=2, depformer_num_layers=1, context=50)
 TINY_REFERENCE = dict(dim=64, num_heads=4, num_layers=2, text_card=100, depformer_dim=32,
@@ -68,14 +69,6 @@ class Clock:
         t0 = time.perf_counter()
         out = fn()
         return out, (time.perf_counter() - t0) * 1e3
-
-
-def summary(ms: list[float]) -> dict:
-    s = sorted(ms)
-    if not s:
-        return {"n": 0}
-    p99 = s[min(len(s), math.ceil(0.99 * len(s))) - 1]  # nearest rank
-    return {"n": len(s), "median_ms": round(statistics.median(s), 3), "p99_ms": round(p99, 3)}
 
 
 def run_ours(mimi, lm, inputs, device, graph: bool, seed: int = 7) -> dict:
@@ -147,8 +140,8 @@ def build_ours(name: str, device: torch.device, dtype: torch.dtype):
     if name == "demo":
         folder = demo_folder()
         config = LMConfig.from_hub_config(json.loads((folder / "config.json").read_text()))
-        return (load_mimi(folder / MIMI_FILE, device=device),
-                load_lm(folder / "model.safetensors", config, device=device, dtype=dtype))
+        return (load_mimi(folder / MIMI_NAME, device=device),
+                load_lm(folder / MOSHI_NAME, config, device=device, dtype=dtype))
     torch.manual_seed(0)
     mimi = Mimi(MimiConfig()).to(device).eval().requires_grad_(False)
     mimi.prepare()
@@ -163,7 +156,7 @@ def build_reference(name: str, device: torch.device, dtype: torch.dtype):
     if name == "demo":
         folder = demo_folder()
         info = loaders.CheckpointInfo.from_hf_repo(
-            "local", moshi_weights=folder / "model.safetensors", mimi_weights=folder / MIMI_FILE,
+            "local", moshi_weights=folder / MOSHI_NAME, mimi_weights=folder / MIMI_NAME,
             tokenizer=next(folder.glob("*.model")), config_path=folder / "config.json")
         return info.get_mimi(device=device), info.get_moshi(device=device, dtype=dtype)
     overrides = TINY_REFERENCE if name == "tiny" else {}

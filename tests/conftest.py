@@ -12,7 +12,14 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("NO_TORCH_COMPILE", "1")  # the reference package: no compiler needed
 os.environ.setdefault("NO_CUDA_GRAPH", "1")
 
-SHARED_AUDIO = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "audio")
+# The project's speech recordings (different rates and channel counts on purpose): the 24 kHz one
+# is also the sample `make run` plays without a display, so it lives in assets/.
+_HERE = os.path.dirname(os.path.abspath(__file__))
+SPEECH = {
+    "hello_24k.wav": os.path.join(_HERE, "..", "assets", "hello_24k.wav"),
+    "story_16k.wav": os.path.join(_HERE, "data", "story_16k.wav"),
+    "interrupt_48k_stereo.wav": os.path.join(_HERE, "data", "interrupt_48k_stereo.wav"),
+}
 
 # One private cache for the whole run (the demo model is built once, into it): tests never touch
 # the user's cache, and the subprocesses they start inherit it.

@@ -21,13 +21,13 @@ from app.frame_stats import SILENCE_DB
 from app.headless import BridgeFeeder, SignalRecorder
 from app.main_window import MainWindow
 from app.status import SPEECH_DB, Status
+from engine import FRAME_SIZE, SAMPLE_RATE
 
-FRAME = 1920
 TONE_DB = 20 * np.log10(0.2 / np.sqrt(2))  # RMS level of the 0.2-amplitude test tone
 
 
 def tone_frames(count: int) -> np.ndarray:
-    t = np.arange(FRAME * count) / 24_000
+    t = np.arange(FRAME_SIZE * count) / SAMPLE_RATE
     return (0.2 * np.sin(2 * np.pi * 300.0 * t)).astype(np.float32)
 
 
@@ -45,7 +45,7 @@ class Harness:
         self.window.worker.conversation_opened.connect(self.opened.record)
         self.window.load_model("demo", "cpu", "float32")
         qtbot.waitUntil(lambda: self.window.model_info is not None and len(self.opened) == 1, timeout=60_000)
-        self.bridge = AudioBridge(24_000, 1, 24_000, 1)
+        self.bridge = AudioBridge(SAMPLE_RATE, 1, SAMPLE_RATE, 1)
         self.window.worker.set_bridge(self.bridge)
         self.feeder = BridgeFeeder(self.bridge, lambda: self.window.worker.processed_position)
 
@@ -75,6 +75,14 @@ def harness(qtbot, tmp_path, app_demo_model):
     h = Harness(qtbot, tmp_path, lambda *args: app_demo_model)
     yield h
     h.close()
+
+
+def test_the_model_line_shows_whether_frames_really_run_as_a_cuda_graph(harness):
+    window = harness.window
+    assert "CUDA graph: -" in window.model_label.text()  # nothing has run yet
+    harness.frames(2)
+    harness.qtbot.waitUntil(lambda: "CUDA graph: off" in window.model_label.text(), timeout=5_000)
+    assert "cpu" in window.model_label.toolTip()  # the session's reason, not the requested setting
 
 
 def send_space(window, kind: QEvent.Type, auto_repeat: bool = False) -> None:
@@ -122,7 +130,7 @@ def test_pressing_while_the_assistant_speaks_flushes_its_queued_audio(harness, q
         assert len(harness.stats) < 20, "the demo model never produced audible output"
     qtbot.waitUntil(lambda: w.status is Status.SPEAKING, timeout=1_000)
     queued = bridge.output.available()
-    assert queued >= FRAME
+    assert queued >= FRAME_SIZE
 
     qtbot.keyPress(w, Qt.Key_Space)
 
@@ -194,12 +202,12 @@ def test_a_slow_model_never_freezes_the_window_and_old_input_is_dropped(qtbot, t
         timer.timeout.connect(lambda: ticks.append(time.monotonic()))
         timer.start()
         block = tone_frames(1).reshape(-1, 1)
-        h.bridge.input_callback(block, FRAME, None, None)
+        h.bridge.input_callback(block, FRAME_SIZE, None, None)
         assert session.in_step.wait(10)
         started = time.monotonic()
         # Real time keeps going while the model is busy: 80 ms of audio arrives every 80 ms.
         while time.monotonic() - started < 1.2:
-            h.bridge.input_callback(block, FRAME, None, None)
+            h.bridge.input_callback(block, FRAME_SIZE, None, None)
             t0 = time.monotonic()
             h.window.press_talk("key")
             h.window.release_talk("key")
@@ -357,8 +365,8 @@ def test_transcript_and_audio_export_from_the_file_menu(harness, qtbot, tmp_path
     actions["Export a&udio..."].trigger()
     qtbot.waitUntil(lambda: (tmp_path / "talk.wav").exists(), timeout=10_000)
     with wave.open(str(tmp_path / "talk.wav")) as f:
-        assert f.getnchannels() == 2 and f.getframerate() == 24_000
-        assert f.getnframes() >= count * FRAME  # every frame so far, user left, assistant right
+        assert f.getnchannels() == 2 and f.getframerate() == SAMPLE_RATE
+        assert f.getnframes() >= count * FRAME_SIZE  # every frame so far, user left, assistant right
         pcm = np.frombuffer(f.readframes(f.getnframes()), "<i2").reshape(-1, 2)
     assert np.abs(pcm[:, 0]).max() > 5000  # the tone the user spoke
     assert np.abs(pcm[:, 1]).max() > 0  # the assistant's babble

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import struct
 import wave
 
@@ -10,7 +9,7 @@ import numpy as np
 import pytest
 
 from engine.audio import AudioFileError, read_wav, write_wav
-from tests.conftest import SHARED_AUDIO
+from tests.conftest import SPEECH
 
 
 def _header_info(path):
@@ -19,8 +18,8 @@ def _header_info(path):
 
 
 @pytest.mark.parametrize("name", ["hello_24k.wav", "interrupt_48k_stereo.wav", "story_16k.wav"])
-def test_shared_wavs_read_as_24k_mono(name):
-    path = os.path.join(SHARED_AUDIO, name)
+def test_speech_recordings_read_as_24k_mono(name):
+    path = SPEECH[name]
     rate, channels, frames = _header_info(path)
     pcm = read_wav(path)
     assert pcm.dtype == np.float32 and pcm.ndim == 1

@@ -7,8 +7,6 @@ is recorded from its default output's monitor.
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 import pytest
 from PySide6.QtCore import QSettings
@@ -16,11 +14,11 @@ from PySide6.QtCore import QSettings
 from app.headless import SignalRecorder
 from app.main_window import MainWindow
 from tests import audio_server
-from tests.conftest import SHARED_AUDIO
+from tests.conftest import SPEECH
 
 pytestmark = pytest.mark.audio
 
-SPEECH_WAV = os.path.join(SHARED_AUDIO, "interrupt_48k_stereo.wav")  # 48 kHz stereo: resampled + downmixed
+SPEECH_WAV = SPEECH["interrupt_48k_stereo.wav"]  # 48 kHz stereo: resampled + downmixed
 
 
 class LiveApp:

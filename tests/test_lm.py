@@ -107,7 +107,7 @@ def test_from_hub_config_rejects_unsupported(bad, word):
 # ------------------------------------------------------------------- 7B key layout (meta device)
 
 def _expected_7b_shapes(dep_q: int) -> dict[str, tuple[int, ...]]:
-    """The key/shape table of notes §2.9, written out from its formulas."""
+    """The released 7B checkpoint's key/shape table, written out from its formulas."""
     shapes = {"text_emb.weight": (32001, 4096), "out_norm.alpha": (1, 1, 4096),
               "text_linear.weight": (32000, 4096), "depformer_text_emb.weight": (32001, 1024)}
     for k in range(16):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import os
 from dataclasses import replace
 
 import numpy as np
@@ -17,7 +16,7 @@ from engine.codec.mimi import Mimi, MimiConfig, load_mimi
 from engine.codec.seanet import SEANetConfig
 from engine.state import flatten, load_into
 from engine.streaming.transformer import TransformerConfig
-from tests.conftest import SHARED_AUDIO
+from tests.conftest import SPEECH
 from tests.reference import require_moshi
 
 TINY = MimiConfig(
@@ -29,9 +28,9 @@ TINY = MimiConfig(
 
 
 def _speech(seconds: float | None = None) -> torch.Tensor:
-    """The shared speech samples at 24 kHz, concatenated: [1, 1, N]."""
+    """The project's speech recordings at 24 kHz, concatenated: [1, 1, N]."""
     names = ["hello_24k.wav", "story_16k.wav", "interrupt_48k_stereo.wav"]
-    pcm = np.concatenate([read_wav(os.path.join(SHARED_AUDIO, n)) for n in names])
+    pcm = np.concatenate([read_wav(SPEECH[n]) for n in names])
     if seconds is not None:
         pcm = pcm[: int(seconds * SAMPLE_RATE)]
     return torch.from_numpy(pcm).view(1, 1, -1)

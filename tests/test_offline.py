@@ -14,11 +14,11 @@ import pytest
 import torch
 
 from engine.audio import read_wav, write_wav
-from tests.conftest import SHARED_AUDIO
+from tests.conftest import SPEECH
 from tests.reference import require_moshi
 
 ROOT = Path(__file__).resolve().parent.parent
-SPEECH = os.path.join(SHARED_AUDIO, "story_16k.wav")  # 16 kHz mono: resampled on the way in
+STORY = SPEECH["story_16k.wav"]  # 16 kHz mono: resampled on the way in
 
 
 @pytest.fixture(scope="module")
@@ -68,15 +68,15 @@ def reference_tokens(model_dir: Path, pcm: np.ndarray) -> tuple[list[int], list[
 @pytest.mark.slow
 def test_greedy_token_parity_with_reference_through_parley_offline(cache_env, tmp_path):
     env, model_dir = cache_env
-    pcm = read_wav(SPEECH)[: 24000 * 9]  # 9 s of speech
+    pcm = read_wav(STORY)[: 24000 * 9]  # 9 s of speech
     assert pcm.size >= 24000 * 8
     out_wav, out_json = tmp_path / "out.wav", tmp_path / "out.json"
-    parley(env, "offline", "--model", str(model_dir), "--input", SPEECH, "--output", str(out_wav),
+    parley(env, "offline", "--model", str(model_dir), "--input", STORY, "--output", str(out_wav),
            "--json", str(out_json), "--temp", "0", "--temp-text", "0", "--device", "cpu")
     ours = json.loads(out_json.read_text())
-    ref_text, ref_audio, ref_pcm = reference_tokens(model_dir, read_wav(SPEECH))
+    ref_text, ref_audio, ref_pcm = reference_tokens(model_dir, read_wav(STORY))
 
-    frames_in = -(-read_wav(SPEECH).size // 1920)
+    frames_in = -(-read_wav(STORY).size // 1920)
     assert ours["frames_in"] == frames_in
     assert len(ours["text_tokens"]) == len(ref_text) == frames_in - 1  # the first call produces none
     same = [a == b and list(x) == list(y) for a, b, x, y in
@@ -85,7 +85,7 @@ def test_greedy_token_parity_with_reference_through_parley_offline(cache_env, tm
     assert len(set(ours["text_tokens"])) > 5  # the demo babbles: the comparison is not trivial
 
     got = read_wav(out_wav)
-    assert got.size == read_wav(SPEECH).size  # same duration as the input
+    assert got.size == read_wav(STORY).size  # same duration as the input
     ref = ref_pcm[: got.size]
     noise = np.sum((got - ref) ** 2)
     snr = 10 * np.log10(np.sum(ref**2) / max(noise, 1e-20))
@@ -94,7 +94,7 @@ def test_greedy_token_parity_with_reference_through_parley_offline(cache_env, tm
 
 def test_json_contract_and_output_duration(cache_env, tmp_path):
     env, model_dir = cache_env
-    src = os.path.join(SHARED_AUDIO, "interrupt_48k_stereo.wav")
+    src = SPEECH["interrupt_48k_stereo.wav"]
     pcm = read_wav(src)[: 24000 * 2 + 700]  # 2 s and a partial frame
     short = tmp_path / "short.wav"
     write_wav(short, pcm)
@@ -120,7 +120,7 @@ def test_errors_are_one_actionable_line_with_exit_code_2(cache_env, tmp_path, ar
     env, _ = cache_env
     empty = tmp_path / "empty.wav"
     write_wav(empty, np.zeros(0, np.float32))
-    base = {"--model": "demo", "--input": os.path.join(SHARED_AUDIO, "hello_24k.wav"),
+    base = {"--model": "demo", "--input": SPEECH["hello_24k.wav"],
             "--output": str(tmp_path / "o.wav")}
     pairs = dict(zip(args[::2], args[1::2]))
     if pairs.get("--input") == "EMPTY":
@@ -142,7 +142,7 @@ def test_resume_in_a_new_process_equals_one_run(cache_env, tmp_path, sampling):
     """A then B in one go == A, save, B resumed from the file in a new process: token for token,
     sample for sample."""
     env, _ = cache_env
-    speech = read_wav(os.path.join(SHARED_AUDIO, "hello_24k.wav"))
+    speech = read_wav(SPEECH["hello_24k.wav"])
     a, b = speech[: 1920 * 30], speech[1920 * 30: 1920 * 55]
     for name, pcm in (("a", a), ("b", b), ("ab", np.concatenate([a, b]))):
         write_wav(tmp_path / f"{name}.wav", pcm)
@@ -172,7 +172,7 @@ def test_resume_refuses_a_file_from_another_model(cache_env, tmp_path):
     config = json.loads((model_dir / "config.json").read_text())
     config["context"] = 2000  # another model configuration
     (other / "config.json").write_text(json.dumps(config))
-    src = os.path.join(SHARED_AUDIO, "hello_24k.wav")
+    src = SPEECH["hello_24k.wav"]
     parley(env, "offline", "--model", "demo", "--input", src, "--output", str(tmp_path / "o.wav"),
            "--save-state", str(tmp_path / "talk.parley"))
     before = (tmp_path / "talk.parley").read_bytes()
@@ -182,3 +182,13 @@ def test_resume_refuses_a_file_from_another_model(cache_env, tmp_path):
     assert proc.returncode == 2
     assert "another model" in proc.stderr or "different model" in proc.stderr, proc.stderr
     assert (tmp_path / "talk.parley").read_bytes() == before
+
+
+def test_the_cli_offers_exactly_the_engines_precisions():
+    from app.cli import PRECISIONS, build_parser
+    from engine import Precision
+
+    assert PRECISIONS == tuple(p.value for p in Precision)
+    assert build_parser().parse_args(["offline", "--int8"]).precision == "int8"
+    assert build_parser().parse_args(["offline"]).precision == "auto"
+    assert build_parser().parse_args([]).precision is None  # the app falls back to its saved choice

@@ -1,5 +1,5 @@
-"""PersonaPlex: generator semantics (notes §2.8) against a literal host-side restatement, the
-prompt phases of §5.2 (frame counts, forced tokens), voice prompts (.pt -> safetensors) and the
+"""PersonaPlex: generator semantics against a literal host-side restatement, the prompt phases
+(frame counts, forced tokens; both as docs/architecture.md describes them), voice prompts (.pt -> safetensors) and the
 text role prompt with a real SentencePiece model."""
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ def lm() -> LMModel:
 
 
 class LiteralPersonaPlex:
-    """PersonaPlex's LMGen step written out literally from notes §2.8 with host ints (batch 1)
+    """PersonaPlex's LMGen step written out literally (docs/architecture.md) with host ints (batch 1)
     and a greedy depformer loop of its own; it shares only the LM's layers with the engine."""
 
     def __init__(self, lm: LMModel):
@@ -139,7 +139,7 @@ def test_generator_matches_literal_personaplex_semantics(lm):
 
 
 def test_user_frame_influences_output_one_step_later(lm):
-    """§2.8: a user frame given at step j first changes the agent's output at step j + 1."""
+    """A user frame given at step j first changes the agent's output at step j + 1."""
     gen = PersonaPlexGenerator(lm, SamplingConfig.greedy())
     plan = [torch.tensor([u]) for u, _, _ in frame_plan(14)]
     j = 8

@@ -22,8 +22,9 @@ from pathlib import Path
 
 import torch
 
+from ..codec.mimi import Mimi
 from ..errors import ModelError
-from ..streaming.layers import gating_hidden
+from ..lm.model import LMConfig, LMModel
 from .hub_layout import CONFIG_NAME, MIMI_NAME
 
 ASSETS = Path(__file__).resolve().parents[2] / "assets"
@@ -188,86 +189,21 @@ def _init_mimi_tensor(name: str, shape: tuple[int, ...], init: dict, seed: int) 
 
 
 # ---------------------------------------------------------------------------------------------
-# Checkpoint layouts (the released files' key names and shapes)
+# Checkpoint layouts: the modules' own parameters, whose names are the released checkpoint keys
 
 
 def lm_tensor_shapes(config: dict) -> dict[str, tuple[int, ...]]:
     """Key -> shape of a Moshi LM checkpoint (stacked attention keys) with this config.json."""
-    dim, ddim = config["dim"], config["depformer_dim"]
-    text_card, card, n_q, dep_q = config["text_card"], config["card"], config["n_q"], config["dep_q"]
-    hidden = gating_hidden(dim, int(config["hidden_scale"] * dim))
-    dhidden = gating_hidden(ddim, config["depformer_dim_feedforward"])
-    shapes: dict[str, tuple[int, ...]] = {"text_emb.weight": (text_card + 1, dim)}
-    shapes.update({f"emb.{k}.weight": (card + 1, dim) for k in range(n_q)})
-    for i in range(config["num_layers"]):
-        p = f"transformer.layers.{i}."
-        shapes.update({p + "self_attn.in_proj_weight": (3 * dim, dim), p + "self_attn.out_proj.weight": (dim, dim),
-                       p + "norm1.alpha": (1, 1, dim), p + "norm2.alpha": (1, 1, dim),
-                       p + "gating.linear_in.weight": (2 * hidden, dim),
-                       p + "gating.linear_out.weight": (dim, hidden)})
-    shapes["out_norm.alpha"] = (1, 1, dim)
-    shapes["text_linear.weight"] = (text_card, dim)
-    shapes.update({f"depformer_in.{k}.weight": (ddim, dim) for k in range(dep_q)})
-    shapes["depformer_text_emb.weight"] = (text_card + 1, ddim)
-    shapes.update({f"depformer_emb.{k}.weight": (card + 1, ddim) for k in range(dep_q - 1)})
-    for i in range(config["depformer_num_layers"]):
-        p = f"depformer.layers.{i}."
-        shapes.update({p + "self_attn.in_proj_weight": (dep_q * 3 * ddim, ddim),
-                       p + "self_attn.out_proj.weight": (dep_q * ddim, ddim),
-                       p + "norm1.alpha": (1, 1, ddim), p + "norm2.alpha": (1, 1, ddim)})
-        for s in range(dep_q):
-            shapes[p + f"gating.{s}.linear_in.weight"] = (2 * dhidden, ddim)
-            shapes[p + f"gating.{s}.linear_out.weight"] = (ddim, dhidden)
-    shapes.update({f"linears.{k}.weight": (card, ddim) for k in range(dep_q)})
-    return shapes
-
-
-_SEANET_CHANNELS = (64, 128, 256, 512)  # after the first conv and after each downsampling
-_SEANET_RATIOS = (4, 5, 6, 8)  # encoder order
+    with torch.device("meta"):
+        model = LMModel(LMConfig.from_hub_config(config))
+    return {k: tuple(v.shape) for k, v in sorted(model.state_dict().items())}
 
 
 def mimi_tensor_shapes() -> dict[str, tuple[int, ...]]:
     """Key -> shape of the released Mimi file (tokenizer-e351c8d8-checkpoint125.safetensors)."""
-    shapes: dict[str, tuple[int, ...]] = {}
-
-    def conv(prefix, c_out, c_in, k):
-        shapes[prefix + ".conv.conv.weight"] = (c_out, c_in, k)
-        shapes[prefix + ".conv.conv.bias"] = (c_out,)
-
-    def resblock(prefix, c):
-        conv(prefix + ".block.1", c // 2, c, 3)
-        conv(prefix + ".block.3", c, c // 2, 1)
-
-    conv("encoder.model.0", 64, 1, 7)
-    for j, (c, r) in enumerate(zip(_SEANET_CHANNELS, _SEANET_RATIOS)):
-        resblock(f"encoder.model.{1 + 3 * j}", c)
-        conv(f"encoder.model.{3 + 3 * j}", 2 * c, c, 2 * r)
-    conv("encoder.model.14", 512, 1024, 3)
-    conv("decoder.model.0", 1024, 512, 7)
-    for j, (c, r) in enumerate(zip(reversed(_SEANET_CHANNELS), reversed(_SEANET_RATIOS))):
-        p = f"decoder.model.{2 + 3 * j}.convtr.convtr"
-        shapes[p + ".weight"] = (2 * c, c, 2 * r)
-        shapes[p + ".bias"] = (c,)
-        resblock(f"decoder.model.{3 + 3 * j}", c)
-    conv("decoder.model.14", 1, 64, 3)
-    for side in ("encoder", "decoder"):
-        for i in range(8):
-            p = f"{side}_transformer.transformer.layers.{i}."
-            shapes.update({p + "self_attn.in_proj_weight": (1536, 512), p + "self_attn.out_proj.weight": (512, 512),
-                           p + "norm1.weight": (512,), p + "norm1.bias": (512,),
-                           p + "norm2.weight": (512,), p + "norm2.bias": (512,),
-                           p + "linear1.weight": (2048, 512), p + "linear2.weight": (512, 2048),
-                           p + "layer_scale_1.scale": (512,), p + "layer_scale_2.scale": (512,)})
-    shapes["downsample.conv.conv.conv.weight"] = (512, 512, 4)
-    shapes["upsample.convtr.convtr.convtr.weight"] = (512, 1, 4)
-    for stage, n in (("rvq_first", 1), ("rvq_rest", 31)):
-        p = f"quantizer.{stage}."
-        shapes[p + "input_proj.weight"] = (256, 512, 1)
-        shapes[p + "output_proj.weight"] = (512, 256, 1)
-        for i in range(n):
-            c = f"{p}vq.layers.{i}._codebook."
-            shapes.update({c + "_initialized": (1,), c + "cluster_usage": (2048,), c + "embedding_sum": (2048, 256)})
-    return shapes
+    with torch.device("meta"):
+        model = Mimi()
+    return {k: tuple(v.shape) for k, v in sorted(model.state_dict().items())}
 
 
 def train_demo_tokenizer(recipe: dict | None = None) -> bytes:

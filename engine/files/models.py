@@ -25,9 +25,6 @@ from ..errors import ModelError
 from .demo import built_demo_dir, ensure_demo_model
 from .hub_layout import CONFIG_NAME, MIMI_NAME, MOSHI_NAME, TOKENIZER_NAME, VOICES_ARCHIVE, VOICES_DIR
 
-FAMILIES = ("moshi", "personaplex")
-SOURCES = ("local", "cache", "download", "demo")
-
 _SUPPORTED_MODEL_TYPES = ("moshi", "personaplex")
 
 

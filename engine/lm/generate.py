@@ -178,7 +178,8 @@ class MoshiGenerator(_GeneratorBase):
 
 
 class PersonaPlexGenerator(_GeneratorBase):
-    """Streaming generation with PersonaPlex's ``LMGen`` semantics (notes §2.8).
+    """Streaming generation with PersonaPlex's ``LMGen`` semantics (docs/architecture.md, "The token
+    streams and their delays").
 
     ``step(user_codes [B, 8], state, agent_audio=None, text=None) -> (text [B], audio [B, dep_q])``
     (dep_q = 16: the agent's 8 codebooks, then the user's 8 as the depformer predicts them; decode
