@@ -68,3 +68,69 @@ def test_a_conversation_moves_between_dtypes(tmp_path):
     assert torch.equal(flatten(resumed.state)["gen.lm.temporal.layers.0.k"][:, :, :8], saved_k)
     out = resumed.process(speech(4, 7))
     assert len(out.text_tokens) == 4 and np.isfinite(out.pcm).all()
+
+
+def test_restoring_keeps_the_frame_step_and_a_frame_step_per_sampling(tmp_path):
+    """The frame step (on CUDA: its captured graph) survives a restore; a file with other sampling
+    settings gets a frame step of its own, and switching back reuses the first one."""
+    from engine import SamplingConfig
+
+    model = load_model("demo", device="cpu")
+    session = model.new_session(SamplingConfig(), seed=2)
+    session.process(speech(4))
+    session.save(tmp_path / "default.parley")
+    first_step = session.frame_step
+    session.restore(tmp_path / "default.parley")
+    assert session.frame_step is first_step
+
+    greedy = model.new_session(SamplingConfig.greedy(), seed=2)
+    greedy.process(speech(3))
+    greedy.save(tmp_path / "greedy.parley")
+    session.restore(tmp_path / "greedy.parley")
+    assert session.sampling == SamplingConfig.greedy() and session.frame_step is not first_step
+    session.restore(tmp_path / "default.parley")
+    assert session.frame_step is first_step and session.sampling == SamplingConfig()
+
+
+@pytest.fixture(scope="module")
+def personaplex_folder(tmp_path_factory, demo_model_dir):
+    """A PersonaPlex-architecture model folder (16-step depth transformer, random weights) made from
+    the demo's files: what the prompt phases run on."""
+    import json
+    import shutil
+
+    from safetensors.torch import save_file
+
+    from engine.lm.model import LMConfig, LMModel
+
+    folder = tmp_path_factory.mktemp("personaplex")
+    for f in demo_model_dir.iterdir():
+        shutil.copy(f, folder / f.name)
+    config = {**json.loads((demo_model_dir / "config.json").read_text()), "model_type": "personaplex", "dep_q": 16}
+    (folder / "config.json").write_text(json.dumps(config))
+    torch.manual_seed(0)
+    lm = LMModel(LMConfig.from_hub_config(config))
+    save_file({k: v.contiguous() for k, v in lm.state_dict().items()}, str(folder / config["moshi_name"]))
+    return folder
+
+
+def test_opening_a_personaplex_conversation_runs_no_prompt_phases(tmp_path, personaplex_folder, monkeypatch):
+    import engine.lm.personaplex as personaplex
+
+    model = load_model(str(personaplex_folder), device="cpu")
+    assert model.info.family == "personaplex"
+    session = model.new_session(seed=4, text_prompt="You enjoy a good chat.")
+    prompt_steps = session.generator_steps
+    assert prompt_steps > 12  # silence, the role's tokens, silence
+    session.process(speech(3))
+    session.save(tmp_path / "pp.parley")
+    expected = session.process(speech(2, 9))
+
+    def no_prompts(*args, **kwargs):
+        raise AssertionError("opening a conversation must not run the prompt phases")
+
+    monkeypatch.setattr(personaplex, "run_prompt_phases", no_prompts)
+    opened = Session.load(tmp_path / "pp.parley", model)
+    assert opened.generator_steps == prompt_steps + 3 and opened.prompts["text"] == "You enjoy a good chat."
+    got = opened.process(speech(2, 9))
+    assert got.text_tokens == expected.text_tokens and got.audio_codes == expected.audio_codes
