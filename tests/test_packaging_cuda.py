@@ -208,6 +208,55 @@ def test_dt_needed_closure_resolves_in_the_bundle(cuda_packaged, say):
         + ", ".join(sorted(p.name for p in pruned)))
 
 
+# Run from outside the frozen program, with the loader set up as its bootloader does (LD_LIBRARY_PATH =
+# _internal): NVRTC and cuDNN work without a GPU, so their run-time loading can be checked here.
+NVRTC_CHECK = """
+import ctypes, json, sys
+lib = ctypes.CDLL(sys.argv[1])
+prog = ctypes.c_void_p()
+src = b'extern "C" __global__ void twice(float* x) { x[threadIdx.x] *= 2.0f; }'
+assert lib.nvrtcCreateProgram(ctypes.byref(prog), src, b"twice.cu", 0, None, None) == 0
+rc = lib.nvrtcCompileProgram(prog, 1, (ctypes.c_char_p * 1)(b"--gpu-architecture=compute_80"))
+size = ctypes.c_size_t()
+lib.nvrtcGetProgramLogSize(prog, ctypes.byref(size))
+log = ctypes.create_string_buffer(size.value)
+lib.nvrtcGetProgramLog(prog, log)
+ptx = ctypes.c_size_t()
+lib.nvrtcGetPTXSize(prog, ctypes.byref(ptx))
+print(json.dumps({"rc": rc, "ptx_bytes": ptx.value, "log": log.value.decode(errors="replace")}))
+"""
+CUDNN_CHECK = """
+import ctypes, json, sys
+lib = ctypes.CDLL(sys.argv[1])
+print(json.dumps({part: getattr(lib, f"cudnn{part}VersionCheck")() for part in ("Graph", "Ops", "Cnn", "Adv")}))
+"""
+
+
+def _bundle_python(internal: Path, code: str, *args: str) -> str:
+    env = {"PATH": "/usr/bin:/bin", "LD_LIBRARY_PATH": str(internal)}
+    done = subprocess.run([sys.executable, "-c", code, *args], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout.strip().splitlines()[-1]
+
+
+def test_nvrtc_compiles_from_the_bundle(cuda_packaged):
+    """libnvrtc dlopens libnvrtc-builtins by name (no DT_NEEDED): the bundle must carry and find it."""
+    internal = cuda_packaged["bundle"] / "_internal"
+    (nvrtc,) = [p for p in internal.glob("nvidia/*/lib/libnvrtc.so.*") if ".alt." not in p.name]
+    result = json.loads(_bundle_python(internal, NVRTC_CHECK, str(nvrtc)))
+    assert result["rc"] == 0 and result["ptx_bytes"] > 100, result
+
+
+def test_cudnn_loads_its_parts_on_demand(cuda_packaged):
+    """cuDNN 9's libcudnn.so.9 loads a part when one of its functions is first called; the bundle drops
+    libcudnn_adv (RNN, CTC, legacy attention): cuDNN then answers SUBLIBRARY_UNAVAILABLE for that part
+    only, and the parts convolutions and the graph API use still load."""
+    internal = cuda_packaged["bundle"] / "_internal"
+    status = json.loads(_bundle_python(internal, CUDNN_CHECK, str(internal / "nvidia/cudnn/lib/libcudnn.so.9")))
+    assert status["Graph"] == status["Ops"] == status["Cnn"] == 0, status
+    assert status["Adv"] == 3009, status  # CUDNN_STATUS_NOT_SUPPORTED_SUBLIBRARY_UNAVAILABLE
+
+
 def test_sizes_within_budget(cuda_packaged, say):
     size = _load("build").tree_size(cuda_packaged["bundle"])
     tarball, deb = cuda_packaged["tarball"].stat().st_size, cuda_packaged["deb"].stat().st_size
