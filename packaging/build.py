@@ -23,7 +23,6 @@ import subprocess
 import sys
 import sysconfig
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -36,14 +35,15 @@ DEB_DEPENDS = ("libgl1, libegl1, libasound2 | libasound2t64, libxkbcommon0, libx
 DEB_RECOMMENDS = "libasound2-plugins | pipewire-alsa"
 
 
-@dataclass(frozen=True)
 class Variant:
-    """Names of one variant's outputs; ``name`` is also its command, install folder and .deb package."""
+    """Names of one variant's outputs; ``name`` is also its command, install folder and .deb package.
+    (A plain class: tests load this file without registering it as a module, which dataclasses need.)"""
 
-    key: str  # "cpu" | "cuda"
-    name: str  # parley | parley-cuda
-    label: str  # the menu entry's name
-    tar_suffix: str  # after linux-<arch> in the .tar.gz name
+    def __init__(self, key: str, name: str, label: str, tar_suffix: str) -> None:
+        self.key = key  # "cpu" | "cuda"
+        self.name = name  # parley | parley-cuda
+        self.label = label  # the menu entry's name
+        self.tar_suffix = tar_suffix  # after linux-<arch> in the .tar.gz name
 
     @property
     def bundle(self) -> Path:
