@@ -29,7 +29,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 VENV = ROOT / "build" / "venv-cuda"
 GB = 1_000_000_000
-BUNDLE_BUDGET_BYTES = int(3.5 * GB)  # dist/parley-cuda/: 3.33 GB measured (torch 2.13.0+cu130)
+BUNDLE_BUDGET_BYTES = int(3.5 * GB)  # dist/parley-cuda/: 3.37 GB measured (torch 2.13.0+cu130)
 # Issue 16 asked for a .tar.gz within 2 GB. Measured 2.17 GB after every pruning that can be shown safe
 # (packaging/README.md): what is left is what libtorch_cuda.so names in DT_NEEDED (NCCL, cuSPARSELt,
 # cuFFT, cuRAND, ...) or cuDNN's parts convolutions load. gzip -9 gains 0.3%. So the budget here guards
