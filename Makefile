@@ -6,9 +6,11 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip --disable-pip-version-check -q
 STAMP_RUN := $(VENV)/.stamp-run
 STAMP_TEST := $(VENV)/.stamp-test
+TORCH_VERSION := 2.13.0
+CUDA_VENV := build/venv-cuda
 SAMPLE := assets/hello_24k.wav
 
-.PHONY: run test bench screenshots package lint clean
+.PHONY: run test bench screenshots package package-cuda lint clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -18,7 +20,7 @@ $(PY):
 $(STAMP_RUN): pyproject.toml | $(PY)
 	@if $(PY) -c "import torch" 2>/dev/null; then :; \
 	elif [ "$$(uname -s)-$$(uname -m)" = "Linux-x86_64" ] && ! command -v nvidia-smi >/dev/null 2>&1; then \
-		echo "installing torch (CPU build)"; $(PIP) install torch==2.13.0; \
+		echo "installing torch (CPU build)"; $(PIP) install torch==$(TORCH_VERSION); \
 	else echo "installing torch"; $(PIP) install torch; fi
 	$(PIP) install -e .
 	@touch $@
@@ -56,6 +58,14 @@ PYINSTALLER := pyinstaller==6.22.3
 package: $(STAMP_RUN)
 	$(PIP) install $(PYINSTALLER)
 	$(PY) packaging/build.py
+
+# dist/parley-cuda/ + dist/parley-<version>-linux-x86_64-cuda.tar.gz + dist/parley-cuda_<version>_amd64.deb:
+# the same app with PyPI's CUDA torch (torch==$(TORCH_VERSION) and its nvidia-* wheels), built from its own
+# venv ($(CUDA_VENV); .venv keeps its CPU torch). The venv is (re)installed only when its inputs change
+# (pip's cache serves what it has), the bundle only when it is older than what it bundles.
+package-cuda:
+	$(PYTHON) packaging/cuda_venv.py --venv $(CUDA_VENV) --torch $(TORCH_VERSION) --pyinstaller $(PYINSTALLER)
+	$(CUDA_VENV)/bin/python packaging/build.py --variant cuda --if-stale
 
 lint: $(STAMP_TEST)
 	$(VENV)/bin/ruff check .

@@ -40,12 +40,18 @@ def build_parser() -> argparse.ArgumentParser:
     off.add_argument("--save-state", help="save the conversation here at the end of the input")
     off.add_argument("--resume", help="continue the conversation saved in this file")
 
-    sub.add_parser("selftest", help="headless check of the whole chain; prints one JSON line")
+    test = sub.add_parser("selftest", help="headless check of the whole chain; prints one JSON line")
+    test.add_argument("--device", dest="selftest_device", default="cpu", choices=["auto", "cpu", "cuda"],
+                      help="where the chain runs (default cpu); cuda adds the GPU and CUDA-graph check")
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.command != "selftest":  # the selftest reports it in its JSON line
+        from app.device_report import announce_cpu_fallback
+
+        announce_cpu_fallback(args.device)
     if args.command == "offline":
         from app.offline import run_offline
 
@@ -53,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "selftest":
         from app.selftest import run_selftest
 
-        return run_selftest()
+        return run_selftest(args.selftest_device)
     from app.gui import run_gui
 
     return run_gui(args)

@@ -5,6 +5,12 @@ test signal go through the real input callback -> worker -> encode/LM/depth/deco
 callback; the conversation is saved to a temporary folder and opened again; PortAudio loads and
 lists devices (zero devices is fine: a CI machine has no sound card). Anything printed by the
 libraries goes to stderr so that stdout carries only the JSON line.
+
+The "device" field says where the chain ran and, when on the CPU, why (e.g. "no NVIDIA driver found
+(libcuda.so.1)"). ``--device cuda`` runs the chain on the GPU and adds a "cuda" check: the GPU's
+name, compute capability and memory, and the demo's frame captured as one CUDA graph, replayed and
+compared with the same frames run eagerly (tokens equal, audio within 1e-4), with ms per frame for
+both. Without a usable CUDA device it fails at once: one JSON line saying why, exit code 1.
 """
 
 from __future__ import annotations
@@ -21,16 +27,24 @@ from pathlib import Path
 import numpy as np
 
 SELFTEST_FRAMES = 6
+CUDA_CHECK_FRAMES = 40  # the graph is captured at frame first_output_frame + warm-up (2), the rest replay
 MODEL_LOAD_TIMEOUT_S = 600.0  # the first run builds the demo model
 
 
-def run_selftest() -> int:
+def run_selftest(device: str = "cpu") -> int:
     report: dict = {"ok": False, "checks": {}}
     real_stdout = sys.stdout
     with contextlib.redirect_stdout(sys.stderr):
         try:
-            _run_checks(report["checks"])
-            report["ok"] = all(c.get("ok") for c in report["checks"].values())
+            from app.device_report import device_report
+
+            report["device"] = device_report(device)
+            if report["device"]["used"] is None:  # --device cuda without CUDA: say why, run nothing
+                report["error"] = f"--device cuda: {report['device']['cuda_unavailable_reason']}"
+                print(f"parley: selftest: {report['error']}", file=sys.stderr)
+            else:
+                _run_checks(report["checks"], report["device"]["used"])
+                report["ok"] = all(c.get("ok") for c in report["checks"].values())
         except Exception as e:
             report["error"] = f"{type(e).__name__}: {e}"
             traceback.print_exc()
@@ -50,12 +64,12 @@ def _check(checks: dict, name: str, fn) -> object:
     return value
 
 
-def _run_checks(checks: dict) -> None:
+def _run_checks(checks: dict, device: str = "cpu") -> None:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     with tempfile.TemporaryDirectory(prefix="parley-selftest-") as tmp:
         window = _check(checks, "qt_window", lambda: _open_window(tmp))
         try:
-            _check(checks, "model", lambda: _load_model(window))
+            _check(checks, "model", lambda: _load_model(window, device))
             checks["model"]["name"] = window.model_info.name
             checks["model"]["device"] = window.model_info.device
             stats = _check(checks, "frames", lambda: _stream_frames(window))
@@ -67,6 +81,11 @@ def _run_checks(checks: dict) -> None:
             window.close()
     devices = _check(checks, "audio_devices", _query_audio)
     checks["audio_devices"]["count"] = devices
+    if device == "cuda":
+        details = _check(checks, "cuda", _cuda_graph_check)
+        checks["cuda"].update(details)
+        if not details["graph_equals_eager"]:
+            checks["cuda"]["ok"] = False
 
 
 def _open_window(tmp: str):
@@ -85,12 +104,12 @@ def _open_window(tmp: str):
     return window
 
 
-def _load_model(window) -> None:
+def _load_model(window, device: str = "cpu") -> None:
     from app.headless import SignalRecorder, wait_until
 
     failures = SignalRecorder()
     window.worker.model_failed.connect(failures.record)
-    window.load_model("demo", "cpu", "auto")
+    window.load_model("demo", device, "auto")
     if not wait_until(lambda: window.model_info is not None or failures.calls, MODEL_LOAD_TIMEOUT_S):
         raise TimeoutError("the demo model did not load in time")
     if failures.calls:
@@ -147,3 +166,47 @@ def _query_audio() -> int:
     import sounddevice as sd
 
     return len(sd.query_devices())
+
+
+def _cuda_graph_check() -> dict:
+    """The GPU, and the demo's whole frame as one CUDA graph versus the same frames run eagerly.
+
+    Two sessions on the demo model from the same seed and the same input frames: one loaded with
+    CUDA graphs off, one with them on (it warms up, captures and then replays). The graph must be
+    captured (no fallback) and give the same text and audio tokens, and audio within 1e-4."""
+    import torch
+
+    import engine
+
+    index = torch.cuda.current_device()
+    props = torch.cuda.get_device_properties(index)
+    free, total = torch.cuda.mem_get_info(index)
+    info = {"gpu": props.name, "capability": f"{props.major}.{props.minor}",
+            "memory_total_mib": round(total / 2**20), "memory_free_mib": round(free / 2**20)}
+    rng = np.random.default_rng(0)
+    inputs = [rng.normal(0.0, 0.1, engine.FRAME_SIZE).astype(np.float32) for _ in range(CUDA_CHECK_FRAMES)]
+
+    def run(use_graph: bool):
+        model = engine.load_model("demo", device="cuda", cuda_graph=use_graph)
+        session = model.new_session(engine.SamplingConfig(), seed=11)
+        results = [session.step(pcm) for pcm in inputs]
+        return model, session, results
+
+    _, _, eager = run(use_graph=False)
+    model, graph_session, graph = run(use_graph=True)
+    tokens_equal = [(g.text_token, g.audio_codes) for g in graph] == [(e.text_token, e.audio_codes) for e in eager]
+    audio_diff = max(float(np.abs(g.pcm - e.pcm).max()) for g, e in zip(graph, eager))
+    status = graph_session.graph
+    steady = CUDA_CHECK_FRAMES // 2  # capture is long done by then
+    info.update({
+        "dtype": model.info.dtype,
+        "graph_captured": status.active,
+        "graph_fallback_reason": status.reason,
+        "graph_equals_eager": bool(status.active and tokens_equal and audio_diff <= 1e-4),
+        "tokens_equal": tokens_equal,
+        "audio_max_abs_diff": audio_diff,
+        "frames": len(inputs),
+        "ms_per_frame_eager": round(float(np.median([r.timings.total_ms for r in eager[steady:]])), 2),
+        "ms_per_frame_graph": round(float(np.median([r.timings.total_ms for r in graph[steady:]])), 2),
+    })
+    return info

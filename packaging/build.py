@@ -2,10 +2,14 @@
 
     python packaging/build.py               # what `make package` runs: always rebuilds the bundle
     python packaging/build.py --if-stale    # reuse dist/ when it is newer than everything it bundles
+    build/venv-cuda/bin/python packaging/build.py --variant cuda   # what `make package-cuda` runs
 
-Outputs in dist/: parley/ (the bundle), parley-<version>-linux-<arch>.tar.gz, parley_<version>_<debarch>.deb.
-The bundle is built from this environment, which must hold a CPU-only torch (a CUDA torch makes a
-3-5 GB bundle; set PARLEY_CUDA_BUNDLE=1 to build one on purpose).
+Outputs in dist/, CPU variant: parley/ (the bundle), parley-<version>-linux-<arch>.tar.gz,
+parley_<version>_<debarch>.deb, built from this environment, which must hold a CPU-only torch.
+CUDA variant (from an environment with PyPI's CUDA torch, see packaging/cuda_venv.py): parley-cuda/,
+parley-<version>-linux-<arch>-cuda.tar.gz, parley-cuda_<version>_<debarch>.deb. The two variants
+install side by side: `parley` in /opt/parley (or ~/.local/opt/parley), `parley-cuda` in
+/opt/parley-cuda (or ~/.local/opt/parley-cuda), no file in common.
 """
 
 from __future__ import annotations
@@ -25,12 +29,38 @@ ROOT = Path(__file__).resolve().parent.parent
 PKG = ROOT / "packaging"
 DIST = ROOT / "dist"
 WORK = ROOT / "build"
-BUNDLE = DIST / "parley"
-STAMP = DIST / ".parley-bundle.stamp"  # written after a complete build
 DEB_DEPENDS = ("libgl1, libegl1, libasound2 | libasound2t64, libxkbcommon0, libxkbcommon-x11-0, libfontconfig1, "
                "libfreetype6, libglib2.0-0 | libglib2.0-0t64, libdbus-1-3, libxcb-cursor0, libxcb-icccm4, "
                "libxcb-keysyms1, libxcb-shape0, libxcb-xkb1, fonts-dejavu-core | fonts-freefont-ttf")
 DEB_RECOMMENDS = "libasound2-plugins | pipewire-alsa"
+
+
+class Variant:
+    """Names of one variant's outputs; ``name`` is also its command, install folder and .deb package.
+    (A plain class: tests load this file without registering it as a module, which dataclasses need.)"""
+
+    def __init__(self, key: str, name: str, label: str, tar_suffix: str) -> None:
+        self.key = key  # "cpu" | "cuda"
+        self.name = name  # parley | parley-cuda
+        self.label = label  # the menu entry's name
+        self.tar_suffix = tar_suffix  # after linux-<arch> in the .tar.gz name
+
+    @property
+    def bundle(self) -> Path:
+        return DIST / self.name
+
+    @property
+    def stamp(self) -> Path:  # written after a complete build
+        return DIST / f".{self.name}-bundle.stamp"
+
+    @property
+    def work(self) -> Path:
+        return WORK / ("pyinstaller" if self.key == "cpu" else f"pyinstaller-{self.key}")
+
+
+CPU = Variant("cpu", "parley", "Parley", "")
+CUDA = Variant("cuda", "parley-cuda", "Parley (CUDA)", "-cuda")
+VARIANTS = {"cpu": CPU, "cuda": CUDA}
 
 
 def version() -> str:
@@ -38,16 +68,16 @@ def version() -> str:
     return re.search(r'^version\s*=\s*"([^"]+)"', text, re.MULTILINE).group(1)
 
 
-def executable() -> Path:
-    return BUNDLE / ("parley.exe" if sys.platform == "win32" else "parley")
+def executable(variant: Variant = CPU) -> Path:
+    return variant.bundle / ("parley.exe" if sys.platform == "win32" else "parley")
 
 
-def artifacts() -> dict[str, Path]:
+def artifacts(variant: Variant = CPU) -> dict[str, Path]:
     arch = platform.machine().lower()
     deb_arch = {"x86_64": "amd64", "aarch64": "arm64"}.get(arch, arch)
-    return {"bundle": BUNDLE, "executable": executable(),
-            "tarball": DIST / f"parley-{version()}-linux-{arch}.tar.gz",
-            "deb": DIST / f"parley_{version()}_{deb_arch}.deb"}
+    return {"bundle": variant.bundle, "executable": executable(variant),
+            "tarball": DIST / f"parley-{version()}-linux-{arch}{variant.tar_suffix}.tar.gz",
+            "deb": DIST / f"{variant.name}_{version()}_{deb_arch}.deb"}
 
 
 def bundle_sources() -> list[Path]:
@@ -55,7 +85,7 @@ def bundle_sources() -> list[Path]:
     files = [p for d in ("app", "engine") for p in (ROOT / d).rglob("*.py")]
     files += [p for p in (ROOT / "assets").iterdir() if p.is_file()]
     files += [PKG / "parley.spec", PKG / "launcher.py", PKG / "parley.png", PKG / "parley.svg", ROOT / "pyproject.toml"]
-    files += list((PKG / "hooks").glob("*.py"))
+    files += list((PKG / "hooks").glob("*.py")) + [PKG / "elf_closure.py"]
     files.append(Path(sysconfig.get_paths()["purelib"]))  # its mtime changes when a package is (un)installed
     return files
 
@@ -64,46 +94,70 @@ def _newest(paths) -> float:
     return max(p.stat().st_mtime for p in paths if p.exists())
 
 
-def bundle_is_fresh() -> bool:
-    return executable().exists() and STAMP.exists() and STAMP.stat().st_mtime > _newest(bundle_sources())
+def bundle_is_fresh(variant: Variant = CPU) -> bool:
+    stamp = variant.stamp
+    return executable(variant).exists() and stamp.exists() and stamp.stat().st_mtime > _newest(bundle_sources())
 
 
-def check_torch() -> None:
+def check_torch(variant: Variant = CPU) -> None:
     import torch
 
-    if torch.version.cuda and os.environ.get("PARLEY_CUDA_BUNDLE") != "1":
-        sys.exit(f"build.py: torch here is a CUDA build (CUDA {torch.version.cuda}); the bundle would weigh 3-5 GB.\n"
+    if variant.key == "cpu" and torch.version.cuda:
+        sys.exit(f"build.py: torch here is a CUDA build (CUDA {torch.version.cuda}); the CPU bundle needs a CPU "
+                 "torch.\n"
                  "Build from a CPU-only torch environment:\n"
                  "  python3 -m venv build/venv-cpu\n"
                  "  build/venv-cpu/bin/pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu\n"
                  "  make package VENV=build/venv-cpu\n"
-                 "or set PARLEY_CUDA_BUNDLE=1 to build a CUDA bundle on purpose.")
+                 "For the CUDA bundle: make package-cuda (it makes its own venv, build/venv-cuda).")
+    if variant.key == "cuda" and not torch.version.cuda:
+        sys.exit(f"build.py: --variant cuda needs a CUDA torch, this environment has {torch.__version__}; "
+                 "run make package-cuda (it makes build/venv-cuda)")
 
 
-def build_bundle() -> None:
-    check_torch()
-    STAMP.unlink(missing_ok=True)
+def build_bundle(variant: Variant = CPU) -> None:
+    check_torch(variant)
+    variant.stamp.unlink(missing_ok=True)
     WORK.mkdir(exist_ok=True)
-    log = WORK / "pyinstaller.log"
+    log = WORK / f"pyinstaller-{variant.key}.log"
     started, started_wall = time.monotonic(), time.time()
-    print(f"build.py: PyInstaller -> {BUNDLE} (log: {log})", flush=True)
+    print(f"build.py: PyInstaller -> {variant.bundle} (log: {log})", flush=True)
     with log.open("w") as out:
         rc = subprocess.call([sys.executable, "-m", "PyInstaller", "--noconfirm", "--distpath", str(DIST),
-                              "--workpath", str(WORK / "pyinstaller"), str(PKG / "parley.spec")],
-                             cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
+                              "--workpath", str(variant.work), str(PKG / "parley.spec")],
+                             cwd=ROOT, stdout=out, stderr=subprocess.STDOUT,
+                             env={**os.environ, "PARLEY_VARIANT": variant.key})
     if rc != 0:
         sys.exit(f"build.py: PyInstaller failed (exit {rc}); last lines of {log}:\n"
                  + "\n".join(log.read_text(errors="replace").splitlines()[-25:]))
-    STAMP.touch()
-    os.utime(STAMP, (started_wall, started_wall))  # sources edited during the build make it stale
-    print(f"build.py: bundle built in {time.monotonic() - started:.0f} s, {tree_size(BUNDLE) / 1e6:.0f} MB", flush=True)
+    if variant.key == "cuda" and sys.platform.startswith("linux"):
+        check_elf_closure(variant.bundle)
+    variant.stamp.touch()
+    os.utime(variant.stamp, (started_wall, started_wall))  # sources edited during the build make it stale
+    print(f"build.py: bundle built in {time.monotonic() - started:.0f} s, {tree_size(variant.bundle) / 1e6:.0f} MB",
+          flush=True)
+
+
+def check_elf_closure(bundle: Path) -> None:
+    """Fail the build when a library torch's CUDA side needs is missing from the bundle (see elf_closure.py)."""
+    sys.path.insert(0, str(PKG))
+    try:
+        import elf_closure
+    finally:
+        sys.path.remove(str(PKG))
+    report = elf_closure.check_bundle(bundle)
+    if report.unresolved:
+        sys.exit("build.py: the CUDA bundle misses libraries its torch needs (pruned too much?):\n"
+                 + "\n".join(f"  {lib} needs {name}" for lib, name in report.unresolved))
+    print(f"build.py: DT_NEEDED closure of {len(report.checked)} torch/CUDA libraries resolves in the bundle "
+          f"(outside it: {', '.join(sorted(report.system))})", flush=True)
 
 
 def tree_size(path: Path) -> int:
     return sum(p.lstat().st_size for p in path.rglob("*") if p.is_file() and not p.is_symlink())
 
 
-def _stage_bundle(target: Path) -> None:
+def _stage_bundle(target: Path, variant: Variant) -> None:
     """Copy the bundle into a staging tree; hard links when possible (fast, no extra disk)."""
 
     def link_or_copy(src, dst):
@@ -112,48 +166,84 @@ def _stage_bundle(target: Path) -> None:
         except OSError:
             shutil.copy2(src, dst)
 
-    shutil.copytree(BUNDLE, target, symlinks=True, copy_function=link_or_copy)
+    shutil.copytree(variant.bundle, target, symlinks=True, copy_function=link_or_copy)
 
 
-def _fresh_stage(name: str) -> Path:
-    stage = WORK / "installers" / name
+def _fresh_stage(name: str, variant: Variant) -> Path:
+    stage = WORK / "installers" / variant.name / name
     shutil.rmtree(stage, ignore_errors=True)
     stage.mkdir(parents=True)
     return stage
 
 
-def build_tarball(out: Path) -> None:
-    """parley-<v>-linux-<arch>/{parley/, install.sh, uninstall.sh, parley.desktop, parley.png, parley.svg}."""
+def _install_files(variant: Variant) -> dict[str, bytes]:
+    """The desktop entry and icons, named after the variant (parley.desktop / parley-cuda.desktop, ...)."""
+    desktop = (PKG / "linux" / "parley.desktop").read_text(encoding="utf-8")
+    if variant is not CPU:
+        desktop = (desktop.replace("Name=Parley\n", f"Name={variant.label}\n")
+                   .replace("Exec=parley\n", f"Exec={variant.name}\n")
+                   .replace("Icon=parley\n", f"Icon={variant.name}\n")
+                   .replace("Comment=Local real-time voice assistant",
+                            "Comment=Local real-time voice assistant (NVIDIA GPU build)"))
+    return {f"{variant.name}.desktop": desktop.encode("utf-8"),
+            f"{variant.name}.png": (PKG / "parley.png").read_bytes(),
+            f"{variant.name}.svg": (PKG / "parley.svg").read_bytes()}
+
+
+def _install_script(name: str, variant: Variant) -> str:
+    """install.sh / uninstall.sh with the variant's names (the scripts read NAME=parley at the top)."""
+    text = (PKG / "linux" / name).read_text(encoding="utf-8")
+    marker = "\nname=parley\n"
+    assert marker in text, f"{name} must set name=parley on a line of its own"
+    return text.replace(marker, f"\nname={variant.name}\n")
+
+
+def build_tarball(out: Path, variant: Variant = CPU) -> None:
+    """<top>/{<name>/, install.sh, uninstall.sh, <name>.desktop, <name>.png, <name>.svg}; <name> is
+    parley or parley-cuda."""
     top = out.name.removesuffix(".tar.gz")
-    stage = _fresh_stage("tarball")
-    _stage_bundle(stage / top / "parley")
-    for src in (PKG / "linux" / "install.sh", PKG / "linux" / "uninstall.sh", PKG / "linux" / "parley.desktop",
-                PKG / "parley.png", PKG / "parley.svg"):
-        shutil.copy2(src, stage / top / src.name)
+    stage = _fresh_stage("tarball", variant)
+    _stage_bundle(stage / top / variant.name, variant)
+    for script in ("install.sh", "uninstall.sh"):
+        (stage / top / script).write_text(_install_script(script, variant), encoding="utf-8")
+        (stage / top / script).chmod(0o755)
+    for name, data in _install_files(variant).items():
+        (stage / top / name).write_bytes(data)
     _write(out, ["tar", "-czf", "{tmp}", "--owner=0", "--group=0", "-C", str(stage), top])
     shutil.rmtree(stage)
 
 
-def build_deb(out: Path) -> None:
-    """/opt/parley, /usr/bin/parley -> /opt/parley/parley, the desktop entry and the icons."""
-    stage = _fresh_stage("deb")
-    _stage_bundle(stage / "opt" / "parley")
+def build_deb(out: Path, variant: Variant = CPU) -> None:
+    """/opt/<name>, /usr/bin/<name> -> /opt/<name>/parley, the desktop entry and the icons; <name> is
+    parley or parley-cuda, so the two packages share no file and install side by side."""
+    name = variant.name
+    stage = _fresh_stage("deb", variant)
+    _stage_bundle(stage / "opt" / name, variant)
     (stage / "usr" / "bin").mkdir(parents=True)
-    os.symlink("/opt/parley/parley", stage / "usr" / "bin" / "parley")
+    os.symlink(f"/opt/{name}/parley", stage / "usr" / "bin" / name)
     share = stage / "usr" / "share"
-    for src, dest in ((PKG / "linux" / "parley.desktop", "applications"),
-                      (PKG / "parley.png", "icons/hicolor/256x256/apps"),
-                      (PKG / "parley.svg", "icons/hicolor/scalable/apps")):
+    files = _install_files(variant)
+    for file, dest in ((f"{name}.desktop", "applications"), (f"{name}.png", "icons/hicolor/256x256/apps"),
+                       (f"{name}.svg", "icons/hicolor/scalable/apps")):
         (share / dest).mkdir(parents=True, exist_ok=True)
-        shutil.copy2(src, share / dest / src.name)
+        (share / dest / file).write_bytes(files[file])
     (stage / "DEBIAN").mkdir()
+    if variant is CPU:
+        summary = "local real-time voice assistant"
+        extra = " Runs the Moshi-family speech models and a built-in demo model (no download).\n"
+    else:
+        summary = "local real-time voice assistant (NVIDIA GPU build)"
+        extra = (" This build carries the CUDA runtime libraries and runs the 7B Moshi-family\n"
+                 " models on an NVIDIA GPU (~16 GB, ~8 GB with int8); it needs only the NVIDIA\n"
+                 " driver. Without one it runs on the CPU. Installs beside the parley package\n"
+                 " (command: parley-cuda).\n")
     (stage / "DEBIAN" / "control").write_text(
-        f"Package: parley\nVersion: {version()}\nArchitecture: {out.stem.rsplit('_', 1)[1]}\n"
+        f"Package: {name}\nVersion: {version()}\nArchitecture: {out.stem.rsplit('_', 1)[1]}\n"
         f"Maintainer: Parley developers <parley@localhost>\nInstalled-Size: {tree_size(stage) // 1024}\n"
         f"Depends: {DEB_DEPENDS}\nRecommends: {DEB_RECOMMENDS}\nSection: sound\nPriority: optional\n"
-        "Description: local real-time voice assistant\n"
+        f"Description: {summary}\n"
         " Hold a key, talk, and hear the assistant answer in speech, on your own machine.\n"
-        " Runs the Moshi-family speech models and a built-in demo model (no download).\n", encoding="utf-8")
+        f"{extra}", encoding="utf-8")
     _write(out, ["dpkg-deb", "--root-owner-group", "-Zgzip", "--build", str(stage), "{tmp}"])
     shutil.rmtree(stage)
 
@@ -165,12 +255,12 @@ def _write(out: Path, command: list[str]) -> None:
     tmp.replace(out)
 
 
-def build_installers(if_stale: bool) -> None:
+def build_installers(if_stale: bool, variant: Variant = CPU) -> None:
     if not sys.platform.startswith("linux"):
         print("build.py: installers for Windows/macOS: see packaging/windows and packaging/macos")
         return
-    sources = [STAMP, *(PKG / "linux").iterdir(), Path(__file__)]
-    outputs = artifacts()
+    sources = [variant.stamp, *(PKG / "linux").iterdir(), Path(__file__)]
+    outputs = artifacts(variant)
     for key, build in (("tarball", build_tarball), ("deb", build_deb)):
         out = outputs[key]
         if key == "deb" and not shutil.which("dpkg-deb"):
@@ -179,7 +269,7 @@ def build_installers(if_stale: bool) -> None:
         if if_stale and out.exists() and out.stat().st_mtime > _newest(sources):
             continue
         started = time.monotonic()
-        build(out)
+        build(out, variant)
         print(f"build.py: {out.name} in {time.monotonic() - started:.0f} s, {out.stat().st_size / 1e6:.0f} MB",
               flush=True)
 
@@ -187,13 +277,16 @@ def build_installers(if_stale: bool) -> None:
 def main(argv: list[str] | None = None) -> dict[str, Path]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--if-stale", action="store_true", help="reuse dist/ when it is up to date")
+    parser.add_argument("--variant", choices=sorted(VARIANTS), default="cpu",
+                        help="cpu (this environment's CPU torch) or cuda (an environment with the CUDA torch)")
     args = parser.parse_args(argv)
-    if args.if_stale and bundle_is_fresh():
-        print(f"build.py: {BUNDLE} is up to date")
+    variant = VARIANTS[args.variant]
+    if args.if_stale and bundle_is_fresh(variant):
+        print(f"build.py: {variant.bundle} is up to date")
     else:
-        build_bundle()
-    build_installers(args.if_stale)
-    return artifacts()
+        build_bundle(variant)
+    build_installers(args.if_stale, variant)
+    return artifacts(variant)
 
 
 if __name__ == "__main__":

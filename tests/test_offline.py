@@ -188,7 +188,7 @@ def test_the_cli_offers_exactly_the_engines_precisions():
     from app.cli import PRECISIONS, build_parser
     from engine import Precision
 
-    assert PRECISIONS == tuple(p.value for p in Precision)
+    assert tuple(p.value for p in Precision) == PRECISIONS
     assert build_parser().parse_args(["offline", "--int8"]).precision == "int8"
     assert build_parser().parse_args(["offline"]).precision == "auto"
     assert build_parser().parse_args([]).precision is None  # the app falls back to its saved choice

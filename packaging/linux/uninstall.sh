@@ -1,8 +1,11 @@
 #!/bin/sh
 # Removes what install.sh put in place. Your models, conversations, settings and logs stay unless
 # you pass --purge. Models downloaded from Hugging Face live in its shared cache
-# (~/.cache/huggingface/hub) and are never removed here.
+# (~/.cache/huggingface/hub) and are never removed here. The CPU (parley) and CUDA (parley-cuda)
+# builds share that user data: --purge removes it for both.
 set -eu
+# packaging/build.py writes the variant's name here
+name=parley
 purge=0
 case "${1:-}" in
     --purge) purge=1 ;;
@@ -10,16 +13,16 @@ case "${1:-}" in
     *) echo "usage: uninstall.sh [--purge]" >&2; exit 2 ;;
 esac
 data_home=${XDG_DATA_HOME:-$HOME/.local/share}
-opt="$HOME/.local/opt/parley"
+opt="$HOME/.local/opt/$name"
 bin="$HOME/.local/bin"
 
-if [ "$(readlink "$bin/parley" 2>/dev/null || true)" = "$opt/parley" ]; then rm -f "$bin/parley"; fi
-rm -f "$data_home/applications/parley.desktop" \
-      "$data_home/icons/hicolor/256x256/apps/parley.png" \
-      "$data_home/icons/hicolor/scalable/apps/parley.svg"
+if [ "$(readlink "$bin/$name" 2>/dev/null || true)" = "$opt/parley" ]; then rm -f "$bin/$name"; fi
+rm -f "$data_home/applications/$name.desktop" \
+      "$data_home/icons/hicolor/256x256/apps/$name.png" \
+      "$data_home/icons/hicolor/scalable/apps/$name.svg"
 rm -rf "$opt"
 command -v update-desktop-database >/dev/null 2>&1 && update-desktop-database -q "$data_home/applications" || true
-echo "Parley is uninstalled."
+echo "Parley ($name) is uninstalled."
 
 # Where Parley keeps user data on Linux (platformdirs / QSettings folders).
 documents=$(xdg-user-dir DOCUMENTS 2>/dev/null || true)
