@@ -150,8 +150,10 @@ class Session:
                                  "need --model personaplex (or a PersonaPlex model folder)")
             return
         from ..lm.personaplex import run_prompt_phases
-        from ..lm.prompts import load_voice, role_prompt_tokens
+        from ..lm.prompts import NO_VOICE, load_voice, resolve_voice, role_prompt_tokens
 
+        voice_prompt = resolve_voice(self.model.files.voices_dir, voice_prompt)
+        self.prompts["voice"] = voice_prompt or NO_VOICE
         voice = load_voice(self.model, voice_prompt) if voice_prompt else None
         tokens = role_prompt_tokens(self.model.tokenizer, text_prompt)
         with torch.inference_mode():
