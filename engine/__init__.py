@@ -21,7 +21,7 @@ from .errors import AudioFileError, ConversationFileError, ModelError
 from .files.models import PRESETS, Preset, PresetStatus, hub_cache_dir, preset_status, resolve_model
 from .lm.generate import SamplingConfig
 from .lm.prompts import DEFAULT_ROLE, DEFAULT_VOICE, NO_VOICE, shipped_voices
-from .runtime.loading import LoadedModel, ModelInfo, Precision, load_model
+from .runtime.loading import LoadedModel, ModelInfo, Precision, load_model, release_memory
 from .runtime.session import (
     CacheStats,
     FrameResult,
@@ -38,5 +38,5 @@ __all__ = [
     "VERSION", "AudioFileError", "CacheStats", "ConversationFileError", "FrameResult", "FrameTimings", "GraphStatus",
     "LoadedModel", "ModelError", "ModelInfo", "OfflineResult", "Precision", "Preset", "PresetStatus",
     "SamplingConfig", "Session", "TranscriptEntry", "hub_cache_dir", "load_model", "preset_status", "read_audio",
-    "read_wav", "resolve_model", "shipped_voices", "write_atomically", "write_wav",
+    "read_wav", "release_memory", "resolve_model", "shipped_voices", "write_atomically", "write_wav",
 ]
