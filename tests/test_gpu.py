@@ -119,3 +119,24 @@ def test_graph_stays_valid_after_restoring_a_conversation(demo_parts, monkeypatc
     twin = run(new_step(*demo_parts, graph=False), inputs[:10])
     assert step.graph is graph and [r[:2] for r in restart] == [t[:2] for t in twin]
 
+
+
+@pytest.mark.gpu
+def test_a_new_session_is_captured_before_its_first_live_frame(demo_model_dir, monkeypatch):
+    """Warm-up and capture happen at session creation: live frames only replay, with the tokens of
+    an eager session (unverified here: written without a GPU)."""
+    monkeypatch.delenv("PARLEY_NO_CUDA_GRAPH", raising=False)
+    from engine import load_model
+
+    graphed = load_model(str(demo_model_dir), device="cuda")
+    eager = load_model(str(demo_model_dir), device="cuda", cuda_graph=False)
+    session, twin = graphed.new_session(seed=3), eager.new_session(seed=3)
+    assert session.graph.active, session.graph.reason
+    events = []
+    session.frame_step.on_event = events.append
+    rng = np.random.default_rng(1)
+    for _ in range(12):
+        pcm = rng.normal(0, 0.1, 1920).astype(np.float32)
+        a, b = session.step(pcm), twin.step(pcm)
+        assert (a.text_token, a.audio_codes) == (b.text_token, b.audio_codes)
+    assert events == []

@@ -110,6 +110,7 @@ class Session:
         self._use(sampling, generator)
         if run_prompts:
             self._prompt(voice_prompt, text_prompt)
+        self.frame_step.prepare(self.generator_steps)  # warm-up and capture now, not on live frames
 
     @classmethod
     def load(cls, path: str | Path, model: LoadedModel) -> Session:
@@ -239,6 +240,7 @@ class Session:
         self.transcript = [TranscriptEntry(f, s, t) for f, s, t in record.transcript]
         self._user_audio = [record.user_audio] if record.user_audio is not None else []
         self._assistant_audio = [record.assistant_audio] if record.assistant_audio is not None else []
+        self.frame_step.prepare(self.generator_steps)  # a frame step new to this sampling: capture it now
 
 
 class _StageClock:
