@@ -35,7 +35,8 @@ def build_parser() -> argparse.ArgumentParser:
     off.add_argument("--temp-text", type=float, default=0.7, help="text temperature (0 = greedy)")
     off.add_argument("--top-k", type=int, default=250)
     off.add_argument("--top-k-text", type=int, default=25)
-    off.add_argument("--voice-prompt", help="PersonaPlex voice: a shipped name (e.g. NATF2) or a .pt/.wav file")
+    off.add_argument("--voice-prompt", help="PersonaPlex voice: a shipped name (default NATF0), a .pt file, a "
+                     "recording (WAV, FLAC, Ogg, MP3), or 'none' (advanced: no voice prompt, an arbitrary voice)")
     off.add_argument("--text-prompt", help="PersonaPlex role prompt")
     off.add_argument("--save-state", help="save the conversation here at the end of the input")
     off.add_argument("--resume", help="continue the conversation saved in this file")

@@ -61,6 +61,9 @@ class EngineWorker(QObject):
     model_loading = Signal(str)  # model name
     model_loaded = Signal(object)  # engine ModelInfo
     model_failed = Signal(str)
+    # (name, device, precision) of the model released to make room on the GPU for one that then
+    # failed to load: the window offers to load it again. Sent after model_failed.
+    previous_model_offered = Signal(str, str, str)
     # transcript [(frame_index, seconds, text)] and path ("" for a new conversation). Never send None
     # through a queued `object` argument: PySide6 mis-counts its references and aborts the process.
     conversation_opened = Signal(object, str)
@@ -81,6 +84,7 @@ class EngineWorker(QObject):
         self._commands: queue.SimpleQueue = queue.SimpleQueue()
         self._bridge: AudioBridge | None = None
         self._model = None
+        self._loaded_as: tuple[str, str, str] | None = None  # (name, device, precision) of self._model
         self._session = None
         self._halted = False
         self._stop = False
@@ -179,13 +183,19 @@ class EngineWorker(QObject):
     def _load_model(self, name: str, device: str, precision: str,
                     voice_prompt: str | None = None, text_prompt: str | None = None) -> None:
         self.model_loading.emit(name)
+        released = self._release_gpu_model()
         try:
             model = self._load(name, device, precision, self._cuda_graph)
         except Exception as e:
             log.exception("loading model %s failed", name)
-            self.model_failed.emit(f"Could not load model {name!r}: {e}")
+            if released is None:
+                self.model_failed.emit(f"Could not load model {name!r}: {e}")
+            else:
+                self.model_failed.emit(f"Could not load model {name!r}: {e}\nThe previous model ({released[0]}) "
+                                       "was unloaded first to free the GPU's memory.")
+                self.previous_model_offered.emit(*released)
             return
-        self._model = model
+        self._model, self._loaded_as = model, (name, device, precision)
         files = getattr(model, "files", None)
         self.voices_listed.emit(engine.shipped_voices(getattr(files, "voices_dir", None)))
         self.model_loaded.emit(model.info)
@@ -193,6 +203,20 @@ class EngineWorker(QObject):
             self._new_session()
         elif not self._new_session(voice_prompt, text_prompt, fallback=True):
             self._new_session()  # the old conversation belongs to the old model: start one without prompts
+
+    def _release_gpu_model(self) -> tuple[str, str, str] | None:
+        """Unload a model that lives on a GPU (and its conversation) before loading another: a 24 GB
+        card cannot hold two 7B models. Returns how it was loaded, or None if none was released
+        (on the CPU the old model keeps running until the new one is ready)."""
+        model = self._model
+        if model is None or not str(model.info.device).startswith("cuda"):
+            return None
+        released = self._loaded_as
+        self._session = self._model = self._loaded_as = None
+        del model
+        self._reset_stream()
+        engine.release_memory()
+        return released
 
     def _new_session(self, voice_prompt: str | None = None, text_prompt: str | None = None,
                      fallback: bool = False) -> bool:

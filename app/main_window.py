@@ -124,6 +124,7 @@ class MainWindow(QMainWindow):
         w.model_loading.connect(self._on_model_loading)
         w.model_loaded.connect(self._on_model_loaded)
         w.model_failed.connect(self._on_model_failed)
+        w.previous_model_offered.connect(self._on_previous_model_offered)
         w.conversation_opened.connect(self._on_conversation_opened)
         w.conversation_failed.connect(self._on_conversation_failed)
         w.voices_listed.connect(self._on_voices_listed)
@@ -369,6 +370,17 @@ class MainWindow(QMainWindow):
         """The previous model (if any) and its conversation stay loaded and keep running."""
         self._render_model_label()
         self.show_error(message)
+
+    def _on_previous_model_offered(self, name: str, device: str, precision: str) -> None:
+        """The old model was unloaded to make room on the GPU and the new one failed: none is
+        loaded now. Offer the old one back."""
+        self.model_info = None
+        self._render_model_label()
+        self._render_persona_controls()
+        answer = QMessageBox.question(self, "No model loaded", f"Load the previous model ({name}) again?",
+                                      QMessageBox.Yes | QMessageBox.No, QMessageBox.Yes)
+        if answer == QMessageBox.Yes:
+            self.load_model(name, device, precision)
 
     def _on_model_loaded(self, info) -> None:
         self.model_info = info

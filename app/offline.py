@@ -38,13 +38,13 @@ def _is_user_facing(e: Exception) -> bool:
 
 
 def _run(args) -> None:
-    from engine import SamplingConfig, Session, load_model, read_wav, write_atomically, write_wav
+    from engine import SamplingConfig, Session, load_model, read_audio, write_atomically, write_wav
 
     if not args.input or not args.output:
         raise UsageError("offline needs --input IN.wav and --output OUT.wav")
     if args.resume and (args.voice_prompt or args.text_prompt):
         raise UsageError("--voice-prompt/--text-prompt apply to a new conversation, not to --resume")
-    pcm = read_wav(args.input)
+    pcm = read_audio(args.input)
     if pcm.size == 0:
         raise UsageError(f"{args.input} contains no audio")
     for out in (args.output, args.json, args.save_state):

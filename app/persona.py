@@ -22,24 +22,28 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
-from engine import DEFAULT_ROLE
+from engine import DEFAULT_ROLE, DEFAULT_VOICE, NO_VOICE
 
 PERSONAPLEX_ONLY = "Voice and role prompts apply to PersonaPlex models only."
-NO_VOICE = "No voice prompt (the model's own)"
-FROM_RECORDING = "From a recording (.wav)..."
+DEFAULT_VOICE_ITEM = f"{DEFAULT_VOICE} (default)"
+NO_VOICE_ITEM = "No voice prompt (advanced)"
+NO_VOICE_NOTE = ("Without a voice prompt PersonaPlex starts from silence and the role alone, a state it was "
+                 "never trained on, and speaks in an arbitrary voice.")
+FROM_RECORDING = "From a recording (WAV, FLAC, Ogg, MP3)..."
 
 
 def describe_voice(voice: str) -> str:
     """How a voice prompt reads in the window: a shipped name as is, a file by its name."""
     if not voice:
-        return "none"
+        return DEFAULT_VOICE_ITEM
     return Path(voice).name if any(sep in voice for sep in ("/", "\\")) else voice
 
 
 class PersonaDialog(QDialog):
     """Pick a voice and write a role; "Start new conversation" emits ``applied(voice, role)``.
 
-    ``voice`` is a shipped voice name, a file path, or "" for none; ``role`` is the role text.
+    ``voice`` is a shipped voice name, a file path, "" for the default voice or ``NO_VOICE`` for none;
+    ``role`` is the role text.
     """
 
     applied = Signal(str, str)
@@ -57,11 +61,14 @@ class PersonaDialog(QDialog):
         form = QFormLayout()
         self.voice_combo = QComboBox()
         self.voice_combo.setAccessibleName("voice")
-        self.voice_combo.addItem(NO_VOICE, "")
+        self.voice_combo.addItem(DEFAULT_VOICE_ITEM, "")
         for name in voices:
-            self.voice_combo.addItem(name, name)
+            if name != DEFAULT_VOICE:
+                self.voice_combo.addItem(name, name)
         if not voices:
             self.voice_combo.setToolTip("No shipped voices were found in the model folder.")
+        self.voice_combo.addItem(NO_VOICE_ITEM, NO_VOICE)
+        self.voice_combo.setItemData(self.voice_combo.count() - 1, NO_VOICE_NOTE, Qt.ToolTipRole)
         self.voice_combo.addItem(FROM_RECORDING, None)
         self._recording_index = self.voice_combo.count() - 1
         self.voice_combo.activated.connect(self._voice_activated)
@@ -95,7 +102,7 @@ class PersonaDialog(QDialog):
 
     # -- voice -------------------------------------------------------------------------------
     def _select_voice(self, voice: str) -> None:
-        index = self.voice_combo.findData(voice) if voice else 0
+        index = self.voice_combo.findData(voice) if voice and voice != DEFAULT_VOICE else 0
         if index < 0:  # a file chosen earlier, or a shipped voice this model does not have
             index = self._add_file(voice)
         self.voice_combo.setCurrentIndex(index)
@@ -114,7 +121,7 @@ class PersonaDialog(QDialog):
             self._last_index = index
             return
         path, _ = QFileDialog.getOpenFileName(self, "Voice from a recording", str(Path.home()),
-                                              "WAV audio (*.wav);;All files (*)")
+                                              "Audio (*.wav *.flac *.ogg *.mp3);;All files (*)")
         if path:
             self._last_index = self._add_file(path)
         self.voice_combo.setCurrentIndex(self._last_index)

@@ -6,11 +6,15 @@ Moshi configuration (built on the device in bf16):
 
 - eager ``FrameStep`` vs graph ``FrameStep`` from the same seed over ``--frames`` frames (sampled):
   the tokens must be identical (``parity``);
-- per-frame time with CUDA events (median, p99): eager, graph, graph + int8 weight-only (and
-  int8 with the unfused dequantisation, to see what the fused kernel buys);
+- per-frame time with CUDA events (median, p99): eager, graph, graph + int8 weight-only (with the
+  int8 kernel the engine chose by timing, fused or unfused, and with the other one), each run
+  with whether it really replayed a graph (``graph_active``) or why not (``fallback_reason``);
 - the reference ``moshi`` LMGen + Mimi (its own CUDA graphs, no torch.compile) on the same GPU;
 - the bandwidth floor: bytes touched per frame (LM weights without embeddings, the temporal KV
   ring read by attention, Mimi's weights) / measured device-to-device copy bandwidth.
+
+Each stage (build, eager, graph, int8, reference, ...) is written to the JSON as soon as it ends;
+a stage that fails is recorded with its error and the others still run (exit status 1).
 
 Graph frames run under ``torch.cuda.set_sync_debug_mode("error")`` (a host sync raises) and the
 capture uses ``capture_error_mode="global"`` (inside ``FrameStep``).
@@ -29,6 +33,7 @@ import platform
 import statistics
 import sys
 import time
+import traceback
 from contextlib import nullcontext
 from pathlib import Path
 
@@ -37,9 +42,16 @@ os.environ.setdefault("NO_TORCH_COMPILE", "1")  # the reference: compiling needs
 import torch  # noqa: E402
 
 from bench.common import summary  # noqa: E402
+from engine.atomic import write_atomically  # noqa: E402
 from engine.codec.mimi import Mimi, MimiConfig, load_mimi  # noqa: E402
 from engine.files.hub_layout import MIMI_NAME, MOSHI_NAME  # noqa: E402
-from engine.kernels.quantize import _FUSED, quantize_lm_int8, weight_bytes  # noqa: E402
+from engine.kernels.quantize import (  # noqa: E402
+    _FUSED,
+    KERNEL_CHOICES,
+    fused_kernel_usable,
+    quantize_lm_int8,
+    weight_bytes,
+)
 from engine.lm.generate import SamplingConfig, make_generator  # noqa: E402
 from engine.lm.model import LMConfig, LMModel, load_lm  # noqa: E402
 from engine.runtime.frame_step import FrameStep, sync_debug_error  # noqa: E402
@@ -93,6 +105,7 @@ def run_ours(mimi, lm, inputs, device, graph: bool, seed: int = 7) -> dict:
 
 
 def run_reference(mimi, lm, inputs, device) -> dict:
+    """The reference package's frames (imported here: a missing ``moshi`` fails this stage only)."""
     from moshi.models.lm import LMGen
 
     gen = LMGen(lm)
@@ -170,49 +183,102 @@ def demo_folder() -> Path:
     return ensure_demo_model()
 
 
-def check(name: str, device: torch.device, dtype: torch.dtype, frames: int, bandwidth: float) -> dict:
+class Report:
+    """The JSON report, written (atomically) after every stage, so a crash or a kill loses at most
+    the stage that was running. A stage that raises is recorded with its error; the rest go on."""
+
+    def __init__(self, path: Path, data: dict):
+        self.path, self.data = path, data
+        self.write()
+
+    def write(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomically(self.path, (json.dumps(self.data, indent=2) + "\n").encode())
+
+    def stage(self, model: str, name: str, fn, record=None):
+        """Run one stage: ``record(result)`` (default: the result without its tokens), or
+        ``{"error": ...}``, goes under models/model/name. Returns the full result (``None`` on failure)."""
+        entry = self.data["models"].setdefault(model, {})
+        t0 = time.perf_counter()
+        try:
+            full = fn()
+        except Exception as e:  # a failed stage is a result too; the next stages still run
+            traceback.print_exc()
+            entry[name] = {"error": f"{type(e).__name__}: {e}", "wall_s": round(time.perf_counter() - t0, 1)}
+            self.write()
+            return None
+        entry[name] = record(full) if record else {k: v for k, v in full.items() if k != "tokens"}
+        self.write()
+        return full
+
+
+def check(name: str, device: torch.device, dtype: torch.dtype, frames: int, bandwidth: float,
+          report: Report) -> None:
+    """Every stage of one model, each recorded in ``report`` as it finishes (see ``Report``)."""
     if name not in ("demo", "moshi-7b", "tiny"):
         raise ValueError(f"unknown model {name!r}: expected demo, moshi-7b or tiny")
-    mimi, lm = build_ours(name, device, dtype)
+    built = report.stage(name, "build", lambda: dict(zip(("mimi", "lm"), build_ours(name, device, dtype))),
+                         record=lambda _: {"ok": True})
+    entry = report.data["models"][name]
+    entry["frames"] = frames
     gen = torch.Generator().manual_seed(1)
     inputs = [(0.1 * torch.randn(1, 1, 1920, generator=gen)).to(device) for _ in range(frames)]
-    eager = run_ours(mimi, lm, inputs, device, graph=False)
-    graph = run_ours(mimi, lm, inputs, device, graph=True)
-    floor_bytes = touched_bytes(mimi, lm, kv_bytes(lm))
+    if built is not None:
+        mimi, lm = built["mimi"], built["lm"]
+        eager = report.stage(name, "eager", lambda: run_ours(mimi, lm, inputs, device, graph=False))
+        graph = report.stage(name, "graph", lambda: run_ours(mimi, lm, inputs, device, graph=True))
+        if eager and graph:
+            same = [a == b for a, b in zip(eager["tokens"], graph["tokens"])]
+            entry.update(parity_graph_vs_eager=all(same), frames_identical=sum(same))
+        report.stage(name, "floor", lambda: floor(mimi, lm, bandwidth))
+        if report.stage(name, "quantize_int8", lambda: quantize_with_choice(lm, device, dtype)) is not None:
+            int8 = report.stage(name, "graph_int8", lambda: run_ours(mimi, lm, inputs, device, graph=True))
+            if int8 and graph:
+                entry["int8_frames_identical_to_bf16"] = sum(a == b for a, b in zip(graph["tokens"], int8["tokens"]))
+            report.stage(name, "graph_int8_other_kernel", lambda: with_other_int8_kernel(
+                device, dtype, lambda: run_ours(mimi, lm, inputs, device, graph=True)))
+            report.stage(name, "floor_int8", lambda: floor(mimi, lm, bandwidth))
+        del mimi, lm, built
+    release(device)
+    reference = report.stage(name, "reference", lambda: run_reference(*build_reference(name, device, dtype),
+                                                                       inputs, device))
+    release(device)
+    ours = (entry.get("graph") or {}).get("times", {}).get("median_ms")
+    ref = (reference or {}).get("times", {}).get("median_ms")
+    entry["ours_over_reference"] = round(ours / ref, 3) if ours and ref else None
+    report.write()
+
+
+def floor(mimi, lm, bandwidth: float) -> dict:
+    nbytes = touched_bytes(mimi, lm, kv_bytes(lm))
+    return {"bytes_per_frame": nbytes, "floor_ms": round(nbytes / bandwidth * 1e3, 3)}
+
+
+def quantize_with_choice(lm, device, dtype) -> dict:
+    """Quantise, then make (and report) the fused-or-unfused choice for the device the LM is on."""
     quantize_lm_int8(lm)
-    int8 = run_ours(mimi, lm, inputs, device, graph=True)
-    fused_key = (device.type, dtype)
-    int8_unfused = None
-    if _FUSED.get(fused_key):
-        _FUSED[fused_key] = False
-        int8_unfused = run_ours(mimi, lm, inputs, device, graph=True)["times"]
-        _FUSED[fused_key] = True
-    int8_floor_bytes = touched_bytes(mimi, lm, kv_bytes(lm))
-    same = [a == b for a, b in zip(eager["tokens"], graph["tokens"])]
-    int8_same = [a == b for a, b in zip(graph["tokens"], int8["tokens"])]
-    del lm, mimi
+    fused_kernel_usable(device, dtype)
+    return {"kernel_choice": KERNEL_CHOICES.get((device.type, dtype))}
+
+
+def with_other_int8_kernel(device, dtype, run):
+    """``run`` with the int8 kernel that was not chosen (fused <-> unfused), to see the difference;
+    skipped where the fused kernel is unusable."""
+    key = (device.type, dtype)
+    if not KERNEL_CHOICES.get(key, {}).get("fused_correct"):
+        return {"skipped": "the fused kernel does not run (or disagrees) here"}
+    chosen = _FUSED[key]
+    _FUSED[key] = not chosen
+    try:
+        return {**run(), "kernel": "unfused" if chosen else "fused"}
+    finally:
+        _FUSED[key] = chosen
+
+
+def release(device: torch.device) -> None:
     gc.collect()
     if device.type == "cuda":
         torch.cuda.empty_cache()
-    ref_mimi, ref_lm = build_reference(name, device, dtype)
-    reference = run_reference(ref_mimi, ref_lm, inputs, device)
-    del ref_mimi, ref_lm
-    gc.collect()
-    result = {
-        "frames": frames,
-        "parity_graph_vs_eager": all(same), "frames_identical": sum(same),
-        "graph_active": graph["graph_active"], "fallback_reason": graph["fallback_reason"],
-        "eager": eager["times"], "graph": graph["times"], "graph_int8": int8["times"],
-        "graph_int8_unfused": int8_unfused, "int8_fused_kernel": bool(_FUSED.get(fused_key)),
-        "int8_frames_identical_to_bf16": sum(int8_same),
-        "reference": reference["times"],
-        "bytes_per_frame": floor_bytes, "bytes_per_frame_int8": int8_floor_bytes,
-        "floor_ms": round(floor_bytes / bandwidth * 1e3, 3),
-        "floor_ms_int8": round(int8_floor_bytes / bandwidth * 1e3, 3),
-    }
-    ours, ref = result["graph"].get("median_ms"), result["reference"].get("median_ms")
-    result["ours_over_reference"] = round(ours / ref, 3) if ours and ref else None
-    return result
 
 
 def main(argv=None) -> int:
@@ -231,39 +297,49 @@ def main(argv=None) -> int:
     frames = args.frames or (5 if args.smoke else 60)
     models = args.models or (["tiny"] if args.smoke else ["demo", "moshi-7b"])
     bandwidth = copy_bandwidth(device, (64 << 20) if args.smoke else (1 << 30))
-    report = {
+    out = args.out or RESULTS / "gpu_check.json"
+    report = Report(out, {
         "device": torch.cuda.get_device_name(device) if device.type == "cuda" else platform.processor() or "cpu",
         "torch": torch.__version__, "dtype": str(dtype), "smoke": args.smoke,
         "copy_bandwidth_gb_s": round(bandwidth / 1e9, 1),
         "reference_cuda_graph": os.environ.get("NO_CUDA_GRAPH", "0") in ("", "0"),
-        "models": {},
-    }
+        "complete": False, "models": {},
+    })
     for name in models:
-        report["models"][name] = check(name, device, dtype, frames, bandwidth)
-    report["wall_s"] = round(time.perf_counter() - t0, 1)
-    print_table(report)
-    out = args.out or RESULTS / "gpu_check.json"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(report, indent=2) + "\n")
+        check(name, device, dtype, frames, bandwidth, report)
+    report.data["wall_s"] = round(time.perf_counter() - t0, 1)
+    report.data["complete"] = True
+    report.write()
+    print_table(report.data)
     print(f"wrote {out}")
-    failed = [n for n, r in report["models"].items() if not r["parity_graph_vs_eager"]]
-    if failed:
-        print(f"graph and eager tokens differ for: {', '.join(failed)}", file=sys.stderr)
-    return 1 if failed else 0
+    models_run = report.data["models"]
+    errors = [f"{n}/{stage}" for n, r in models_run.items() for stage, v in r.items()
+              if isinstance(v, dict) and "error" in v]
+    differ = [n for n, r in models_run.items() if r.get("parity_graph_vs_eager") is False]
+    if errors:
+        print(f"failed stages: {', '.join(errors)}", file=sys.stderr)
+    if differ:
+        print(f"graph and eager tokens differ for: {', '.join(differ)}", file=sys.stderr)
+    return 1 if errors or differ else 0
 
 
 def print_table(report: dict) -> None:
     print(f"{report['device']}  torch {report['torch']}  {report['dtype']}  copy {report['copy_bandwidth_gb_s']} GB/s")
-    head = f"{'model':10} {'run':18} {'median ms':>10} {'p99 ms':>8}"
-    print(head)
+    print(f"{'model':10} {'run':24} {'median ms':>10} {'p99 ms':>8}  graph")
     for name, r in report["models"].items():
-        for run in ("eager", "graph", "graph_int8", "graph_int8_unfused", "reference"):
-            t = r.get(run) or {}
+        for run in ("eager", "graph", "graph_int8", "graph_int8_other_kernel", "reference"):
+            v = r.get(run) or {}
+            t = v.get("times") or {}
             if t.get("n"):
-                print(f"{name:10} {run:18} {t['median_ms']:>10.2f} {t['p99_ms']:>8.2f}")
-        print(f"{name:10} floor bf16/int8: {r['floor_ms']:.2f} / {r['floor_ms_int8']:.2f} ms; parity "
-              f"{r['frames_identical']}/{r['frames']}; graph {r['graph_active']} ({r['fallback_reason']}); "
-              f"ours/reference {r['ours_over_reference']}")
+                graph = "" if "graph_active" not in v else f"{v['graph_active']} ({v['fallback_reason']})"
+                print(f"{name:10} {run:24} {t['median_ms']:>10.2f} {t['p99_ms']:>8.2f}  {graph}")
+            elif "error" in v:
+                print(f"{name:10} {run:24} failed: {v['error']}")
+        print(f"{name:10} floor bf16/int8: {(r.get('floor') or {}).get('floor_ms')} / "
+              f"{(r.get('floor_int8') or {}).get('floor_ms')} ms; "
+              f"parity {r.get('frames_identical')}/{r.get('frames')}; "
+              f"int8 kernel {(r.get('quantize_int8') or {}).get('kernel_choice')}; "
+              f"ours/reference {r.get('ours_over_reference')}")
 
 
 if __name__ == "__main__":

@@ -16,12 +16,12 @@ docs/architecture.md.
 """
 
 from .atomic import write_atomically
-from .audio import FRAME_MS, FRAME_SECONDS, FRAME_SIZE, SAMPLE_RATE, read_wav, write_wav
+from .audio import FRAME_MS, FRAME_SECONDS, FRAME_SIZE, SAMPLE_RATE, read_audio, read_wav, write_wav
 from .errors import AudioFileError, ConversationFileError, ModelError
 from .files.models import PRESETS, Preset, PresetStatus, hub_cache_dir, preset_status, resolve_model
 from .lm.generate import SamplingConfig
-from .lm.prompts import DEFAULT_ROLE, shipped_voices
-from .runtime.loading import LoadedModel, ModelInfo, Precision, load_model
+from .lm.prompts import DEFAULT_ROLE, DEFAULT_VOICE, NO_VOICE, shipped_voices
+from .runtime.loading import LoadedModel, ModelInfo, Precision, load_model, release_memory
 from .runtime.session import (
     CacheStats,
     FrameResult,
@@ -34,9 +34,9 @@ from .runtime.session import (
 from .version import VERSION
 
 __all__ = [
-    "DEFAULT_ROLE", "FRAME_MS", "FRAME_SECONDS", "FRAME_SIZE", "PRESETS", "SAMPLE_RATE", "VERSION",
-    "AudioFileError", "CacheStats", "ConversationFileError", "FrameResult", "FrameTimings", "GraphStatus",
+    "DEFAULT_ROLE", "DEFAULT_VOICE", "FRAME_MS", "FRAME_SECONDS", "FRAME_SIZE", "NO_VOICE", "PRESETS", "SAMPLE_RATE",
+    "VERSION", "AudioFileError", "CacheStats", "ConversationFileError", "FrameResult", "FrameTimings", "GraphStatus",
     "LoadedModel", "ModelError", "ModelInfo", "OfflineResult", "Precision", "Preset", "PresetStatus",
-    "SamplingConfig", "Session", "TranscriptEntry", "hub_cache_dir", "load_model", "preset_status", "read_wav",
-    "resolve_model", "shipped_voices", "write_atomically", "write_wav",
+    "SamplingConfig", "Session", "TranscriptEntry", "hub_cache_dir", "load_model", "preset_status", "read_audio",
+    "read_wav", "release_memory", "resolve_model", "shipped_voices", "write_atomically", "write_wav",
 ]

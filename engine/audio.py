@@ -1,8 +1,10 @@
-"""WAV files in and out: any rate and channel count in, 24 kHz mono float32 for the engine.
+"""Audio files in and out: any rate and channel count in, 24 kHz mono float32 for the engine.
 
-Reading parses the RIFF chunks itself, so integer PCM (8/16/24/32-bit), IEEE float (32/64-bit) and
-WAVE_FORMAT_EXTENSIBLE files all take the same path; channels are averaged and the rate is
-converted with soxr. Writing is 16-bit PCM through the stdlib ``wave`` module, atomically.
+WAV reading parses the RIFF chunks itself, so integer PCM (8/16/24/32-bit), IEEE float (32/64-bit)
+and WAVE_FORMAT_EXTENSIBLE files all take the same path. Other formats (FLAC, Ogg Vorbis/Opus,
+MP3, ...) are decoded by libsndfile through ``soundfile`` (``read_audio``). Channels are averaged
+and the rate is converted with soxr. Writing is 16-bit PCM WAV through the stdlib ``wave`` module,
+atomically.
 """
 
 from __future__ import annotations
@@ -28,12 +30,45 @@ _PCM, _FLOAT, _EXTENSIBLE = 0x0001, 0x0003, 0xFFFE
 
 def read_wav(path: str | os.PathLike, sample_rate: int = SAMPLE_RATE) -> np.ndarray:
     """Read a WAV file as float32 mono at ``sample_rate`` (channels averaged, resampled with soxr)."""
+    samples, rate = _decode(_read_bytes(path), os.fspath(path))
+    return _to_mono(samples, rate, sample_rate)
+
+
+def read_audio(path: str | os.PathLike, sample_rate: int = SAMPLE_RATE) -> np.ndarray:
+    """Read any common audio file (WAV, FLAC, Ogg, MP3, ...) as float32 mono at ``sample_rate``.
+
+    WAV takes ``read_wav``'s path; anything else is decoded by libsndfile (``soundfile``)."""
+    data = _read_bytes(path)
+    name = os.fspath(path)
+    if data[:4] == b"RIFF" and data[8:12] == b"WAVE":
+        samples, rate = _decode(data, name)
+    else:
+        samples, rate = _decode_with_libsndfile(data, name)
+    return _to_mono(samples, rate, sample_rate)
+
+
+def _read_bytes(path: str | os.PathLike) -> bytes:
     try:
         with open(path, "rb") as f:
-            data = f.read()
+            return f.read()
     except OSError as e:
         raise AudioFileError(f"cannot read audio file {os.fspath(path)!r}: {e.strerror or e}") from e
-    samples, rate = _decode(data, os.fspath(path))
+
+
+def _decode_with_libsndfile(data: bytes, name: str) -> tuple[np.ndarray, int]:
+    import soundfile  # imported here: only non-WAV files need libsndfile
+
+    try:
+        samples, rate = soundfile.read(io.BytesIO(data), dtype="float32", always_2d=True)
+    except (RuntimeError, TypeError) as e:  # soundfile.LibsndfileError is a RuntimeError
+        raise AudioFileError(f"{name!r} is not an audio file that can be decoded (WAV, FLAC, Ogg, MP3, ...): "
+                             f"{e}") from e
+    if samples.shape[0] == 0:
+        raise AudioFileError(f"{name!r} contains no audio")
+    return samples, int(rate)
+
+
+def _to_mono(samples: np.ndarray, rate: int, sample_rate: int) -> np.ndarray:
     mono = samples.mean(axis=1, dtype=np.float64) if samples.shape[1] > 1 else samples[:, 0]
     mono = np.ascontiguousarray(mono, dtype=np.float32)
     if rate != sample_rate:

@@ -12,7 +12,14 @@ import pytest
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
-from app.persona import FROM_RECORDING, NO_VOICE, PERSONAPLEX_ONLY, PersonaDialog
+from app.persona import (
+    DEFAULT_VOICE_ITEM,
+    FROM_RECORDING,
+    NO_VOICE_ITEM,
+    NO_VOICE_NOTE,
+    PERSONAPLEX_ONLY,
+    PersonaDialog,
+)
 from engine import shipped_voices
 from engine.lm.prompts import DEFAULT_ROLE
 from tests.test_app_window import Harness
@@ -62,9 +69,17 @@ def test_the_dialog_lists_the_voices_prefills_the_default_role_and_takes_a_recor
         qtbot, voices_dir, tmp_path, monkeypatch):
     dialog = PersonaDialog(shipped_voices(voices_dir), "NATM1", "")
     qtbot.addWidget(dialog)
-    assert combo_items(dialog) == [NO_VOICE, "NATF2", "NATM1", "VARF0", FROM_RECORDING]
+    assert combo_items(dialog) == [DEFAULT_VOICE_ITEM, "NATF2", "NATM1", "VARF0", NO_VOICE_ITEM, FROM_RECORDING]
     assert dialog.voice() == "NATM1"
     assert dialog.role_edit.toPlainText() == DEFAULT_ROLE
+    none_index = combo_items(dialog).index(NO_VOICE_ITEM)
+    assert dialog.voice_combo.itemData(none_index, Qt.ToolTipRole) == NO_VOICE_NOTE
+    dialog.voice_combo.setCurrentIndex(none_index)
+    assert dialog.voice() == "none"  # the advanced choice, said explicitly
+    fresh = PersonaDialog(["NATF0", "NATF2"], "", "")  # no saved choice: the default voice, listed once
+    qtbot.addWidget(fresh)
+    assert fresh.voice() == "" and combo_items(fresh)[:2] == [DEFAULT_VOICE_ITEM, "NATF2"]
+    dialog.voice_combo.setCurrentIndex(combo_items(dialog).index("NATM1"))
 
     recording = tmp_path / "me.wav"
     monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: ("", ""))  # cancelled: nothing changes
@@ -168,7 +183,7 @@ def test_a_personaplex_window_offers_the_worker_listed_voices_and_the_saved_choi
         assert "default voice and role instead" in w.error_label.text()
         qtbot.mouseClick(w.dismiss_button, Qt.LeftButton)
         assert w.persona_button.isEnabled() and w.persona_action.isEnabled()
-        assert w.persona_label.isVisible() and "voice none" in w.persona_label.text()
+        assert w.persona_label.isVisible() and f"voice {DEFAULT_VOICE_ITEM}" in w.persona_label.text()
         assert w.persona_prompts() == ("NATF2", "You are a pirate.")
 
         w.activateWindow()

@@ -137,3 +137,25 @@ def test_rejects_bad_input():
     with pytest.raises(ValueError, match="batch 1"):
         FrameStep(step.mimi, step.generator, {"mimi": step.mimi.init_state(2),
                                               "gen": step.generator.init_state(2)})
+
+
+def test_a_rehearsal_before_the_first_frame_leaves_the_conversation_exactly_as_it_was():
+    """What ``prepare`` relies on to warm up and capture ahead: frames run on the session's own
+    buffers, then the state is copied back in place, so live frames give the same tokens and audio
+    as without the rehearsal, and the state tensors are the same objects (a graph stays valid)."""
+    inputs = frames(8, SMALL_MIMI.frame_size, seed=4)
+    plain, rehearsed = small_step(), small_step()
+    identities = {name: t.data_ptr() for name, t in flatten(rehearsed.state).items()}
+    seen = []
+    rehearsed.rehearse(rehearsed.generator.first_output_frame, lambda: len(seen) < 3 and not seen.append(1))
+    assert len(seen) == 3
+    assert {name: t.data_ptr() for name, t in flatten(rehearsed.state).items()} == identities
+    for i, pcm in enumerate(inputs):
+        a, b = plain(pcm, i), rehearsed(pcm, i)
+        assert int(a[0]) == int(b[0]) and torch.equal(a[1], b[1]) and torch.equal(a[2], b[2])
+
+
+def test_prepare_has_nothing_to_do_where_no_capture_is_pending():
+    step = small_step(use_cuda_graph=True, on_event=lambda event: pytest.fail(f"{event} on the CPU"))
+    step.prepare(0)  # the CPU: frames run eagerly, no warm-up or capture frames exist
+    step(frames(1, SMALL_MIMI.frame_size)[0], 0)

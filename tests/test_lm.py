@@ -11,8 +11,8 @@ import pytest
 import torch
 from safetensors.torch import save_file
 
-from engine.files.checkpoint import stack_split_attention
-from engine.lm.model import MOSHI_DELAYS, LMConfig, LMModel, expand_personaplex_checkpoint, load_lm
+from engine.files.checkpoint import source_shape, stack_split_attention, stacked_sources
+from engine.lm.model import MOSHI_DELAYS, LMConfig, LMModel, load_lm, personaplex_sources
 from tests.reference import require_moshi
 
 TINY = dict(dim=128, num_heads=4, num_layers=2, hidden_scale=4.125, context=20, text_card=100, card=256,
@@ -153,10 +153,10 @@ def test_7b_keys_match_notes_and_reference(preset):
 def test_personaplex_expands_8_step_file_on_meta():
     """The 8-step file rule on the full-size shapes: every 16-step key but ``depformer_emb.7`` is
     produced (the rule copies tables 0..6 to 8..14 only), with nothing left over."""
-    eight = LMModel(LMConfig.moshi_7b(), device="meta").state_dict()
-    expanded = expand_personaplex_checkpoint(eight, LMConfig.personaplex_7b())
+    eight = {k: tuple(v.shape) for k, v in LMModel(LMConfig.moshi_7b(), device="meta").state_dict().items()}
+    expanded = personaplex_sources(stacked_sources(eight), eight, LMConfig.personaplex_7b())
     want = {k: tuple(v.shape) for k, v in LMModel(LMConfig.personaplex_7b(), device="meta").state_dict().items()}
-    got = {k: tuple(v.shape) for k, v in expanded.items()}
+    got = {k: source_shape(s, eight, k) for k, s in expanded.items()}
     assert set(want) - set(got) == {"depformer_emb.7.weight"}
     assert got == {k: v for k, v in want.items() if k != "depformer_emb.7.weight"}
 

@@ -283,13 +283,24 @@ def test_voice_pt_is_converted_once_and_never_unpickled_again(tmp_path, monkeypa
     assert torch.equal(load_voice_prompt(pt).embeddings, emb * 2)
 
 
+def test_voice_pt_extra_entries_are_ignored_not_copied(tmp_path):
+    emb, cache = torch.randn(3, 1, 1, 16), torch.randint(0, CARD, (1, 17, 4))
+    pt = tmp_path / "VARF1.pt"
+    torch.save({"embeddings": emb, "cache": cache, "text_tokens": torch.arange(4), "note": "v2"}, pt)
+    voice = load_voice_prompt(pt)
+    assert torch.equal(voice.embeddings, emb) and torch.equal(voice.cache, cache)
+    from safetensors import safe_open
+
+    with safe_open(str(tmp_path / "VARF1.safetensors"), framework="pt") as f:
+        assert set(f.keys()) == {"embeddings", "cache"}  # noqa: SIM118 (not a dict)
+
+
 class NotATensor:
     pass
 
 
 @pytest.mark.parametrize("content, word", [
     ({"embeddings": torch.randn(2, 1, 1, 8)}, "keys"),
-    ({"embeddings": torch.randn(2, 1, 1, 8), "cache": torch.zeros(1, 17, 4), "x": 1}, "keys"),
     ({"embeddings": torch.zeros(2, 1, 1, 8, dtype=torch.long), "cache": torch.zeros(1, 17, 4, dtype=torch.long)},
      "embeddings"),
     ({"embeddings": torch.randn(2, 8), "cache": torch.zeros(1, 17, 4, dtype=torch.long)}, "embeddings"),

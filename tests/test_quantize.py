@@ -141,3 +141,12 @@ def test_free_running_greedy_agreement_is_reported_and_step_stays_graph_safe(mod
         same.append(all(torch.equal(x, y) for x, y in zip(a, b)))
     print(f"free-running greedy: {sum(same)}/{len(same)} frames identical")
     assert all(same[:3]) and spy.bad == []
+
+
+def test_the_int8_kernel_timing_runs_both_forms_and_the_cpu_keeps_the_unfused_one():
+    from engine.kernels.quantize import KERNEL_CHOICES, fused_kernel_usable, time_int8_kernels
+
+    times = time_int8_kernels(torch.device("cpu"), torch.float32, shapes=((64, 48), (32, 96)), repeats=3)
+    assert set(times) == {"fused_ms", "unfused_ms"} and all(t > 0 for t in times.values())
+    assert fused_kernel_usable(torch.device("cpu"), torch.float32) is False
+    assert KERNEL_CHOICES[("cpu", torch.float32)]["fused"] is False

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 
 import torch
 from safetensors import safe_open
@@ -13,23 +14,54 @@ from torch import nn
 _SPLIT = re.compile(r"^(?P<prefix>.*self_attn\.)(?P<kind>in_projs|out_projs)\.(?P<i>\d+)\.weight$")
 
 
-def stack_split_attention(state_dict: Mapping[str, torch.Tensor]) -> dict[str, torch.Tensor]:
-    """Accept both attention layouts: the released files' stacked ``in_proj_weight`` /
-    ``out_proj.weight`` and the newer split ``in_projs.{i}.weight`` / ``out_projs.{i}.weight``."""
-    out: dict[str, torch.Tensor] = {}
-    groups: dict[str, dict[int, torch.Tensor]] = {}
-    for key, value in state_dict.items():
+@dataclass(frozen=True)
+class Source:
+    """Where one model tensor comes from in a checkpoint: the file tensors ``keys`` concatenated
+    along dim 0, that concatenation repeated ``repeat`` times along dim 0 (PersonaPlex's rule for
+    a depth transformer stored with half its steps)."""
+
+    keys: tuple[str, ...]
+    repeat: int = 1
+
+
+Shapes = Mapping[str, tuple[int, ...]]
+
+
+def stacked_sources(file_shapes: Shapes) -> dict[str, Source]:
+    """Model key -> Source for every tensor of a file, accepting both attention layouts: the
+    released files' stacked ``in_proj_weight`` / ``out_proj.weight`` and the newer split
+    ``in_projs.{i}.weight`` / ``out_projs.{i}.weight`` (stacked in step order)."""
+    out: dict[str, Source] = {}
+    groups: dict[str, dict[int, str]] = {}
+    for key in file_shapes:
         m = _SPLIT.match(key)
         if m is None:
-            out[key] = value
+            out[key] = Source((key,))
             continue
         name = "in_proj_weight" if m["kind"] == "in_projs" else "out_proj.weight"
-        groups.setdefault(m["prefix"] + name, {})[int(m["i"])] = value
+        groups.setdefault(m["prefix"] + name, {})[int(m["i"])] = key
     for key, parts in groups.items():
         if sorted(parts) != list(range(len(parts))):
             raise ValueError(f"checkpoint has gaps in the per-step attention weights for {key}")
-        out[key] = torch.cat([parts[i] for i in range(len(parts))], dim=0)
+        out[key] = Source(tuple(parts[i] for i in range(len(parts))))
     return out
+
+
+def source_shape(source: Source, file_shapes: Shapes, key: str = "") -> tuple[int, ...]:
+    """The shape of the tensor ``source`` builds (ValueError if its parts cannot be stacked)."""
+    parts = [tuple(file_shapes[k]) for k in source.keys]
+    if len(parts) == 1 and source.repeat == 1:
+        return parts[0]
+    if any(len(p) == 0 or p[1:] != parts[0][1:] for p in parts):
+        raise ValueError(f"checkpoint tensors {', '.join(source.keys)} for {key} cannot be stacked: shapes {parts}")
+    return (source.repeat * sum(p[0] for p in parts), *parts[0][1:])
+
+
+def stack_split_attention(state_dict: Mapping[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    """A whole state dict with split attention weights stacked (see ``stacked_sources``)."""
+    sources = stacked_sources({k: tuple(v.shape) for k, v in state_dict.items()})
+    return {k: state_dict[s.keys[0]] if len(s.keys) == 1 else torch.cat([state_dict[p] for p in s.keys])
+            for k, s in sources.items()}
 
 
 def check_strict(module: nn.Module, shapes: Mapping[str, tuple[int, ...]], what: str,
@@ -61,16 +93,33 @@ def load_strict(module: nn.Module, state_dict: Mapping[str, torch.Tensor], what:
             p.copy_(state_dict[k])
 
 
-def load_strict_streaming(module: nn.Module, path: str | os.PathLike, what: str) -> bool:
-    """Copy a safetensors file into ``module`` one tensor at a time (host memory: one tensor, not
-    the whole 15 GB file), after ``check_strict`` on the header's shapes. Returns False, loading
-    nothing, when the file has split attention keys that must be stacked first."""
-    with safe_open(os.fspath(path), framework="pt", device="cpu") as f:
-        shapes = {k: tuple(f.get_slice(k).get_shape()) for k in f.keys()}  # noqa: SIM118 (not a dict)
-        if any(_SPLIT.match(k) for k in shapes):
-            return False
-        params = check_strict(module, shapes, what)
+def load_strict_streaming(module: nn.Module, path: str | os.PathLike, what: str,
+                          plan: Callable[[dict[str, Source], Shapes], dict[str, Source]] | None = None) -> None:
+    """Copy a safetensors file into ``module`` one file tensor at a time, after ``check_strict`` on
+    the shapes its header implies. Host memory holds one file tensor at a time, not the whole
+    (15 GB) file, read with ``pread``. ``plan`` rewrites the model-key -> Source map first (PersonaPlex's expansion)."""
+    # pread, not mmap: a mapped file's pages stay resident (as the process's memory) until it is
+    # closed, so a mapping would still put the whole file in host RAM by the end of the load.
+    with safe_open(os.fspath(path), framework="pt", device="cpu", backend="pread") as f:
+        file_shapes = {k: tuple(f.get_slice(k).get_shape()) for k in f.keys()}  # noqa: SIM118 (not a dict)
+        sources = stacked_sources(file_shapes)
+        if plan is not None:
+            sources = plan(sources, file_shapes)
+        params = check_strict(module, {k: source_shape(s, file_shapes, k) for k, s in sources.items()}, what)
         with torch.no_grad():
             for k, p in params.items():
-                p.copy_(f.get_tensor(k))
-    return True
+                _copy_source(p, sources[k], file_shapes, f.get_tensor)
+
+
+def _copy_source(param: torch.Tensor, source: Source, file_shapes: Shapes, read) -> None:
+    """Fill ``param`` from its Source, reading each file tensor once (also when repeated)."""
+    if len(source.keys) == 1 and source.repeat == 1:
+        param.copy_(read(source.keys[0]))
+        return
+    period = sum(file_shapes[k][0] for k in source.keys)
+    row = 0
+    for key in source.keys:
+        part = read(key)
+        for r in range(source.repeat):
+            param[r * period + row:r * period + row + part.shape[0]].copy_(part)
+        row += part.shape[0]

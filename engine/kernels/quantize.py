@@ -15,14 +15,17 @@ the model code does not change: the float parameter is replaced by a property re
 module (``<name>_int8``, ``<name>_scale``), so ``.to(device)`` moves them and ``state_dict`` holds
 them: quantise on the CPU, then move, to fit a 12 GB GPU.
 
-The matmul dequantises on the fly: on accelerators ``torch._weight_int8pack_mm`` (one fused
-kernel: the int8 weight is read once) where this torch build supports the device and dtype,
-checked once per (device type, dtype) by comparing it with the unfused form
-``F.linear(x, q.to(dtype)) * scale``, which is used otherwise. The CPU always takes the unfused
-form: for one row the fused CPU kernel measured 3-15x slower here (2-core AMD EPYC VM, torch 2.13).
-The check runs eagerly the first time a quantised model computes on a device
-(``quantize_lm_int8`` runs it for the model's device), never inside a graph capture, since a
-CUDA graph is captured after eager warm-up frames.
+The matmul dequantises on the fly, in one of two forms: the unfused ``F.linear(x, q.to(dtype)) *
+scale`` (the int8 weight is converted, then a float matmul), or ``torch._weight_int8pack_mm``
+(one fused kernel that reads the int8 weight once). Fused is not automatically faster: torch's
+CUDA kernel is a naive one (one thread per output, uncoalesced reads) and may lose to the
+converted bf16 matmul. So the choice is measured, once per (device type, dtype), the first time a
+quantised model computes there or when ``quantize_lm_int8`` runs for the device its weights are
+on at that point (usually the CPU: quantisation happens before the move): the fused kernel must
+agree with the unfused form, then both are timed at the 7B model's matmul shapes and the faster
+is kept (``KERNEL_CHOICES`` records the times). The CPU always takes the unfused form: for one row
+the fused CPU kernel measured 3-15x slower (2-core AMD EPYC VM, torch 2.13). The measurement runs
+eagerly, never inside a graph capture, since a CUDA graph is captured after eager warm-up frames.
 """
 
 from __future__ import annotations
@@ -35,7 +38,10 @@ from ..lm.model import LMModel
 from ..streaming.transformer import StackedLinear, StreamingAttention
 
 INT8_MAX = 127
-_FUSED: dict[tuple[str, torch.dtype], bool] = {}  # (device type, dtype) -> fused kernel usable
+_FUSED: dict[tuple[str, torch.dtype], bool] = {}  # (device type, dtype) -> the fused kernel is used
+KERNEL_CHOICES: dict[tuple[str, torch.dtype], dict] = {}  # (device type, dtype) -> what was measured
+# (in, out) of the 7B matmuls a frame runs most: temporal FFN in/out, depformer attention and FFN in
+TIMED_SHAPES = ((4096, 22528), (11264, 4096), (1024, 3072), (1024, 5632))
 
 
 class Int8Weight:
@@ -107,24 +113,64 @@ def _fused(x: torch.Tensor, q: torch.Tensor, scale: torch.Tensor) -> torch.Tenso
 
 
 def fused_kernel_usable(device: torch.device, dtype: torch.dtype) -> bool:
-    """Whether ``torch._weight_int8pack_mm`` runs here and agrees with the unfused form (cached).
+    """Whether ``torch._weight_int8pack_mm`` is used here: it runs, agrees with the unfused form,
+    and is faster at ``TIMED_SHAPES`` (cached per (device type, dtype); see the module docstring).
 
     Syncs with the device the first time for a (device type, dtype): call it eagerly.
     """
     key = (device.type, dtype)
     if key not in _FUSED:
-        ok = hasattr(torch, "_weight_int8pack_mm") and device.type not in ("cpu", "meta")
-        if ok:
-            gen = torch.Generator().manual_seed(0)
-            x = torch.randn(3, 64, generator=gen).to(device, dtype)
-            q, scale = quantize_rows(torch.randn(48, 64, generator=gen).to(device, dtype))
-            try:
-                got, want = _fused(x, q, scale).float(), _unfused(x, q, scale).float()
-                ok = bool((got - want).abs().max() <= 2e-2 * want.abs().max())
-            except (RuntimeError, NotImplementedError):
-                ok = False
-        _FUSED[key] = ok
+        choice = {"fused_correct": False}
+        if hasattr(torch, "_weight_int8pack_mm") and device.type not in ("cpu", "meta"):
+            choice["fused_correct"] = _fused_agrees(device, dtype)
+            if choice["fused_correct"]:
+                choice.update(time_int8_kernels(device, dtype))
+        choice["fused"] = bool(choice["fused_correct"] and choice["fused_ms"] < choice["unfused_ms"])
+        KERNEL_CHOICES[key] = choice
+        _FUSED[key] = choice["fused"]
     return _FUSED[key]
+
+
+def _fused_agrees(device: torch.device, dtype: torch.dtype) -> bool:
+    gen = torch.Generator().manual_seed(0)
+    x = torch.randn(3, 64, generator=gen).to(device, dtype)
+    q, scale = quantize_rows(torch.randn(48, 64, generator=gen).to(device, dtype))
+    try:
+        got, want = _fused(x, q, scale).float(), _unfused(x, q, scale).float()
+    except (RuntimeError, NotImplementedError):
+        return False
+    return bool((got - want).abs().max() <= 2e-2 * want.abs().max())
+
+
+def time_int8_kernels(device: torch.device, dtype: torch.dtype, shapes=TIMED_SHAPES, repeats: int = 20) -> dict:
+    """Milliseconds of one row through each matmul shape, summed: {"fused_ms", "unfused_ms"}
+    (medians of ``repeats`` after a warm-up; CUDA events on a GPU, a wall clock elsewhere)."""
+    import statistics
+    import time
+
+    totals = {"fused_ms": 0.0, "unfused_ms": 0.0}
+    gen = torch.Generator().manual_seed(0)
+    for n_in, n_out in shapes:
+        x = torch.randn(1, n_in, generator=gen).to(device, dtype)
+        q = torch.randint(-INT8_MAX, INT8_MAX + 1, (n_out, n_in), dtype=torch.int8, generator=gen).to(device)
+        scale = torch.rand(n_out, generator=gen).to(device, dtype) * 1e-2
+        for name, fn in (("fused_ms", _fused), ("unfused_ms", _unfused)):
+            fn(x, q, scale)  # warm-up
+            times = []
+            for _ in range(repeats):
+                if device.type == "cuda":
+                    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                    start.record()
+                    fn(x, q, scale)
+                    end.record()
+                    end.synchronize()
+                    times.append(start.elapsed_time(end))
+                else:
+                    t0 = time.perf_counter()
+                    fn(x, q, scale)
+                    times.append((time.perf_counter() - t0) * 1e3)
+            totals[name] += statistics.median(times)
+    return {k: round(v, 4) for k, v in totals.items()}
 
 
 def int8_linear(x: torch.Tensor, q: torch.Tensor, scale: torch.Tensor) -> torch.Tensor:

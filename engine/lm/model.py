@@ -19,7 +19,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ..files.checkpoint import load_strict, load_strict_streaming, stack_split_attention
+from ..files.checkpoint import Shapes, Source, load_strict_streaming, source_shape
 from ..state import StateTree
 from ..streaming.layers import make_norm
 from ..streaming.transformer import StreamingTransformer, TransformerConfig
@@ -234,9 +234,10 @@ class LMModel(nn.Module):
 _PP_COPIED = re.compile(r"(?:^|\.)(?:gating|linears|depformer_in|depformer_emb)\.(\d+)\.")
 
 
-def expand_personaplex_checkpoint(state_dict: Mapping[str, torch.Tensor], config: LMConfig
-                                  ) -> dict[str, torch.Tensor]:
-    """PersonaPlex's rule for loading a file with half the model's depformer steps (8 of 16).
+def personaplex_sources(sources: Mapping[str, Source], file_shapes: Shapes, config: LMConfig
+                        ) -> dict[str, Source]:
+    """PersonaPlex's rule for loading a file with half the model's depformer steps (8 of 16), as a
+    plan over the file's tensors (nothing is read here; the load streams tensor by tensor).
 
     (a) a depformer attention weight stored for half the steps is concatenated with itself along
     dim 0 (steps 8..15 = steps 0..7); (b) a missing ``gating|linears|depformer_in|depformer_emb``
@@ -245,22 +246,23 @@ def expand_personaplex_checkpoint(state_dict: Mapping[str, torch.Tensor], config
     tables 0..6 and the rule copies 0..6 to 8..14): a file without it cannot be loaded (PersonaPlex
     itself would leave that table on the meta device), so the strict load reports it as missing.
     """
-    out = dict(state_dict)
+    out = dict(sources)
     half = config.dep_q // 2
     d = config.depformer_dim
     full_rows = {"in_proj_weight": 3 * config.dep_q * d, "out_proj.weight": config.dep_q * d}
-    for key, value in state_dict.items():
+    for key, source in sources.items():
         if key.startswith("depformer.") and ".self_attn." in key:
-            for suffix, rows in full_rows.items():
-                if key.endswith(suffix) and 2 * value.shape[0] == rows:
-                    out[key] = torch.cat([value, value], dim=0)
+            rows = source_shape(source, file_shapes, key)[0]
+            for suffix, full in full_rows.items():
+                if key.endswith(suffix) and 2 * rows == full:
+                    out[key] = dataclasses.replace(source, repeat=2 * source.repeat)
     for key in LMModel(config, device="meta").state_dict():
         m = _PP_COPIED.search(key)
         if key in out or m is None or not half <= int(m[1]) < 2 * half:
             continue
-        source = key[:m.start(1)] + str(int(m[1]) - half) + key[m.end(1):]
-        if source in out:
-            out[key] = out[source]
+        origin = key[:m.start(1)] + str(int(m[1]) - half) + key[m.end(1):]
+        if origin in out:
+            out[key] = out[origin]
     return out
 
 
@@ -269,10 +271,10 @@ def load_lm(path: str | Path, config: LMConfig, device: torch.device | str = "cp
     """Load a released ``model.safetensors`` (stacked or split attention keys) strictly, cast to ``dtype``.
 
     For PersonaPlex configurations an 8-step depformer file is expanded with PersonaPlex's rule.
-    Raises ValueError naming missing / unexpected keys or wrong shapes.
+    Raises ValueError naming missing / unexpected keys or wrong shapes. Both kinds of file stream
+    into the model one tensor at a time: host memory peaks at about one tensor, not the file.
     """
     from safetensors import SafetensorError
-    from safetensors.torch import load_file
 
     path = Path(path)
     if not path.is_file():
@@ -282,12 +284,9 @@ def load_lm(path: str | Path, config: LMConfig, device: torch.device | str = "cp
     model = model.to_empty(device=device)
     what = f"LM checkpoint {path.name}"
     try:
-        # Released Moshi files stream tensor by tensor; files needing rewriting load whole.
-        if config.is_personaplex or not load_strict_streaming(model, path, what):
-            state_dict = stack_split_attention(load_file(str(path), device="cpu"))
-            if config.is_personaplex:
-                state_dict = expand_personaplex_checkpoint(state_dict, config)
-            load_strict(model, state_dict, what)
+        plan = (lambda sources, shapes: personaplex_sources(sources, shapes, config)) if config.is_personaplex \
+            else None
+        load_strict_streaming(model, path, what, plan)
     except (SafetensorError, OSError) as e:
         raise ValueError(f"{path} is not a readable safetensors file: {e}") from e
     return model.eval().requires_grad_(False)

@@ -11,7 +11,8 @@ frame; user audio = a 440 Hz sine frame throughout):
 
 Released voices are torch pickles ``{"embeddings": [N, 1, 1, dim], "cache": [1, 17, 4] long}``.
 They are read once with ``torch.load(weights_only=True)`` (tensors only, no code runs), validated
-strictly and converted to a safetensors file that all later loads use.
+strictly and converted to a safetensors file that all later loads use. Other entries beside those
+two (which are all PersonaPlex uses) are ignored, not copied.
 """
 
 from __future__ import annotations
@@ -141,9 +142,12 @@ def _read_pickle(path: Path) -> tuple[torch.Tensor, torch.Tensor]:
         content = torch.load(path, weights_only=True, map_location="cpu")
     except Exception as e:  # the restricted unpickler refuses anything but tensors and containers
         raise ValueError(f"voice prompt {path.name} is not a tensors-only torch file: {e}") from e
-    if not isinstance(content, dict) or set(content) != {"embeddings", "cache"}:
-        keys = sorted(content) if isinstance(content, dict) else type(content).__name__
+    if not isinstance(content, dict) or not {"embeddings", "cache"} <= set(content):
+        keys = sorted(map(str, content)) if isinstance(content, dict) else type(content).__name__
         raise ValueError(f"voice prompt {path.name}: expected a dict with keys 'embeddings' and 'cache', got {keys}")
+    extra = sorted(map(str, set(content) - {"embeddings", "cache"}))
+    if extra:
+        log.info("voice prompt %s: ignoring entries %s (only 'embeddings' and 'cache' are used)", path.name, extra)
     _check_voice_tensors(content["embeddings"], content["cache"], f"voice prompt {path.name}")
     return content["embeddings"], content["cache"]
 
@@ -168,8 +172,8 @@ def voice_prompt_from_pcm(pcm: torch.Tensor, encode: Callable[[torch.Tensor], to
     """Voice prompt from a 24 kHz mono recording ``pcm`` [samples] (float).
 
     ``encode`` maps PCM [1, 1, n * 1920] to Mimi codes [1, 8, n] (e.g. a fresh ``Mimi.encode_step``
-    with its state bound). The last frame is zero-padded. PersonaPlex also normalises the
-    recording to -24 LUFS first; do that before calling if the recording is much louder or softer.
+    with its state bound). The last frame is zero-padded. The recording should already be at
+    PersonaPlex's level (-24 LUFS): ``prompts.voice_prompt_from_recording`` reads and normalises it.
     """
     if not isinstance(pcm, torch.Tensor) or pcm.dim() != 1 or not pcm.is_floating_point() or pcm.numel() == 0:
         raise ValueError("expected the voice recording as a non-empty float tensor [samples] at 24 kHz")

@@ -34,6 +34,12 @@ reason is kept in ``fallback_reason`` and every frame runs eagerly from then on;
 unchanged by the failed capture, so that frame is simply computed eagerly. On the CPU the same
 code runs eagerly.
 
+Ahead of time (``prepare``): a session calls it before its first live frame, so that neither the
+warm-up (CUDA's lazy initialisation lands on the first frame run) nor the capture costs a live
+frame. It saves the state, runs the warm-up and capture frames above on silence, on the
+session's own buffers, then copies the saved state back into the same tensors (the graph stays
+valid). Live frames then only replay. ``on_event("warmup" | "capture")`` marks those frames.
+
 Stage marks: ``compute`` calls ``mark(stage)`` when the work of "encode", "temporal" (the
 temporal transformer and the text token), "depth" (the depth transformer's codebooks) and
 "decode" has been issued, so an eager frame can be timed stage by stage from inside the frame
@@ -52,7 +58,7 @@ import torch
 
 from ..codec.mimi import Mimi
 from ..lm.generate import Mark
-from ..state import StateTree
+from ..state import StateTree, clone, flatten, load_into
 
 log = logging.getLogger(__name__)
 
@@ -69,8 +75,10 @@ class FrameStep:
     are ``-2`` tokens and silence, like the generator's.
     """
 
-    def __init__(self, mimi: Mimi, generator, state: StateTree, use_cuda_graph: bool = True, warmup: int = 2):
+    def __init__(self, mimi: Mimi, generator, state: StateTree, use_cuda_graph: bool = True, warmup: int = 2,
+                 on_event=None):
         self.mimi, self.generator, self.state = mimi, generator, state
+        self.on_event = on_event or _no_mark  # called with "warmup" / "capture" as those frames run
         cache = state["gen"]["tokens"]["cache"]
         if cache.shape[0] != 1:
             raise ValueError(f"FrameStep runs one conversation (batch 1), the state has batch {cache.shape[0]}")
@@ -114,14 +122,34 @@ class FrameStep:
             if aligned and self.graph is not None:
                 self.graph.replay()
             elif aligned and self.graph_pending and self.warm_frames >= self.warmup:
+                self.on_event("capture")
                 self._capture_and_replay()
             elif self.graph_pending:
+                self.on_event("warmup")
                 with _side_stream(self.device):
                     self.compute(decode=aligned, mark=mark)
                 self.warm_frames += aligned
             else:
                 self.compute(decode=aligned, mark=mark)
         return self.text, self.audio, self.pcm_out
+
+    def prepare(self, step_index: int) -> None:
+        """Warm up and capture now, before live frame ``step_index``, leaving the state as it was
+        (see the module docstring). Nothing to do where no capture is pending (the CPU, graphs off,
+        already captured)."""
+        if not self.graph_pending:
+            return
+        self.rehearse(max(step_index, self.generator.first_output_frame), lambda: self.graph_pending)
+
+    def rehearse(self, step_index: int, more) -> None:
+        """Run frames of silence at aligned index ``step_index`` while ``more()``, then put the state
+        back exactly, in place (the tensors keep their identities)."""
+        saved = clone(self.state)
+        silence = torch.zeros_like(self.pcm_in)
+        while more():
+            self(silence, step_index)
+        with torch.inference_mode():
+            load_into(self.state, flatten(saved))
 
     def compute(self, decode: bool, mark: Mark | None = None) -> None:
         """The frame as a function of the static buffers and the state (what the graph captures)."""

@@ -124,6 +124,16 @@ def load_model(spec: str, device: str = "auto", precision: Precision | str = Pre
         return LoadedModel(files, dev, chosen, cuda_graph)
 
 
+def release_memory() -> None:
+    """Free what unreferenced models and sessions held: collect them now and hand the CUDA caching
+    allocator's free blocks back to the driver (call after dropping the last reference)."""
+    import gc
+
+    gc.collect()
+    if torch.cuda.is_available():
+        torch.cuda.empty_cache()
+
+
 def _load_lm(files: ModelFiles, config: LMConfig, device: torch.device, dtype: torch.dtype,
              precision: Precision) -> LMModel:
     """int8: quantise on the host, then move (the float copy never occupies the device).

@@ -110,6 +110,7 @@ class Session:
         self._use(sampling, generator)
         if run_prompts:
             self._prompt(voice_prompt, text_prompt)
+        self.frame_step.prepare(self.generator_steps)  # warm-up and capture now, not on live frames
 
     @classmethod
     def load(cls, path: str | Path, model: LoadedModel) -> Session:
@@ -150,8 +151,10 @@ class Session:
                                  "need --model personaplex (or a PersonaPlex model folder)")
             return
         from ..lm.personaplex import run_prompt_phases
-        from ..lm.prompts import load_voice, role_prompt_tokens
+        from ..lm.prompts import NO_VOICE, load_voice, resolve_voice, role_prompt_tokens
 
+        voice_prompt = resolve_voice(self.model.files.voices_dir, voice_prompt)
+        self.prompts["voice"] = voice_prompt or NO_VOICE
         voice = load_voice(self.model, voice_prompt) if voice_prompt else None
         tokens = role_prompt_tokens(self.model.tokenizer, text_prompt)
         with torch.inference_mode():
@@ -237,6 +240,7 @@ class Session:
         self.transcript = [TranscriptEntry(f, s, t) for f, s, t in record.transcript]
         self._user_audio = [record.user_audio] if record.user_audio is not None else []
         self._assistant_audio = [record.assistant_audio] if record.assistant_audio is not None else []
+        self.frame_step.prepare(self.generator_steps)  # a frame step new to this sampling: capture it now
 
 
 class _StageClock:

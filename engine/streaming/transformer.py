@@ -161,6 +161,12 @@ class TransformerLayer(nn.Module):
         return x.to(update) + self.layer_scale_2(update)
 
 
+def additive_mask(allowed: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    """The boolean mask as the additive float mask (0 / -inf) that attention would build from it
+    in every layer (the same values, so the same bits); built once per chunk instead."""
+    return torch.zeros(allowed.shape, dtype=dtype, device=allowed.device).masked_fill_(~allowed, float("-inf"))
+
+
 class StreamingTransformer(nn.Module):
     def __init__(self, cfg: TransformerConfig, device=None, dtype=None):
         super().__init__()
@@ -199,7 +205,7 @@ class StreamingTransformer(nn.Module):
         cfg, ring = self.cfg, self.cfg.ring
         T = x.shape[1]
         slots, pos_q = ring.advance(state, T)
-        mask = ring.mask(state, pos_q)
+        mask = additive_mask(ring.mask(state, pos_q), x.dtype)
         rope = rope_tables(pos_q, cfg.head_dim, cfg.max_period) if cfg.positional_embedding == "rope" else None
         for i, layer in enumerate(self.layers):
             x = layer(x, state["layers"][str(i)], slots, mask, rope, step)
