@@ -7,6 +7,7 @@ The public API (what the app uses; everything else is internal):
     session = model.new_session(seed=1)
     result = session.step(pcm)                 # one 80 ms frame: float32 [FRAME_SIZE] at SAMPLE_RATE
     session.save("talk.parley"); session.restore("talk.parley")
+    writer = start_journal(session, "talk.journal")   # crash journal; recover(model, "talk.journal")
 
 Layout: ``streaming/`` (ring KV caches, layers, the streaming transformer), ``kernels/`` (packed
 and int8 matmuls), ``codec/`` (Mimi), ``lm/`` (the language model, generation, sampling, the text
@@ -17,11 +18,13 @@ docs/architecture.md.
 
 from .atomic import write_atomically
 from .audio import FRAME_MS, FRAME_SECONDS, FRAME_SIZE, SAMPLE_RATE, read_wav, write_wav
-from .errors import AudioFileError, ConversationFileError, ModelError
+from .errors import AudioFileError, ConversationFileError, ModelError, RecoveryCancelled
+from .files.journal import Journal, JournalWriter, read_journal
 from .files.models import PRESETS, Preset, PresetStatus, hub_cache_dir, preset_status, resolve_model
 from .lm.generate import SamplingConfig
 from .lm.prompts import DEFAULT_ROLE, shipped_voices
 from .runtime.loading import LoadedModel, ModelInfo, Precision, load_model
+from .runtime.replay import Recovery, recover, start_journal
 from .runtime.session import (
     CacheStats,
     FrameResult,
@@ -36,7 +39,8 @@ from .version import VERSION
 __all__ = [
     "DEFAULT_ROLE", "FRAME_MS", "FRAME_SECONDS", "FRAME_SIZE", "PRESETS", "SAMPLE_RATE", "VERSION",
     "AudioFileError", "CacheStats", "ConversationFileError", "FrameResult", "FrameTimings", "GraphStatus",
-    "LoadedModel", "ModelError", "ModelInfo", "OfflineResult", "Precision", "Preset", "PresetStatus",
-    "SamplingConfig", "Session", "TranscriptEntry", "hub_cache_dir", "load_model", "preset_status", "read_wav",
-    "resolve_model", "shipped_voices", "write_atomically", "write_wav",
+    "Journal", "JournalWriter", "LoadedModel", "ModelError", "ModelInfo", "OfflineResult", "Precision", "Preset",
+    "PresetStatus", "Recovery", "RecoveryCancelled", "SamplingConfig", "Session", "TranscriptEntry",
+    "hub_cache_dir", "load_model", "preset_status", "read_journal", "read_wav", "recover", "resolve_model",
+    "shipped_voices", "start_journal", "write_atomically", "write_wav",
 ]
