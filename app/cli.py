@@ -1,4 +1,4 @@
-"""The `parley` command: the desktop app by default, plus `offline` and `selftest`."""
+"""The `parley` command: the desktop app by default, plus `offline`, `recover` and `selftest`."""
 
 from __future__ import annotations
 
@@ -39,6 +39,13 @@ def build_parser() -> argparse.ArgumentParser:
     off.add_argument("--text-prompt", help="PersonaPlex role prompt")
     off.add_argument("--save-state", help="save the conversation here at the end of the input")
     off.add_argument("--resume", help="continue the conversation saved in this file")
+    off.add_argument("--journal", help="write a crash journal here as frames run (see `parley recover`)")
+
+    rec = sub.add_parser("recover", help="rebuild a conversation file from a crash journal")
+    _add_model_options(rec)
+    rec.add_argument("journal", help="the journal (written by the app or `parley offline --journal`)")
+    rec.add_argument("--save-state", required=True, help="write the rebuilt conversation here")
+    rec.add_argument("--json", help="write frames recovered, frames lost and rebuild_seconds as JSON here")
 
     sub.add_parser("selftest", help="headless check of the whole chain; prints one JSON line")
     return parser
@@ -50,6 +57,10 @@ def main(argv: list[str] | None = None) -> int:
         from app.offline import run_offline
 
         return run_offline(args)
+    if args.command == "recover":
+        from app.offline import run_recover
+
+        return run_recover(args)
     if args.command == "selftest":
         from app.selftest import run_selftest
 

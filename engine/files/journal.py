@@ -139,7 +139,6 @@ def parse_journal(data: bytes, name: str = "journal") -> Journal:
     record_size = _PREFIX.size + size + _CRC.size
     frames: list[bytes] = []
     damage = None
-    start = pos
     while pos < len(data):
         kind, payload, end, why = _next_record(data, pos, size)
         if why is None and (kind != _FRAME or len(payload) != size):
