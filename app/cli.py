@@ -38,7 +38,9 @@ def build_parser() -> argparse.ArgumentParser:
     off.add_argument("--voice-prompt", help="PersonaPlex voice: a shipped name (e.g. NATF2) or a .pt/.wav file")
     off.add_argument("--text-prompt", help="PersonaPlex role prompt")
     off.add_argument("--save-state", help="save the conversation here at the end of the input")
-    off.add_argument("--resume", help="continue the conversation saved in this file")
+    off.add_argument("--resume", help="continue the conversation saved in this file (either kind)")
+    off.add_argument("--compact", action="store_true",
+                     help="save the frames to replay instead of the state snapshot (default for the 7B models)")
     off.add_argument("--journal", help="write a crash journal here as frames run (see `parley recover`)")
 
     rec = sub.add_parser("recover", help="rebuild a conversation file from a crash journal")

@@ -47,7 +47,16 @@ def _is_user_facing(e: Exception) -> bool:
 
 
 def _run(args) -> None:
-    from engine import SamplingConfig, Session, load_model, read_wav, start_journal, write_atomically, write_wav
+    from engine import (
+        SamplingConfig,
+        load_model,
+        open_conversation,
+        read_wav,
+        record_frames,
+        save_conversation,
+        write_atomically,
+        write_wav,
+    )
 
     if not args.input or not args.output:
         raise UsageError("offline needs --input IN.wav and --output OUT.wav")
@@ -63,21 +72,24 @@ def _run(args) -> None:
             raise UsageError(f"the folder for {out} does not exist")
 
     model = load_model(args.model, device=args.device, precision=args.precision, cuda_graph=not args.no_cuda_graph)
+    if args.compact and not args.save_state:
+        raise UsageError("--compact applies to --save-state")
     if args.resume:
-        session = Session.load(args.resume, model)
+        session = open_conversation(model, args.resume)  # a compact file is rebuilt by replay
     else:
         sampling = SamplingConfig(temp=args.temp, temp_text=args.temp_text, top_k=args.top_k,
                                   top_k_text=args.top_k_text)
         session = model.new_session(sampling=sampling, seed=args.seed, voice_prompt=args.voice_prompt,
                                     text_prompt=args.text_prompt)
 
-    journal = start_journal(session, args.journal) if args.journal else None
+    # A new conversation records its frames (it can then be saved compact), journaled with --journal.
+    recorder = None if args.resume else record_frames(session, args.journal)
     t0 = time.perf_counter()
     try:
         result = session.process(pcm)
     finally:
-        if journal is not None:
-            journal.close()
+        if recorder is not None:
+            recorder.close()
     elapsed = time.perf_counter() - t0
     write_wav(args.output, result.pcm[: pcm.size] if result.pcm.size >= pcm.size
               else np.pad(result.pcm, (0, pcm.size - result.pcm.size)))
@@ -91,7 +103,7 @@ def _run(args) -> None:
         }
         write_atomically(args.json, json.dumps(payload).encode("utf-8"))
     if args.save_state:
-        session.save(args.save_state)
+        save_conversation(session, args.save_state, compact=True if args.compact else None)
     print(f"{result.frames_in} frames, {1000 * elapsed / max(result.frames_in, 1):.1f} ms/frame"
           f" -> {args.output}", file=sys.stderr)
 

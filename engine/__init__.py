@@ -24,7 +24,16 @@ from .files.models import PRESETS, Preset, PresetStatus, hub_cache_dir, preset_s
 from .lm.generate import SamplingConfig
 from .lm.prompts import DEFAULT_ROLE, shipped_voices
 from .runtime.loading import LoadedModel, ModelInfo, Precision, load_model
-from .runtime.replay import Recovery, recover, start_journal
+from .runtime.replay import (
+    Recovery,
+    can_save_compact,
+    open_conversation,
+    prefers_compact,
+    record_frames,
+    recover,
+    save_conversation,
+    start_journal,
+)
 from .runtime.session import (
     CacheStats,
     FrameResult,
@@ -42,5 +51,6 @@ __all__ = [
     "Journal", "JournalWriter", "LoadedModel", "ModelError", "ModelInfo", "OfflineResult", "Precision", "Preset",
     "PresetStatus", "Recovery", "RecoveryCancelled", "SamplingConfig", "Session", "TranscriptEntry",
     "hub_cache_dir", "load_model", "preset_status", "read_journal", "read_wav", "recover", "resolve_model",
-    "shipped_voices", "start_journal", "write_atomically", "write_wav",
+    "shipped_voices", "start_journal", "can_save_compact", "open_conversation", "prefers_compact", "record_frames",
+    "save_conversation", "write_atomically", "write_wav",
 ]

@@ -8,8 +8,15 @@ import numpy as np
 import pytest
 import torch
 
-from engine import (FRAME_SIZE, ConversationFileError, RecoveryCancelled, SamplingConfig, load_model, recover,
-                    start_journal)
+from engine import (
+    FRAME_SIZE,
+    ConversationFileError,
+    RecoveryCancelled,
+    SamplingConfig,
+    load_model,
+    recover,
+    start_journal,
+)
 from engine.files import journal as jf
 from engine.runtime.replay import journal_header
 from engine.state import clone, flatten

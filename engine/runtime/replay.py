@@ -1,6 +1,6 @@
 """Journaling a session's frames, and rebuilding its state from a journal with the tokens forced.
 
-The two directions mirror each other. While a conversation runs, ``start_journal`` hooks a
+The two directions mirror each other. While a conversation runs, ``record_frames`` hooks a
 session so that every frame appends, off the frame loop, what the state depends on: the user's
 exact samples, the codes Mimi made of them, and the tokens the generator wrote into its token
 cache (text + audio). ``recover`` replays those frames on a fresh session of the same model:
@@ -31,6 +31,8 @@ import torch
 
 from ..audio import FRAME_SECONDS, FRAME_SIZE
 from ..errors import ConversationFileError, RecoveryCancelled
+from ..files import conversation
+from ..files.compact import read_compact, write_compact
 from ..files.journal import Journal, JournalHeader, JournalWriter, read_journal
 from ..lm.generate import PersonaPlexGenerator, SamplingConfig
 from ..state import StateTree
@@ -38,6 +40,7 @@ from .loading import LoadedModel
 from .session import Session, TranscriptEntry
 
 Progress = Callable[[int, int], None]  # (frames rebuilt, frames in all)
+COMPACT_ABOVE_BYTES_PER_FRAME = 64 * 1024
 
 
 @dataclass(frozen=True)
@@ -77,26 +80,86 @@ def journal_header(session: Session) -> JournalHeader:
                          token_streams=generator.config.dep_q + 1)
 
 
-def start_journal(session: Session, path: str | Path) -> JournalWriter:
-    """Journal every frame of a new conversation to ``path`` (created or replaced). The caller
-    closes the writer: ``close(remove=True)`` once the conversation is saved or ended cleanly."""
+class FrameRecorder:
+    """Keeps, for every frame of a conversation, the user codes and written tokens (what a
+    compact file holds), and appends each frame to a crash journal when given one. Attached to a
+    session as its ``frame_observer`` by ``record_frames``."""
+
+    def __init__(self, session: Session, journal: JournalWriter | None):
+        self.header = journal_header(session)
+        self.journal = journal
+        self.user_codes: list[np.ndarray] = []
+        self.tokens: list[np.ndarray] = []
+
+    def __call__(self, session: Session, pcm: np.ndarray) -> None:
+        if session.sampling != self.header.sampling:  # the frames would no longer replay: stop
+            session.frame_observer = None
+            self.close()
+            return
+        user = session.frame_step.user_codes[0].to("cpu", copy=True).numpy()
+        tokens = written_tokens(session.generator, session.state["gen"])[0].to("cpu", copy=True).numpy()
+        self.user_codes.append(user)
+        self.tokens.append(tokens)
+        if self.journal is not None:
+            self.journal.append(session.frames - 1, user, tokens, pcm.copy())
+
+    def close(self, remove: bool = False) -> None:
+        """Close the journal (if any): ``remove=True`` once the conversation is saved or ended."""
+        if self.journal is not None:
+            self.journal.close(remove)
+
+
+def record_frames(session: Session, journal: str | Path | None = None) -> FrameRecorder:
+    """Record every frame of a new conversation (so that it can be saved compact) and, with
+    ``journal``, write a crash journal there (created or replaced)."""
     if session.frames:
         raise ValueError("a journal starts with a conversation: this session has already run "
                          f"{session.frames} frames")
-    writer = JournalWriter(path, journal_header(session))
-    sampling = session.sampling
+    writer = JournalWriter(journal, journal_header(session)) if journal is not None else None
+    recorder = FrameRecorder(session, writer)
+    session.frame_observer = recorder
+    return recorder
 
-    def observe(s: Session, pcm: np.ndarray) -> None:
-        if s.sampling != sampling:  # sampling changed: the journal would replay wrongly
-            s.frame_observer = None
-            writer.close()
-            return
-        user = s.frame_step.user_codes[0].to("cpu", copy=True).numpy()
-        tokens = written_tokens(s.generator, s.state["gen"])[0].to("cpu", copy=True).numpy()
-        writer.append(s.frames - 1, user, tokens, pcm.copy())
 
-    session.frame_observer = observe
-    return writer
+def start_journal(session: Session, path: str | Path) -> FrameRecorder:
+    """Journal every frame of a new conversation to ``path``; ``close(remove=True)`` when done."""
+    return record_frames(session, path)
+
+
+def can_save_compact(session: Session) -> bool:
+    """Whether every frame of ``session`` was recorded (a conversation restored from a full file
+    was not) and its audio kept."""
+    recorder = session.frame_observer
+    return (isinstance(recorder, FrameRecorder) and len(recorder.tokens) == session.frames
+            and session.record_audio)
+
+
+def prefers_compact(model: LoadedModel) -> bool:
+    """The default kind: compact when a frame of LM cache outweighs the frames' compact record by
+    far (the 7B models: 0.5 MB per frame), a full snapshot otherwise (the demo: 12 KB)."""
+    c = model.lm.config
+    per_frame = c.num_layers * 2 * c.dim * model.lm.text_emb.weight.element_size()  # K and V of one step
+    return per_frame > COMPACT_ABOVE_BYTES_PER_FRAME
+
+
+def save_conversation(session: Session, path: str | Path, compact: bool | None = None) -> str:
+    """Save as a full snapshot or compact (``None``: ``prefers_compact``, when the frames were
+    recorded). Returns the kind written."""
+    if compact is None:
+        compact = prefers_compact(session.model) and can_save_compact(session)
+    if not compact:
+        session.save(path)
+        return conversation.FULL
+    if not can_save_compact(session):
+        raise ValueError("this conversation cannot be saved compact: its frames were not recorded from "
+                         "its start (it was opened from a full file); save it in full")
+    recorder: FrameRecorder = session.frame_observer
+    frames = session.frames
+    user = np.stack(recorder.user_codes) if frames else np.zeros((0, recorder.header.user_streams), np.int64)
+    tokens = np.stack(recorder.tokens) if frames else np.zeros((0, recorder.header.token_streams), np.int64)
+    write_compact(path, recorder.header, user, tokens, session.audio()[0],
+                  [(e.frame_index, e.seconds, e.text) for e in session.transcript])
+    return conversation.COMPACT
 
 
 # ---- replaying -------------------------------------------------------------------------------
@@ -110,11 +173,27 @@ def recover(model: LoadedModel, path: str | Path, progress: Progress | None = No
     ``cancel()`` returns True (checked every frame)."""
     t0 = time.perf_counter()
     journal = read_journal(path)
+    if journal.header.fingerprint != model.info.fingerprint:
+        raise ConversationFileError(f"{Path(path).name} is the journal of another model ({journal.header.model}); "
+                                    f"recover it with that model, not {model.info.name}.")
+    return rebuild(model, journal, Path(path).name, progress, cancel, t0)
+
+
+def open_conversation(model: LoadedModel, path: str | Path, progress: Progress | None = None,
+                      cancel: Callable[[], bool] | None = None) -> Session:
+    """Open a conversation file of either kind as a new session: a full one is restored, a
+    compact one rebuilt by replay (with ``progress``, cancellable)."""
+    if conversation.file_kind(path) == conversation.FULL:
+        return Session.load(path, model)
+    t0 = time.perf_counter()
+    return rebuild(model, read_compact(path, model.info.fingerprint), Path(path).name, progress, cancel, t0).session
+
+
+def rebuild(model: LoadedModel, journal: Journal, name: str, progress: Progress | None = None,
+            cancel: Callable[[], bool] | None = None, started: float | None = None) -> Recovery:
+    """Replay ``journal``'s frames on a new session; the session keeps recording its frames."""
+    t0 = time.perf_counter() if started is None else started
     header = journal.header
-    name = Path(path).name
-    if header.fingerprint != model.info.fingerprint:
-        raise ConversationFileError(f"{name} is the journal of another model ({header.model}); recover it "
-                                    f"with that model, not {model.info.name}.")
     session = Session(model, header.sampling, header.seed, voice_prompt=header.prompts.get("voice"),
                       text_prompt=header.prompts.get("text"))
     generator = session.generator
@@ -124,7 +203,10 @@ def recover(model: LoadedModel, path: str | Path, progress: Progress | None = No
     frames, why = _valid_frames(journal, generator.config)
     damage = journal.damage if frames == journal.frames else why
     lost = journal.lost_frames + journal.frames - frames
+    recorder = record_frames(session)
     mismatches = _replay(session, journal, frames, progress, cancel)
+    recorder.user_codes = list(journal.user_codes[:frames])
+    recorder.tokens = list(journal.tokens[:frames])
     return Recovery(session, frames, lost, damage, mismatches, time.perf_counter() - t0)
 
 
