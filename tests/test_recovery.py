@@ -124,5 +124,23 @@ def test_recovery_can_be_cancelled(model, tmp_path):
 def test_a_journal_starts_with_a_conversation(model, tmp_path):
     live = model.new_session()
     live.step(talk(1)[0])
-    with pytest.raises(ValueError, match="already run 1 frames"):
+    with pytest.raises(ValueError, match="already run 1 frames that were not recorded"):
         start_journal(live, tmp_path / "j.journal")
+
+
+def test_a_rebuilt_conversation_journals_again_from_its_first_frame(model, tmp_path):
+    pcm = talk(6)
+    live = model.new_session(seed=8)
+    first = start_journal(live, tmp_path / "a.journal")
+    for frame in pcm[:4]:
+        live.step(frame)
+    first.close()
+    rebuilt = recover(model, tmp_path / "a.journal").session
+    second = start_journal(rebuilt, tmp_path / "b.journal")  # the 4 rebuilt frames go first
+    for frame in pcm[4:]:
+        rebuilt.step(frame)
+        live.step(frame)
+    second.close()
+    again = recover(model, tmp_path / "b.journal")
+    assert again.frames == 6 and again.damage is None
+    assert_same_state(live.state, again.session.state)

@@ -110,13 +110,21 @@ class FrameRecorder:
 
 
 def record_frames(session: Session, journal: str | Path | None = None) -> FrameRecorder:
-    """Record every frame of a new conversation (so that it can be saved compact) and, with
-    ``journal``, write a crash journal there (created or replaced)."""
-    if session.frames:
+    """Record every frame of a conversation (so that it can be saved compact) and, with
+    ``journal``, write a crash journal there (created or replaced). A conversation that has run
+    must have been recorded from its start (a rebuilt one is): its frames go first."""
+    previous = session.frame_observer
+    if session.frames and not can_save_compact(session):
         raise ValueError("a journal starts with a conversation: this session has already run "
-                         f"{session.frames} frames")
+                         f"{session.frames} frames that were not recorded")
     writer = JournalWriter(journal, journal_header(session)) if journal is not None else None
     recorder = FrameRecorder(session, writer)
+    if session.frames:
+        recorder.user_codes, recorder.tokens = list(previous.user_codes), list(previous.tokens)
+        if writer is not None:
+            user_pcm = session.audio()[0].reshape(session.frames, FRAME_SIZE)
+            for i in range(session.frames):
+                writer.append(i, recorder.user_codes[i], recorder.tokens[i], user_pcm[i])
     session.frame_observer = recorder
     return recorder
 
