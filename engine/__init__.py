@@ -17,8 +17,9 @@ docs/architecture.md.
 """
 
 from .atomic import write_atomically
-from .audio import FRAME_MS, FRAME_SECONDS, FRAME_SIZE, SAMPLE_RATE, read_wav, write_wav
+from .audio import FRAME_MS, FRAME_SECONDS, FRAME_SIZE, SAMPLE_RATE, read_wav, to_16_bit, write_wav
 from .errors import AudioFileError, ConversationFileError, ModelError, RecoveryCancelled
+from .files.conversation import file_kind as conversation_kind
 from .files.journal import Journal, JournalWriter, read_journal
 from .files.models import PRESETS, Preset, PresetStatus, hub_cache_dir, preset_status, resolve_model
 from .lm.generate import SamplingConfig
@@ -52,5 +53,5 @@ __all__ = [
     "PresetStatus", "Recovery", "RecoveryCancelled", "SamplingConfig", "Session", "TranscriptEntry",
     "hub_cache_dir", "load_model", "preset_status", "read_journal", "read_wav", "recover", "resolve_model",
     "shipped_voices", "start_journal", "can_save_compact", "open_conversation", "prefers_compact", "record_frames",
-    "save_conversation", "write_atomically", "write_wav",
+    "save_conversation", "conversation_kind", "to_16_bit", "write_atomically", "write_wav",
 ]
