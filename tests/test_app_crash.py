@@ -97,7 +97,7 @@ def test_killed_app_recovers_its_conversation_bit_for_bit(pulse_audio, qtbot, tm
         assert offer.outcome == ""
         recovered = window.worker._session
         assert recovered.frames == left
-        kept = engine.read_journal(window.worker.journal_path)  # the recovered conversation's journal
+        # The recovered conversation's new journal holds every frame: the input both runs get.
         qtbot.waitUntil(lambda: engine.read_journal(window.worker.journal_path).frames == left, timeout=10_000)
         kept = engine.read_journal(window.worker.journal_path)
         heard = np.abs(kept.pcm).max(axis=1) > 0.01
