@@ -1,4 +1,4 @@
-"""The `parley` command: the desktop app by default, plus `offline` and `selftest`."""
+"""The `parley` command: the desktop app by default, plus `offline`, `recover` and `selftest`."""
 
 from __future__ import annotations
 
@@ -39,7 +39,16 @@ def build_parser() -> argparse.ArgumentParser:
                      "recording (WAV, FLAC, Ogg, MP3), or 'none' (advanced: no voice prompt, an arbitrary voice)")
     off.add_argument("--text-prompt", help="PersonaPlex role prompt")
     off.add_argument("--save-state", help="save the conversation here at the end of the input")
-    off.add_argument("--resume", help="continue the conversation saved in this file")
+    off.add_argument("--resume", help="continue the conversation saved in this file (either kind)")
+    off.add_argument("--compact", action="store_true",
+                     help="save the frames to replay instead of the state snapshot (default for the 7B models)")
+    off.add_argument("--journal", help="write a crash journal here as frames run (see `parley recover`)")
+
+    rec = sub.add_parser("recover", help="rebuild a conversation file from a crash journal")
+    _add_model_options(rec)
+    rec.add_argument("journal", help="the journal (written by the app or `parley offline --journal`)")
+    rec.add_argument("--save-state", required=True, help="write the rebuilt conversation here")
+    rec.add_argument("--json", help="write frames recovered, frames lost and rebuild_seconds as JSON here")
 
     test = sub.add_parser("selftest", help="headless check of the whole chain; prints one JSON line")
     test.add_argument("--device", dest="selftest_device", default="cpu", choices=["auto", "cpu", "cuda"],
@@ -57,6 +66,10 @@ def main(argv: list[str] | None = None) -> int:
         from app.offline import run_offline
 
         return run_offline(args)
+    if args.command == "recover":
+        from app.offline import run_recover
+
+        return run_recover(args)
     if args.command == "selftest":
         from app.selftest import run_selftest
 

@@ -74,10 +74,18 @@ class EngineWorker(QObject):
     error = Signal(str)  # a frame step failed; streaming pauses until resume() or a new conversation
     file_done = Signal(str, str)  # (what, path): "saved" / "exported audio"
     file_failed = Signal(str, str)  # (what, message)
+    recovery_progress = Signal(int, int)  # (frames rebuilt, frames in all) while recovering a journal
+    recovery_done = Signal(str)  # "" when the conversation was recovered, else why not
 
     def __init__(self, model_loader: ModelLoader = load_engine_model, seed: int | None = None,
-                 cuda_graph: bool = True) -> None:
+                 cuda_graph: bool = True, journal_dir: Path | None = None) -> None:
+        """``journal_dir``: where each conversation's crash journal is written (None: no journals)."""
         super().__init__()
+        self._journal_dir = journal_dir
+        self._recorder = None  # the current conversation's engine FrameRecorder (with its journal)
+        self.journal_path: Path | None = None  # the current conversation's journal
+        self.save_compact: bool | None = None  # None: the engine's default kind for the model
+        self.cancel_recovery = False  # set by the GUI to stop a running recovery
         self._load = model_loader
         self._seed = seed
         self._cuda_graph = cuda_graph
@@ -133,6 +141,11 @@ class EngineWorker(QObject):
     def export_audio(self, path: str) -> None:
         self._commands.put(("export_audio", path))
 
+    def recover_journal(self, path: str) -> None:
+        """Rebuild the conversation of a crash journal (``recovery_progress``, then ``recovery_done``)."""
+        self.cancel_recovery = False
+        self._commands.put(("recover", path))
+
     def resume(self) -> None:
         """Continue streaming after a failed frame."""
         self._commands.put(("resume",))
@@ -154,6 +167,7 @@ class EngineWorker(QObject):
                 continue
             if streaming:
                 self._pump(bridge)
+        self._end_journal()  # a clean exit: the conversation needs no recovery
 
     def _next_command(self, wait: bool) -> tuple | None:
         try:
@@ -174,6 +188,8 @@ class EngineWorker(QObject):
                 self._save(args[0])
             elif kind == "export_audio":
                 self._export_audio(args[0])
+            elif kind == "recover":
+                self._recover(args[0])
             elif kind == "resume":
                 self._halted = False
         except Exception as e:  # a bug here must not kill the worker thread
@@ -236,8 +252,7 @@ class EngineWorker(QObject):
                     else "The current conversation is kept.")
             self.conversation_failed.emit(f"Could not start a conversation with this persona: {e}\n{kept}")
             return False
-        self._session = session
-        self._reset_stream()
+        self._use_session(session)
         self._emit_prompts(session)
         self.conversation_opened.emit([], "")
         return True
@@ -252,15 +267,15 @@ class EngineWorker(QObject):
             return
         session = self._session
         try:
-            if session is None:
-                session = engine.Session.load(path, self._model)
+            if session is None or engine.conversation_kind(path) == "compact":  # a compact one is rebuilt
+                session = engine.open_conversation(self._model, path)
             else:  # in place: the same buffers and CUDA graph, no prompt phases
                 session.restore(path)
+                session.frame_observer = None  # the recorded frames were the previous conversation's
         except (OSError, ValueError) as e:  # the current conversation stays as it is
             self.file_failed.emit("open", f"Could not open {Path(path).name}: {e}")
             return
-        self._session = session
-        self._reset_stream()
+        self._use_session(session)
         self._emit_prompts(session)
         self.conversation_opened.emit(transcript_tuples(session.transcript), path)
 
@@ -269,11 +284,59 @@ class EngineWorker(QObject):
             self.file_failed.emit("save", "There is no conversation to save.")
             return
         try:
-            self._session.save(path)
+            engine.save_conversation(self._session, path, compact=self.save_compact and
+                                     engine.can_save_compact(self._session))
         except (OSError, ValueError) as e:
             self.file_failed.emit("save", f"Could not save {Path(path).name}: {e}")
             return
         self.file_done.emit("saved", path)
+
+    def _recover(self, path: str) -> None:
+        if self._model is None:
+            self.recovery_done.emit("Load a model before recovering a conversation.")
+            return
+        try:
+            recovery = engine.recover(self._model, path, progress=self.recovery_progress.emit,
+                                      cancel=lambda: self.cancel_recovery)
+        except engine.RecoveryCancelled:
+            self.recovery_done.emit("Recovery cancelled; the journal is kept.")
+            return
+        except (OSError, ValueError) as e:  # the current conversation stays as it is
+            self.recovery_done.emit(f"Could not recover {Path(path).name}: {e}")
+            return
+        self._use_session(recovery.session)  # journals it again, all its frames first
+        Path(path).unlink(missing_ok=True)
+        self._emit_prompts(recovery.session)
+        self.conversation_opened.emit(transcript_tuples(recovery.session.transcript), "")
+        lost = f" ({recovery.lost_frames} damaged frames at the end were lost)" if recovery.lost_frames else ""
+        self.recovery_done.emit("")
+        log.info("recovered %d frames from %s in %.1f s%s", recovery.frames, path, recovery.rebuild_seconds, lost)
+
+    # -- crash journal ---------------------------------------------------------------------
+    def _use_session(self, session) -> None:
+        """Make ``session`` the conversation: the previous one's journal is removed (it ended by the
+        person's choice) and the new one is journaled when it can be (a conversation restored from a
+        full snapshot has no recorded frames to journal from)."""
+        self._end_journal()
+        self._session = session
+        self._reset_stream()
+        if self._journal_dir is None:
+            return
+        frames = getattr(session, "frames", 0)
+        if frames and not engine.can_save_compact(session):
+            return
+        path = self._journal_dir / f"conversation-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}.journal"
+        try:
+            self._recorder = engine.record_frames(session, path)
+        except OSError as e:
+            log.error("no crash journal for this conversation: %s", e)
+            return
+        self.journal_path = path
+
+    def _end_journal(self) -> None:
+        if self._recorder is not None:
+            self._recorder.close(remove=True)
+        self._recorder, self.journal_path = None, None
 
     def _export_audio(self, path: str) -> None:
         if self._session is None:
@@ -324,7 +387,7 @@ class EngineWorker(QObject):
     def _step(self, bridge: AudioBridge, mic: np.ndarray, arrival: float) -> None:
         if self.echo_canceller is not None:
             mic = self.echo_canceller.process(mic, self._last_far)
-        heard = mic if self.mic_open else self._silence
+        heard = engine.to_16_bit(mic) if self.mic_open else self._silence  # 16-bit: replayable exactly
         started = time.monotonic()
         try:
             result = self._session.step(heard)

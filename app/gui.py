@@ -45,7 +45,8 @@ def run_gui(args) -> int:
 
     from app.main_window import MainWindow
 
-    window = MainWindow(QSettings(), cuda_graph=not getattr(args, "no_cuda_graph", False))
+    window = MainWindow(QSettings(), cuda_graph=not getattr(args, "no_cuda_graph", False),
+                        journal_dir=paths.journal_dir())
     log.info("Parley started; log file %s", log_path)
     model = getattr(args, "model", None) or window.settings.model
     device = getattr(args, "device", None) or window.settings.device

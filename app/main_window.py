@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app import paths
+from app import paths, recovery
 from app.audio_io import AudioIO, DeviceStatus
 from app.engine_worker import EngineWorker, ModelLoader, load_engine_model
 from app.frame_stats import FrameStats
@@ -73,7 +73,9 @@ def graph_text(graph) -> str:
 
 class MainWindow(QMainWindow):
     def __init__(self, store: QSettings, model_loader: ModelLoader = load_engine_model,
-                 audio: bool = True, worker_seed: int | None = None, cuda_graph: bool = True) -> None:
+                 audio: bool = True, worker_seed: int | None = None, cuda_graph: bool = True,
+                 journal_dir: Path | None = None) -> None:
+        """``journal_dir``: crash journals (offered for recovery at start); None: no journals."""
         super().__init__()
         self.store = store
         self.settings: AppSettings = load_settings(store)
@@ -93,7 +95,10 @@ class MainWindow(QMainWindow):
         self._requested_model: tuple[str, str, str] | None = None
         self.shut_down_cleanly = True
 
-        self.worker = EngineWorker(model_loader, seed=worker_seed, cuda_graph=cuda_graph)
+        self._pending_journals = recovery.pending_journals(journal_dir) if journal_dir else []  # before any new one
+        self.recovery: recovery.RecoveryDialogs | None = None
+        self.worker = EngineWorker(model_loader, seed=worker_seed, cuda_graph=cuda_graph, journal_dir=journal_dir)
+        self.worker.save_compact = self.settings.save_compact
         self.graph = None  # the running session's engine.GraphStatus, as the last frame reported it
         self.worker_thread = QThread(self)
         self.worker_thread.setObjectName("parley-engine")
@@ -384,6 +389,9 @@ class MainWindow(QMainWindow):
 
     def _on_model_loaded(self, info) -> None:
         self.model_info = info
+        if self._pending_journals:  # the first model of this run: offer what a crash left behind
+            self.recovery = recovery.offer_recovery(self, self.worker, self._pending_journals, self.show_error)
+            self._pending_journals = []
         self._render_model_label()
         self._render_persona_controls()
         if self._requested_model is not None:

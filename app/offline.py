@@ -1,4 +1,5 @@
-"""`parley offline`: run a wav through a model, write the reply (wav + optional JSON)."""
+"""`parley offline`: run a wav through a model, write the reply (wav + optional JSON); `parley
+recover`: rebuild a conversation file from a crash journal."""
 
 from __future__ import annotations
 
@@ -16,9 +17,17 @@ class UsageError(Exception):
 
 
 def run_offline(args) -> int:
+    return _one_line_errors(_run, args)
+
+
+def run_recover(args) -> int:
+    return _one_line_errors(_recover, args)
+
+
+def _one_line_errors(command, args) -> int:
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING)
     try:
-        _run(args)
+        command(args)
     except KeyboardInterrupt:
         print("parley: interrupted", file=sys.stderr)
         return 130
@@ -38,7 +47,16 @@ def _is_user_facing(e: Exception) -> bool:
 
 
 def _run(args) -> None:
-    from engine import SamplingConfig, Session, load_model, read_audio, write_atomically, write_wav
+    from engine import (
+        SamplingConfig,
+        load_model,
+        open_conversation,
+        read_audio,
+        record_frames,
+        save_conversation,
+        write_atomically,
+        write_wav,
+    )
 
     if not args.input or not args.output:
         raise UsageError("offline needs --input IN.wav and --output OUT.wav")
@@ -47,21 +65,31 @@ def _run(args) -> None:
     pcm = read_audio(args.input)
     if pcm.size == 0:
         raise UsageError(f"{args.input} contains no audio")
-    for out in (args.output, args.json, args.save_state):
+    if args.resume and args.journal:
+        raise UsageError("--journal records a new conversation; it cannot continue a --resume'd one")
+    for out in (args.output, args.json, args.save_state, args.journal):
         if out and not Path(out).resolve().parent.is_dir():
             raise UsageError(f"the folder for {out} does not exist")
 
     model = load_model(args.model, device=args.device, precision=args.precision, cuda_graph=not args.no_cuda_graph)
+    if args.compact and not args.save_state:
+        raise UsageError("--compact applies to --save-state")
     if args.resume:
-        session = Session.load(args.resume, model)
+        session = open_conversation(model, args.resume)  # a compact file is rebuilt by replay
     else:
         sampling = SamplingConfig(temp=args.temp, temp_text=args.temp_text, top_k=args.top_k,
                                   top_k_text=args.top_k_text)
         session = model.new_session(sampling=sampling, seed=args.seed, voice_prompt=args.voice_prompt,
                                     text_prompt=args.text_prompt)
 
+    # A new conversation records its frames (it can then be saved compact), journaled with --journal.
+    recorder = None if args.resume else record_frames(session, args.journal)
     t0 = time.perf_counter()
-    result = session.process(pcm)
+    try:
+        result = session.process(pcm)
+    finally:
+        if recorder is not None:
+            recorder.close()
     elapsed = time.perf_counter() - t0
     write_wav(args.output, result.pcm[: pcm.size] if result.pcm.size >= pcm.size
               else np.pad(result.pcm, (0, pcm.size - result.pcm.size)))
@@ -75,6 +103,29 @@ def _run(args) -> None:
         }
         write_atomically(args.json, json.dumps(payload).encode("utf-8"))
     if args.save_state:
-        session.save(args.save_state)
+        save_conversation(session, args.save_state, compact=True if args.compact else None)
     print(f"{result.frames_in} frames, {1000 * elapsed / max(result.frames_in, 1):.1f} ms/frame"
           f" -> {args.output}", file=sys.stderr)
+
+
+def _recover(args) -> None:
+    from engine import load_model, recover, write_atomically
+
+    for out in (args.save_state, args.json):
+        if out and not Path(out).resolve().parent.is_dir():
+            raise UsageError(f"the folder for {out} does not exist")
+    if not Path(args.journal).is_file():
+        raise UsageError(f"{args.journal} does not exist")
+    model = load_model(args.model, device=args.device, precision=args.precision, cuda_graph=not args.no_cuda_graph)
+    recovery = recover(model, args.journal)
+    if recovery.frames == 0:
+        raise UsageError(f"{args.journal} holds no whole frame ({recovery.damage or 'empty'}); nothing to recover")
+    recovery.session.save(args.save_state)
+    if args.json:
+        payload = {"frames": recovery.frames, "lost_frames": recovery.lost_frames, "damage": recovery.damage,
+                   "encoder_mismatches": recovery.encoder_mismatches,
+                   "rebuild_seconds": round(recovery.rebuild_seconds, 3)}
+        write_atomically(args.json, json.dumps(payload).encode("utf-8"))
+    lost = f", {recovery.lost_frames} frames lost ({recovery.damage})" if recovery.damage else ""
+    print(f"recovered {recovery.frames} frames in {recovery.rebuild_seconds:.1f} s{lost} -> {args.save_state}",
+          file=sys.stderr)

@@ -15,6 +15,11 @@ def conversations_dir() -> Path:
     return _ensure(Path(platformdirs.user_documents_dir()) / APP_NAME / "Conversations")
 
 
+def journal_dir() -> Path:
+    """Crash journals of running conversations (see app.recovery)."""
+    return _ensure(Path(platformdirs.user_state_dir(APP_NAME, appauthor=False)) / "journals")
+
+
 def log_dir() -> Path:
     return _ensure(Path(platformdirs.user_log_dir(APP_NAME, appauthor=False)))
 

@@ -22,6 +22,14 @@ class AppSettings:
     persona_voice: str = ""
     persona_role: str = ""
     recent_files: tuple[str, ...] = ()
+    # Conversation files: "auto" (compact for the 7B models, a full snapshot for the demo),
+    # "compact" (the frames to replay, rebuilt when opened) or "full" (the state snapshot).
+    file_kind: str = "auto"
+
+    @property
+    def save_compact(self) -> bool | None:
+        """The worker's choice of kind: None lets the engine pick by model size."""
+        return {"compact": True, "full": False}.get(self.file_kind)
 
     def with_recent(self, path: str) -> AppSettings:
         recent = (path,) + tuple(p for p in self.recent_files if p != path)

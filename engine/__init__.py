@@ -7,6 +7,7 @@ The public API (what the app uses; everything else is internal):
     session = model.new_session(seed=1)
     result = session.step(pcm)                 # one 80 ms frame: float32 [FRAME_SIZE] at SAMPLE_RATE
     session.save("talk.parley"); session.restore("talk.parley")
+    writer = start_journal(session, "talk.journal")   # crash journal; recover(model, "talk.journal")
 
 Layout: ``streaming/`` (ring KV caches, layers, the streaming transformer), ``kernels/`` (packed
 and int8 matmuls), ``codec/`` (Mimi), ``lm/`` (the language model, generation, sampling, the text
@@ -16,12 +17,24 @@ docs/architecture.md.
 """
 
 from .atomic import write_atomically
-from .audio import FRAME_MS, FRAME_SECONDS, FRAME_SIZE, SAMPLE_RATE, read_audio, read_wav, write_wav
-from .errors import AudioFileError, ConversationFileError, ModelError
+from .audio import FRAME_MS, FRAME_SECONDS, FRAME_SIZE, SAMPLE_RATE, read_audio, read_wav, to_16_bit, write_wav
+from .errors import AudioFileError, ConversationFileError, ModelError, RecoveryCancelled
+from .files.conversation import file_kind as conversation_kind
+from .files.journal import Journal, JournalWriter, read_journal
 from .files.models import PRESETS, Preset, PresetStatus, hub_cache_dir, preset_status, resolve_model
 from .lm.generate import SamplingConfig
 from .lm.prompts import DEFAULT_ROLE, DEFAULT_VOICE, NO_VOICE, shipped_voices
 from .runtime.loading import LoadedModel, ModelInfo, Precision, load_model, release_memory
+from .runtime.replay import (
+    Recovery,
+    can_save_compact,
+    open_conversation,
+    prefers_compact,
+    record_frames,
+    recover,
+    save_conversation,
+    start_journal,
+)
 from .runtime.session import (
     CacheStats,
     FrameResult,
@@ -36,7 +49,10 @@ from .version import VERSION
 __all__ = [
     "DEFAULT_ROLE", "DEFAULT_VOICE", "FRAME_MS", "FRAME_SECONDS", "FRAME_SIZE", "NO_VOICE", "PRESETS", "SAMPLE_RATE",
     "VERSION", "AudioFileError", "CacheStats", "ConversationFileError", "FrameResult", "FrameTimings", "GraphStatus",
-    "LoadedModel", "ModelError", "ModelInfo", "OfflineResult", "Precision", "Preset", "PresetStatus",
-    "SamplingConfig", "Session", "TranscriptEntry", "hub_cache_dir", "load_model", "preset_status", "read_audio",
-    "read_wav", "release_memory", "resolve_model", "shipped_voices", "write_atomically", "write_wav",
+    "Journal", "JournalWriter", "LoadedModel", "ModelError", "ModelInfo", "OfflineResult", "Precision", "Preset",
+    "PresetStatus", "Recovery", "RecoveryCancelled", "SamplingConfig", "Session", "TranscriptEntry",
+    "can_save_compact", "conversation_kind", "hub_cache_dir", "load_model", "open_conversation", "prefers_compact",
+    "preset_status", "read_audio", "read_journal", "read_wav", "record_frames", "recover", "release_memory",
+    "resolve_model", "save_conversation", "shipped_voices", "start_journal", "to_16_bit", "write_atomically",
+    "write_wav",
 ]

@@ -173,3 +173,9 @@ def pcm_to_int16(pcm: np.ndarray) -> np.ndarray:
 
 def int16_to_pcm(ints: np.ndarray) -> np.ndarray:
     return np.asarray(ints).astype(np.float32) / 32768.0
+
+
+def to_16_bit(pcm: np.ndarray) -> np.ndarray:
+    """Float samples rounded to the nearest 16-bit value (float32): input fed this way is kept
+    exactly by a 16-bit lossless codec, so a compact conversation file replays it bit for bit."""
+    return int16_to_pcm(pcm_to_int16(pcm))

@@ -18,3 +18,7 @@ class ConversationFileError(ValueError):
 
 class AudioFileError(ValueError):
     """A file that cannot be used as audio."""
+
+
+class RecoveryCancelled(Exception):
+    """The person cancelled rebuilding a conversation (the partly rebuilt session is discarded)."""

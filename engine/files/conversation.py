@@ -6,6 +6,10 @@ optional conversation audio under ``audio.*``, and JSON in the safetensors metad
 ``parley``): format name and version, model fingerprint, frame count, sampling settings,
 transcript, prompts, app version, creation time.
 
+Two kinds (``kind`` in the metadata): a *full* file holds the state snapshot described here; a
+*compact* file (``engine.files.compact``) holds the frames to replay instead, in the same
+container with the same checks.
+
 Reading never unpickles. The header is parsed and checked by hand first (size, JSON, dtypes,
 shapes, offsets inside the file, expected names and bounded shapes) so that a damaged or hostile
 file is refused before any tensor memory is allocated. A file is checked against the state of the
@@ -37,7 +41,9 @@ from ..state import StateTree, flatten
 from ..version import VERSION
 
 FORMAT_NAME = "parley.conversation"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # the newest version this Parley reads
+FULL, COMPACT = "full", "compact"  # the kinds: a state snapshot (version 1), or frames to replay (version 2)
+KIND_VERSIONS = {FULL: 1, COMPACT: 2}
 MAX_HEADER_BYTES = 16 * 1024 * 1024
 
 _DTYPES = {
@@ -80,6 +86,8 @@ def write_session(path: str | os.PathLike, session) -> None:
         tensors["audio.assistant"] = torch.from_numpy(pcm_to_int16(assistant))
     info = session.model.info
     meta = {
+        "version": KIND_VERSIONS[FULL],
+        "kind": FULL,
         "model": info.name,
         "fingerprint": info.fingerprint,
         "frames": session.frames,
@@ -103,6 +111,9 @@ def read_session_file(path: str | os.PathLike, fingerprint: str, live_state: Sta
     stored trimmed), so nothing is allocated to learn the expected shapes."""
     path = Path(path)
     expected = {name: tuple(t.shape) for name, t in flatten(live_state).items()}
+    if file_kind(path) != FULL:
+        raise ConversationFileError(f"{path.name} is a compact conversation: it opens by replaying it "
+                                    "(engine.open_conversation), not by restoring a snapshot.")
     file = read_conversation(path, expected, fingerprint=fingerprint)
     meta, tensors = file.meta, file.tensors
     try:
@@ -154,6 +165,30 @@ def trimmed_state(state: StateTree) -> dict[str, torch.Tensor]:
     return out
 
 
+def file_kind(path: str | os.PathLike) -> str:
+    """``FULL`` or ``COMPACT``, from the header alone (nothing else is read); files from before
+    compact files existed are full."""
+    path = Path(path)
+    header, meta = _parse_header(*_read_head(path), path)
+    _check_version(meta, path)
+    kind = meta.get("kind", FULL)
+    if kind not in KIND_VERSIONS:
+        raise _damaged(path, f"unknown kind {kind!r}")
+    return kind
+
+
+def _read_head(path: Path) -> tuple[bytes, int]:
+    """The first 8 + header-length bytes (at most ``MAX_HEADER_BYTES``) and the file size."""
+    try:
+        with open(path, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            prefix = f.read(8)
+            n = struct.unpack("<Q", prefix)[0] if len(prefix) == 8 else 0
+            return prefix + f.read(min(n, MAX_HEADER_BYTES)), size
+    except OSError as e:
+        raise ConversationFileError(f"cannot read {path}: {e.strerror or e}") from e
+
+
 def write_conversation(path: str | os.PathLike, tensors: Mapping[str, torch.Tensor], meta: Mapping) -> None:
     """Write atomically: a temp file in the same folder, fsync, then rename over ``path``.
 
@@ -177,15 +212,7 @@ def read_conversation(path: str | os.PathLike, expected_shapes: Mapping[str, tup
     of another model is named as such).
     """
     path = Path(path)
-    try:
-        with open(path, "rb") as f:
-            size = os.fstat(f.fileno()).st_size
-            prefix = f.read(8)
-            n = struct.unpack("<Q", prefix)[0] if len(prefix) == 8 else 0
-            head = prefix + f.read(min(n, MAX_HEADER_BYTES))
-    except OSError as e:
-        raise ConversationFileError(f"cannot read {path}: {e.strerror or e}") from e
-    header, meta = _parse_header(head, size, path)
+    header, meta = _parse_header(*_read_head(path), path)
     _check_version(meta, path)
     if fingerprint is not None and meta.get("fingerprint") != fingerprint:
         raise ConversationFileError(

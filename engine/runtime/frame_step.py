@@ -89,6 +89,7 @@ class FrameStep:
         self.warm_frames = 0  # aligned frames run eagerly so far (the warm-up before a capture)
         # Static buffers: created once, outside inference mode, written in place every frame.
         self.pcm_in = torch.zeros(1, 1, mimi.frame_size, device=device, dtype=pcm_dtype)
+        self.user_codes = torch.zeros(1, generator.user_streams, dtype=torch.long, device=device)  # encoded input
         self.text = torch.full((1,), -2, dtype=torch.long, device=device)
         self.audio = torch.full((1, dep_q), -2, dtype=torch.long, device=device)
         self.pcm_out = torch.zeros(1, 1, mimi.frame_size, device=device, dtype=pcm_dtype)
@@ -157,6 +158,7 @@ class FrameStep:
         state = self.state
         codes = self.mimi.encode_step(self.pcm_in, state["mimi"])
         mark("encode")
+        self.user_codes.copy_(codes[:, :, 0])
         text, audio = self.generator.step(codes[:, :, 0], state["gen"], mark=mark)
         self.text.copy_(text)
         self.audio.copy_(audio)

@@ -14,6 +14,7 @@ exactly that, and restoring copies a file back into the same buffers.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -107,6 +108,8 @@ class Session:
         self.record_audio = record_audio
         self._user_audio: list[np.ndarray] = []
         self._assistant_audio: list[np.ndarray] = []
+        # Called as ``frame_observer(session, pcm)`` after every frame (e.g. a crash journal's).
+        self.frame_observer: Callable[[Session, np.ndarray], None] | None = None
         self._use(sampling, generator)
         if run_prompts:
             self._prompt(voice_prompt, text_prompt)
@@ -190,6 +193,8 @@ class Session:
         if self.record_audio:
             self._user_audio.append(pcm.copy())
             self._assistant_audio.append(out_np)
+        if self.frame_observer is not None:
+            self.frame_observer(self, pcm)
         return FrameResult(out_np, piece, token, audio_codes, frame_index, timings, self.cache_stats())
 
     def process(self, pcm: np.ndarray) -> OfflineResult:

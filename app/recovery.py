@@ -1,0 +1,136 @@
+"""Recovering a conversation after a crash: the journals a previous run left behind, the offer to
+recover one, and the rebuild's progress bar (cancellable).
+
+The worker journals every conversation into the state folder (``paths.journal_dir``) and removes
+the journal on a clean exit or when the conversation ends by choice, so a journal found at start
+belongs to a run that crashed. ``RecoveryOffer`` is the widget-free state; ``RecoveryDialogs``
+renders it: a question (Recover / Later / Discard; "Later" keeps the journal for the next start),
+then a progress dialog while the worker rebuilds the state.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtWidgets import QMessageBox, QProgressDialog, QWidget
+
+import engine
+from engine import FRAME_SECONDS
+
+log = logging.getLogger(__name__)
+
+
+def pending_journals(folder: Path) -> list[tuple[Path, int]]:
+    """(journal, whole frames) left by runs that crashed, newest first. A journal without one whole
+    frame (a crash before the conversation began) holds nothing and is removed; one that cannot be
+    read at all is kept for the person to look at, and logged."""
+    found = []
+    for path in sorted(folder.glob("*.journal"), key=lambda p: p.stat().st_mtime, reverse=True):
+        try:
+            frames = engine.read_journal(path).frames
+        except engine.ConversationFileError as e:
+            log.warning("journal %s cannot be recovered: %s", path, e)
+            continue
+        if frames == 0:
+            path.unlink(missing_ok=True)
+            continue
+        found.append((path, frames))
+    return found
+
+
+class RecoveryOffer(QObject):
+    """The state of one offer: which journal, whether it is being rebuilt, how far, and the outcome."""
+
+    changed = Signal()
+
+    def __init__(self, worker, journal: Path, frames: int, parent: QObject | None = None):
+        super().__init__(parent)
+        self.worker, self.journal, self.frames = worker, journal, frames
+        self.running = False
+        self.done = (0, frames)
+        self.outcome: str | None = None  # None while undecided or running; "" recovered; else why not
+        worker.recovery_progress.connect(self._on_progress)
+        worker.recovery_done.connect(self._on_done)
+
+    @property
+    def seconds(self) -> float:
+        return self.frames * FRAME_SECONDS
+
+    def recover(self) -> None:
+        self.running, self.outcome = True, None
+        self.worker.recover_journal(str(self.journal))
+        self.changed.emit()
+
+    def cancel(self) -> None:
+        self.worker.cancel_recovery = True
+
+    def discard(self) -> None:
+        self.journal.unlink(missing_ok=True)
+        self.outcome = "discarded"
+        self.changed.emit()
+
+    def _on_progress(self, done: int, total: int) -> None:
+        self.done = (done, total)
+        self.changed.emit()
+
+    def _on_done(self, message: str) -> None:
+        self.running, self.outcome = False, message
+        self.changed.emit()
+
+
+class RecoveryDialogs(QObject):
+    """Renders a ``RecoveryOffer``: the question, then the progress of the rebuild."""
+
+    def __init__(self, parent: QWidget, offer: RecoveryOffer, show_error: Callable[[str], None]):
+        super().__init__(parent)
+        self.offer, self.show_error = offer, show_error
+        self.question = QMessageBox(QMessageBox.Question, "Recover conversation?",
+                                    f"Parley did not close properly. Recover the conversation it was having "
+                                    f"({offer.seconds:.0f} s)?\n\n'Later' keeps it for the next start.",
+                                    QMessageBox.NoButton, parent)
+        self.recover_button = self.question.addButton("Recover", QMessageBox.AcceptRole)
+        self.later_button = self.question.addButton("Later", QMessageBox.RejectRole)
+        self.discard_button = self.question.addButton("Discard", QMessageBox.DestructiveRole)
+        self.question.buttonClicked.connect(self._on_answer)
+        self.progress = QProgressDialog("Rebuilding the conversation...", "Cancel", 0, max(offer.frames, 1), parent)
+        self.progress.setWindowModality(Qt.WindowModal)
+        self.progress.setAutoClose(False)
+        self.progress.setAutoReset(False)
+        self.progress.canceled.connect(offer.cancel)
+        self.progress.hide()
+        offer.changed.connect(self.render)
+
+    def show(self) -> None:
+        self.question.open()
+
+    def _on_answer(self, button) -> None:
+        if button is self.recover_button:
+            self.offer.recover()
+        elif button is self.discard_button:
+            self.offer.discard()
+
+    def render(self) -> None:
+        offer = self.offer
+        done, total = offer.done
+        self.progress.setMaximum(max(total, 1))
+        self.progress.setValue(done)
+        if offer.running and not self.progress.isVisible():
+            self.progress.show()
+        if not offer.running:
+            self.progress.hide()
+            if offer.outcome and offer.outcome != "discarded":
+                self.show_error(offer.outcome)
+
+
+def offer_recovery(parent: QWidget, worker, pending: list[tuple[Path, int]],
+                   show_error: Callable[[str], None]) -> RecoveryDialogs | None:
+    """Offer the newest crashed conversation (older ones wait for later starts)."""
+    if not pending:
+        return None
+    journal, frames = pending[0]
+    dialogs = RecoveryDialogs(parent, RecoveryOffer(worker, journal, frames, parent), show_error)
+    dialogs.show()
+    return dialogs

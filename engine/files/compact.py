@@ -1,0 +1,116 @@
+"""Compact conversation files: the journal's contents instead of the state snapshot.
+
+A full file of a 7B conversation holds the LM's KV cache (0.5 MB per frame); a compact one holds
+what the state is a function of (see ``engine.files.journal``) and is rebuilt by replaying it
+(``engine.runtime.replay``). It is a conversation file (same container, atomic write, checks and
+checksum) of kind ``compact`` with:
+
+- ``compact.user_codes`` [frames, user streams] and ``compact.tokens`` [frames, 1 + dep_q]
+  (int16, or int32 for a vocabulary that needs it);
+- the user's audio, exactly the samples the codec encoded: FLAC (lossless 16-bit, through
+  ``soundfile``) as ``compact.user_flac`` when every sample is a 16-bit value (the app records at
+  16 bits), otherwise the float32 samples as ``compact.user_pcm``;
+- the journal header's fields, the frame count and the transcript in the metadata.
+
+The assistant's audio is not stored: it is the decoder's output for the agent codes, and the
+replay produces it again.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from dataclasses import asdict
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from ..audio import FRAME_SIZE, SAMPLE_RATE, int16_to_pcm, pcm_to_int16
+from ..errors import ConversationFileError
+from ..lm.generate import SamplingConfig
+from ..version import VERSION
+from .conversation import COMPACT, KIND_VERSIONS, read_conversation, write_conversation
+from .journal import Journal, JournalHeader
+
+MAX_FRAMES = 10_000_000  # 9 days of conversation: a bound for the shape checks
+_FLAC, _PCM = "compact.user_flac", "compact.user_pcm"
+
+
+def write_compact(path: str | os.PathLike, header: JournalHeader, user_codes: np.ndarray, tokens: np.ndarray,
+                  user_pcm: np.ndarray, transcript: list[tuple[int, float, str]]) -> None:
+    frames = len(tokens)
+    if user_codes.shape[0] != frames or user_pcm.size != frames * FRAME_SIZE:
+        raise ValueError(f"compact file: {frames} frames of tokens, {user_codes.shape[0]} of user codes and "
+                         f"{user_pcm.size / FRAME_SIZE:g} of user audio")
+    ints = np.int16 if max(int(tokens.max(initial=0)), int(user_codes.max(initial=0))) < 2**15 else np.int32
+    tensors = {"compact.user_codes": torch.from_numpy(user_codes.astype(ints)),
+               "compact.tokens": torch.from_numpy(tokens.astype(ints))}
+    samples = pcm_to_int16(user_pcm)
+    if np.array_equal(int16_to_pcm(samples), user_pcm):
+        tensors[_FLAC] = torch.from_numpy(np.frombuffer(_flac(samples), np.uint8).copy())
+    else:  # not 16-bit samples: kept exactly, uncompressed
+        tensors[_PCM] = torch.from_numpy(np.ascontiguousarray(user_pcm, np.float32))
+    meta = {"version": KIND_VERSIONS[COMPACT], "kind": COMPACT, "model": header.model,
+            "fingerprint": header.fingerprint, "frames": frames, "sampling": asdict(header.sampling),
+            "seed": header.seed, "prompts": header.prompts, "user_streams": header.user_streams,
+            "token_streams": header.token_streams, "transcript": [list(e) for e in transcript],
+            "app_version": VERSION, "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "sample_rate": SAMPLE_RATE}
+    write_conversation(path, tensors, meta)
+
+
+def read_compact(path: str | os.PathLike, fingerprint: str) -> Journal:
+    """The frames of a compact file, as a journal to replay. Checked (kind, model, names, shapes,
+    checksum) before anything is decoded."""
+    path = Path(path)
+    shapes = {"compact.user_codes": (MAX_FRAMES, 64), "compact.tokens": (MAX_FRAMES, 64)}
+    file = read_conversation(path, shapes, allowed_prefixes=(_FLAC, _PCM), fingerprint=fingerprint)
+    meta, tensors = file.meta, file.tensors
+    try:
+        if meta.get("kind") != COMPACT:
+            raise ValueError("not a compact conversation")
+        header = JournalHeader(model=str(meta["model"]), fingerprint=str(meta["fingerprint"]),
+                               sampling=SamplingConfig(**meta["sampling"]), seed=int(meta["seed"]),
+                               prompts={"voice": meta["prompts"].get("voice"), "text": meta["prompts"].get("text")},
+                               user_streams=int(meta["user_streams"]), token_streams=int(meta["token_streams"]))
+        frames = int(meta["frames"])
+        user, tokens = tensors["compact.user_codes"], tensors["compact.tokens"]
+        if user.shape != (frames, header.user_streams) or tokens.shape != (frames, header.token_streams):
+            raise ValueError("token tables do not match the frame count")
+        if user.dtype not in (torch.int16, torch.int32) or tokens.dtype != user.dtype:
+            raise ValueError("token tables are not integers")
+        pcm = _user_audio(tensors, frames)
+    except (KeyError, TypeError, ValueError, AttributeError) as e:
+        raise ConversationFileError(f"{path.name} is a damaged compact conversation ({e}); open another copy.") from e
+    return Journal(header, user.numpy().astype(np.int64), tokens.numpy().astype(np.int64),
+                   pcm.reshape(frames, FRAME_SIZE), lost_frames=0, damage=None)
+
+
+def _user_audio(tensors, frames: int) -> np.ndarray:
+    if _PCM in tensors:
+        pcm = tensors[_PCM]
+        if pcm.dtype != torch.float32 or pcm.shape != (frames * FRAME_SIZE,):
+            raise ValueError("user audio has the wrong type or length")
+        return pcm.numpy()
+    import soundfile
+
+    flac = tensors[_FLAC]
+    if flac.dtype != torch.uint8 or flac.dim() != 1:
+        raise ValueError("user audio is not a byte string")
+    try:
+        samples, rate = soundfile.read(io.BytesIO(flac.numpy().tobytes()), dtype="int16")
+    except (RuntimeError, soundfile.LibsndfileError) as e:
+        raise ValueError(f"user audio does not decode: {e}") from e
+    if rate != SAMPLE_RATE or samples.shape != (frames * FRAME_SIZE,):
+        raise ValueError("user audio has the wrong rate or length")
+    return int16_to_pcm(samples)
+
+
+def _flac(samples: np.ndarray) -> bytes:
+    import soundfile
+
+    out = io.BytesIO()
+    soundfile.write(out, samples, SAMPLE_RATE, format="FLAC", subtype="PCM_16")
+    return out.getvalue()

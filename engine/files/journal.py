@@ -1,0 +1,285 @@
+"""Crash journals: an append-only record of everything a conversation's state is a function of.
+
+The model's state after N frames is a pure function of the user's audio, the tokens the model
+chose and the start settings (sampling is counter-based: no hidden RNG state). A journal stores
+exactly those, so that ``engine.runtime.replay`` can rebuild the state after a crash.
+
+Layout: the 8-byte magic, then records ``<u32 payload length><u8 kind><payload><u32 crc32>``
+(little endian; the CRC covers length, kind and payload). The first record is the header (kind
+``H``, UTF-8 JSON: format, version, model fingerprint, sampling, seed, prompts, stream counts);
+every further record is one frame (kind ``F``, fixed size): ``<u32 frame index>``, the user's
+audio codes and the tokens the generator wrote this frame (text + audio) as int32, and the
+user's audio as float32 (the exact samples the codec encoded: the encoder's state is rebuilt
+from them bit for bit).
+
+Reading stops at the first record that is cut, fails its CRC, is malformed or out of order;
+every whole frame before it is kept and the frames after it are counted as lost. A journal is
+only ever appended to, so a crash can damage at most its tail.
+
+``JournalWriter`` writes off the caller's thread: ``append`` only queues numpy copies, a writer
+thread encodes and writes them, and fsyncs at least every ``FSYNC_FRAMES`` frames.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import queue
+import struct
+import threading
+import zlib
+from dataclasses import asdict, dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+
+from ..audio import FRAME_SECONDS, FRAME_SIZE, SAMPLE_RATE
+from ..errors import ConversationFileError
+from ..lm.generate import SamplingConfig
+from ..version import VERSION
+
+log = logging.getLogger(__name__)
+
+MAGIC = b"PARLEYJ\x01"
+FORMAT_NAME = "parley.journal"
+FORMAT_VERSION = 1
+MAX_HEADER_BYTES = 1 << 20
+MAX_STREAMS = 64
+FSYNC_SECONDS = 2.0  # the most audio a power cut may lose
+FSYNC_FRAMES = max(1, int(FSYNC_SECONDS / FRAME_SECONDS))
+_PREFIX = struct.Struct("<IB")  # payload length, record kind
+_CRC = struct.Struct("<I")
+_HEADER, _FRAME = ord("H"), ord("F")
+
+
+@dataclass(frozen=True)
+class JournalHeader:
+    """What a conversation starts from; ``user_streams``/``token_streams`` fix the frame size."""
+
+    model: str
+    fingerprint: str
+    sampling: SamplingConfig
+    seed: int
+    prompts: dict
+    user_streams: int
+    token_streams: int
+
+    def to_json(self) -> bytes:
+        body = {"format": FORMAT_NAME, "version": FORMAT_VERSION, **asdict(self),
+                "sample_rate": SAMPLE_RATE, "frame_size": FRAME_SIZE, "app_version": VERSION,
+                "created": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+        return json.dumps(body).encode("utf-8")
+
+    @property
+    def frame_bytes(self) -> int:
+        """Payload size of one frame record."""
+        return 4 * (1 + self.user_streams + self.token_streams + FRAME_SIZE)
+
+
+@dataclass(frozen=True)
+class Journal:
+    """A journal as read: its header and the whole frames before any damage, in order."""
+
+    header: JournalHeader
+    user_codes: np.ndarray  # int64 [frames, user_streams]
+    tokens: np.ndarray  # int64 [frames, token_streams]: what the generator wrote, text first
+    pcm: np.ndarray  # float32 [frames, FRAME_SIZE]
+    lost_frames: int  # frames in the damaged tail (whole records' worth of its bytes, rounded up)
+    damage: str | None  # why reading stopped early; None for an intact journal
+
+    @property
+    def frames(self) -> int:
+        return len(self.pcm)
+
+
+def _record(kind: int, payload: bytes) -> bytes:
+    prefix = _PREFIX.pack(len(payload), kind)
+    return prefix + payload + _CRC.pack(zlib.crc32(payload, zlib.crc32(prefix)))
+
+
+def encode_frame(index: int, user_codes: np.ndarray, tokens: np.ndarray, pcm: np.ndarray) -> bytes:
+    payload = (struct.pack("<I", index) + np.asarray(user_codes, "<i4").tobytes()
+               + np.asarray(tokens, "<i4").tobytes() + np.asarray(pcm, "<f4").tobytes())
+    return _record(_FRAME, payload)
+
+
+def encode_start(header: JournalHeader) -> bytes:
+    """The magic and the header record: the first bytes of every journal."""
+    return MAGIC + _record(_HEADER, header.to_json())
+
+
+# ---- reading ---------------------------------------------------------------------------------
+
+def read_journal(path: str | os.PathLike) -> Journal:
+    """Read a journal, keeping every whole frame before the first damage.
+
+    Raises ``ConversationFileError`` only when nothing can be recovered: not a journal, the
+    header damaged, or a format version from a newer Parley."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        raise ConversationFileError(f"cannot read the journal {path}: {e.strerror or e}") from e
+    return parse_journal(data, path.name)
+
+
+def parse_journal(data: bytes, name: str = "journal") -> Journal:
+    if data[:len(MAGIC)] != MAGIC:
+        raise ConversationFileError(f"{name} is not a Parley journal (or its start is damaged): nothing "
+                                    "can be recovered from it.")
+    pos = len(MAGIC)
+    kind, payload, pos, why = _next_record(data, pos, MAX_HEADER_BYTES)
+    if why is not None or kind != _HEADER:
+        raise ConversationFileError(f"{name}: the journal's header is damaged ({why or 'no header'}); "
+                                    "nothing can be recovered from it.")
+    header = _parse_header(payload, name)
+    size = header.frame_bytes
+    record_size = _PREFIX.size + size + _CRC.size
+    frames: list[bytes] = []
+    damage = None
+    while pos < len(data):
+        kind, payload, end, why = _next_record(data, pos, size)
+        if why is None and (kind != _FRAME or len(payload) != size):
+            why = "an unexpected record"
+        if why is None and struct.unpack_from("<I", payload)[0] != len(frames):
+            why = f"frame {struct.unpack_from('<I', payload)[0]} where frame {len(frames)} belongs"
+        if why is not None:
+            damage = f"{why} after frame {len(frames)} (byte {pos})"
+            break
+        frames.append(payload)
+        pos = end
+    lost = -(-(len(data) - pos) // record_size) if damage else 0
+    return Journal(header, *_frame_arrays(frames, header), lost_frames=lost, damage=damage)
+
+
+def _next_record(data: bytes, pos: int, max_payload: int) -> tuple[int, bytes, int, str | None]:
+    """(kind, payload, next position, None) or (0, b"", pos, why) for a cut or damaged record."""
+    if len(data) - pos < _PREFIX.size:
+        return 0, b"", pos, "a cut record"
+    n, kind = _PREFIX.unpack_from(data, pos)
+    if n > max_payload:
+        return 0, b"", pos, "a damaged record length"
+    end = pos + _PREFIX.size + n + _CRC.size
+    if end > len(data):
+        return 0, b"", pos, "a cut record"
+    body = data[pos + _PREFIX.size:end - _CRC.size]
+    crc = zlib.crc32(body, zlib.crc32(data[pos:pos + _PREFIX.size]))
+    if _CRC.unpack_from(data, end - _CRC.size)[0] != crc:
+        return 0, b"", pos, "a checksum mismatch"
+    return kind, body, end, None
+
+
+def _parse_header(payload: bytes, name: str) -> JournalHeader:
+    try:
+        meta = json.loads(payload.decode("utf-8"))
+        if not isinstance(meta, dict) or meta.get("format") != FORMAT_NAME:
+            raise ValueError("not a journal header")
+        version = meta.get("version")
+        if not isinstance(version, int) or version < 1:
+            raise ValueError(f"unknown version {version!r}")
+    except (UnicodeDecodeError, ValueError) as e:
+        raise ConversationFileError(f"{name}: the journal's header is unreadable ({e}).") from e
+    if version > FORMAT_VERSION:
+        raise ConversationFileError(f"{name} was written by a newer Parley (journal version {version}; this "
+                                    f"one reads up to {FORMAT_VERSION}). Update Parley to recover it.")
+    try:
+        if meta["sample_rate"] != SAMPLE_RATE or meta["frame_size"] != FRAME_SIZE:
+            raise ValueError("another audio format")
+        header = JournalHeader(
+            model=str(meta["model"]), fingerprint=str(meta["fingerprint"]),
+            sampling=SamplingConfig(**meta["sampling"]), seed=int(meta["seed"]),
+            prompts={"voice": meta["prompts"].get("voice"), "text": meta["prompts"].get("text")},
+            user_streams=int(meta["user_streams"]), token_streams=int(meta["token_streams"]))
+        if not (0 < header.user_streams <= MAX_STREAMS and 0 < header.token_streams <= MAX_STREAMS):
+            raise ValueError("stream counts out of range")
+    except (KeyError, TypeError, ValueError, AttributeError) as e:
+        raise ConversationFileError(f"{name}: the journal's header has damaged fields ({e}).") from e
+    return header
+
+
+def _frame_arrays(frames: list[bytes], header: JournalHeader) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    u, t = header.user_streams, header.token_streams
+    raw = np.frombuffer(b"".join(frames), dtype="<i4").reshape(len(frames), 1 + u + t + FRAME_SIZE)
+    user = raw[:, 1:1 + u].astype(np.int64)
+    tokens = raw[:, 1 + u:1 + u + t].astype(np.int64)
+    pcm = raw[:, 1 + u + t:].copy().view("<f4").astype(np.float32)
+    return user, tokens, pcm
+
+
+# ---- writing ---------------------------------------------------------------------------------
+
+class JournalWriter:
+    """Appends frames to a new journal from a thread of its own.
+
+    The header is written and fsync'd before the constructor returns; ``append`` never blocks on
+    the disk. A write error stops journaling (logged, kept in ``error``) and never reaches the
+    caller's frame loop. ``close(remove=True)`` deletes the journal (a clean exit or a save)."""
+
+    def __init__(self, path: str | os.PathLike, header: JournalHeader, fsync_frames: int = FSYNC_FRAMES):
+        self.path, self.header = Path(path), header
+        self.fsync_frames = fsync_frames
+        self.error: str | None = None
+        self.frames_written = 0
+        self._queue: queue.SimpleQueue = queue.SimpleQueue()
+        self._file = open(self.path, "wb")  # noqa: SIM115 - owned by the writer thread until close()
+        try:
+            self._file.write(encode_start(header))
+            self._sync()
+        except BaseException:
+            self._file.close()
+            raise
+        self._thread = threading.Thread(target=self._run, name="parley-journal", daemon=True)
+        self._thread.start()
+
+    def append(self, index: int, user_codes: np.ndarray, tokens: np.ndarray, pcm: np.ndarray) -> None:
+        """Queue one frame (the arrays must not change afterwards: pass copies)."""
+        self._queue.put((index, user_codes, tokens, pcm))
+
+    def close(self, remove: bool = False) -> None:
+        """Write what is queued, fsync and close (idempotent); then delete the file if ``remove``."""
+        if self._thread.is_alive():
+            self._queue.put(None)
+            self._thread.join()
+        if not self._file.closed:
+            try:
+                self._sync()
+            except OSError as e:
+                self._fail(e)
+            self._file.close()
+        if remove:
+            self.path.unlink(missing_ok=True)
+
+    def _run(self) -> None:
+        unsynced = 0
+        while True:
+            items = [self._queue.get()]
+            while True:  # drain: one write to the OS for everything queued
+                try:
+                    items.append(self._queue.get_nowait())
+                except queue.Empty:
+                    break
+            done = items[-1] is None
+            frames = [item for item in items if item is not None]
+            if self.error is None and frames:
+                try:
+                    self._file.write(b"".join(encode_frame(*item) for item in frames))
+                    self._file.flush()
+                    unsynced += len(frames)
+                    self.frames_written += len(frames)
+                    if unsynced >= self.fsync_frames:
+                        os.fsync(self._file.fileno())
+                        unsynced = 0
+                except OSError as e:
+                    self._fail(e)
+            if done:
+                return
+
+    def _sync(self) -> None:
+        self._file.flush()
+        os.fsync(self._file.fileno())
+
+    def _fail(self, e: OSError) -> None:
+        self.error = f"journal {self.path} could not be written: {e.strerror or e}"
+        log.error(self.error)

@@ -1,0 +1,113 @@
+"""The crash test on the real app: `parley` (offscreen Qt, the demo model, real PortAudio through
+the PulseAudio null sink, open mic) hears speech for ~10 s and is killed with SIGKILL. The next
+start (a main window on the same state folder) offers the journal; recovering it rebuilds, bit for
+bit, the state of an uninterrupted run fed the same frames, and loses nothing the journal got."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from PySide6.QtCore import QSettings
+
+import engine
+from app.main_window import MainWindow
+from engine.state import flatten
+from tests import audio_server
+
+ROOT = Path(__file__).resolve().parent.parent
+TALK_FRAMES = 125  # 10 s
+
+
+def pulse_server() -> str:
+    info = subprocess.run(["pactl", "info"], capture_output=True, text=True, timeout=10).stdout
+    return next(line.split(":", 1)[1].strip() for line in info.splitlines() if line.startswith("Server String"))
+
+
+def journal_frames(folder: Path) -> tuple[Path | None, int]:
+    for path in folder.glob("*.journal"):
+        try:
+            return path, engine.read_journal(path).frames
+        except engine.ConversationFileError:
+            return path, 0
+    return None, 0
+
+
+@pytest.mark.audio
+@pytest.mark.slow
+def test_killed_app_recovers_its_conversation_bit_for_bit(pulse_audio, qtbot, tmp_path, app_demo_model):
+    config, state = tmp_path / "config", tmp_path / "state"
+    (config / "Parley").mkdir(parents=True)
+    (config / "Parley" / "Parley.conf").write_text("[General]\nopen_mic=true\n")
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "XDG_CONFIG_HOME": str(config),
+           "XDG_STATE_HOME": str(state), "XDG_DOCUMENTS_DIR": str(tmp_path / "docs"), "HF_HUB_OFFLINE": "1",
+           # The app's own XDG_CONFIG_HOME hides the server's address and cookie from its PulseAudio client.
+           "PULSE_SERVER": pulse_server(), "PULSE_COOKIE": str(Path.home() / ".config" / "pulse" / "cookie")}
+    t = np.arange(24_000 * 60) / 24_000
+    speech = 0.25 * np.sin(2 * np.pi * (160 + 90 * np.sin(2 * np.pi * 0.7 * t)) * t) * (np.sin(2 * np.pi * 0.4 * t) > 0)
+    engine.write_wav(tmp_path / "talk.wav", speech.astype(np.float32))
+    journals = state / "Parley" / "journals"
+    app = subprocess.Popen([sys.executable, "-m", "app.cli", "--model", "demo", "--device", "cpu",
+                            "--precision", "float32"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE)
+    player = None
+    try:
+        deadline = time.monotonic() + 240
+        while journal_frames(journals)[0] is None:  # the model is loaded and a conversation started
+            assert app.poll() is None, app.stderr.read().decode()
+            assert time.monotonic() < deadline, "the app did not start a conversation"
+            time.sleep(0.1)
+        player = audio_server.play_into_mic(str(tmp_path / "talk.wav"))
+        while journal_frames(journals)[1] < TALK_FRAMES:
+            assert app.poll() is None, app.stderr.read().decode()
+            assert time.monotonic() < deadline, "the conversation did not reach 10 s"
+            time.sleep(0.05)
+        seen = journal_frames(journals)[1]
+        app.send_signal(signal.SIGKILL)
+        app.wait()
+    finally:
+        if app.poll() is None:
+            app.kill()
+        if player is not None:
+            player.kill()
+            player.wait()
+    assert app.returncode == -signal.SIGKILL
+    journal, left = journal_frames(journals)
+    assert left >= seen  # everything the journal had got is on disk after the kill
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # as the app computed (one thread on this 2-core machine)
+    try:
+        window = MainWindow(QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat),
+                            model_loader=lambda *args: app_demo_model, audio=False, worker_seed=1,
+                            journal_dir=journals)
+        window.load_model("demo", "cpu", "float32")
+        qtbot.waitUntil(lambda: window.recovery is not None, timeout=60_000)
+        offer = window.recovery.offer
+        assert offer.journal == journal and offer.frames == left
+        window.recovery.recover_button.click()
+        qtbot.waitUntil(lambda: offer.outcome is not None, timeout=300_000)
+        assert offer.outcome == ""
+        recovered = window.worker._session
+        assert recovered.frames == left
+        # The recovered conversation's new journal holds every frame: the input both runs get.
+        qtbot.waitUntil(lambda: engine.read_journal(window.worker.journal_path).frames == left, timeout=10_000)
+        kept = engine.read_journal(window.worker.journal_path)
+        heard = np.abs(kept.pcm).max(axis=1) > 0.01
+        assert heard.sum() > 25  # the model really heard the speech through the device
+        reference = app_demo_model.new_session(sampling=kept.header.sampling, seed=kept.header.seed)
+        for frame in kept.pcm:
+            reference.step(frame)
+        ours, theirs = flatten(recovered.state), flatten(reference.state)
+        assert not [name for name in ours if not torch.equal(ours[name], theirs[name])]
+        window.unsaved_frames = 0
+        window.close()
+    finally:
+        torch.set_num_threads(threads)

@@ -1,0 +1,108 @@
+"""Crash recovery in the app with the real demo model: the worker journals the conversation, a
+clean exit removes the journal, and the next start offers to recover a journal left behind and
+rebuilds the state bit for bit (progress shown, journal then replaced by the new conversation's)."""
+
+from __future__ import annotations
+
+import shutil
+
+import numpy as np
+import pytest
+import torch
+from PySide6.QtCore import QSettings
+
+import engine
+from app.audio_bridge import AudioBridge
+from app.headless import BridgeFeeder, SignalRecorder
+from app.main_window import MainWindow
+from engine.files.journal import encode_start
+from engine.runtime.replay import journal_header
+from engine.state import flatten
+
+
+def speech_like(frames: int) -> np.ndarray:
+    t = np.arange(1920 * frames) / 24_000
+    return (0.2 * np.sin(2 * np.pi * (180 + 60 * t) * t)).astype(np.float32)
+
+
+class App:
+    def __init__(self, qtbot, tmp_path, model, journal_dir):
+        self.window = MainWindow(QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat),
+                                 model_loader=lambda *args: model, audio=False, worker_seed=1,
+                                 journal_dir=journal_dir)
+        self.window.show()
+        self.opened = SignalRecorder()
+        self.window.worker.conversation_opened.connect(self.opened.record)
+        self.window.load_model("demo", "cpu", "float32")
+        qtbot.waitUntil(lambda: self.window.model_info is not None and len(self.opened) == 1, timeout=60_000)
+
+    def talk(self, frames: int) -> None:
+        self.window.worker.mic_open = True
+        bridge = AudioBridge(24_000, 1, 24_000, 1)
+        self.window.worker.set_bridge(bridge)
+        BridgeFeeder(bridge, lambda: self.window.worker.processed_position).feed(speech_like(frames))
+        self.window.worker.set_bridge(None)
+
+    def close(self) -> None:
+        self.window.unsaved_frames = 0
+        self.window.close()
+
+
+@pytest.mark.slow
+def test_journal_left_by_a_crash_is_offered_and_recovered_bit_for_bit(qtbot, tmp_path, app_demo_model):
+    journals, crashed = tmp_path / "journals", tmp_path / "crashed"
+    journals.mkdir()
+    crashed.mkdir()
+    first = App(qtbot, tmp_path, app_demo_model, journals)
+    assert first.window.recovery is None  # nothing to recover on a first start
+    first.talk(15)
+    journal = first.window.worker.journal_path
+    qtbot.waitUntil(lambda: engine.read_journal(journal).frames == 15, timeout=10_000)
+    shutil.copy(journal, crashed / journal.name)  # what a kill -9 now would leave behind
+    first.close()
+    assert not journal.exists()  # a clean exit removes the journal
+
+    second = App(qtbot, tmp_path, app_demo_model, crashed)
+    dialogs = second.window.recovery
+    assert dialogs is not None and dialogs.question.isVisible() and dialogs.offer.frames == 15
+    progress = SignalRecorder()
+    second.window.worker.recovery_progress.connect(progress.record)
+    dialogs.recover_button.click()
+    qtbot.waitUntil(lambda: dialogs.offer.outcome is not None, timeout=120_000)
+    assert dialogs.offer.outcome == "" and progress.calls[-1] == (15, 15)
+    assert not dialogs.progress.isVisible()
+    assert not (crashed / journal.name).exists()  # replaced by the recovered conversation's journal
+    new_journal = second.window.worker.journal_path
+    qtbot.waitUntil(lambda: engine.read_journal(new_journal).frames == 15, timeout=10_000)
+
+    # An uninterrupted run fed the same frames, with the journal's seed and sampling.
+    header = engine.read_journal(new_journal).header
+    reference = app_demo_model.new_session(sampling=header.sampling, seed=header.seed)
+    for frame in engine.read_journal(new_journal).pcm:
+        reference.step(frame)
+    recovered = second.window.worker._session
+    assert recovered.frames == 15
+    ours, theirs = flatten(recovered.state), flatten(reference.state)
+    assert not [name for name in ours if not torch.equal(ours[name], theirs[name])]
+    second.close()
+    assert not new_journal.exists()
+
+
+def test_later_keeps_the_journal_and_discard_removes_it(qtbot, tmp_path, app_demo_model):
+    crashed = tmp_path / "crashed"
+    crashed.mkdir()
+    session = app_demo_model.new_session(seed=3)
+    recorder = engine.start_journal(session, crashed / "old.journal")
+    session.step(speech_like(1))
+    recorder.close()
+    header_only = len(encode_start(journal_header(session)))  # a crash before the first frame
+    (crashed / "empty.journal").write_bytes((crashed / "old.journal").read_bytes()[:header_only])
+    app = App(qtbot, tmp_path, app_demo_model, crashed)
+    assert not (crashed / "empty.journal").exists()  # nothing in it: removed, not offered
+    app.window.recovery.later_button.click()
+    assert (crashed / "old.journal").exists()
+    app.close()
+    app = App(qtbot, tmp_path, app_demo_model, crashed)
+    app.window.recovery.discard_button.click()
+    assert not (crashed / "old.journal").exists()
+    app.close()

@@ -1,0 +1,146 @@
+"""Rebuilding a conversation from its journal on the real demo model: the state equals, bit for
+bit, the uninterrupted run's at the same frame (greedy and sampled), and damaged, foreign or
+forged journals recover what they can and fail clearly."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from engine import (
+    FRAME_SIZE,
+    ConversationFileError,
+    RecoveryCancelled,
+    SamplingConfig,
+    load_model,
+    recover,
+    start_journal,
+)
+from engine.files import journal as jf
+from engine.runtime.replay import journal_header
+from engine.state import clone, flatten
+
+FRAMES = 8
+
+
+@pytest.fixture(scope="module")
+def model(demo_model_dir):
+    return load_model(str(demo_model_dir), device="cpu", precision="float32")
+
+
+def talk(frames: int) -> np.ndarray:
+    """A chirp with noise: audio that changes every frame."""
+    t = np.arange(frames * FRAME_SIZE) / 24000
+    rng = np.random.default_rng(1)
+    pcm = 0.3 * np.sin(2 * np.pi * (200 + 150 * t) * t) + 0.05 * rng.standard_normal(t.size)
+    return pcm.astype(np.float32).reshape(frames, FRAME_SIZE)
+
+
+def assert_same_state(a, b):
+    fa, fb = flatten(a), flatten(b)
+    assert fa.keys() == fb.keys()
+    differ = [name for name in fa if not torch.equal(fa[name], fb[name])]
+    assert not differ, f"{len(differ)} state entries differ, e.g. {differ[:3]}"
+
+
+@pytest.mark.parametrize("sampling", [SamplingConfig.greedy(), SamplingConfig()], ids=["greedy", "sampled"])
+def test_rebuilt_state_is_bit_identical_and_continues_identically(model, tmp_path, sampling):
+    pcm = talk(FRAMES + 3)
+    live = model.new_session(sampling=sampling, seed=11)
+    writer = start_journal(live, tmp_path / "j.journal")
+    for i in range(FRAMES):
+        live.step(pcm[i])
+    writer.close()
+    progress = []
+    r = recover(model, tmp_path / "j.journal", progress=lambda done, total: progress.append((done, total)))
+    assert (r.frames, r.lost_frames, r.damage, r.encoder_mismatches) == (FRAMES, 0, None, 0)
+    assert progress[-1] == (FRAMES, FRAMES) and progress == sorted(progress)
+    rebuilt = r.session
+    assert_same_state(live.state, rebuilt.state)
+    assert (rebuilt.frames, rebuilt.generator_steps, rebuilt.decoded_frames) == \
+        (live.frames, live.generator_steps, live.decoded_frames)
+    assert rebuilt.transcript == live.transcript
+    for ours, theirs in zip(live.audio(), rebuilt.audio()):
+        assert np.array_equal(ours, theirs)  # the assistant's audio is the decoder's output, exactly
+    after_live = [live.step(pcm[i]) for i in range(FRAMES, FRAMES + 3)]
+    after_rebuilt = [rebuilt.step(pcm[i]) for i in range(FRAMES, FRAMES + 3)]
+    assert [(a.text_token, a.audio_codes) for a in after_live] == [(b.text_token, b.audio_codes) for b in after_rebuilt]
+
+
+def test_cut_journal_rebuilds_the_state_at_the_last_whole_frame(model, tmp_path):
+    pcm = talk(FRAMES)
+    live = model.new_session(seed=5)
+    path = tmp_path / "j.journal"
+    writer = start_journal(live, path)
+    snapshot = None
+    for i in range(FRAMES):
+        live.step(pcm[i])
+        if i == 4:
+            snapshot = clone(live.state)
+    writer.close()
+    data = path.read_bytes()
+    record = (len(data) - len(jf.encode_start(journal_header(live)))) // FRAMES
+    path.write_bytes(data[:len(data) - 3 * record + 100])  # a kill in the middle of frame 5's record
+    r = recover(model, path)
+    assert (r.frames, r.lost_frames) == (5, 1) and "cut record" in r.damage
+    assert_same_state(snapshot, r.session.state)
+
+
+def test_journal_of_another_model_is_refused(model, tmp_path):
+    live = model.new_session()
+    header = journal_header(live)
+    foreign = jf.JournalHeader(**{**header.__dict__, "fingerprint": "0" * 32, "model": "moshiko"})
+    path = tmp_path / "j.journal"
+    path.write_bytes(jf.encode_start(foreign))
+    with pytest.raises(ConversationFileError, match="another model \\(moshiko\\)"):
+        recover(model, path)
+
+
+def test_forged_tokens_end_the_recovered_part(model, tmp_path):
+    live = model.new_session()
+    pcm = talk(3)
+    data = jf.encode_start(journal_header(live))
+    for i in range(3):
+        tokens = np.zeros(9, np.int64)
+        tokens[0] = 10**6 if i == 2 else 3  # a text token the model does not have (valid checksum)
+        data += jf.encode_frame(i, np.zeros(8, np.int64), tokens, pcm[i])
+    path = tmp_path / "j.journal"
+    path.write_bytes(data)
+    r = recover(model, path)
+    assert (r.frames, r.lost_frames) == (2, 1) and "out of range in frame 2" in r.damage
+
+
+def test_recovery_can_be_cancelled(model, tmp_path):
+    live = model.new_session()
+    writer = start_journal(live, tmp_path / "j.journal")
+    for frame in talk(3):
+        live.step(frame)
+    writer.close()
+    with pytest.raises(RecoveryCancelled):
+        recover(model, tmp_path / "j.journal", cancel=lambda: True)
+
+
+def test_a_journal_starts_with_a_conversation(model, tmp_path):
+    live = model.new_session()
+    live.step(talk(1)[0])
+    with pytest.raises(ValueError, match="already run 1 frames that were not recorded"):
+        start_journal(live, tmp_path / "j.journal")
+
+
+def test_a_rebuilt_conversation_journals_again_from_its_first_frame(model, tmp_path):
+    pcm = talk(6)
+    live = model.new_session(seed=8)
+    first = start_journal(live, tmp_path / "a.journal")
+    for frame in pcm[:4]:
+        live.step(frame)
+    first.close()
+    rebuilt = recover(model, tmp_path / "a.journal").session
+    second = start_journal(rebuilt, tmp_path / "b.journal")  # the 4 rebuilt frames go first
+    for frame in pcm[4:]:
+        rebuilt.step(frame)
+        live.step(frame)
+    second.close()
+    again = recover(model, tmp_path / "b.journal")
+    assert again.frames == 6 and again.damage is None
+    assert_same_state(live.state, again.session.state)
