@@ -36,8 +36,11 @@ CHUNK_SECONDS = 0.01
 # When the far end lags the microphone by more than this (the output stream stalled), microphone
 # chunks are paired with silence instead of waiting: the model must keep hearing the user.
 MAX_FAR_WAIT_SECONDS = 0.04
-# More far end queued than this (output clock faster than input) is dropped, oldest first.
-MAX_FAR_BACKLOG_SECONDS = 0.2
+# The echo of a far-end sample reaches the microphone FIFO at least the devices' latency after
+# the sample reached the far-end FIFO. A far end queued longer than that (minus this margin for
+# callback jitter) would be paired with microphone audio that already holds its echo, which no
+# echo canceller can remove; it is dropped, oldest first, down to another margin's worth below.
+FAR_LEAD_MARGIN_SECONDS = 0.02
 FAR_ACTIVE_DB = -50.0  # far-end chunks quieter than this do not count towards the ERLE estimate
 ERLE_TIME_CONSTANT_S = 1.0
 LIBRARY = "pywebrtc-audio"
@@ -145,7 +148,7 @@ class MicProcessor:
         self._erle_seen = False
         self._erle_alpha = 1.0 - math.exp(-CHUNK_SECONDS / ERLE_TIME_CONSTANT_S)
         self.far_starved_chunks = 0  # microphone chunks paired with silence (far end late)
-        self.far_dropped_samples = 0  # far-end samples dropped (far end ahead), at ``rate``
+        self.far_dropped_samples = 0  # far-end samples dropped (queued too long), at ``rate``
 
     def process(self, mic: np.ndarray, far: np.ndarray, device_latency_s: float) -> np.ndarray:
         """Queue ``mic`` ([n, channels] at the input rate) and ``far`` ([m, 1] or [m] at the output
@@ -155,10 +158,7 @@ class MicProcessor:
         """
         self._near.push(self._near_in(downmix(mic)))
         self._far.push(self._far_in(downmix(far)))
-        excess = len(self._far) - len(self._near) - int(MAX_FAR_BACKLOG_SECONDS * self.rate)
-        if excess > 0:
-            self._far.drop_oldest(excess)
-            self.far_dropped_samples += excess
+        self._bound_far_lead(device_latency_s)
         max_wait = int(MAX_FAR_WAIT_SECONDS * self.rate)
         out = []
         while len(self._near) >= self.chunk:
@@ -175,6 +175,17 @@ class MicProcessor:
             self._account(near_chunk, far_chunk, processed)
             out.append(processed)
         return np.concatenate(out) if out else np.zeros(0, dtype=np.float32)
+
+    def _bound_far_lead(self, device_latency_s: float) -> None:
+        """Keep the far end from being paired after its own echo (it starts out queued for as long
+        as the input stream took to start; later, the output clock may run faster than the input's)."""
+        lead = len(self._far) - len(self._near)
+        max_lead = int(max(0.0, device_latency_s - FAR_LEAD_MARGIN_SECONDS) * self.rate)
+        if lead > max_lead:
+            excess = lead - max(0, max_lead - int(FAR_LEAD_MARGIN_SECONDS * self.rate))
+            excess = min(excess, len(self._far))
+            self._far.drop_oldest(excess)
+            self.far_dropped_samples += excess
 
     def _set_delay(self, device_latency_s: float) -> None:
         # The head of each FIFO arrived len(fifo) samples ago: a far-end FIFO longer than the
