@@ -96,6 +96,8 @@ class EngineWorker(QObject):
     # -- thread-safe requests (any thread) ---------------------------------------------------
     def set_bridge(self, bridge: AudioBridge | None) -> None:
         """Start taking audio from ``bridge`` (None: no device, the model pauses)."""
+        # A position in the new bridge's ring: a driver pacing itself by it must not see the old one's.
+        self.processed_position = bridge.input.read if bridge is not None else 0
         self._bridge = bridge
 
     def barge_in(self) -> None:
