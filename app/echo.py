@@ -68,6 +68,8 @@ class EchoReading:
     after_db: float
     erle_db: float | None  # estimated echo return loss enhancement; None until the far end has played
     delay_ms: float  # the stream delay given to the echo canceller
+    far_gaps: int = 0  # microphone chunks paired with silence so far (the far end was late)
+    far_dropped_ms: float = 0.0  # far end dropped so far (queued longer than its echo's delay)
 
 
 def processing_rate(device_rate: int) -> int:
@@ -213,7 +215,8 @@ class MicProcessor:
         erle = None
         if self._erle_seen:
             erle = _db(self._erle_before) - _db(self._erle_after)
-        reading = EchoReading(_db(self._before_sum / n), _db(self._after_sum / n), erle, self.delay_ms)
+        reading = EchoReading(_db(self._before_sum / n), _db(self._after_sum / n), erle, self.delay_ms,
+                              self.far_starved_chunks, 1000.0 * self.far_dropped_samples / self.rate)
         self._before_sum = self._after_sum = 0.0
         self._samples = 0
         return reading

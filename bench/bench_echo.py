@@ -180,6 +180,8 @@ def run_path(far: np.ndarray, near: np.ndarray, run: EchoRun, processing: bool) 
         result.update(mic_echo_db=round(mic_db, 1), erle_db=round(mic_db - after_db, 1),
                       erle_estimate_db=round(float(np.median(estimates)), 1) if estimates else None,
                       stream_delay_ms=round(float(np.median([r.delay_ms for r in readings])), 1),
+                      far_gaps=frames.calls[-1][0].echo.far_gaps,
+                      far_dropped_ms=round(frames.calls[-1][0].echo.far_dropped_ms, 1),
                       processing_rate=processing_rate(rates["input_rate"]))
     return result
 
