@@ -34,13 +34,17 @@ log = logging.getLogger(__name__)
 PROCESSING_RATES = (16_000, 32_000, 48_000)  # the rates WebRTC's processor works at natively
 CHUNK_SECONDS = 0.01
 # When the far end lags the microphone by more than this (the output stream stalled), microphone
-# chunks are paired with silence instead of waiting: the model must keep hearing the user.
-MAX_FAR_WAIT_SECONDS = 0.04
+# chunks are paired with silence instead of waiting: the model must keep hearing the user. Output
+# callbacks come in bursts on a busy machine; pairing with silence shifts the far end against its
+# echo, so the wait covers a few callbacks.
+MAX_FAR_WAIT_SECONDS = 0.1
 # The echo of a far-end sample reaches the microphone FIFO at least the devices' latency after
 # the sample reached the far-end FIFO. A far end queued longer than that (minus this margin for
 # callback jitter) would be paired with microphone audio that already holds its echo, which no
 # echo canceller can remove; it is dropped, oldest first, down to another margin's worth below.
+# The lead is judged smoothed over this long, so that a burst of output callbacks drops nothing.
 FAR_LEAD_MARGIN_SECONDS = 0.02
+FAR_LEAD_SMOOTHING_S = 0.5
 FAR_ACTIVE_DB = -50.0  # far-end chunks quieter than this do not count towards the ERLE estimate
 ERLE_TIME_CONSTANT_S = 1.0
 LIBRARY = "pywebrtc-audio"
@@ -151,6 +155,7 @@ class MicProcessor:
         self._erle_alpha = 1.0 - math.exp(-CHUNK_SECONDS / ERLE_TIME_CONSTANT_S)
         self.far_starved_chunks = 0  # microphone chunks paired with silence (far end late)
         self.far_dropped_samples = 0  # far-end samples dropped (queued too long), at ``rate``
+        self._lead: float | None = None  # smoothed far-end lead over the microphone, in samples
 
     def process(self, mic: np.ndarray, far: np.ndarray, device_latency_s: float) -> np.ndarray:
         """Queue ``mic`` ([n, channels] at the input rate) and ``far`` ([m, 1] or [m] at the output
@@ -158,9 +163,10 @@ class MicProcessor:
 
         ``device_latency_s`` is the input plus output latency PortAudio reports for the streams.
         """
-        self._near.push(self._near_in(downmix(mic)))
+        near = self._near_in(downmix(mic))
+        self._near.push(near)
         self._far.push(self._far_in(downmix(far)))
-        self._bound_far_lead(device_latency_s)
+        self._bound_far_lead(device_latency_s, len(near) / self.rate)
         max_wait = int(MAX_FAR_WAIT_SECONDS * self.rate)
         out = []
         while len(self._near) >= self.chunk:
@@ -178,16 +184,19 @@ class MicProcessor:
             out.append(processed)
         return np.concatenate(out) if out else np.zeros(0, dtype=np.float32)
 
-    def _bound_far_lead(self, device_latency_s: float) -> None:
+    def _bound_far_lead(self, device_latency_s: float, pushed_s: float) -> None:
         """Keep the far end from being paired after its own echo (it starts out queued for as long
         as the input stream took to start; later, the output clock may run faster than the input's)."""
-        lead = len(self._far) - len(self._near)
-        max_lead = int(max(0.0, device_latency_s - FAR_LEAD_MARGIN_SECONDS) * self.rate)
-        if lead > max_lead:
-            excess = lead - max(0, max_lead - int(FAR_LEAD_MARGIN_SECONDS * self.rate))
-            excess = min(excess, len(self._far))
+        lead = float(len(self._far) - len(self._near))
+        alpha = 1.0 - math.exp(-max(pushed_s, CHUNK_SECONDS) / FAR_LEAD_SMOOTHING_S)
+        self._lead = lead if self._lead is None else self._lead + alpha * (lead - self._lead)
+        max_lead = max(0.0, device_latency_s - FAR_LEAD_MARGIN_SECONDS) * self.rate
+        if self._lead > max_lead:
+            target = max(0.0, max_lead - FAR_LEAD_MARGIN_SECONDS * self.rate)
+            excess = min(int(self._lead - target), len(self._far))
             self._far.drop_oldest(excess)
             self.far_dropped_samples += excess
+            self._lead -= excess
 
     def _set_delay(self, device_latency_s: float) -> None:
         # The head of each FIFO arrived len(fifo) samples ago: a far-end FIFO longer than the

@@ -247,7 +247,10 @@ def main(argv: list[str] | None = None) -> int:
     run = replace(EchoRun(), converge_s=args.converge, far_only_s=args.far_only, latency_ms=args.latency_ms,
                   gain_db=args.gain_db, settings=settings)
     report = measure(args.far, args.near, run, baseline=not args.no_baseline)
-    report["command"] = " ".join(["python -m bench.bench_echo", *(argv if argv is not None else sys.argv[1:])])
+    # File names only: where the recordings lie on this machine is nobody else's business.
+    args_given = argv if argv is not None else sys.argv[1:]
+    report["command"] = " ".join(["python -m bench.bench_echo",
+                                  *(os.path.basename(a) if a.endswith((".wav", ".json")) else a for a in args_given)])
     text = json.dumps(report, indent=2)
     print(text)
     if args.json:
