@@ -154,7 +154,9 @@ def run_path(far: np.ndarray, near: np.ndarray, run: EchoRun, processing: bool) 
                   "the double-talk window")
             bridge = audio.bridge
             rates = {"input_rate": bridge.input_rate, "output_rate": bridge.output_rate,
-                     "device_latency_ms": round(1000 * (bridge.input_device_latency + bridge.output_device_latency), 1)}
+                     "device_latency_ms": round(1000 * (bridge.input_device_latency + bridge.output_device_latency), 1),
+                     # Xruns make "handed to the device" differ from "played": the far end is then wrong.
+                     "input_overflows": bridge.input_overflows, "output_underflows": bridge.output_underflows}
         finally:
             if player is not None:
                 player.kill()
