@@ -33,6 +33,9 @@ class AudioBridge:
         self.output_rate = output_rate
         self.input = SampleRing(int(RING_SECONDS * input_rate), input_channels)
         self.output = SampleRing(int(RING_SECONDS * output_rate), 1)
+        # What the output callback handed to the device, for echo cancellation (the far end). The
+        # worker drains it; when nobody does, it fills up and the callback's writes are dropped.
+        self.far = SampleRing(int(RING_SECONDS * output_rate), 1)
         self.max_output_backlog = int(MAX_OUTPUT_BACKLOG_SECONDS * output_rate)
         self._output_scratch = np.zeros((self.output.capacity, 1), dtype=np.float32)
         self.data_ready = threading.Event()
@@ -68,6 +71,7 @@ class AudioBridge:
         # Every channel gets the mono assistant (copied from a separate buffer: assigning between
         # overlapping columns of outdata would make numpy allocate a temporary).
         outdata[:] = mono
+        self.far.write(mono)
         self.last_output_time = time.monotonic()
         self.output_callbacks += 1
 
@@ -75,3 +79,11 @@ class AudioBridge:
     def output_queue_seconds(self) -> float:
         """Assistant audio queued and not yet handed to the device."""
         return self.output.available() / self.output_rate
+
+    def far_queue_seconds(self) -> float:
+        """Played far-end audio the worker has not yet read."""
+        return self.far.available() / self.output_rate
+
+    def input_queue_seconds(self) -> float:
+        """Microphone audio the worker has not yet read."""
+        return self.input.available() / self.input_rate

@@ -21,13 +21,13 @@ import time
 import traceback
 from collections.abc import Callable
 from pathlib import Path
-from typing import Protocol
 
 import numpy as np
 from PySide6.QtCore import QObject, Signal, Slot
 
 import engine
 from app.audio_bridge import AudioBridge
+from app.echo import MicProcessor, ProcessingSettings, library_problem
 from app.frame_stats import FrameStats, StageTimings, level_db
 from app.resample import FrameAssembler, OutputConverter
 from engine import FRAME_MS, FRAME_SIZE, SAMPLE_RATE
@@ -38,16 +38,6 @@ MAX_INPUT_BACKLOG_S = 0.25  # device audio older than this is skipped before it 
 MAX_PENDING_FRAMES = 2  # assembled frames waiting for the model; more means we are behind
 IDLE_POLL_S = 0.05
 DATA_WAIT_S = 0.02
-
-
-class EchoCanceller(Protocol):
-    """The hook for acoustic echo cancellation (none ships yet; open-mic users need headphones).
-
-    ``process`` gets one 24 kHz microphone frame and the assistant frame that was sent to the
-    speaker just before, and returns the microphone frame with the echo removed.
-    """
-
-    def process(self, mic: np.ndarray, far: np.ndarray) -> np.ndarray: ...
 
 
 ModelLoader = Callable[[str, str, str, bool], object]  # (name, device, precision, cuda_graph) -> LoadedModel
@@ -76,6 +66,7 @@ class EngineWorker(QObject):
     file_failed = Signal(str, str)  # (what, message)
     recovery_progress = Signal(int, int)  # (frames rebuilt, frames in all) while recovering a journal
     recovery_done = Signal(str)  # "" when the conversation was recovered, else why not
+    processing_unavailable = Signal(str)  # echo cancellation etc. cannot run here (sent once): why
 
     def __init__(self, model_loader: ModelLoader = load_engine_model, seed: int | None = None,
                  cuda_graph: bool = True, journal_dir: Path | None = None) -> None:
@@ -98,14 +89,17 @@ class EngineWorker(QObject):
         self._stop = False
         # Written by the GUI thread, read by the loop: plain attributes are atomic under the GIL.
         self.mic_open = False
-        self.echo_canceller: EchoCanceller | None = None
+        self.processing = ProcessingSettings()  # microphone processing (echo cancellation...) wanted
         # Loop-private state.
         self._attached: AudioBridge | None = None
         self._assembler: FrameAssembler | None = None
         self._converter: OutputConverter | None = None
         self._scratch = np.zeros((0, 1), dtype=np.float32)
+        self._far_scratch = np.zeros((0, 1), dtype=np.float32)
+        self._mic_processor: MicProcessor | None = None
+        self._processing_in_use: ProcessingSettings | None = None
+        self._processing_problem = ""  # set once processing failed here; it stays off from then on
         self._silence = np.zeros(FRAME_SIZE, dtype=np.float32)
-        self._last_far = np.zeros(FRAME_SIZE, dtype=np.float32)
         self._dropped_samples = 0.0  # at 24 kHz
         # Input position (in the attached bridge's input ring) up to which every frame is processed;
         # lets a driver without a sound card pace itself by the model (see app.headless).
@@ -114,6 +108,8 @@ class EngineWorker(QObject):
     # -- thread-safe requests (any thread) ---------------------------------------------------
     def set_bridge(self, bridge: AudioBridge | None) -> None:
         """Start taking audio from ``bridge`` (None: no device, the model pauses)."""
+        # A position in the new bridge's ring: a driver pacing itself by it must not see the old one's.
+        self.processed_position = bridge.input.read if bridge is not None else 0
         self._bridge = bridge
 
     def barge_in(self) -> None:
@@ -356,26 +352,63 @@ class EngineWorker(QObject):
         self._dropped_samples = 0.0
 
     def _attach(self, bridge: AudioBridge) -> None:
+        """Per bridge (and per processing choice): processor, resamplers and scratch buffers."""
         self._attached = bridge
-        self._assembler = FrameAssembler(bridge.input_rate)
+        self._processing_in_use = self.processing
+        self._mic_processor = self._make_processor(bridge, self.processing)
+        processor = self._mic_processor
+        self._assembler = FrameAssembler(processor.rate if processor is not None else bridge.input_rate)
         self._converter = OutputConverter(bridge.output_rate)
         self._scratch = np.zeros((bridge.input.capacity, bridge.input.channels), dtype=np.float32)
+        self._far_scratch = np.zeros((bridge.far.capacity, 1), dtype=np.float32)
+        bridge.far.read_into(self._far_scratch[:0], max_backlog=0)  # what played before now is not an echo of now
         self.processed_position = bridge.input.read  # a new bridge: the backlog limit bounds what waited
 
+    def _make_processor(self, bridge: AudioBridge, settings: ProcessingSettings) -> MicProcessor | None:
+        if not settings.any_enabled or self._processing_problem:
+            return None
+        problem = library_problem()
+        if not problem:
+            try:
+                return MicProcessor(settings, bridge.input_rate, bridge.output_rate)
+            except Exception as e:
+                log.exception("the microphone processor could not start")
+                problem = f"the microphone processor could not start ({type(e).__name__}: {e})"
+        self._processing_failed(problem)
+        return None
+
+    def _processing_failed(self, problem: str) -> None:
+        """Turn processing off for good and say so once; the raw microphone goes on to the model."""
+        self._processing_problem = problem
+        self._mic_processor = None
+        self.processing_unavailable.emit(f"Echo cancellation, noise suppression and gain control are off: {problem}.")
+
     def _pump(self, bridge: AudioBridge) -> None:
-        if bridge is not self._attached:
+        if bridge is not self._attached or self.processing != self._processing_in_use:
             self._attach(bridge)
         if not bridge.data_ready.wait(DATA_WAIT_S):
             return
         bridge.data_ready.clear()
         skipped_before = bridge.input.skipped
-        count = bridge.input.read_into(self._scratch, max_backlog=int(MAX_INPUT_BACKLOG_S * bridge.input_rate))
+        max_backlog_s = MAX_INPUT_BACKLOG_S
+        far_count = bridge.far.read_into(self._far_scratch, max_backlog=int(max_backlog_s * bridge.output_rate))
+        count = bridge.input.read_into(self._scratch, max_backlog=int(max_backlog_s * bridge.input_rate))
         self._dropped_samples += (bridge.input.skipped - skipped_before) * SAMPLE_RATE / bridge.input_rate
         if count == 0:
             return
         arrival = bridge.last_input_time
         assembler = self._assembler
-        assembler.push(self._scratch[:count])
+        mic = self._scratch[:count]
+        if self._mic_processor is not None:
+            try:
+                mic = self._mic_processor.process(mic, self._far_scratch[:far_count],
+                                                  bridge.input_device_latency + bridge.output_device_latency)
+            except Exception as e:
+                log.exception("microphone processing failed")
+                self._processing_failed(f"processing failed ({type(e).__name__}: {e})")
+                self._attached = None  # the next pump assembles the raw microphone at the device rate
+                return
+        assembler.push(mic)
         behind = assembler.pending_frames() - MAX_PENDING_FRAMES
         if behind > 0:
             assembler.drop_frames(behind)
@@ -385,8 +418,6 @@ class EngineWorker(QObject):
         self.processed_position = bridge.input.read
 
     def _step(self, bridge: AudioBridge, mic: np.ndarray, arrival: float) -> None:
-        if self.echo_canceller is not None:
-            mic = self.echo_canceller.process(mic, self._last_far)
         heard = engine.to_16_bit(mic) if self.mic_open else self._silence  # 16-bit: replayable exactly
         started = time.monotonic()
         try:
@@ -397,7 +428,6 @@ class EngineWorker(QObject):
             self.error.emit(f"The model failed on a frame: {type(e).__name__}: {e}")
             return
         step_ms = (time.monotonic() - started) * 1000.0
-        self._last_far = result.pcm
         queued_s = bridge.output_queue_seconds()
         bridge.output.write(self._converter.convert(result.pcm))
         self.frame_done.emit(self._frame_stats(bridge, result, mic, heard, step_ms, started - arrival, queued_s,
@@ -414,11 +444,12 @@ class EngineWorker(QObject):
             + step_ms
             + output_queue_ms
         )
+        echo = self._mic_processor.reading() if self._mic_processor is not None else None
         return FrameStats(
             frame_index=result.frame_index,
             seconds=result.frame_index * FRAME_MS / 1000.0,
             text=result.text,
-            mic_db=level_db(mic),
+            mic_db=echo.before_db if echo is not None else level_db(mic),
             model_input_db=level_db(heard),
             output_db=level_db(result.pcm),
             timings=StageTimings(
@@ -434,6 +465,7 @@ class EngineWorker(QObject):
             dropped_frames=math.floor(self._dropped_samples / FRAME_SIZE),
             caches=result.caches,
             graph=graph,
+            echo=echo,
         )
 
 

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from engine import FRAME_MS, CacheStats, GraphStatus
+
+if TYPE_CHECKING:  # app.echo uses this module's level scale
+    from app.echo import EchoReading
 
 SILENCE_DB = -120.0
 
@@ -37,7 +41,7 @@ class FrameStats:
     frame_index: int
     seconds: float  # conversation time at the start of this frame
     text: str
-    mic_db: float  # what the microphone picked up
+    mic_db: float  # what the microphone picked up (before echo cancellation etc.)
     model_input_db: float  # what the model heard (silence while push-to-talk is released)
     output_db: float  # what the assistant said in this frame
     timings: StageTimings
@@ -46,6 +50,7 @@ class FrameStats:
     dropped_frames: int  # input frames skipped so far because the model fell behind
     caches: tuple[CacheStats, ...] = field(default_factory=tuple)
     graph: GraphStatus | None = None  # whether the frame replayed a CUDA graph, and why not
+    echo: EchoReading | None = None  # microphone processing levels; None when it is off
 
     @property
     def real_time_factor(self) -> float:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import os
 import time
-from dataclasses import replace
+from dataclasses import asdict, replace
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QObject, QSettings, Qt, QThread, QTimer, QUrl
@@ -37,6 +37,8 @@ from PySide6.QtWidgets import (
 
 from app import paths, recovery
 from app.audio_io import AudioIO, DeviceStatus
+from app.audio_menu import add_processing_actions, disable_processing_actions, open_mic_note, processing_from
+from app.echo_meter import EchoMeter
 from app.engine_worker import EngineWorker, ModelLoader, load_engine_model
 from app.frame_stats import FrameStats
 from app.history_plot import HistoryPlot
@@ -107,6 +109,8 @@ class MainWindow(QMainWindow):
         self._connect_worker()
         self.worker_thread.start()
         self.worker.mic_open = self.talk.mic_open
+        self.worker.processing = processing_from(self.settings)
+        self.processing_problem = ""  # why echo cancellation etc. cannot run here ("" when they can)
 
         self.audio = AudioIO(self.worker.set_bridge) if audio else None
 
@@ -138,6 +142,7 @@ class MainWindow(QMainWindow):
         w.error.connect(self._on_worker_error)
         w.file_done.connect(self._on_file_done)
         w.file_failed.connect(self._on_file_failed)
+        w.processing_unavailable.connect(self._on_processing_unavailable)
 
     def _build_ui(self) -> None:
         central = QWidget(self)
@@ -214,16 +219,16 @@ class MainWindow(QMainWindow):
         self.talk_button.released.connect(lambda: self.release_talk("button"))
         self.open_mic_box = QCheckBox("Open mic (hands-free)")
         self.open_mic_box.setChecked(self.settings.open_mic)
-        self.open_mic_box.setToolTip("The model hears the microphone all the time. Use headphones: "
-                                     "there is no echo cancellation, so it would hear itself.")
+        self.open_mic_box.setToolTip("The model hears the microphone all the time. Echo cancellation "
+                                     "(Audio menu) keeps it from hearing itself on speakers.")
         self.open_mic_box.toggled.connect(self.set_open_mic)
         controls.addWidget(self.talk_button, 1)
         controls.addWidget(self.open_mic_box)
         layout.addLayout(controls)
-        self.headphones_note = QLabel("Open mic is on: use headphones, or the assistant will hear itself.")
-        self.headphones_note.setStyleSheet("color: #c58a16;")
-        self.headphones_note.setVisible(self.settings.open_mic)
+        self.headphones_note = QLabel()
+        self.headphones_note.setWordWrap(True)
         layout.addWidget(self.headphones_note)
+        self._render_open_mic_note()
 
         devices = QGridLayout()
         self.input_combo = QComboBox()
@@ -254,7 +259,8 @@ class MainWindow(QMainWindow):
         self.mic_meter = LevelMeter("Mic")
         self.heard_meter = LevelMeter("Model hears")
         self.output_meter = LevelMeter("Assistant")
-        for meter in (self.mic_meter, self.heard_meter, self.output_meter):
+        self.echo_meter = EchoMeter()
+        for meter in (self.mic_meter, self.heard_meter, self.output_meter, self.echo_meter):
             levels_layout.addWidget(meter)
         layout.addWidget(levels)
 
@@ -313,6 +319,7 @@ class MainWindow(QMainWindow):
 
         audio_menu = self.menuBar().addMenu("&Audio")
         self._action(audio_menu, "&Refresh devices", QKeySequence("F5"), self.refresh_devices)
+        self.processing_actions = add_processing_actions(audio_menu, self.worker.processing, self.set_processing)
 
         help_menu = self.menuBar().addMenu("&Help")
         self._action(help_menu, "Open &log folder", None, lambda: _open_folder(paths.log_dir()))
@@ -363,9 +370,27 @@ class MainWindow(QMainWindow):
     def set_open_mic(self, on: bool) -> None:
         self.talk = TalkState(self.talk.held_by, open_mic=on)
         self.worker.mic_open = self.talk.mic_open
-        self.headphones_note.setVisible(on)
         self._update_settings(open_mic=on)
+        self._render_open_mic_note()
         self._render_status()
+
+    def set_processing(self, processing) -> None:
+        """An app.echo.ProcessingSettings chosen in the Audio menu: applied at once and persisted."""
+        self.worker.processing = processing
+        self._update_settings(**asdict(processing))
+        self._render_open_mic_note()
+
+    def _on_processing_unavailable(self, message: str) -> None:
+        self.processing_problem = message
+        disable_processing_actions(self.processing_actions, message)
+        self.statusBar().showMessage(message, 15000)
+        self._render_open_mic_note()
+
+    def _render_open_mic_note(self) -> None:
+        text, warning = open_mic_note(self.worker.processing, self.processing_problem)
+        self.headphones_note.setText(text)
+        self.headphones_note.setStyleSheet("color: #c58a16;" if warning else "")
+        self.headphones_note.setVisible(self.talk.open_mic)
 
     # -- worker results ----------------------------------------------------------------------
     def _on_model_loading(self, name: str) -> None:
@@ -496,6 +521,7 @@ class MainWindow(QMainWindow):
         self.mic_meter.set_level(stats.mic_db)
         self.heard_meter.set_level(stats.model_input_db)
         self.output_meter.set_level(stats.output_db)
+        self.echo_meter.set_reading(stats.echo)
         t = stats.timings
         for key, label in self.stage_labels.items():
             label.setText(f"{getattr(t, key):.1f}")

@@ -31,6 +31,18 @@ def downmix(block: np.ndarray) -> np.ndarray:
     return block.mean(axis=1, dtype=np.float32)
 
 
+class MonoResampler:
+    """Streaming mono resampling between two fixed rates (a pass-through when they are equal)."""
+
+    def __init__(self, rate_in: int, rate_out: int) -> None:
+        self.rate_in = rate_in
+        self.rate_out = rate_out
+        self._resampler = _stream(rate_in, rate_out)
+
+    def __call__(self, mono: np.ndarray) -> np.ndarray:
+        return mono if self._resampler is None else self._resampler.resample_chunk(mono)
+
+
 class FrameAssembler:
     """Device-rate audio in, whole 24 kHz mono frames out."""
 

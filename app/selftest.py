@@ -3,7 +3,8 @@
 Checks, in order: Qt opens an offscreen main window; the demo model loads; a few frames of a
 test signal go through the real input callback -> worker -> encode/LM/depth/decode -> output
 callback; the conversation is saved to a temporary folder and opened again; PortAudio loads and
-lists devices (zero devices is fine: a CI machine has no sound card). Anything printed by the
+lists devices (zero devices is fine: a CI machine has no sound card); the echo canceller loads
+and removes a synthetic echo. Anything printed by the
 libraries goes to stderr so that stdout carries only the JSON line.
 
 The "device" field says where the chain ran and, when on the CPU, why (e.g. "no NVIDIA driver found
@@ -81,6 +82,8 @@ def _run_checks(checks: dict, device: str = "cpu") -> None:
             window.close()
     devices = _check(checks, "audio_devices", _query_audio)
     checks["audio_devices"]["count"] = devices
+    erle = _check(checks, "audio_processing", _cancel_echo)
+    checks["audio_processing"]["erle_db"] = round(erle, 1)
     if device == "cuda":
         details = _check(checks, "cuda", _cuda_graph_check)
         checks["cuda"].update(details)
@@ -210,3 +213,25 @@ def _cuda_graph_check() -> dict:
         "ms_per_frame_graph": round(float(np.median([r.timings.total_ms for r in graph[steady:]])), 2),
     })
     return info
+
+
+def _cancel_echo() -> float:
+    """Echo cancellation on a synthetic echo (noise played, heard 20 ms later at -10 dB); the ERLE."""
+    from app.echo import MicProcessor, ProcessingSettings, library_problem
+
+    problem = library_problem()
+    if problem:
+        raise RuntimeError(problem)
+    rate = 16_000
+    far = (0.1 * np.random.default_rng(0).standard_normal(3 * rate)).astype(np.float32)
+    mic = (0.3 * np.concatenate([np.zeros(rate // 50, np.float32), far[: -rate // 50]])).astype(np.float32)
+    processor = MicProcessor(ProcessingSettings(), rate, rate)
+    out = np.concatenate([processor.process(mic[i : i + 320].reshape(-1, 1), far[i : i + 320], 0.0)
+                          for i in range(0, len(far), 320)])
+    if not np.isfinite(out).all():
+        raise RuntimeError("the echo canceller produced non-finite audio")
+    tail = slice(2 * rate, len(out))
+    erle = 10 * np.log10(np.mean(mic[tail] ** 2) / max(float(np.mean(out[tail] ** 2)), 1e-20))
+    if erle < 10:
+        raise RuntimeError(f"the echo canceller removed only {erle:.1f} dB of a synthetic echo")
+    return float(erle)

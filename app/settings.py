@@ -17,6 +17,11 @@ class AppSettings:
     input_device: str = ""  # PortAudio device label, "name (host API)"; "" = the system default
     output_device: str = ""
     open_mic: bool = False  # hands-free: the model hears the microphone without push-to-talk
+    # Microphone processing (app.echo.ProcessingSettings), each stage on or off.
+    echo_cancellation: bool = True
+    noise_suppression: bool = True
+    high_pass_filter: bool = True
+    auto_gain_control: bool = False
     # PersonaPlex only: a shipped voice name or a .pt/.safetensors/.wav path ("" = no voice prompt),
     # and the role text ("" = the engine's default role).
     persona_voice: str = ""

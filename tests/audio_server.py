@@ -3,12 +3,16 @@
 ``parley_speaker`` is the default sink (the app's speaker; tests record its monitor) and
 ``parley_mic`` the default source, a remap of ``parley_mic_feed.monitor`` (tests play wavs into
 ``parley_mic_feed`` and the app hears them). Keeping the two apart means the app never hears
-its own voice. The helpers start the server only when none runs and tear down only what they
-started (the modules they loaded, the server if they started it).
+its own voice, unless a test loads an ``EchoPath``: the speaker's monitor looped into the
+microphone feed, delayed and attenuated, as a room couples a loudspeaker to a microphone. The
+helpers start the server only when none runs and tear down only what they started (the modules
+they loaded, the server if they started it).
 """
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import shutil
 import subprocess
@@ -73,6 +77,56 @@ class TestDevices:
         self.module_ids.clear()
 
 
+@dataclass
+class EchoPath:
+    """``module-loopback`` from the speaker sink's monitor into the microphone feed (the echo)."""
+
+    latency_ms: int = 60
+    gain_db: float = -10.0  # the echo's level relative to what the app plays
+    module_id: str = ""
+
+    def load(self) -> None:
+        self.module_id = _run(
+            "pactl", "load-module", "module-loopback", f"source={SPEAKER_SINK}.monitor", f"sink={MIC_FEED_SINK}",
+            f"latency_msec={self.latency_ms}", "source_dont_move=true", "sink_dont_move=true",
+        ).stdout.strip()
+        inputs = json.loads(_run("pactl", "--format=json", "list", "sink-inputs").stdout)
+        ours = [i["index"] for i in inputs if str(i.get("owner_module")) == self.module_id]
+        if not ours:
+            self.unload()
+            raise RuntimeError("module-loopback created no sink input")
+        # pactl's "dB" argument is a relative change, so set PulseAudio's raw volume: the cube root
+        # of the linear gain, scaled to 65536 (its software volume curve).
+        raw = round(65536 * (10.0 ** (self.gain_db / 20.0)) ** (1.0 / 3.0))
+        _run("pactl", "set-sink-input-volume", str(ours[0]), str(raw))
+
+    def unload(self) -> None:
+        if self.module_id:
+            _run("pactl", "unload-module", self.module_id, check=False)
+            self.module_id = ""
+
+
+@contextlib.contextmanager
+def echo_path(latency_ms: int = 60, gain_db: float = -10.0):
+    """The test devices with the echo path, on a running server (started here when none runs)."""
+    if not tools_available():
+        raise RuntimeError("PulseAudio is missing: run tests/setup_system.sh (installs pulseaudio, pulseaudio-utils)")
+    started = not server_running()
+    if started:
+        start_server()
+    devices = TestDevices()
+    path = EchoPath(latency_ms, gain_db)
+    try:
+        devices.load()
+        path.load()
+        yield path
+    finally:
+        path.unload()
+        devices.unload()
+        if started:
+            kill_server()
+
+
 class SinkRecorder:
     """Records a sink's monitor as raw float32 mono at 24 kHz through ``parec``."""
 
@@ -96,6 +150,14 @@ class SinkRecorder:
 def play_into_mic(wav_path: str) -> subprocess.Popen:
     """Play a wav into the microphone feed (the app hears it on its default input)."""
     return subprocess.Popen(["paplay", f"--device={MIC_FEED_SINK}", os.fspath(wav_path)])
+
+
+def espeak_wav(path: str, text: str, voice: str = "en-us", words_per_minute: int = 175) -> str:
+    """A synthetic voice recorded with espeak-ng (22.05 kHz mono wav); ``path`` is returned."""
+    if not shutil.which("espeak-ng"):
+        raise RuntimeError("espeak-ng is missing: run tests/setup_system.sh (installs espeak-ng)")
+    _run("espeak-ng", "-v", voice, "-s", str(words_per_minute), "-w", os.fspath(path), text)
+    return os.fspath(path)
 
 
 @dataclass

@@ -20,7 +20,8 @@ def test_selftest_prints_one_json_line_and_succeeds(tmp_path):
     report = json.loads(lines[0])
     assert done.returncode == 0 and report["ok"] is True, report
     checks = report["checks"]
-    assert set(checks) == {"qt_window", "model", "frames", "conversation_file", "audio_devices"}
+    assert set(checks) == {"qt_window", "model", "frames", "conversation_file", "audio_devices", "audio_processing"}
+    assert checks["audio_processing"]["erle_db"] >= 10  # the echo canceller loaded and works
     assert checks["model"]["name"] == "demo"
     assert checks["frames"]["count"] >= 6 and checks["frames"]["ms_per_frame"] > 0
     assert "Traceback" not in done.stderr

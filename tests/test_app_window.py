@@ -20,6 +20,7 @@ from app.audio_bridge import AudioBridge
 from app.frame_stats import SILENCE_DB
 from app.headless import BridgeFeeder, SignalRecorder
 from app.main_window import MainWindow
+from app.settings import AppSettings, save_settings
 from app.status import SPEECH_DB, Status
 from engine import FRAME_SIZE, SAMPLE_RATE
 
@@ -32,12 +33,18 @@ def tone_frames(count: int) -> np.ndarray:
 
 
 class Harness:
-    """A window on the demo model with a hand-driven 24 kHz bridge; collects every FrameStats."""
+    """A window on the demo model with a hand-driven 24 kHz bridge; collects every FrameStats.
+
+    Microphone processing is off: these tests follow exact tone levels through the raw path (noise
+    suppression would remove a steady tone); tests/test_echo.py covers the processed path.
+    """
 
     def __init__(self, qtbot, tmp_path, loader) -> None:
         self.qtbot = qtbot
-        self.window = MainWindow(QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat),
-                                 model_loader=loader, audio=False, worker_seed=1)
+        store = QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)
+        save_settings(store, AppSettings(echo_cancellation=False, noise_suppression=False, high_pass_filter=False,
+                                         auto_gain_control=False))
+        self.window = MainWindow(store, model_loader=loader, audio=False, worker_seed=1)
         self.window.show()
         self.recorder = SignalRecorder()  # receives in the GUI thread, after the window's own slots
         self.window.worker.frame_done.connect(self.recorder.record)

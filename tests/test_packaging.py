@@ -72,6 +72,7 @@ def _run_selftest(program: Path, home: Path, cache: Path) -> dict:
 def test_frozen_selftest_and_size(packaged, demo_cache, tmp_path, capsys):
     report = _run_selftest(packaged["executable"], tmp_path, demo_cache)
     assert report["checks"]["model"]["name"] == "demo"
+    assert report["checks"]["audio_processing"]["erle_db"] >= 10  # pywebrtc-audio is bundled and initialises
     internal = packaged["bundle"] / "_internal"
     assert (internal / "assets" / "demo_model.json").is_file()  # engine/files/demo.py: Path(__file__).parent.parent
     assert (internal / "libportaudio.so.2").is_file()

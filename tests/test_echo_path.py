@@ -1,0 +1,47 @@
+"""The short version of bench/bench_echo.py: a real echo path through PulseAudio.
+
+The app's AudioIO plays a voice (espeak-ng) to the null speaker sink; module-loopback carries it
+back into the microphone feed 60 ms later at -10 dB; a second voice (another espeak-ng voice at
+another speaking rate) joins as the user. The worker processes the microphone with app.echo and
+steps a playback model that records what it hears.
+
+Bounds are looser than the issue's targets (ERLE >= 25 dB, correlation >= 0.8, <= -50 dBFS), which
+the benchmark reports on longer runs: this machine is shared, and a stall that drops audio makes
+the canceller re-converge inside a short window. Without processing the same path measures an ERLE
+of 0 dB and ~-30 dBFS heard, so the bounds still fail clearly when cancellation does not work.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bench.bench_echo import EchoRun, run_path
+from engine import read_wav
+from tests import audio_server
+
+pytestmark = pytest.mark.audio
+
+FAR_TEXT = ("Hello, I am your assistant. I can tell you about the weather, read you a story, "
+            "or help you plan the day. What would you like to do first?")
+NEAR_TEXT = "Could you tell me a story about the sea, please?"
+
+
+@pytest.fixture
+def echo_path(pulse_audio):
+    path = audio_server.EchoPath(latency_ms=60, gain_db=-10.0)
+    path.load()
+    yield path
+    path.unload()  # the other audio tests must not hear their own voice
+
+
+def test_on_speakers_the_model_hears_the_user_but_not_itself(echo_path, tmp_path):
+    far = read_wav(audio_server.espeak_wav(str(tmp_path / "far.wav"), FAR_TEXT, "en-us", 175))
+    near = read_wav(audio_server.espeak_wav(str(tmp_path / "near.wav"), NEAR_TEXT, "en-gb+f3", 130))
+    result = run_path(far, near, EchoRun(converge_s=2.0, far_only_s=1.5), processing=True)
+    print(f"\necho path (espeak-ng voices): {result}")
+    assert result["mic_echo_db"] > -45, "the loopback carried no echo into the microphone"
+    assert result["erle_db"] >= 20
+    assert result["model_hears_db"] <= -45
+    assert result["near_end_corr"] >= 0.7
+    assert np.isfinite(result["stream_delay_ms"]) and result["stream_delay_ms"] >= 0
