@@ -18,6 +18,7 @@ docs/architecture.md.
 from .atomic import write_atomically
 from .audio import FRAME_MS, FRAME_SECONDS, FRAME_SIZE, SAMPLE_RATE, read_wav, write_wav
 from .errors import AudioFileError, ConversationFileError, ModelError
+from .files.conversation_info import ConversationInfo, read_conversation_audio, read_conversation_info
 from .files.models import PRESETS, Preset, PresetStatus, hub_cache_dir, preset_status, resolve_model
 from .lm.generate import SamplingConfig
 from .lm.prompts import DEFAULT_ROLE, shipped_voices
@@ -35,8 +36,10 @@ from .version import VERSION
 
 __all__ = [
     "DEFAULT_ROLE", "FRAME_MS", "FRAME_SECONDS", "FRAME_SIZE", "PRESETS", "SAMPLE_RATE", "VERSION",
-    "AudioFileError", "CacheStats", "ConversationFileError", "FrameResult", "FrameTimings", "GraphStatus",
+    "AudioFileError", "CacheStats", "ConversationFileError", "ConversationInfo", "FrameResult", "FrameTimings",
+    "GraphStatus",
     "LoadedModel", "ModelError", "ModelInfo", "OfflineResult", "Precision", "Preset", "PresetStatus",
-    "SamplingConfig", "Session", "TranscriptEntry", "hub_cache_dir", "load_model", "preset_status", "read_wav",
+    "SamplingConfig", "Session", "TranscriptEntry", "hub_cache_dir", "load_model", "preset_status",
+    "read_conversation_audio", "read_conversation_info", "read_wav",
     "resolve_model", "shipped_voices", "write_atomically", "write_wav",
 ]

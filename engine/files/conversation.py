@@ -177,16 +177,7 @@ def read_conversation(path: str | os.PathLike, expected_shapes: Mapping[str, tup
     of another model is named as such).
     """
     path = Path(path)
-    try:
-        with open(path, "rb") as f:
-            size = os.fstat(f.fileno()).st_size
-            prefix = f.read(8)
-            n = struct.unpack("<Q", prefix)[0] if len(prefix) == 8 else 0
-            head = prefix + f.read(min(n, MAX_HEADER_BYTES))
-    except OSError as e:
-        raise ConversationFileError(f"cannot read {path}: {e.strerror or e}") from e
-    header, meta = _parse_header(head, size, path)
-    _check_version(meta, path)
+    header, meta = read_header(path)
     if fingerprint is not None and meta.get("fingerprint") != fingerprint:
         raise ConversationFileError(
             f"{path.name} was saved with another model ({meta.get('model', 'unknown')}); open it with "
@@ -200,6 +191,22 @@ def read_conversation(path: str | os.PathLike, expected_shapes: Mapping[str, tup
     if meta.get("checksum") != _checksum(tensors):
         raise _damaged(path, "checksum mismatch")
     return ConversationFile(tensors, meta)
+
+
+def read_header(path: Path) -> tuple[dict, dict]:
+    """The safetensors header (tensor entries) and the Parley metadata of a conversation file,
+    checked (sizes, offsets, format and version) without reading any tensor data."""
+    try:
+        with open(path, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            prefix = f.read(8)
+            n = struct.unpack("<Q", prefix)[0] if len(prefix) == 8 else 0
+            head = prefix + f.read(min(n, MAX_HEADER_BYTES))
+    except OSError as e:
+        raise ConversationFileError(f"cannot read {path}: {e.strerror or e}") from e
+    header, meta = _parse_header(head, size, path)
+    _check_version(meta, path)
+    return header, meta
 
 
 def _checksum(tensors: Mapping[str, torch.Tensor]) -> str:
