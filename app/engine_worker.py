@@ -61,9 +61,10 @@ class EngineWorker(QObject):
     model_loading = Signal(str)  # model name
     model_loaded = Signal(object)  # engine ModelInfo
     model_failed = Signal(str)
-    # transcript [(frame_index, seconds, text)] and path ("" for a new conversation). Never send None
-    # through a queued `object` argument: PySide6 mis-counts its references and aborts the process.
-    conversation_opened = Signal(object, str)
+    # transcript [(frame_index, seconds, text)], path ("" for a new conversation) and the recorded
+    # (user, assistant) audio of an opened file (() if none). Never send None through a queued
+    # `object` argument: PySide6 mis-counts its references and aborts the process.
+    conversation_opened = Signal(object, str, object)
     conversation_failed = Signal(str)  # a new conversation could not start (bad prompts); the old one is kept
     voices_listed = Signal(object)  # [voice name] shipped with the loaded model; sent before model_loaded
     prompts_in_use = Signal(str, str)  # (voice, role) of the conversation just opened; "" = none / default
@@ -215,7 +216,7 @@ class EngineWorker(QObject):
         self._session = session
         self._reset_stream()
         self._emit_prompts(session)
-        self.conversation_opened.emit([], "")
+        self.conversation_opened.emit([], "", ())
         return True
 
     def _emit_prompts(self, session) -> None:
@@ -238,7 +239,8 @@ class EngineWorker(QObject):
         self._session = session
         self._reset_stream()
         self._emit_prompts(session)
-        self.conversation_opened.emit(transcript_tuples(session.transcript), path)
+        recording = session.audio() if session.record_audio else ()
+        self.conversation_opened.emit(transcript_tuples(session.transcript), path, recording)
 
     def _save(self, path: str) -> None:
         if self._session is None:
@@ -333,6 +335,7 @@ class EngineWorker(QObject):
             text=result.text,
             mic_db=level_db(mic),
             model_input_db=level_db(heard),
+            mic_open=heard is not self._silence,
             output_db=level_db(result.pcm),
             timings=StageTimings(
                 input_queue=input_queue_ms,

@@ -28,7 +28,7 @@ class ConversationInfo:
     created: str  # ISO 8601, UTC, as written
     frames: int
     bytes: int
-    transcript: tuple[tuple[float, str], ...]  # (seconds, text piece) of the assistant
+    transcript: tuple[tuple[int, float, str], ...]  # (frame_index, seconds, text piece) of the assistant
     has_audio: bool
 
     @property
@@ -38,7 +38,7 @@ class ConversationInfo:
     @property
     def text(self) -> str:
         """The assistant's whole text, as one string."""
-        return "".join(text for _, text in self.transcript).strip()
+        return "".join(text for _frame, _seconds, text in self.transcript).strip()
 
 
 def read_conversation_info(path: str | os.PathLike) -> ConversationInfo:
@@ -49,7 +49,8 @@ def read_conversation_info(path: str | os.PathLike) -> ConversationInfo:
     path = Path(path)
     header, meta = read_header(path)
     try:
-        transcript = tuple((float(seconds), str(text)) for _frame, seconds, text in meta.get("transcript", ()))
+        transcript = tuple((int(frame), float(seconds), str(text))
+                           for frame, seconds, text in meta.get("transcript", ()))
         return ConversationInfo(
             path=path, model=str(meta.get("model", "unknown")), fingerprint=str(meta.get("fingerprint", "")),
             created=str(meta.get("created", "")), frames=int(meta["frames"]), bytes=path.stat().st_size,
