@@ -8,7 +8,7 @@ while the reader is at the bottom and stays put once they scroll up.
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QModelIndex, QPointF, QRect, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QPainter, QPainterPath, QPalette, QPolygonF
+from PySide6.QtGui import QColor, QFont, QPainter, QPainterPath, QPalette, QPolygonF
 from PySide6.QtWidgets import QAbstractItemView, QListView, QStyle, QStyledItemDelegate
 
 from app.transcript import YOU, Turn, clock
@@ -74,7 +74,7 @@ class TurnDelegate(QStyledItemDelegate):
             painter.drawPath(path)
 
         inner = bubble.adjusted(PADDING, PADDING, -PADDING, -PADDING)
-        header_font = option.font
+        header_font = QFont(option.font)
         header_font.setBold(True)
         painter.setFont(header_font)
         painter.setPen(colour)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from PySide6.QtCore import QModelIndex, QRect, QSize, Qt, Signal
-from PySide6.QtGui import QKeySequence, QPalette, QShortcut
+from PySide6.QtGui import QFont, QKeySequence, QPalette, QShortcut
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QInputDialog,
@@ -56,7 +56,7 @@ class EntryDelegate(QStyledItemDelegate):
         text_colour = option.palette.color(QPalette.HighlightedText if selected else QPalette.Text)
         rect = option.rect.adjusted(ROW_PADDING, ROW_PADDING, -ROW_PADDING, -ROW_PADDING)
         line = option.fontMetrics.height()
-        title_font = option.font
+        title_font = QFont(option.font)
         title_font.setBold(True)
         painter.setFont(title_font)
         painter.setPen(text_colour)
