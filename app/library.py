@@ -128,7 +128,7 @@ class LibraryFilter(QSortFilterProxyModel):
 
     def set_query(self, query: str) -> None:
         self.query = query
-        self.invalidateFilter()
+        self.invalidateRowsFilter()
 
     def filterAcceptsRow(self, source_row: int, source_parent) -> bool:
         entry: ConversationEntry = self.sourceModel().index(source_row, 0, source_parent).data(EntryRole)
