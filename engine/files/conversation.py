@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import struct
 from collections.abc import Mapping
@@ -253,7 +254,7 @@ def _parse_header(data: bytes, file_size: int, path: Path) -> tuple[dict, dict]:
         try:
             dtype, shape, (start, stop) = info["dtype"], info["shape"], info["data_offsets"]
             _, item = _DTYPES[dtype]
-            count = int(np.prod(shape, dtype=np.int64)) if shape else 1
+            count = math.prod(shape)
             ok = all(isinstance(s, int) and 0 <= s < 2**40 for s in shape)
         except (KeyError, TypeError, ValueError):
             raise _damaged(path, f"entry {name!r} is malformed") from None
