@@ -60,6 +60,7 @@ class ConversationModel(QObject):
     settings_changed = Signal(object)  # AppSettings
     saved = Signal(str)  # path
     conversation_replaced = Signal()  # a new or opened conversation replaced the turns
+    recording_ready = Signal(object)  # (user, assistant) recordings so far, after request_recording()
 
     def __init__(self, store: QSettings, model_loader: ModelLoader = load_engine_model, audio: bool = True,
                  worker_seed: int | None = None, cuda_graph: bool = True, parent: QObject | None = None) -> None:
@@ -115,6 +116,7 @@ class ConversationModel(QObject):
         w.error.connect(self._on_worker_error)
         w.file_done.connect(self._on_file_done)
         w.file_failed.connect(self._on_file_failed)
+        w.recording_ready.connect(self._on_recording)
 
     # -- derived state -----------------------------------------------------------------------
     @property
@@ -218,6 +220,9 @@ class ConversationModel(QObject):
     def forget_recent(self, path: str) -> None:
         self.update_settings(recent_files=tuple(p for p in self.settings.recent_files if p != path))
 
+    def request_recording(self) -> None:
+        self.worker.request_recording()
+
     def resume(self) -> None:
         self.worker.resume()
 
@@ -288,6 +293,9 @@ class ConversationModel(QObject):
         self.frame.emit(stats)
         if self.unsaved_frames == 1:
             self.title_changed.emit(self.title())
+
+    def _on_recording(self, recording) -> None:
+        self.recording_ready.emit(recording)
 
     def _on_worker_error(self, message: str) -> None:
         self.error.emit(message + "\nThe conversation is kept; press Resume to continue.", True)

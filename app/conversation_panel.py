@@ -87,6 +87,7 @@ class ConversationPanel(QWidget):
         self.model = model
         self.replay = replay
         self.replaying = False
+        self._pending_clip: tuple[float, float] | None = None  # a live turn to play once its audio arrives
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         self.replay_bar = ReplayBar(replay)
@@ -128,6 +129,7 @@ class ConversationPanel(QWidget):
         model.turns.modelReset.connect(self._render_placeholder)
         replay.position_changed.connect(self._follow_replay)
         replay.loaded.connect(self._show_replay)
+        model.recording_ready.connect(self._play_clip)
         self._render_placeholder()
 
     # -- live ----------------------------------------------------------------------------------
@@ -158,11 +160,22 @@ class ConversationPanel(QWidget):
             self.replay.seek(self.replay.turns.transcript.turns[index.row()].start)
 
     def _play_turn(self, row: int) -> None:
-        """A user turn's play button: in replay, play from that turn (the live side has no player)."""
+        """A user turn's play button: in replay, play on from that turn; live, play that turn
+        from the conversation's recording (asked of the worker, which holds it)."""
         if self.replaying:
             self.replay.seek(self.replay.turns.transcript.turns[row].start)
             if self.replay.state != PLAYING:
                 self.replay.play()
+            return
+        turn = self.model.transcript.turns[row]
+        self._pending_clip = (turn.start, turn.end)
+        self.model.request_recording()
+
+    def _play_clip(self, recording) -> None:
+        if self._pending_clip is not None and not self.replaying:
+            start, end = self._pending_clip
+            self.replay.play_clip(*recording, start, end)
+        self._pending_clip = None
 
     def _follow_replay(self, seconds: float) -> None:
         if not self.replaying or self.replay.state == STOPPED and seconds == 0.0:

@@ -72,6 +72,7 @@ class EngineWorker(QObject):
     error = Signal(str)  # a frame step failed; streaming pauses until resume() or a new conversation
     file_done = Signal(str, str)  # (what, path): "saved" / "exported audio"
     file_failed = Signal(str, str)  # (what, message)
+    recording_ready = Signal(object)  # (user, assistant) float32 recordings of the conversation so far
 
     def __init__(self, model_loader: ModelLoader = load_engine_model, seed: int | None = None,
                  cuda_graph: bool = True) -> None:
@@ -130,6 +131,10 @@ class EngineWorker(QObject):
     def export_audio(self, path: str) -> None:
         self._commands.put(("export_audio", path))
 
+    def request_recording(self) -> None:
+        """Ask for the conversation's recording so far (answered by ``recording_ready``)."""
+        self._commands.put(("recording",))
+
     def resume(self) -> None:
         """Continue streaming after a failed frame."""
         self._commands.put(("resume",))
@@ -171,6 +176,8 @@ class EngineWorker(QObject):
                 self._save(args[0])
             elif kind == "export_audio":
                 self._export_audio(args[0])
+            elif kind == "recording" and self._session is not None:
+                self.recording_ready.emit(self._session.audio())
             elif kind == "resume":
                 self._halted = False
         except Exception as e:  # a bug here must not kill the worker thread

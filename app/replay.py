@@ -45,6 +45,7 @@ class ReplayPlayer(QObject):
         self._buffer = np.zeros((0, 2), np.float32)  # at the stream's rate
         self._rate = SAMPLE_RATE
         self._frame = 0  # playback position in the buffer; written by the callback and by seek()
+        self._end_s: float | None = None  # a clip ends here instead of at the end of the recording
         self._stream = None
         self._timer = QTimer(self)
         self._timer.setInterval(POSITION_TIMER_MS)
@@ -67,21 +68,38 @@ class ReplayPlayer(QObject):
         except ConversationFileError as e:
             self.failed.emit(f"Cannot replay {Path(path).name}: {e}")
             return False
-        n = max(len(user), len(assistant))
-        self._user = np.pad(user, (0, n - len(user)))
-        self._assistant = np.pad(assistant, (0, n - len(assistant)))
+        self._use_audio(user, assistant)
         self.path = Path(path)
-        self._frame = 0
         self.turns.reset(info.transcript, (self._user, self._assistant))
         self.loaded.emit(str(self.path))
         self.position_changed.emit(0.0)
         return True
+
+    def play_clip(self, user: np.ndarray, assistant: np.ndarray, start: float, end: float) -> None:
+        """Play ``start``..``end`` seconds of a recording that is not a file (a turn of the live
+        conversation); the replayed file, if any, is closed."""
+        self.stop()
+        self._use_audio(user, assistant)
+        self.path = None
+        self._end_s = end
+        self._frame = int(start * self._rate)
+        self._start()
+
+    def _use_audio(self, user: np.ndarray, assistant: np.ndarray) -> None:
+        n = max(len(user), len(assistant))
+        self._user = np.pad(user, (0, n - len(user)))
+        self._assistant = np.pad(assistant, (0, n - len(assistant)))
+        self._frame = 0
+        self._end_s = None
 
     def play(self) -> None:
         if self.path is None or self.state == PLAYING:
             return
         if self.position >= self.duration:
             self._frame = 0
+        self._start()
+
+    def _start(self) -> None:
         try:
             self._open_stream()
         except Exception as e:  # no device, a refused rate: say so, keep the app
@@ -158,7 +176,8 @@ class ReplayPlayer(QObject):
 
     def _poll(self) -> None:
         self.position_changed.emit(self.position)
-        if self.state == PLAYING and self._frame >= len(self._buffer):
+        end = len(self._buffer) if self._end_s is None else min(len(self._buffer), int(self._end_s * self._rate))
+        if self.state == PLAYING and self._frame >= end:
             self._close_stream()
             self._timer.stop()
             self._set_state(STOPPED)

@@ -243,3 +243,37 @@ def test_replay_plays_the_recording_to_the_speaker_and_seeks(pulse_audio, qtbot,
     rest = play_through()
     assert min(positions) >= 1.6 - 1e-6  # it went on from the seek position, not from the start
     assert full - rest > 1.0, f"after seeking to 1.6 s, playing took {rest:.2f} s (all: {full:.2f} s)"
+
+
+@pytest.mark.audio
+def test_a_live_user_turn_plays_from_its_play_button(pulse_audio, qtbot, tmp_path, app_demo_model):
+    from PySide6.QtWidgets import QStyleOptionViewItem
+
+    from tests import audio_server
+
+    h = Harness(qtbot, tmp_path, lambda *args: app_demo_model)
+    try:
+        w = h.window
+        qtbot.keyPress(w, Qt.Key_Space)
+        h.frames(10)
+        qtbot.keyRelease(w, Qt.Key_Space)
+        h.frames(3)
+        view = w.conversation_view
+        row = next(i for i, t in enumerate(w.transcript.turns) if t.speaker == YOU)
+        turn = w.transcript.turns[row]
+        option = QStyleOptionViewItem()
+        view.initViewItemOption(option)
+        option.rect = view.visualRect(w.model.turns.index(row))
+        button = view.delegate._play_rect(view.delegate._bubble(option.rect, turn), option)
+        recorder = audio_server.SinkRecorder(str(tmp_path / "speaker.f32"))
+        time.sleep(0.3)
+        qtbot.mouseClick(view.viewport(), Qt.LeftButton, pos=button.center())
+        qtbot.waitUntil(lambda: w.replay.state == PLAYING, timeout=10_000)
+        qtbot.waitUntil(lambda: w.replay.state == STOPPED, timeout=10_000)
+        time.sleep(0.3)
+        recorded = np.frombuffer(recorder.stop(), dtype="<f4")
+        assert not w.conversation_panel.replaying  # the live conversation stays on screen
+        assert w.replay.position >= turn.end - 0.05 and w.replay.position < turn.end + 0.2  # only that turn
+        assert (np.abs(recorded) > 0.05).sum() > 0.5 * 10 * 1920  # the user's tone was played
+    finally:
+        h.close()
