@@ -87,6 +87,7 @@ class LibraryPanel(QWidget):
         self.search = QLineEdit()
         self.search.setPlaceholderText("Search titles and transcripts")
         self.search.setClearButtonEnabled(True)
+        self.search.setFocusPolicy(Qt.ClickFocus)  # not on start: Space must stay push-to-talk
         self.search.textChanged.connect(self.filter.set_query)
         layout.addWidget(self.search)
         self.list = QListView()

@@ -170,3 +170,31 @@ def test_the_window_shows_turns_and_stops_following_when_scrolled_up(qtbot, tmp_
         assert view.follow
     finally:
         h.close()
+
+
+def test_the_view_model_tracks_status_file_unsaved_changes_and_settings_without_widgets(vm, qtbot, tmp_path):
+    from app.status import Status
+
+    m = vm.model
+    assert m.title() == "Untitled conversation — Parley"
+    m.press_talk("button")
+    assert m.status is Status.LISTENING and vm.model.worker.mic_open
+    vm.feed(2)
+    m.release_talk("button")
+    assert m.unsaved_frames == 2 and m.title().startswith("Untitled conversation *")
+    m.set_open_mic(True)
+    assert m.worker.mic_open
+    assert QSettings(str(tmp_path / "s.ini"), QSettings.IniFormat).value("open_mic") in (True, "true")
+    m.set_open_mic(False)
+    saved = SignalRecorder()
+    m.saved.connect(saved.record)
+    m.save(str(tmp_path / "talk.parley"))
+    qtbot.waitUntil(lambda: len(saved) == 1, timeout=20_000)
+    assert m.conversation_path == str(tmp_path / "talk.parley") and m.unsaved_frames == 0
+    assert m.settings.recent_files[0] == str(tmp_path / "talk.parley")
+    assert m.title() == "talk.parley — Parley"
+    replaced = SignalRecorder()
+    m.conversation_replaced.connect(replaced.record)
+    m.new_conversation()
+    qtbot.waitUntil(lambda: len(replaced) == 1, timeout=20_000)
+    assert m.conversation_path is None and m.turns.rowCount() == 0
