@@ -35,11 +35,6 @@ class ConversationEntry:
             return stem
         return " ".join(words[:TITLE_WORDS]) + ("…" if len(words) > TITLE_WORDS else "")
 
-    def matches(self, query: str) -> bool:
-        """Search: every word of ``query`` in the title or the transcript, ignoring case."""
-        haystack = f"{self.title} {self.info.text if self.info else ''}".lower()
-        return all(word in haystack for word in query.lower().split())
-
     def as_json(self) -> dict:
         info = self.info
         if info is None:

