@@ -65,7 +65,10 @@ class ReplayBar(QFrame):
         replay.loaded.connect(self._render_loaded)
 
     def _toggle(self) -> None:
-        self.replay.pause() if self.replay.state == PLAYING else self.replay.play()
+        if self.replay.state == PLAYING:
+            self.replay.pause()
+        else:
+            self.replay.play()
 
     def _render_loaded(self, path: str) -> None:
         self.title_label.setText(f"Replay: {read_entry(self.replay.path).title}")

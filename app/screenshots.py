@@ -1,7 +1,9 @@
 """`python -m app.screenshots DIR`: PNGs of the main window in its main states, rendered offscreen.
 
-The states are reached the way a user reaches them (the demo model, push-to-talk, a test tone
-through the real input callback, opening a damaged file), not painted by hand.
+States, light and dark (``-dark``): 1-idle, 2-conversation (turns of both sides, overlapping),
+3-library, 4-library-search, 5-replay, 6-error, 7-model-manager. They are reached the way a user
+reaches them (the demo model, push-to-talk, a test tone through the real input callback, saving
+into the library folder, replaying a saved file, opening a damaged file), not painted by hand.
 """
 
 from __future__ import annotations
