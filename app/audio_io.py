@@ -247,7 +247,7 @@ def _query_devices(sd) -> tuple[DeviceInfo, ...]:
     )
 
 
-def _find_device(sd, label: str | None, kind: str) -> int:
+def find_device(sd, label: str | None, kind: str) -> int:
     """Index of the device with this ``DeviceInfo.label`` and ``kind`` ('input'/'output'); default if None."""
     channels_key = f"max_{kind}_channels"
     if label:
@@ -262,7 +262,7 @@ def _find_device(sd, label: str | None, kind: str) -> int:
     return index
 
 
-def _pick_rate(sd, device: int, kind: str) -> int:
+def pick_rate(sd, device: int, kind: str) -> int:
     """24 kHz when the device takes it (no resampling), else its default rate."""
     check = sd.check_input_settings if kind == "input" else sd.check_output_settings
     try:
@@ -273,10 +273,10 @@ def _pick_rate(sd, device: int, kind: str) -> int:
 
 
 def _open_streams(sd, input_name: str | None, output_name: str | None):
-    in_dev = _find_device(sd, input_name, "input")
-    out_dev = _find_device(sd, output_name, "output")
+    in_dev = find_device(sd, input_name, "input")
+    out_dev = find_device(sd, output_name, "output")
     in_info, out_info = sd.query_devices(in_dev), sd.query_devices(out_dev)
-    in_rate, out_rate = _pick_rate(sd, in_dev, "input"), _pick_rate(sd, out_dev, "output")
+    in_rate, out_rate = pick_rate(sd, in_dev, "input"), pick_rate(sd, out_dev, "output")
     in_channels = min(2, in_info["max_input_channels"])
     out_channels = min(2, out_info["max_output_channels"])
     bridge = AudioBridge(in_rate, in_channels, out_rate, out_channels)

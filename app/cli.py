@@ -1,4 +1,4 @@
-"""The `parley` command: the desktop app by default, plus `offline`, `recover` and `selftest`."""
+"""The `parley` command: the desktop app by default, plus `offline`, `recover`, `selftest` and `conversations`."""
 
 from __future__ import annotations
 
@@ -53,12 +53,17 @@ def build_parser() -> argparse.ArgumentParser:
     test = sub.add_parser("selftest", help="headless check of the whole chain; prints one JSON line")
     test.add_argument("--device", dest="selftest_device", default="cpu", choices=["auto", "cpu", "cuda"],
                       help="where the chain runs (default cpu); cuda adds the GPU and CUDA-graph check")
+
+    conv = sub.add_parser("conversations", help="list the saved conversations (reads file headers only)")
+    conv.add_argument("--folder", help="the folder to list (default: the app's conversations folder)")
+    conv.add_argument("--json", action="store_true",
+                      help="one JSON object per line: path, title, created, seconds, model, bytes (or error)")
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    if args.command != "selftest":  # the selftest reports it in its JSON line
+    if args.command not in ("selftest", "conversations"):  # the selftest reports it in its JSON line
         from app.device_report import announce_cpu_fallback
 
         announce_cpu_fallback(args.device)
@@ -70,6 +75,8 @@ def main(argv: list[str] | None = None) -> int:
         from app.offline import run_recover
 
         return run_recover(args)
+    if args.command == "conversations":
+        return list_conversations_command(args)
     if args.command == "selftest":
         from app.selftest import run_selftest
 
@@ -77,6 +84,24 @@ def main(argv: list[str] | None = None) -> int:
     from app.gui import run_gui
 
     return run_gui(args)
+
+
+def list_conversations_command(args) -> int:
+    """One line (tab-separated) or one JSON object per conversation; unreadable files say why.
+    Exit code 2 only when the folder itself cannot be listed."""
+    import json
+    from pathlib import Path
+
+    from app import paths
+    from app.conversation_list import list_conversations
+
+    folder = Path(args.folder) if args.folder else paths.conversations_dir()
+    if not folder.is_dir():
+        print(f"parley: {folder} is not a folder", file=sys.stderr)
+        return 2
+    for entry in list_conversations(folder):
+        print(json.dumps(entry.as_json(), ensure_ascii=False) if args.json else entry.as_line())
+    return 0
 
 
 if __name__ == "__main__":

@@ -54,9 +54,10 @@ class EngineWorker(QObject):
     # (name, device, precision) of the model released to make room on the GPU for one that then
     # failed to load: the window offers to load it again. Sent after model_failed.
     previous_model_offered = Signal(str, str, str)
-    # transcript [(frame_index, seconds, text)] and path ("" for a new conversation). Never send None
-    # through a queued `object` argument: PySide6 mis-counts its references and aborts the process.
-    conversation_opened = Signal(object, str)
+    # transcript [(frame_index, seconds, text)], path ("" for a new conversation) and the recorded
+    # (user, assistant) audio of an opened file (() if none). Never send None through a queued
+    # `object` argument: PySide6 mis-counts its references and aborts the process.
+    conversation_opened = Signal(object, str, object)
     conversation_failed = Signal(str)  # a new conversation could not start (bad prompts); the old one is kept
     voices_listed = Signal(object)  # [voice name] shipped with the loaded model; sent before model_loaded
     prompts_in_use = Signal(str, str)  # (voice, role) of the conversation just opened; "" = none / default
@@ -67,6 +68,7 @@ class EngineWorker(QObject):
     recovery_progress = Signal(int, int)  # (frames rebuilt, frames in all) while recovering a journal
     recovery_done = Signal(str)  # "" when the conversation was recovered, else why not
     processing_unavailable = Signal(str)  # echo cancellation etc. cannot run here (sent once): why
+    recording_ready = Signal(object)  # (user, assistant) float32 recordings of the conversation so far
 
     def __init__(self, model_loader: ModelLoader = load_engine_model, seed: int | None = None,
                  cuda_graph: bool = True, journal_dir: Path | None = None) -> None:
@@ -142,6 +144,10 @@ class EngineWorker(QObject):
         self.cancel_recovery = False
         self._commands.put(("recover", path))
 
+    def request_recording(self) -> None:
+        """Ask for the conversation's recording so far (answered by ``recording_ready``)."""
+        self._commands.put(("recording",))
+
     def resume(self) -> None:
         """Continue streaming after a failed frame."""
         self._commands.put(("resume",))
@@ -186,6 +192,8 @@ class EngineWorker(QObject):
                 self._export_audio(args[0])
             elif kind == "recover":
                 self._recover(args[0])
+            elif kind == "recording" and self._session is not None:
+                self.recording_ready.emit(self._session.audio())
             elif kind == "resume":
                 self._halted = False
         except Exception as e:  # a bug here must not kill the worker thread
@@ -250,7 +258,7 @@ class EngineWorker(QObject):
             return False
         self._use_session(session)
         self._emit_prompts(session)
-        self.conversation_opened.emit([], "")
+        self.conversation_opened.emit([], "", ())
         return True
 
     def _emit_prompts(self, session) -> None:
@@ -273,7 +281,8 @@ class EngineWorker(QObject):
             return
         self._use_session(session)
         self._emit_prompts(session)
-        self.conversation_opened.emit(transcript_tuples(session.transcript), path)
+        recording = session.audio() if session.record_audio else ()
+        self.conversation_opened.emit(transcript_tuples(session.transcript), path, recording)
 
     def _save(self, path: str) -> None:
         if self._session is None:
@@ -303,7 +312,8 @@ class EngineWorker(QObject):
         self._use_session(recovery.session)  # journals it again, all its frames first
         Path(path).unlink(missing_ok=True)
         self._emit_prompts(recovery.session)
-        self.conversation_opened.emit(transcript_tuples(recovery.session.transcript), "")
+        recording = recovery.session.audio() if recovery.session.record_audio else ()
+        self.conversation_opened.emit(transcript_tuples(recovery.session.transcript), "", recording)
         lost = f" ({recovery.lost_frames} damaged frames at the end were lost)" if recovery.lost_frames else ""
         self.recovery_done.emit("")
         log.info("recovered %d frames from %s in %.1f s%s", recovery.frames, path, recovery.rebuild_seconds, lost)
@@ -451,6 +461,7 @@ class EngineWorker(QObject):
             text=result.text,
             mic_db=echo.before_db if echo is not None else level_db(mic),
             model_input_db=level_db(heard),
+            mic_open=heard is not self._silence,
             output_db=level_db(result.pcm),
             timings=StageTimings(
                 input_queue=input_queue_ms,

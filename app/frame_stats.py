@@ -43,6 +43,7 @@ class FrameStats:
     text: str
     mic_db: float  # what the microphone picked up (before echo cancellation etc.)
     model_input_db: float  # what the model heard (silence while push-to-talk is released)
+    mic_open: bool  # the model heard the microphone in this frame (push-to-talk held or open mic)
     output_db: float  # what the assistant said in this frame
     timings: StageTimings
     step_ms: float  # wall time of session.step (compute, as the worker measured it)

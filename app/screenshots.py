@@ -1,7 +1,9 @@
 """`python -m app.screenshots DIR`: PNGs of the main window in its main states, rendered offscreen.
 
-The states are reached the way a user reaches them (the demo model, push-to-talk, a test tone
-through the real input callback, opening a damaged file), not painted by hand.
+States, light and dark (``-dark``): 1-idle, 2-conversation (turns of both sides, overlapping),
+3-library, 4-library-search, 5-replay, 6-error, 7-model-manager. They are reached the way a user
+reaches them (the demo model, push-to-talk, a test tone through the real input callback, saving
+into the library folder, replaying a saved file, opening a damaged file), not painted by hand.
 """
 
 from __future__ import annotations
@@ -42,11 +44,13 @@ def take_screenshots(out_dir: Path, dark: bool = False) -> list[Path]:
         written.append(path)
 
     with tempfile.TemporaryDirectory(prefix="parley-shots-") as tmp:
+        library = Path(tmp) / "conversations"
+        library.mkdir()
         window = MainWindow(QSettings(str(Path(tmp) / "settings.ini"), QSettings.IniFormat), audio=False,
-                            worker_seed=3)
-        window.resize(1100, 700)
+                            worker_seed=3, conversations_dir=library)
+        window.resize(1280, 760)
         window.show()
-        window.device_label.setText(f"Audio: default ({SAMPLE_RATE} Hz) → default ({SAMPLE_RATE} Hz)")
+        window.devices_panel.device_label.setText(f"Audio: default ({SAMPLE_RATE} Hz) → default ({SAMPLE_RATE} Hz)")
         opened = SignalRecorder()
         window.worker.conversation_opened.connect(opened.record)
         window.load_model("demo", "cpu", "auto")
@@ -58,26 +62,48 @@ def take_screenshots(out_dir: Path, dark: bool = False) -> list[Path]:
         window.worker.set_bridge(bridge)
         feeder = BridgeFeeder(bridge, lambda: window.worker.processed_position)
         block = int(SAMPLE_RATE * FRAME_MS / 1000)
-        t = np.arange(block * 12) / SAMPLE_RATE
+        t = np.arange(block * 25) / SAMPLE_RATE
         speech_like = (0.25 * np.sin(2 * np.pi * 180 * t) * (0.6 + 0.4 * np.sin(2 * np.pi * 3 * t))).astype(np.float32)
+        quiet = np.zeros(block * 30, np.float32)
+        for _ in range(2):  # two user turns, the assistant babbling through them
+            window.press_talk("key")
+            feeder.feed(speech_like)
+            window.release_talk("key")
+            feeder.feed(quiet)
         window.press_talk("key")
-        feeder.feed(speech_like)
-        shot(window, "2-listening")
+        feeder.feed(speech_like[: block * 10])
+        shot(window, "2-conversation")
         window.release_talk("key")
-        feeder.feed(np.zeros(block * 40, np.float32))
+        feeder.feed(quiet[: block * 10])
         wait_until(lambda: window.status is Status.SPEAKING, 2.0)
-        shot(window, "3-speaking")
 
-        broken = Path(tmp) / "holiday-plans.parley"
+        saved = SignalRecorder()
+        window.model.saved.connect(saved.record)
+        for name in ("conversation.parley", "Trip to Lisbon.parley"):
+            window.model.save(str(library / name))
+            wait_until(lambda n=len(saved) + 1: len(saved) >= n, 60.0)
+        wait_until(lambda: len(window.library.entries) == 2, 5.0)
+        shot(window, "3-library")
+        window.library_panel.search.setText("lisbon")
+        window.library_panel.list.setCurrentIndex(window.library_panel.filter.index(0, 0))
+        shot(window, "4-library-search")
+        window.library_panel.search.clear()
+
+        window.replay.load(str(library / "Trip to Lisbon.parley"))
+        window.replay.seek(4.5)
+        shot(window, "5-replay")
+        window.conversation_panel.close_replay()
+
+        broken = library / "holiday-plans.parley"
         broken.write_bytes(b"not a conversation")
         window.open_conversation(str(broken))
         wait_until(window.error_box.isVisible, 10.0)
-        shot(window, "4-error")
+        shot(window, "6-error")
         window.error_box.hide()
 
         dialog = ModelManagerDialog(window.settings, window)
         dialog.show()
-        shot(dialog, "5-model-manager")
+        shot(dialog, "7-model-manager")
         dialog.close()
         window.unsaved_frames = 0
         window.close()

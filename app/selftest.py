@@ -102,7 +102,8 @@ def _open_window(tmp: str):
     if problem:
         raise RuntimeError(problem)
     QApplication.instance() or QApplication(sys.argv[:1])
-    window = MainWindow(QSettings(str(Path(tmp) / "settings.ini"), QSettings.IniFormat), audio=False, worker_seed=1)
+    window = MainWindow(QSettings(str(Path(tmp) / "settings.ini"), QSettings.IniFormat), audio=False, worker_seed=1,
+                        conversations_dir=Path(tmp))
     window.show()
     return window
 

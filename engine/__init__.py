@@ -20,6 +20,7 @@ from .atomic import write_atomically
 from .audio import FRAME_MS, FRAME_SECONDS, FRAME_SIZE, SAMPLE_RATE, read_audio, read_wav, to_16_bit, write_wav
 from .errors import AudioFileError, ConversationFileError, ModelError, RecoveryCancelled
 from .files.conversation import file_kind as conversation_kind
+from .files.conversation_info import ConversationInfo, read_conversation_audio, read_conversation_info
 from .files.journal import Journal, JournalWriter, read_journal
 from .files.models import PRESETS, Preset, PresetStatus, hub_cache_dir, preset_status, resolve_model
 from .lm.generate import SamplingConfig
@@ -48,11 +49,12 @@ from .version import VERSION
 
 __all__ = [
     "DEFAULT_ROLE", "DEFAULT_VOICE", "FRAME_MS", "FRAME_SECONDS", "FRAME_SIZE", "NO_VOICE", "PRESETS", "SAMPLE_RATE",
-    "VERSION", "AudioFileError", "CacheStats", "ConversationFileError", "FrameResult", "FrameTimings", "GraphStatus",
-    "Journal", "JournalWriter", "LoadedModel", "ModelError", "ModelInfo", "OfflineResult", "Precision", "Preset",
-    "PresetStatus", "Recovery", "RecoveryCancelled", "SamplingConfig", "Session", "TranscriptEntry",
-    "can_save_compact", "conversation_kind", "hub_cache_dir", "load_model", "open_conversation", "prefers_compact",
-    "preset_status", "read_audio", "read_journal", "read_wav", "record_frames", "recover", "release_memory",
+    "VERSION", "AudioFileError", "CacheStats", "ConversationFileError", "ConversationInfo", "FrameResult",
+    "FrameTimings", "GraphStatus", "Journal", "JournalWriter", "LoadedModel", "ModelError", "ModelInfo",
+    "OfflineResult", "Precision", "Preset", "PresetStatus", "Recovery", "RecoveryCancelled", "SamplingConfig",
+    "Session", "TranscriptEntry", "can_save_compact", "conversation_kind", "hub_cache_dir", "load_model",
+    "open_conversation", "prefers_compact", "preset_status", "read_audio", "read_conversation_audio",
+    "read_conversation_info", "read_journal", "read_wav", "record_frames", "recover", "release_memory",
     "resolve_model", "save_conversation", "shipped_voices", "start_journal", "to_16_bit", "write_atomically",
     "write_wav",
 ]

@@ -11,20 +11,23 @@ from PySide6.QtCore import QSettings
 
 from app.engine_worker import write_stereo_wav
 from app.settings import MAX_RECENT, AppSettings, load_settings, save_settings
-from app.transcript import Transcript
+from app.transcript import FrameObservation, Transcript
+from engine import FRAME_SECONDS
 
 
 def sample_transcript() -> Transcript:
     t = Transcript()
-    t.load([(1, 0.08, "Hel"), (2, 0.16, "lo"), (3, 0.24, " there")])
-    t.mark_user_turn(3.0)
-    t.add(5.0, " Sure")
+    texts = {1: "Hel", 2: "lo", 3: " there", 62: " Sure"}
+    for i in range(70):
+        user = 37 <= i < 47
+        t.add_frame(FrameObservation(i * FRAME_SECONDS, user, -20.0 if user else -120.0,
+                                     -20.0 if i in texts else -120.0, texts.get(i, "")))
     return t
 
 
 def test_transcript_groups_pieces_into_turns_with_times():
     assert sample_transcript().as_text() == (
-        "[00:00.1] Assistant: Hello there\n[00:03.0] You: (speaking)\n[00:05.0] Assistant: Sure")
+        "[00:00.1] Assistant: Hello there\n[00:03.0] You: (0.8 s of speech)\n[00:05.0] Assistant: Sure")
 
 
 def test_transcript_exports_text_and_json(tmp_path):
@@ -33,7 +36,8 @@ def test_transcript_exports_text_and_json(tmp_path):
     t.export(str(tmp_path / "t.json"))
     assert (tmp_path / "t.txt").read_text(encoding="utf-8") == t.as_text() + "\n"
     data = json.loads((tmp_path / "t.json").read_text(encoding="utf-8"))
-    assert [line["speaker"] for line in data["lines"]] == ["assistant", "you", "assistant"]
+    assert [turn["speaker"] for turn in data["turns"]] == ["assistant", "you", "assistant"]
+    assert data["turns"][1]["end"] - data["turns"][1]["start"] == pytest.approx(0.8)
     assert [p["text"] for p in data["pieces"]] == ["Hel", "lo", " there", " Sure"]
 
 

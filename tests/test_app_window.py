@@ -27,6 +27,13 @@ from engine import FRAME_SIZE, SAMPLE_RATE
 TONE_DB = 20 * np.log10(0.2 / np.sqrt(2))  # RMS level of the 0.2-amplitude test tone
 
 
+def conversations_dir(tmp_path):
+    """The window's library folder for one test (never the user's documents)."""
+    folder = tmp_path / "conversations"
+    folder.mkdir(exist_ok=True)
+    return folder
+
+
 def tone_frames(count: int) -> np.ndarray:
     t = np.arange(FRAME_SIZE * count) / SAMPLE_RATE
     return (0.2 * np.sin(2 * np.pi * 300.0 * t)).astype(np.float32)
@@ -44,7 +51,8 @@ class Harness:
         store = QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)
         save_settings(store, AppSettings(echo_cancellation=False, noise_suppression=False, high_pass_filter=False,
                                          auto_gain_control=False))
-        self.window = MainWindow(store, model_loader=loader, audio=False, worker_seed=1)
+        self.window = MainWindow(store, model_loader=loader, audio=False, worker_seed=1,
+                                 conversations_dir=conversations_dir(tmp_path))
         self.window.show()
         self.recorder = SignalRecorder()  # receives in the GUI thread, after the window's own slots
         self.window.worker.frame_done.connect(self.recorder.record)
@@ -158,15 +166,15 @@ def test_meters_and_latency_readouts_follow_the_worker_stats(harness, qtbot):
     qtbot.keyRelease(w, Qt.Key_Space)
     last = harness.stats[-1]
     assert w.last_stats is last  # the window shows the newest frame
-    assert abs(w.mic_meter.level_db - TONE_DB) < 1.0
-    assert abs(w.heard_meter.level_db - TONE_DB) < 1.0
-    assert w.output_meter.level_db == pytest.approx(max(-60.0, min(0.0, last.output_db)))
-    assert w.stage_labels["encode"].text() == f"{last.timings.encode:.1f}"
-    assert w.stage_labels["lm"].text() == f"{last.timings.lm:.1f}"
-    assert w.e2e_label.text() == f"{last.end_to_end_ms:.0f} ms"
+    assert abs(w.meters_panel.mic_meter.level_db - TONE_DB) < 1.0
+    assert abs(w.meters_panel.heard_meter.level_db - TONE_DB) < 1.0
+    assert w.meters_panel.output_meter.level_db == pytest.approx(max(-60.0, min(0.0, last.output_db)))
+    assert w.meters_panel.stage_labels["encode"].text() == f"{last.timings.encode:.1f}"
+    assert w.meters_panel.stage_labels["lm"].text() == f"{last.timings.lm:.1f}"
+    assert w.meters_panel.e2e_label.text() == f"{last.end_to_end_ms:.0f} ms"
     assert last.end_to_end_ms > 80.0 + last.step_ms - 1e-6  # at least one frame of audio plus compute
-    assert "LM:" in w.cache_label.text() and "Mimi" in w.cache_label.text()
-    assert len(w.history.series[0]) >= 3
+    assert "LM:" in w.meters_panel.cache_label.text() and "Mimi" in w.meters_panel.cache_label.text()
+    assert len(w.meters_panel.history.series[0]) >= 3
     assert "demo (untrained, babbles)" in w.model_label.text()
 
 
@@ -288,7 +296,7 @@ def test_save_and_open_through_the_file_menu_round_trip(harness, qtbot, tmp_path
     qtbot.waitUntil(lambda: w.conversation_path == str(path), timeout=20_000)
     assert [t for _, t in w.transcript.pieces] == [t for _, t in pieces_before]
     assert [s for s, _ in w.transcript.pieces] == pytest.approx([s for s, _ in pieces_before])
-    assert pieces_before[-1][1].strip() in w.transcript_view.toPlainText()
+    assert pieces_before[-1][1].strip() in w.conversation_view.as_text()
     assert harness.frames(1)[0].frame_index == before[-1].frame_index + 1  # resumes where it stopped
 
 

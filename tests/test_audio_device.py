@@ -15,6 +15,7 @@ from app.headless import SignalRecorder
 from app.main_window import MainWindow
 from tests import audio_server
 from tests.conftest import SPEECH
+from tests.test_app_window import conversations_dir
 
 pytestmark = pytest.mark.audio
 
@@ -24,7 +25,8 @@ SPEECH_WAV = SPEECH["interrupt_48k_stereo.wav"]  # 48 kHz stereo: resampled + do
 class LiveApp:
     def __init__(self, qtbot, tmp_path, model) -> None:
         self.window = MainWindow(QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat),
-                                 model_loader=lambda *args: model, audio=True, worker_seed=1)
+                                 model_loader=lambda *args: model, audio=True, worker_seed=1,
+                                 conversations_dir=conversations_dir(tmp_path))
         self.frames = SignalRecorder()
         self.window.worker.frame_done.connect(self.frames.record)
         self.window.load_model("demo", "cpu", "float32")
@@ -98,7 +100,7 @@ def test_the_app_survives_the_sound_server_dying_and_coming_back(live_app, pulse
     w = live_app.window
     pulse_audio.restart_server()
     qtbot.waitUntil(lambda: w.audio.status.recoveries >= 1 and w.audio.status.state == "running", timeout=30_000)
-    qtbot.waitUntil(lambda: "reconnected" in w.device_label.text(), timeout=2_000)  # the window says so
+    qtbot.waitUntil(lambda: "reconnected" in w.devices_panel.device_label.text(), timeout=2_000)  # the window says so
     resumed_from = len(live_app.frames)
     qtbot.waitUntil(lambda: len(live_app.frames) >= resumed_from + 5, timeout=20_000)  # frames flow again
     assert w.isVisible() and not w.error_box.isVisible()
@@ -106,8 +108,8 @@ def test_the_app_survives_the_sound_server_dying_and_coming_back(live_app, pulse
 
 def test_device_pickers_switch_devices_and_refresh_reinitialises(live_app, qtbot, tmp_path):
     w = live_app.window
-    qtbot.waitUntil(lambda: w.input_combo.findText("pulse (ALSA)") > 0, timeout=5_000)
-    for combo in (w.input_combo, w.output_combo):
+    qtbot.waitUntil(lambda: w.devices_panel.input_combo.findText("pulse (ALSA)") > 0, timeout=5_000)
+    for combo in (w.devices_panel.input_combo, w.devices_panel.output_combo):
         combo.setCurrentIndex(combo.findText("pulse (ALSA)"))
         combo.activated.emit(combo.currentIndex())
     qtbot.waitUntil(lambda: w.audio.status.state == "running" and w.audio.status.input_name == "pulse"

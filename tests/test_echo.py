@@ -175,9 +175,10 @@ def test_open_mic_on_speakers_the_model_hears_the_user_not_itself(window, qtbot,
     assert len(late) >= 15
     assert np.median([s.mic_db - s.model_input_db for s in late]) >= 20  # the model hears far less than the mic
     assert np.median([s.echo.erle_db for s in late]) >= 15
-    assert window.echo_meter.after.isVisible() and "ERLE" in window.echo_meter.erle_label.text()
+    meter = window.meters_panel.echo_meter
+    assert meter.after.isVisible() and "ERLE" in meter.erle_label.text()
 
-    window.processing_actions["echo_cancellation"].trigger()  # Audio > Echo cancellation: off
+    window.menus.processing_actions["echo_cancellation"].trigger()  # Audio > Echo cancellation: off
     stored = load_settings(QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat))
     assert stored.echo_cancellation is False and stored.noise_suppression is True
     assert processing_from(stored) == window.worker.processing
@@ -200,6 +201,6 @@ def test_without_the_library_the_app_runs_on_the_raw_microphone_and_says_so_once
         echo.library_problem.cache_clear()
     assert len(told) == 1 and "pywebrtc-audio" in told.calls[0][0]
     assert stats and all(s.echo is None for s in stats) and max(s.model_input_db for s in stats) > -40
-    assert not window.processing_actions["echo_cancellation"].isEnabled()
+    assert not window.menus.processing_actions["echo_cancellation"].isEnabled()
     assert "unavailable" in window.headphones_note.text() and "headphones" in window.headphones_note.text()
-    assert window.echo_meter.erle_label.text() == "Echo cancellation: off"
+    assert window.meters_panel.echo_meter.erle_label.text() == "Echo cancellation: off"

@@ -31,6 +31,13 @@ def test_special_ids_keep_the_released_meaning(tok):
     assert tok.piece(0) == "" and tok.piece(3) == ""  # EPAD and PAD are never shown
 
 
+def test_control_and_unknown_pieces_never_reach_the_text(tok):
+    specials = [i for i in range(tok.vocab_size) if tok._sp.IsControl(i) or tok._sp.IsUnknown(i)]
+    assert {1, 2} <= set(specials)  # <s> and </s> are control pieces of the released layout
+    assert all(tok.piece(i) == "" for i in specials)
+    assert not {"<s>", "</s>", "<unk>", "<pad>"} & {tok.piece(i) for i in range(tok.vocab_size)}
+
+
 def test_pieces_rebuild_the_text_with_spaces(tok):
     text = "Hello, how is the weather today?"
     ids = tok.encode(text)

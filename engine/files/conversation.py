@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import struct
 from collections.abc import Mapping
@@ -169,8 +170,7 @@ def file_kind(path: str | os.PathLike) -> str:
     """``FULL`` or ``COMPACT``, from the header alone (nothing else is read); files from before
     compact files existed are full."""
     path = Path(path)
-    header, meta = _parse_header(*_read_head(path), path)
-    _check_version(meta, path)
+    _, meta = read_header(path)
     kind = meta.get("kind", FULL)
     if kind not in KIND_VERSIONS:
         raise _damaged(path, f"unknown kind {kind!r}")
@@ -212,8 +212,7 @@ def read_conversation(path: str | os.PathLike, expected_shapes: Mapping[str, tup
     of another model is named as such).
     """
     path = Path(path)
-    header, meta = _parse_header(*_read_head(path), path)
-    _check_version(meta, path)
+    header, meta = read_header(path)
     if fingerprint is not None and meta.get("fingerprint") != fingerprint:
         raise ConversationFileError(
             f"{path.name} was saved with another model ({meta.get('model', 'unknown')}); open it with "
@@ -227,6 +226,15 @@ def read_conversation(path: str | os.PathLike, expected_shapes: Mapping[str, tup
     if meta.get("checksum") != _checksum(tensors):
         raise _damaged(path, "checksum mismatch")
     return ConversationFile(tensors, meta)
+
+
+def read_header(path: Path) -> tuple[dict, dict]:
+    """The safetensors header (tensor entries) and the Parley metadata of a conversation file,
+    checked (sizes, offsets, format and version) without reading any tensor data."""
+    path = Path(path)
+    header, meta = _parse_header(*_read_head(path), path)
+    _check_version(meta, path)
+    return header, meta
 
 
 def _checksum(tensors: Mapping[str, torch.Tensor]) -> str:
@@ -273,7 +281,7 @@ def _parse_header(data: bytes, file_size: int, path: Path) -> tuple[dict, dict]:
         try:
             dtype, shape, (start, stop) = info["dtype"], info["shape"], info["data_offsets"]
             _, item = _DTYPES[dtype]
-            count = int(np.prod(shape, dtype=np.int64)) if shape else 1
+            count = math.prod(shape)
             ok = all(isinstance(s, int) and 0 <= s < 2**40 for s in shape)
         except (KeyError, TypeError, ValueError):
             raise _damaged(path, f"entry {name!r} is malformed") from None

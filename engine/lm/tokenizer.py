@@ -38,12 +38,13 @@ class TextTokenizer:
         return self._sp.vocab_size()
 
     def piece(self, token_id: int) -> str:
-        """The text a sampled token adds to the transcript ("" for the silence markers)."""
-        if token_id in SILENT_IDS:
-            return ""
+        """The text a sampled token adds to the transcript: "" for the silence markers and for
+        control and unknown pieces (``<s>``, ``</s>``, ``<unk>``, ``<pad>``), which are not words."""
         if not 0 <= token_id < self.vocab_size:
             raise ValueError(f"text token {token_id} is outside this tokenizer's vocabulary "
                              f"(0..{self.vocab_size - 1}): the model and tokenizer do not belong together")
+        if token_id in SILENT_IDS or self._sp.IsControl(token_id) or self._sp.IsUnknown(token_id):
+            return ""
         return self._sp.id_to_piece(token_id).replace(_WORD_START, " ")
 
     def encode(self, text: str) -> list[int]:

@@ -1,0 +1,176 @@
+"""The conversation as turns: a list view that paints each turn of a ``TurnListModel`` as a bubble.
+
+Assistant turns sit on the left with their words, user turns on the right with a level strip and
+a play button; a turn that overlaps one of the other side says so. The view follows new text
+while the reader is at the bottom and stays put once they scroll up.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QModelIndex, QPointF, QRect, QRectF, QSize, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QPainter, QPainterPath, QPalette, QPolygonF
+from PySide6.QtWidgets import QAbstractItemView, QListView, QStyle, QStyledItemDelegate
+
+from app.transcript import YOU, Turn, clock
+from app.turn_list import OverlapRole, TurnRole
+
+MARGIN = 8
+PADDING = 10
+HEADER_GAP = 4
+STRIP_HEIGHT = 26
+PLAY_SIZE = 22
+ASSISTANT_WIDTH = 0.78  # of the view's width
+USER_WIDTH = 0.46
+STRIP_FLOOR_DB = -60.0
+FOLLOW_SLACK_PX = 4
+COLOURS = {YOU: QColor(46, 157, 91), "assistant": QColor(47, 127, 216)}
+
+
+class TurnDelegate(QStyledItemDelegate):
+    play_requested = Signal(int)  # row
+
+    def __init__(self, view: QListView) -> None:
+        super().__init__(view)
+        self.view = view
+
+    # -- geometry ----------------------------------------------------------------------------
+    def _bubble(self, rect: QRect, turn: Turn) -> QRect:
+        width = int(rect.width() * (USER_WIDTH if turn.speaker == YOU else ASSISTANT_WIDTH))
+        left = rect.right() - MARGIN - width if turn.speaker == YOU else rect.left() + MARGIN
+        return QRect(left, rect.top() + MARGIN // 2, width, rect.height() - MARGIN)
+
+    def _body_height(self, option, turn: Turn, width: int) -> int:
+        if turn.speaker == YOU:
+            return STRIP_HEIGHT
+        text = turn.text.strip() or "(speech without words)"
+        return option.fontMetrics.boundingRect(QRect(0, 0, width, 100_000), Qt.TextWordWrap, text).height()
+
+    def sizeHint(self, option, index: QModelIndex) -> QSize:
+        turn: Turn = index.data(TurnRole)
+        full = self.view.viewport().width()
+        width = int(full * (USER_WIDTH if turn.speaker == YOU else ASSISTANT_WIDTH)) - 2 * PADDING
+        height = option.fontMetrics.height() + HEADER_GAP + self._body_height(option, turn, max(40, width))
+        return QSize(full, height + 2 * PADDING + MARGIN)
+
+    def _play_rect(self, bubble: QRect, option) -> QRect:
+        top = bubble.top() + PADDING + option.fontMetrics.height() + HEADER_GAP
+        return QRect(bubble.left() + PADDING, top + (STRIP_HEIGHT - PLAY_SIZE) // 2, PLAY_SIZE, PLAY_SIZE)
+
+    # -- painting ----------------------------------------------------------------------------
+    def paint(self, painter: QPainter, option, index: QModelIndex) -> None:
+        turn: Turn = index.data(TurnRole)
+        palette = option.palette
+        bubble = self._bubble(option.rect, turn)
+        colour = COLOURS[turn.speaker]
+        painter.save()
+        painter.setRenderHint(QPainter.Antialiasing)
+        fill = QColor(colour)
+        fill.setAlpha(40)
+        path = QPainterPath()
+        path.addRoundedRect(QRectF(bubble), 10, 10)
+        painter.fillPath(path, fill)
+        if option.state & QStyle.State_Selected:  # the turn replay is playing, or the one clicked
+            painter.setPen(colour)
+            painter.drawPath(path)
+
+        inner = bubble.adjusted(PADDING, PADDING, -PADDING, -PADDING)
+        header_font = QFont(option.font)
+        header_font.setBold(True)
+        painter.setFont(header_font)
+        painter.setPen(colour)
+        who = "You" if turn.speaker == YOU else "Assistant"
+        header = f"{who}  ·  {clock(turn.start)}  ·  {turn.duration:.1f} s"
+        painter.drawText(inner, Qt.AlignLeft | Qt.AlignTop, header)
+        if index.data(OverlapRole):
+            painter.setPen(palette.color(QPalette.PlaceholderText))
+            painter.drawText(inner, Qt.AlignRight | Qt.AlignTop, "overlaps")
+        painter.setFont(option.font)
+
+        body_top = inner.top() + option.fontMetrics.height() + HEADER_GAP
+        if turn.speaker == YOU:
+            self._paint_strip(painter, option, bubble, body_top, turn, colour)
+        else:
+            painter.setPen(palette.color(QPalette.Text))
+            text = turn.text.strip() or "(speech without words)"
+            painter.drawText(QRect(inner.left(), body_top, inner.width(), inner.bottom() - body_top + 1),
+                             Qt.TextWordWrap | Qt.AlignLeft | Qt.AlignTop, text)
+        painter.restore()
+
+    def _paint_strip(self, painter: QPainter, option, bubble: QRect, top: int, turn: Turn, colour: QColor) -> None:
+        play = self._play_rect(bubble, option)
+        painter.setPen(Qt.NoPen)
+        painter.setBrush(colour)
+        painter.drawEllipse(play)
+        painter.setBrush(QColor("white"))
+        c = QPointF(play.center())
+        painter.drawPolygon(QPolygonF([c + QPointF(-3, -6), c + QPointF(-3, 6), c + QPointF(6, 0)]))
+        left = play.right() + PADDING
+        right = bubble.right() - PADDING
+        levels = turn.levels or [STRIP_FLOOR_DB]
+        bars = max(1, (right - left) // 3)
+        painter.setBrush(colour)
+        for i in range(bars):
+            chunk = levels[i * len(levels) // bars:max(i * len(levels) // bars + 1, (i + 1) * len(levels) // bars)]
+            fraction = max(0.05, (max(chunk) - STRIP_FLOOR_DB) / -STRIP_FLOOR_DB) if chunk else 0.05
+            h = max(2, int(STRIP_HEIGHT * min(1.0, fraction)))
+            painter.drawRect(left + 3 * i, top + (STRIP_HEIGHT - h) // 2, 2, h)
+
+    def editorEvent(self, event, model, option, index) -> bool:
+        if event.type() == QEvent.MouseButtonRelease and event.button() == Qt.LeftButton:
+            turn: Turn = index.data(TurnRole)
+            if turn.speaker == YOU and self._play_rect(self._bubble(option.rect, turn), option).contains(
+                    event.position().toPoint()):
+                self.play_requested.emit(index.row())
+                return True
+        return super().editorEvent(event, model, option, index)
+
+
+class ConversationView(QListView):
+    """Turns, newest at the bottom; ``follow`` is whether new text scrolls the view."""
+
+    play_requested = Signal(int)  # row of a user turn whose play button was clicked
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.follow = True
+        self.delegate = TurnDelegate(self)
+        self.delegate.play_requested.connect(self.play_requested)
+        self.setItemDelegate(self.delegate)
+        self.setResizeMode(QListView.Adjust)
+        self.setVerticalScrollMode(QAbstractItemView.ScrollPerPixel)
+        self.setSelectionMode(QAbstractItemView.SingleSelection)
+        self.setUniformItemSizes(False)
+        self.setWordWrap(True)
+        self.setAccessibleName("conversation")
+        self.setFocusPolicy(Qt.NoFocus)  # Space stays push-to-talk
+        bar = self.verticalScrollBar()
+        bar.valueChanged.connect(self._scrolled)
+        bar.rangeChanged.connect(self._range_changed)
+
+    def _scrolled(self, value: int) -> None:
+        self.follow = value >= self.verticalScrollBar().maximum() - FOLLOW_SLACK_PX
+
+    def _range_changed(self, _minimum: int, maximum: int) -> None:
+        if self.follow:
+            self.verticalScrollBar().setValue(maximum)
+
+    def setModel(self, model) -> None:
+        old = self.model()
+        if old is not None:
+            old.dataChanged.disconnect(self._relayout)
+        super().setModel(model)
+        model.dataChanged.connect(self._relayout)
+        self.follow = True
+
+    def _relayout(self, *_args) -> None:
+        """A growing turn changes its height: QListView only re-measures on a layout pass."""
+        self.scheduleDelayedItemsLayout()
+
+    def as_text(self) -> str:
+        """What the view shows, as plain text (for tests and accessibility checks)."""
+        model = self.model()
+        lines = []
+        for row in range(model.rowCount()):
+            turn: Turn = model.index(row, 0).data(TurnRole)
+            lines.append("You" if turn.speaker == YOU else "Assistant: " + turn.text.strip())
+        return "\n".join(lines)

@@ -1,0 +1,187 @@
+"""Replay of a saved conversation: its recorded audio on the output device, with its turns.
+
+Replay needs no model (it reads only the file's ``audio.*`` tensors and its header), so it works
+whatever model is loaded, beside a live conversation. It plays through an output stream of its
+own; the PortAudio callback only copies from a prepared buffer and advances a position, which a
+timer turns into ``position_changed`` (PortAudio threads must not emit Qt signals).
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import numpy as np
+import soxr
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from app.audio_io import BLOCK_SECONDS, find_device, pick_rate, run_with_timeout
+from app.transcript import Transcript
+from app.turn_list import TurnListModel
+from engine import SAMPLE_RATE, ConversationFileError, read_conversation_audio, read_conversation_info
+
+log = logging.getLogger(__name__)
+
+POSITION_TIMER_MS = 50
+TEARDOWN_TIMEOUT_S = 1.5
+STOPPED, PLAYING, PAUSED = "stopped", "playing", "paused"
+
+
+class ReplayPlayer(QObject):
+    loaded = Signal(str)  # path: turns, duration and title are ready
+    state_changed = Signal(str)  # STOPPED | PLAYING | PAUSED
+    position_changed = Signal(float)  # seconds
+    failed = Signal(str)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.turns = TurnListModel(Transcript(), self)
+        self.path: Path | None = None
+        self.state = STOPPED
+        self.split = False  # False: both sides mixed on every channel; True: you left, assistant right
+        self.output_device = ""  # a device label as the pickers show it; "" = the system default
+        self._user = np.zeros(0, np.float32)
+        self._assistant = np.zeros(0, np.float32)
+        self._buffer = np.zeros((0, 2), np.float32)  # at the stream's rate
+        self._rate = SAMPLE_RATE
+        self._frame = 0  # playback position in the buffer; written by the callback and by seek()
+        self._end_s: float | None = None  # a clip ends here instead of at the end of the recording
+        self._stream = None
+        self._timer = QTimer(self)
+        self._timer.setInterval(POSITION_TIMER_MS)
+        self._timer.timeout.connect(self._poll)
+
+    @property
+    def duration(self) -> float:
+        return len(self._user) / SAMPLE_RATE
+
+    @property
+    def position(self) -> float:
+        return self._frame / self._rate
+
+    def load(self, path: str) -> bool:
+        """Read the file's audio and turns (no model involved); False with ``failed`` emitted if not."""
+        self.stop()
+        try:
+            info = read_conversation_info(path)
+            user, assistant = read_conversation_audio(path)
+        except ConversationFileError as e:
+            self.failed.emit(f"Cannot replay {Path(path).name}: {e}")
+            return False
+        self._use_audio(user, assistant)
+        self.path = Path(path)
+        self.turns.reset(info.transcript, (self._user, self._assistant))
+        self.loaded.emit(str(self.path))
+        self.position_changed.emit(0.0)
+        return True
+
+    def play_clip(self, user: np.ndarray, assistant: np.ndarray, start: float, end: float) -> None:
+        """Play ``start``..``end`` seconds of a recording that is not a file (a turn of the live
+        conversation); the replayed file, if any, is closed."""
+        self.stop()
+        self._use_audio(user, assistant)
+        self.path = None
+        self._end_s = end
+        self._frame = int(start * self._rate)
+        self._start()
+
+    def _use_audio(self, user: np.ndarray, assistant: np.ndarray) -> None:
+        n = max(len(user), len(assistant))
+        self._user = np.pad(user, (0, n - len(user)))
+        self._assistant = np.pad(assistant, (0, n - len(assistant)))
+        self._frame = 0
+        self._end_s = None
+
+    def play(self) -> None:
+        if self.path is None or self.state == PLAYING:
+            return
+        if self.position >= self.duration:
+            self._frame = 0
+        self._start()
+
+    def _start(self) -> None:
+        try:
+            self._open_stream()
+        except Exception as e:  # no device, a refused rate: say so, keep the app
+            log.warning("replay could not open the output device: %s", e)
+            self.failed.emit(f"Replay could not open the speaker: {e}")
+            return
+        self._set_state(PLAYING)
+        self._timer.start()
+
+    def pause(self) -> None:
+        if self.state == PLAYING:
+            self._close_stream()
+            self._set_state(PAUSED)
+
+    def stop(self) -> None:
+        self._close_stream()
+        self._timer.stop()
+        if self.state != STOPPED:
+            self._frame = 0
+            self._set_state(STOPPED)
+            self.position_changed.emit(0.0)
+
+    def seek(self, seconds: float) -> None:
+        self._frame = int(min(max(0.0, seconds), self.duration) * self._rate)
+        self.position_changed.emit(self.position)
+
+    def set_split(self, split: bool) -> None:
+        """Takes effect at once, also while playing (the callback reads the new buffer)."""
+        self.split = split
+        self._buffer = self._layout(self._rate)
+
+    # -- the stream --------------------------------------------------------------------------
+    def _open_stream(self) -> None:
+        import sounddevice as sd
+
+        device = find_device(sd, self.output_device or None, "output")
+        rate = pick_rate(sd, device, "output")
+        channels = min(2, sd.query_devices(device)["max_output_channels"])
+        if rate != self._rate:
+            self._frame = int(self._frame * rate / self._rate)
+        self._rate = rate
+        self._buffer = self._layout(rate)
+        stream = sd.OutputStream(device=device, samplerate=rate, channels=channels, dtype="float32",
+                                 blocksize=int(rate * BLOCK_SECONDS), callback=self._callback)
+        stream.start()
+        self._stream = stream
+
+    def _layout(self, rate: int) -> np.ndarray:
+        """[n, 2] at ``rate``: (you, assistant) or the mix on both columns."""
+        if self.split:
+            stereo = np.stack([self._user, self._assistant], axis=1)
+        else:
+            mix = np.clip(self._user + self._assistant, -1.0, 1.0)
+            stereo = np.stack([mix, mix], axis=1)
+        if rate != SAMPLE_RATE and len(stereo):
+            stereo = soxr.resample(stereo, SAMPLE_RATE, rate)
+        return np.ascontiguousarray(stereo, dtype=np.float32)
+
+    def _callback(self, outdata: np.ndarray, frames: int, time_info, status) -> None:
+        buffer, start = self._buffer, self._frame
+        chunk = buffer[start:start + frames]
+        n = len(chunk)
+        if outdata.shape[1] == 1:
+            outdata[:n, 0] = chunk[:, 0] if not self.split else chunk.mean(axis=1)
+        else:
+            outdata[:n] = chunk[:, :outdata.shape[1]]
+        outdata[n:] = 0.0
+        self._frame = start + n
+
+    def _close_stream(self) -> None:
+        stream, self._stream = self._stream, None
+        if stream is not None and not run_with_timeout(lambda: (stream.abort(), stream.close()), TEARDOWN_TIMEOUT_S):
+            log.warning("the replay stream did not close within %.1f s; abandoned", TEARDOWN_TIMEOUT_S)
+
+    def _poll(self) -> None:
+        self.position_changed.emit(self.position)
+        end = len(self._buffer) if self._end_s is None else min(len(self._buffer), int(self._end_s * self._rate))
+        if self.state == PLAYING and self._frame >= end:
+            self._close_stream()
+            self._timer.stop()
+            self._set_state(STOPPED)
+
+    def _set_state(self, state: str) -> None:
+        self.state = state
+        self.state_changed.emit(state)

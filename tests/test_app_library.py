@@ -1,0 +1,279 @@
+"""The library of saved conversations, `parley conversations`, and replay.
+
+The files are real conversations of the demo model (saved by a real session); replay plays to the
+PulseAudio null sink and is measured there.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+
+import numpy as np
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QInputDialog, QMessageBox
+
+from app.cli import main as cli_main
+from app.conversation_list import list_conversations
+from app.replay import PLAYING, STOPPED, ReplayPlayer
+from app.transcript import YOU
+from engine import FRAME_SECONDS, read_conversation_info
+from engine.files.conversation import read_conversation, write_conversation
+from tests.test_app_window import Harness, conversations_dir, tone_frames
+
+TALK_FRAMES, QUIET_FRAMES = 10, 20
+
+
+@pytest.fixture(scope="session")
+def saved_conversation(tmp_path_factory, app_demo_model):
+    """A real demo conversation: the user talks for 10 frames (a tone), then 20 quiet frames."""
+    path = tmp_path_factory.mktemp("saved") / "conversation.parley"
+    session = app_demo_model.new_session(seed=2)
+    for pcm in np.split(tone_frames(TALK_FRAMES), TALK_FRAMES):
+        session.step(pcm)
+    for _ in range(QUIET_FRAMES):
+        session.step(np.zeros(1920, np.float32))
+    session.save(path)
+    return path
+
+
+@pytest.fixture
+def folder(tmp_path, saved_conversation):
+    folder = conversations_dir(tmp_path)
+    shutil.copy(saved_conversation, folder / "conversation.parley")
+    shutil.copy(saved_conversation, folder / "Trip to Lisbon.parley")
+    return folder
+
+
+def test_the_header_says_what_the_library_lists(saved_conversation, app_demo_model):
+    info = read_conversation_info(saved_conversation)
+    assert info.model == "demo" and info.fingerprint == app_demo_model.info.fingerprint
+    assert info.frames == TALK_FRAMES + QUIET_FRAMES and info.seconds == pytest.approx(30 * FRAME_SECONDS)
+    assert info.bytes == saved_conversation.stat().st_size and info.has_audio
+    assert info.text and info.created.startswith("20")
+
+
+def test_the_cli_lists_every_file_and_names_the_damaged_ones(folder, saved_conversation, capsys):
+    (folder / "broken.parley").write_bytes(b"not a conversation at all")
+    (folder / "cut.parley").write_bytes(saved_conversation.read_bytes()[:4096])
+    (folder / "notes.txt").write_text("not listed")
+    assert cli_main(["conversations", "--folder", str(folder), "--json"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    by_name = {os.path.basename(r["path"]): r for r in rows}
+    assert set(by_name) == {"conversation.parley", "Trip to Lisbon.parley", "broken.parley", "cut.parley"}
+    good = by_name["Trip to Lisbon.parley"]
+    assert good["title"] == "Trip to Lisbon" and good["model"] == "demo"
+    assert good["seconds"] == pytest.approx(2.4) and good["bytes"] == saved_conversation.stat().st_size
+    assert set(good) == {"path", "title", "created", "seconds", "model", "bytes"}
+    untitled = by_name["conversation.parley"]["title"]
+    assert untitled != "conversation" and untitled.split()[0] in read_conversation_info(saved_conversation).text
+    assert "not a readable Parley conversation" in by_name["broken.parley"]["error"]
+    assert "not a readable Parley conversation" in by_name["cut.parley"]["error"]
+
+    assert cli_main(["conversations", "--folder", str(folder)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 4 and any("unreadable" in line and "cut.parley" in line for line in lines)
+    assert cli_main(["conversations", "--folder", str(folder / "missing")]) == 2
+
+
+def test_500_conversations_are_listed_from_their_headers_in_about_a_second(tmp_path, saved_conversation):
+    folder = tmp_path / "many"
+    folder.mkdir()
+    for i in range(500):
+        os.link(saved_conversation, folder / f"talk {i:03d}.parley")  # real files, without 500 copies of the data
+    started = time.perf_counter()
+    entries = list_conversations(folder)
+    elapsed = time.perf_counter() - started
+    print(f"\nlisted 500 conversations in {elapsed:.3f} s")
+    assert len(entries) == 500 and all(e.info is not None for e in entries)
+    assert elapsed < 3.0  # generous: about 0.1 s here; the machine is shared
+
+
+@pytest.fixture
+def window(qtbot, tmp_path, folder, app_demo_model):
+    h = Harness(qtbot, tmp_path, lambda *args: app_demo_model)
+    yield h.window
+    h.close()
+
+
+def titles(panel) -> list[str]:
+    return [panel.filter.index(r, 0).data() for r in range(panel.filter.rowCount())]
+
+
+def test_the_library_lists_searches_renames_and_deletes_to_the_trash(window, folder, qtbot, monkeypatch, tmp_path):
+    panel = window.library_panel
+    listed = titles(panel)
+    assert "Trip to Lisbon" in listed and len(listed) == 2
+    words = read_conversation_info(folder / "conversation.parley").text.split()
+
+    panel.search.setText("LISBON")
+    assert titles(panel) == ["Trip to Lisbon"]
+    panel.search.setText(words[-1])  # a word of the transcript: both files hold the same one
+    assert len(titles(panel)) == 2
+    panel.search.setText("trip zzzz")
+    assert titles(panel) == []
+    panel.search.clear()
+
+    assert panel.select_path(folder / "Trip to Lisbon.parley")
+    monkeypatch.setattr(QInputDialog, "getText", lambda *a, **k: ("Weekend in Porto", True))
+    panel.rename_selected()
+    assert (folder / "Weekend in Porto.parley").is_file() and not (folder / "Trip to Lisbon.parley").exists()
+    assert "Weekend in Porto" in titles(panel)
+    monkeypatch.setattr(QMessageBox, "warning", lambda *a, **k: None)
+    assert not panel.rename(panel.library.entries[0], "a/b")  # refused, nothing renamed
+    assert len(list(folder.glob("*.parley"))) == 2
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))  # the trash of this test, not the user's
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.Yes)
+    assert panel.select_path(folder / "Weekend in Porto.parley")
+    before = (folder / "Weekend in Porto.parley").read_bytes()
+    panel.delete_selected()
+    assert not (folder / "Weekend in Porto.parley").exists()
+    trashed = tmp_path / "xdg" / "Trash" / "files" / "Weekend in Porto.parley"
+    assert trashed.read_bytes() == before
+    assert titles(panel) == [panel.library.entries[0].title] and len(titles(panel)) == 1
+
+
+def test_the_folder_is_watched(window, folder, saved_conversation, qtbot):
+    library = window.library
+    shutil.copy(saved_conversation, folder / "From another program.parley")
+    qtbot.waitUntil(lambda: any(e.title == "From another program" for e in library.entries), timeout=10_000)
+    os.remove(folder / "conversation.parley")
+    qtbot.waitUntil(lambda: len(library.entries) == 2, timeout=10_000)
+    assert {e.path.name for e in library.entries} == {"From another program.parley", "Trip to Lisbon.parley"}
+
+
+def test_enter_on_an_entry_opens_it_and_its_turns_come_back(window, folder, qtbot):
+    panel = window.library_panel
+    assert panel.select_path(folder / "Trip to Lisbon.parley")
+    panel.list.setFocus()
+    qtbot.keyClick(panel.list, Qt.Key_Return)
+    qtbot.waitUntil(lambda: window.conversation_path == str(folder / "Trip to Lisbon.parley"), timeout=20_000)
+    user = [t for t in window.transcript.turns if t.speaker == YOU]
+    assert len(user) == 1 and user[0].duration == pytest.approx(TALK_FRAMES * FRAME_SECONDS)  # from the recording
+    assert window.windowTitle().startswith("Trip to Lisbon.parley")
+
+
+def test_a_file_of_another_model_says_which_and_offers_to_switch(qtbot, tmp_path, folder, app_demo_model,
+                                                                 monkeypatch):
+    stored = read_conversation(folder / "conversation.parley")
+    meta = {k: v for k, v in stored.meta.items() if k not in ("format", "version", "checksum")}
+    write_conversation(folder / "Big model.parley", stored.tensors,
+                       {**meta, "model": "moshiko", "fingerprint": "another-model"})
+    loaded: list[str] = []
+
+    def loader(name, *args):
+        loaded.append(name)
+        if name != "demo":
+            raise RuntimeError("not downloaded in the tests")
+        return app_demo_model
+
+    h = Harness(qtbot, tmp_path, loader)
+    try:
+        asked: list[str] = []
+        monkeypatch.setattr(QMessageBox, "question", lambda _w, _t, text, *a: asked.append(text) or QMessageBox.Yes)
+        w = h.window
+        w.library.rescan()
+        w.open_entry(w.library.entries[w.library.row_of(folder / "Big model.parley")])
+        assert asked and "saved with the model moshiko" in asked[0]
+        qtbot.waitUntil(lambda: loaded[-1] == "moshiko", timeout=10_000)  # the switch was asked of the worker
+        qtbot.waitUntil(w.error_box.isVisible, timeout=20_000)
+        assert "moshiko" in w.error_label.text()
+        assert w.conversation_path is None  # the running demo conversation is kept
+    finally:
+        h.close()
+
+
+def test_clicking_a_replayed_turn_seeks_to_it(window, folder, qtbot):
+    replay = window.replay
+    assert replay.load(str(folder / "Trip to Lisbon.parley"))
+    panel = window.conversation_panel
+    assert panel.replaying and panel.replay_bar.isVisible() and panel.view.model() is replay.turns
+    turns = replay.turns.transcript.turns
+    later = max(range(len(turns)), key=lambda i: turns[i].start)
+    qtbot.waitUntil(lambda: panel.view.visualRect(replay.turns.index(later)).height() > 0, timeout=5_000)
+    rect = panel.view.visualRect(replay.turns.index(later))
+    qtbot.mouseClick(panel.view.viewport(), Qt.LeftButton, pos=rect.center())
+    assert replay.position == pytest.approx(turns[later].start, abs=1e-3)
+    assert "Trip to Lisbon" in panel.replay_bar.title_label.text()
+    panel.close_replay()
+    assert panel.view.model() is window.model.turns
+
+
+@pytest.mark.audio
+def test_replay_plays_the_recording_to_the_speaker_and_seeks(pulse_audio, qtbot, tmp_path, saved_conversation):
+    from tests import audio_server
+
+    player = ReplayPlayer()
+    assert player.load(str(saved_conversation))
+    assert player.duration == pytest.approx((TALK_FRAMES + QUIET_FRAMES) * FRAME_SECONDS)
+    changes: list[tuple[str, float]] = []
+    player.state_changed.connect(lambda state: changes.append((state, time.monotonic())))  # GUI thread
+    positions: list[float] = []
+    player.position_changed.connect(positions.append)
+
+    def play_through() -> float:
+        """Seconds from playing to stopped (the player stops itself at the end)."""
+        del changes[:]
+        player.play()
+        assert player.state == PLAYING
+        qtbot.waitUntil(lambda: player.state == STOPPED, timeout=10_000)
+        return changes[-1][1] - changes[0][1]
+
+    recorder = audio_server.SinkRecorder(str(tmp_path / "speaker.f32"))
+    time.sleep(0.3)  # parec is running
+    full = play_through()
+    time.sleep(0.3)
+    recorded = np.frombuffer(recorder.stop(), dtype="<f4")
+    rms_db = 20 * np.log10(np.sqrt(np.mean(np.square(recorded))) + 1e-12)
+    loud = np.abs(recorded) > 0.05
+    print(f"\nreplay reached the sink at {rms_db:.1f} dBFS over {recorded.size / 24_000:.2f} s; "
+          f"playing all 2.4 s took {full:.2f} s")
+    assert rms_db > -40, f"nothing reached the speaker sink ({rms_db:.1f} dBFS)"
+    assert loud.sum() > 0.5 * TALK_FRAMES * 1920  # the user's tone was played
+    assert full > 1.8  # played in real time (2.4 s of audio), not dumped at once
+
+    player.set_split(True)  # you left, assistant right
+    player.seek(1.6)
+    assert player.position == pytest.approx(1.6)
+    del positions[:]
+    play_through()
+    assert min(positions) >= 1.6 - 1e-6  # it went on from the seek position, not from the start
+    assert max(positions) >= player.duration - 0.05  # to the end
+
+
+@pytest.mark.audio
+def test_a_live_user_turn_plays_from_its_play_button(pulse_audio, qtbot, tmp_path, app_demo_model):
+    from PySide6.QtWidgets import QStyleOptionViewItem
+
+    from tests import audio_server
+
+    h = Harness(qtbot, tmp_path, lambda *args: app_demo_model)
+    try:
+        w = h.window
+        qtbot.keyPress(w, Qt.Key_Space)
+        h.frames(10)
+        qtbot.keyRelease(w, Qt.Key_Space)
+        h.frames(3)
+        view = w.conversation_view
+        row = next(i for i, t in enumerate(w.transcript.turns) if t.speaker == YOU)
+        turn = w.transcript.turns[row]
+        option = QStyleOptionViewItem()
+        view.initViewItemOption(option)
+        option.rect = view.visualRect(w.model.turns.index(row))
+        button = view.delegate._play_rect(view.delegate._bubble(option.rect, turn), option)
+        recorder = audio_server.SinkRecorder(str(tmp_path / "speaker.f32"))
+        time.sleep(0.3)
+        qtbot.mouseClick(view.viewport(), Qt.LeftButton, pos=button.center())
+        qtbot.waitUntil(lambda: w.replay.state == PLAYING, timeout=10_000)
+        qtbot.waitUntil(lambda: w.replay.state == STOPPED, timeout=10_000)
+        time.sleep(0.3)
+        recorded = np.frombuffer(recorder.stop(), dtype="<f4")
+        assert not w.conversation_panel.replaying  # the live conversation stays on screen
+        assert w.replay.position >= turn.end - 0.05 and w.replay.position < turn.end + 0.2  # only that turn
+        assert (np.abs(recorded) > 0.05).sum() > 0.5 * 10 * 1920  # the user's tone was played
+    finally:
+        h.close()

@@ -1,0 +1,201 @@
+"""Turns: the conversation as turns of both sides, widget-free (the view-model with the real demo
+model and the real audio callbacks), plus the real window's conversation view."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QSettings, Qt
+
+from app.audio_bridge import AudioBridge
+from app.conversation_model import ConversationModel
+from app.headless import BridgeFeeder, SignalRecorder
+from app.status import SPEECH_DB
+from app.transcript import ASSISTANT, YOU, FrameObservation, Transcript
+from engine import FRAME_SECONDS, FRAME_SIZE
+from tests.test_app_window import Harness, tone_frames
+
+CONTROL_PIECES = ("<s>", "</s>", "<unk>", "<pad>")
+
+
+def frame(i: int, user: bool = False, assistant_db: float = -120.0, text: str = "") -> FrameObservation:
+    return FrameObservation(i * FRAME_SECONDS, user, -20.0 if user else -120.0, assistant_db, text)
+
+
+def test_a_stretch_of_user_frames_is_one_turn_and_a_pause_starts_another():
+    t = Transcript()
+    for i in range(10):
+        t.add_frame(frame(i, user=True))
+    for i in range(10, 20):  # 0.8 s quiet: longer than the user gap
+        t.add_frame(frame(i))
+    t.add_frame(frame(20, user=True))
+    assert [(x.speaker, round(x.start, 2), round(x.duration, 2)) for x in t.turns] == [
+        (YOU, 0.0, 0.8), (YOU, 1.6, 0.08)]
+    assert len(t.turns[0].levels) == 10
+
+
+def test_both_sides_at_once_are_two_overlapping_turns_not_fragments():
+    t = Transcript()
+    for i in range(30):
+        t.add_frame(frame(i, user=5 <= i < 15, assistant_db=-20.0, text=" word" if i % 3 == 0 else ""))
+    assert [x.speaker for x in t.turns] == [ASSISTANT, YOU]
+    assistant, user = t.turns
+    assert assistant.overlaps(user) and t.overlapping(0) and t.overlapping(1)
+    assert assistant.text == "word" + " word" * 9  # one growing text, not cut by the user's turn
+    assert user.start == pytest.approx(5 * FRAME_SECONDS) and user.end == pytest.approx(15 * FRAME_SECONDS)
+
+
+def test_an_assistant_turn_ends_after_silence_or_a_gap_in_its_text():
+    t = Transcript()
+    t.add_frame(frame(0, assistant_db=-20.0, text=" Hello"))
+    for i in range(1, 30):  # speaking on, but no new words for 2.3 s: the next words are a new turn
+        t.add_frame(frame(i, assistant_db=-20.0))
+    t.add_frame(frame(30, assistant_db=-20.0, text=" again"))
+    for i in range(31, 60):  # silence
+        t.add_frame(frame(i))
+    t.add_frame(frame(60, assistant_db=-20.0, text=" later"))
+    assert [x.text for x in t.turns] == ["Hello", "again", "later"]
+    assert not any(t.overlapping(i) for i in range(3))
+
+
+def test_a_recording_rebuilds_the_same_turns():
+    live = Transcript()
+    user = np.zeros(40 * FRAME_SIZE, np.float32)
+    user[5 * FRAME_SIZE:15 * FRAME_SIZE] = tone_frames(10)
+    entries = [(i, i * FRAME_SECONDS, " w") for i in range(20, 25)]
+    for i in range(40):
+        live.add_frame(frame(i, user=5 <= i < 15, text=" w" if 20 <= i < 25 else ""))
+    rebuilt = Transcript()
+    rebuilt.load(entries, user, np.zeros_like(user))
+    assert [(x.speaker, x.start, x.end, x.text) for x in rebuilt.turns] == \
+        [(x.speaker, x.start, x.end, x.text) for x in live.turns]
+
+
+class ModelHarness:
+    """The view-model alone (no window) on the demo model, fed through the real audio callbacks."""
+
+    def __init__(self, qtbot, tmp_path, model) -> None:
+        self.qtbot = qtbot
+        self.model = ConversationModel(QSettings(str(tmp_path / "s.ini"), QSettings.IniFormat),
+                                       lambda *args: model, audio=False, worker_seed=1)
+        opened = SignalRecorder()
+        self.model.worker.conversation_opened.connect(opened.record)
+        self.frames = SignalRecorder()
+        self.model.worker.frame_done.connect(self.frames.record)
+        self.model.load_model("demo", "cpu", "float32")
+        qtbot.waitUntil(lambda: self.model.model_info is not None and len(opened) == 1, timeout=60_000)
+        self.bridge = AudioBridge(24_000, 1, 24_000, 1)
+        self.model.worker.set_bridge(self.bridge)
+        self.feeder = BridgeFeeder(self.bridge, lambda: self.model.worker.processed_position)
+
+    def feed(self, count: int) -> None:
+        start = len(self.frames)
+        self.feeder.feed(tone_frames(count))
+        self.qtbot.waitUntil(lambda: len(self.frames) >= start + count, timeout=30_000)
+
+
+@pytest.fixture
+def vm(qtbot, tmp_path, app_demo_model):
+    h = ModelHarness(qtbot, tmp_path, app_demo_model)
+    yield h
+    h.model.shutdown()
+
+
+def test_a_held_talk_is_one_user_turn(vm):
+    vm.feed(3)
+    vm.model.press_talk("key")
+    vm.feed(12)
+    vm.model.release_talk("key")
+    vm.feed(10)
+    user = [t for t in vm.model.transcript.turns if t.speaker == YOU]
+    assert len(user) == 1
+    assert user[0].duration == pytest.approx(12 * FRAME_SECONDS)
+    assert len(user[0].levels) == 12 and min(user[0].levels) > SPEECH_DB  # the tone, as the model heard it
+    assert vm.model.turns.rowCount() == len(vm.model.transcript.turns)
+
+
+def test_talking_over_the_babbling_demo_is_shown_as_overlap(vm):
+    vm.feed(5)  # the demo starts babbling at once and does not stop
+    vm.model.press_talk("key")
+    vm.feed(8)
+    vm.model.release_talk("key")
+    vm.feed(8)
+    turns = vm.model.transcript.turns
+    assistant = [i for i, t in enumerate(turns) if t.speaker == ASSISTANT]
+    user = [i for i, t in enumerate(turns) if t.speaker == YOU]
+    assert len(user) == 1 and assistant, [(t.speaker, t.start, t.end) for t in turns]
+    assert any(turns[a].overlaps(turns[user[0]]) for a in assistant)
+    assert vm.model.transcript.overlapping(user[0])
+    # The assistant's words around the user's turn stay in one turn instead of alternating fragments.
+    spanning = [a for a in assistant if turns[a].start < turns[user[0]].start and turns[a].end > turns[user[0]].end]
+    assert len(spanning) == 1
+
+
+def test_no_control_token_reaches_the_turns(vm, app_demo_model):
+    tokenizer = app_demo_model.tokenizer
+    controls = [i for i in range(tokenizer.vocab_size) if tokenizer._sp.IsControl(i) or tokenizer._sp.IsUnknown(i)]
+    assert all(tokenizer.piece(i) == "" for i in controls)  # what the session turns each sampled id into
+    vm.model.press_talk("key")
+    vm.feed(10)
+    vm.model.release_talk("key")
+    vm.feed(10)
+    text = " ".join(t.text for t in vm.model.transcript.turns)
+    assert text.strip(), "the demo said nothing"
+    assert not any(piece in text for piece in CONTROL_PIECES)
+
+
+def test_the_window_shows_turns_and_stops_following_when_scrolled_up(qtbot, tmp_path, app_demo_model):
+    h = Harness(qtbot, tmp_path, lambda *args: app_demo_model)
+    try:
+        w = h.window
+        view = w.conversation_view
+        view.setMaximumHeight(140)  # a short view, so that a few seconds of babble outgrow it
+        qtbot.keyPress(w, Qt.Key_Space)
+        h.frames(6)
+        qtbot.keyRelease(w, Qt.Key_Space)
+        h.frames(40)
+        shown = view.as_text()
+        assert shown.count("You") == 1 and "Assistant:" in shown
+        assert w.transcript.turns[-1].text.strip() in shown
+        assert not w.conversation_panel.placeholder.isVisible()
+        bar = view.verticalScrollBar()
+        qtbot.waitUntil(lambda: bar.maximum() > 0, timeout=5_000)  # the text outgrew the view
+        assert view.follow and bar.value() == bar.maximum()
+        bar.setValue(0)  # the reader scrolls up
+        assert not view.follow
+        h.frames(20)
+        qtbot.wait(100)
+        assert bar.value() == 0  # new text did not pull the view down
+        bar.setValue(bar.maximum())
+        assert view.follow
+    finally:
+        h.close()
+
+
+def test_the_view_model_tracks_status_file_unsaved_changes_and_settings_without_widgets(vm, qtbot, tmp_path):
+    from app.status import Status
+
+    m = vm.model
+    assert m.title() == "Untitled conversation — Parley"
+    vm.feed(1)  # frames flow: the status is no longer idle-without-audio
+    m.press_talk("button")
+    assert m.status is Status.LISTENING and vm.model.worker.mic_open
+    vm.feed(2)
+    m.release_talk("button")
+    assert m.unsaved_frames == 3 and m.title().startswith("Untitled conversation *")
+    m.set_open_mic(True)
+    assert m.worker.mic_open
+    assert QSettings(str(tmp_path / "s.ini"), QSettings.IniFormat).value("open_mic") in (True, "true")
+    m.set_open_mic(False)
+    saved = SignalRecorder()
+    m.saved.connect(saved.record)
+    m.save(str(tmp_path / "talk.parley"))
+    qtbot.waitUntil(lambda: len(saved) == 1, timeout=20_000)
+    assert m.conversation_path == str(tmp_path / "talk.parley") and m.unsaved_frames == 0
+    assert m.settings.recent_files[0] == str(tmp_path / "talk.parley")
+    assert m.title() == "talk.parley — Parley"
+    replaced = SignalRecorder()
+    m.conversation_replaced.connect(replaced.record)
+    m.new_conversation()
+    qtbot.waitUntil(lambda: len(replaced) == 1, timeout=20_000)
+    assert m.conversation_path is None and m.turns.rowCount() == 0
