@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 import time
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -20,7 +21,7 @@ from app.audio_bridge import AudioBridge
 from app.frame_stats import SILENCE_DB
 from app.headless import BridgeFeeder, SignalRecorder
 from app.main_window import MainWindow
-from app.settings import AppSettings, save_settings
+from app.settings import load_settings, save_settings
 from app.status import SPEECH_DB, Status
 from engine import FRAME_SIZE, SAMPLE_RATE
 
@@ -49,8 +50,9 @@ class Harness:
     def __init__(self, qtbot, tmp_path, loader) -> None:
         self.qtbot = qtbot
         store = QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)
-        save_settings(store, AppSettings(echo_cancellation=False, noise_suppression=False, high_pass_filter=False,
-                                         auto_gain_control=False))
+        # Processing off (noise suppression would remove the test tone); everything else as saved.
+        save_settings(store, replace(load_settings(store), echo_cancellation=False, noise_suppression=False,
+                                     high_pass_filter=False, auto_gain_control=False))
         self.window = MainWindow(store, model_loader=loader, audio=False, worker_seed=1,
                                  conversations_dir=conversations_dir(tmp_path))
         self.window.show()
