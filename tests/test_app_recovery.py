@@ -9,7 +9,6 @@ import shutil
 import numpy as np
 import pytest
 import torch
-from PySide6.QtCore import QSettings
 
 import engine
 from app.audio_bridge import AudioBridge
@@ -18,6 +17,7 @@ from app.main_window import MainWindow
 from engine.files.journal import encode_start
 from engine.runtime.replay import journal_header
 from engine.state import flatten
+from tests.test_app_window import settings_without_processing
 
 
 def speech_like(frames: int) -> np.ndarray:
@@ -27,7 +27,7 @@ def speech_like(frames: int) -> np.ndarray:
 
 class App:
     def __init__(self, qtbot, tmp_path, model, journal_dir):
-        self.window = MainWindow(QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat),
+        self.window = MainWindow(settings_without_processing(tmp_path / "settings.ini"),
                                  model_loader=lambda *args: model, audio=False, worker_seed=1,
                                  journal_dir=journal_dir)
         self.window.show()

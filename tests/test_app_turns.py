@@ -10,11 +10,10 @@ from PySide6.QtCore import QSettings, Qt
 from app.audio_bridge import AudioBridge
 from app.conversation_model import ConversationModel
 from app.headless import BridgeFeeder, SignalRecorder
-from app.settings import AppSettings, save_settings
 from app.status import SPEECH_DB
 from app.transcript import ASSISTANT, YOU, FrameObservation, Transcript
 from engine import FRAME_SECONDS, FRAME_SIZE
-from tests.test_app_window import Harness, tone_frames
+from tests.test_app_window import Harness, settings_without_processing, tone_frames
 
 CONTROL_PIECES = ("<s>", "</s>", "<unk>", "<pad>")
 
@@ -77,12 +76,8 @@ class ModelHarness:
 
     def __init__(self, qtbot, tmp_path, model) -> None:
         self.qtbot = qtbot
-        store = QSettings(str(tmp_path / "s.ini"), QSettings.IniFormat)
-        # Processing off: its 10 ms chunking holds back the end of the fed tone (and noise
-        # suppression would remove the tone).
-        save_settings(store, AppSettings(echo_cancellation=False, noise_suppression=False, high_pass_filter=False,
-                                         auto_gain_control=False))
-        self.model = ConversationModel(store, lambda *args: model, audio=False, worker_seed=1)
+        self.model = ConversationModel(settings_without_processing(tmp_path / "s.ini"), lambda *args: model,
+                                       audio=False, worker_seed=1)
         opened = SignalRecorder()
         self.model.worker.conversation_opened.connect(opened.record)
         self.frames = SignalRecorder()

@@ -40,6 +40,15 @@ def tone_frames(count: int) -> np.ndarray:
     return (0.2 * np.sin(2 * np.pi * 300.0 * t)).astype(np.float32)
 
 
+def settings_without_processing(path) -> QSettings:
+    """The settings at ``path`` with the microphone processing off: its 10 ms chunking holds back
+    the end of fed audio and noise suppression removes a steady test tone. The rest as saved."""
+    store = QSettings(str(path), QSettings.IniFormat)
+    save_settings(store, replace(load_settings(store), echo_cancellation=False, noise_suppression=False,
+                                 high_pass_filter=False, auto_gain_control=False))
+    return store
+
+
 class Harness:
     """A window on the demo model with a hand-driven 24 kHz bridge; collects every FrameStats.
 
@@ -49,10 +58,7 @@ class Harness:
 
     def __init__(self, qtbot, tmp_path, loader) -> None:
         self.qtbot = qtbot
-        store = QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)
-        # Processing off (noise suppression would remove the test tone); everything else as saved.
-        save_settings(store, replace(load_settings(store), echo_cancellation=False, noise_suppression=False,
-                                     high_pass_filter=False, auto_gain_control=False))
+        store = settings_without_processing(tmp_path / "settings.ini")
         self.window = MainWindow(store, model_loader=loader, audio=False, worker_seed=1,
                                  conversations_dir=conversations_dir(tmp_path))
         self.window.show()
