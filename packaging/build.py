@@ -131,11 +131,20 @@ def build_bundle(variant: Variant = CPU) -> None:
         sys.exit(f"build.py: PyInstaller failed (exit {rc}); last lines of {log}:\n"
                  + "\n".join(log.read_text(errors="replace").splitlines()[-25:]))
     if variant.key == "cuda" and sys.platform.startswith("linux"):
+        drop_dangling_links(variant.bundle)
         check_elf_closure(variant.bundle)
     variant.stamp.touch()
     os.utime(variant.stamp, (started_wall, started_wall))  # sources edited during the build make it stale
     print(f"build.py: bundle built in {time.monotonic() - started:.0f} s, {tree_size(variant.bundle) / 1e6:.0f} MB",
           flush=True)
+
+
+def drop_dangling_links(bundle: Path) -> None:
+    """Remove links left pointing at pruned libraries (PyInstaller adds some top-folder links of
+    its own after the spec's pruning, e.g. libcusolver.so.12)."""
+    for link in [p for p in bundle.rglob("*") if p.is_symlink() and not p.exists()]:
+        print(f"build.py: removing the link {link.relative_to(bundle)} to a pruned library", flush=True)
+        link.unlink()
 
 
 def check_elf_closure(bundle: Path) -> None:

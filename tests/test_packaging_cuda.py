@@ -53,6 +53,7 @@ pytestmark = [
 def _load(name: str):
     spec = importlib.util.spec_from_file_location(f"parley_packaging_{name}", ROOT / "packaging" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
     spec.loader.exec_module(module)
     return module
 
@@ -134,7 +135,8 @@ def _selftest(program: Path, home: Path, cache: Path, *args: str) -> tuple[int, 
 def test_frozen_selftest_says_where_it_runs(cuda_packaged, demo_cache, tmp_path):
     code, report, stderr = _selftest(cuda_packaged["executable"], tmp_path, demo_cache)
     assert code == 0 and report["ok"], f"selftest failed: {report}\nstderr:\n{stderr[-4000:]}"
-    assert set(report["checks"]) == {"qt_window", "model", "frames", "conversation_file", "audio_devices"}
+    assert set(report["checks"]) == {"qt_window", "model", "frames", "conversation_file", "audio_devices",
+                                     "audio_processing"}
     assert report["checks"]["model"]["name"] == "demo" and report["checks"]["model"]["device"] == "cpu"
     device = report["device"]
     assert device["cuda_build"] and device["torch"].startswith(_torch_pin()), device
