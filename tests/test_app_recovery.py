@@ -25,8 +25,19 @@ def speech_like(frames: int) -> np.ndarray:
     return (0.2 * np.sin(2 * np.pi * (180 + 60 * t) * t)).astype(np.float32)
 
 
+_OPEN: list = []  # windows a failing test left open, closed at teardown (a running worker aborts the exit)
+
+
+@pytest.fixture(autouse=True)
+def _close_left_open_windows():
+    yield
+    while _OPEN:
+        _OPEN[-1].close()
+
+
 class App:
     def __init__(self, qtbot, tmp_path, model, journal_dir):
+        _OPEN.append(self)
         self.window = MainWindow(settings_without_processing(tmp_path / "settings.ini"),
                                  model_loader=lambda *args: model, audio=False, worker_seed=1,
                                  journal_dir=journal_dir)
@@ -44,6 +55,8 @@ class App:
         self.window.worker.set_bridge(None)
 
     def close(self) -> None:
+        if self in _OPEN:
+            _OPEN.remove(self)
         self.window.unsaved_frames = 0
         self.window.close()
 
