@@ -11,7 +11,6 @@ from engine import (
     FRAME_SIZE,
     ConversationFileError,
     SamplingConfig,
-    load_model,
     open_conversation,
     record_frames,
     save_conversation,
@@ -24,9 +23,9 @@ from engine.state import flatten
 FRAMES = 10
 
 
-@pytest.fixture(scope="module")
-def model(demo_model_dir):
-    return load_model(str(demo_model_dir), device="cpu", precision="float32")
+@pytest.fixture
+def model(app_demo_model):
+    return app_demo_model  # the suite's one float32 demo model
 
 
 def talk(frames: int, sixteen_bit: bool) -> np.ndarray:

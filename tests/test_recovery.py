@@ -13,7 +13,6 @@ from engine import (
     ConversationFileError,
     RecoveryCancelled,
     SamplingConfig,
-    load_model,
     recover,
     start_journal,
 )
@@ -24,9 +23,9 @@ from engine.state import clone, flatten
 FRAMES = 8
 
 
-@pytest.fixture(scope="module")
-def model(demo_model_dir):
-    return load_model(str(demo_model_dir), device="cpu", precision="float32")
+@pytest.fixture
+def model(app_demo_model):
+    return app_demo_model  # the suite's one float32 demo model
 
 
 def talk(frames: int) -> np.ndarray:
