@@ -7,12 +7,18 @@ during double talk, takes float32 arrays without conversion and is 1 MB instead 
 protobuf (see bench/README.md).
 
 Its processor takes the near end (microphone) and the far end (what the speaker played) together,
-10 ms of each per call, so both sides queue in a FIFO at the processing rate and are paired in
-order. The far end is what the output callback handed to the device (``AudioBridge.far``), not
-what the model produced: the two differ by the output queue and the device's buffer. The stream
-delay (how long after being handed to the device a far-end sample shows up in the paired
-microphone chunk) is the devices' reported latencies plus the difference of the two FIFOs,
-updated on every push; AEC3's own delay estimator finds the acoustic rest.
+10 ms of each per call, so both sides queue in a FIFO at the processing rate. The far end is what
+the output callback handed to the device (``AudioBridge.far``), not what the model produced.
+Pairing is by time, not by order: every block carries the time its first sample was captured
+(ADC) or will be played (DAC), as PortAudio reports them, and a microphone chunk is paired with
+the far end that played a little later than it was captured (the stream delay, kept within
+``DELAY_WINDOW_S``). Pairing by order alone drifts with every output callback that comes late,
+every underflow and every clock that runs apart; by time, a stalled or late far end is silence
+where it was silent and is dropped where it came too late, and the alignment does not accumulate
+errors. Inside the window chunks are paired in order, so AEC3 (whose own delay estimator finds the
+acoustic rest) sees a steady alignment, re-anchored only when the window is left. (Through
+PulseAudio the capture stream's first second reports capture times that run up to 0.6 s early and
+then settle at twice real time; the pairing follows them and holds still from then on.)
 
 Everything here runs in the engine worker, never in a PortAudio callback.
 """
@@ -34,17 +40,13 @@ log = logging.getLogger(__name__)
 PROCESSING_RATES = (16_000, 32_000, 48_000)  # the rates WebRTC's processor works at natively
 CHUNK_SECONDS = 0.01
 # When the far end lags the microphone by more than this (the output stream stalled), microphone
-# chunks are paired with silence instead of waiting: the model must keep hearing the user. Output
-# callbacks come in bursts on a busy machine; pairing with silence shifts the far end against its
-# echo, so the wait covers a few callbacks.
+# chunks are paired with silence instead of waiting: the model must keep hearing the user.
 MAX_FAR_WAIT_SECONDS = 0.1
-# The echo of a far-end sample reaches the microphone FIFO at least the devices' latency after
-# the sample reached the far-end FIFO. A far end queued longer than that (minus this margin for
-# callback jitter) would be paired with microphone audio that already holds its echo, which no
-# echo canceller can remove; it is dropped, oldest first, down to another margin's worth below.
-# The lead is judged smoothed over this long, so that a burst of output callbacks drops nothing.
-FAR_LEAD_MARGIN_SECONDS = 0.02
-FAR_LEAD_SMOOTHING_S = 0.5
+# The stream delay: how much later than a microphone chunk was captured its paired far end plays.
+# Below 0 the far end would be paired after its own echo (which no canceller removes); far above
+# the acoustic delay it wastes AEC3's delay range. Leaving the window re-anchors at the target.
+DELAY_WINDOW_S = (0.0, 0.05)
+TARGET_DELAY_S = 0.015
 FAR_ACTIVE_DB = -50.0  # far-end chunks quieter than this do not count towards the ERLE estimate
 ERLE_TIME_CONSTANT_S = 1.0
 LIBRARY = "pywebrtc-audio"
@@ -72,8 +74,8 @@ class EchoReading:
     after_db: float
     erle_db: float | None  # estimated echo return loss enhancement; None until the far end has played
     delay_ms: float  # the stream delay given to the echo canceller
-    far_gaps: int = 0  # microphone chunks paired with silence so far (the far end was late)
-    far_dropped_ms: float = 0.0  # far end dropped so far (queued longer than its echo's delay)
+    far_gaps: int = 0  # microphone chunks paired with silence so far (the far end was late or absent)
+    far_dropped_ms: float = 0.0  # far end dropped so far (it came too late to precede its echo)
 
 
 def processing_rate(device_rate: int) -> int:
@@ -97,15 +99,23 @@ def library_problem() -> str:
     return ""
 
 
-class _Fifo:
-    """A growing mono float32 queue (worker-side; allocation is fine here)."""
+class _TimedFifo:
+    """A growing mono float32 queue whose samples have times: ``end_time`` is when the sample after
+    the last one is due (captured or played), so the head's time is ``end_time - len / rate``.
+    Worker-side; allocation is fine here."""
 
-    def __init__(self) -> None:
+    def __init__(self, rate: int) -> None:
+        self.rate = rate
         self.data = np.zeros(0, dtype=np.float32)
+        self.end_time: float | None = None  # None until the first push
 
-    def push(self, samples: np.ndarray) -> None:
+    def push(self, samples: np.ndarray, end_time: float) -> None:
         if samples.size:
             self.data = np.concatenate([self.data, samples.astype(np.float32, copy=False)])
+        self.end_time = end_time
+
+    def head_time(self) -> float:
+        return self.end_time - len(self.data) / self.rate
 
     def pop(self, count: int) -> np.ndarray:
         head, self.data = self.data[:count], self.data[count:]
@@ -113,6 +123,14 @@ class _Fifo:
 
     def drop_oldest(self, count: int) -> None:
         self.data = self.data[count:]
+
+    def prepend_silence(self, count: int) -> None:
+        self.data = np.concatenate([np.zeros(count, dtype=np.float32), self.data])
+
+    def append_silence(self, count: int) -> None:
+        """Silence after the queued samples, due from ``end_time`` on (the device played nothing of ours)."""
+        self.data = np.concatenate([self.data, np.zeros(count, dtype=np.float32)])
+        self.end_time += count / self.rate
 
     def __len__(self) -> int:
         return len(self.data)
@@ -141,9 +159,12 @@ class MicProcessor:
         )
         self._near_in = MonoResampler(input_rate, self.rate)
         self._far_in = MonoResampler(output_rate, self.rate)
-        self._near = _Fifo()
-        self._far = _Fifo()
-        self._silence = np.zeros(self.chunk, dtype=np.float32)
+        self._input_rate = input_rate
+        self._output_rate = output_rate
+        self._near = _TimedFifo(self.rate)
+        self._far = _TimedFifo(self.rate)
+        self._near_pushed = 0  # device samples pushed, for the sample clock (no times given)
+        self._far_pushed = 0
         self.delay_ms = 0.0
         # Energies since the last reading (sums over samples) and the smoothed ERLE estimate.
         self._before_sum = 0.0
@@ -153,56 +174,68 @@ class MicProcessor:
         self._erle_after = 0.0
         self._erle_seen = False
         self._erle_alpha = 1.0 - math.exp(-CHUNK_SECONDS / ERLE_TIME_CONSTANT_S)
-        self.far_starved_chunks = 0  # microphone chunks paired with silence (far end late)
-        self.far_dropped_samples = 0  # far-end samples dropped (queued too long), at ``rate``
-        self._lead: float | None = None  # smoothed far-end lead over the microphone, in samples
+        self.far_starved_chunks = 0  # microphone chunks paired with (some) silence: far end late or absent
+        self.far_dropped_samples = 0  # far-end samples dropped (they came too late), at ``rate``
 
-    def process(self, mic: np.ndarray, far: np.ndarray, device_latency_s: float) -> np.ndarray:
+    def process(self, mic: np.ndarray, far: np.ndarray, mic_time: float | None = None,
+                far_time: float | None = None) -> np.ndarray:
         """Queue ``mic`` ([n, channels] at the input rate) and ``far`` ([m, 1] or [m] at the output
-        rate), return the processed microphone for every pair of whole chunks now complete.
+        rate), return the processed microphone for every chunk now paired with its far end.
 
-        ``device_latency_s`` is the input plus output latency PortAudio reports for the streams.
+        ``mic_time`` is when ``mic[0]`` was captured and ``far_time`` when ``far[0]`` is played, on
+        one clock (seconds). Without them both streams are taken to have started together on one
+        sample clock (recordings processed offline). The resamplers' filter delay (a few ms) is
+        not corrected: it is the same on both sides when their rates are.
         """
-        near = self._near_in(downmix(mic))
-        self._near.push(near)
-        self._far.push(self._far_in(downmix(far)))
-        self._bound_far_lead(device_latency_s, len(near) / self.rate)
+        if mic_time is None or far_time is None:
+            mic_time, far_time = self._near_pushed / self._input_rate, self._far_pushed / self._output_rate
+        near_block, far_block = downmix(mic), downmix(far)
+        self._near_pushed += len(near_block)
+        self._far_pushed += len(far_block)
+        self._near.push(self._near_in(near_block), mic_time + len(near_block) / self._input_rate)
+        if len(far_block) or self._far.end_time is not None:
+            self._far.push(self._far_in(far_block), far_time + len(far_block) / self._output_rate)
         max_wait = int(MAX_FAR_WAIT_SECONDS * self.rate)
         out = []
         while len(self._near) >= self.chunk:
-            if len(self._far) >= self.chunk:
-                far_chunk = self._far.pop(self.chunk)
-            elif len(self._near) - len(self._far) > max_wait:
-                far_chunk = self._silence
+            self._align_far()
+            if len(self._far) < self.chunk:
+                if len(self._near) - len(self._far) <= max_wait:
+                    break  # the paired far end is still in the output device's callback
+                if self._far.end_time is None:
+                    self._far.end_time = self._near.head_time() + TARGET_DELAY_S
+                self._far.append_silence(self.chunk - len(self._far))
                 self.far_starved_chunks += 1
-            else:
-                break  # the paired far end is still in the output device's callback
-            self._set_delay(device_latency_s)
+            self._set_delay()
             near_chunk = self._near.pop(self.chunk)
+            far_chunk = self._far.pop(self.chunk)
             processed = np.asarray(self._processor.process(near_chunk, far_chunk), dtype=np.float32).reshape(-1)
             self._account(near_chunk, far_chunk, processed)
             out.append(processed)
         return np.concatenate(out) if out else np.zeros(0, dtype=np.float32)
 
-    def _bound_far_lead(self, device_latency_s: float, pushed_s: float) -> None:
-        """Keep the far end from being paired after its own echo (it starts out queued for as long
-        as the input stream took to start; later, the output clock may run faster than the input's)."""
-        lead = float(len(self._far) - len(self._near))
-        alpha = 1.0 - math.exp(-max(pushed_s, CHUNK_SECONDS) / FAR_LEAD_SMOOTHING_S)
-        self._lead = lead if self._lead is None else self._lead + alpha * (lead - self._lead)
-        max_lead = max(0.0, device_latency_s - FAR_LEAD_MARGIN_SECONDS) * self.rate
-        if self._lead > max_lead:
-            target = max(0.0, max_lead - FAR_LEAD_MARGIN_SECONDS * self.rate)
-            excess = min(int(self._lead - target), len(self._far))
+    def _delay_s(self) -> float:
+        return self._far.head_time() - self._near.head_time()
+
+    def _align_far(self) -> None:
+        """Re-anchor the far end at the target delay when the pairing left the delay window: drop far
+        end that came too late to precede its echo; where the far end is newer than the microphone
+        (the device played nothing of ours in between), pair the microphone with silence."""
+        if self._far.end_time is None:
+            return
+        delay = self._delay_s()
+        if delay < DELAY_WINDOW_S[0]:
+            excess = min(len(self._far), round((TARGET_DELAY_S - delay) * self.rate))
             self._far.drop_oldest(excess)
             self.far_dropped_samples += excess
-            self._lead -= excess
+        elif delay > DELAY_WINDOW_S[1]:
+            # At most a chunk at a time: the next chunk's check adds more where the gap was longer.
+            gap = min(self.chunk, round((delay - TARGET_DELAY_S) * self.rate))
+            self._far.prepend_silence(gap)
+            self.far_starved_chunks += 1
 
-    def _set_delay(self, device_latency_s: float) -> None:
-        # The head of each FIFO arrived len(fifo) samples ago: a far-end FIFO longer than the
-        # near-end one pairs the microphone with older far end, which shortens the delay.
-        queued_s = (len(self._near) - len(self._far)) / self.rate
-        self.delay_ms = max(0.0, 1000.0 * (device_latency_s + queued_s))
+    def _set_delay(self) -> None:
+        self.delay_ms = max(0.0, 1000.0 * self._delay_s())
         self._processor.stream_delay_ms = int(round(self.delay_ms))
 
     def _account(self, near: np.ndarray, far: np.ndarray, processed: np.ndarray) -> None:

@@ -411,8 +411,9 @@ class EngineWorker(QObject):
         mic = self._scratch[:count]
         if self._mic_processor is not None:
             try:
-                mic = self._mic_processor.process(mic, self._far_scratch[:far_count],
-                                                  bridge.input_device_latency + bridge.output_device_latency)
+                mic_time, far_time = bridge.capture_and_play_times(bridge.input.read - count,
+                                                                   bridge.far.read - far_count)
+                mic = self._mic_processor.process(mic, self._far_scratch[:far_count], mic_time, far_time)
             except Exception as e:
                 log.exception("microphone processing failed")
                 self._processing_failed(f"processing failed ({type(e).__name__}: {e})")

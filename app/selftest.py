@@ -227,7 +227,7 @@ def _cancel_echo() -> float:
     far = (0.1 * np.random.default_rng(0).standard_normal(3 * rate)).astype(np.float32)
     mic = (0.3 * np.concatenate([np.zeros(rate // 50, np.float32), far[: -rate // 50]])).astype(np.float32)
     processor = MicProcessor(ProcessingSettings(), rate, rate)
-    out = np.concatenate([processor.process(mic[i : i + 320].reshape(-1, 1), far[i : i + 320], 0.0)
+    out = np.concatenate([processor.process(mic[i : i + 320].reshape(-1, 1), far[i : i + 320])
                           for i in range(0, len(far), 320)])
     if not np.isfinite(out).all():
         raise RuntimeError("the echo canceller produced non-finite audio")

@@ -198,7 +198,7 @@ def processing_cost_ms(settings: ProcessingSettings, seconds: float = 10.0) -> f
     started = time.process_time()
     block = rate // 50
     for i in range(0, far.size - block + 1, block):
-        processor.process(mic[i : i + block].reshape(-1, 1), far[i : i + block], 0.0)
+        processor.process(mic[i : i + block].reshape(-1, 1), far[i : i + block])
     return 1000.0 * (time.process_time() - started) / (seconds * 100)
 
 

@@ -6,8 +6,9 @@ another speaking rate) joins as the user. The worker processes the microphone wi
 steps a playback model that records what it hears.
 
 Bounds are looser than the issue's targets (ERLE >= 25 dB, correlation >= 0.8, <= -50 dBFS), which
-the benchmark reports on longer runs: this machine is shared, and a stall that drops audio makes
-the canceller re-converge inside a short window. Without processing the same path measures an ERLE
+the benchmark reports on longer runs: this machine is shared, and the first second of a PulseAudio
+capture stream reports times that settle only later (see app/echo.py), so the canceller has little
+time to converge before the measured window. Without processing the same path measures an ERLE
 of 0 dB and ~-30 dBFS heard, so the bounds still fail clearly when cancellation does not work.
 """
 
@@ -38,7 +39,7 @@ def echo_path(pulse_audio):
 def test_on_speakers_the_model_hears_the_user_but_not_itself(echo_path, tmp_path):
     far = read_wav(audio_server.espeak_wav(str(tmp_path / "far.wav"), FAR_TEXT, "en-us", 175))
     near = read_wav(audio_server.espeak_wav(str(tmp_path / "near.wav"), NEAR_TEXT, "en-gb+f3", 130))
-    result = run_path(far, near, EchoRun(converge_s=2.0, far_only_s=1.5), processing=True)
+    result = run_path(far, near, EchoRun(converge_s=2.0, far_only_s=3.0), processing=True)
     print(f"\necho path (espeak-ng voices): {result}")
     assert result["mic_echo_db"] > -45, "the loopback carried no echo into the microphone"
     assert result["erle_db"] >= 20
