@@ -3,20 +3,9 @@
 from __future__ import annotations
 
 import math
-import platform
 import statistics
 
-
-def cpu_model() -> str:
-    """The CPU's marketing name (Linux /proc/cpuinfo), else what the platform module knows."""
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
+from engine.runtime.kernel_plan import cpu_model  # noqa: F401  (re-exported for the benchmarks)
 
 
 def percentile(ms: list[float], q: float) -> float:

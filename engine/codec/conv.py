@@ -5,14 +5,18 @@
 Starting from a fresh state, one call over a whole signal equals any chunking of it into
 multiples of the stride (causal left padding, no right padding).
 
-Two kernels compute the same thing. oneDNN's convolutions are fast for long inputs but slow
-for the few time steps of one streaming codec frame with large weights (e.g. the 512->1024 k16
-encoder conv: 3.4 ms vs 0.45 ms; the 1024->512 k16 transposed conv: 16 ms vs 0.46 ms, 2 threads);
-there an explicit im2col + matmul is memory-bound and much faster. The choice depends only on
-the (static) number of time steps of a call, so it is graph safe.
+Two kernels compute the same thing: ATen's convolution, and an explicit im2col + matmul (for the
+transposed convolution with K == 2S, a matmul and an overlap-add). ATen's convolutions are fast
+for long inputs but were slow for the few time steps of one streaming codec frame with large
+weights (the 512->1024 k16 encoder conv: 3.4 ms vs 0.45 ms; the 1024->512 k16 transposed conv:
+16 ms vs 0.46 ms, 2 threads of an AMD EPYC). Which wins depends on the CPU, so the kernel plan
+(``engine.kernels.plan``) measures each layer at the number of time steps a frame gives it and
+records its choice in ``kernels`` (steps -> kernel); other step counts (whole-file encoding) use
+the ``MATMUL_MAX_STEPS`` rule. The choice depends only on the static number of time steps of a
+call, so it is graph safe.
 
-On CPU the matmul kernel uses a weight prepacked for oneDNN (``engine.kernels.packed``); the packed
-copy is derived data: ``repack()`` after changing weights.
+The matmul of the im2col kernel is a ``PackedMatmul`` (``engine.kernels.packed``) with its own
+kernel; its packed copy is derived data: ``repack()`` after changing weights.
 """
 
 from __future__ import annotations
@@ -23,10 +27,11 @@ from torch import nn
 
 from ..kernels.packed import PackedMatmul
 
-# Up to this many output steps (conv) / input steps (transposed conv), use the matmul kernel.
-# Measured per layer for one 80 ms Mimi frame (2 threads): the packed matmul wins up to 96 steps
-# (the longest deep layer), oneDNN's convolutions from 480 steps (the first, shallow layers).
+# Where no plan measured a call's shape: up to this many output steps (conv) / input steps
+# (transposed conv), use the matmul kernel; ATen's convolutions win on long inputs.
 MATMUL_MAX_STEPS = 128
+CONV_KERNELS = ("conv", "im2col")
+CONV_TRANSPOSE_KERNELS = ("convtr", "matmul")
 
 
 class Wrapped(nn.Module):
@@ -59,6 +64,12 @@ class StreamingConv1d(nn.Module):
         self.conv = Wrapped("conv", nn.Conv1d(in_channels, out_channels, kernel_size, stride,
                                               dilation=dilation, groups=groups, bias=bias))
         self._linear = PackedMatmul()
+        self.kernels: dict[int, str] = {}  # planned kernel per number of output steps
+
+    def kernel_for(self, steps: int) -> str:
+        if self.layer.groups != 1:
+            return "conv"
+        return self.kernels.get(steps) or ("im2col" if steps <= MATMUL_MAX_STEPS else "conv")
 
     def repack(self) -> None:
         """Refresh the packed matmul weight (after loading or moving the parameters)."""
@@ -107,7 +118,7 @@ class StreamingConv1d(nn.Module):
     def _conv(self, x: torch.Tensor) -> torch.Tensor:
         layer = self.layer
         steps = (x.shape[-1] - self.history) // self.stride
-        if steps > MATMUL_MAX_STEPS or layer.groups != 1:
+        if self.kernel_for(steps) == "conv":
             return F.conv1d(x, layer.weight, layer.bias, self.stride, dilation=self.dilation)
         B, C, _ = x.shape
         k_eff = self.history + self.stride
@@ -134,6 +145,12 @@ class StreamingConvTranspose1d(nn.Module):
         depthwise = groups == in_channels == out_channels
         self._matmul_ok = kernel_size == 2 * stride and (groups == 1 or depthwise)
         self._linear = PackedMatmul()
+        self.kernels: dict[int, str] = {}  # planned kernel per number of input steps
+
+    def kernel_for(self, steps: int) -> str:
+        if not self._matmul_ok:
+            return "convtr"
+        return self.kernels.get(steps) or ("matmul" if steps <= MATMUL_MAX_STEPS else "convtr")
 
     def repack(self) -> None:
         """Refresh the packed matmul weight (after loading or moving the parameters)."""
@@ -160,7 +177,7 @@ class StreamingConvTranspose1d(nn.Module):
 
     def forward(self, x: torch.Tensor, state: dict[str, torch.Tensor]) -> torch.Tensor:
         """x [B, C_in, T] -> [B, C_out, T * stride]."""
-        if self._matmul_ok and x.shape[-1] <= MATMUL_MAX_STEPS:
+        if self.kernel_for(x.shape[-1]) == "matmul":
             return self._forward_matmul(x, state["partial"])
         layer = self.layer
         y = F.conv_transpose1d(x, layer.weight, layer.bias, self.stride, groups=layer.groups)

@@ -1,10 +1,12 @@
-"""Matmuls through oneDNN-prepacked weights on CPU.
+"""Matmuls on CPU through one of two kernels: ATen's (MKL's sgemm) or oneDNN's on a prepacked weight.
 
-For the one or two rows of a streaming step, MKL's sgemm streams a large fp32 weight at
-~12-17 GB/s on this kind of CPU; oneDNN's kernel on a prepacked copy streams it at ~50 GB/s
-(the memory bandwidth). A packed copy is derived data: modules keep their parameters (and
-checkpoint names) and rebuild the copy with ``repack()`` whenever the weights change or move.
-Off CPU, for other dtypes, or before packing, everything is a plain ``F.linear``.
+Which is faster depends on the CPU: for the one or two rows of a streaming step, oneDNN on a
+prepacked copy streamed a large fp32 weight at ~50 GB/s on an AMD EPYC where MKL managed ~12-17,
+and at 17.7 GB/s on an Intel Xeon where MKL managed 22.8. So each matmul has a ``kernel``, which
+the kernel plan (``engine.kernels.plan``) sets by measuring where the program runs. A packed copy
+is derived data: modules keep their parameters (and checkpoint names) and rebuild the copy with
+``repack()`` whenever the weights change or move. Off CPU, for other dtypes, or before packing,
+everything is a plain ``F.linear``.
 """
 
 from __future__ import annotations
@@ -13,25 +15,46 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-PACK_ROWS_HINT = 128  # oneDNN's batch hint for the packed layout (measured on Mimi's layers)
+PACK_ROWS_HINT = 128  # oneDNN's batch hint for the packed layout
+MATMUL_KERNELS = ("aten", "onednn")
+DEFAULT_MATMUL_KERNEL = "onednn"  # until a plan measured this machine
+
+
+def packable(weight: torch.Tensor) -> bool:
+    """Whether oneDNN's prepacked kernel can compute with this weight here."""
+    return weight.device.type == "cpu" and weight.dtype == torch.float32 and torch.backends.mkldnn.is_available()
 
 
 class PackedMatmul:
-    """``x @ weight.T + bias`` for a fixed 2-D weight, through a oneDNN-prepacked copy on CPU.
+    """``x @ weight.T + bias`` for a fixed 2-D weight, through ``kernel``: ATen's, or oneDNN's on a
+    prepacked copy (CPU, float32).
 
     Holds no parameters; ``pack`` must be called again whenever the owner's weight changes.
     """
 
-    def __init__(self):
+    def __init__(self, kernel: str = DEFAULT_MATMUL_KERNEL):
+        self.kernel = kernel
         self.packed: torch.Tensor | None = None
         self.dtype: torch.dtype | None = None
+        self._weight: torch.Tensor | None = None  # what was packed last (a view of the owner's parameter)
+        self._rows_hint = PACK_ROWS_HINT
 
     def pack(self, weight: torch.Tensor, rows_hint: int = PACK_ROWS_HINT) -> None:
+        self._weight, self._rows_hint = weight, rows_hint
         self.packed = None
-        if weight.device.type == "cpu" and weight.dtype == torch.float32 and torch.backends.mkldnn.is_available():
+        if self.kernel == "onednn" and packable(weight):
             with torch.no_grad():
                 self.packed = torch.ops.mkldnn._reorder_linear_weight(weight.detach().contiguous(), rows_hint)
             self.dtype = weight.dtype
+
+    def use(self, kernel: str) -> None:
+        """Switch kernels (re-packing the last packed weight for oneDNN, dropping the copy for ATen)."""
+        if kernel not in MATMUL_KERNELS:
+            raise ValueError(f"unknown matmul kernel {kernel!r}: expected one of {', '.join(MATMUL_KERNELS)}")
+        if kernel != self.kernel:
+            self.kernel = kernel
+            if self._weight is not None:
+                self.pack(self._weight, self._rows_hint)
 
     def __call__(self, x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = None) -> torch.Tensor:
         if self.packed is not None and x.device.type == "cpu" and x.dtype == self.dtype:

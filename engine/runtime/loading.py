@@ -21,6 +21,7 @@ from ..kernels.quantize import quantize_lm_int8
 from ..lm.generate import SamplingConfig
 from ..lm.model import LMConfig, LMModel, load_lm
 from ..lm.tokenizer import TextTokenizer
+from .kernel_plan import KernelPlan, plan_kernels, silent_frame_runner
 
 
 class Precision(enum.Enum):
@@ -86,7 +87,8 @@ def resolve_device(device: str) -> torch.device:
 class LoadedModel:
     """Mimi + LM + tokenizer on one device, shared by the sessions opened on it."""
 
-    def __init__(self, files: ModelFiles, device: torch.device, precision: Precision, cuda_graph: bool = True):
+    def __init__(self, files: ModelFiles, device: torch.device, precision: Precision, cuda_graph: bool = True,
+                 on_stage=None):
         precision = precision.resolve(device)
         self.files, self.device, self.precision = files, device, precision
         self.dtype = precision.activation_dtype(device)
@@ -102,26 +104,34 @@ class LoadedModel:
             name=files.name, family=files.family, is_demo=files.source == "demo", device=str(device),
             precision=precision, dtype=str(self.dtype).removeprefix("torch."), cuda_graph_allowed=self.cuda_graph,
             fingerprint=model_fingerprint(files))
+        # On the CPU, each hot-path operation's kernel is measured here (or read from the cache).
+        self.kernel_plan: KernelPlan | None = None
+        if device.type == "cpu":
+            if on_stage is not None:
+                on_stage("Choosing the fastest kernels for this computer...")
+            frame = silent_frame_runner(lambda: self.new_session(record_audio=False, run_prompts=False))
+            self.kernel_plan = plan_kernels([self.mimi, self.lm], frame, self.info.fingerprint, self.dtype)
 
     def new_session(self, sampling: SamplingConfig = SamplingConfig(), seed: int = 42,
-                    voice_prompt: str | None = None, text_prompt: str | None = None):
+                    voice_prompt: str | None = None, text_prompt: str | None = None, **options):
+        """A new conversation; ``options`` are ``Session``'s keyword options (record_audio, run_prompts)."""
         from .session import Session
 
-        return Session(self, sampling, seed, voice_prompt=voice_prompt, text_prompt=text_prompt)
+        return Session(self, sampling, seed, voice_prompt=voice_prompt, text_prompt=text_prompt, **options)
 
 
 def load_model(spec: str, device: str = "auto", precision: Precision | str = Precision.AUTO,
-               cuda_graph: bool = True, progress=None) -> LoadedModel:
+               cuda_graph: bool = True, progress=None, on_stage=None) -> LoadedModel:
     """Resolve (and if needed fetch) a model, then load it.
 
     ``cuda_graph``: capture each session's frame as one CUDA graph (CUDA only; a failed capture
     falls back to eager frames, and the session says why). ``progress`` is a ``tqdm`` class that
-    drives download progress."""
+    drives download progress; ``on_stage(text)`` is told of slow loading steps (the kernel plan)."""
     dev = resolve_device(device)
     chosen = Precision.parse(precision)
     files = resolve_model(spec, progress=progress)
     with torch.inference_mode(False):
-        return LoadedModel(files, dev, chosen, cuda_graph)
+        return LoadedModel(files, dev, chosen, cuda_graph, on_stage)
 
 
 def release_memory() -> None:

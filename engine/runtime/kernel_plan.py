@@ -1,0 +1,370 @@
+"""The kernel plan: for each distinct hot-path operation at the shape a streaming frame gives it,
+the fastest of its exact kernels, measured on the machine the program runs on.
+
+A kernel that made one CPU fast made another slow (oneDNN's prepacked matmul: 4x faster than
+MKL on an AMD EPYC, 1.3x slower on an Intel Xeon), so nothing here is a fixed choice:
+
+1. one frame of silence runs through a throw-away session with forward hooks, which record the
+   input shape of every site: each linear layer (ATen or oneDNN prepacked), each convolution
+   (ATen's, or im2col + either matmul), each transposed convolution (ATen's, or a matmul);
+2. sites with the same operation (weights of the same shape, inputs of the same shape) form one
+   group, timed once: each candidate on up to ``TIMED_SITES`` of its layers (different weights),
+   with the caches flushed (a large buffer read) before every call, as a frame meets them after the rest of the model
+   streamed through; candidates in ABBA order, median of the rounds;
+3. every site takes its group's fastest candidate.
+
+The plan is cached on disk (JSON), keyed by CPU model, core count, torch threads, torch version,
+the model's fingerprint and dtype: the next start replays one recording frame and applies it. A
+damaged or foreign file is ignored and rewritten. ``PARLEY_KERNELS`` overrides the plan for every
+site (``aten``, ``onednn``; convolutions then use im2col with that matmul) or keeps the built-in
+rule (``rule``): tests use it to run the reference-parity checks with each candidate forced.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import platform
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+
+from ..atomic import write_atomically
+from ..audio import FRAME_SIZE
+from ..codec.conv import StreamingConv1d, StreamingConvTranspose1d
+from ..files.demo import cache_root
+from ..kernels.packed import MATMUL_KERNELS, PackedLinear, PackedMatmul, packable
+from ..streaming.transformer import StackedLinear, StreamingAttention, step_slice
+
+log = logging.getLogger(__name__)
+
+PLAN_VERSION = 1
+TIMED_SITES = 3  # layers per group the candidates are timed on (different weights, same shapes)
+ROUNDS = 6  # timed calls per candidate (half in each of the two ABBA blocks)
+FLUSH_BYTES = 64 << 20  # read before each timed call: larger than the last-level caches
+MAX_RECORDING_FRAMES = 16
+FORCE_ENV = "PARLEY_KERNELS"
+FORCE_VALUES = ("rule", *MATMUL_KERNELS)
+
+
+def cpu_model() -> str:
+    """The CPU's marketing name (Linux /proc/cpuinfo), else what the platform module knows."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One distinct operation: the kernel chosen and each candidate's median time (microseconds)."""
+
+    op: str
+    kernel: str
+    times_us: dict[str, float]
+    sites: int  # layers that share this operation
+
+
+@dataclass(frozen=True)
+class KernelPlan:
+    key: dict[str, str]
+    choices: tuple[Choice, ...]
+    planning_s: float  # measuring (0 when the plan came from the cache or was forced)
+    source: str  # "measured" | "cache" | "forced:<kernel>"
+
+    def as_json(self) -> dict:
+        return {"source": self.source, "planning_s": round(self.planning_s, 3), "key": self.key,
+                "choices": [asdict(c) for c in self.choices]}
+
+    def summary(self) -> str:
+        counts: dict[str, int] = {}
+        for c in self.choices:
+            counts[c.kernel] = counts.get(c.kernel, 0) + c.sites
+        return f"{self.source}: " + ", ".join(f"{k} x{n}" for k, n in sorted(counts.items()))
+
+
+# ---- sites -------------------------------------------------------------------------------------
+
+
+class _MatmulSite:
+    """A linear layer's matmul: ATen's, or oneDNN's on a prepacked weight."""
+
+    def __init__(self, matmul: PackedMatmul, weight: torch.Tensor, bias: torch.Tensor | None, rows: int):
+        self.matmul, self.weight, self.bias, self.rows = matmul, weight, bias, rows
+
+    @property
+    def op(self) -> str:
+        out_f, in_f = self.weight.shape
+        return f"linear {self.rows}x{in_f}->{out_f}" + (" +bias" if self.bias is not None else "")
+
+    def candidates(self) -> tuple[str, ...]:
+        return MATMUL_KERNELS if packable(self.weight) else ()
+
+    def apply(self, kernel: str) -> None:
+        self.matmul.use(kernel)
+
+    def runner(self) -> Callable[[], torch.Tensor]:
+        x = torch.randn(self.rows, self.weight.shape[1], dtype=self.weight.dtype)
+        return lambda: self.matmul(x, self.weight, self.bias)
+
+
+class _ConvSite:
+    """A streaming convolution at one input shape: ATen's convolution, or im2col + a matmul kernel
+    (for a transposed convolution: a matmul and an overlap-add)."""
+
+    def __init__(self, module: StreamingConv1d | StreamingConvTranspose1d, shape: torch.Size):
+        self.module, self.shape = module, shape
+        self.transposed = isinstance(module, StreamingConvTranspose1d)
+        layer = module.layer
+        self.steps = shape[-1] if self.transposed else shape[-1] // module.stride
+        self._direct, self._matmul = ("convtr", "matmul") if self.transposed else ("conv", "im2col")
+        self._with_matmuls = layer.groups == 1 and packable(layer.weight)
+
+    @property
+    def op(self) -> str:
+        layer = self.module.layer
+        kind = "convtr1d" if self.transposed else "conv1d"
+        extra = f" d{self.module.dilation}" if not self.transposed and self.module.dilation > 1 else ""
+        groups = f" g{layer.groups}" if layer.groups > 1 else ""
+        return (f"{kind} {layer.in_channels}->{layer.out_channels} k{self.module.kernel_size} "
+                f"s{self.module.stride}{extra}{groups}, {self.steps} steps")
+
+    def candidates(self) -> tuple[str, ...]:
+        module = self.module
+        if self.transposed and not module._matmul_ok:
+            return ()
+        if not self.transposed and module.layer.groups != 1:
+            return ()
+        if not self._with_matmuls:  # a depthwise transposed conv's matmul is elementwise
+            return (self._direct, self._matmul)
+        return (self._direct, *(f"{self._matmul}+{k}" for k in MATMUL_KERNELS))
+
+    def apply(self, kernel: str) -> None:
+        conv_kernel, _, matmul_kernel = kernel.partition("+")
+        self.module.kernels[self.steps] = conv_kernel
+        if matmul_kernel:
+            self.module._linear.use(matmul_kernel)
+
+    def runner(self) -> Callable[[], torch.Tensor]:
+        weight = self.module.layer.weight
+        x = torch.randn(*self.shape, dtype=weight.dtype)
+        state = self.module.init_state(self.shape[0])
+        return lambda: self.module(x, state)
+
+
+def _record_sites(modules: list[nn.Module], run_frame: Callable[[], None]) -> list:
+    """The sites of ``modules`` with the shapes one frame gives them (forward hooks, removed after)."""
+    shapes: dict[nn.Module, torch.Size] = {}
+
+    def hook(module, args):
+        x = args[0]
+        seen = shapes.get(module)
+        if seen is None or x.numel() > int(np.prod(seen)):  # the largest call of the frame
+            shapes[module] = x.shape
+
+    kinds = (PackedLinear, StackedLinear, StreamingAttention, StreamingConv1d, StreamingConvTranspose1d)
+    handles = [m.register_forward_pre_hook(hook) for root in modules for m in root.modules() if isinstance(m, kinds)]
+    try:
+        run_frame()
+    finally:
+        for h in handles:
+            h.remove()
+    sites = []
+    for module, shape in shapes.items():
+        rows = int(np.prod(shape[:-1]))
+        if isinstance(module, PackedLinear):
+            sites.append(_MatmulSite(module._matmul, module.weight, module.bias, rows))
+        elif isinstance(module, (StackedLinear, StreamingAttention)):
+            stacked, weight = ((module._matmuls, module.weight) if isinstance(module, StackedLinear)
+                               else (module._in_proj, module.in_proj_weight))
+            mult = len(stacked.matmuls)
+            sites += [_MatmulSite(mm, step_slice(weight, i, mult), None, rows) for i, mm in enumerate(stacked.matmuls)]
+        else:
+            sites.append(_ConvSite(module, shape))
+    return [s for s in sites if s.candidates()]
+
+
+# ---- measuring -------------------------------------------------------------------------------
+
+
+def _time_group(sites: list, flush: torch.Tensor) -> dict[str, float]:
+    """Median microseconds per candidate over ``ROUNDS`` cold-cache calls on up to ``TIMED_SITES``
+    of the group's layers; candidates in ABBA blocks (two blocks each: a busy spell hits both)."""
+    timed = sites[:TIMED_SITES]
+    candidates = timed[0].candidates()
+    times: dict[str, list[float]] = {c: [] for c in candidates}
+    for block in (candidates, tuple(reversed(candidates))):
+        for kernel in block:
+            for site in timed:
+                site.apply(kernel)
+            runners = [site.runner() for site in timed]
+            for run in runners:  # warm-up: first-call allocations, lazy initialisation
+                run()
+            for i in range(ROUNDS // 2):
+                flush.sum()
+                started = time.perf_counter()
+                runners[i % len(runners)]()
+                times[kernel].append((time.perf_counter() - started) * 1e6)
+    return {k: statistics.median(v) for k, v in times.items()}
+
+
+def _groups(sites: list) -> dict[str, list]:
+    groups: dict[str, list] = {}
+    for site in sites:
+        groups.setdefault(site.op, []).append(site)
+    return groups
+
+
+def _measure(sites: list) -> tuple[Choice, ...]:
+    flush = torch.zeros(FLUSH_BYTES // 4)
+    choices = []
+    with torch.inference_mode():
+        for op, group in _groups(sites).items():
+            times = _time_group(group, flush)
+            best = min(times, key=times.get)
+            for site in group:
+                site.apply(best)
+            choices.append(Choice(op, best, {k: round(v, 1) for k, v in times.items()}, len(group)))
+    return tuple(choices)
+
+
+def _apply(sites: list, kernel_of: Callable[[object], str | None]) -> bool:
+    """Give every site ``kernel_of(site)``; False (nothing changed) when one has no usable answer."""
+    chosen = [(site, kernel_of(site)) for site in sites]
+    if any(k not in site.candidates() for site, k in chosen):
+        return False
+    for site, kernel in chosen:
+        site.apply(kernel)
+    return True
+
+
+def _forced(site, kernel: str) -> str:
+    """``aten``/``onednn`` for a matmul; for a convolution, im2col (matmul) with that matmul kernel."""
+    if isinstance(site, _MatmulSite):
+        return kernel
+    candidates = site.candidates()
+    with_matmul = [c for c in candidates if c.endswith("+" + kernel)]
+    return with_matmul[0] if with_matmul else candidates[-1]
+
+
+# ---- the cache -------------------------------------------------------------------------------
+
+
+def plan_key(fingerprint: str, dtype: torch.dtype) -> dict[str, str]:
+    return {"version": str(PLAN_VERSION), "cpu": cpu_model(), "cores": str(os.cpu_count()),
+            "threads": str(torch.get_num_threads()), "torch": torch.__version__, "model": fingerprint,
+            "dtype": str(dtype).removeprefix("torch.")}
+
+
+def plan_path(key: dict[str, str]) -> Path:
+    digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]
+    return cache_root() / "kernel-plans" / f"{digest}.json"
+
+
+def _read_cached(path: Path, key: dict[str, str]) -> tuple[dict[str, str], dict] | None:
+    """(op -> kernel, the file's data) from a cached plan made for ``key``; None when absent,
+    damaged or foreign."""
+    try:
+        data = json.loads(path.read_text())
+        if data.get("key") != key:
+            return None
+        return {c["op"]: c["kernel"] for c in data["choices"]}, data
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        log.warning("ignoring a damaged kernel plan %s (it is measured again)", path)
+        return None
+
+
+def _write(path: Path, plan: KernelPlan) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomically(path, (json.dumps(plan.as_json(), indent=1) + "\n").encode())
+    except OSError as e:  # a read-only cache costs the next start a measurement, nothing else
+        log.warning("could not save the kernel plan to %s: %s", path, e)
+
+
+# ---- entry point -----------------------------------------------------------------------------
+
+
+def plan_kernels(modules: list[nn.Module], run_frame: Callable[[], None], fingerprint: str,
+                 dtype: torch.dtype) -> KernelPlan:
+    """Record the sites of ``modules`` during ``run_frame()``, then apply the cached plan, the forced
+    kernel (``PARLEY_KERNELS``) or a freshly measured one (and cache it)."""
+    plan = _plan(modules, run_frame, fingerprint, dtype)
+    log_plan(plan)
+    return plan
+
+
+def _plan(modules: list[nn.Module], run_frame: Callable[[], None], fingerprint: str,
+          dtype: torch.dtype) -> KernelPlan:
+    key = plan_key(fingerprint, dtype)
+    sites = _record_sites(modules, run_frame)
+    forced = os.environ.get(FORCE_ENV, "").strip().lower()
+    if forced:
+        if forced not in FORCE_VALUES:
+            raise ValueError(f"{FORCE_ENV}={forced!r}: expected one of {', '.join(FORCE_VALUES)}")
+        if forced != "rule":
+            _apply(sites, lambda site: _forced(site, forced))
+        return KernelPlan(key, _describe(sites), 0.0, f"forced:{forced}")
+    path = plan_path(key)
+    cached = _read_cached(path, key)
+    if cached is not None:
+        kernels, data = cached
+        if _apply(sites, lambda site: kernels.get(site.op)):
+            choices = tuple(Choice(c["op"], c["kernel"], c["times_us"], c["sites"]) for c in data["choices"])
+            return KernelPlan(key, choices, 0.0, "cache")
+        log.warning("the cached kernel plan %s does not fit this model; measuring again", path)
+    started = time.monotonic()
+    choices = _measure(sites)
+    plan = KernelPlan(key, choices, time.monotonic() - started, "measured")
+    _write(path, plan)
+    log.info("kernel plan measured in %.1f s: %s", plan.planning_s, plan.summary())
+    return plan
+
+
+def log_plan(plan: KernelPlan) -> None:
+    """Every choice with its candidates' times, at debug level (``--verbose``)."""
+    log.debug("kernel plan (%s), %s", plan.source, ", ".join(f"{k}={v}" for k, v in plan.key.items()))
+    for c in plan.choices:
+        times = ", ".join(f"{k} {v:.0f} us" for k, v in c.times_us.items())
+        log.debug("  %-48s -> %-14s x%d  (%s)", c.op, c.kernel, c.sites, times or "not measured")
+
+
+def _describe(sites: list) -> tuple[Choice, ...]:
+    """The current kernel of each group, unmeasured (a forced or rule plan)."""
+    return tuple(Choice(op, _current(group[0]), {}, len(group)) for op, group in _groups(sites).items())
+
+
+def _current(site) -> str:
+    if isinstance(site, _MatmulSite):
+        return site.matmul.kernel
+    kernel = site.module.kernel_for(site.steps)
+    inner = site.module._linear.kernel
+    return f"{kernel}+{inner}" if kernel in ("im2col", "matmul") and site._with_matmuls else kernel
+
+
+def silent_frame_runner(session_factory: Callable[[], object]) -> Callable[[], None]:
+    """Silence through a throw-away session until Mimi decoded a frame (the generator's delays hold
+    the first outputs back): every stage of a frame has run once."""
+    def run() -> None:
+        session = session_factory()
+        silence = np.zeros(FRAME_SIZE, dtype=np.float32)
+        for _ in range(MAX_RECORDING_FRAMES):
+            session.step(silence)
+            if session.decoded_frames:
+                return
+        raise RuntimeError(f"no frame was decoded within {MAX_RECORDING_FRAMES} frames")
+    return run
