@@ -67,6 +67,7 @@ class EngineWorker(QObject):
     file_failed = Signal(str, str)  # (what, message)
     recovery_progress = Signal(int, int)  # (frames rebuilt, frames in all) while recovering a journal
     recovery_done = Signal(str)  # "" when the conversation was recovered, else why not
+    model_stage = Signal(str)  # a slow step of loading a model (shown while it runs)
     processing_unavailable = Signal(str)  # echo cancellation etc. cannot run here (sent once): why
     recording_ready = Signal(object)  # (user, assistant) float32 recordings of the conversation so far
 
@@ -216,6 +217,7 @@ class EngineWorker(QObject):
                 self.previous_model_offered.emit(*released)
             return
         self._model, self._loaded_as = model, (name, device, precision)
+        self._use_best_threads(model)
         files = getattr(model, "files", None)
         self.voices_listed.emit(engine.shipped_voices(getattr(files, "voices_dir", None)))
         self.model_loaded.emit(model.info)
@@ -223,6 +225,17 @@ class EngineWorker(QObject):
             self._new_session()
         elif not self._new_session(voice_prompt, text_prompt, fallback=True):
             self._new_session()  # the old conversation belongs to the old model: start one without prompts
+
+    def _use_best_threads(self, model) -> None:
+        """Measure (once per model) how many torch threads its frames run fastest with, now that the
+        window and the audio threads are running too."""
+        if not isinstance(model, engine.LoadedModel) or model.device.type != "cpu":
+            return
+        if model.thread_choice is None:
+            self.model_stage.emit("Measuring how many threads run this model fastest here...")
+        choice = model.use_best_threads()
+        log.info("torch threads: %d (p90 ms per frame by thread count: %s, measured in %.1f s)",
+                 choice.threads, choice.p90_ms, choice.seconds)
 
     def _release_gpu_model(self) -> tuple[str, str, str] | None:
         """Unload a model that lives on a GPU (and its conversation) before loading another: a 24 GB

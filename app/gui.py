@@ -64,8 +64,9 @@ def run_gui(args) -> int:
 
 
 def _share_cores_with_the_gui() -> None:
-    """One torch thread per two cores (at most 4): the GUI and audio threads need cores too, and
-    on a busy 2-core machine a second OpenMP thread makes the frame time's tail much worse."""
+    """Start with one torch thread per two cores (at most 4): the GUI and audio threads need cores
+    too. Loading a model (and its kernel plan) runs with this; the engine worker then measures the
+    count the model's frames run fastest with (``LoadedModel.use_best_threads``)."""
     import torch
 
     torch.set_num_threads(max(1, min(4, (os.cpu_count() or 2) // 2)))

@@ -25,6 +25,7 @@ from .files.journal import Journal, JournalWriter, read_journal
 from .files.models import PRESETS, Preset, PresetStatus, hub_cache_dir, preset_status, resolve_model
 from .lm.generate import SamplingConfig
 from .lm.prompts import DEFAULT_ROLE, DEFAULT_VOICE, NO_VOICE, shipped_voices
+from .runtime.kernel_plan import Choice, KernelPlan
 from .runtime.loading import LoadedModel, ModelInfo, Precision, load_model, release_memory
 from .runtime.replay import (
     Recovery,
@@ -45,14 +46,16 @@ from .runtime.session import (
     Session,
     TranscriptEntry,
 )
+from .runtime.threads import ThreadChoice
 from .version import VERSION
 
 __all__ = [
     "DEFAULT_ROLE", "DEFAULT_VOICE", "FRAME_MS", "FRAME_SECONDS", "FRAME_SIZE", "NO_VOICE", "PRESETS", "SAMPLE_RATE",
-    "VERSION", "AudioFileError", "CacheStats", "ConversationFileError", "ConversationInfo", "FrameResult",
-    "FrameTimings", "GraphStatus", "Journal", "JournalWriter", "LoadedModel", "ModelError", "ModelInfo",
+    "VERSION", "AudioFileError", "CacheStats", "Choice", "ConversationFileError", "ConversationInfo", "FrameResult",
+    "FrameTimings", "GraphStatus", "Journal", "JournalWriter", "KernelPlan", "LoadedModel", "ModelError", "ModelInfo",
     "OfflineResult", "Precision", "Preset", "PresetStatus", "Recovery", "RecoveryCancelled", "SamplingConfig",
-    "Session", "TranscriptEntry", "can_save_compact", "conversation_kind", "hub_cache_dir", "load_model",
+    "Session", "ThreadChoice", "TranscriptEntry", "can_save_compact", "conversation_kind", "hub_cache_dir",
+    "load_model",
     "open_conversation", "prefers_compact", "preset_status", "read_audio", "read_conversation_audio",
     "read_conversation_info", "read_journal", "read_wav", "record_frames", "recover", "release_memory",
     "resolve_model", "save_conversation", "shipped_voices", "start_journal", "to_16_bit", "write_atomically",

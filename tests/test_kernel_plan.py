@@ -96,3 +96,19 @@ def test_every_candidate_gives_the_reference_tokens(plan_dir, demo_model_dir, sp
     assert len(text) == frames - 1 and len(set(text)) > 5
     same = sum(a == b and x == y for a, b, x, y in zip(text, ref_text, audio, ref_audio))
     assert same == len(text), f"{len(text) - same} of {len(text)} frames differ with kernels {forced or 'planned'}"
+
+
+def test_the_thread_count_is_measured_once_per_model_and_kept(demo_model_dir):
+    from engine.runtime.threads import thread_candidates
+
+    before = torch.get_num_threads()
+    try:
+        model = load_model(str(demo_model_dir), device="cpu")
+        choice = model.use_best_threads()
+        assert tuple(choice.p90_ms) == thread_candidates() and choice.threads in choice.p90_ms
+        assert choice.p90_ms[choice.threads] == min(choice.p90_ms.values())
+        assert torch.get_num_threads() == choice.threads
+        torch.set_num_threads(1 if choice.threads != 1 else 2)
+        assert model.use_best_threads() is choice and torch.get_num_threads() == choice.threads
+    finally:
+        torch.set_num_threads(before)

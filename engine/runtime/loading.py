@@ -22,6 +22,7 @@ from ..lm.generate import SamplingConfig
 from ..lm.model import LMConfig, LMModel, load_lm
 from ..lm.tokenizer import TextTokenizer
 from .kernel_plan import KernelPlan, plan_kernels, silent_frame_runner
+from .threads import ThreadChoice, choose_threads
 
 
 class Precision(enum.Enum):
@@ -106,11 +107,22 @@ class LoadedModel:
             fingerprint=model_fingerprint(files))
         # On the CPU, each hot-path operation's kernel is measured here (or read from the cache).
         self.kernel_plan: KernelPlan | None = None
+        self.thread_choice: ThreadChoice | None = None  # measured by use_best_threads()
         if device.type == "cpu":
             if on_stage is not None:
                 on_stage("Choosing the fastest kernels for this computer...")
             frame = silent_frame_runner(lambda: self.new_session(record_audio=False, run_prompts=False))
             self.kernel_plan = plan_kernels([self.mimi, self.lm], frame, self.info.fingerprint, self.dtype)
+
+    def use_best_threads(self) -> ThreadChoice | None:
+        """On the CPU, set torch's thread count to what this model's frame runs fastest with here,
+        measured the first time (call it with the rest of the app running); None on a GPU."""
+        if self.device.type != "cpu":
+            return None
+        if self.thread_choice is None:
+            self.thread_choice = choose_threads(self)
+        torch.set_num_threads(self.thread_choice.threads)
+        return self.thread_choice
 
     def new_session(self, sampling: SamplingConfig = SamplingConfig(), seed: int = 42,
                     voice_prompt: str | None = None, text_prompt: str | None = None, **options):
