@@ -70,7 +70,7 @@ def run(threads: int, frames: int, warmup: int, folder: Path, audio: np.ndarray)
             fn(pcm)
             if i >= warmup:
                 times[name].append((time.perf_counter() - t0) * 1e3)
-    out = {"threads": threads, "frames": frames}
+    out = {"threads": threads, "frames": frames, "kernel_plan": model.kernel_plan.as_json()}
     for name, ms in times.items():
         out[name] = summary(ms)
     for stat in ("median_ms", "p95_ms"):

@@ -12,6 +12,7 @@ ours / reference (target <= 0.5). Writes ``bench/results/mimi.json``.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import platform
@@ -32,6 +33,7 @@ from engine.audio import (
     read_wav,  # noqa: E402
 )
 from engine.codec.mimi import Mimi, load_mimi  # noqa: E402
+from engine.runtime.kernel_plan import plan_kernels  # noqa: E402
 
 AUDIO = os.path.join(os.path.dirname(__file__), "..", "tests", "data", "story_16k.wav")
 RESULTS = os.path.join(os.path.dirname(__file__), "results", "mimi.json")
@@ -64,8 +66,21 @@ def speech_frames(count: int) -> list[torch.Tensor]:
     return list(torch.from_numpy(pcm).view(1, 1, -1).split(FRAME_SIZE, dim=-1))
 
 
-def run(ref, ours, frames, warmup: int, threads: int) -> dict:
+def plan_mimi(ours, fingerprint: str):
+    """The kernel plan for this thread count, as a loaded model gets it (one frame records the shapes)."""
+    silence = torch.zeros(1, 1, FRAME_SIZE)
+
+    def frame() -> None:
+        with torch.inference_mode():
+            state = ours.init_state(1)
+            ours.decode_step(ours.encode_step(silence, state), state)
+
+    return plan_kernels([ours], frame, fingerprint, torch.float32)
+
+
+def run(ref, ours, frames, warmup: int, threads: int, fingerprint: str) -> dict:
     torch.set_num_threads(threads)
+    plan = plan_mimi(ours, fingerprint)
     state = ours.init_state(1)
     times = {"ref_encode": [], "ref_decode": [], "our_encode": [], "our_decode": []}
     with torch.inference_mode(), ref.streaming(1):
@@ -89,6 +104,8 @@ def run(ref, ours, frames, warmup: int, threads: int) -> dict:
         stats = summary(values)
         result[f"{key}_ms_median"], result[f"{key}_ms_p95"] = stats["median_ms"], stats["p95_ms"]
     result["ratio_ours_over_ref"] = round(result["our_total_ms_median"] / result["ref_total_ms_median"], 3)
+    result["ratio_ours_over_ref_p95"] = round(result["our_total_ms_p95"] / result["ref_total_ms_p95"], 3)
+    result["kernel_plan"] = plan.as_json()
     return result
 
 
@@ -106,8 +123,10 @@ def main() -> None:
         random_checkpoint(path)
         ref = get_mimi(path, device="cpu")
         ours = load_mimi(path)
+        with open(path, "rb") as f:
+            fingerprint = "bench-mimi-" + hashlib.sha256(f.read()).hexdigest()[:16]
     frames = speech_frames(args.frames + args.warmup)
-    results = [run(ref, ours, frames, args.warmup, n) for n in args.threads]
+    results = [run(ref, ours, frames, args.warmup, n, fingerprint) for n in args.threads]
     report = {
         "benchmark": "Mimi streaming encode+decode of one 1920-sample frame, released size, fp32, CPU",
         "machine": {"cpu": cpu_model(), "logical_cpus": os.cpu_count(), "platform": platform.platform(),
@@ -122,7 +141,8 @@ def main() -> None:
         print(f"{r['threads']} thread(s): reference {r['ref_encode_ms_median']:.1f} + {r['ref_decode_ms_median']:.1f}"
               f" = {r['ref_total_ms_median']:.1f} ms, ours {r['our_encode_ms_median']:.1f} + "
               f"{r['our_decode_ms_median']:.1f} = {r['our_total_ms_median']:.1f} ms, "
-              f"ratio {r['ratio_ours_over_ref']:.2f}")
+              f"ratio {r['ratio_ours_over_ref']:.2f} (p95 {r['ratio_ours_over_ref_p95']:.2f}), "
+              f"kernels {r['kernel_plan']['source']}")
     print(f"wrote {RESULTS}")
 
 
