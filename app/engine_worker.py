@@ -30,6 +30,7 @@ from app.audio_bridge import AudioBridge
 from app.echo import MicProcessor, ProcessingSettings, library_problem
 from app.frame_stats import FrameStats, StageTimings, level_db
 from app.resample import FrameAssembler, OutputConverter
+from app.saved_marker import mark_saved, remove_mark
 from engine import FRAME_MS, FRAME_SIZE, SAMPLE_RATE
 
 log = logging.getLogger(__name__)
@@ -307,6 +308,11 @@ class EngineWorker(QObject):
         except (OSError, ValueError) as e:
             self.file_failed.emit("save", f"Could not save {Path(path).name}: {e}")
             return
+        if self.journal_path is not None:
+            try:
+                mark_saved(self.journal_path, self._session.frames, path)
+            except OSError as e:  # the journal stays whole: a crash offers all of it
+                log.warning("could not note the save beside the journal: %s", e)
         self.file_done.emit("saved", path)
 
     def _recover(self, path: str) -> None:
@@ -355,6 +361,8 @@ class EngineWorker(QObject):
     def _end_journal(self) -> None:
         if self._recorder is not None:
             self._recorder.close(remove=True)
+        if self.journal_path is not None:
+            remove_mark(self.journal_path)
         self._recorder, self.journal_path = None, None
 
     def _export_audio(self, path: str) -> None:

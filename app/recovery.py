@@ -3,7 +3,8 @@ recover one, and the rebuild's progress bar (cancellable).
 
 The worker journals every conversation into the state folder (``paths.journal_dir``) and removes
 the journal on a clean exit or when the conversation ends by choice, so a journal found at start
-belongs to a run that crashed. ``RecoveryOffer`` is the widget-free state; ``RecoveryDialogs``
+belongs to a run that crashed. One whose frames were all saved (``app.saved_marker``) is removed
+instead of offered. ``RecoveryOffer`` is the widget-free state; ``RecoveryDialogs``
 renders it: a question (Recover / Later / Discard; "Later" keeps the journal for the next start),
 then a progress dialog while the worker rebuilds the state.
 """
@@ -18,6 +19,7 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QMessageBox, QProgressDialog, QWidget
 
 import engine
+from app.saved_marker import read_mark, remove_mark
 from engine import FRAME_SECONDS
 
 log = logging.getLogger(__name__)
@@ -25,8 +27,9 @@ log = logging.getLogger(__name__)
 
 def pending_journals(folder: Path) -> list[tuple[Path, int]]:
     """(journal, whole frames) left by runs that crashed, newest first. A journal without one whole
-    frame (a crash before the conversation began) holds nothing and is removed; one that cannot be
-    read at all is kept for the person to look at, and logged."""
+    frame (a crash before the conversation began), or with no frame more than its last save, holds
+    nothing to recover and is removed; one that cannot be read at all is kept for the person to
+    look at, and logged."""
     found = []
     for path in sorted(folder.glob("*.journal"), key=lambda p: p.stat().st_mtime, reverse=True):
         try:
@@ -34,8 +37,10 @@ def pending_journals(folder: Path) -> list[tuple[Path, int]]:
         except engine.ConversationFileError as e:
             log.warning("journal %s cannot be recovered: %s", path, e)
             continue
-        if frames == 0:
+        mark = read_mark(path)
+        if frames == 0 or (mark is not None and frames <= mark.frames):
             path.unlink(missing_ok=True)
+            remove_mark(path)
             continue
         found.append((path, frames))
     return found
@@ -69,6 +74,7 @@ class RecoveryOffer(QObject):
 
     def discard(self) -> None:
         self.journal.unlink(missing_ok=True)
+        remove_mark(self.journal)
         self.outcome = "discarded"
         self.changed.emit()
 
@@ -87,9 +93,12 @@ class RecoveryDialogs(QObject):
     def __init__(self, parent: QWidget, offer: RecoveryOffer, show_error: Callable[[str], None]):
         super().__init__(parent)
         self.offer, self.show_error = offer, show_error
+        mark = read_mark(offer.journal)
+        saved = (f"\n\nIt was last saved to {Path(mark.file).name} "
+                 f"{(offer.frames - mark.frames) * FRAME_SECONDS:.0f} s before the end." if mark else "")
         self.question = QMessageBox(QMessageBox.Question, "Recover conversation?",
                                     f"Parley did not close properly. Recover the conversation it was having "
-                                    f"({offer.seconds:.0f} s)?\n\n'Later' keeps it for the next start.",
+                                    f"({offer.seconds:.0f} s)?{saved}\n\n'Later' keeps it for the next start.",
                                     QMessageBox.NoButton, parent)
         self.recover_button = self.question.addButton("Recover", QMessageBox.AcceptRole)
         self.later_button = self.question.addButton("Later", QMessageBox.RejectRole)

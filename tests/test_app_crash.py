@@ -83,7 +83,8 @@ def test_killed_app_recovers_its_conversation_bit_for_bit(pulse_audio, qtbot, tm
     assert left >= seen  # everything the journal had got is on disk after the kill
 
     threads = torch.get_num_threads()
-    torch.set_num_threads(1)  # as the app computed (one thread on this 2-core machine)
+    # Recovery replays with the journal's thread count; the reference runs here with the same.
+    torch.set_num_threads(engine.read_journal(journal).header.threads)
     try:
         window = MainWindow(QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat),
                             model_loader=lambda *args: app_demo_model, audio=False, worker_seed=1,

@@ -90,9 +90,15 @@ def test_journal_left_by_a_crash_is_offered_and_recovered_bit_for_bit(qtbot, tmp
 
     # An uninterrupted run fed the same frames, with the journal's seed and sampling.
     header = engine.read_journal(new_journal).header
-    reference = app_demo_model.new_session(sampling=header.sampling, seed=header.seed)
-    for frame in engine.read_journal(new_journal).pcm:
-        reference.step(frame)
+    assert header.threads == app_demo_model.thread_choice.threads  # the worker's measured count
+    threads = torch.get_num_threads()
+    torch.set_num_threads(header.threads)  # float sums are grouped per thread: run as the worker did
+    try:
+        reference = app_demo_model.new_session(sampling=header.sampling, seed=header.seed)
+        for frame in engine.read_journal(new_journal).pcm:
+            reference.step(frame)
+    finally:
+        torch.set_num_threads(threads)
     recovered = second.window.worker._session
     assert recovered.frames == 15
     ours, theirs = flatten(recovered.state), flatten(reference.state)
@@ -118,4 +124,42 @@ def test_later_keeps_the_journal_and_discard_removes_it(qtbot, tmp_path, app_dem
     app = App(qtbot, tmp_path, app_demo_model, crashed)
     app.window.recovery.discard_button.click()
     assert not (crashed / "old.journal").exists()
+    app.close()
+
+
+def test_a_saved_conversation_needs_no_recovery_until_it_goes_on(qtbot, tmp_path, app_demo_model):
+    from app.saved_marker import marker_path
+
+    journals, crashed = tmp_path / "journals", tmp_path / "crashed"
+    journals.mkdir()
+    crashed.mkdir()
+    first = App(qtbot, tmp_path, app_demo_model, journals)
+    saved = SignalRecorder()
+    first.window.worker.file_done.connect(saved.record)
+    first.talk(6)
+    journal = first.window.worker.journal_path
+    qtbot.waitUntil(lambda: engine.read_journal(journal).frames == 6, timeout=10_000)
+    first.window.worker.save_conversation(str(tmp_path / "kept.parley"))
+    qtbot.waitUntil(lambda: len(saved) == 1, timeout=30_000)
+    for path in (journal, marker_path(journal)):  # a crash right after the save
+        shutil.copy(path, crashed / path.name)
+    first.talk(4)  # the conversation goes on after the save
+    qtbot.waitUntil(lambda: engine.read_journal(journal).frames == 10, timeout=10_000)
+    later = tmp_path / "crashed-later"
+    later.mkdir()
+    for path in (journal, marker_path(journal)):
+        shutil.copy(path, later / path.name)
+    first.close()
+    assert not journal.exists() and not marker_path(journal).exists()
+
+    app = App(qtbot, tmp_path, app_demo_model, crashed)
+    assert app.window.recovery is None  # everything was in the saved file
+    assert not (crashed / journal.name).exists() and not (crashed / marker_path(journal).name).exists()
+    app.close()
+    app = App(qtbot, tmp_path, app_demo_model, later)
+    dialogs = app.window.recovery
+    assert dialogs is not None and dialogs.offer.frames == 10
+    assert "kept.parley" in dialogs.question.text()
+    dialogs.discard_button.click()
+    assert not (later / journal.name).exists() and not (later / marker_path(journal).name).exists()
     app.close()

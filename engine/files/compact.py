@@ -55,7 +55,8 @@ def write_compact(path: str | os.PathLike, header: JournalHeader, user_codes: np
     meta = {"version": KIND_VERSIONS[COMPACT], "kind": COMPACT, "model": header.model,
             "fingerprint": header.fingerprint, "frames": frames, "sampling": asdict(header.sampling),
             "seed": header.seed, "prompts": header.prompts, "user_streams": header.user_streams,
-            "token_streams": header.token_streams, "transcript": [list(e) for e in transcript],
+            "token_streams": header.token_streams, "threads": header.threads,
+            "transcript": [list(e) for e in transcript],
             "app_version": VERSION, "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "sample_rate": SAMPLE_RATE}
     write_conversation(path, tensors, meta)
@@ -74,7 +75,8 @@ def read_compact(path: str | os.PathLike, fingerprint: str) -> Journal:
         header = JournalHeader(model=str(meta["model"]), fingerprint=str(meta["fingerprint"]),
                                sampling=SamplingConfig(**meta["sampling"]), seed=int(meta["seed"]),
                                prompts={"voice": meta["prompts"].get("voice"), "text": meta["prompts"].get("text")},
-                               user_streams=int(meta["user_streams"]), token_streams=int(meta["token_streams"]))
+                               user_streams=int(meta["user_streams"]), token_streams=int(meta["token_streams"]),
+                               threads=int(meta.get("threads", 0)))
         frames = int(meta["frames"])
         user, tokens = tensors["compact.user_codes"], tensors["compact.tokens"]
         if user.shape != (frames, header.user_streams) or tokens.shape != (frames, header.token_streams):

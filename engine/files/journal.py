@@ -65,6 +65,9 @@ class JournalHeader:
     prompts: dict
     user_streams: int
     token_streams: int
+    # torch's CPU threads when the conversation ran (0: not on a CPU, or not recorded): float sums
+    # are grouped per thread, so a bit-identical replay runs with as many.
+    threads: int = 0
 
     def to_json(self) -> bytes:
         body = {"format": FORMAT_NAME, "version": FORMAT_VERSION, **asdict(self),
@@ -191,7 +194,8 @@ def _parse_header(payload: bytes, name: str) -> JournalHeader:
             model=str(meta["model"]), fingerprint=str(meta["fingerprint"]),
             sampling=SamplingConfig(**meta["sampling"]), seed=int(meta["seed"]),
             prompts={"voice": meta["prompts"].get("voice"), "text": meta["prompts"].get("text")},
-            user_streams=int(meta["user_streams"]), token_streams=int(meta["token_streams"]))
+            user_streams=int(meta["user_streams"]), token_streams=int(meta["token_streams"]),
+            threads=int(meta.get("threads", 0)))
         if not (0 < header.user_streams <= MAX_STREAMS and 0 < header.token_streams <= MAX_STREAMS):
             raise ValueError("stream counts out of range")
     except (KeyError, TypeError, ValueError, AttributeError) as e:

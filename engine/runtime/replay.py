@@ -21,6 +21,7 @@ helpers so that the cache bookkeeping exists once.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -75,9 +76,10 @@ def written_tokens(generator, gen_state: StateTree) -> torch.Tensor:
 
 def journal_header(session: Session) -> JournalHeader:
     info, generator = session.model.info, session.generator
+    threads = torch.get_num_threads() if session.model.device.type == "cpu" else 0
     return JournalHeader(model=info.name, fingerprint=info.fingerprint, sampling=session.sampling,
                          seed=session.seed, prompts=dict(session.prompts), user_streams=generator.user_streams,
-                         token_streams=generator.config.dep_q + 1)
+                         token_streams=generator.config.dep_q + 1, threads=threads)
 
 
 class FrameRecorder:
@@ -212,10 +214,24 @@ def rebuild(model: LoadedModel, journal: Journal, name: str, progress: Progress 
     damage = journal.damage if frames == journal.frames else why
     lost = journal.lost_frames + journal.frames - frames
     recorder = record_frames(session)
-    mismatches = _replay(session, journal, frames, progress, cancel)
+    with _cpu_threads(header.threads if model.device.type == "cpu" else 0):
+        mismatches = _replay(session, journal, frames, progress, cancel)
     recorder.user_codes = list(journal.user_codes[:frames])
     recorder.tokens = list(journal.tokens[:frames])
     return Recovery(session, frames, lost, damage, mismatches, time.perf_counter() - t0)
+
+
+@contextlib.contextmanager
+def _cpu_threads(threads: int):
+    """Run with ``threads`` torch threads (this thread's setting), as the journaled frames ran;
+    0 leaves it as it is."""
+    before = torch.get_num_threads()
+    if threads > 0:
+        torch.set_num_threads(threads)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
 
 
 def _valid_frames(journal: Journal, config) -> tuple[int, str | None]:
