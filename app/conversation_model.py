@@ -251,6 +251,11 @@ class ConversationModel(QObject):
         self.update_settings(**asdict(processing))
         self.processing_changed.emit()
 
+    def set_file_kind(self, kind: str) -> None:
+        """File > Conversation files: the kind the next saves write (an AppSettings.file_kind)."""
+        self.update_settings(file_kind=kind)
+        self.worker.save_compact = self.settings.save_compact
+
     def choose_devices(self, input_label: str, output_label: str) -> None:
         """Device labels as the pickers show them; "" = the system default."""
         self.update_settings(input_device=input_label, output_device=output_label)

@@ -10,6 +10,7 @@ from PySide6.QtGui import QAction, QDesktopServices, QKeySequence
 
 from app import paths
 from app.audio_menu import add_processing_actions
+from app.file_kind_menu import add_file_kind_menu
 
 
 def open_folder(path: Path) -> None:
@@ -26,6 +27,8 @@ class Menus:
         self.recent_menu = file_menu.addMenu("Open &recent")
         self.save_action = self.add(file_menu, "&Save", QKeySequence.Save, window.save)
         self.save_as_action = self.add(file_menu, "Save &as...", QKeySequence.SaveAs, window.save_as_dialog)
+        self.file_kind_actions = add_file_kind_menu(file_menu, window.model.settings.file_kind,
+                                                    window.model.set_file_kind)
         file_menu.addSeparator()
         self.add(file_menu, "Export &transcript...", None, window.export_transcript_dialog)
         self.add(file_menu, "Export a&udio...", None, window.export_audio_dialog)
