@@ -37,7 +37,7 @@ def run_gui(args) -> int:
     if problem:
         log.error("%s", problem)
         return 2
-    _share_cores_with_the_gui()
+    share_cores_with_the_gui()
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName(paths.APP_NAME)
     app.setOrganizationName(paths.APP_NAME)
@@ -63,7 +63,7 @@ def run_gui(args) -> int:
     return code
 
 
-def _share_cores_with_the_gui() -> None:
+def share_cores_with_the_gui() -> None:
     """One torch thread per two cores (at most 4): the GUI and audio threads need cores too, and
     on a busy 2-core machine a second OpenMP thread makes the frame time's tail much worse."""
     import torch
