@@ -26,6 +26,7 @@ from app.audio_menu import open_mic_note, processing_from
 from app.engine_worker import EngineWorker, ModelLoader, load_engine_model
 from app.frame_stats import FrameStats
 from app.push_to_talk import TalkState
+from app.real_time import RealTimeMonitor, too_slow_text
 from app.settings import AppSettings, load_settings, save_settings
 from app.status import SPEECH_DB, Status, StatusInputs, derive_status
 from app.transcript import FrameObservation, Transcript
@@ -56,6 +57,7 @@ class ConversationModel(QObject):
     title_changed = Signal(str)
     frame = Signal(object)  # FrameStats of the newest frame (meters and latency)
     health_changed = Signal(str)  # dropped frames, xruns, output gaps
+    speed_warning_changed = Signal(str)  # see speed_warning
     devices_changed = Signal(object)  # DeviceStatus
     error = Signal(str, bool)  # (message, resumable)
     message = Signal(str)  # a transient note for the status bar
@@ -89,6 +91,9 @@ class ConversationModel(QObject):
         self.last_stats: FrameStats | None = None
         self.device_status = DeviceStatus()
         self.health = ""
+        self.real_time = RealTimeMonitor()
+        # Says what to do while the machine is too slow to run the model in real time; "" when it is not.
+        self.speed_warning = ""
         self.status = Status.IDLE
         self._last_speech_time = float("-inf")
         self._last_release_time = float("-inf")
@@ -296,6 +301,8 @@ class ConversationModel(QObject):
         self.model_info = info
         self.loading_model = None
         self.model_changed.emit()
+        self.real_time.reset()  # the old model's speed says nothing about this one
+        self._update_speed_warning()
         if self.pending_journals:  # the first model of this run: offer what a crash left behind
             journals, self.pending_journals = self.pending_journals, []
             self.recovery_offered.emit(journals)
@@ -327,6 +334,8 @@ class ConversationModel(QObject):
             self.model_changed.emit()
         self.streaming = True
         self.unsaved_frames += 1
+        self.real_time.add(stats.step_ms)
+        self._update_speed_warning()
         if stats.output_db > SPEECH_DB:
             self._last_speech_time = time.monotonic()
         # Push-to-talk held: the whole hold is the user's turn; open mic: only where they are heard.
@@ -336,6 +345,15 @@ class ConversationModel(QObject):
         self.frame.emit(stats)
         if self.unsaved_frames == 1:
             self.title_changed.emit(self.title())
+
+    def _update_speed_warning(self) -> None:
+        text = ""
+        if self.real_time.too_slow and self.model_info is not None:
+            info = self.model_info
+            text = too_slow_text("the demo model" if info.is_demo else info.name, self.real_time.median_ms)
+        if text != self.speed_warning:
+            self.speed_warning = text
+            self.speed_warning_changed.emit(text)
 
     def _on_recording(self, recording) -> None:
         self.recording_ready.emit(recording)

@@ -25,6 +25,7 @@ from app.replay import PLAYING, STOPPED, ReplayPlayer
 from app.transcript import clock
 
 SLIDER_STEPS_PER_SECOND = 10
+WARNING_COLOUR = "#c58a16"
 
 
 class ReplayBar(QFrame):
@@ -106,6 +107,12 @@ class ConversationPanel(QWidget):
         self.placeholder.setAlignment(Qt.AlignCenter)
         self.placeholder.setStyleSheet("color: palette(placeholder-text);")
         layout.addWidget(self.placeholder)
+        self.speed_warning = QLabel()
+        self.speed_warning.setObjectName("speedWarning")
+        self.speed_warning.setWordWrap(True)
+        self.speed_warning.setStyleSheet(f"#speedWarning {{ color: {WARNING_COLOUR}; font-weight: bold; }}")
+        model.speed_warning_changed.connect(self._render_speed_warning)
+        layout.addWidget(self.speed_warning)
 
         controls = QHBoxLayout()
         self.talk_button = QPushButton("Hold to talk  (Space)")
@@ -135,16 +142,21 @@ class ConversationPanel(QWidget):
         model.recording_ready.connect(self._play_clip)
         self._render_placeholder()
         self._render_open_mic_note()
+        self._render_speed_warning(model.speed_warning)
 
     # -- live ----------------------------------------------------------------------------------
     def _render_talk(self, talk) -> None:
         self.talk_button.setDown(bool(talk.held_by))
         self.headphones_note.setVisible(talk.open_mic)
 
+    def _render_speed_warning(self, text: str) -> None:
+        self.speed_warning.setText(text)
+        self.speed_warning.setVisible(bool(text))
+
     def _render_open_mic_note(self) -> None:
         text, warning = self.model.open_mic_note()
         self.headphones_note.setText(text)
-        self.headphones_note.setStyleSheet("color: #c58a16;" if warning else "")
+        self.headphones_note.setStyleSheet(f"color: {WARNING_COLOUR};" if warning else "")
         self.headphones_note.setVisible(self.model.talk.open_mic)
 
     def _render_placeholder(self, *_args) -> None:

@@ -37,7 +37,7 @@ def run_gui(args) -> int:
     if problem:
         log.error("%s", problem)
         return 2
-    _share_cores_with_the_gui()
+    share_cores_with_the_gui()
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName(paths.APP_NAME)
     app.setOrganizationName(paths.APP_NAME)
@@ -63,7 +63,7 @@ def run_gui(args) -> int:
     return code
 
 
-def _share_cores_with_the_gui() -> None:
+def share_cores_with_the_gui() -> None:
     """Start with one torch thread per two cores (at most 4): the GUI and audio threads need cores
     too. Loading a model (and its kernel plan) runs with this; the engine worker then measures the
     count the model's frames run fastest with (``LoadedModel.use_best_threads``)."""

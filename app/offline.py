@@ -47,6 +47,7 @@ def _is_user_facing(e: Exception) -> bool:
 
 
 def _run(args) -> None:
+    from app.real_time import FrameTimeSummary
     from engine import (
         SamplingConfig,
         load_model,
@@ -94,12 +95,19 @@ def _run(args) -> None:
     write_wav(args.output, result.pcm[: pcm.size] if result.pcm.size >= pcm.size
               else np.pad(result.pcm, (0, pcm.size - result.pcm.size)))
     if args.json:
+        timing = FrameTimeSummary.of(result.frame_ms)
         payload = {
             "text": result.text,
             "text_tokens": result.text_tokens,
             "audio_codes": result.audio_codes,
             "frames_in": result.frames_in,
-            "ms_per_frame": 1000 * elapsed / max(result.frames_in, 1),
+            "ms_per_frame": 1000 * elapsed / max(result.frames_in, 1),  # wall time over all frames
+            # Compute per frame after the warm-up (app.real_time.WARMUP_FRAMES); null when the input
+            # is no longer than the warm-up.
+            "ms_per_frame_median": timing.median_ms,
+            "ms_per_frame_p95": timing.p95_ms,
+            "warmup_frames": len(timing.warmup_ms),
+            "warmup_ms": list(timing.warmup_ms),
         }
         write_atomically(args.json, json.dumps(payload).encode("utf-8"))
     if args.save_state:

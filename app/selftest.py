@@ -7,6 +7,10 @@ lists devices (zero devices is fine: a CI machine has no sound card); the echo c
 and removes a synthetic echo. Anything printed by the
 libraries goes to stderr so that stdout carries only the JSON line.
 
+Top-level "ms_per_frame" is the demo's steady-state median compute per frame in that window run
+(app.real_time: after its warm-up frames) and "real_time" whether it is under the 80 ms frame:
+how fast this machine is, which "ok" (whether everything works) does not depend on.
+
 The "device" field says where the chain ran and, when on the CPU, why (e.g. "no NVIDIA driver found
 (libcuda.so.1)"). ``--device cuda`` runs the chain on the GPU and adds a "cuda" check: the GPU's
 name, compute capability and memory, and the demo's frame captured as one CUDA graph, replayed and
@@ -27,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-SELFTEST_FRAMES = 6
+STEADY_FRAMES = 12  # timed after app.real_time.WARMUP_FRAMES: about a second of audio
 CUDA_CHECK_FRAMES = 40  # the graph is captured at frame first_output_frame + warm-up (2), the rest replay
 MODEL_LOAD_TIMEOUT_S = 600.0  # the first run builds the demo model
 
@@ -44,7 +48,7 @@ def run_selftest(device: str = "cpu") -> int:
                 report["error"] = f"--device cuda: {report['device']['cuda_unavailable_reason']}"
                 print(f"parley: selftest: {report['error']}", file=sys.stderr)
             else:
-                _run_checks(report["checks"], report["device"]["used"])
+                _run_checks(report, report["device"]["used"])
                 report["ok"] = all(c.get("ok") for c in report["checks"].values())
         except Exception as e:
             report["error"] = f"{type(e).__name__}: {e}"
@@ -65,7 +69,10 @@ def _check(checks: dict, name: str, fn) -> object:
     return value
 
 
-def _run_checks(checks: dict, device: str = "cpu") -> None:
+def _run_checks(report: dict, device: str = "cpu") -> None:
+    from app.real_time import FrameTimeSummary
+
+    checks = report["checks"]
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     with tempfile.TemporaryDirectory(prefix="parley-selftest-") as tmp:
         window = _check(checks, "qt_window", lambda: _open_window(tmp))
@@ -74,8 +81,13 @@ def _run_checks(checks: dict, device: str = "cpu") -> None:
             checks["model"]["name"] = window.model_info.name
             checks["model"]["device"] = window.model_info.device
             stats = _check(checks, "frames", lambda: _stream_frames(window))
+            timing = FrameTimeSummary.of([s.step_ms for s in stats])
             checks["frames"]["count"] = len(stats)
-            checks["frames"]["ms_per_frame"] = round(float(np.median([s.step_ms for s in stats])), 1)
+            checks["frames"]["ms_per_frame"] = round(timing.median_ms, 1)
+            # Real time: the steady-state *median* frame is computed within the 80 ms it plays (see
+            # app.real_time). It says how fast this machine is, not whether Parley works: "ok" ignores it.
+            report["ms_per_frame"] = checks["frames"]["ms_per_frame"]
+            report["real_time"] = timing.real_time
             _check(checks, "conversation_file", lambda: _save_and_reopen(window, Path(tmp) / "selftest.parley"))
         finally:
             window.unsaved_frames = 0
@@ -123,26 +135,28 @@ def _load_model(window, device: str = "cpu") -> None:
 def _stream_frames(window) -> list:
     from app.audio_bridge import AudioBridge
     from app.headless import BridgeFeeder, SignalRecorder, wait_until
+    from app.real_time import WARMUP_FRAMES
     from engine import FRAME_MS, SAMPLE_RATE
 
+    frame_count = WARMUP_FRAMES + STEADY_FRAMES
     frames, errors = SignalRecorder(), SignalRecorder()
     window.worker.frame_done.connect(frames.record)
     window.worker.error.connect(errors.record)
     bridge = AudioBridge(48_000, 2, SAMPLE_RATE, 1)  # exercises resampling and downmix
     window.worker.set_bridge(bridge)
     window.press_talk("key")
-    t = np.arange(int(bridge.input_rate * FRAME_MS / 1000.0) * (SELFTEST_FRAMES + 2)) / bridge.input_rate
+    t = np.arange(int(bridge.input_rate * FRAME_MS / 1000.0) * (frame_count + 2)) / bridge.input_rate
     tone = (0.2 * np.sin(2 * np.pi * 220.0 * t)).astype(np.float32)
     feeder = BridgeFeeder(bridge, lambda: window.worker.processed_position)
     feeder.feed(np.stack([tone, tone], axis=1))
-    wait_until(lambda: len(frames) >= SELFTEST_FRAMES or errors.calls, 10.0)  # queued signals in flight
+    wait_until(lambda: len(frames) >= frame_count or errors.calls, 10.0)  # queued signals in flight
     window.release_talk("key")
     window.worker.set_bridge(None)
     if errors.calls:
         raise RuntimeError(errors.calls[0][0])
     stats = [args[0] for args in frames.calls]
-    if len(stats) < SELFTEST_FRAMES:
-        raise RuntimeError(f"only {len(stats)} of {SELFTEST_FRAMES} frames came back")
+    if len(stats) < frame_count:
+        raise RuntimeError(f"only {len(stats)} of {frame_count} frames came back")
     played = np.concatenate(feeder.played)
     if not np.isfinite(played).all():
         raise RuntimeError("the model produced non-finite audio")

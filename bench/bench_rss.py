@@ -13,15 +13,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import time
 from pathlib import Path
 
 import numpy as np
 import torch
 
-from bench.common import cpu_model
+from bench.common import cpu_model, rss_bytes
 from engine import Session, load_model
 from engine.audio import FRAME_SIZE
 from engine.lm.generate import SamplingConfig
@@ -29,21 +27,6 @@ from engine.lm.generate import SamplingConfig
 RESULTS = Path(__file__).resolve().parent / "results"
 SPEECH = [Path(__file__).resolve().parents[1] / p for p in ("assets/hello_24k.wav", "tests/data/story_16k.wav",
                                                             "tests/data/interrupt_48k_stereo.wav")]
-
-
-def rss_bytes() -> int:
-    """Current resident set size (Linux /proc; elsewhere the peak from ``resource`` or 0)."""
-    try:
-        with open("/proc/self/statm") as f:
-            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-    except OSError:
-        try:
-            import resource
-
-            scale = 1 if platform.system() == "Darwin" else 1024
-            return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * scale
-        except ImportError:  # Windows
-            return 0
 
 
 def input_audio() -> np.ndarray:

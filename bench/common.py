@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+import os
+import platform
 import statistics
 
 from engine.runtime.kernel_plan import cpu_model  # noqa: F401  (re-exported for the benchmarks)
@@ -20,3 +22,18 @@ def summary(ms: list[float], digits: int = 2) -> dict:
         return {"n": 0}
     return {"n": len(ms), "median_ms": round(statistics.median(ms), digits),
             "p95_ms": round(percentile(ms, 0.95), digits), "p99_ms": round(percentile(ms, 0.99), digits)}
+
+
+def rss_bytes() -> int:
+    """Current resident set size (Linux /proc; elsewhere the peak from ``resource`` or 0)."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except OSError:
+        try:
+            import resource
+
+            scale = 1 if platform.system() == "Darwin" else 1024
+            return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * scale
+        except ImportError:  # Windows
+            return 0

@@ -77,6 +77,32 @@ class TestDevices:
         self.module_ids.clear()
 
 
+def devices_loaded() -> bool:
+    sinks = _run("pactl", "list", "short", "sinks").stdout.split()
+    return SPEAKER_SINK in sinks and MIC_FEED_SINK in sinks
+
+
+@contextlib.contextmanager
+def devices_running():
+    """The test devices on a running server, for a script run on its own or from the suite: the
+    server is started here when none runs, the devices loaded when they are not there already (the
+    suite's ``pulse_audio`` fixture loads them), and only what was started here is torn down."""
+    if not tools_available():
+        raise RuntimeError("PulseAudio is missing: run tests/setup_system.sh (installs pulseaudio, pulseaudio-utils)")
+    started = not server_running()
+    if started:
+        start_server()
+    devices = TestDevices()
+    try:
+        if not devices_loaded():
+            devices.load()
+        yield
+    finally:
+        devices.unload()
+        if started:
+            kill_server()
+
+
 @dataclass
 class EchoPath:
     """``module-loopback`` from the speaker sink's monitor into the microphone feed (the echo)."""

@@ -21,9 +21,10 @@ from app.audio_bridge import AudioBridge
 from app.frame_stats import SILENCE_DB
 from app.headless import BridgeFeeder, SignalRecorder
 from app.main_window import MainWindow
+from app.real_time import SUSTAINED_FRAMES
 from app.settings import load_settings, save_settings
 from app.status import SPEECH_DB, Status
-from engine import FRAME_SIZE, SAMPLE_RATE
+from engine import FRAME_MS, FRAME_SIZE, SAMPLE_RATE
 
 TONE_DB = 20 * np.log10(0.2 / np.sqrt(2))  # RMS level of the 0.2-amplitude test tone
 
@@ -243,6 +244,35 @@ def test_a_slow_model_never_freezes_the_window_and_old_input_is_dropped(qtbot, t
         qtbot.waitUntil(lambda: len(h.stats) >= 2, timeout=20_000)
         assert h.stats[-1].dropped_frames > 0  # it fell behind and dropped input instead of queueing it
         assert h.stats[-1].timings.input_queue < 1000.0  # and latency stayed bounded
+    finally:
+        h.close()
+
+
+def test_the_window_says_when_the_computer_is_too_slow_for_real_time_and_when_it_recovers(qtbot, tmp_path,
+                                                                                          app_demo_model):
+    # Each frame waits a whole frame period before computing: slower than real time on any machine.
+    slow = _WrappedModel(app_demo_model, lambda s: _SlowSession(s, delay=FRAME_MS / 1000.0))
+    h = Harness(qtbot, tmp_path, lambda *args: slow)
+    try:
+        warning = h.window.conversation_panel.speed_warning
+        h.frames(SUSTAINED_FRAMES - 1)
+        assert warning.isHidden()  # it waits for a whole window of frames: a slow start alone says nothing
+        last = h.frames(1)[-1]
+        assert warning.isVisible()
+        median_ms = h.window.model.real_time.median_ms
+        assert median_ms > FRAME_MS
+        assert warning.text() == (f"This computer is too slow to run the demo model in real time ({median_ms:.0f} ms "
+                                  "per 80 ms frame). Try precision int8 or bfloat16 (Model → Model manager), a GPU, "
+                                  "or close other programs.")
+
+        # The computer recovers: fast frames, reported through the worker's own signal.
+        fast = replace(last, step_ms=FRAME_MS / 4)
+        for _ in range(SUSTAINED_FRAMES // 2 - 1):
+            h.window.worker.frame_done.emit(fast)
+        assert warning.isVisible()  # it follows the sustained speed: a minority of fast frames changes nothing
+        for _ in range(2):
+            h.window.worker.frame_done.emit(fast)
+        assert warning.isHidden() and h.window.model.speed_warning == ""
     finally:
         h.close()
 

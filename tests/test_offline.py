@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 import torch
 
+from app.real_time import WARMUP_FRAMES, FrameTimeSummary
 from engine.audio import read_wav, write_wav
 from tests.conftest import SPEECH
 from tests.reference import require_moshi
@@ -101,12 +102,29 @@ def test_json_contract_and_output_duration(cache_env, tmp_path):
     parley(env, "offline", "--model", "demo", "--input", str(short), "--output", str(tmp_path / "o.wav"),
            "--json", str(tmp_path / "o.json"), "--seed", "3")
     data = json.loads((tmp_path / "o.json").read_text())
-    assert set(data) == {"text", "text_tokens", "audio_codes", "frames_in", "ms_per_frame"}
+    assert set(data) == {"text", "text_tokens", "audio_codes", "frames_in", "ms_per_frame", "ms_per_frame_median",
+                         "ms_per_frame_p95", "warmup_frames", "warmup_ms"}
     assert data["frames_in"] == 26
+    assert data["warmup_frames"] == len(data["warmup_ms"]) == WARMUP_FRAMES
+    assert all(ms > 0 for ms in data["warmup_ms"])
+    assert 0 < data["ms_per_frame_median"] <= data["ms_per_frame_p95"]
+    # Compute is part of the wall time: the steady median cannot be far above the wall-time mean.
+    assert data["ms_per_frame_median"] < 2 * data["ms_per_frame"]
     assert len(data["text_tokens"]) == len(data["audio_codes"]) == 25
     assert all(len(c) == 8 and all(0 <= x < 2048 for x in c) for c in data["audio_codes"])
     assert data["ms_per_frame"] > 0 and isinstance(data["text"], str)
     assert read_wav(tmp_path / "o.wav").size == read_wav(short).size
+
+
+def test_the_steady_state_leaves_out_the_warm_up_frames():
+    slow_start = [230.0, 120.0, 90.0] + [70.0 + i for i in range(20)]
+    summary = FrameTimeSummary.of(slow_start)
+    assert summary.warmup_ms == (230.0, 120.0, 90.0) and summary.frames == 23
+    assert summary.median_ms == pytest.approx(79.5)
+    assert 86.0 < summary.p95_ms < 89.0
+    assert summary.real_time
+    too_short = FrameTimeSummary.of([230.0, 120.0])
+    assert too_short.median_ms is None and too_short.p95_ms is None and too_short.real_time is None
 
 
 @pytest.mark.parametrize("args, words", [

@@ -68,6 +68,7 @@ class OfflineResult:
     text_tokens: list[int]  # one per frame that produced output
     audio_codes: list[list[int]]
     frames_in: int
+    frame_ms: list[float]  # each frame's compute time (FrameTimings.total_ms), in order
 
 
 @dataclass(frozen=True)
@@ -204,16 +205,17 @@ class Session:
         frames = -(-pcm.size // FRAME_SIZE)
         padded = np.zeros(frames * FRAME_SIZE, np.float32)
         padded[:pcm.size] = pcm
-        outs, tokens, codes, text = [], [], [], []
+        outs, tokens, codes, text, frame_ms = [], [], [], [], []
         for i in range(frames):
             r = self.step(padded[i * FRAME_SIZE:(i + 1) * FRAME_SIZE])
             outs.append(r.pcm)
+            frame_ms.append(r.timings.total_ms)
             if r.text_token is not None:
                 tokens.append(r.text_token)
                 codes.append(list(r.audio_codes))
                 text.append(r.text)
         pcm_out = np.concatenate(outs) if outs else np.zeros(0, np.float32)
-        return OfflineResult(pcm_out, "".join(text), tokens, codes, frames)
+        return OfflineResult(pcm_out, "".join(text), tokens, codes, frames, frame_ms)
 
     def cache_stats(self) -> tuple[CacheStats, ...]:
         """Ring usage from host counters (no device reads; sizes computed once per session)."""

@@ -1,0 +1,226 @@
+"""The app as a person runs it, timed: the real window on a real model, on a real (virtual) sound card.
+
+The main window (Qt offscreen unless ``QT_QPA_PLATFORM`` says otherwise) opens its own ``AudioIO``
+on the PulseAudio test devices (``tests/audio_server.py``; started here when none runs). A speech
+recording, looped, plays into the microphone feed for the whole run, and Talk is held for
+``TALK_PERIOD_S`` and released for as long, in turn, by the push-to-talk key's own events (Space),
+as a person talking and listening would. Everything else is as ``parley`` runs: default settings
+(microphone processing on), a crash journal, torch threads as ``app.gui`` sets them.
+
+Then the same loaded model runs as many frames offline in this process (``Session.step`` on the
+same speech, silent where Talk was released, same threads, nothing else running), so that
+``app_compute_ratio`` says what running inside the app costs the model: the GUI, the audio
+callbacks, the microphone processing and the journal compete with the worker for the cores.
+
+Reported (per-frame times as ``app.real_time`` defines them: compute after the warm-up frames):
+``cpu``, ``threads`` (torch's, read in the worker thread), ``frames``, ``rtf_median``, ``rtf_p95``
+(the worker's compute per frame / 80 ms), ``dropped_frames`` (input skipped because the model fell
+behind), ``output_gap_seconds`` (zeros the speaker played because nothing was queued, after the
+first second of frames), ``xruns``, ``mic_to_speaker_ms_median`` and its ``_start``/``_end`` (first
+and last 10% of frames: the window's own estimate per frame, device latencies + one frame +
+input queue + compute + output queue, as the meters show it), ``app_ms_per_frame``,
+``offline_ms_per_frame``, ``app_compute_ratio`` (the two medians' ratio), ``rss_mb_start`` (first
+frame) and ``rss_mb_end``, and ``audio_device_lost``: how often the app's heartbeat found the
+callbacks stopped for a second and reopened the streams (input is lost while it reconnects, so
+``frames`` falls short of 12.5 per second).
+
+    .venv/bin/python -m bench.bench_app --seconds 20 --json bench/results/app.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+from PySide6.QtCore import QCoreApplication, QEvent, QEventLoop, QSettings, Qt
+from PySide6.QtGui import QKeyEvent
+from PySide6.QtWidgets import QApplication
+
+import engine
+from app.audio_bridge import AudioBridge
+from app.engine_worker import load_engine_model
+from app.frame_stats import FrameStats
+from app.gui import share_cores_with_the_gui
+from app.headless import SignalRecorder, wait_until
+from app.main_window import MainWindow
+from app.real_time import WARMUP_FRAMES, FrameTimeSummary
+from bench.common import cpu_model, rss_bytes
+from tests import audio_server
+
+SPEECH = Path(__file__).resolve().parents[1] / "assets" / "hello_24k.wav"
+TALK_PERIOD_S = 2.0  # Talk held this long, then released this long, in turn
+OUTPUT_SETTLE_S = 1.0  # output gaps count from this long after the first frame
+DRIFT_SHARE = 0.1  # latency at the start and the end: the first and last 10% of frames
+START_TIMEOUT_S = 600.0  # the first run builds the demo model
+
+
+def _press_space(window, kind: QEvent.Type) -> None:
+    QApplication.sendEvent(window, QKeyEvent(kind, Qt.Key_Space, Qt.NoModifier, " "))
+
+
+def _run_events(seconds: float) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        QCoreApplication.processEvents(QEventLoop.AllEvents, 20)
+        time.sleep(0.005)
+
+
+def _write_looped_speech(path: str, seconds: float) -> None:
+    engine.write_wav(path, np.resize(engine.read_wav(SPEECH), int(seconds * engine.SAMPLE_RATE)))  # repeated
+
+
+def run_app(seconds: float, model: str, precision: str, folder: Path) -> dict:
+    """The window for ``seconds`` of frames; its FrameStats, counters and the model it loaded."""
+    loaded: dict = {}
+
+    def loader(name: str, device: str, precision: str, cuda_graph: bool):
+        loaded["threads"] = torch.get_num_threads()  # in the worker thread, where the frames run
+        loaded["model"] = load_engine_model(name, device, precision, cuda_graph)
+        return loaded["model"]
+
+    store = QSettings(str(folder / "settings.ini"), QSettings.IniFormat)
+    conversations, journals = folder / "conversations", folder / "journals"
+    conversations.mkdir()
+    journals.mkdir()
+    window = MainWindow(store, model_loader=loader, worker_seed=1, conversations_dir=conversations,
+                        journal_dir=journals)
+    frames, failures, devices = SignalRecorder(), SignalRecorder(), SignalRecorder()
+    window.worker.frame_done.connect(frames.record)
+    window.model.devices_changed.connect(devices.record)
+    window.worker.model_failed.connect(failures.record)
+    window.worker.error.connect(failures.record)
+    window.show()
+    wav = str(folder / "mic.wav")
+    _write_looped_speech(wav, seconds + 30.0)  # the model load and the first frames come first
+    player = None
+    try:
+        window.load_model(model, "auto", precision)
+        if not wait_until(lambda: window.model_info is not None or failures.calls, START_TIMEOUT_S):
+            raise TimeoutError("the model did not load in time")
+        player = audio_server.play_into_mic(wav)
+        if not wait_until(lambda: frames.calls or failures.calls, 30.0):
+            raise TimeoutError("no frame came from the sound card")
+        if failures.calls:
+            raise RuntimeError(failures.calls[0][0])
+        rss_start = rss_bytes()
+        device_changes_before = len(devices)
+        started = time.monotonic()
+        held = False
+        starved_from: dict[AudioBridge, int] = {}  # a reconnected device brings a new bridge
+        while (now := time.monotonic()) - started < seconds:
+            if (int((now - started) / TALK_PERIOD_S) % 2 == 0) != held:
+                held = not held
+                _press_space(window, QEvent.KeyPress if held else QEvent.KeyRelease)
+            bridge = window.audio.bridge
+            if bridge is not None and bridge not in starved_from and now - started >= OUTPUT_SETTLE_S:
+                starved_from[bridge] = bridge.output_starved_samples
+            _run_events(0.02)
+        counters = {
+            "output_gap_seconds": sum((b.output_starved_samples - n) / b.output_rate for b, n in starved_from.items()),
+            "xruns": sum(b.input_overflows + b.output_underflows for b in starved_from),
+            "audio_device_lost": sum(status.state == "lost" for status, in devices.calls[device_changes_before:]),
+            "rss_mb_start": rss_start / 2**20,
+            "rss_mb_end": rss_bytes() / 2**20,
+        }
+        if held:
+            _press_space(window, QEvent.KeyRelease)
+    finally:
+        if player is not None:
+            player.kill()
+            player.wait(10)
+        window.unsaved_frames = 0  # no "save changes?" question
+        window.close()
+    if failures.calls:
+        raise RuntimeError(failures.calls[0][0])
+    stats: list[FrameStats] = [args[0] for args in frames.calls]
+    return {"stats": stats, "model": loaded["model"], "threads": loaded["threads"], **counters}
+
+
+def offline_ms(model, stats: list[FrameStats]) -> list[float]:
+    """Compute per frame of ``model`` stepping the same frames offline: the speech where the app's
+    model heard the microphone, silence where it did not; timed as the worker times its steps."""
+    speech = engine.to_16_bit(engine.read_wav(SPEECH))
+    frames_in_speech = speech.size // engine.FRAME_SIZE
+    silence = np.zeros(engine.FRAME_SIZE, np.float32)
+    session = model.new_session(sampling=engine.SamplingConfig(), seed=1)
+    ms = []
+    for i, s in enumerate(stats):
+        j = i % frames_in_speech
+        heard = speech[j * engine.FRAME_SIZE:(j + 1) * engine.FRAME_SIZE] if s.mic_open else silence
+        started = time.monotonic()
+        session.step(heard)
+        ms.append((time.monotonic() - started) * 1000.0)
+    return ms
+
+
+def _median(values: list[float]) -> float:
+    return float(np.median(values))
+
+
+def measure(seconds: float, model: str = "demo", precision: str = "auto") -> dict:
+    """Needs the PulseAudio test devices (``audio_server.devices_running``)."""
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    QApplication.instance() or QApplication(sys.argv[:1])
+    share_cores_with_the_gui()
+    with tempfile.TemporaryDirectory(prefix="parley-bench-app-") as tmp:
+        app = run_app(seconds, model, precision, Path(tmp))
+    stats = app["stats"]
+    if len(stats) <= WARMUP_FRAMES:
+        raise RuntimeError(f"only {len(stats)} frames in {seconds} s: nothing after the warm-up to measure")
+    in_app = FrameTimeSummary.of([s.step_ms for s in stats])
+    offline = FrameTimeSummary.of(offline_ms(app["model"], stats))
+    edge = max(1, math.ceil(DRIFT_SHARE * len(stats)))
+    latency = [s.end_to_end_ms for s in stats]
+    return {
+        "cpu": cpu_model(),
+        "threads": app["threads"],
+        "model": app["model"].info.name,
+        "precision": app["model"].info.precision.value,
+        "seconds": seconds,
+        "frames": len(stats),
+        "frames_held": sum(s.mic_open for s in stats),
+        "rtf_median": round(in_app.median_ms / engine.FRAME_MS, 3),
+        "rtf_p95": round(in_app.p95_ms / engine.FRAME_MS, 3),
+        "dropped_frames": stats[-1].dropped_frames,
+        "output_gap_seconds": round(app["output_gap_seconds"], 3),
+        "xruns": app["xruns"],
+        "audio_device_lost": app["audio_device_lost"],
+        "mic_to_speaker_ms_median": round(_median(latency), 1),
+        "mic_to_speaker_ms_start": round(_median(latency[:edge]), 1),
+        "mic_to_speaker_ms_end": round(_median(latency[-edge:]), 1),
+        "app_ms_per_frame": round(in_app.median_ms, 2),
+        "offline_ms_per_frame": round(offline.median_ms, 2),
+        "app_compute_ratio": round(in_app.median_ms / offline.median_ms, 3),
+        "rss_mb_start": round(app["rss_mb_start"], 1),
+        "rss_mb_end": round(app["rss_mb_end"], 1),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=20.0, help="how long the window streams")
+    parser.add_argument("--model", default="demo", help="a preset or a model folder")
+    parser.add_argument("--precision", default="auto", choices=[p.value for p in engine.Precision])
+    parser.add_argument("--json", help="write the result here")
+    args = parser.parse_args(argv)
+    if args.seconds <= 2 * OUTPUT_SETTLE_S:
+        parser.error(f"--seconds must be more than {2 * OUTPUT_SETTLE_S:g}")
+    with audio_server.devices_running():
+        report = measure(args.seconds, args.model, args.precision)
+    text = json.dumps(report, indent=2)
+    print(text)
+    if args.json:
+        engine.write_atomically(args.json, (text + "\n").encode())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,48 @@
+"""The short version of bench/bench_app.py: the real window on the demo model, PulseAudio's devices,
+speech in the microphone and Talk held half of the time, for 8 seconds, in its own process.
+
+Bounds are generous (this machine is shared and noisy): it must run, measure every field, and
+keep up within a factor of 3; the benchmark's longer runs report the numbers.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.audio
+
+ROOT = Path(__file__).resolve().parent.parent
+SECONDS = 8
+FIELDS = {"cpu", "threads", "model", "precision", "seconds", "frames", "frames_held", "rtf_median", "rtf_p95",
+          "dropped_frames", "output_gap_seconds", "xruns", "audio_device_lost", "mic_to_speaker_ms_median",
+          "mic_to_speaker_ms_start", "mic_to_speaker_ms_end", "app_ms_per_frame", "offline_ms_per_frame",
+          "app_compute_ratio", "rss_mb_start", "rss_mb_end"}
+
+
+def test_the_app_benchmark_runs_the_window_on_the_sound_card_and_measures_it(pulse_audio, demo_model_dir, tmp_path):
+    out = tmp_path / "app.json"
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "QT_QPA_PLATFORM": "offscreen"}
+    done = subprocess.run([sys.executable, "-m", "bench.bench_app", "--seconds", str(SECONDS), "--json", str(out)],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "Traceback" not in done.stderr
+    report = json.loads(out.read_text())
+    print(f"\nbench_app ({SECONDS} s): {report}")
+    assert set(report) == FIELDS
+    numbers = {k: v for k, v in report.items() if k not in ("cpu", "model", "precision")}
+    assert all(isinstance(v, (int, float)) and math.isfinite(v) for v in numbers.values()), numbers
+    assert report["model"] == "demo" and report["threads"] >= 1 and report["cpu"]
+    assert report["frames"] > 0
+    assert 0 < report["frames_held"] < report["frames"]  # Talk was held part of the time, not all of it
+    assert 0 < report["rtf_median"] <= report["rtf_p95"]
+    assert report["rtf_median"] < 3
+    assert report["mic_to_speaker_ms_median"] > 80  # at least one frame of audio
+    assert report["offline_ms_per_frame"] > 0 and report["app_compute_ratio"] > 0
+    assert report["output_gap_seconds"] >= 0 and report["rss_mb_end"] > 100
