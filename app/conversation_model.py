@@ -36,6 +36,8 @@ from engine import DEFAULT_ROLE
 log = logging.getLogger(__name__)
 
 UI_TIMER_MS = 50
+# Loading reads the weights and, on the CPU, the kernel plan (measured on a first start here).
+FIRST_LOADING_STAGE = "reading the weights and choosing the fastest kernels for this computer..."
 
 
 def graph_text(graph) -> str:
@@ -84,6 +86,7 @@ class ConversationModel(QObject):
         self.unsaved_frames = 0
         self.model_info = None
         self.loading_model: str | None = None
+        self.loading_stage = ""  # what loading is doing now (shown after the model's name)
         self.graph = None  # the running session's engine.GraphStatus, as the last frame reported it
         self.voices: list[str] = []  # shipped voices of the loaded model (reported by the worker)
         self.prompts_in_use = ("", "")  # (voice, role) of the current conversation
@@ -124,6 +127,7 @@ class ConversationModel(QObject):
         # Bound methods of this object only: PySide6 would run a lambda in the worker's thread.
         w = self.worker
         w.model_loading.connect(self._on_model_loading)
+        w.model_stage.connect(self._on_model_stage)
         w.model_loaded.connect(self._on_model_loaded)
         w.model_failed.connect(self._on_model_failed)
         w.previous_model_offered.connect(self._on_previous_model_offered)
@@ -150,7 +154,7 @@ class ConversationModel(QObject):
     def model_text(self) -> tuple[str, str]:
         """(the model line, its tooltip)."""
         if self.loading_model is not None:
-            return f"Loading model {self.loading_model}...", ""
+            return f"Loading model {self.loading_model}: {self.loading_stage}", ""
         info = self.model_info
         if info is None:
             return "No model loaded (Model → Model manager...)", ""
@@ -278,7 +282,11 @@ class ConversationModel(QObject):
 
     # -- worker results ----------------------------------------------------------------------
     def _on_model_loading(self, name: str) -> None:
-        self.loading_model = name
+        self.loading_model, self.loading_stage = name, FIRST_LOADING_STAGE
+        self.model_changed.emit()
+
+    def _on_model_stage(self, text: str) -> None:
+        self.loading_stage = text
         self.model_changed.emit()
 
     def _on_model_failed(self, message: str) -> None:

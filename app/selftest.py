@@ -80,6 +80,7 @@ def _run_checks(report: dict, device: str = "cpu") -> None:
             _check(checks, "model", lambda: _load_model(window, device))
             checks["model"]["name"] = window.model_info.name
             checks["model"]["device"] = window.model_info.device
+            _report_speed_choices(report, window.worker._model)
             stats = _check(checks, "frames", lambda: _stream_frames(window))
             timing = FrameTimeSummary.of([s.step_ms for s in stats])
             checks["frames"]["count"] = len(stats)
@@ -101,6 +102,17 @@ def _run_checks(report: dict, device: str = "cpu") -> None:
         checks["cuda"].update(details)
         if not details["graph_equals_eager"]:
             checks["cuda"]["ok"] = False
+
+
+def _report_speed_choices(report: dict, model) -> None:
+    """What this machine's measurements chose: the kernel per operation (with every candidate's
+    time) and the torch thread count (with each count's p90 frame time)."""
+    plan = getattr(model, "kernel_plan", None)
+    if plan is not None:
+        report["kernel_plan"] = plan.as_json()
+    choice = getattr(model, "thread_choice", None)
+    if choice is not None:
+        report["threads"] = {"chosen": choice.threads, "p90_ms_by_threads": choice.p90_ms}
 
 
 def _open_window(tmp: str):

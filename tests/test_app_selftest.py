@@ -32,3 +32,9 @@ def test_selftest_prints_one_json_line_and_succeeds(tmp_path):
     assert report["ms_per_frame"] == checks["frames"]["ms_per_frame"]
     assert report["real_time"] is (report["ms_per_frame"] < FRAME_MS)
     assert "Traceback" not in done.stderr
+    # What this machine's measurements chose: a kernel per operation, and the thread count.
+    plan = report["kernel_plan"]
+    assert plan["source"] in ("measured", "cache") and plan["key"]["cpu"] and plan["choices"]
+    assert all(c["kernel"] in c["times_us"] for c in plan["choices"])
+    threads = report["threads"]
+    assert str(threads["chosen"]) in threads["p90_ms_by_threads"]
