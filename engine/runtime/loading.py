@@ -108,11 +108,18 @@ class LoadedModel:
         # On the CPU, each hot-path operation's kernel is measured here (or read from the cache).
         self.kernel_plan: KernelPlan | None = None
         self.thread_choice: ThreadChoice | None = None  # measured by use_best_threads()
+        frame = silent_frame_runner(lambda: self.new_session(record_audio=False, run_prompts=False))
         if device.type == "cpu":
             if on_stage is not None:
                 on_stage("Choosing the fastest kernels for this computer...")
-            frame = silent_frame_runner(lambda: self.new_session(record_audio=False, run_prompts=False))
             self.kernel_plan = plan_kernels([self.mimi, self.lm], frame, self.info.fingerprint, self.dtype)
+        else:
+            # CUDA's context, cuBLAS handles and the allocator's first blocks come with the first
+            # frames: pay for them while loading, not when the first conversation starts.
+            if on_stage is not None:
+                on_stage("Warming up the GPU...")
+            with torch.inference_mode():
+                frame()
 
     def use_best_threads(self) -> ThreadChoice | None:
         """On the CPU, set torch's thread count to what this model's frame runs fastest with here,
