@@ -30,7 +30,10 @@ log = logging.getLogger(__name__)
 
 BLOCK_SECONDS = 0.02
 FIRST_CALLBACK_GRACE_S = 4.0  # input through PulseAudio can take ~2 s to deliver its first block
-HEARTBEAT_TIMEOUT_S = 1.0
+# Callbacks silent this long mean a lost device. On a loaded 2-core machine callbacks were seen
+# to pause for over a second with the device fine (bench_app, during a model load), and every
+# false alarm costs ~2 s of input while PulseAudio restarts the capture stream.
+HEARTBEAT_TIMEOUT_S = 2.5
 RETRY_INTERVAL_S = 2.0
 TEARDOWN_TIMEOUT_S = 1.5
 
