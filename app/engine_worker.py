@@ -23,6 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+import torch
 from PySide6.QtCore import QObject, Signal, Slot
 
 import engine
@@ -218,7 +219,7 @@ class EngineWorker(QObject):
                 self.previous_model_offered.emit(*released)
             return
         self._model, self._loaded_as = model, (name, device, precision)
-        self._use_best_threads(model)
+        self._use_threads_for(None)  # measured now, while the window still says it is loading
         files = getattr(model, "files", None)
         self.voices_listed.emit(engine.shipped_voices(getattr(files, "voices_dir", None)))
         self.model_loaded.emit(model.info)
@@ -227,10 +228,14 @@ class EngineWorker(QObject):
         elif not self._new_session(voice_prompt, text_prompt, fallback=True):
             self._new_session()  # the old conversation belongs to the old model: start one without prompts
 
-    def _use_best_threads(self, model) -> None:
-        """Measure (once per model) how many torch threads its frames run fastest with, now that the
-        window and the audio threads are running too."""
+    def _use_threads_for(self, session) -> None:  # session: None before the first
+        """A rebuilt conversation keeps the thread count its frames ran with; any other gets the
+        model's fastest (measured once per model, with the window and audio threads running)."""
+        model = self._model
         if not isinstance(model, engine.LoadedModel) or model.device.type != "cpu":
+            return
+        if session is not None and getattr(session, "threads", None):
+            torch.set_num_threads(session.threads)
             return
         if model.thread_choice is None:
             self.model_stage.emit("Measuring how many threads run this model fastest here...")
@@ -345,6 +350,7 @@ class EngineWorker(QObject):
         self._end_journal()
         self._session = session
         self._reset_stream()
+        self._use_threads_for(session)
         if self._journal_dir is None:
             return
         frames = getattr(session, "frames", 0)

@@ -84,7 +84,9 @@ def test_killed_app_recovers_its_conversation_bit_for_bit(pulse_audio, qtbot, tm
 
     threads = torch.get_num_threads()
     # Recovery replays with the journal's thread count; the reference runs here with the same.
-    torch.set_num_threads(engine.read_journal(journal).header.threads)
+    crashed_threads = engine.read_journal(journal).header.threads
+    torch.set_num_threads(crashed_threads)
+    window = None
     try:
         window = MainWindow(QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat),
                             model_loader=lambda *args: app_demo_model, audio=False, worker_seed=1,
@@ -103,12 +105,17 @@ def test_killed_app_recovers_its_conversation_bit_for_bit(pulse_audio, qtbot, tm
         kept = engine.read_journal(window.worker.journal_path)
         heard = np.abs(kept.pcm).max(axis=1) > 0.01
         assert heard.sum() > 25  # the model really heard the speech through the device
+        # The recovered conversation keeps the killed app's thread count (MKL's is process-wide:
+        # set it again here, after the worker's last change).
+        assert recovered.threads == kept.header.threads == crashed_threads
+        torch.set_num_threads(kept.header.threads)
         reference = app_demo_model.new_session(sampling=kept.header.sampling, seed=kept.header.seed)
         for frame in kept.pcm:
             reference.step(frame)
         ours, theirs = flatten(recovered.state), flatten(reference.state)
         assert not [name for name in ours if not torch.equal(ours[name], theirs[name])]
-        window.unsaved_frames = 0
-        window.close()
     finally:
+        if window is not None:  # a failed check must not leave the worker running at exit
+            window.unsaved_frames = 0
+            window.close()
         torch.set_num_threads(threads)

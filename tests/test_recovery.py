@@ -143,3 +143,27 @@ def test_a_rebuilt_conversation_journals_again_from_its_first_frame(model, tmp_p
     again = recover(model, tmp_path / "b.journal")
     assert again.frames == 6 and again.damage is None
     assert_same_state(live.state, again.session.state)
+
+
+def test_a_rebuild_replays_with_the_thread_count_the_frames_ran_with(model, tmp_path):
+    """The frames ran with 1 torch thread, the rebuild happens while 2 are set: it replays with 1
+    (float sums are grouped per thread), and the rebuilt conversation keeps 1 for what follows."""
+    before = torch.get_num_threads()
+    pcm = talk(FRAMES)
+    try:
+        torch.set_num_threads(1)
+        live = model.new_session(seed=4)
+        writer = start_journal(live, tmp_path / "j.journal")
+        for frame in pcm:
+            live.step(frame)
+        writer.close()
+        torch.set_num_threads(2)
+        r = recover(model, tmp_path / "j.journal")
+        assert torch.get_num_threads() == 2  # the caller's setting is left as it was
+        assert r.session.threads == 1 and journal_header(r.session).threads == 1
+        assert_same_state(live.state, r.session.state)
+        torch.set_num_threads(1)
+        live_again = model.new_session(seed=4)  # no journal header may claim another count
+        assert journal_header(live_again).threads == 1 and live_again.threads is None
+    finally:
+        torch.set_num_threads(before)

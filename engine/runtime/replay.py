@@ -76,7 +76,9 @@ def written_tokens(generator, gen_state: StateTree) -> torch.Tensor:
 
 def journal_header(session: Session) -> JournalHeader:
     info, generator = session.model.info, session.generator
-    threads = torch.get_num_threads() if session.model.device.type == "cpu" else 0
+    threads = 0
+    if session.model.device.type == "cpu":
+        threads = session.threads or torch.get_num_threads()
     return JournalHeader(model=info.name, fingerprint=info.fingerprint, sampling=session.sampling,
                          seed=session.seed, prompts=dict(session.prompts), user_streams=generator.user_streams,
                          token_streams=generator.config.dep_q + 1, threads=threads)
@@ -213,6 +215,8 @@ def rebuild(model: LoadedModel, journal: Journal, name: str, progress: Progress 
     frames, why = _valid_frames(journal, generator.config)
     damage = journal.damage if frames == journal.frames else why
     lost = journal.lost_frames + journal.frames - frames
+    if header.threads and model.device.type == "cpu":
+        session.threads = header.threads  # its next frames too, so that it stays replayable
     recorder = record_frames(session)
     with _cpu_threads(header.threads if model.device.type == "cpu" else 0):
         mismatches = _replay(session, journal, frames, progress, cancel)

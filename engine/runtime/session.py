@@ -107,6 +107,9 @@ class Session:
         self.transcript: list[TranscriptEntry] = []
         self.prompts = {"voice": voice_prompt, "text": text_prompt}
         self.record_audio = record_audio
+        # The CPU thread count this conversation's frames must keep (float sums are grouped per
+        # thread): set when it was rebuilt from frames that ran with it; None: any.
+        self.threads: int | None = None
         self._user_audio: list[np.ndarray] = []
         self._assistant_audio: list[np.ndarray] = []
         # Called as ``frame_observer(session, pcm)`` after every frame (e.g. a crash journal's).
