@@ -134,23 +134,14 @@ class EchoPath:
 
 @contextlib.contextmanager
 def echo_path(latency_ms: int = 60, gain_db: float = -10.0):
-    """The test devices with the echo path, on a running server (started here when none runs)."""
-    if not tools_available():
-        raise RuntimeError("PulseAudio is missing: run tests/setup_system.sh (installs pulseaudio, pulseaudio-utils)")
-    started = not server_running()
-    if started:
-        start_server()
-    devices = TestDevices()
-    path = EchoPath(latency_ms, gain_db)
-    try:
-        devices.load()
+    """The test devices with the echo path, on a running server (as ``devices_running`` gives them)."""
+    with devices_running():
+        path = EchoPath(latency_ms, gain_db)
         path.load()
-        yield path
-    finally:
-        path.unload()
-        devices.unload()
-        if started:
-            kill_server()
+        try:
+            yield path
+        finally:
+            path.unload()
 
 
 class SinkRecorder:
