@@ -18,6 +18,7 @@ import torch
 from PySide6.QtCore import QSettings
 
 import engine
+from app.gui import share_cores_with_the_gui
 from app.main_window import MainWindow
 from engine.state import flatten
 from tests import audio_server
@@ -85,11 +86,16 @@ def test_killed_app_recovers_its_conversation_bit_for_bit(pulse_audio, qtbot, tm
     threads = torch.get_num_threads()
     # Recovery replays with the journal's thread count; the reference runs here with the same.
     crashed_threads = engine.read_journal(journal).header.threads
+    # The app loaded its model with the GUI's starting thread count, which keys the kernel plan it
+    # measured and cached; loading here with the same count reads that plan: the same kernels.
+    share_cores_with_the_gui()
+    model = engine.load_model("demo", device="cpu", precision="float32")
+    assert model.kernel_plan.source == "cache"
     torch.set_num_threads(crashed_threads)
     window = None
     try:
         window = MainWindow(QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat),
-                            model_loader=lambda *args: app_demo_model, audio=False, worker_seed=1,
+                            model_loader=lambda *args: model, audio=False, worker_seed=1,
                             journal_dir=journals)
         window.load_model("demo", "cpu", "float32")
         qtbot.waitUntil(lambda: window.recovery is not None, timeout=60_000)
@@ -109,7 +115,7 @@ def test_killed_app_recovers_its_conversation_bit_for_bit(pulse_audio, qtbot, tm
         # set it again here, after the worker's last change).
         assert recovered.threads == kept.header.threads == crashed_threads
         torch.set_num_threads(kept.header.threads)
-        reference = app_demo_model.new_session(sampling=kept.header.sampling, seed=kept.header.seed)
+        reference = model.new_session(sampling=kept.header.sampling, seed=kept.header.seed)
         for frame in kept.pcm:
             reference.step(frame)
         ours, theirs = flatten(recovered.state), flatten(reference.state)
