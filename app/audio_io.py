@@ -8,10 +8,16 @@ PortAudio facts this module is built around:
   ``stream.active`` stays True, so a heartbeat (the callback counters) is the only signal;
 * ``stop()/abort()/close()`` on a dead stream can hang for seconds.
 
-So every PortAudio call runs on one control thread (a daemon, fed by a command queue), and
-calls that may hang run in a throw-away daemon thread with a timeout. The GUI only calls
-``poll()`` from a timer, which reads an immutable ``DeviceStatus`` snapshot and, when the
+So every PortAudio call of a stream runs on one control thread (a daemon, fed by a command
+queue), and calls that may hang run in a throw-away daemon thread with a timeout. The GUI only
+calls ``poll()`` from a timer, which reads an immutable ``DeviceStatus`` snapshot and, when the
 heartbeat stopped, asks the control thread to recover.
+
+PortAudio itself is not thread-safe, and a process has more than one caller (a window's control
+thread, abandoned teardown threads, replay, a window closed while its control thread was still
+re-initialising): a ``Pa_Terminate`` racing a ``Pa_Initialize`` crashed the process. So every
+call holds one process-wide lock (``portaudio_held``); a call abandoned because it hung keeps
+holding it, and later callers wait a bounded time and then report the audio system busy.
 """
 
 from __future__ import annotations
@@ -20,7 +26,8 @@ import logging
 import queue
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 
 from app.audio_bridge import AudioBridge
@@ -36,6 +43,9 @@ FIRST_CALLBACK_GRACE_S = 4.0  # input through PulseAudio can take ~2 s to delive
 HEARTBEAT_TIMEOUT_S = 2.5
 RETRY_INTERVAL_S = 2.0
 TEARDOWN_TIMEOUT_S = 1.5
+PORTAUDIO_WAIT_S = 3.0  # how long a caller waits for another thread's PortAudio call to return
+
+_PORTAUDIO = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -69,20 +79,35 @@ class DeviceStatus:
     devices: tuple[DeviceInfo, ...] = field(default_factory=tuple)
 
 
+@contextmanager
+def portaudio_held(timeout: float = PORTAUDIO_WAIT_S) -> Iterator[None]:
+    """Hold the process's PortAudio lock around a block of PortAudio calls."""
+    if not _PORTAUDIO.acquire(timeout=timeout):
+        raise RuntimeError("the audio system is still busy with an earlier call that has not returned")
+    try:
+        yield
+    finally:
+        _PORTAUDIO.release()
+
+
 def run_with_timeout(fn: Callable[[], object], timeout: float) -> bool:
-    """Run ``fn`` in a daemon thread; True if it finished in time (a hung call is abandoned)."""
+    """Run the PortAudio calls ``fn`` in a daemon thread, holding the PortAudio lock; True if
+    they ran and finished in time (a hung call is abandoned, and keeps the lock until it returns)."""
     done = threading.Event()
+    finished = []
 
     def target():
         try:
-            fn()
+            with portaudio_held(timeout):
+                fn()
+            finished.append(True)
         except Exception:
             log.debug("ignored error during audio teardown", exc_info=True)
         finally:
             done.set()
 
     threading.Thread(target=target, name="parley-audio-teardown", daemon=True).start()
-    return done.wait(timeout)
+    return done.wait(timeout) and bool(finished)
 
 
 class AudioIO:
@@ -232,8 +257,9 @@ def _reinitialise(sd) -> None:
 
 def _query_devices(sd) -> tuple[DeviceInfo, ...]:
     try:
-        devices = sd.query_devices()
-        apis = sd.query_hostapis()
+        with portaudio_held():
+            devices = sd.query_devices()
+            apis = sd.query_hostapis()
     except Exception:
         log.warning("could not list audio devices", exc_info=True)
         return ()
@@ -276,27 +302,28 @@ def pick_rate(sd, device: int, kind: str) -> int:
 
 
 def _open_streams(sd, input_name: str | None, output_name: str | None):
-    in_dev = find_device(sd, input_name, "input")
-    out_dev = find_device(sd, output_name, "output")
-    in_info, out_info = sd.query_devices(in_dev), sd.query_devices(out_dev)
-    in_rate, out_rate = pick_rate(sd, in_dev, "input"), pick_rate(sd, out_dev, "output")
-    in_channels = min(2, in_info["max_input_channels"])
-    out_channels = min(2, out_info["max_output_channels"])
-    bridge = AudioBridge(in_rate, in_channels, out_rate, out_channels)
     streams = []
     try:
-        output = sd.OutputStream(device=out_dev, samplerate=out_rate, channels=out_channels, dtype="float32",
-                                 blocksize=int(out_rate * BLOCK_SECONDS), callback=bridge.output_callback)
-        streams.append(output)
-        inp = sd.InputStream(device=in_dev, samplerate=in_rate, channels=in_channels, dtype="float32",
-                             blocksize=int(in_rate * BLOCK_SECONDS), callback=bridge.input_callback)
-        streams.append(inp)
-        bridge.input_device_latency = float(inp.latency)
-        bridge.output_device_latency = float(output.latency)
-        output.start()
-        inp.start()
+        with portaudio_held():
+            in_dev = find_device(sd, input_name, "input")
+            out_dev = find_device(sd, output_name, "output")
+            in_info, out_info = sd.query_devices(in_dev), sd.query_devices(out_dev)
+            in_rate, out_rate = pick_rate(sd, in_dev, "input"), pick_rate(sd, out_dev, "output")
+            in_channels = min(2, in_info["max_input_channels"])
+            out_channels = min(2, out_info["max_output_channels"])
+            bridge = AudioBridge(in_rate, in_channels, out_rate, out_channels)
+            output = sd.OutputStream(device=out_dev, samplerate=out_rate, channels=out_channels, dtype="float32",
+                                     blocksize=int(out_rate * BLOCK_SECONDS), callback=bridge.output_callback)
+            streams.append(output)
+            inp = sd.InputStream(device=in_dev, samplerate=in_rate, channels=in_channels, dtype="float32",
+                                 blocksize=int(in_rate * BLOCK_SECONDS), callback=bridge.input_callback)
+            streams.append(inp)
+            bridge.input_device_latency = float(inp.latency)
+            bridge.output_device_latency = float(output.latency)
+            output.start()
+            inp.start()
     except Exception:
-        for s in streams:
+        for s in streams:  # after the lock is released: the closing thread takes it
             run_with_timeout(s.close, TEARDOWN_TIMEOUT_S)
         raise
     return bridge, streams, (in_info["name"], out_info["name"])

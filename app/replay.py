@@ -15,7 +15,7 @@ import numpy as np
 import soxr
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from app.audio_io import BLOCK_SECONDS, find_device, pick_rate, run_with_timeout
+from app.audio_io import BLOCK_SECONDS, TEARDOWN_TIMEOUT_S, find_device, pick_rate, portaudio_held, run_with_timeout
 from app.transcript import Transcript
 from app.turn_list import TurnListModel
 from engine import SAMPLE_RATE, ConversationFileError, read_conversation_audio, read_conversation_info
@@ -23,7 +23,7 @@ from engine import SAMPLE_RATE, ConversationFileError, read_conversation_audio, 
 log = logging.getLogger(__name__)
 
 POSITION_TIMER_MS = 50
-TEARDOWN_TIMEOUT_S = 1.5
+GUI_WAIT_S = 0.5  # the replay opens its stream on the GUI thread: wait briefly for another PortAudio call
 STOPPED, PLAYING, PAUSED = "stopped", "playing", "paused"
 
 
@@ -135,16 +135,18 @@ class ReplayPlayer(QObject):
     def _open_stream(self) -> None:
         import sounddevice as sd
 
-        device = find_device(sd, self.output_device or None, "output")
-        rate = pick_rate(sd, device, "output")
-        channels = min(2, sd.query_devices(device)["max_output_channels"])
+        with portaudio_held(GUI_WAIT_S):
+            device = find_device(sd, self.output_device or None, "output")
+            rate = pick_rate(sd, device, "output")
+            channels = min(2, sd.query_devices(device)["max_output_channels"])
         if rate != self._rate:
             self._frame = int(self._frame * rate / self._rate)
         self._rate = rate
         self._buffer = self._layout(rate)
-        stream = sd.OutputStream(device=device, samplerate=rate, channels=channels, dtype="float32",
-                                 blocksize=int(rate * BLOCK_SECONDS), callback=self._callback)
-        stream.start()
+        with portaudio_held(GUI_WAIT_S):
+            stream = sd.OutputStream(device=device, samplerate=rate, channels=channels, dtype="float32",
+                                     blocksize=int(rate * BLOCK_SECONDS), callback=self._callback)
+            stream.start()
         self._stream = stream
 
     def _layout(self, rate: int) -> np.ndarray:

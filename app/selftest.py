@@ -195,7 +195,10 @@ def _save_and_reopen(window, path: Path) -> None:
 def _query_audio() -> int:
     import sounddevice as sd
 
-    return len(sd.query_devices())
+    from app.audio_io import portaudio_held
+
+    with portaudio_held():
+        return len(sd.query_devices())
 
 
 def _cuda_graph_check() -> dict:
