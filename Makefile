@@ -43,7 +43,7 @@ run: $(STAMP_RUN)
 test: $(STAMP_TEST)
 	@bash tests/setup_system.sh
 	$(VENV)/bin/ruff check .
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q --durations=15
 
 bench: $(STAMP_TEST)
 	$(PY) -m bench.run_all
