@@ -46,6 +46,10 @@ class ReplayPlayer(QObject):
         self._rate = SAMPLE_RATE
         self._frame = 0  # playback position in the buffer; written by the callback and by seek()
         self._end_s: float | None = None  # a clip ends here instead of at the end of the recording
+        # Silence written after the end, and how much of it plays out what the device had buffered
+        # (closing at once would abort the clip's last stream latency's worth of audio).
+        self._after_end = 0
+        self._drain_frames = 0
         self._stream = None
         self._timer = QTimer(self)
         self._timer.setInterval(POSITION_TIMER_MS)
@@ -124,6 +128,7 @@ class ReplayPlayer(QObject):
 
     def seek(self, seconds: float) -> None:
         self._frame = int(min(max(0.0, seconds), self.duration) * self._rate)
+        self._after_end = 0
         self.position_changed.emit(self.position)
 
     def set_split(self, split: bool) -> None:
@@ -147,6 +152,8 @@ class ReplayPlayer(QObject):
             stream = sd.OutputStream(device=device, samplerate=rate, channels=channels, dtype="float32",
                                      blocksize=int(rate * BLOCK_SECONDS), callback=self._callback)
             stream.start()
+        self._after_end = 0
+        self._drain_frames = int(stream.latency * rate) + stream.blocksize
         self._stream = stream
 
     def _layout(self, rate: int) -> np.ndarray:
@@ -160,10 +167,15 @@ class ReplayPlayer(QObject):
             stereo = soxr.resample(stereo, SAMPLE_RATE, rate)
         return np.ascontiguousarray(stereo, dtype=np.float32)
 
+    def _end_frame(self) -> int:
+        end = len(self._buffer)
+        return end if self._end_s is None else min(end, int(self._end_s * self._rate))
+
     def _callback(self, outdata: np.ndarray, frames: int, time_info, status) -> None:
         buffer, start = self._buffer, self._frame
-        chunk = buffer[start:start + frames]
+        chunk = buffer[start:min(start + frames, self._end_frame())]
         n = len(chunk)
+        self._after_end += frames - n
         if outdata.shape[1] == 1:
             outdata[:n, 0] = chunk[:, 0] if not self.split else chunk.mean(axis=1)
         else:
@@ -178,8 +190,7 @@ class ReplayPlayer(QObject):
 
     def _poll(self) -> None:
         self.position_changed.emit(self.position)
-        end = len(self._buffer) if self._end_s is None else min(len(self._buffer), int(self._end_s * self._rate))
-        if self.state == PLAYING and self._frame >= end:
+        if self.state == PLAYING and self._frame >= self._end_frame() and self._after_end >= self._drain_frames:
             self._close_stream()
             self._timer.stop()
             self._set_state(STOPPED)
