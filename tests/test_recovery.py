@@ -4,6 +4,9 @@ forged journals recover what they can and fail clearly."""
 
 from __future__ import annotations
 
+import copy
+from dataclasses import replace
+
 import numpy as np
 import pytest
 import torch
@@ -16,8 +19,9 @@ from engine import (
     recover,
     start_journal,
 )
+from engine.codec.mimi import Mimi, MimiConfig
 from engine.files import journal as jf
-from engine.runtime.replay import journal_header
+from engine.runtime.replay import VERIFY_FRAMES, journal_header
 from engine.state import clone, flatten
 
 FRAMES = 8
@@ -167,3 +171,67 @@ def test_a_rebuild_replays_with_the_thread_count_the_frames_ran_with(model, tmp_
         assert journal_header(live_again).threads == 1 and live_again.threads is None
     finally:
         torch.set_num_threads(before)
+
+
+def short_context_model(model, context: int = 16, layers: int = 2):
+    """The demo model with a Mimi whose transformers reach back only ``context`` steps in
+    ``layers`` layers (random weights), so that a short conversation outlasts what its state
+    depends on and the rebuild replays Mimi over the last frames only."""
+    cfg = MimiConfig()
+    cfg = replace(cfg, transformer=replace(cfg.transformer, context=context, num_layers=layers))
+    torch.manual_seed(3)
+    mimi = Mimi(cfg).eval()
+    mimi.prepare()
+    short = copy.copy(model)
+    short.mimi = mimi
+    return short
+
+
+@pytest.mark.parametrize("sampling", [SamplingConfig.greedy(), SamplingConfig()], ids=["greedy", "sampled"])
+def test_a_long_conversation_replays_mimi_only_over_what_its_state_depends_on(model, tmp_path, sampling):
+    short = short_context_model(model)
+    span = short.mimi.exact_after_frames() + VERIFY_FRAMES
+    frames = span + 20
+    pcm = talk(frames + 3)
+    live = short.new_session(sampling=sampling, seed=13)
+    writer = start_journal(live, tmp_path / "j.journal")
+    for i in range(frames):
+        live.step(pcm[i])
+    writer.close()
+    r = recover(short, tmp_path / "j.journal")
+    assert (r.frames, r.codec_frames, r.encoder_mismatches) == (frames, span, 0)
+    assert_same_state(live.state, r.session.state)
+    user, assistant = live.audio()
+    rebuilt_user, rebuilt_assistant = r.session.audio()
+    assert np.array_equal(user, rebuilt_user)
+    exact = (frames - VERIFY_FRAMES) * FRAME_SIZE  # the frames the seeked decoder computes exactly
+    assert np.array_equal(assistant[exact:], rebuilt_assistant[exact:])
+    error = assistant[:exact] - rebuilt_assistant[:exact]  # decoded in pieces: equal within rounding
+    assert 10 * np.log10(np.sum(assistant[:exact] ** 2) / max(np.sum(error ** 2), 1e-30)) > 90
+    rebuilt = r.session
+    assert rebuilt.transcript == live.transcript
+    after_live = [live.step(pcm[i]) for i in range(frames, frames + 3)]
+    after_rebuilt = [rebuilt.step(pcm[i]) for i in range(frames, frames + 3)]
+    assert [(a.text_token, a.audio_codes) for a in after_live] == [(b.text_token, b.audio_codes) for b in after_rebuilt]
+
+
+def test_mimi_seeked_to_a_stream_position_is_exact_after_its_reach(model):
+    """The bound itself, on the codec alone: a fresh state seeked to frame ``start`` and fed the
+    stream from there encodes and decodes exactly what the uninterrupted stream does once
+    ``exact_after_frames`` frames have passed, and ends in the same state."""
+    mimi = short_context_model(model).mimi
+    reach = mimi.exact_after_frames()
+    start, frames = 7, 7 + reach + 3
+    pcm = torch.from_numpy(talk(frames)).view(frames, 1, 1, FRAME_SIZE)
+    codes = torch.randint(0, 2048, (frames, 1, 8, 1), generator=torch.Generator().manual_seed(0))
+    with torch.inference_mode():
+        whole = mimi.init_state(1)
+        enc = [mimi.encode_step(pcm[i], whole) for i in range(frames)]
+        dec = [mimi.decode_step(codes[i], whole) for i in range(frames)]
+        seeked = mimi.init_state(1)
+        mimi.seek(seeked, start, start)
+        enc2 = [mimi.encode_step(pcm[i], seeked) for i in range(start, frames)]
+        dec2 = [mimi.decode_step(codes[i], seeked) for i in range(start, frames)]
+    assert_same_state(whole, seeked)
+    for i in range(start + reach, frames):
+        assert torch.equal(enc[i], enc2[i - start]) and torch.equal(dec[i], dec2[i - start])

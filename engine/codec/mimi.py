@@ -144,6 +144,30 @@ class Mimi(nn.Module):
         self.decoder_transformer.transformer.reset_state(dec["transformer"])
         self.decoder.reset_state(dec["seanet"])
 
+    # ---- replaying from the middle of a stream -----------------------------------------------
+
+    def exact_after_frames(self) -> int:
+        """Frames of input after which streaming from a fresh state that was ``seek``-ed to the
+        stream's position computes the same outputs, and holds the same state, bit for bit, as
+        the uninterrupted stream (on the same machine and kernels).
+
+        Every dependence on older input is finite: a transformer layer's keys reach back its
+        context, so its output reaches back ``layers * context`` steps, and the ring's oldest slot
+        another ``capacity - context``; the convolutions reach back their histories (``reach``).
+        One frame more covers the alignment of a reach to frame boundaries."""
+        t, hop, fs = self.cfg.transformer, self.cfg.seanet.hop_length, self.frame_size
+        steps = (t.num_layers - 1) * t.context + t.ring.capacity
+        encoder = self.encoder.reach(1) + (steps + self.downsample.conv.history) * hop
+        decoder = fs + steps * hop + self.decoder.reach(hop)  # the upsample's tail holds one frame
+        return -(-int(max(encoder, decoder)) // fs) + 1
+
+    def seek(self, state: StateTree, encoded_frames: int, decoded_frames: int) -> None:
+        """Place a fresh state at a stream's position: its transformers' next steps take the
+        absolute positions (rotary phases, ring slots) the uninterrupted stream would give them."""
+        s = self.cfg.steps_per_frame
+        state["encoder"]["transformer"]["offset"].fill_(encoded_frames * s)
+        state["decoder"]["transformer"]["offset"].fill_(decoded_frames * s)
+
     # ---- streaming ---------------------------------------------------------------------------
 
     @torch.inference_mode()

@@ -74,6 +74,21 @@ class _Stack(nn.Module):
         for name, m in self._stateful():
             m.reset_state(state[name])
 
+    def reach(self, scale: float) -> float:
+        """How far back, in samples of the 24 kHz signal, the state can depend on past input, for
+        input time steps of ``scale`` samples: each layer's history at its own rate, summed (a
+        bound; dependencies through a chain of layers add up)."""
+        total = 0.0
+        for _, m in self._stateful():
+            conv = m.block[1] if isinstance(m, ResnetBlock) else m
+            if isinstance(conv, StreamingConvTranspose1d):  # its tail holds the previous input step
+                total += scale * (conv.overlap > 0)
+                scale /= conv.stride
+            else:
+                total += conv.history * scale
+                scale *= conv.stride
+        return total
+
     def forward(self, x: torch.Tensor, state: StateTree) -> torch.Tensor:
         for i, m in enumerate(self.model):
             x = F.elu(x, inplace=True) if isinstance(m, nn.ELU) else m(x, state[str(i)])

@@ -5,13 +5,16 @@ session so that every frame appends, off the frame loop, what the state depends 
 exact samples, the codes Mimi made of them, and the tokens the generator wrote into its token
 cache (text + audio). ``recover`` replays those frames on a fresh session of the same model:
 
-- Mimi's encoder runs over the journaled samples (its state is rebuilt; the codes it makes are
-  compared with the journaled ones, which a different machine or precision may not reproduce);
 - the temporal transformer runs one step per frame on the input the generator would build, with
   the journaled tokens written where the generator writes its sampled ones: no sampling, no
   text head, and no depth transformer, except on the last frame, whose depth-transformer cache
   is part of the state (it is reset every frame, so the last frame alone determines it);
-- Mimi's decoder runs on the aligned agent codes, which also restores the assistant's audio;
+- Mimi's encoder and decoder stream only over the last frames that their state depends on
+  (``Mimi.exact_after_frames``, about 82 s for the released codec), from a fresh state seeked to
+  that frame. The encoder's codes are not needed (the journal has them): they are compared with
+  the journaled ones over the frames where they must come out exact, which a different machine
+  or precision may not reproduce. The decoder's output there is the assistant's audio; before
+  that, the audio is decoded from the codes in larger pieces, which is faster;
 - the sampling RNG is a counter: it is advanced by the draws sampling would have made.
 
 On the same machine and precision the rebuilt state equals, bit for bit, the state of the
@@ -31,6 +34,7 @@ import numpy as np
 import torch
 
 from ..audio import FRAME_SECONDS, FRAME_SIZE
+from ..codec.mimi import OFFLINE_CHUNK_FRAMES
 from ..errors import ConversationFileError, RecoveryCancelled
 from ..files import conversation
 from ..files.compact import read_compact, write_compact
@@ -41,6 +45,8 @@ from .loading import LoadedModel
 from .session import Session, TranscriptEntry
 
 Progress = Callable[[int, int], None]  # (frames rebuilt, frames in all)
+# Frames, beyond what Mimi's state needs, whose re-encoded codes are compared with the journal's.
+VERIFY_FRAMES = 12
 COMPACT_ABOVE_BYTES_PER_FRAME = 64 * 1024
 
 
@@ -50,7 +56,8 @@ class Recovery:
     frames: int  # frames rebuilt
     lost_frames: int  # frames of the journal's damaged tail
     damage: str | None
-    encoder_mismatches: int  # frames whose re-encoded user codes differ from the journaled ones
+    encoder_mismatches: int  # checked frames whose re-encoded user codes differ from the journaled ones
+    codec_frames: int  # the last frames, over which Mimi was replayed (its contexts' reach)
     rebuild_seconds: float
 
 
@@ -219,10 +226,10 @@ def rebuild(model: LoadedModel, journal: Journal, name: str, progress: Progress 
         session.threads = header.threads  # its next frames too, so that it stays replayable
     recorder = record_frames(session)
     with _cpu_threads(header.threads if model.device.type == "cpu" else 0):
-        mismatches = _replay(session, journal, frames, progress, cancel)
+        mismatches, codec_frames = _replay(session, journal, frames, progress, cancel)
     recorder.user_codes = list(journal.user_codes[:frames])
     recorder.tokens = list(journal.tokens[:frames])
-    return Recovery(session, frames, lost, damage, mismatches, time.perf_counter() - t0)
+    return Recovery(session, frames, lost, damage, mismatches, codec_frames, time.perf_counter() - t0)
 
 
 @contextlib.contextmanager
@@ -250,45 +257,91 @@ def _valid_frames(journal: Journal, config) -> tuple[int, str | None]:
     return int(bad[0]), f"tokens out of range in frame {int(bad[0])}"
 
 
+def codec_replay_start(mimi, frames: int) -> int:
+    """The first frame from which a rebuild of ``frames`` frames runs Mimi: late enough to skip
+    what no longer matters, early enough that Mimi's state (``exact_after_frames``) and the codes
+    of the last ``VERIFY_FRAMES`` frames come out exact. 0: Mimi replays every frame."""
+    start = frames - mimi.exact_after_frames() - VERIFY_FRAMES
+    return start if start > 0 else 0
+
+
 def _replay(session: Session, journal: Journal, frames: int, progress: Progress | None,
-            cancel: Callable[[], bool] | None) -> int:
+            cancel: Callable[[], bool] | None) -> tuple[int, int]:
+    """Replay ``frames`` frames; returns (encoder mismatches, frames Mimi replayed).
+
+    The temporal transformer steps through every frame. Mimi streams only from
+    ``codec_replay_start``, seeked to that frame. Its outputs are exact from ``exact_from`` on;
+    the assistant's audio before that is decoded from its codes in ``OFFLINE_CHUNK_FRAMES``
+    pieces on a separate state, as ``Mimi.decode`` does (equal to the live stream's output within
+    float rounding, and 3.5x faster than streaming it)."""
     model, generator, step = session.model, session.generator, session.frame_step
     mimi, state, device = model.mimi, session.state, model.device
     first_step = session.generator_steps  # after PersonaPlex's prompt phases
+    first_decoded = max(0, generator.first_output_frame - first_step)  # the first frame Mimi decodes
+    codec_from = codec_replay_start(mimi, frames)
+    exact_from = codec_from + mimi.exact_after_frames() if codec_from else 0
+    mimi.seek(state["mimi"], codec_from, max(0, codec_from - first_decoded))
     mismatches = 0
     user_audio, assistant_audio, transcript = [], [], []
-    decoded = 0
+    offline = _OfflineDecoder(mimi, assistant_audio)
     with torch.inference_mode():
         for i in range(frames):
             if cancel is not None and cancel():
                 raise RecoveryCancelled(f"recovery cancelled after {i} of {frames} frames")
             pcm = journal.pcm[i]
-            step.pcm_in.copy_(torch.from_numpy(pcm).view(1, 1, FRAME_SIZE))
-            codes = mimi.encode_step(step.pcm_in, state["mimi"])[:, :, 0]
             user = torch.from_numpy(journal.user_codes[i]).view(1, -1).to(device)
-            mismatches += not torch.equal(codes, user)
+            if i >= codec_from:
+                step.pcm_in.copy_(torch.from_numpy(pcm).view(1, 1, FRAME_SIZE))
+                codes = mimi.encode_step(step.pcm_in, state["mimi"])[:, :, 0]
+                mismatches += i >= exact_from and not torch.equal(codes, user)
             tokens = torch.from_numpy(journal.tokens[i]).view(1, -1).to(device)
             text, audio = _forced_step(generator, state["gen"], user, tokens, last=i == frames - 1)
-            out = np.zeros(FRAME_SIZE, np.float32)
-            if first_step + i >= generator.first_output_frame:
+            assistant_audio.append(None if i >= first_decoded else np.zeros(FRAME_SIZE, np.float32))
+            if i >= first_decoded:
                 agent = audio[:, :mimi.num_codebooks, None]
-                step.pcm_out.copy_(mimi.decode_step(agent, state["mimi"]))
-                out = step.pcm_out.view(-1).to("cpu", torch.float32, copy=True).numpy()
-                decoded += 1
+                if i >= codec_from:
+                    step.pcm_out.copy_(mimi.decode_step(agent, state["mimi"]))
+                if i >= exact_from:
+                    assistant_audio[i] = step.pcm_out.view(-1).to("cpu", torch.float32, copy=True).numpy()
+                else:
+                    offline.add(i, agent, last=i == min(exact_from, frames) - 1)
                 piece = model.tokenizer.piece(int(text[0]))
                 if piece:
                     transcript.append(TranscriptEntry(i, round(i * FRAME_SECONDS, 2), piece))
             user_audio.append(pcm.copy())
-            assistant_audio.append(out)
             if progress is not None and (i % 10 == 9 or i == frames - 1):
                 progress(i + 1, frames)
         state["gen"]["rng"]["counter"].add_(draws_per_step(session.sampling) * frames)
     session.frames, session.generator_steps = frames, first_step + frames
-    session.decoded_frames += decoded
+    session.decoded_frames += max(0, frames - first_decoded)
     session.transcript = transcript
     if session.record_audio:  # the session's own recording, as ``step`` would have kept it
         session._user_audio, session._assistant_audio = user_audio, assistant_audio
-    return mismatches
+    return mismatches, frames - codec_from
+
+
+class _OfflineDecoder:
+    """Decodes the assistant's codes of the frames before the exact replay in pieces of
+    ``OFFLINE_CHUNK_FRAMES`` from a fresh state (``Mimi.decode``'s chunking), writing each
+    frame's audio into its slot of ``audio``."""
+
+    def __init__(self, mimi, audio: list):
+        self.mimi, self.audio = mimi, audio
+        self.state = None
+        self.frames: list[int] = []
+        self.codes: list[torch.Tensor] = []
+
+    def add(self, frame: int, codes: torch.Tensor, last: bool) -> None:
+        if self.state is None:
+            self.state = self.mimi.init_state(1, codes.device)
+        self.frames.append(frame)
+        self.codes.append(codes)
+        if len(self.codes) == OFFLINE_CHUNK_FRAMES or last:
+            pcm = self.mimi.decode_step(torch.cat(self.codes, dim=-1), self.state)
+            pieces = pcm.view(len(self.codes), FRAME_SIZE).to("cpu", torch.float32).numpy()
+            for f, piece in zip(self.frames, pieces):
+                self.audio[f] = piece.copy()
+            self.frames, self.codes = [], []
 
 
 def _forced_step(generator, gen_state: StateTree, user: torch.Tensor, tokens: torch.Tensor, last: bool
