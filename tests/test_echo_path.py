@@ -5,11 +5,12 @@ back into the microphone feed 60 ms later at -10 dB; a second voice (another esp
 another speaking rate) joins as the user. The worker processes the microphone with app.echo and
 steps a playback model that records what it hears.
 
-Bounds are looser than the issue's targets (ERLE >= 25 dB, correlation >= 0.8, <= -50 dBFS), which
-the benchmark reports on longer runs: this machine is shared, and the first second of a PulseAudio
-capture stream reports times that settle only later (see app/echo.py), so the canceller has little
-time to converge before the measured window. Without processing the same path measures an ERLE
-of 0 dB and ~-30 dBFS heard, so the bounds still fail clearly when cancellation does not work.
+The measured window starts after the bench's convergence time (4 s: PulseAudio's capture times
+settle ~2 s after the stream opens, and the canceller then needs its own time). Bounds are the
+issue's ERLE and heard-level targets (ERLE >= 25 dB, <= -50 dBFS; runs here measure ~65 dB and
+~-97 dBFS) and a looser correlation (>= 0.75 against the target's 0.8; runs here measure
+0.84-0.87), since this machine is shared. Without processing the same path measures an ERLE of
+0 dB and ~-30 dBFS heard, so the bounds fail clearly when cancellation does not work.
 """
 
 from __future__ import annotations
@@ -39,10 +40,10 @@ def echo_path(pulse_audio):
 def test_on_speakers_the_model_hears_the_user_but_not_itself(echo_path, tmp_path):
     far = read_wav(audio_server.espeak_wav(str(tmp_path / "far.wav"), FAR_TEXT, "en-us", 175))
     near = read_wav(audio_server.espeak_wav(str(tmp_path / "near.wav"), NEAR_TEXT, "en-gb+f3", 130))
-    result = run_path(far, near, EchoRun(converge_s=2.0, far_only_s=3.0), processing=True)
+    result = run_path(far, near, EchoRun(), processing=True)
     print(f"\necho path (espeak-ng voices): {result}")
     assert result["mic_echo_db"] > -45, "the loopback carried no echo into the microphone"
-    assert result["erle_db"] >= 20
-    assert result["model_hears_db"] <= -45
-    assert result["near_end_corr"] >= 0.7
+    assert result["erle_db"] >= 25
+    assert result["model_hears_db"] <= -50
+    assert result["near_end_corr"] >= 0.75
     assert np.isfinite(result["stream_delay_ms"]) and result["stream_delay_ms"] >= 0
