@@ -5,11 +5,13 @@ count depends on the layer counts and the dtype, not on the widths, so it is tak
 with the 7B layer counts (32 temporal, 6 depth-transformer layers, 8 or 16 depformer steps) and
 tiny widths, in bfloat16 as on a GPU, with sampling on (the live default). It covers one
 generator step (temporal transformer, text sampling, the depth transformer and its sampling), not
-Mimi. Two counts: ``dispatched``, the ops Python's dispatcher sees (a ``TorchDispatchMode``; ops
-with their own kernel count once), and ``profiled``, every ATen op the profiler records, nested
-ones included (e.g. the ``where`` that attention runs inside to turn a boolean mask into a float
-one). ``kernels`` estimates what a GPU would launch: the profiled ops that run no other op
-(leaves), without views and allocations, which launch nothing.
+Mimi. For PersonaPlex it also counts a prompt-phase step (every stream forced, so no text head,
+sampling or depth transformer: ``sample=False``). Two counts: ``dispatched``, the ops Python's
+dispatcher sees (a ``TorchDispatchMode``; ops with their own kernel count once), and
+``profiled``, every ATen op the profiler records, nested ones included (e.g. the ``where`` that
+attention runs inside to turn a boolean mask into a float one). ``kernels`` estimates what a GPU
+would launch: the profiled ops that run no other op (leaves), without views and allocations,
+which launch nothing.
 
     .venv/bin/python -m bench.op_count [--json bench/results/op_count.json]
 """
@@ -47,10 +49,20 @@ class OpCounter(TorchDispatchMode):
         return func(*args, **(kwargs or {}))
 
 
-def count_frame(config: LMConfig, dtype: torch.dtype = torch.bfloat16, warm_frames: int = 3
+def live_step(gen, state, user) -> None:
+    gen.step(user, state)
+
+
+def prompt_step(gen, state, user) -> None:
+    """A PersonaPlex prompt-phase step: the agent's audio and the text forced, nothing sampled."""
+    agent = torch.zeros(1, 8, dtype=torch.long)
+    gen.step(user, state, agent_audio=agent, text=torch.zeros(1, dtype=torch.long), sample=False)
+
+
+def count_frame(config: LMConfig, dtype: torch.dtype = torch.bfloat16, warm_frames: int = 3, step=live_step
                 ) -> tuple[Counter[str], Counter[str], Counter[str]]:
-    """(dispatched, profiled, kernels) ATen ops of one generator step, after ``warm_frames`` steps (so that
-    nothing lazy is counted)."""
+    """(dispatched, profiled, kernels) ATen ops of one generator ``step``, after ``warm_frames`` live
+    steps (so that nothing lazy is counted)."""
     from torch.profiler import ProfilerActivity, profile
 
     torch.manual_seed(0)
@@ -62,9 +74,9 @@ def count_frame(config: LMConfig, dtype: torch.dtype = torch.bfloat16, warm_fram
         gen.step(user, state)
     counter = OpCounter()
     with counter:
-        gen.step(user, state)
+        step(gen, state, user)
     with profile(activities=[ProfilerActivity.CPU]) as prof:
-        gen.step(user, state)
+        step(gen, state, user)
     events = [e for e in prof.events() if e.name.startswith("aten::")]
     profiled = Counter(e.name for e in events)
     kernels = Counter(e.name for e in events if not e.cpu_children and e.name not in NO_KERNEL)
@@ -76,9 +88,11 @@ def main() -> None:
     parser.add_argument("--json", help="write the counts here")
     args = parser.parse_args()
     results = {"cpu": cpu_model(), "torch": torch.__version__, "dtype": "bfloat16", "frames": {}}
-    for name, config in [("moshi", LMConfig(**TINY_WIDTHS)),
-                         ("personaplex", LMConfig(**TINY_WIDTHS, dep_q=16, model_type="personaplex"))]:
-        counts = dict(zip(("dispatched", "profiled", "kernels"), count_frame(config)))
+    personaplex = LMConfig(**TINY_WIDTHS, dep_q=16, model_type="personaplex")
+    for name, config, step in [("moshi", LMConfig(**TINY_WIDTHS), live_step),
+                               ("personaplex", personaplex, live_step),
+                               ("personaplex_prompt_step", personaplex, prompt_step)]:
+        counts = dict(zip(("dispatched", "profiled", "kernels"), count_frame(config, step=step)))
         results["frames"][name] = {**{k: sum(c.values()) for k, c in counts.items()},
                                    **{f"top_{k}": dict(c.most_common(12)) for k, c in counts.items()}}
         print(f"{name}: " + ", ".join(f"{sum(c.values())} {k}" for k, c in counts.items())

@@ -22,6 +22,7 @@ from engine.lm.personaplex import (
     voice_prompt_from_pcm,
     wrap_with_system_tags,
 )
+from engine.state import flatten
 from tests.test_generate import SyncSpy, assert_traces_as_one_graph
 from tests.test_lm import tiny_config
 
@@ -229,6 +230,50 @@ def test_prompt_phases_frame_counts_and_forced_tokens(lm):
     assert len(run_prompt_phases(gen, fresh, None, text)) == 2 * SILENCE_FRAMES + len(text) - 1
     with pytest.raises(ValueError, match="fresh state"):
         run_prompt_phases(gen, fresh, None, text)
+
+
+@pytest.mark.parametrize("stored_voice", [False, True], ids=["voice-codes", "voice-embeddings"])
+def test_prompt_steps_without_sampling_leave_the_state_of_sampled_steps(lm, stored_voice, monkeypatch):
+    """The prompt phases skip the text head, sampling and the depth transformer on every step but
+    the last (every stream is forced): the whole state, RNG counter included, equals that of
+    running each step in full, and so does everything the model does afterwards."""
+    gen = PersonaPlexGenerator(lm, SamplingConfig())
+    voice = VoicePrompt(codes=torch.randint(0, CARD, (6, 8), generator=torch.Generator().manual_seed(4)))
+    if stored_voice:
+        embeddings, cache, _ = record_embeddings(lm, gen, gen.init_state(1, seed=9), voice)
+        voice = VoicePrompt(embeddings=embeddings, cache=cache)
+    text = [40, 41, 42]
+    skipping = gen.init_state(1, seed=9)
+    fast = run_prompt_phases(gen, skipping, voice, text)
+    calls = []
+    full_step, full_embeddings = gen.step, gen.step_embeddings
+
+    def sampled(method):
+        def call(*args, sample=True, **kwargs):
+            calls.append(sample)
+            return method(*args, **kwargs)
+        return call
+
+    monkeypatch.setattr(gen, "step", sampled(full_step))
+    monkeypatch.setattr(gen, "step_embeddings", sampled(full_embeddings))
+    full = gen.init_state(1, seed=9)
+    slow = run_prompt_phases(gen, full, voice, text)
+    monkeypatch.undo()
+    assert calls.count(True) == 1 and len(calls) == len(slow) > 10  # the prompt did skip, but the last step
+    assert [(s.phase, s.text.tolist(), s.audio.tolist()) for s in fast] == \
+        [(s.phase, s.text.tolist(), s.audio.tolist()) for s in slow]
+    a, b = flatten(skipping), flatten(full)
+    assert not [name for name in a if not torch.equal(a[name], b[name])]
+    g = torch.Generator().manual_seed(6)
+    for _ in range(4):
+        user = torch.randint(0, CARD, (1, 8), generator=g)
+        assert all(torch.equal(x, y) for x, y in zip(gen.step(user, skipping), gen.step(user, full)))
+
+
+def test_a_step_without_sampling_needs_every_stream_forced(lm):
+    gen = PersonaPlexGenerator(lm, SamplingConfig())
+    with pytest.raises(ValueError, match="every stream forced"):
+        gen.step(torch.tensor([SINE_TOKENS]), gen.init_state(1), sample=False)
 
 
 def test_replayed_voice_embeddings_equal_the_codes_path(lm):

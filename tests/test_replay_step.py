@@ -10,7 +10,7 @@ import torch
 
 from engine.lm.generate import SamplingConfig, make_generator
 from engine.lm.model import LMModel
-from engine.runtime.replay import _forced_step, draws_per_step, written_tokens
+from engine.runtime.replay import _forced_step, written_tokens
 from engine.state import flatten
 from tests.test_lm import tiny_config
 
@@ -45,7 +45,7 @@ def test_forced_steps_rebuild_the_sampled_state(family, sampling):
         for i, (user, tokens) in enumerate(zip(users, written)):
             text, audio = _forced_step(generator, rebuilt, user, tokens, last=i == STEPS - 1)
             assert torch.equal(text, outputs[i][0]) and torch.equal(audio, outputs[i][1])
-        rebuilt["rng"]["counter"].add_(draws_per_step(sampling) * STEPS)
+        rebuilt["rng"]["counter"].add_(generator.draws_per_step * STEPS)
     a, b = flatten(live), flatten(rebuilt)
     differ = [name for name in a if not torch.equal(a[name], b[name])]
     assert not differ, differ[:5]

@@ -75,6 +75,12 @@ class _GeneratorBase:
         return self.max_delay
 
     @property
+    def draws_per_step(self) -> int:
+        """RNG counter increments of one step (``engine.lm.sampling``: one draw for the text token
+        and one for all audio codebooks, each only when its temperature is above 0)."""
+        return int(self.sampling.temp_text > 0) + int(self.sampling.temp > 0)
+
+    @property
     def user_streams(self) -> int:
         return self.config.n_q - self._agent_streams
 
@@ -184,6 +190,10 @@ class PersonaPlexGenerator(_GeneratorBase):
     ``step(user_codes [B, 8], state, agent_audio=None, text=None) -> (text [B], audio [B, dep_q])``
     (dep_q = 16: the agent's 8 codebooks, then the user's 8 as the depformer predicts them; decode
     ``audio[:, :8]``). ``agent_audio`` [B, 8] and ``text`` [B] force those streams (prompt phases).
+    With every stream forced, ``sample=False`` skips what would only be overridden: the text head,
+    sampling and the depth transformer (the RNG counter still advances by the draws they make).
+    The state then equals a sampled step's except the depth transformer's cache, which every step
+    resets; a sequence of forced steps ends with a sampled one to leave that cache as it would be.
 
     PersonaPlex's very first call (offset 0) only seeds the cache with the initial tokens, discards
     its inputs and runs no model. ``init_state`` returns that seeded state (offset 1), so every
@@ -211,8 +221,11 @@ class PersonaPlexGenerator(_GeneratorBase):
         return state
 
     def step(self, user_codes: torch.Tensor, state: StateTree, agent_audio: torch.Tensor | None = None,
-             text: torch.Tensor | None = None, mark: Mark | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+             text: torch.Tensor | None = None, mark: Mark | None = None, sample: bool = True
+             ) -> tuple[torch.Tensor, torch.Tensor]:
         self._check_codes(user_codes, self.user_streams, "user codes", state)
+        if not sample and (agent_audio is None or text is None):
+            raise ValueError("sample=False needs every stream forced (agent_audio and text)")
         if agent_audio is not None:
             self._check_codes(agent_audio, self._agent_streams, "forced agent audio", state)
         if text is not None:
@@ -222,9 +235,10 @@ class PersonaPlexGenerator(_GeneratorBase):
             self._force(state, user_codes, agent_audio, text)
             target, provided, input_column = self._prepare(state)
             x = self.lm.embed_codes(self._input_codes(state, input_column))
-            return self._process(state, x, target, provided, input_column, mark)
+            return self._process(state, x, target, provided, input_column, mark, sample)
 
-    def step_embeddings(self, embedding: torch.Tensor, state: StateTree) -> tuple[torch.Tensor, torch.Tensor]:
+    def step_embeddings(self, embedding: torch.Tensor, state: StateTree, sample: bool = True
+                        ) -> tuple[torch.Tensor, torch.Tensor]:
         """Replay one stored voice-prompt step: ``embedding`` [B, 1, dim] replaces the summed input
         embedding; the streams are forced to dummy values (initial audio tokens, PAD text), as
         PersonaPlex does. The caller restores the saved token cache after the last one."""
@@ -239,7 +253,7 @@ class PersonaPlexGenerator(_GeneratorBase):
             self._force(state, dummy[:, self._agent_streams:], dummy[:, :self._agent_streams], pad)
             target, provided, input_column = self._prepare(state)
             x = embedding.to(next(self.lm.parameters()).dtype)
-            return self._process(state, x, target, provided, input_column)
+            return self._process(state, x, target, provided, input_column, sample=sample)
 
     def _force(self, state: StateTree, user: torch.Tensor, agent: torch.Tensor | None,
                text: torch.Tensor | None) -> None:
@@ -276,21 +290,27 @@ class PersonaPlexGenerator(_GeneratorBase):
         return cache.gather(2, column).squeeze(-1)
 
     def _process(self, state: StateTree, x: torch.Tensor, target: torch.Tensor, provided: torch.Tensor,
-                 input_column: torch.Tensor, mark: Mark | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+                 input_column: torch.Tensor, mark: Mark | None = None, sample: bool = True
+                 ) -> tuple[torch.Tensor, torch.Tensor]:
         tokens, n = state["tokens"], self.config.dep_q + 1
         cache, flags, offset = tokens["cache"], tokens["provided"], tokens["offset"]
-        h, text_logits = self.lm.temporal_step(x, state["lm"])
-        sampled_text = self._sample_text(text_logits, state)
-        text_in = torch.where(provided[:, 0], target[:, 0], sampled_text)
-        if mark is not None:
-            mark("temporal")
-        audio = self.lm.depformer_frame(h, text_in, state["lm"]["depformer"], self._audio_sampler(state),
-                                        forced=target[:, 1:n], forced_mask=provided[:, 1:n])
+        if sample:
+            h, text_logits = self.lm.temporal_step(x, state["lm"])
+            sampled_text = self._sample_text(text_logits, state)
+            text_in = torch.where(provided[:, 0], target[:, 0], sampled_text)
+            if mark is not None:
+                mark("temporal")
+            audio = self.lm.depformer_frame(h, text_in, state["lm"]["depformer"], self._audio_sampler(state),
+                                            forced=target[:, 1:n], forced_mask=provided[:, 1:n])
+            generated = torch.cat([sampled_text.unsqueeze(1), audio], dim=1)
+            written = torch.where(provided[:, :n], target[:, :n], generated)
+        else:  # every stream forced: only the temporal transformer's state changes
+            self.lm.transformer(x, state["lm"]["temporal"])
+            state["rng"]["counter"].add_(self.draws_per_step)
+            written = target[:, :n]
         batch, streams = flags.shape[:2]
         flags.scatter_(2, input_column.view(1, 1, 1).expand(batch, streams, 1),
                        torch.zeros(batch, streams, 1, dtype=torch.bool, device=flags.device))
-        generated = torch.cat([sampled_text.unsqueeze(1), audio], dim=1)
-        written = torch.where(provided[:, :n], target[:, :n], generated)
         self._write_column(cache, slice(0, n), (offset % self.columns).expand(n), written)
         out = self._aligned_output(cache, offset)
         offset.add_(1)

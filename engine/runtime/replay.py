@@ -39,7 +39,7 @@ from ..errors import ConversationFileError, RecoveryCancelled
 from ..files import conversation
 from ..files.compact import read_compact, write_compact
 from ..files.journal import Journal, JournalHeader, JournalWriter, read_journal
-from ..lm.generate import PersonaPlexGenerator, SamplingConfig
+from ..lm.generate import PersonaPlexGenerator
 from ..state import StateTree
 from .loading import LoadedModel
 from .session import Session, TranscriptEntry
@@ -62,12 +62,6 @@ class Recovery:
 
 
 # ---- writing ---------------------------------------------------------------------------------
-
-def draws_per_step(sampling: SamplingConfig) -> int:
-    """RNG counter increments of one generator step (``engine.lm.sampling``: one draw for the
-    text token and one for all audio codebooks, each only when its temperature is above 0)."""
-    return int(sampling.temp_text > 0) + int(sampling.temp > 0)
-
 
 def written_tokens(generator, gen_state: StateTree) -> torch.Tensor:
     """The tokens the last ``step`` wrote into the token cache, [B, 1 + dep_q] (text first).
@@ -311,7 +305,7 @@ def _replay(session: Session, journal: Journal, frames: int, progress: Progress 
             user_audio.append(pcm.copy())
             if progress is not None and (i % 10 == 9 or i == frames - 1):
                 progress(i + 1, frames)
-        state["gen"]["rng"]["counter"].add_(draws_per_step(session.sampling) * frames)
+        state["gen"]["rng"]["counter"].add_(session.generator.draws_per_step * frames)
     session.frames, session.generator_steps = frames, first_step + frames
     session.decoded_frames += max(0, frames - first_decoded)
     session.transcript = transcript
