@@ -140,3 +140,29 @@ def test_a_new_session_is_captured_before_its_first_live_frame(demo_model_dir, m
         a, b = session.step(pcm), twin.step(pcm)
         assert (a.text_token, a.audio_codes) == (b.text_token, b.audio_codes)
     assert events == []
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("stored_voice", [False, True], ids=["voice-codes", "voice-embeddings"])
+def test_prompt_steps_replayed_from_cuda_graphs_leave_the_eager_state(stored_voice, monkeypatch):
+    """PersonaPlex's prompt through real CUDA graphs: the same outputs and state as eager steps, bit
+    for bit (the plumbing is checked on the CPU in tests/test_prompt_steps.py; unverified here:
+    written without a GPU)."""
+    monkeypatch.delenv("PARLEY_NO_CUDA_GRAPH", raising=False)
+    from engine.lm.generate import PersonaPlexGenerator
+    from engine.lm.personaplex import run_prompt_phases
+    from engine.runtime.prompt_steps import PromptSteps
+    from tests.test_personaplex import tiny_personaplex_lm
+    from tests.test_prompt_steps import TEXT, outputs, voice_prompt
+
+    gen = PersonaPlexGenerator(tiny_personaplex_lm().to("cuda"), SamplingConfig())
+    voice = voice_prompt(gen, stored_voice)
+    eager_state, state = gen.init_state(1, seed=9), gen.init_state(1, seed=9)
+    with torch.inference_mode():
+        eager = run_prompt_phases(gen, eager_state, voice, TEXT, steps=PromptSteps(gen, eager_state, False))
+        runner = PromptSteps(gen, state, use_cuda_graph=True)
+        graphed = run_prompt_phases(gen, state, voice, TEXT, steps=runner)
+    assert runner.graphs_active == (2 if stored_voice else 1), runner._forced.fallback_reason
+    assert outputs(graphed) == outputs(eager)
+    a, b = flatten(state), flatten(eager_state)
+    assert [name for name in a if not torch.equal(a[name], b[name])] == []

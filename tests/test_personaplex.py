@@ -32,6 +32,10 @@ CARD = 2048  # the real card: the prompt constants are real Mimi codes
 
 @pytest.fixture(scope="module")
 def lm() -> LMModel:
+    return tiny_personaplex_lm()
+
+
+def tiny_personaplex_lm() -> LMModel:
     """A tiny PersonaPlex-shaped LM (dep_q 16) with random weights large enough for varied tokens."""
     torch.manual_seed(0)
     model = LMModel(tiny_config(dep_q=16, card=CARD, model_type="personaplex")).eval()

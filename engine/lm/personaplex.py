@@ -198,7 +198,8 @@ class PromptStep:
 
 
 def run_prompt_phases(gen: PersonaPlexGenerator, state: StateTree, voice: VoicePrompt | None,
-                      text_tokens: Sequence[int], silence_frames: int = SILENCE_FRAMES) -> list[PromptStep]:
+                      text_tokens: Sequence[int], silence_frames: int = SILENCE_FRAMES, steps=None
+                      ) -> list[PromptStep]:
     """Drive a fresh generator state through PersonaPlex's prompt phases (see the module docstring).
 
     PersonaPlex's first call of the sequence only seeds the token cache and discards its frame;
@@ -208,7 +209,10 @@ def run_prompt_phases(gen: PersonaPlexGenerator, state: StateTree, voice: VoiceP
 
     Every stream is forced in every prompt step, so all but the last run without the text head,
     sampling and the depth transformer (``sample=False``): the same state, and at 7B about a
-    third of a frame's work and most of its kernel launches saved per prompt step.
+    third of a frame's work and most of its kernel launches saved per prompt step. ``steps`` runs
+    those forced steps (``forced(user, agent, text)``, ``embedded(embedding)``; e.g.
+    ``engine.runtime.prompt_steps.PromptSteps``, which replays them from CUDA graphs); by default
+    they are the generator's own calls.
     """
     if int(state["tokens"]["offset"]) != 1:  # a host read, fine: prompts run outside the frame loop
         raise ValueError("run_prompt_phases needs a fresh state from PersonaPlexGenerator.init_state")
@@ -219,26 +223,36 @@ def run_prompt_phases(gen: PersonaPlexGenerator, state: StateTree, voice: VoiceP
     def column(values) -> torch.Tensor:
         return torch.as_tensor(values, dtype=torch.long, device=device).expand(batch, -1).contiguous()
 
+    if steps is not None:
+        forced, embedded = steps.forced, steps.embedded
+    else:
+        def forced(user, agent, text):
+            return gen.step(user, state, agent_audio=agent, text=text, sample=False)
+
+        def embedded(embedding):
+            return gen.step_embeddings(embedding, state, sample=False)
+
     sine, silence = column(SINE_TOKENS), column(SILENCE_TOKENS)
     frames: list[tuple[str, torch.Tensor, int]] = []  # (phase, agent audio [B, 8], text token)
-    steps: list[PromptStep] = []
+    done: list[PromptStep] = []
     if voice is not None and voice.embeddings is not None:
         if voice.cache.shape[1:] != state["tokens"]["cache"].shape[1:]:
             raise ValueError(f"the voice prompt's token cache {tuple(voice.cache.shape)} does not fit this "
                              f"model's {tuple(state['tokens']['cache'].shape)}")
         for e in voice.embeddings:
-            embedding = e.expand(batch, -1, -1).to(device)
-            steps.append(PromptStep("voice", *gen.step_embeddings(embedding, state, sample=False)))
+            done.append(PromptStep("voice", *embedded(e.expand(batch, -1, -1).to(device))))
         state["tokens"]["cache"].copy_(voice.cache.expand(batch, -1, -1))
     elif voice is not None:
         frames += [("voice", row.to(device).expand(batch, -1), pad) for row in voice.codes]
     frames += [("silence", silence, pad)] * silence_frames
     frames += [("text", silence, int(t)) for t in text_tokens]
     frames += [("silence2", silence, pad)] * silence_frames
-    if not steps:
+    if not done:
         frames = frames[1:]  # consumed by PersonaPlex's seed call
     for i, (phase, agent, token) in enumerate(frames):
         text = torch.full((batch,), token, dtype=torch.long, device=device)
-        last = i == len(frames) - 1  # its depth-transformer cache is the state's
-        steps.append(PromptStep(phase, *gen.step(sine, state, agent_audio=agent, text=text, sample=last)))
-    return steps
+        if i < len(frames) - 1:
+            done.append(PromptStep(phase, *forced(sine, agent, text)))
+        else:  # sampled in full: its depth-transformer cache is the state's
+            done.append(PromptStep(phase, *gen.step(sine, state, agent_audio=agent, text=text)))
+    return done

@@ -94,11 +94,7 @@ class FrameStep:
         self.audio = torch.full((1, dep_q), -2, dtype=torch.long, device=device)
         self.pcm_out = torch.zeros(1, 1, mimi.frame_size, device=device, dtype=pcm_dtype)
         self.graph: torch.cuda.CUDAGraph | None = None
-        self.fallback_reason: str | None = None
-        if device.type != "cuda":
-            self.fallback_reason = f"runs eagerly on {device.type} (CUDA graphs need a CUDA device)"
-        elif not use_cuda_graph:
-            self.fallback_reason = "CUDA graph turned off (--no-cuda-graph or the app's setting)"
+        self.fallback_reason = graph_unavailable_reason(device, use_cuda_graph)
 
     @property
     def graph_active(self) -> bool:
@@ -127,7 +123,7 @@ class FrameStep:
                 self._capture_and_replay()
             elif self.graph_pending:
                 self.on_event("warmup")
-                with _side_stream(self.device):
+                with side_stream(self.device):
                     self.compute(decode=aligned, mark=mark)
                 self.warm_frames += aligned
             else:
@@ -171,19 +167,36 @@ class FrameStep:
             self.pcm_out.zero_()
 
     def _capture_and_replay(self) -> None:
-        graph = torch.cuda.CUDAGraph()
-        try:
-            torch.cuda.synchronize(self.device)
-            with torch.cuda.graph(graph, capture_error_mode="global"), sync_debug_error():
-                self.compute(decode=True)
-        except Exception as e:  # noqa: BLE001 - any capture failure means: run eagerly
-            self.fallback_reason = f"CUDA graph capture failed, running eagerly: {type(e).__name__}: {e}"
+        self.graph, self.fallback_reason = capture(lambda: self.compute(decode=True), self.device)
+        if self.graph is None:
             log.warning(self.fallback_reason)
-            torch.cuda.synchronize(self.device)
             self.compute(decode=True)  # capture ran no kernels: the state is still this frame's input
-            return
-        self.graph = graph
-        graph.replay()
+        else:
+            self.graph.replay()
+
+
+def graph_unavailable_reason(device: torch.device, use_cuda_graph: bool) -> str | None:
+    """Why computations on ``device`` run eagerly, or None where a CUDA graph may be captured."""
+    if device.type != "cuda":
+        return f"runs eagerly on {device.type} (CUDA graphs need a CUDA device)"
+    if not use_cuda_graph:
+        return "CUDA graph turned off (--no-cuda-graph or the app's setting)"
+    return None
+
+
+def capture(compute, device: torch.device) -> tuple[torch.cuda.CUDAGraph | None, str | None]:
+    """Capture ``compute()`` (which reads and writes only static buffers and state) as one CUDA
+    graph: ``(graph, None)``, or ``(None, why)`` when the capture failed. A capture runs no kernels:
+    the caller replays the graph (or, after a failure, computes eagerly) to get the results."""
+    graph = torch.cuda.CUDAGraph()
+    try:
+        torch.cuda.synchronize(device)
+        with torch.cuda.graph(graph, capture_error_mode="global"), sync_debug_error():
+            compute()
+    except Exception as e:  # noqa: BLE001 - any capture failure means: run eagerly
+        torch.cuda.synchronize(device)
+        return None, f"CUDA graph capture failed, running eagerly: {type(e).__name__}: {e}"
+    return graph, None
 
 
 def _no_mark(stage: str) -> None:
@@ -191,7 +204,7 @@ def _no_mark(stage: str) -> None:
 
 
 @contextmanager
-def _side_stream(device: torch.device):
+def side_stream(device: torch.device):
     """Run on a side stream joined to the current one before and after (CUDA warm-up)."""
     if device.type != "cuda":
         yield

@@ -28,6 +28,7 @@ from ..lm.generate import SamplingConfig, make_generator
 from ..state import StateTree, nbytes
 from .frame_step import STAGES, FrameStep
 from .loading import LoadedModel
+from .prompt_steps import PromptSteps
 
 
 @dataclass(frozen=True)
@@ -164,8 +165,9 @@ class Session:
         self.prompts["voice"] = voice_prompt or NO_VOICE
         voice = load_voice(self.model, voice_prompt) if voice_prompt else None
         tokens = role_prompt_tokens(self.model.tokenizer, text_prompt)
+        forced_steps = PromptSteps(self.generator, self.state["gen"], use_cuda_graph=self.model.cuda_graph)
         with torch.inference_mode():
-            steps = run_prompt_phases(self.generator, self.state["gen"], voice, tokens)
+            steps = run_prompt_phases(self.generator, self.state["gen"], voice, tokens, steps=forced_steps)
         self.generator_steps = len(steps)
 
     # ---- streaming ---------------------------------------------------------------------------

@@ -1,0 +1,111 @@
+"""PersonaPlex's prompt steps, replayed from CUDA graphs.
+
+A PersonaPlex session starts with tens of generator steps that force every stream (the voice
+prompt, the silences and the role prompt: ``engine.lm.personaplex.run_prompt_phases``). Each kind
+of step, token frames (``forced``) and stored voice embeddings (``embedded``), is the same
+computation every time on other inputs, so on CUDA each kind runs eagerly ``warmup`` times on a
+side stream (lazy initialisations stay out of the capture), is then captured once on static input
+and output buffers, and is replayed for the rest of the prompt, as ``FrameStep`` does for live
+frames. A replay runs the kernels the eager step runs, in the same order, so the state it leaves
+is the eager one bit for bit. Where no graph can run (the CPU, graphs turned off, a failed
+capture) the steps run eagerly on the same buffers. ``on_event("warmup" | "capture")`` marks
+those steps.
+
+The graphs live as long as the ``PromptSteps``: a session drops it when its prompt has run.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+import torch
+
+from ..lm.generate import PersonaPlexGenerator
+from ..state import StateTree
+from .frame_step import capture, graph_unavailable_reason, side_stream
+
+log = logging.getLogger(__name__)
+
+
+class _GraphedStep:
+    """``run()`` (reads and writes static buffers and the state only), through a CUDA graph once
+    ``warmup`` eager runs have gone by, eagerly where no graph can run."""
+
+    def __init__(self, run: Callable[[], None], device: torch.device, fallback_reason: str | None, warmup: int,
+                 on_event: Callable[[str], None]) -> None:
+        self.run, self.device, self.warmup, self.on_event = run, device, warmup, on_event
+        self.fallback_reason = fallback_reason
+        self.graph: torch.cuda.CUDAGraph | None = None
+        self.warm_runs = 0
+
+    def __call__(self) -> None:
+        if self.graph is not None:
+            self.graph.replay()
+        elif self.fallback_reason is not None:
+            self.run()
+        elif self.warm_runs < self.warmup:
+            self.on_event("warmup")
+            with side_stream(self.device):
+                self.run()
+            self.warm_runs += 1
+        else:
+            self.on_event("capture")
+            self.graph, self.fallback_reason = capture(self.run, self.device)
+            if self.graph is None:
+                log.warning("prompt steps: %s", self.fallback_reason)
+                self.run()  # the capture ran no kernels: the state is still this step's input
+            else:
+                self.graph.replay()
+
+
+class PromptSteps:
+    """The forced steps of ``run_prompt_phases`` (its ``steps`` argument) for one state:
+    ``forced(user, agent, text)`` and ``embedded(embedding)`` -> ``(text [B], audio [B, dep_q])``,
+    the generator's ``step``/``step_embeddings`` with ``sample=False``; the outputs are copies."""
+
+    def __init__(self, generator: PersonaPlexGenerator, state: StateTree, use_cuda_graph: bool = True,
+                 warmup: int = 2, on_event: Callable[[str], None] | None = None) -> None:
+        self.generator, self.state = generator, state
+        cache = state["tokens"]["cache"]
+        batch, device = cache.shape[0], cache.device
+        config = generator.config
+        # Static buffers: every step copies its inputs in and its outputs out of these.
+        self.user = torch.zeros(batch, generator.user_streams, dtype=torch.long, device=device)
+        self.agent = torch.zeros(batch, config.n_q - generator.user_streams, dtype=torch.long, device=device)
+        self.text = torch.zeros(batch, dtype=torch.long, device=device)
+        self.embedding = torch.zeros(batch, 1, config.dim, dtype=next(generator.lm.parameters()).dtype,
+                                     device=device)
+        self.out_text = torch.full((batch,), -2, dtype=torch.long, device=device)
+        self.out_audio = torch.full((batch, config.dep_q), -2, dtype=torch.long, device=device)
+        reason = graph_unavailable_reason(device, use_cuda_graph)
+        events = on_event or (lambda event: None)
+        self._forced = _GraphedStep(self._run_forced, device, reason, warmup, events)
+        self._embedded = _GraphedStep(self._run_embedded, device, reason, warmup, events)
+
+    @property
+    def graphs_active(self) -> int:
+        """How many of the two kinds of step replay a graph."""
+        return (self._forced.graph is not None) + (self._embedded.graph is not None)
+
+    def forced(self, user: torch.Tensor, agent: torch.Tensor, text: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        self.user.copy_(user)
+        self.agent.copy_(agent)
+        self.text.copy_(text)
+        self._forced()
+        return self.out_text.clone(), self.out_audio.clone()
+
+    def embedded(self, embedding: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        self.embedding.copy_(embedding)
+        self._embedded()
+        return self.out_text.clone(), self.out_audio.clone()
+
+    def _run_forced(self) -> None:
+        self._keep(self.generator.step(self.user, self.state, agent_audio=self.agent, text=self.text, sample=False))
+
+    def _run_embedded(self) -> None:
+        self._keep(self.generator.step_embeddings(self.embedding, self.state, sample=False))
+
+    def _keep(self, outputs: tuple[torch.Tensor, torch.Tensor]) -> None:
+        self.out_text.copy_(outputs[0])
+        self.out_audio.copy_(outputs[1])
