@@ -9,13 +9,14 @@ timer turns into ``position_changed`` (PortAudio threads must not emit Qt signal
 from __future__ import annotations
 
 import logging
+import time
 from pathlib import Path
 
 import numpy as np
 import soxr
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from app.audio_io import BLOCK_SECONDS, TEARDOWN_TIMEOUT_S, find_device, pick_rate, portaudio_held, run_with_timeout
+from app.audio_io import TEARDOWN_TIMEOUT_S, find_device, pick_rate, portaudio_held, run_with_timeout
 from app.transcript import Transcript
 from app.turn_list import TurnListModel
 from engine import SAMPLE_RATE, ConversationFileError, read_conversation_audio, read_conversation_info
@@ -46,10 +47,16 @@ class ReplayPlayer(QObject):
         self._rate = SAMPLE_RATE
         self._frame = 0  # playback position in the buffer; written by the callback and by seek()
         self._end_s: float | None = None  # a clip ends here instead of at the end of the recording
-        # Silence written after the end, and how much of it plays out what the device had buffered
-        # (closing at once would abort the clip's last stream latency's worth of audio).
-        self._after_end = 0
-        self._drain_frames = 0
+        # When the end has played out (closing at once would abort what the device still buffers).
+        # A device plays no faster than its rate, so the frame handed at stream position k plays no
+        # earlier than the first callback + k / rate (+ the reported latency). Counting silence
+        # after the end does not say it: a new stream through PulseAudio takes ~0.3 s of audio in
+        # its first 0.1 s of callbacks (reporting 35-40 ms of latency and DAC times equal to the
+        # callback's), so a clip's end is handed over long before it plays.
+        self._first_callback_at: float | None = None  # time.monotonic() of the stream's first callback
+        self._handed = 0  # frames handed to the device since the stream opened
+        self._end_handed: int | None = None  # ``_handed`` just after the end's last frame
+        self._latency_s = 0.0
         self._stream = None
         self._timer = QTimer(self)
         self._timer.setInterval(POSITION_TIMER_MS)
@@ -128,7 +135,7 @@ class ReplayPlayer(QObject):
 
     def seek(self, seconds: float) -> None:
         self._frame = int(min(max(0.0, seconds), self.duration) * self._rate)
-        self._after_end = 0
+        self._end_handed = None
         self.position_changed.emit(self.position)
 
     def set_split(self, split: bool) -> None:
@@ -148,12 +155,16 @@ class ReplayPlayer(QObject):
             self._frame = int(self._frame * rate / self._rate)
         self._rate = rate
         self._buffer = self._layout(rate)
+        self._first_callback_at, self._handed, self._end_handed = None, 0, None
         with portaudio_held(GUI_WAIT_S):
+            # Blocks of the host's size: through ALSA's PulseAudio plugin, a second output stream
+            # with fixed 20 ms blocks beside the conversation's own ran callbacks at 1.4-1.9x real
+            # time and played almost nothing of the clip (3 of 3 runs; with the host's size, 3 of 3
+            # played it whole). The callback takes any block size.
             stream = sd.OutputStream(device=device, samplerate=rate, channels=channels, dtype="float32",
-                                     blocksize=int(rate * BLOCK_SECONDS), callback=self._callback)
+                                     blocksize=0, callback=self._callback)
             stream.start()
-        self._after_end = 0
-        self._drain_frames = int(stream.latency * rate) + stream.blocksize
+        self._latency_s = stream.latency + stream.blocksize / rate
         self._stream = stream
 
     def _layout(self, rate: int) -> np.ndarray:
@@ -175,7 +186,11 @@ class ReplayPlayer(QObject):
         buffer, start = self._buffer, self._frame
         chunk = buffer[start:min(start + frames, self._end_frame())]
         n = len(chunk)
-        self._after_end += frames - n
+        if self._first_callback_at is None:
+            self._first_callback_at = time.monotonic()
+        if n < frames and self._end_handed is None:
+            self._end_handed = self._handed + n
+        self._handed += frames
         if outdata.shape[1] == 1:
             outdata[:n, 0] = chunk[:, 0] if not self.split else chunk.mean(axis=1)
         else:
@@ -190,10 +205,16 @@ class ReplayPlayer(QObject):
 
     def _poll(self) -> None:
         self.position_changed.emit(self.position)
-        if self.state == PLAYING and self._frame >= self._end_frame() and self._after_end >= self._drain_frames:
+        if self.state == PLAYING and self._played_out():
             self._close_stream()
             self._timer.stop()
             self._set_state(STOPPED)
+
+    def _played_out(self) -> bool:
+        end, first = self._end_handed, self._first_callback_at
+        if end is None or first is None or self._frame < self._end_frame():
+            return False
+        return time.monotonic() >= first + end / self._rate + self._latency_s
 
     def _set_state(self, state: str) -> None:
         self.state = state

@@ -145,9 +145,14 @@ def echo_path(latency_ms: int = 60, gain_db: float = -10.0):
 
 
 class SinkRecorder:
-    """Records a sink's monitor as raw float32 mono at 24 kHz through ``parec``."""
+    """Records a sink's monitor as raw float32 mono at 24 kHz through ``parec``.
 
-    def __init__(self, path: str, sink: str = SPEAKER_SINK) -> None:
+    Returns once the recording is live (the monitor's first samples, silence where nothing plays,
+    have reached the file): the first recording after the server's devices were loaded delivered
+    nothing for ~2 s here, so a test that started playing 0.3 s after starting ``parec`` recorded
+    most of what it played as missing."""
+
+    def __init__(self, path: str, sink: str = SPEAKER_SINK, live_timeout_s: float = 15.0) -> None:
         self.path = path
         self._file = open(path, "wb")  # noqa: SIM115 - closed in stop()
         self._proc = subprocess.Popen(
@@ -155,6 +160,12 @@ class SinkRecorder:
              "--latency-msec=20"],
             stdout=self._file,
         )
+        deadline = time.monotonic() + live_timeout_s
+        while os.path.getsize(path) == 0:
+            if time.monotonic() > deadline or self._proc.poll() is not None:
+                self.stop()
+                raise RuntimeError(f"parec recorded nothing from {sink}.monitor within {live_timeout_s:.0f} s")
+            time.sleep(0.01)
 
     def stop(self) -> bytes:
         self._proc.terminate()

@@ -224,7 +224,6 @@ def test_replay_plays_the_recording_to_the_speaker_and_seeks(pulse_audio, qtbot,
         return changes[-1][1] - changes[0][1]
 
     recorder = audio_server.SinkRecorder(str(tmp_path / "speaker.f32"))
-    time.sleep(0.3)  # parec is running
     full = play_through()
     time.sleep(0.3)
     recorded = np.frombuffer(recorder.stop(), dtype="<f4")
@@ -266,7 +265,6 @@ def test_a_live_user_turn_plays_from_its_play_button(pulse_audio, qtbot, tmp_pat
         option.rect = view.visualRect(w.model.turns.index(row))
         button = view.delegate._play_rect(view.delegate._bubble(option.rect, turn), option)
         recorder = audio_server.SinkRecorder(str(tmp_path / "speaker.f32"))
-        time.sleep(0.3)
         qtbot.mouseClick(view.viewport(), Qt.LeftButton, pos=button.center())
         qtbot.waitUntil(lambda: w.replay.state == PLAYING, timeout=10_000)
         qtbot.waitUntil(lambda: w.replay.state == STOPPED, timeout=10_000)
