@@ -15,6 +15,7 @@ install side by side: `parley` in /opt/parley (or ~/.local/opt/parley), `parley-
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import platform
 import re
@@ -85,7 +86,7 @@ def bundle_sources() -> list[Path]:
     files = [p for d in ("app", "engine") for p in (ROOT / d).rglob("*.py")]
     files += [p for p in (ROOT / "assets").iterdir() if p.is_file()]
     files += [PKG / "parley.spec", PKG / "launcher.py", PKG / "parley.png", PKG / "parley.svg", ROOT / "pyproject.toml"]
-    files += list((PKG / "hooks").glob("*.py")) + [PKG / "elf_closure.py"]
+    files += list((PKG / "hooks").glob("*.py")) + [PKG / "elf_closure.py", PKG / "stub_libs.py"]
     files.append(Path(sysconfig.get_paths()["purelib"]))  # its mtime changes when a package is (un)installed
     return files
 
@@ -132,9 +133,13 @@ def build_bundle(variant: Variant = CPU) -> None:
                  + "\n".join(log.read_text(errors="replace").splitlines()[-25:]))
     if variant.key == "cuda" and sys.platform.startswith("linux"):
         drop_dangling_links(variant.bundle)
+        for soname, saved in _packaging_module("stub_libs").replace_with_stubs(variant.bundle).items():
+            print(f"build.py: {soname} replaced by a stand-in (packaging/stub_libs.py), {saved / 1e6:.0f} MB less",
+                  flush=True)
         check_elf_closure(variant.bundle)
     variant.stamp.touch()
     os.utime(variant.stamp, (started_wall, started_wall))  # sources edited during the build make it stale
+    shutil.rmtree(variant.work)  # PyInstaller's stripped library copies: ~0.9 GB for the CUDA variant
     print(f"build.py: bundle built in {time.monotonic() - started:.0f} s, {tree_size(variant.bundle) / 1e6:.0f} MB",
           flush=True)
 
@@ -147,14 +152,18 @@ def drop_dangling_links(bundle: Path) -> None:
         link.unlink()
 
 
-def check_elf_closure(bundle: Path) -> None:
-    """Fail the build when a library torch's CUDA side needs is missing from the bundle (see elf_closure.py)."""
+def _packaging_module(name: str):
+    """A module of packaging/ (not a package: build.py runs as a script from any environment)."""
     sys.path.insert(0, str(PKG))
     try:
-        import elf_closure
+        return importlib.import_module(name)
     finally:
         sys.path.remove(str(PKG))
-    report = elf_closure.check_bundle(bundle)
+
+
+def check_elf_closure(bundle: Path) -> None:
+    """Fail the build when a library torch's CUDA side needs is missing from the bundle (see elf_closure.py)."""
+    report = _packaging_module("elf_closure").check_bundle(bundle)
     if report.unresolved:
         sys.exit("build.py: the CUDA bundle misses libraries its torch needs (pruned too much?):\n"
                  + "\n".join(f"  {lib} needs {name}" for lib, name in report.unresolved))
@@ -258,9 +267,12 @@ def build_deb(out: Path, variant: Variant = CPU) -> None:
 
 
 def _write(out: Path, command: list[str]) -> None:
-    """Run ``command`` writing to a temporary name ({tmp}), then move the result into place."""
+    """Run ``command`` writing to a temporary name ({tmp}), then move the result into place. Its scratch
+    files go beside the output (dpkg-deb compresses the data member into a temporary file first: 2.2 GB
+    for the CUDA package), not to /tmp, which may be a small RAM-backed file system."""
     tmp = out.with_name(out.name + ".part")
-    subprocess.run([str(tmp) if part == "{tmp}" else part for part in command], check=True, stdout=subprocess.DEVNULL)
+    subprocess.run([str(tmp) if part == "{tmp}" else part for part in command], check=True, stdout=subprocess.DEVNULL,
+                   env={**os.environ, "TMPDIR": str(out.parent)})
     tmp.replace(out)
 
 

@@ -12,6 +12,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -92,6 +93,8 @@ def test_tarball_install_run_uninstall(packaged, demo_cache, tmp_path):
     (top,) = unpacked.iterdir()
     env = _user_env(home, demo_cache)
     subprocess.run(["sh", str(top / "install.sh")], env=env, check=True, capture_output=True, timeout=300)
+    installed = home / ".local" / "opt" / "parley" / "parley"
+    assert installed.stat().st_ino == (top / "parley" / "parley").stat().st_ino, "same disk: linked, not copied"
     shutil.rmtree(unpacked)  # the installed copy must not need the archive
 
     launcher = home / ".local" / "bin" / "parley"
@@ -113,6 +116,30 @@ def test_tarball_install_run_uninstall(packaged, demo_cache, tmp_path):
     purge = ["sh", str(ROOT / "packaging" / "linux" / "uninstall.sh"), "--purge"]  # the same script, from the source
     subprocess.run(purge, env=env, check=True, capture_output=True, timeout=60)
     assert not kept.exists()
+
+
+def test_install_copies_from_another_file_system(tmp_path):
+    """Where hard links cannot reach (the archive unpacked on another disk), install.sh copies."""
+    shm = Path("/dev/shm")
+    if not shm.is_dir() or shm.stat().st_dev == tmp_path.stat().st_dev:
+        pytest.skip("needs /dev/shm on a file system of its own")
+    unpacked = Path(tempfile.mkdtemp(dir=shm))
+    try:
+        for source in ("linux/install.sh", "linux/uninstall.sh", "linux/parley.desktop", "parley.png", "parley.svg"):
+            shutil.copy(ROOT / "packaging" / source, unpacked)
+        (unpacked / "parley").mkdir()
+        (unpacked / "parley" / "parley").write_text("#!/bin/sh\necho frozen\n")
+        (unpacked / "parley" / "parley").chmod(0o755)
+        home = tmp_path / "home"
+        home.mkdir()
+        done = subprocess.run(["sh", str(unpacked / "install.sh")], env=_user_env(home, tmp_path), capture_output=True,
+                              text=True, timeout=60)
+        assert done.returncode == 0 and not done.stderr, done.stderr
+    finally:
+        shutil.rmtree(unpacked)
+    program = home / ".local" / "opt" / "parley" / "parley"
+    assert subprocess.run([str(program)], capture_output=True, text=True).stdout == "frozen\n"
+    assert not (home / ".local" / "opt" / "parley.new").exists()
 
 
 def test_deb_contents(packaged):

@@ -20,6 +20,7 @@ import shutil
 import struct
 import subprocess
 import sys
+import tempfile
 import time
 import wave
 from pathlib import Path
@@ -29,13 +30,11 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 VENV = ROOT / "build" / "venv-cuda"
 GB = 1_000_000_000
-BUNDLE_BUDGET_BYTES = int(3.5 * GB)  # dist/parley-cuda/: 3.37 GB measured (torch 2.13.0+cu130)
-# Issue 16 asked for a .tar.gz within 2 GB. Measured 2.17 GB after every pruning that can be shown safe
-# (packaging/README.md): what is left is what libtorch_cuda.so names in DT_NEEDED (NCCL, cuSPARSELt,
-# cuFFT, cuRAND, ...) or cuDNN's parts convolutions load. gzip -9 gains 0.3%. So the budget here guards
-# against growth, 6% above the measurement; getting under 2 GB means dropping libraries torch links.
-TARBALL_BUDGET_BYTES = int(2.3 * GB)
-DEB_BUDGET_BYTES = int(2.3 * GB)  # the same files, gzip too: 2.17 GB measured
+# The targets: the folder within 3.5 GB, the .tar.gz within 2 GB. Measured with torch 2.13.0+cu130
+# after pruning, stripping and the NCCL/cuSPARSELt stand-ins (packaging/README.md): 2.95 GB, 1.82 GB.
+BUNDLE_BUDGET_BYTES = int(3.2 * GB)
+TARBALL_BUDGET_BYTES = int(2.0 * GB)
+DEB_BUDGET_BYTES = int(2.0 * GB)  # the same files, gzip too
 VENV_TIMEOUT_S = 2400  # ~3 GB of wheels when pip's cache is cold
 BUILD_TIMEOUT_S = 2400  # PyInstaller ~2-4 min, the .tar.gz ~2 min, the .deb ~6 min on 2 busy cores
 RUN_TIMEOUT_S = 600
@@ -62,6 +61,11 @@ def _torch_pin() -> str:
     return re.search(r"^TORCH_VERSION := (\S+)$", (ROOT / "Makefile").read_text(), re.MULTILINE).group(1)
 
 
+def _free_space() -> str:
+    """The build and these tests need ~13 GB beside the checkout and ~4 GB in the temporary folder."""
+    return ", ".join(f"{shutil.disk_usage(p).free / GB:.1f} GB free in {p}" for p in (ROOT, tempfile.gettempdir()))
+
+
 @pytest.fixture(scope="session")
 def cuda_packaged(say) -> dict[str, Path]:
     """What `make package-cuda` does: the venv, then the bundle and installers unless up to date."""
@@ -73,8 +77,10 @@ def cuda_packaged(say) -> dict[str, Path]:
             "print(json.dumps({k: str(v) for k, v in build.main(['--variant', 'cuda', '--if-stale']).items()}))")
     done = subprocess.run([str(VENV / "bin" / "python"), "-c", code], cwd=ROOT, capture_output=True, text=True,
                           timeout=BUILD_TIMEOUT_S)
-    assert done.returncode == 0, f"the CUDA build failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
-    say(f"\nCUDA venv {venv_s:.0f} s, bundle + installers {time.monotonic() - started - venv_s:.0f} s")
+    assert done.returncode == 0, (f"the CUDA build failed ({_free_space()}):\n{done.stdout[-3000:]}\n"
+                                  f"{done.stderr[-3000:]}")
+    say(f"\nCUDA venv {venv_s:.0f} s, bundle + installers {time.monotonic() - started - venv_s:.0f} s; "
+        f"{_free_space()}")
     return {k: Path(v) for k, v in json.loads(done.stdout.splitlines()[-1]).items()}
 
 
@@ -117,23 +123,26 @@ def _cuda_reason_here() -> str | None:
     return None
 
 
-def _run(program: Path, args: list[str], home: Path, cache: Path) -> subprocess.CompletedProcess:
-    result = subprocess.run([str(program), *args], env=_user_env(home, cache), cwd=home, capture_output=True,
-                            text=True, timeout=RUN_TIMEOUT_S)
+def _run(program: Path, args: list[str], home: Path, cache: Path,
+         env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    result = subprocess.run([str(program), *args], env={**_user_env(home, cache), **(env or {})}, cwd=home,
+                            capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
     problems = [word for word in STDERR_FAILURES if word in result.stderr]
     assert not problems, f"{problems} in the frozen program's stderr:\n{result.stderr[-4000:]}"
     return result
 
 
-def _selftest(program: Path, home: Path, cache: Path, *args: str) -> tuple[int, dict, str]:
-    result = _run(program, ["selftest", *args], home, cache)
+def _selftest(program: Path, home: Path, cache: Path, *args: str,
+              env: dict[str, str] | None = None) -> tuple[int, dict, str]:
+    result = _run(program, ["selftest", *args], home, cache, env)
     lines = result.stdout.splitlines()
     assert len(lines) == 1, f"expected one JSON line on stdout, got {lines!r}\nstderr:\n{result.stderr[-4000:]}"
     return result.returncode, json.loads(lines[0]), result.stderr
 
 
 def test_frozen_selftest_says_where_it_runs(cuda_packaged, demo_cache, tmp_path):
-    code, report, stderr = _selftest(cuda_packaged["executable"], tmp_path, demo_cache)
+    # LD_BIND_NOW: every symbol torch's libraries import resolves when they load, the stand-ins' too.
+    code, report, stderr = _selftest(cuda_packaged["executable"], tmp_path, demo_cache, env={"LD_BIND_NOW": "1"})
     assert code == 0 and report["ok"], f"selftest failed: {report}\nstderr:\n{stderr[-4000:]}"
     assert set(report["checks"]) == {"qt_window", "model", "frames", "conversation_file", "audio_devices",
                                      "audio_processing"}
@@ -261,6 +270,34 @@ def test_cudnn_loads_its_parts_on_demand(cuda_packaged):
     status = json.loads(_bundle_python(internal, CUDNN_CHECK, str(internal / "nvidia/cudnn/lib/libcudnn.so.9")))
     assert status["Graph"] == status["Ops"] == status["Cnn"] == 0, status
     assert status["Adv"] == 3009, status  # CUDNN_STATUS_NOT_SUPPORTED_SUBLIBRARY_UNAVAILABLE
+
+
+STAND_IN_CHECK = """
+import ctypes, json, sys
+nccl, sparse = ctypes.CDLL(sys.argv[1]), ctypes.CDLL(sys.argv[2])
+nccl.ncclGetErrorString.restype = sparse.cusparseLtGetErrorString.restype = ctypes.c_char_p
+version = ctypes.c_int(-1)
+print(json.dumps({"nccl_version": nccl.ncclGetVersion(ctypes.byref(version)), "version_written": version.value,
+                  "nccl_says": nccl.ncclGetErrorString(5).decode(), "cusparselt_init": sparse.cusparseLtInit(None),
+                  "cusparselt_says": sparse.cusparseLtGetErrorString(10).decode()}))
+"""
+
+
+def test_stand_ins_answer_with_an_error(cuda_packaged):
+    """NCCL and cuSPARSELt are stand-ins (packaging/stub_libs.py): small, the same soname, and a call
+    that arrives fails with the library's error status and says what was left out."""
+    internal = cuda_packaged["bundle"] / "_internal"
+    nccl, sparse = internal / "nvidia/nccl/lib/libnccl.so.2", internal / "nvidia/cusparselt/lib/libcusparseLt.so.0"
+    site = next((VENV / "lib").glob("python3*/site-packages"))
+    for stand_in in (nccl, sparse):
+        assert stand_in.stat().st_size < 100_000 < (site / stand_in.relative_to(internal)).stat().st_size
+        assert f"Library soname: [{stand_in.name}]" in subprocess.run(
+            ["readelf", "-d", str(stand_in)], capture_output=True, text=True, check=True).stdout
+    said = json.loads(_bundle_python(internal, STAND_IN_CHECK, str(nccl), str(sparse)))
+    assert said["nccl_version"] == 5 and said["version_written"] == -1, said  # ncclInvalidUsage
+    assert said["cusparselt_init"] == 10, said  # CUSPARSE_STATUS_NOT_SUPPORTED
+    assert "NCCL" in said["nccl_says"] and "left out" in said["nccl_says"], said
+    assert "cuSPARSELt" in said["cusparselt_says"], said
 
 
 def test_sizes_within_budget(cuda_packaged, say):
