@@ -399,7 +399,12 @@ class EngineWorker(QObject):
         self._scratch = np.zeros((bridge.input.capacity, bridge.input.channels), dtype=np.float32)
         self._far_scratch = np.zeros((bridge.far.capacity, 1), dtype=np.float32)
         bridge.far.read_into(self._far_scratch[:0], max_backlog=0)  # what played before now is not an echo of now
-        self.processed_position = bridge.input.read  # a new bridge: the backlog limit bounds what waited
+        # What the microphone captured before this conversation or device (while a model loaded, say)
+        # is skipped down to the frames the model may have pending, not counted as dropped: it was
+        # never the model's to hear.
+        waited = int(MAX_PENDING_FRAMES * FRAME_SIZE * bridge.input_rate / SAMPLE_RATE)
+        bridge.input.read_into(self._scratch[:0], max_backlog=waited)
+        self.processed_position = bridge.input.read
 
     def _make_processor(self, bridge: AudioBridge, settings: ProcessingSettings) -> MicProcessor | None:
         if not settings.any_enabled or self._processing_problem:

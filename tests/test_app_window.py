@@ -248,6 +248,20 @@ def test_a_slow_model_never_freezes_the_window_and_old_input_is_dropped(qtbot, t
         h.close()
 
 
+def test_audio_that_waited_before_the_conversation_is_not_counted_as_dropped(harness):
+    """A device opened before the model was ready holds seconds of input when the first frame runs:
+    it is skipped down to the backlog limit, but the health line must not open with frames dropped."""
+    waited = AudioBridge(SAMPLE_RATE, 1, SAMPLE_RATE, 1)
+    waited.input_callback(tone_frames(25).reshape(-1, 1), 25 * FRAME_SIZE, None, None)  # 2 s captured while loading
+    harness.bridge = waited
+    harness.feeder = BridgeFeeder(waited, lambda: harness.window.worker.processed_position)
+    harness.window.worker.set_bridge(waited)
+    stats = harness.frames(4)
+    assert waited.input.skipped > 20 * FRAME_SIZE  # the old audio did not reach the model
+    assert stats[-1].dropped_frames == 0
+    assert "0 frames dropped" in harness.window.meters_panel.drops_label.text()
+
+
 def test_the_window_says_when_the_computer_is_too_slow_for_real_time_and_when_it_recovers(qtbot, tmp_path,
                                                                                           app_demo_model):
     # Each frame waits a whole frame period before computing: slower than real time on any machine.
