@@ -40,8 +40,12 @@ log = logging.getLogger(__name__)
 PROCESSING_RATES = (16_000, 32_000, 48_000)  # the rates WebRTC's processor works at natively
 CHUNK_SECONDS = 0.01
 # When the far end lags the microphone by more than this (the output stream stalled), microphone
-# chunks are paired with silence instead of waiting: the model must keep hearing the user.
-MAX_FAR_WAIT_SECONDS = 0.1
+# chunks are paired with silence instead of waiting: the model must keep hearing the user. Each such
+# chunk shifts the pairing by its length until the window re-anchors it, and AEC3 re-adapts: with
+# 0.1 s, PulseAudio's bursty output callbacks (80 ms device latency) starved the pairing every second
+# or so on a second run in one process, and the ERLE fell from ~65 to 8-10 dB (2 of 2 runs); with
+# 0.25 s, 6 of 6 such runs kept 61-66 dB. The wait costs latency only while the output stalls.
+MAX_FAR_WAIT_SECONDS = 0.25
 # The stream delay: how much later than a microphone chunk was captured its paired far end plays.
 # Below 0 the far end would be paired after its own echo (which no canceller removes); far above
 # the acoustic delay it wastes AEC3's delay range. Leaving the window re-anchors at the target.

@@ -110,9 +110,10 @@ def test_a_far_end_played_before_the_microphone_chunk_was_captured_is_dropped():
 
 def test_microphone_chunks_are_paired_with_silence_when_the_far_end_stalls():
     processor = MicProcessor(ProcessingSettings(), RATE, RATE)
-    mic = speech_like(0.2, seed=3, f0=150.0).reshape(-1, 1)
+    seconds = echo.MAX_FAR_WAIT_SECONDS + 0.2
+    mic = speech_like(seconds, seed=3, f0=150.0).reshape(-1, 1)
     out = processor.process(mic, np.zeros(0, dtype=np.float32))
-    assert out.size >= int(0.2 * processor.rate) - int((echo.MAX_FAR_WAIT_SECONDS + 0.01) * processor.rate)
+    assert out.size >= int(seconds * processor.rate) - int((echo.MAX_FAR_WAIT_SECONDS + 0.01) * processor.rate)
     assert processor.far_starved_chunks > 0
 
 
