@@ -14,7 +14,9 @@ def _add_model_options(p: argparse.ArgumentParser, remembered: bool = False) -> 
                    help="a preset (demo, moshiko, moshika, personaplex) or a model folder")
     p.add_argument("--device", default=None if remembered else "auto", choices=["auto", "cpu", "cuda"])
     p.add_argument("--precision", default=None if remembered else "auto", choices=PRECISIONS,
-                   help="auto: bfloat16 on CUDA, float32 on the CPU; int8: int8 LM weights (the 7B in ~8 GB)")
+                   help="auto: bfloat16 on CUDA and on CPUs with AMX or AVX512-BF16 (there, bfloat16 weights only "
+                        "for the matmuls measured faster), float32 elsewhere; float32: the reference's exact "
+                        "results; int8: int8 LM weights (the 7B in ~8 GB)")
     p.add_argument("--int8", dest="precision", action="store_const", const="int8", help="same as --precision int8")
     p.add_argument("--no-cuda-graph", action="store_true", help="run the frame step eagerly on CUDA")
     p.add_argument("--verbose", action="store_true", help="show tracebacks and debug logs")

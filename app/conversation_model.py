@@ -181,7 +181,7 @@ class ConversationModel(QObject):
         was_open = self.talk.mic_open
         self._set_talk(self.talk.press(source))
         if not was_open and self.status is Status.SPEAKING:
-            self.worker.barge_in()  # the user interrupts: drop what the assistant still had queued
+            self.worker.barge_in()  # the user interrupts: silence what the assistant still had queued
             self._last_speech_time = float("-inf")
         self._update_status()
 

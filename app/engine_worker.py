@@ -118,11 +118,12 @@ class EngineWorker(QObject):
         self._bridge = bridge
 
     def barge_in(self) -> None:
-        """Drop the assistant audio queued for the speaker (the user interrupts), effective at once:
-        the output callback skips it on its next read, without waiting for the worker loop."""
+        """Silence the assistant audio queued for the speaker (the user interrupts), effective at
+        once: the output callback plays zeros in its place from its next read, without waiting for
+        the worker loop; what the model says next follows without a gap."""
         bridge = self._bridge
         if bridge is not None:
-            bridge.output.request_flush()
+            bridge.output.request_mute()
 
     def load_model(self, name: str, device: str = "auto", precision: str = "auto",
                    voice_prompt: str | None = None, text_prompt: str | None = None) -> None:

@@ -6,11 +6,13 @@ buffers and never allocate. Positions are monotonically increasing Python ints (
 attribute store is atomic, and a side only ever trusts the other side's counter to be *at least*
 what it saw.
 
-Two consumer-side operations keep latency bounded without the producer touching ``read``:
+Two consumer-side operations change what is played without the producer touching ``read``:
 
-* ``request_flush()`` asks the consumer to skip everything written so far; the consumer
-  honours it on its next read (barge-in). It only reads ``written`` and is the sole writer of
-  ``_flush_to``, so a controlling thread (the GUI) may call it as well as the producer.
+* ``request_mute()`` asks the consumer to read silence in place of everything written so far
+  (barge-in: the assistant stops at once). The queue keeps its length, so what is written next
+  follows without a gap, as it would have; skipping the samples instead left the speaker with
+  nothing to play until the next frame (~60 ms of output gap at every Talk press). It only reads
+  ``written`` and is the sole writer of ``_mute_to``, so a controlling thread (the GUI) may call it.
 * ``read_into(..., max_backlog=n)`` skips the oldest samples when more than ``n`` are queued
   (a consumer that fell behind real time catches up instead of letting delay grow).
 """
@@ -31,9 +33,10 @@ class SampleRing:
         self._data = np.zeros((capacity, channels), dtype=np.float32)
         self.written = 0  # advanced by the producer only
         self.read = 0  # advanced by the consumer only
-        self._flush_to = 0  # set by the producer, honoured by the consumer
+        self._mute_to = 0  # set by a controlling thread, honoured by the consumer
         self.overflowed = 0  # samples the producer could not store (ring full)
-        self.skipped = 0  # samples the consumer dropped (flush or backlog)
+        self.skipped = 0  # samples the consumer dropped (backlog)
+        self.muted = 0  # samples the consumer read as silence (mute)
 
     # -- either side -------------------------------------------------------------------------
     def available(self) -> int:
@@ -63,18 +66,17 @@ class SampleRing:
         self.written += count
         return count
 
-    def request_flush(self) -> None:
-        """Ask the consumer to drop everything written up to now (it happens on its next read)."""
-        self._flush_to = self.written
+    def request_mute(self) -> None:
+        """Ask the consumer to read silence in place of everything written up to now."""
+        self._mute_to = self.written
 
     # -- consumer ----------------------------------------------------------------------------
     def read_into(self, out: np.ndarray, max_backlog: int | None = None) -> int:
         """Copy up to ``len(out)`` samples into ``out``; returns the count (the rest is untouched).
 
-        Honours a pending flush, then, when ``max_backlog`` is given and more than that many
-        samples are queued, skips the oldest so that exactly ``max_backlog`` remain.
+        When ``max_backlog`` is given and more than that many samples are queued, skips the
+        oldest so that exactly ``max_backlog`` remain; samples up to a requested mute read as zeros.
         """
-        self._skip_to(self._flush_to)
         if max_backlog is not None:
             self._skip_to(self.written - max_backlog)
         count = min(out.shape[0], self.written - self.read)
@@ -86,6 +88,10 @@ class SampleRing:
         view[:first] = self._data[start : start + first]
         if count > first:
             view[first:count] = self._data[: count - first]
+        silent = min(self._mute_to - self.read, count)
+        if silent > 0:
+            view[:silent] = 0.0
+            self.muted += silent
         self.read += count
         return count
 

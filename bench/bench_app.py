@@ -8,7 +8,8 @@ as a person talking and listening would. Everything else is as ``parley`` runs: 
 (microphone processing on), a crash journal, torch threads as ``app.gui`` sets them.
 
 Then the same loaded model runs as many frames offline in this process (``Session.step`` on the
-same speech, silent where Talk was released, same threads, nothing else running), so that
+same speech, silent where Talk was released, same threads, nothing else running; ``--offline-frames``
+caps them, for long runs), so that
 ``app_compute_ratio`` says what running inside the app costs the model: the GUI, the audio
 callbacks, the microphone processing and the journal compete with the worker for the cores.
 
@@ -18,8 +19,9 @@ Reported (per-frame times as ``app.real_time`` defines them: compute after the w
 behind), ``output_gap_seconds`` (zeros the speaker played because nothing was queued, after the
 first second of frames), ``xruns``, ``mic_to_speaker_ms_median`` and its ``_start``/``_end`` (first
 and last 10% of frames: the window's own estimate per frame, device latencies + one frame +
-input queue + compute + output queue, as the meters show it), ``app_ms_per_frame``,
-``offline_ms_per_frame``, ``app_compute_ratio`` (the two medians' ratio), ``rss_mb_start`` (first
+input queue + compute + output queue, as the meters show it), ``app_ms_per_frame`` and its
+``_start``/``_end`` (first and last 10%), ``offline_ms_per_frame`` (over ``offline_frames``),
+``app_compute_ratio`` (the two medians' ratio), ``rss_mb_start`` (first
 frame) and ``rss_mb_end``, and ``audio_device_lost``: how often the app's heartbeat found the
 callbacks stopped for a second and reopened the streams (input is lost while it reconnects, so
 ``frames`` falls short of 12.5 per second).
@@ -165,7 +167,7 @@ def _median(values: list[float]) -> float:
     return float(np.median(values))
 
 
-def measure(seconds: float, model: str = "demo", precision: str = "auto") -> dict:
+def measure(seconds: float, model: str = "demo", precision: str = "auto", offline_frames: int | None = None) -> dict:
     """Needs the PulseAudio test devices (``audio_server.devices_running``)."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     QApplication.instance() or QApplication(sys.argv[:1])
@@ -176,9 +178,11 @@ def measure(seconds: float, model: str = "demo", precision: str = "auto") -> dic
     if len(stats) <= WARMUP_FRAMES:
         raise RuntimeError(f"only {len(stats)} frames in {seconds} s: nothing after the warm-up to measure")
     in_app = FrameTimeSummary.of([s.step_ms for s in stats])
-    offline = FrameTimeSummary.of(offline_ms(app["model"], stats))
+    replayed = stats[:offline_frames]
+    offline = FrameTimeSummary.of(offline_ms(app["model"], replayed))
     edge = max(1, math.ceil(DRIFT_SHARE * len(stats)))
     latency = [s.end_to_end_ms for s in stats]
+    compute = [s.step_ms for s in stats[WARMUP_FRAMES:]]
     return {
         "cpu": cpu_model(),
         "threads": app["threads"],
@@ -197,6 +201,9 @@ def measure(seconds: float, model: str = "demo", precision: str = "auto") -> dic
         "mic_to_speaker_ms_start": round(_median(latency[:edge]), 1),
         "mic_to_speaker_ms_end": round(_median(latency[-edge:]), 1),
         "app_ms_per_frame": round(in_app.median_ms, 2),
+        "app_ms_per_frame_start": round(_median(compute[:edge]), 2),
+        "app_ms_per_frame_end": round(_median(compute[-edge:]), 2),
+        "offline_frames": len(replayed),
         "offline_ms_per_frame": round(offline.median_ms, 2),
         "app_compute_ratio": round(in_app.median_ms / offline.median_ms, 3),
         "rss_mb_start": round(app["rss_mb_start"], 1),
@@ -209,12 +216,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=20.0, help="how long the window streams")
     parser.add_argument("--model", default="demo", help="a preset or a model folder")
     parser.add_argument("--precision", default="auto", choices=[p.value for p in engine.Precision])
+    parser.add_argument("--offline-frames", type=int, default=None,
+                        help="step only this many frames offline for the comparison (default: as many as the app ran)")
     parser.add_argument("--json", help="write the result here")
     args = parser.parse_args(argv)
+    if args.offline_frames is not None and args.offline_frames <= WARMUP_FRAMES:
+        parser.error(f"--offline-frames must be more than the {WARMUP_FRAMES} warm-up frames")
     if args.seconds <= 2 * OUTPUT_SETTLE_S:
         parser.error(f"--seconds must be more than {2 * OUTPUT_SETTLE_S:g}")
     with audio_server.devices_running():
-        report = measure(args.seconds, args.model, args.precision)
+        report = measure(args.seconds, args.model, args.precision, args.offline_frames)
     text = json.dumps(report, indent=2)
     print(text)
     if args.json:

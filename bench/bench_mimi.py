@@ -4,9 +4,11 @@ ours (``engine.codec.mimi``) vs the reference ``moshi`` package, with 2 and with
 Both load the same random checkpoint (released key layout) in the same process and stream the
 same speech; every timed frame runs the reference and then ours, back to back, so machine noise
 hits both alike. Reports medians (and p90) over the timed frames after a warm-up, and the ratio
-ours / reference (target <= 0.5). Writes ``bench/results/mimi.json``.
+ours / reference (target <= 0.5). Writes ``bench/results/mimi.json`` (or ``--out``). ``--bf16``
+lets the kernel plan give matmuls bfloat16 weights where it measures them faster, as precision
+bfloat16 (``auto`` on a CPU with AMX or AVX512-BF16) does; the reference stays float32.
 
-    .venv/bin/python -m bench.bench_mimi [--frames 40] [--warmup 8] [--threads 2 1]
+    .venv/bin/python -m bench.bench_mimi [--frames 40] [--warmup 8] [--threads 2 1] [--bf16]
 """
 
 from __future__ import annotations
@@ -66,7 +68,7 @@ def speech_frames(count: int) -> list[torch.Tensor]:
     return list(torch.from_numpy(pcm).view(1, 1, -1).split(FRAME_SIZE, dim=-1))
 
 
-def plan_mimi(ours, fingerprint: str):
+def plan_mimi(ours, fingerprint: str, allow_bf16: bool):
     """The kernel plan for this thread count, as a loaded model gets it (one frame records the shapes)."""
     silence = torch.zeros(1, 1, FRAME_SIZE)
 
@@ -75,12 +77,12 @@ def plan_mimi(ours, fingerprint: str):
             state = ours.init_state(1)
             ours.decode_step(ours.encode_step(silence, state), state)
 
-    return plan_kernels([ours], frame, fingerprint, torch.float32)
+    return plan_kernels([ours], frame, fingerprint, torch.float32, allow_bf16)
 
 
-def run(ref, ours, frames, warmup: int, threads: int, fingerprint: str) -> dict:
+def run(ref, ours, frames, warmup: int, threads: int, fingerprint: str, allow_bf16: bool) -> dict:
     torch.set_num_threads(threads)
-    plan = plan_mimi(ours, fingerprint)
+    plan = plan_mimi(ours, fingerprint, allow_bf16)
     state = ours.init_state(1)
     times = {"ref_encode": [], "ref_decode": [], "our_encode": [], "our_decode": []}
     with torch.inference_mode(), ref.streaming(1):
@@ -114,6 +116,8 @@ def main() -> None:
     parser.add_argument("--frames", type=int, default=40, help="timed frames per thread setting")
     parser.add_argument("--warmup", type=int, default=8)
     parser.add_argument("--threads", type=int, nargs="+", default=[2, 1])
+    parser.add_argument("--bf16", action="store_true", help="allow bfloat16 matmul weights (ours only)")
+    parser.add_argument("--out", default=RESULTS)
     args = parser.parse_args()
 
     from moshi.models.loaders import get_mimi
@@ -126,16 +130,17 @@ def main() -> None:
         with open(path, "rb") as f:
             fingerprint = "bench-mimi-" + hashlib.sha256(f.read()).hexdigest()[:16]
     frames = speech_frames(args.frames + args.warmup)
-    results = [run(ref, ours, frames, args.warmup, n, fingerprint) for n in args.threads]
+    results = [run(ref, ours, frames, args.warmup, n, fingerprint, args.bf16) for n in args.threads]
+    weights = "ours: bf16 matmul weights where measured faster, fp32 elsewhere; reference fp32" if args.bf16 else "fp32"
     report = {
-        "benchmark": "Mimi streaming encode+decode of one 1920-sample frame, released size, fp32, CPU",
+        "benchmark": f"Mimi streaming encode+decode of one 1920-sample frame, released size, {weights}, CPU",
         "machine": {"cpu": cpu_model(), "logical_cpus": os.cpu_count(), "platform": platform.platform(),
                     "torch": torch.__version__, "loadavg_at_end": os.getloadavg()},
         "command": " ".join([".venv/bin/python -m bench.bench_mimi", *sys.argv[1:]]),
         "results": results,
     }
-    os.makedirs(os.path.dirname(RESULTS), exist_ok=True)
-    with open(RESULTS, "w") as f:
+    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+    with open(args.out, "w") as f:
         json.dump(report, f, indent=2)
     for r in results:
         print(f"{r['threads']} thread(s): reference {r['ref_encode_ms_median']:.1f} + {r['ref_decode_ms_median']:.1f}"
@@ -143,7 +148,7 @@ def main() -> None:
               f"{r['our_decode_ms_median']:.1f} = {r['our_total_ms_median']:.1f} ms, "
               f"ratio {r['ratio_ours_over_ref']:.2f} (p95 {r['ratio_ours_over_ref_p95']:.2f}), "
               f"kernels {r['kernel_plan']['source']}")
-    print(f"wrote {RESULTS}")
+    print(f"wrote {args.out}")
 
 
 if __name__ == "__main__":

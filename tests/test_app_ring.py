@@ -45,14 +45,19 @@ def test_backlog_limit_keeps_only_the_newest_samples():
     assert ring.skipped == 800
 
 
-def test_flush_skips_what_was_queued_but_keeps_what_comes_after():
+def test_mute_silences_what_was_queued_and_keeps_its_length():
     ring = SampleRing(capacity=1000)
     ring.write(np.full(300, 1.0, np.float32))
-    ring.request_flush()
+    out = np.zeros(100, np.float32)
+    assert ring.read_into(out) == 100 and np.all(out == 1.0)  # played before the mute
+    ring.request_mute()
     ring.write(np.full(50, 2.0, np.float32))
-    out = np.zeros(400, np.float32)
-    assert ring.read_into(out) == 50 and np.all(out[:50] == 2.0)
-    assert ring.skipped == 300
+    out = np.full(120, 9.0, np.float32)
+    assert ring.read_into(out) == 120 and np.all(out == 0.0)  # silence where the queued audio was
+    out = np.full(200, 9.0, np.float32)
+    assert ring.read_into(out) == 130  # the rest of the silence, then what came after, no gap
+    assert np.all(out[:80] == 0.0) and np.all(out[80:130] == 2.0) and np.all(out[130:] == 9.0)
+    assert ring.muted == 200 and ring.skipped == 0
 
 
 def test_ring_rejects_a_nonsense_size():

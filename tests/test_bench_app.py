@@ -22,7 +22,8 @@ ROOT = Path(__file__).resolve().parent.parent
 SECONDS = 8
 FIELDS = {"cpu", "threads", "model", "precision", "seconds", "frames", "frames_held", "rtf_median", "rtf_p95",
           "dropped_frames", "output_gap_seconds", "xruns", "audio_device_lost", "mic_to_speaker_ms_median",
-          "mic_to_speaker_ms_start", "mic_to_speaker_ms_end", "app_ms_per_frame", "offline_ms_per_frame",
+          "mic_to_speaker_ms_start", "mic_to_speaker_ms_end", "app_ms_per_frame", "app_ms_per_frame_start",
+          "app_ms_per_frame_end", "offline_frames", "offline_ms_per_frame",
           "app_compute_ratio", "rss_mb_start", "rss_mb_end"}
 
 

@@ -197,8 +197,9 @@ def stream(window, qtbot, bridge: AudioBridge, far: np.ndarray, mic: np.ndarray)
     window.worker.set_bridge(bridge)
     feeder = BridgeFeeder(bridge, lambda: window.worker.processed_position)
     step = feeder.block
+    discard = np.zeros((bridge.output.capacity, 1), dtype=np.float32)
     for offset in range(0, mic.size - step + 1, step):
-        bridge.output.request_flush()
+        bridge.output.read_into(discard)  # not the model's reply: the speaker plays ``far``
         bridge.output.write(far[offset : offset + step])  # the speaker plays this while the mic hears it
         feeder.drain()
         feeder.feed(mic[offset : offset + step], drain=False)

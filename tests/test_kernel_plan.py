@@ -1,6 +1,7 @@
 """The kernel plan (engine/runtime/kernel_plan.py): measured at load time, cached per machine and
-model, ignored when damaged or foreign, and exact whichever candidate it picks: the demo model's
-greedy tokens equal the reference package's with every kernel forced, and with the measured plan."""
+model, ignored when damaged or foreign, and exact in float32 whichever candidate it picks: the demo
+model's greedy tokens equal the reference package's with every exact kernel forced, and with the
+measured plan. The bfloat16-weight matmul is offered only where the precision is bfloat16."""
 
 from __future__ import annotations
 
@@ -11,7 +12,9 @@ import pytest
 import torch
 
 from engine import FRAME_SIZE, SamplingConfig, load_model, read_wav
-from engine.runtime import kernel_plan
+from engine.kernels.packed import PackedMatmul, native_bf16_matmul
+from engine.runtime import kernel_plan, loading
+from engine.runtime.loading import Precision
 from tests.conftest import SPEECH
 from tests.test_offline import reference_tokens
 
@@ -80,8 +83,9 @@ def test_every_candidate_gives_the_reference_tokens(plan_dir, demo_model_dir, sp
                                                     monkeypatch):
     if forced:
         monkeypatch.setenv(kernel_plan.FORCE_ENV, forced)
-    model = load_model(str(demo_model_dir), device="cpu")
+    model = load_model(str(demo_model_dir), device="cpu", precision="float32")
     assert model.kernel_plan.source == (f"forced:{forced}" if forced else "measured")
+    assert not any("bf16" in k for c in model.kernel_plan.choices for k in (c.kernel, *c.times_us))
     if forced in ("aten", "onednn"):
         assert all(c.kernel.endswith(forced) or c.kernel in ("matmul", "conv") for c in model.kernel_plan.choices)
     pcm, ref_text, ref_audio = speech_and_reference
@@ -96,6 +100,77 @@ def test_every_candidate_gives_the_reference_tokens(plan_dir, demo_model_dir, sp
     assert len(text) == frames - 1 and len(set(text)) > 5
     same = sum(a == b and x == y for a, b, x, y in zip(text, ref_text, audio, ref_audio))
     assert same == len(text), f"{len(text) - same} of {len(text)} frames differ with kernels {forced or 'planned'}"
+
+
+def test_bfloat16_weights_are_a_candidate_only_at_bfloat16_precision(plan_dir, demo_model_dir):
+    exact = load_model(str(demo_model_dir), device="cpu", precision="float32")
+    assert exact.kernel_plan.key["bf16_matmuls"] == "no" and not exact.kernel_plan.uses_bf16
+    assert all("bf16" not in k for c in exact.kernel_plan.choices for k in c.times_us)
+
+    mixed = load_model(str(demo_model_dir), device="cpu", precision="bfloat16")
+    plan = mixed.kernel_plan
+    assert plan.key["bf16_matmuls"] == "allowed" and plan.source == "measured"  # its own cache entry
+    offered = [c for c in plan.choices if any(k.endswith("bf16") for k in c.times_us)]
+    assert any(c.op.startswith("linear") for c in offered) and any(c.op.startswith("conv") for c in offered)
+    for choice in plan.choices:
+        assert choice.kernel == min(choice.times_us, key=choice.times_us.get)
+    # The model says what it computes with: bfloat16 only where a matmul chose it.
+    assert mixed.info.precision is (Precision.BFLOAT16 if plan.uses_bf16 else Precision.FLOAT32)
+    assert mixed.dtype == torch.float32  # activations and state stay float32 on the CPU
+
+
+def test_forcing_bfloat16_weights_needs_bfloat16_precision(plan_dir, demo_model_dir, monkeypatch):
+    monkeypatch.setenv(kernel_plan.FORCE_ENV, "bf16")
+    with pytest.raises(ValueError, match="bfloat16 weights need precision bfloat16"):
+        load_model(str(demo_model_dir), device="cpu", precision="float32")
+    model = load_model(str(demo_model_dir), device="cpu", precision="bfloat16")
+    assert model.kernel_plan.uses_bf16 and model.info.precision is Precision.BFLOAT16
+    monkeypatch.delenv(kernel_plan.FORCE_ENV)
+    exact = load_model(str(demo_model_dir), device="cpu", precision="float32")
+    # Mimi with every matmul in bfloat16 still encodes and decodes what float32 does, closely.
+    pcm = torch.from_numpy(read_wav(SPEECH["story_16k.wav"])[: FRAME_SIZE * 25]).view(1, 1, -1)
+
+    def stream(mimi, codes=None):
+        state = mimi.init_state(1)
+        with torch.inference_mode():
+            own = torch.cat([mimi.encode_step(frame, state) for frame in pcm.split(FRAME_SIZE, dim=-1)], dim=-1)
+            heard = own if codes is None else codes
+            return own, torch.cat([mimi.decode_step(c, state) for c in heard.split(1, dim=-1)], dim=-1)
+
+    codes32, audio32 = stream(exact.mimi)
+    codes16, audio16 = stream(model.mimi, codes32)  # both decoders decode the same codes
+    agree = (codes32 == codes16).float().mean().item()
+    assert agree > 0.75, f"bfloat16 weights changed {1 - agree:.0%} of Mimi's codes"
+    snr = 10 * torch.log10(audio32.pow(2).sum() / (audio32 - audio16).pow(2).sum()).item()
+    assert snr > 30, f"bfloat16 decoding is {snr:.1f} dB from float32's"
+
+
+@pytest.mark.parametrize("bias", [False, True])
+def test_the_bfloat16_matmul_rounds_the_weight_and_input_only(bias):
+    torch.manual_seed(0)
+    weight, x = torch.randn(384, 256), torch.randn(2, 256)
+    b = torch.randn(384) if bias else None
+    matmul = PackedMatmul("bf16")
+    matmul.pack(weight)
+    got = matmul(x, weight, b)
+    product = torch.nn.functional.linear(x.bfloat16().float(), weight.bfloat16().float())
+    rounded = product.bfloat16().float() + (0 if b is None else b)  # bias added in float32
+    exact = torch.nn.functional.linear(x, weight, b)
+    assert got.dtype == torch.float32 and matmul.packed is not None
+    assert torch.allclose(got, rounded, rtol=2**-7, atol=1e-3)  # within one bfloat16 step
+    error = ((got - exact).norm() / exact.norm()).item()
+    assert 1e-4 < error < 1e-2
+
+
+def test_auto_is_bfloat16_only_where_the_cpu_multiplies_it_natively(monkeypatch):
+    cpu = torch.device("cpu")
+    assert Precision.AUTO.resolve(cpu) is (Precision.BFLOAT16 if native_bf16_matmul() else Precision.FLOAT32)
+    monkeypatch.setattr(loading, "native_bf16_matmul", lambda: False)
+    assert Precision.AUTO.resolve(cpu) is Precision.FLOAT32
+    monkeypatch.setattr(loading, "native_bf16_matmul", lambda: True)
+    assert Precision.AUTO.resolve(cpu) is Precision.BFLOAT16
+    assert Precision.AUTO.resolve(torch.device("cuda")) is Precision.BFLOAT16
+    assert Precision.BFLOAT16.activation_dtype(cpu) == torch.float32
 
 
 def test_the_thread_count_is_measured_once_per_model_and_kept(demo_model_dir):

@@ -73,7 +73,7 @@ def test_greedy_token_parity_with_reference_through_parley_offline(cache_env, tm
     assert pcm.size >= 24000 * 8
     out_wav, out_json = tmp_path / "out.wav", tmp_path / "out.json"
     parley(env, "offline", "--model", str(model_dir), "--input", STORY, "--output", str(out_wav),
-           "--json", str(out_json), "--temp", "0", "--temp-text", "0", "--device", "cpu")
+           "--json", str(out_json), "--temp", "0", "--temp-text", "0", "--device", "cpu", "--precision", "float32")
     ours = json.loads(out_json.read_text())
     ref_text, ref_audio, ref_pcm = reference_tokens(model_dir, read_wav(STORY))
 

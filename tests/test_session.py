@@ -53,14 +53,14 @@ def test_a_refused_restore_leaves_the_session_as_it_was(tmp_path):
 
 
 def test_a_conversation_moves_between_dtypes(tmp_path):
-    """Saved by a bfloat16 model, opened by a float32 one (as from a GPU to a CPU): the state is
-    converted to the target's dtype and the conversation goes on."""
-    bf16 = load_model("demo", device="cpu", precision="bfloat16")
-    session = bf16.new_session(seed=3)
+    """Saved with a bfloat16 state (what a model on a GPU saves), opened by a float32 one on the
+    CPU: the state is converted to the target's dtype and the conversation goes on."""
+    fp32 = load_model("demo", device="cpu", precision="float32")
+    session = fp32.new_session(seed=3)
     session.process(speech(8))
+    session.state = bfloat16_copy(session.state)  # the CPU keeps float32 state at every precision
     session.save(tmp_path / "talk.parley")
 
-    fp32 = load_model("demo", device="cpu", precision="float32")
     resumed = Session.load(tmp_path / "talk.parley", fp32)
     assert resumed.frames == 8
     assert flatten(resumed.state)["gen.lm.temporal.layers.0.k"].dtype == torch.float32
@@ -68,6 +68,12 @@ def test_a_conversation_moves_between_dtypes(tmp_path):
     assert torch.equal(flatten(resumed.state)["gen.lm.temporal.layers.0.k"][:, :, :8], saved_k)
     out = resumed.process(speech(4, 7))
     assert len(out.text_tokens) == 4 and np.isfinite(out.pcm).all()
+
+
+def bfloat16_copy(tree):
+    if isinstance(tree, torch.Tensor):
+        return tree.to(torch.bfloat16) if tree.is_floating_point() else tree
+    return {name: bfloat16_copy(child) for name, child in tree.items()}
 
 
 def test_restoring_keeps_the_frame_step_and_a_frame_step_per_sampling(tmp_path):

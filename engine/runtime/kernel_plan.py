@@ -6,7 +6,9 @@ MKL on an AMD EPYC, 1.3x slower on an Intel Xeon), so nothing here is a fixed ch
 
 1. one frame of silence runs through a throw-away session with forward hooks, which record the
    input shape of every site: each linear layer (ATen or oneDNN prepacked), each convolution
-   (ATen's, or im2col + either matmul), each transposed convolution (ATen's, or a matmul);
+   (ATen's, or im2col + one of the matmuls), each transposed convolution (ATen's, or a matmul);
+   the matmul kernel with bfloat16 weights is a candidate only where the model's precision is
+   bfloat16 (``allow_bf16``): float32 keeps to the exact kernels;
 2. sites with the same operation (weights of the same shape, inputs of the same shape) form one
    group, timed once: each candidate on up to ``TIMED_SITES`` of its layers (different weights)
    in turn, candidates in ABBA order, median of the rounds. Caches are left as they are: flushing
@@ -16,10 +18,11 @@ MKL on an AMD EPYC, 1.3x slower on an Intel Xeon), so nothing here is a fixed ch
 3. every site takes its group's fastest candidate.
 
 The plan is cached on disk (JSON), keyed by CPU model, core count, torch threads, torch version,
-the model's fingerprint and dtype: the next start replays one recording frame and applies it. A
-damaged or foreign file is ignored and rewritten. ``PARLEY_KERNELS`` overrides the plan for every
-site (``aten``, ``onednn``; convolutions then use im2col with that matmul) or keeps the built-in
-rule (``rule``): tests use it to run the reference-parity checks with each candidate forced.
+the model's fingerprint, dtype and whether bfloat16 kernels are allowed: the next start replays one
+recording frame and applies it. A damaged or foreign file is ignored and rewritten.
+``PARLEY_KERNELS`` overrides the plan for every site (``aten``, ``onednn``, ``bf16``; convolutions
+then use im2col with that matmul) or keeps the built-in rule (``rule``): tests use it to run the
+reference-parity checks with each candidate forced.
 """
 
 from __future__ import annotations
@@ -43,12 +46,12 @@ from ..atomic import write_atomically
 from ..audio import FRAME_SIZE
 from ..codec.conv import StreamingConv1d, StreamingConvTranspose1d
 from ..files.demo import cache_root
-from ..kernels.packed import MATMUL_KERNELS, PackedLinear, PackedMatmul, packable
+from ..kernels.packed import BF16_MATMUL_KERNEL, MATMUL_KERNELS, PackedLinear, PackedMatmul, matmul_kernels
 from ..streaming.transformer import StackedLinear, StreamingAttention, step_slice
 
 log = logging.getLogger(__name__)
 
-PLAN_VERSION = 1
+PLAN_VERSION = 2  # 2: bfloat16 matmul candidates
 TIMED_SITES = 3  # layers per group the candidates are timed on (different weights, same shapes)
 ROUNDS = 12  # timed calls per candidate (half in each of the two ABBA blocks)
 MAX_RECORDING_FRAMES = 16
@@ -89,6 +92,11 @@ class KernelPlan:
         return {"source": self.source, "planning_s": round(self.planning_s, 3), "key": self.key,
                 "choices": [asdict(c) for c in self.choices]}
 
+    @property
+    def uses_bf16(self) -> bool:
+        """Whether any operation computes with bfloat16 weights (then results are not float32-exact)."""
+        return any(c.kernel.endswith(BF16_MATMUL_KERNEL) for c in self.choices)
+
     def summary(self) -> str:
         counts: dict[str, int] = {}
         for c in self.choices:
@@ -102,8 +110,10 @@ class KernelPlan:
 class _MatmulSite:
     """A linear layer's matmul: ATen's, or oneDNN's on a prepacked weight."""
 
-    def __init__(self, matmul: PackedMatmul, weight: torch.Tensor, bias: torch.Tensor | None, rows: int):
+    def __init__(self, matmul: PackedMatmul, weight: torch.Tensor, bias: torch.Tensor | None, rows: int,
+                 allow_bf16: bool):
         self.matmul, self.weight, self.bias, self.rows = matmul, weight, bias, rows
+        self._kernels = matmul_kernels(weight, allow_bf16)
 
     @property
     def op(self) -> str:
@@ -111,7 +121,7 @@ class _MatmulSite:
         return f"linear {self.rows}x{in_f}->{out_f}" + (" +bias" if self.bias is not None else "")
 
     def candidates(self) -> tuple[str, ...]:
-        return MATMUL_KERNELS if packable(self.weight) else ()
+        return self._kernels
 
     def apply(self, kernel: str) -> None:
         self.matmul.use(kernel)
@@ -125,13 +135,13 @@ class _ConvSite:
     """A streaming convolution at one input shape: ATen's convolution, or im2col + a matmul kernel
     (for a transposed convolution: a matmul and an overlap-add)."""
 
-    def __init__(self, module: StreamingConv1d | StreamingConvTranspose1d, shape: torch.Size):
+    def __init__(self, module: StreamingConv1d | StreamingConvTranspose1d, shape: torch.Size, allow_bf16: bool):
         self.module, self.shape = module, shape
         self.transposed = isinstance(module, StreamingConvTranspose1d)
         layer = module.layer
         self.steps = shape[-1] if self.transposed else shape[-1] // module.stride
         self._direct, self._matmul = ("convtr", "matmul") if self.transposed else ("conv", "im2col")
-        self._with_matmuls = layer.groups == 1 and packable(layer.weight)
+        self._matmul_kernels = matmul_kernels(layer.weight, allow_bf16) if layer.groups == 1 else ()
 
     @property
     def op(self) -> str:
@@ -148,9 +158,9 @@ class _ConvSite:
             return ()
         if not self.transposed and module.layer.groups != 1:
             return ()
-        if not self._with_matmuls:  # a depthwise transposed conv's matmul is elementwise
+        if not self._matmul_kernels:  # a depthwise transposed conv's matmul is elementwise
             return (self._direct, self._matmul)
-        return (self._direct, *(f"{self._matmul}+{k}" for k in MATMUL_KERNELS))
+        return (self._direct, *(f"{self._matmul}+{k}" for k in self._matmul_kernels))
 
     def apply(self, kernel: str) -> None:
         conv_kernel, _, matmul_kernel = kernel.partition("+")
@@ -165,7 +175,7 @@ class _ConvSite:
         return lambda: self.module(x, state)
 
 
-def _record_sites(modules: list[nn.Module], run_frame: Callable[[], None]) -> list:
+def _record_sites(modules: list[nn.Module], run_frame: Callable[[], None], allow_bf16: bool) -> list:
     """The sites of ``modules`` with the shapes one frame gives them (forward hooks, removed after)."""
     shapes: dict[nn.Module, torch.Size] = {}
 
@@ -186,14 +196,15 @@ def _record_sites(modules: list[nn.Module], run_frame: Callable[[], None]) -> li
     for module, shape in shapes.items():
         rows = int(np.prod(shape[:-1]))
         if isinstance(module, PackedLinear):
-            sites.append(_MatmulSite(module._matmul, module.weight, module.bias, rows))
+            sites.append(_MatmulSite(module._matmul, module.weight, module.bias, rows, allow_bf16))
         elif isinstance(module, (StackedLinear, StreamingAttention)):
             stacked, weight = ((module._matmuls, module.weight) if isinstance(module, StackedLinear)
                                else (module._in_proj, module.in_proj_weight))
             mult = len(stacked.matmuls)
-            sites += [_MatmulSite(mm, step_slice(weight, i, mult), None, rows) for i, mm in enumerate(stacked.matmuls)]
+            sites += [_MatmulSite(mm, step_slice(weight, i, mult), None, rows, allow_bf16)
+                      for i, mm in enumerate(stacked.matmuls)]
         else:
-            sites.append(_ConvSite(module, shape))
+            sites.append(_ConvSite(module, shape, allow_bf16))
     return [s for s in sites if s.candidates()]
 
 
@@ -261,10 +272,10 @@ def _forced(site, kernel: str) -> str:
 # ---- the cache -------------------------------------------------------------------------------
 
 
-def plan_key(fingerprint: str, dtype: torch.dtype) -> dict[str, str]:
+def plan_key(fingerprint: str, dtype: torch.dtype, allow_bf16: bool) -> dict[str, str]:
     return {"version": str(PLAN_VERSION), "cpu": cpu_model(), "cores": str(os.cpu_count()),
             "threads": str(torch.get_num_threads()), "torch": torch.__version__, "model": fingerprint,
-            "dtype": str(dtype).removeprefix("torch.")}
+            "dtype": str(dtype).removeprefix("torch."), "bf16_matmuls": "allowed" if allow_bf16 else "no"}
 
 
 def plan_path(key: dict[str, str]) -> Path:
@@ -299,22 +310,26 @@ def _write(path: Path, plan: KernelPlan) -> None:
 
 
 def plan_kernels(modules: list[nn.Module], run_frame: Callable[[], None], fingerprint: str,
-                 dtype: torch.dtype) -> KernelPlan:
+                 dtype: torch.dtype, allow_bf16: bool = False) -> KernelPlan:
     """Record the sites of ``modules`` during ``run_frame()``, then apply the cached plan, the forced
-    kernel (``PARLEY_KERNELS``) or a freshly measured one (and cache it)."""
-    plan = _plan(modules, run_frame, fingerprint, dtype)
+    kernel (``PARLEY_KERNELS``) or a freshly measured one (and cache it). ``allow_bf16``: the
+    bfloat16-weight matmul may be chosen (the model's precision is bfloat16)."""
+    plan = _plan(modules, run_frame, fingerprint, dtype, allow_bf16)
     log_plan(plan)
     return plan
 
 
 def _plan(modules: list[nn.Module], run_frame: Callable[[], None], fingerprint: str,
-          dtype: torch.dtype) -> KernelPlan:
-    key = plan_key(fingerprint, dtype)
-    sites = _record_sites(modules, run_frame)
+          dtype: torch.dtype, allow_bf16: bool) -> KernelPlan:
+    key = plan_key(fingerprint, dtype, allow_bf16)
+    sites = _record_sites(modules, run_frame, allow_bf16)
     forced = os.environ.get(FORCE_ENV, "").strip().lower()
     if forced:
         if forced not in FORCE_VALUES:
             raise ValueError(f"{FORCE_ENV}={forced!r}: expected one of {', '.join(FORCE_VALUES)}")
+        if forced == BF16_MATMUL_KERNEL and not allow_bf16:
+            raise ValueError(f"{FORCE_ENV}={forced}: bfloat16 weights need precision bfloat16 "
+                             "(--precision bfloat16); this model was loaded for exact float32 results")
         if forced != "rule":
             _apply(sites, lambda site: _forced(site, forced))
         return KernelPlan(key, _describe(sites), 0.0, f"forced:{forced}")
@@ -352,7 +367,7 @@ def _current(site) -> str:
         return site.matmul.kernel
     kernel = site.module.kernel_for(site.steps)
     inner = site.module._linear.kernel
-    return f"{kernel}+{inner}" if kernel in ("im2col", "matmul") and site._with_matmuls else kernel
+    return f"{kernel}+{inner}" if kernel in ("im2col", "matmul") and site._matmul_kernels else kernel
 
 
 def silent_frame_runner(session_factory: Callable[[], object]) -> Callable[[], None]:

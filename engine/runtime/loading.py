@@ -8,7 +8,7 @@ tokenizer once, and pick the kernels the precision implies.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import torch
 
@@ -16,7 +16,7 @@ from ..codec.mimi import load_mimi
 from ..errors import ModelError
 from ..files.fingerprint import model_fingerprint
 from ..files.models import ModelFiles, resolve_model
-from ..kernels.packed import pack_linears
+from ..kernels.packed import native_bf16_matmul, pack_linears
 from ..kernels.quantize import quantize_lm_int8
 from ..lm.generate import SamplingConfig
 from ..lm.model import LMConfig, LMModel, load_lm
@@ -26,10 +26,17 @@ from .threads import ThreadChoice, choose_threads
 
 
 class Precision(enum.Enum):
-    """How the LM's weights are stored and computed. ``auto``: bfloat16 on CUDA, float32 on the CPU.
+    """How the weights are stored and computed.
 
-    ``int8`` stores the LM's matmul weights as int8 with per-row scales; activations stay in the
-    device's usual float type. Mimi always runs in float32.
+    On CUDA, ``bfloat16`` runs the LM in bfloat16; Mimi runs in float32. On the CPU, ``bfloat16``
+    keeps every activation in float32 and lets the kernel plan give a matmul (in Mimi and the LM)
+    a bfloat16 copy of its weight wherever that measured faster here: a frame streams every weight
+    once, so half the bytes is nearly half the time on a CPU with AMX or AVX512-BF16. Where no
+    matmul measured faster, the model computes in float32, and says so.
+
+    ``auto``: bfloat16 on CUDA and on a CPU that multiplies bfloat16 natively, float32 elsewhere.
+    ``float32`` gives the reference's results exactly. ``int8`` stores the LM's matmul weights as
+    int8 with per-row scales; activations stay in the device's usual float type.
     """
 
     AUTO = "auto"
@@ -50,11 +57,12 @@ class Precision(enum.Enum):
     def resolve(self, device: torch.device) -> Precision:
         """``auto`` made concrete for ``device``; other values are returned as they are."""
         if self is Precision.AUTO:
-            return Precision.BFLOAT16 if device.type == "cuda" else Precision.FLOAT32
+            native = device.type == "cuda" or native_bf16_matmul()
+            return Precision.BFLOAT16 if native else Precision.FLOAT32
         return self
 
     def activation_dtype(self, device: torch.device) -> torch.dtype:
-        if self is Precision.FLOAT32 or (self in (Precision.AUTO, Precision.INT8) and device.type != "cuda"):
+        if self is Precision.FLOAT32 or device.type != "cuda":
             return torch.float32
         return torch.bfloat16
 
@@ -65,7 +73,7 @@ class ModelInfo:
     family: str  # "moshi" | "personaplex"
     is_demo: bool
     device: str
-    precision: Precision  # resolved: never AUTO
+    precision: Precision  # resolved: never AUTO; on the CPU, bfloat16 only where the kernel plan uses it
     dtype: str  # the activations' dtype, e.g. "bfloat16"
     cuda_graph_allowed: bool  # CUDA graphs asked for and possible here; a session says whether one runs
     fingerprint: str
@@ -112,7 +120,12 @@ class LoadedModel:
         if device.type == "cpu":
             if on_stage is not None:
                 on_stage("Choosing the fastest kernels for this computer...")
-            self.kernel_plan = plan_kernels([self.mimi, self.lm], frame, self.info.fingerprint, self.dtype)
+            allow_bf16 = precision is Precision.BFLOAT16
+            self.kernel_plan = plan_kernels([self.mimi, self.lm], frame, self.info.fingerprint, self.dtype,
+                                            allow_bf16)
+            if allow_bf16 and not self.kernel_plan.uses_bf16:  # float32 measured faster everywhere
+                self.precision = Precision.FLOAT32
+                self.info = replace(self.info, precision=Precision.FLOAT32)
         else:
             # CUDA's context, cuBLAS handles and the allocator's first blocks come with the first
             # frames: pay for them while loading, not when the first conversation starts.
@@ -166,7 +179,8 @@ def release_memory() -> None:
 def _load_lm(files: ModelFiles, config: LMConfig, device: torch.device, dtype: torch.dtype,
              precision: Precision) -> LMModel:
     """int8: quantise on the host, then move (the float copy never occupies the device).
-    float32 on the CPU: matmuls through prepacked oneDNN weights."""
+    On the CPU (float32 activations whatever the precision): matmuls with packed weights, whose
+    kernels the kernel plan chooses."""
     if precision is Precision.INT8:
         return quantize_lm_int8(load_lm(files.lm_path, config, device="cpu", dtype=dtype)).to(device)
     lm = load_lm(files.lm_path, config, device=device, dtype=dtype)
