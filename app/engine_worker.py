@@ -30,6 +30,7 @@ import engine
 from app.audio_bridge import AudioBridge
 from app.echo import MicProcessor, ProcessingSettings, library_problem
 from app.frame_stats import FrameStats, StageTimings, level_db
+from app.output_cushion import QUIET_DB, OutputCushion
 from app.resample import FrameAssembler, OutputConverter
 from app.saved_marker import mark_saved, remove_mark
 from engine import FRAME_MS, FRAME_SIZE, SAMPLE_RATE
@@ -99,6 +100,7 @@ class EngineWorker(QObject):
         self._attached: AudioBridge | None = None
         self._assembler: FrameAssembler | None = None
         self._converter: OutputConverter | None = None
+        self._cushion = OutputCushion()
         self._scratch = np.zeros((0, 1), dtype=np.float32)
         self._far_scratch = np.zeros((0, 1), dtype=np.float32)
         self._mic_processor: MicProcessor | None = None
@@ -397,6 +399,7 @@ class EngineWorker(QObject):
         processor = self._mic_processor
         self._assembler = FrameAssembler(processor.rate if processor is not None else bridge.input_rate)
         self._converter = OutputConverter(bridge.output_rate)
+        self._cushion = OutputCushion()
         self._scratch = np.zeros((bridge.input.capacity, bridge.input.channels), dtype=np.float32)
         self._far_scratch = np.zeros((bridge.far.capacity, 1), dtype=np.float32)
         bridge.far.read_into(self._far_scratch[:0], max_backlog=0)  # what played before now is not an echo of now
@@ -473,9 +476,29 @@ class EngineWorker(QObject):
             return
         step_ms = (time.monotonic() - started) * 1000.0
         queued_s = bridge.output_queue_seconds()
-        bridge.output.write(self._converter.convert(result.pcm))
+        bridge.output.write(self._trim_cushion(bridge, self._converter.convert(result.pcm), queued_s))
         self.frame_done.emit(self._frame_stats(bridge, result, mic, heard, step_ms, started - arrival, queued_s,
                                                self._session.graph))
+
+    def _trim_cushion(self, bridge: AudioBridge, pcm: np.ndarray, queued_s: float) -> np.ndarray:
+        """Shrink an output queue deeper than needed where it is inaudible: skip audio a barge-in
+        muted, or shorten this frame when it is quiet (``app.output_cushion``)."""
+        cushion = self._cushion
+        cushion.observe(queued_s)
+        excess = int(cushion.excess_s * bridge.output_rate)
+        if excess <= 0:
+            return pcm
+        muted = bridge.output.muted_ahead()
+        if muted > 0:
+            count = min(excess, muted)
+            bridge.output.request_skip_muted(count)
+        elif level_db(pcm) < QUIET_DB:
+            count = min(excess, pcm.shape[0])
+            pcm = pcm[count:]
+        else:
+            return pcm
+        cushion.trimmed(count / bridge.output_rate)
+        return pcm
 
     def _frame_stats(self, bridge, result, mic, heard, step_ms, input_wait_s, output_queue_s, graph) -> FrameStats:
         t = result.timings

@@ -13,6 +13,8 @@ Two consumer-side operations change what is played without the producer touching
   follows without a gap, as it would have; skipping the samples instead left the speaker with
   nothing to play until the next frame (~60 ms of output gap at every Talk press). It only reads
   ``written`` and is the sole writer of ``_mute_to``, so a controlling thread (the GUI) may call it.
+  ``request_skip_muted(n)`` then asks the consumer to skip up to ``n`` of the samples still to be
+  muted instead of playing them as silence (``app.output_cushion``: a queue deeper than needed).
 * ``read_into(..., max_backlog=n)`` skips the oldest samples when more than ``n`` are queued
   (a consumer that fell behind real time catches up instead of letting delay grow).
 """
@@ -34,8 +36,9 @@ class SampleRing:
         self.written = 0  # advanced by the producer only
         self.read = 0  # advanced by the consumer only
         self._mute_to = 0  # set by a controlling thread, honoured by the consumer
+        self._skip_muted_to = 0  # likewise; never past _mute_to
         self.overflowed = 0  # samples the producer could not store (ring full)
-        self.skipped = 0  # samples the consumer dropped (backlog)
+        self.skipped = 0  # samples the consumer dropped (backlog, muted samples skipped)
         self.muted = 0  # samples the consumer read as silence (mute)
 
     # -- either side -------------------------------------------------------------------------
@@ -70,13 +73,23 @@ class SampleRing:
         """Ask the consumer to read silence in place of everything written up to now."""
         self._mute_to = self.written
 
+    def muted_ahead(self) -> int:
+        """Samples still to be read as silence (a lower bound for any thread but the consumer)."""
+        return max(0, self._mute_to - self.read)
+
+    def request_skip_muted(self, count: int) -> None:
+        """Ask the consumer to skip up to ``count`` of the samples still to be muted."""
+        self._skip_muted_to = min(self.read + count, self._mute_to)
+
     # -- consumer ----------------------------------------------------------------------------
     def read_into(self, out: np.ndarray, max_backlog: int | None = None) -> int:
         """Copy up to ``len(out)`` samples into ``out``; returns the count (the rest is untouched).
 
-        When ``max_backlog`` is given and more than that many samples are queued, skips the
-        oldest so that exactly ``max_backlog`` remain; samples up to a requested mute read as zeros.
+        Skips muted samples as requested; then, when ``max_backlog`` is given and more than that
+        many samples are queued, skips the oldest so that exactly ``max_backlog`` remain; samples up
+        to a requested mute read as zeros.
         """
+        self._skip_to(self._skip_muted_to)
         if max_backlog is not None:
             self._skip_to(self.written - max_backlog)
         count = min(out.shape[0], self.written - self.read)

@@ -1,4 +1,5 @@
-"""The real-time hand-off: sample rings, the PortAudio callbacks' bodies, streaming resampling."""
+"""The real-time hand-off: sample rings, the output cushion, the PortAudio callbacks' bodies, streaming
+resampling."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import numpy as np
 import pytest
 
 from app.audio_bridge import AudioBridge
+from app.output_cushion import MARGIN_S, WINDOW_FRAMES, OutputCushion
 from app.resample import FrameAssembler, OutputConverter
 from app.ring import SampleRing
 from engine import FRAME_SIZE
@@ -58,6 +60,35 @@ def test_mute_silences_what_was_queued_and_keeps_its_length():
     assert ring.read_into(out) == 130  # the rest of the silence, then what came after, no gap
     assert np.all(out[:80] == 0.0) and np.all(out[80:130] == 2.0) and np.all(out[130:] == 9.0)
     assert ring.muted == 200 and ring.skipped == 0
+
+
+def test_skipping_muted_samples_never_reaches_past_the_mute():
+    ring = SampleRing(capacity=1000)
+    ring.write(np.full(300, 1.0, np.float32))
+    ring.request_mute()
+    ring.write(np.full(50, 2.0, np.float32))
+    assert ring.muted_ahead() == 300
+    ring.request_skip_muted(1000)  # more than is muted: only the muted samples go
+    out = np.full(400, 9.0, np.float32)
+    assert ring.read_into(out) == 50 and np.all(out[:50] == 2.0)
+    assert ring.skipped == 300 and ring.muted == 0 and ring.muted_ahead() == 0
+
+
+def test_the_cushion_is_the_smallest_recent_queue_less_a_margin():
+    cushion = OutputCushion()
+    levels = [0.2, 0.15, 0.3] * WINDOW_FRAMES
+    for level in levels[: WINDOW_FRAMES - 1]:
+        cushion.observe(level)
+        assert cushion.excess_s == 0.0  # not before a whole window was seen
+    cushion.observe(levels[WINDOW_FRAMES - 1])
+    assert cushion.excess_s == pytest.approx(0.15 - MARGIN_S)
+    cushion.observe(0.01)
+    assert cushion.excess_s == 0.0
+    cushion.trimmed(0.1)
+    assert cushion.trimmed_s == 0.1
+    for _ in range(WINDOW_FRAMES - 1):
+        cushion.observe(0.5)
+    assert cushion.excess_s == 0.0  # what was seen before the trim no longer counts
 
 
 def test_ring_rejects_a_nonsense_size():

@@ -17,6 +17,7 @@ from PySide6.QtCore import QEvent, QSettings, Qt, QTimer
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
 
+from app import output_cushion
 from app.audio_bridge import AudioBridge
 from app.frame_stats import SILENCE_DB
 from app.headless import BridgeFeeder, SignalRecorder
@@ -170,6 +171,26 @@ def test_pressing_while_the_assistant_speaks_silences_its_queued_audio(harness, 
     # Silenced, not dropped: the queue kept its length (the backlog limit may still skip the oldest).
     assert bridge.output.muted > 0 and bridge.output.muted + bridge.output.skipped - skipped >= queued
     qtbot.keyRelease(w, Qt.Key_Space)
+
+
+def test_a_queue_deeper_than_needed_shrinks_where_nobody_hears_it(harness, qtbot):
+    """Audio left queued for the speaker (here: three frames nobody played, as after a stall) adds
+    its length to every reply's latency. A barge-in mutes it; the worker then skips the part of it
+    that the smallest recent queue says was never needed, instead of playing it as silence."""
+    w, bridge = harness.window, harness.bridge
+    harness.frames(3, drain=False)
+    steady = harness.frames(output_cushion.WINDOW_FRAMES + 1)  # one block in, one block out per frame
+    deep = min(s.timings.output_queue for s in steady[-output_cushion.WINDOW_FRAMES:])
+    assert deep >= 2 * FRAME_MS, f"the test needs a deep queue, got {deep:.0f} ms"
+    starved, skipped = bridge.output_starved_samples, bridge.output.skipped
+
+    qtbot.keyPress(w, Qt.Key_Space)
+    after = harness.frames(3)
+    qtbot.keyRelease(w, Qt.Key_Space)
+    assert bridge.output.skipped > skipped
+    shallow = after[-1].timings.output_queue
+    assert shallow <= output_cushion.MARGIN_S * 1000 + 1, f"{deep:.0f} -> {shallow:.0f} ms queued"
+    assert bridge.output_starved_samples == starved  # shorter, not starved: no gap
 
 
 def test_meters_and_latency_readouts_follow_the_worker_stats(harness, qtbot):
