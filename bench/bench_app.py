@@ -14,7 +14,8 @@ caps them, for long runs), so that
 callbacks, the microphone processing and the journal compete with the worker for the cores.
 
 Reported (per-frame times as ``app.real_time`` defines them: compute after the warm-up frames):
-``cpu``, ``threads`` (torch's, read in the worker thread), ``frames``, ``rtf_median``, ``rtf_p95``
+``cpu``, ``threads`` (torch's: what the worker measured and ran the frames with), ``frames``,
+``rtf_median``, ``rtf_p95``
 (the worker's compute per frame / 80 ms), ``dropped_frames`` (input skipped because the model fell
 behind), ``output_gap_seconds`` (zeros the speaker played because nothing was queued, after the
 first second of frames), ``xruns``, ``mic_to_speaker_ms_median`` and its ``_start``/``_end`` (first
@@ -84,7 +85,7 @@ def run_app(seconds: float, model: str, precision: str, folder: Path) -> dict:
     loaded: dict = {}
 
     def loader(name: str, device: str, precision: str, cuda_graph: bool):
-        loaded["threads"] = torch.get_num_threads()  # in the worker thread, where the frames run
+        loaded["threads"] = torch.get_num_threads()  # in the worker thread, until it measures its own
         loaded["model"] = load_engine_model(name, device, precision, cuda_graph)
         return loaded["model"]
 
@@ -143,7 +144,9 @@ def run_app(seconds: float, model: str, precision: str, folder: Path) -> dict:
     if failures.calls:
         raise RuntimeError(failures.calls[0][0])
     stats: list[FrameStats] = [args[0] for args in frames.calls]
-    return {"stats": stats, "model": loaded["model"], "threads": loaded["threads"], **counters}
+    choice = loaded["model"].thread_choice  # what the worker measured and ran the frames with
+    threads = choice.threads if choice is not None else loaded["threads"]
+    return {"stats": stats, "model": loaded["model"], "threads": threads, **counters}
 
 
 def offline_ms(model, stats: list[FrameStats]) -> list[float]:
@@ -179,6 +182,7 @@ def measure(seconds: float, model: str = "demo", precision: str = "auto", offlin
         raise RuntimeError(f"only {len(stats)} frames in {seconds} s: nothing after the warm-up to measure")
     in_app = FrameTimeSummary.of([s.step_ms for s in stats])
     replayed = stats[:offline_frames]
+    torch.set_num_threads(app["threads"])
     offline = FrameTimeSummary.of(offline_ms(app["model"], replayed))
     edge = max(1, math.ceil(DRIFT_SHARE * len(stats)))
     latency = [s.end_to_end_ms for s in stats]

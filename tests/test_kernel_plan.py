@@ -183,7 +183,25 @@ def test_the_thread_count_is_measured_once_per_model_and_kept(demo_model_dir):
         assert tuple(choice.p90_ms) == thread_candidates() and choice.threads in choice.p90_ms
         assert choice.p90_ms[choice.threads] == min(choice.p90_ms.values())
         assert torch.get_num_threads() == choice.threads
+        assert model.kernel_plan.key["threads"] == str(choice.threads)  # planned for the count it runs with
         torch.set_num_threads(1 if choice.threads != 1 else 2)
         assert model.use_best_threads() is choice and torch.get_num_threads() == choice.threads
+    finally:
+        torch.set_num_threads(before)
+
+
+def test_kernels_are_planned_again_for_the_thread_count_the_frames_run_with(plan_dir, demo_model_dir, monkeypatch):
+    from engine.runtime.threads import ThreadChoice
+
+    before = torch.get_num_threads()
+    try:
+        torch.set_num_threads(1)  # loading (and its plan) runs with what the app starts with
+        model = load_model(str(demo_model_dir), device="cpu")
+        assert model.kernel_plan.key["threads"] == "1"
+        monkeypatch.setattr(loading, "choose_threads", lambda m: ThreadChoice(2, {1: 50.0, 2: 40.0}, 0.1))
+        model.use_best_threads()  # the measurement said two threads
+        assert torch.get_num_threads() == 2
+        assert model.kernel_plan.key["threads"] == "2" and model.kernel_plan.source == "measured"
+        assert len(list(plan_dir.glob("*.json"))) == 2  # one plan per thread count, both kept
     finally:
         torch.set_num_threads(before)

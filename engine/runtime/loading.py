@@ -116,32 +116,42 @@ class LoadedModel:
         # On the CPU, each hot-path operation's kernel is measured here (or read from the cache).
         self.kernel_plan: KernelPlan | None = None
         self.thread_choice: ThreadChoice | None = None  # measured by use_best_threads()
-        frame = silent_frame_runner(lambda: self.new_session(record_audio=False, run_prompts=False))
+        self._allow_bf16 = precision is Precision.BFLOAT16
         if device.type == "cpu":
             if on_stage is not None:
                 on_stage("Choosing the fastest kernels for this computer...")
-            allow_bf16 = precision is Precision.BFLOAT16
-            self.kernel_plan = plan_kernels([self.mimi, self.lm], frame, self.info.fingerprint, self.dtype,
-                                            allow_bf16)
-            if allow_bf16 and not self.kernel_plan.uses_bf16:  # float32 measured faster everywhere
-                self.precision = Precision.FLOAT32
-                self.info = replace(self.info, precision=Precision.FLOAT32)
+            self._plan_kernels()
         else:
             # CUDA's context, cuBLAS handles and the allocator's first blocks come with the first
             # frames: pay for them while loading, not when the first conversation starts.
             if on_stage is not None:
                 on_stage("Warming up the GPU...")
             with torch.inference_mode():
-                frame()
+                self._silent_frame()()
+
+    def _silent_frame(self):
+        return silent_frame_runner(lambda: self.new_session(record_audio=False, run_prompts=False))
+
+    def _plan_kernels(self) -> None:
+        """The kernel plan for torch's current thread count (kernels that win with one thread may
+        lose with two); bfloat16 weights where the precision allows them."""
+        self.kernel_plan = plan_kernels([self.mimi, self.lm], self._silent_frame(), self.info.fingerprint, self.dtype,
+                                        self._allow_bf16)
+        if self._allow_bf16:  # says float32 when float32 measured faster everywhere
+            self.precision = Precision.BFLOAT16 if self.kernel_plan.uses_bf16 else Precision.FLOAT32
+            self.info = replace(self.info, precision=self.precision)
 
     def use_best_threads(self) -> ThreadChoice | None:
         """On the CPU, set torch's thread count to what this model's frame runs fastest with here,
-        measured the first time (call it with the rest of the app running); None on a GPU."""
+        measured the first time (call it with the rest of the app running), and plan the kernels
+        for that count if the plan was made for another; None on a GPU."""
         if self.device.type != "cpu":
             return None
         if self.thread_choice is None:
             self.thread_choice = choose_threads(self)
         torch.set_num_threads(self.thread_choice.threads)
+        if self.kernel_plan is not None and self.kernel_plan.key["threads"] != str(self.thread_choice.threads):
+            self._plan_kernels()
         return self.thread_choice
 
     def new_session(self, sampling: SamplingConfig = SamplingConfig(), seed: int = 42,
