@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QModelIndex, QPointF, QRect, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QPainter, QPainterPath, QPalette, QPolygonF
-from PySide6.QtWidgets import QAbstractItemView, QListView, QStyle, QStyledItemDelegate
+from PySide6.QtWidgets import QAbstractItemView, QListView, QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
 from app.transcript import YOU, Turn, clock
 from app.turn_list import OverlapRole, TurnRole
@@ -32,6 +32,10 @@ class TurnDelegate(QStyledItemDelegate):
     def __init__(self, view: QListView) -> None:
         super().__init__(view)
         self.view = view
+        # row -> (what its size was measured from, the size). A layout pass asks every row for its
+        # size, and an hour of talk has ~2000 turns: measuring wrapped text each time made the
+        # window's cost per frame grow from ~1 ms to ~40 ms over an hour.
+        self._sizes: dict[int, tuple[tuple, QSize]] = {}
 
     # -- geometry ----------------------------------------------------------------------------
     def _bubble(self, rect: QRect, turn: Turn) -> QRect:
@@ -48,9 +52,21 @@ class TurnDelegate(QStyledItemDelegate):
     def sizeHint(self, option, index: QModelIndex) -> QSize:
         turn: Turn = index.data(TurnRole)
         full = self.view.viewport().width()
+        metrics = option.fontMetrics
+        key = (turn.speaker, turn.text, full, metrics.height(), metrics.averageCharWidth())
+        cached = self._sizes.get(index.row())
+        if cached is not None and cached[0] == key:
+            return cached[1]
         width = int(full * (USER_WIDTH if turn.speaker == YOU else ASSISTANT_WIDTH)) - 2 * PADDING
-        height = option.fontMetrics.height() + HEADER_GAP + self._body_height(option, turn, max(40, width))
-        return QSize(full, height + 2 * PADDING + MARGIN)
+        height = metrics.height() + HEADER_GAP + self._body_height(option, turn, max(40, width))
+        size = QSize(full, height + 2 * PADDING + MARGIN)
+        self._sizes[index.row()] = (key, size)
+        return size
+
+    def size_changed(self, option, index: QModelIndex) -> bool:
+        """Whether the row's size differs from the one it was last laid out with."""
+        before = self._sizes.get(index.row())
+        return before is None or self.sizeHint(option, index) != before[1]
 
     def _play_rect(self, bubble: QRect, option) -> QRect:
         top = bubble.top() + PADDING + option.fontMetrics.height() + HEADER_GAP
@@ -155,16 +171,22 @@ class ConversationView(QListView):
             self.verticalScrollBar().setValue(maximum)
 
     def setModel(self, model) -> None:
-        old = self.model()
-        if old is not None:
-            old.dataChanged.disconnect(self._relayout)
         super().setModel(model)
-        model.dataChanged.connect(self._relayout)
         self.follow = True
 
-    def _relayout(self, *_args) -> None:
-        """A growing turn changes its height: QListView only re-measures on a layout pass."""
-        self.scheduleDelayedItemsLayout()
+    def dataChanged(self, top_left: QModelIndex, bottom_right: QModelIndex, roles=()) -> None:
+        """QListView answers any change with a layout pass, which asks every row for its size: with
+        the ~2000 turns of an hour, every frame. Most frames only extend a turn that keeps its size
+        (a level, the duration): those rows are repainted, and only a size change is laid out."""
+        option = QStyleOptionViewItem()
+        self.initViewItemOption(option)
+        rows = [self.model().index(row, 0) for row in range(top_left.row(), bottom_right.row() + 1)]
+        if any(self.delegate.size_changed(option, index) for index in rows):
+            super().dataChanged(top_left, bottom_right, roles)
+            self.scheduleDelayedItemsLayout()
+        else:
+            for index in rows:
+                self.update(index)
 
     def as_text(self) -> str:
         """What the view shows, as plain text (for tests and accessibility checks)."""

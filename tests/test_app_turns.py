@@ -9,9 +9,11 @@ from PySide6.QtCore import QSettings, Qt
 
 from app.audio_bridge import AudioBridge
 from app.conversation_model import ConversationModel
+from app.conversation_view import ConversationView
 from app.headless import BridgeFeeder, SignalRecorder
 from app.status import SPEECH_DB
 from app.transcript import ASSISTANT, YOU, FrameObservation, Transcript
+from app.turn_list import TurnListModel
 from engine import FRAME_SECONDS, FRAME_SIZE
 from tests.test_app_window import Harness, settings_without_processing, tone_frames
 
@@ -170,6 +172,51 @@ def test_the_window_shows_turns_and_stops_following_when_scrolled_up(qtbot, tmp_
         assert view.follow
     finally:
         h.close()
+
+
+class CountingView(ConversationView):
+    """The window's conversation view, counting its layout passes (each asks every turn its size)."""
+
+    layouts = 0
+
+    def doItemsLayout(self) -> None:
+        self.layouts += 1
+        super().doItemsLayout()
+
+
+def test_a_long_conversation_is_laid_out_only_when_a_turn_changes_size(qtbot):
+    view, model = CountingView(), TurnListModel()
+    view.setModel(model)
+    view.resize(600, 400)
+    qtbot.addWidget(view)
+    view.show()
+    start = 2000  # 2.7 minutes of the two sides taking turns every 2 s (25 frames)
+    for i in range(start):
+        talking = (i // 25) % 2 == 0
+        model.transcript.add_frame(frame(i, user=talking, assistant_db=-120.0 if talking else -20.0,
+                                         text=" word" if not talking and i % 3 == 0 else ""))
+    model.beginResetModel()
+    model.endResetModel()
+    qtbot.wait(50)
+    assert model.rowCount() == 80
+    user_turn = model.rowCount()
+    model.add_frame(frame(start, user=True))
+    qtbot.wait(50)
+    height = view.visualRect(model.index(user_turn, 0)).height()
+    view.layouts = 0
+    for i in range(start + 1, start + 20):  # the user talks on: the turn grows longer, not taller
+        model.add_frame(frame(i, user=True))
+        qtbot.wait(5)
+    assert view.layouts == 0
+    assert view.visualRect(model.index(user_turn, 0)).height() == height
+
+    words = start + 40  # then the assistant talks: its text wraps onto more lines
+    for i in range(words, words + 120):
+        model.add_frame(frame(i, assistant_db=-20.0, text=" several words"))
+        qtbot.wait(2)
+    answer = model.index(model.rowCount() - 1, 0)
+    assert 0 < view.layouts < 60  # once per new line, not once per frame
+    assert view.visualRect(answer).height() > 4 * view.fontMetrics().height()  # laid out at its new size
 
 
 def test_the_view_model_tracks_status_file_unsaved_changes_and_settings_without_widgets(vm, qtbot, tmp_path):
