@@ -74,11 +74,13 @@ class SampleRing:
         self._mute_to = self.written
 
     def muted_ahead(self) -> int:
-        """Samples still to be read as silence (a lower bound for any thread but the consumer)."""
+        """Samples still to be read as silence (from another thread: at most this many, the
+        consumer may have read on)."""
         return max(0, self._mute_to - self.read)
 
     def request_skip_muted(self, count: int) -> None:
-        """Ask the consumer to skip up to ``count`` of the samples still to be muted."""
+        """Ask the consumer to skip up to ``count`` of the samples still to be muted (fewer if it
+        read on meanwhile; never past the mute)."""
         self._skip_muted_to = min(self.read + count, self._mute_to)
 
     # -- consumer ----------------------------------------------------------------------------

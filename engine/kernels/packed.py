@@ -8,9 +8,10 @@ the kernel plan (``engine.runtime.kernel_plan``) sets by measuring where the pro
 
 The first two are exact (the reference's float32 results). ``bf16`` is not: the input is rounded to
 bfloat16, the weight was, the product is accumulated in float32 and rounded to bfloat16, and the
-bias is added in float32 (relative error ~3e-3). A streaming step reads every weight once per frame, so halving the
-bytes nearly halves the time where the CPU multiplies bfloat16 natively (AMX, AVX512-BF16:
-1.7-1.9x on an Intel Xeon). The plan offers it only where the model's precision is bfloat16.
+bias is added in float32 (relative error ~3e-3). A streaming step reads every weight once per
+frame, so halving the bytes nearly halves a large matmul's time where the CPU multiplies bfloat16
+natively (AMX, AVX512-BF16: 1.7-1.9x on an Intel Xeon). The plan offers it only where the model's
+precision is bfloat16.
 
 A packed copy is derived data: modules keep their parameters (and checkpoint names) and rebuild
 the copy with ``repack()`` whenever the weights change or move. Off CPU, for other dtypes, or
