@@ -5,7 +5,10 @@ or from a saved recording: whether the user was talking, the two levels, and the
 piece. A user turn is a stretch of frames in which the user talked (push-to-talk held, or the
 open microphone above the speech level); an assistant turn is a stretch of speech or text that
 ends after a silence or a gap in its text. The two sides are independent, so when both talk at
-once their turns overlap in time instead of cutting each other into fragments.
+once their turns overlap in time instead of cutting each other into fragments. A stretch longer
+than ``MAX_TURN_S`` goes on in a new turn (the assistant's at a word boundary): the window measures
+and paints the turns that grow every frame, and one that grew for an hour (the demo babbles without
+pause; an open microphone hears a whole conversation) made that cost grow with it.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from engine import FRAME_SECONDS, FRAME_SIZE, write_atomically
 
 USER_GAP_S = 0.5  # the user quiet for longer than this ends their turn
 ASSISTANT_GAP_S = 1.5  # the assistant silent, or without new text, for longer than this ends its turn
+MAX_TURN_S = 30.0  # a longer stretch of either side goes on in a new turn
 QUIET_DB = -60.0  # the level strip's floor, for quiet frames inside a turn
 YOU, ASSISTANT = "you", "assistant"
 
@@ -72,6 +76,7 @@ class Transcript:
         changed: set[int] = set()
         end = frame.seconds + FRAME_SECONDS
         if frame.user_talking:
+            self._end_if_long(YOU, frame.seconds)
             changed.add(self._extend(YOU, frame.seconds, end, frame.user_db, USER_GAP_S))
         if frame.text:
             self.pieces.append((frame.seconds, frame.text))
@@ -80,6 +85,8 @@ class Transcript:
                     and frame.seconds - current.last_text > ASSISTANT_GAP_S:
                 del self._open[ASSISTANT]  # a gap in its text: the next words are a new turn
         if frame.text or frame.assistant_db > SPEECH_DB:
+            if not frame.text or frame.text[0].isspace():  # a word is never split between turns
+                self._end_if_long(ASSISTANT, frame.seconds)
             index = self._extend(ASSISTANT, frame.seconds, end, frame.assistant_db, ASSISTANT_GAP_S)
             turn = self.turns[index]
             if frame.text:
@@ -87,6 +94,11 @@ class Transcript:
                 turn.last_text = frame.seconds
             changed.add(index)
         return changed
+
+    def _end_if_long(self, speaker: str, now: float) -> None:
+        index = self._open.get(speaker)
+        if index is not None and now - self.turns[index].start >= MAX_TURN_S:
+            del self._open[speaker]
 
     def _extend(self, speaker: str, start: float, end: float, db: float, gap: float) -> int:
         index = self._open.get(speaker)

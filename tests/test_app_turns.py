@@ -12,7 +12,7 @@ from app.conversation_model import ConversationModel
 from app.conversation_view import ConversationView
 from app.headless import BridgeFeeder, SignalRecorder
 from app.status import SPEECH_DB
-from app.transcript import ASSISTANT, YOU, FrameObservation, Transcript
+from app.transcript import ASSISTANT, MAX_TURN_S, YOU, FrameObservation, Transcript
 from app.turn_list import TurnListModel
 from engine import FRAME_SECONDS, FRAME_SIZE
 from tests.test_app_window import Harness, settings_without_processing, tone_frames
@@ -58,6 +58,20 @@ def test_an_assistant_turn_ends_after_silence_or_a_gap_in_its_text():
     t.add_frame(frame(60, assistant_db=-20.0, text=" later"))
     assert [x.text for x in t.turns] == ["Hello", "again", "later"]
     assert not any(t.overlapping(i) for i in range(3))
+
+
+def test_a_monologue_goes_on_in_new_turns_never_inside_a_word():
+    t = Transcript()
+    pieces = [" one", "two", " three", "four", "five"]  # pieces without a space continue a word
+    frames = int(3 * MAX_TURN_S / FRAME_SECONDS)
+    for i in range(frames):
+        t.add_frame(frame(i, user=True, assistant_db=-20.0, text=pieces[i % len(pieces)]))
+    mine, its = [x for x in t.turns if x.speaker == YOU], [x for x in t.turns if x.speaker == ASSISTANT]
+    assert len(mine) == 3 and all(x.duration == pytest.approx(MAX_TURN_S) for x in mine)
+    assert len(its) == 3 and all(MAX_TURN_S <= x.duration < MAX_TURN_S + 3 * FRAME_SECONDS for x in its[:-1])
+    assert all(x.text.startswith("one") or x.text.startswith("three") for x in its)  # whole words only
+    assert "".join(x.text if i == 0 else " " + x.text for i, x in enumerate(its)) == \
+        "".join(pieces[i % len(pieces)] for i in range(frames)).lstrip()  # nothing lost
 
 
 def test_a_recording_rebuilds_the_same_turns():
