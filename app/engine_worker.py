@@ -488,16 +488,13 @@ class EngineWorker(QObject):
         excess = int(cushion.excess_s * bridge.output_rate)
         if excess <= 0:
             return pcm
-        muted = bridge.output.muted_ahead()
-        if muted > 0:
-            count = min(excess, muted)
-            bridge.output.request_skip_muted(count)
+        if bridge.output.muted_ahead() > 0:
+            bridge.output.request_skip_muted(excess)
         elif level_db(pcm) < QUIET_DB:
-            count = min(excess, pcm.shape[0])
-            pcm = pcm[count:]
+            pcm = pcm[excess:]
         else:
             return pcm
-        cushion.trimmed(count / bridge.output_rate)
+        cushion.trimmed()
         return pcm
 
     def _frame_stats(self, bridge, result, mic, heard, step_ms, input_wait_s, output_queue_s, graph) -> FrameStats:

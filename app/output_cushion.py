@@ -25,15 +25,13 @@ class OutputCushion:
     def __init__(self) -> None:
         self._recent: deque[float] = deque(maxlen=WINDOW_FRAMES)
         self.excess_s = 0.0
-        self.trimmed_s = 0.0  # dropped so far, for the record
 
     def observe(self, queued_s: float) -> None:
         self._recent.append(queued_s)
         full = len(self._recent) == WINDOW_FRAMES
         self.excess_s = max(0.0, min(self._recent) - MARGIN_S) if full else 0.0
 
-    def trimmed(self, seconds: float) -> None:
-        """``seconds`` of queued audio went: the observed queue levels no longer hold."""
+    def trimmed(self) -> None:
+        """Queued audio went: the observed queue levels no longer hold."""
         self._recent.clear()
         self.excess_s = 0.0
-        self.trimmed_s += seconds

@@ -12,7 +12,7 @@ same feed by a second stream (``paplay``) after the far end has played alone for
 Reported (all at the model's 24 kHz):
 
 * ``erle_db``: the microphone level before processing against after, while only the far end plays,
-  after ``--converge`` seconds;
+  over the window before NEAR starts, once the far-end pairing is steady (``measured_from_s``);
 * ``model_hears_db``: the level the model hears over that window (open mic, far end only);
 * ``near_end_corr``: the correlation of what the model hears with the clean NEAR during double
   talk (NEAR located by cross-correlation);
@@ -70,6 +70,11 @@ class EchoRun:
     # on the same machine, against 64-67 dB with 4 s (idle and with two CPU burners beside it).
     converge_s: float = 4.0
     far_only_s: float = 3.0  # the measured far-end-only window
+    # The far end plays alone up to this much longer, until the whole window had a steady pairing
+    # (no microphone chunk paired with silence). A fresh PulseAudio server's capture clock has been
+    # seen running ahead for longer than 4 s: the pairing kept re-anchoring through the window
+    # (179 chunks paired with silence, ERLE 19.7 dB, once in a CI run; 35-49 and 64-67 dB here).
+    settle_s: float = 6.0
     tail_s: float = 0.6  # played after the near voice ends
     latency_ms: int = 60  # of the loopback (the acoustic path)
     gain_db: float = -10.0  # of the loopback: the echo's level relative to what the app plays
@@ -141,8 +146,19 @@ def run_path(far: np.ndarray, near: np.ndarray, run: EchoRun, processing: bool) 
     worker.moveToThread(thread)
     thread.started.connect(worker.run)
     thread.start()
-    near_at = round((run.converge_s + run.far_only_s) * FRAMES_PER_SECOND)
-    end_at = near_at + math.ceil((len(near) / SAMPLE_RATE + run.tail_s + MAX_NEAR_LAG_S) * FRAMES_PER_SECOND)
+    earliest_near = round((run.converge_s + run.far_only_s) * FRAMES_PER_SECOND)
+    latest_near = earliest_near + round(run.settle_s * FRAMES_PER_SECOND)
+    window = round(run.far_only_s * FRAMES_PER_SECOND)
+    near_frames = math.ceil((len(near) / SAMPLE_RATE + run.tail_s + MAX_NEAR_LAG_S) * FRAMES_PER_SECOND)
+
+    def far_only_done() -> bool:
+        """The earliest start has passed and the last window paired the far end steadily, or the
+        latest start has come."""
+        done = len(frames)
+        if done < earliest_near:
+            return False
+        gaps = [args[0].echo.far_gaps for args in frames.calls[done - window - 1:] if args[0].echo is not None]
+        return done >= latest_near or not gaps or gaps[0] == gaps[-1]
     audio = AudioIO(worker.set_bridge)
     player = None
     with tempfile.TemporaryDirectory(prefix="parley-bench-echo-") as tmp:
@@ -153,9 +169,11 @@ def run_path(far: np.ndarray, near: np.ndarray, run: EchoRun, processing: bool) 
             audio.start()
             _wait(lambda: model.sessions and len(model.sessions[-1].heard) > 0, START_TIMEOUT_S, "the first frame")
             session = model.sessions[-1]
-            _wait(lambda: len(session.heard) >= near_at, near_at / FRAMES_PER_SECOND * 3 + 10, "the far-end window")
+            _wait(far_only_done, latest_near / FRAMES_PER_SECOND * 3 + 10, "the far-end window")
+            near_at = len(frames)
             player = audio_server.play_into_mic(near_wav)
-            _wait(lambda: len(session.heard) >= end_at, (end_at - near_at) / FRAMES_PER_SECOND * 3 + 10,
+            end_at = near_at + near_frames
+            _wait(lambda: len(session.heard) >= end_at, near_frames / FRAMES_PER_SECOND * 3 + 10,
                   "the double-talk window")
             bridge = audio.bridge
             rates = {"input_rate": bridge.input_rate, "output_rate": bridge.output_rate,
@@ -174,11 +192,11 @@ def run_path(far: np.ndarray, near: np.ndarray, run: EchoRun, processing: bool) 
     if problems.calls:
         raise RuntimeError(problems.calls[0][0])
     heard = np.concatenate(session.heard)
-    start, stop = round(run.converge_s * FRAMES_PER_SECOND), near_at
-    window = heard[start * FRAME_SIZE : stop * FRAME_SIZE]
+    start, stop = near_at - window, near_at
     corr, lag = near_end_correlation(heard, near, near_at * FRAME_SIZE)
-    result = {**rates, "model_hears_db": round(level_db(window), 1), "near_end_corr": round(corr, 3),
-              "near_lag_ms": round(1000 * lag / SAMPLE_RATE), "frames": len(session.heard)}
+    result = {**rates, "model_hears_db": round(level_db(heard[start * FRAME_SIZE : stop * FRAME_SIZE]), 1),
+              "near_end_corr": round(corr, 3), "near_lag_ms": round(1000 * lag / SAMPLE_RATE),
+              "frames": len(session.heard), "measured_from_s": round(start / FRAMES_PER_SECOND, 2)}
     readings = [args[0].echo for args in frames.calls[start:stop] if args[0].echo is not None]
     if processing and readings:
         mic_db = _mean_db([r.before_db for r in readings])
@@ -229,7 +247,7 @@ def measure(far_wav: str, near_wav: str, run: EchoRun = EchoRun(), baseline: boo
         "near": os.path.basename(near_wav),
         "settings": asdict(run.settings),
         "echo_path": {"latency_ms": run.latency_ms, "gain_db": run.gain_db, "converge_s": run.converge_s,
-                      "far_only_s": run.far_only_s},
+                      "far_only_s": run.far_only_s, "settle_s": run.settle_s},
         "processing_cpu_ms_per_10ms": round(processing_cost_ms(run.settings), 3),
         **result,
     }

@@ -6,7 +6,9 @@ another speaking rate) joins as the user. The worker processes the microphone wi
 steps a playback model that records what it hears.
 
 The measured window starts after the bench's convergence time (4 s: PulseAudio's capture times
-settle ~2 s after the stream opens, and the canceller then needs its own time). Bounds are the
+settle ~2 s after the stream opens, and the canceller then needs its own time), and later when the
+far-end pairing was still re-anchoring then (up to 6 s more: once, in a CI run, a fresh server's
+capture clock ran ahead for longer, ERLE 19.7 dB with 179 chunks paired with silence). Bounds are the
 issue's ERLE and heard-level targets (ERLE >= 25 dB, <= -50 dBFS; runs here measure ~65 dB and
 ~-97 dBFS) and a looser correlation (>= 0.75 against the target's 0.8; runs here measure
 0.84-0.87), since this machine is shared. Without processing the same path measures an ERLE of
@@ -37,7 +39,8 @@ def echo_path(pulse_audio):
     path.unload()  # the other audio tests must not hear their own voice
 
 
-def test_on_speakers_the_model_hears_the_user_but_not_itself(echo_path, tmp_path):
+def test_on_speakers_the_model_hears_the_user_but_not_itself(echo_path, tmp_path, qapp):
+    # qapp: the run needs only a QCoreApplication, but if it made one, later tests could not open windows
     far = read_wav(audio_server.espeak_wav(str(tmp_path / "far.wav"), FAR_TEXT, "en-us", 175))
     near = read_wav(audio_server.espeak_wav(str(tmp_path / "near.wav"), NEAR_TEXT, "en-gb+f3", 130))
     result = run_path(far, near, EchoRun(), processing=True)
@@ -47,3 +50,4 @@ def test_on_speakers_the_model_hears_the_user_but_not_itself(echo_path, tmp_path
     assert result["model_hears_db"] <= -50
     assert result["near_end_corr"] >= 0.75
     assert np.isfinite(result["stream_delay_ms"]) and result["stream_delay_ms"] >= 0
+    assert 4.0 <= result["measured_from_s"] <= 10.0 + 0.5  # after the convergence time, within the settling limit
