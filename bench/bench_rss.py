@@ -6,7 +6,7 @@ in memory by design (15 KB per frame, ~11.5 MB per minute), which would hide wha
 that the engine itself (ring KV caches, conv states, token cache) does not grow with the stream.
 The input is the project's speech recordings, looped.
 
-    .venv/bin/python -m bench.bench_rss [--frames 7500] [--every 500] [--threads 2]
+    .venv/bin/python -m bench.bench_rss [--frames 7500] [--every 500] [--threads 2] [--precision auto]
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ def summarise(args, samples: list[tuple[int, int]], wall: float, session: Sessio
     after_warmup = [r for f, r in samples if f >= args.every]
     return {
         "frames": frames, "frames_planned": args.frames, "audio_minutes": round(frames * FRAME_SIZE / 24000 / 60, 2),
-        "threads": args.threads, "cpu": cpu_model(), "torch": torch.__version__, "wall_s": round(wall, 1),
+        "threads": args.threads, "precision": session.model.info.precision.value, "cpu": cpu_model(), "torch": torch.__version__, "wall_s": round(wall, 1),
         "ms_per_frame": round(wall / frames * 1e3, 2),
         "rss_mib": [[f, round(r / 2**20, 1)] for f, r in samples],
         "growth_after_first_sample_mib": round((max(after_warmup) - min(after_warmup)) / 2**20, 1)
@@ -54,12 +54,13 @@ def main(argv=None) -> int:
     p.add_argument("--frames", type=int, default=7500)
     p.add_argument("--every", type=int, default=500)
     p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--precision", default="auto", help="as the app loads it by default (float32: what parity uses)")
     p.add_argument("--out", type=Path, default=RESULTS / "rss.json")
     args = p.parse_args(argv)
     if args.frames < 1 or args.every < 1:
         p.error("--frames and --every must be positive")
     torch.set_num_threads(args.threads)
-    model = load_model("demo", device="cpu", precision="float32")
+    model = load_model("demo", device="cpu", precision=args.precision)
     session = Session(model, SamplingConfig(), seed=1, record_audio=False)
     audio = input_audio()
     frames_in_audio = audio.size // FRAME_SIZE
