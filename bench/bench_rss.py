@@ -40,7 +40,8 @@ def summarise(args, samples: list[tuple[int, int]], wall: float, session: Sessio
     after_warmup = [r for f, r in samples if f >= args.every]
     return {
         "frames": frames, "frames_planned": args.frames, "audio_minutes": round(frames * FRAME_SIZE / 24000 / 60, 2),
-        "threads": args.threads, "precision": session.model.info.precision.value, "cpu": cpu_model(), "torch": torch.__version__, "wall_s": round(wall, 1),
+        "threads": args.threads, "precision": session.model.info.precision.value,
+        "cpu": cpu_model(), "torch": torch.__version__, "wall_s": round(wall, 1),
         "ms_per_frame": round(wall / frames * 1e3, 2),
         "rss_mib": [[f, round(r / 2**20, 1)] for f, r in samples],
         "growth_after_first_sample_mib": round((max(after_warmup) - min(after_warmup)) / 2**20, 1)
