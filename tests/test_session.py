@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import tracemalloc
+
 import numpy as np
 import pytest
 import torch
 
-from engine import Session, load_model
+from engine import Session, load_model, record_frames
 from engine.files.conversation import ConversationFileError
 from engine.state import flatten
 
@@ -140,3 +142,26 @@ def test_opening_a_personaplex_conversation_runs_no_prompt_phases(tmp_path, pers
     assert opened.generator_steps == prompt_steps + 3 and opened.prompts["text"] == "You enjoy a good chat."
     got = opened.process(speech(2, 9))
     assert got.text_tokens == expected.text_tokens and got.audio_codes == expected.audio_codes
+
+
+def test_a_recorded_conversation_keeps_no_allocation_per_frame():
+    """Kept as one small array per frame, a conversation's records (its audio, its frames' codes)
+    stranded the frame step's freed temporaries between them (glibc): the app grew ~120 MB a
+    minute from ~15 minutes in. They are appended into blocks of a minute of frames instead."""
+    model = load_model("demo", device="cpu")
+    session = model.new_session(seed=1)
+    record_frames(session)
+    pcm = speech(30).reshape(30, -1)
+    for frame in pcm[:10]:
+        session.step(frame)
+    tracemalloc.start()
+    try:
+        for frame in pcm[10:]:
+            session.step(frame)
+        kept = tracemalloc.take_snapshot().filter_traces([tracemalloc.DomainFilter(True, np.lib.tracemalloc_domain)])
+    finally:
+        tracemalloc.stop()
+    assert len(kept.traces) <= 2  # numpy arrays made during the 20 frames and kept: one per frame before
+    user, assistant = session.audio()
+    assert np.array_equal(user, pcm.reshape(-1)) and assistant.size == user.size
+    assert len(session.frame_observer.tokens) == len(session.frame_observer.user_codes) == 30

@@ -41,6 +41,7 @@ from ..files.compact import read_compact, write_compact
 from ..files.journal import Journal, JournalHeader, JournalWriter, read_journal
 from ..lm.generate import PersonaPlexGenerator
 from ..state import StateTree
+from .growing_array import GrowingArray
 from .loading import LoadedModel
 from .session import Session, TranscriptEntry
 
@@ -93,8 +94,8 @@ class FrameRecorder:
     def __init__(self, session: Session, journal: JournalWriter | None):
         self.header = journal_header(session)
         self.journal = journal
-        self.user_codes: list[np.ndarray] = []
-        self.tokens: list[np.ndarray] = []
+        self.user_codes = GrowingArray((self.header.user_streams,), np.int64)
+        self.tokens = GrowingArray((self.header.token_streams,), np.int64)
 
     def __call__(self, session: Session, pcm: np.ndarray) -> None:
         if session.sampling != self.header.sampling:  # the frames would no longer replay: stop
@@ -103,8 +104,8 @@ class FrameRecorder:
             return
         user = session.frame_step.user_codes[0].to("cpu", copy=True).numpy()
         tokens = written_tokens(session.generator, session.state["gen"])[0].to("cpu", copy=True).numpy()
-        self.user_codes.append(user)
-        self.tokens.append(tokens)
+        self.user_codes.extend(user)
+        self.tokens.extend(tokens)
         if self.journal is not None:
             self.journal.append(session.frames - 1, user, tokens, pcm.copy())
 
@@ -125,11 +126,12 @@ def record_frames(session: Session, journal: str | Path | None = None) -> FrameR
     writer = JournalWriter(journal, journal_header(session)) if journal is not None else None
     recorder = FrameRecorder(session, writer)
     if session.frames:
-        recorder.user_codes, recorder.tokens = list(previous.user_codes), list(previous.tokens)
+        user_codes, tokens = previous.user_codes.array(), previous.tokens.array()
+        recorder.user_codes, recorder.tokens = GrowingArray.of(user_codes), GrowingArray.of(tokens)
         if writer is not None:
             user_pcm = session.audio()[0].reshape(session.frames, FRAME_SIZE)
             for i in range(session.frames):
-                writer.append(i, recorder.user_codes[i], recorder.tokens[i], user_pcm[i])
+                writer.append(i, user_codes[i], tokens[i], user_pcm[i])
     session.frame_observer = recorder
     return recorder
 
@@ -167,10 +169,7 @@ def save_conversation(session: Session, path: str | Path, compact: bool | None =
         raise ValueError("this conversation cannot be saved compact: its frames were not recorded from "
                          "its start (it was opened from a full file); save it in full")
     recorder: FrameRecorder = session.frame_observer
-    frames = session.frames
-    user = np.stack(recorder.user_codes) if frames else np.zeros((0, recorder.header.user_streams), np.int64)
-    tokens = np.stack(recorder.tokens) if frames else np.zeros((0, recorder.header.token_streams), np.int64)
-    write_compact(path, recorder.header, user, tokens, session.audio()[0],
+    write_compact(path, recorder.header, recorder.user_codes.array(), recorder.tokens.array(), session.audio()[0],
                   [(e.frame_index, e.seconds, e.text) for e in session.transcript])
     return conversation.COMPACT
 
@@ -221,8 +220,8 @@ def rebuild(model: LoadedModel, journal: Journal, name: str, progress: Progress 
     recorder = record_frames(session)
     with _cpu_threads(header.threads if model.device.type == "cpu" else 0):
         mismatches, codec_frames = _replay(session, journal, frames, progress, cancel)
-    recorder.user_codes = list(journal.user_codes[:frames])
-    recorder.tokens = list(journal.tokens[:frames])
+    recorder.user_codes = GrowingArray.of(journal.user_codes[:frames])
+    recorder.tokens = GrowingArray.of(journal.tokens[:frames])
     return Recovery(session, frames, lost, damage, mismatches, codec_frames, time.perf_counter() - t0)
 
 
@@ -276,7 +275,7 @@ def _replay(session: Session, journal: Journal, frames: int, progress: Progress 
     exact_from = codec_from + mimi.exact_after_frames() if codec_from else 0
     mimi.seek(state["mimi"], codec_from, max(0, codec_from - first_decoded))
     mismatches = 0
-    user_audio, assistant_audio, transcript = [], [], []
+    assistant_audio, transcript = np.zeros((frames, FRAME_SIZE), np.float32), []  # silence before first_decoded
     offline = _OfflineDecoder(mimi, assistant_audio)
     with torch.inference_mode():
         for i in range(frames):
@@ -290,19 +289,17 @@ def _replay(session: Session, journal: Journal, frames: int, progress: Progress 
                 mismatches += i >= exact_from and not torch.equal(codes, user)
             tokens = torch.from_numpy(journal.tokens[i]).view(1, -1).to(device)
             text, audio = _forced_step(generator, state["gen"], user, tokens, last=i == frames - 1)
-            assistant_audio.append(None if i >= first_decoded else np.zeros(FRAME_SIZE, np.float32))
             if i >= first_decoded:
                 agent = audio[:, :mimi.num_codebooks, None]
                 if i >= codec_from:
                     step.pcm_out.copy_(mimi.decode_step(agent, state["mimi"]))
                 if i >= exact_from:
-                    assistant_audio[i] = step.pcm_out.view(-1).to("cpu", torch.float32, copy=True).numpy()
+                    assistant_audio[i] = step.pcm_out.view(-1).to("cpu", torch.float32).numpy()
                 else:
                     offline.add(i, agent, last=i == min(exact_from, frames) - 1)
                 piece = model.tokenizer.piece(int(text[0]))
                 if piece:
                     transcript.append(TranscriptEntry(i, round(i * FRAME_SECONDS, 2), piece))
-            user_audio.append(pcm.copy())
             if progress is not None and (i % 10 == 9 or i == frames - 1):
                 progress(i + 1, frames)
         state["gen"]["rng"]["counter"].add_(session.generator.draws_per_step * frames)
@@ -310,16 +307,16 @@ def _replay(session: Session, journal: Journal, frames: int, progress: Progress 
     session.decoded_frames += max(0, frames - first_decoded)
     session.transcript = transcript
     if session.record_audio:  # the session's own recording, as ``step`` would have kept it
-        session._user_audio, session._assistant_audio = user_audio, assistant_audio
+        session.keep_recording(journal.pcm[:frames], assistant_audio)
     return mismatches, frames - codec_from
 
 
 class _OfflineDecoder:
     """Decodes the assistant's codes of the frames before the exact replay in pieces of
     ``OFFLINE_CHUNK_FRAMES`` from a fresh state (``Mimi.decode``'s chunking), writing each
-    frame's audio into its slot of ``audio``."""
+    frame's audio into its row of ``audio`` [frames, FRAME_SIZE]."""
 
-    def __init__(self, mimi, audio: list):
+    def __init__(self, mimi, audio: np.ndarray):
         self.mimi, self.audio = mimi, audio
         self.state = None
         self.frames: list[int] = []
@@ -332,9 +329,7 @@ class _OfflineDecoder:
         self.codes.append(codes)
         if len(self.codes) == OFFLINE_CHUNK_FRAMES or last:
             pcm = self.mimi.decode_step(torch.cat(self.codes, dim=-1), self.state)
-            pieces = pcm.view(len(self.codes), FRAME_SIZE).to("cpu", torch.float32).numpy()
-            for f, piece in zip(self.frames, pieces):
-                self.audio[f] = piece.copy()
+            self.audio[self.frames] = pcm.view(len(self.codes), FRAME_SIZE).to("cpu", torch.float32).numpy()
             self.frames, self.codes = [], []
 
 

@@ -27,6 +27,7 @@ from ..files import conversation
 from ..lm.generate import SamplingConfig, make_generator
 from ..state import StateTree, nbytes
 from .frame_step import STAGES, FrameStep
+from .growing_array import BLOCK_FRAMES, GrowingArray
 from .loading import LoadedModel
 from .prompt_steps import PromptSteps
 
@@ -89,6 +90,9 @@ class GraphStatus:
     reason: str | None
 
 
+RECORDING_BLOCK = BLOCK_FRAMES * FRAME_SIZE  # samples per block of each side's recording
+
+
 class Session:
     """One conversation. Not thread-safe: use it from one thread (the engine worker)."""
 
@@ -111,8 +115,8 @@ class Session:
         # The CPU thread count this conversation's frames must keep (float sums are grouped per
         # thread): set when it was rebuilt from frames that ran with it; None: any.
         self.threads: int | None = None
-        self._user_audio: list[np.ndarray] = []
-        self._assistant_audio: list[np.ndarray] = []
+        self._user_audio = GrowingArray(block_rows=RECORDING_BLOCK)
+        self._assistant_audio = GrowingArray(block_rows=RECORDING_BLOCK)
         # Called as ``frame_observer(session, pcm)`` after every frame (e.g. a crash journal's).
         self.frame_observer: Callable[[Session, np.ndarray], None] | None = None
         self._use(sampling, generator)
@@ -197,8 +201,8 @@ class Session:
         if piece:
             self.transcript.append(TranscriptEntry(frame_index, round(frame_index * FRAME_SECONDS, 2), piece))
         if self.record_audio:
-            self._user_audio.append(pcm.copy())
-            self._assistant_audio.append(out_np)
+            self._user_audio.extend(pcm)
+            self._assistant_audio.extend(out_np)
         if self.frame_observer is not None:
             self.frame_observer(self, pcm)
         return FrameResult(out_np, piece, token, audio_codes, frame_index, timings, self.cache_stats())
@@ -229,10 +233,16 @@ class Session:
         return tuple(CacheStats(name, min(n, capacity), capacity, n // capacity, nbytes)
                      for (name, capacity, nbytes), n in zip(self._rings, written))
 
+    def keep_recording(self, user: np.ndarray | None, assistant: np.ndarray | None) -> None:
+        """Replace the recording (float32 24 kHz; None: none) with a copy of these, for a conversation
+        rebuilt or restored from a file; the frames that follow are appended to it."""
+        self._user_audio, self._assistant_audio = (
+            GrowingArray.of(np.zeros(0, np.float32) if pcm is None else pcm.reshape(-1), RECORDING_BLOCK)
+            for pcm in (user, assistant))
+
     def audio(self) -> tuple[np.ndarray, np.ndarray]:
         """(user, assistant) float32 24 kHz recordings of the whole conversation."""
-        join = (lambda xs: np.concatenate(xs) if xs else np.zeros(0, np.float32))
-        return join(self._user_audio), join(self._assistant_audio)
+        return self._user_audio.array(), self._assistant_audio.array()
 
     # ---- conversation files ------------------------------------------------------------------
 
@@ -250,8 +260,7 @@ class Session:
                                                                   record.generator_steps)
         self.prompts = dict(record.prompts)
         self.transcript = [TranscriptEntry(f, s, t) for f, s, t in record.transcript]
-        self._user_audio = [record.user_audio] if record.user_audio is not None else []
-        self._assistant_audio = [record.assistant_audio] if record.assistant_audio is not None else []
+        self.keep_recording(record.user_audio, record.assistant_audio)
         self.frame_step.prepare(self.generator_steps)  # a frame step new to this sampling: capture it now
 
 

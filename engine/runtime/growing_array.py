@@ -1,0 +1,69 @@
+"""An array that grows along its first axis, kept in large blocks: what a conversation records per frame.
+
+A conversation keeps, for every frame, both sides' audio and (for compact files and journals) the
+frame's codes. Kept as one small array per frame, each of these allocations lands between the
+frame step's large temporaries (Mimi's activations, ~0.5 MB each) and outlives them. glibc (2.36
+here) does not give the hole a freed temporary leaves back to the next temporary of the same size
+(torch asks for aligned memory, which asks glibc for more than the hole), so every frame stranded
+memory between two kept frames: in the app
+the process grew ~120 MB a minute once the memory freed while loading had been used up (after
+~15 minutes), ten times what the recording itself keeps. Blocks of a minute of frames are
+allocated once a minute instead of a few times per frame.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..audio import FRAME_SECONDS
+
+BLOCK_FRAMES = round(60.0 / FRAME_SECONDS)  # a minute of frames per block
+
+
+class GrowingArray:
+    """Rows of one shape and dtype, appended in order; ``array()`` returns them as one array."""
+
+    def __init__(self, row_shape: tuple[int, ...] = (), dtype=np.float32, block_rows: int = BLOCK_FRAMES):
+        if block_rows < 1:
+            raise ValueError(f"block_rows must be at least 1, got {block_rows}")
+        self.row_shape, self.dtype, self.block_rows = tuple(row_shape), np.dtype(dtype), block_rows
+        self._blocks: list[np.ndarray] = []
+        self._room = 0  # unused rows at the end of the last block
+        self._rows = 0
+
+    @classmethod
+    def of(cls, rows: np.ndarray, block_rows: int = BLOCK_FRAMES) -> GrowingArray:
+        """A growing array holding a copy of ``rows`` [n, *row_shape]."""
+        rows = np.asarray(rows)
+        grown = cls(rows.shape[1:], rows.dtype, block_rows)
+        grown.extend(rows)
+        return grown
+
+    def __len__(self) -> int:
+        return self._rows
+
+    @property
+    def blocks(self) -> int:
+        """How many allocations hold the rows (one per ``block_rows`` appended one at a time)."""
+        return len(self._blocks)
+
+    def extend(self, rows: np.ndarray) -> None:
+        """Append a copy of ``rows`` ([n, *row_shape], or one row of ``row_shape``)."""
+        rows = np.asarray(rows, dtype=self.dtype).reshape(-1, *self.row_shape)
+        while len(rows):
+            if self._room == 0:
+                self._blocks.append(np.empty((max(self.block_rows, len(rows)), *self.row_shape), self.dtype))
+                self._room = len(self._blocks[-1])
+            block = self._blocks[-1]
+            start, count = len(block) - self._room, min(self._room, len(rows))
+            block[start:start + count] = rows[:count]
+            rows = rows[count:]
+            self._room -= count
+            self._rows += count
+
+    def array(self) -> np.ndarray:
+        """Every row, [len, *row_shape], as a new array."""
+        if not self._blocks:
+            return np.zeros((0, *self.row_shape), self.dtype)
+        last = self._blocks[-1]
+        return np.concatenate([*self._blocks[:-1], last[:len(last) - self._room]])
