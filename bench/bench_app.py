@@ -22,10 +22,10 @@ first second of frames), ``xruns``, ``mic_to_speaker_ms_median`` and its ``_star
 and last 10% of frames: the window's own estimate per frame, device latencies + one frame +
 input queue + compute + output queue, as the meters show it), ``app_ms_per_frame`` and its
 ``_start``/``_end`` (first and last 10%), ``offline_ms_per_frame`` (over ``offline_frames``),
-``app_compute_ratio`` (the two medians' ratio), ``rss_mb_start`` (first
-frame) and ``rss_mb_end``, and ``audio_device_lost``: how often the app's heartbeat found the
-callbacks stopped for a second and reopened the streams (input is lost while it reconnects, so
-``frames`` falls short of 12.5 per second).
+``app_compute_ratio`` (the two medians' ratio), ``rss_mb_start`` (first frame),
+``rss_mb_by_minute`` (each whole minute after it) and ``rss_mb_end``, and ``audio_device_lost``: how
+often the app's heartbeat found the callbacks stopped for a second and reopened the streams (input
+is lost while it reconnects, so ``frames`` falls short of 12.5 per second).
 
     .venv/bin/python -m bench.bench_app --seconds 20 --json bench/results/app.json
 """
@@ -118,7 +118,10 @@ def run_app(seconds: float, model: str, precision: str, folder: Path) -> dict:
         started = time.monotonic()
         held = False
         starved_from: dict[AudioBridge, int] = {}  # a reconnected device brings a new bridge
+        rss_by_minute: list[float] = []
         while (now := time.monotonic()) - started < seconds:
+            if now - started >= 60.0 * (len(rss_by_minute) + 1):
+                rss_by_minute.append(rss_bytes() / 2**20)
             if (int((now - started) / TALK_PERIOD_S) % 2 == 0) != held:
                 held = not held
                 _press_space(window, QEvent.KeyPress if held else QEvent.KeyRelease)
@@ -131,6 +134,7 @@ def run_app(seconds: float, model: str, precision: str, folder: Path) -> dict:
             "xruns": sum(b.input_overflows + b.output_underflows for b in starved_from),
             "audio_device_lost": sum(status.state == "lost" for status, in devices.calls[device_changes_before:]),
             "rss_mb_start": rss_start / 2**20,
+            "rss_mb_by_minute": rss_by_minute,
             "rss_mb_end": rss_bytes() / 2**20,
         }
         if held:
@@ -211,6 +215,7 @@ def measure(seconds: float, model: str = "demo", precision: str = "auto", offlin
         "offline_ms_per_frame": round(offline.median_ms, 2),
         "app_compute_ratio": round(in_app.median_ms / offline.median_ms, 3),
         "rss_mb_start": round(app["rss_mb_start"], 1),
+        "rss_mb_by_minute": [round(rss, 1) for rss in app["rss_mb_by_minute"]],
         "rss_mb_end": round(app["rss_mb_end"], 1),
     }
 

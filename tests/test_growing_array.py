@@ -29,14 +29,13 @@ def test_a_batch_fills_the_last_block_then_takes_one_block_for_the_rest():
     assert grown.blocks == 3 and grown.array()[-1] == 20.0 and len(grown) == 21
 
 
-def test_of_copies_and_keeps_shape_and_dtype():
+def test_of_starts_with_the_rows_handed_over_and_appends_after_them():
     source = np.ones((6, 2), np.int64)
     grown = GrowingArray.of(source, block_rows=4)
-    source[:] = 7
-    assert grown.row_shape == (2,) and grown.dtype == np.int64
-    assert np.array_equal(grown.array(), np.ones((6, 2), np.int64))
-    grown.extend(np.full(2, 3))
-    assert np.array_equal(grown.array()[-1], [3, 3]) and len(grown) == 7
+    assert grown.row_shape == (2,) and grown.dtype == np.int64 and grown.blocks == 1 and len(grown) == 6
+    grown.extend(np.full(2, 3))  # a new block: the rows handed over are not written to
+    assert grown.blocks == 2 and np.array_equal(source, np.ones((6, 2), np.int64))
+    assert np.array_equal(grown.array(), np.concatenate([np.ones((6, 2), np.int64), [[3, 3]]]))
 
 
 def test_empty_and_wrong_rows():

@@ -3,12 +3,11 @@
 A conversation keeps, for every frame, both sides' audio and (for compact files and journals) the
 frame's codes. Kept as one small array per frame, each of these allocations lands between the
 frame step's large temporaries (Mimi's activations, ~0.5 MB each) and outlives them. glibc (2.36
-here) does not give the hole a freed temporary leaves back to the next temporary of the same size
-(torch asks for aligned memory, which asks glibc for more than the hole), so every frame stranded
-memory between two kept frames: in the app
-the process grew ~120 MB a minute once the memory freed while loading had been used up (after
-~15 minutes), ten times what the recording itself keeps. Blocks of a minute of frames are
-allocated once a minute instead of a few times per frame.
+here; sourceware bug 14581) does not give the hole a freed temporary leaves back to the next
+temporary of the same size, because torch asks for 64-byte aligned memory; so every frame stranded
+memory between two kept frames. In the app the process grew ~120 MB a minute once the memory freed
+while loading had been used up (after ~15 minutes): ten times what the recording itself keeps.
+Blocks of a minute of frames are allocated once a minute instead of a few times per frame.
 """
 
 from __future__ import annotations
@@ -33,10 +32,13 @@ class GrowingArray:
 
     @classmethod
     def of(cls, rows: np.ndarray, block_rows: int = BLOCK_FRAMES) -> GrowingArray:
-        """A growing array holding a copy of ``rows`` [n, *row_shape]."""
+        """A growing array that starts with ``rows`` [n, *row_shape], kept as its first block without a
+        copy (a rebuilt conversation's hour of audio is not held twice): the caller hands them over."""
         rows = np.asarray(rows)
         grown = cls(rows.shape[1:], rows.dtype, block_rows)
-        grown.extend(rows)
+        if len(rows):
+            grown._blocks.append(rows)  # full: the next row starts a block of its own
+            grown._rows = len(rows)
         return grown
 
     def __len__(self) -> int:

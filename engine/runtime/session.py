@@ -234,10 +234,10 @@ class Session:
                      for (name, capacity, nbytes), n in zip(self._rings, written))
 
     def keep_recording(self, user: np.ndarray | None, assistant: np.ndarray | None) -> None:
-        """Replace the recording (float32 24 kHz; None: none) with a copy of these, for a conversation
-        rebuilt or restored from a file; the frames that follow are appended to it."""
+        """Replace the recording with these (float32 24 kHz, handed over, not copied; None: none), for a
+        conversation rebuilt or restored from a file; the frames that follow are appended to it."""
         self._user_audio, self._assistant_audio = (
-            GrowingArray.of(np.zeros(0, np.float32) if pcm is None else pcm.reshape(-1), RECORDING_BLOCK)
+            GrowingArray.of(np.asarray(pcm if pcm is not None else (), np.float32).reshape(-1), RECORDING_BLOCK)
             for pcm in (user, assistant))
 
     def audio(self) -> tuple[np.ndarray, np.ndarray]:
