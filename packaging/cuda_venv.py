@@ -13,6 +13,10 @@ exactly, so a local variant such as ``2.13.0+cpu`` (which pip would otherwise pr
 above ``2.13.0``) from a find-links folder or an extra index can never be picked. The result is
 checked: ``torch.version.cuda`` must be set, or the script fails.
 
+~3 GB of downloads from PyPI fail now and then part way (a reset connection, a read timeout, a truncated
+wheel whose hash then mismatches): pip is run again up to ``PIP_ATTEMPTS`` times, keeping what it
+installed. Too little disk is said before anything is downloaded.
+
 Stdlib only: it runs with any Python 3.10+ (the Makefile uses the system ``python3``).
 """
 
@@ -22,14 +26,22 @@ import argparse
 import hashlib
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 import venv
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 STAMP_NAME = ".parley-cuda-venv.json"
+PIP_ATTEMPTS = 3
+PIP_RETRY_WAIT_S = 20
+GB = 1_000_000_000
+# torch 2.13.0+cu130 with its nvidia-* wheels: 5.2 GB installed, ~3 GB of wheels unpacked from pip's
+# temporary folder on the way (measured); the margin is for the rest of the dependencies.
+NEEDED_FREE_BYTES = int(9 * GB)
 
 
 def requirements(torch_version: str, pyinstaller: str) -> list[str]:
@@ -57,6 +69,30 @@ def probe(python: Path) -> dict:
     return json.loads(done.stdout) if done.returncode == 0 else {}
 
 
+def free_space_problem(path: Path) -> str | None:
+    """Why the install would run out of disk, or None (checked where the venv and pip's downloads go)."""
+    existing = next(p for p in (path, *path.parents) if p.exists())
+    short = [f"{shutil.disk_usage(p).free / GB:.1f} GB free in {p}" for p in (existing, Path(tempfile.gettempdir()))
+             if shutil.disk_usage(p).free < NEEDED_FREE_BYTES]
+    return (f"{', '.join(short)}; the CUDA venv needs ~{NEEDED_FREE_BYTES / GB:.0f} GB there (5.2 GB installed, "
+            "~3 GB of wheels on the way). Free some space or pass --venv on a larger disk.") if short else None
+
+
+def pip_install(python: Path, reqs: list[str]) -> None:
+    command = [str(python), "-m", "pip", "install", "--disable-pip-version-check", "--progress-bar", "off", *reqs]
+    for attempt in range(1, PIP_ATTEMPTS + 1):
+        print(f"cuda_venv: pip install {' '.join(reqs)} (downloads ~3 GB unless pip's cache has them; "
+              f"attempt {attempt} of {PIP_ATTEMPTS})", flush=True)
+        code = subprocess.run(command).returncode
+        if code == 0:
+            return
+        if attempt < PIP_ATTEMPTS:
+            print(f"cuda_venv: pip failed (exit {code}); trying again in {PIP_RETRY_WAIT_S} s", flush=True)
+            time.sleep(PIP_RETRY_WAIT_S)
+    sys.exit(f"cuda_venv: pip install failed {PIP_ATTEMPTS} times (last exit {code}); its own error is above. "
+             "Check the network and your pip index (pip config list).")
+
+
 def ensure(path: Path, torch_version: str, pyinstaller: str) -> dict:
     reqs = requirements(torch_version, pyinstaller)
     digest = inputs_digest(reqs)
@@ -69,13 +105,13 @@ def ensure(path: Path, torch_version: str, pyinstaller: str) -> dict:
                   f"CUDA {recorded['torch']['cuda']})", flush=True)
             return recorded["torch"]
     started = time.monotonic()
+    if not python.exists() and (problem := free_space_problem(path)):
+        sys.exit(f"cuda_venv: not enough disk for {path}: {problem}")
     if not python.exists():
         print(f"cuda_venv: creating {path}", flush=True)
         venv.EnvBuilder(with_pip=True, clear=True).create(path)
     stamp.unlink(missing_ok=True)
-    print(f"cuda_venv: pip install {' '.join(reqs)} (downloads ~3 GB unless pip's cache has them)", flush=True)
-    subprocess.run([str(python), "-m", "pip", "install", "--disable-pip-version-check", "--progress-bar", "off",
-                    *reqs], check=True)
+    pip_install(python, reqs)
     torch_info = probe(python)
     if not torch_info.get("cuda"):
         sys.exit(f"cuda_venv: {path} got torch {torch_info.get('version')!r} without CUDA "

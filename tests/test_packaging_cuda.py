@@ -66,19 +66,28 @@ def _free_space() -> str:
     return ", ".join(f"{shutil.disk_usage(p).free / GB:.1f} GB free in {p}" for p in (ROOT, tempfile.gettempdir()))
 
 
+def _run_step(what: str, command: list[str], timeout_s: float) -> subprocess.CompletedProcess:
+    """Run one step of the build; on failure, fail with the step's own last error line first (a CI log
+    keeps the summary line and the tail of the output, not the middle)."""
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=timeout_s)
+    if done.returncode != 0:
+        output = done.stdout + done.stderr
+        errors = [line for line in output.splitlines() if line.startswith(("ERROR", "cuda_venv:", "OSError"))]
+        pytest.fail(f"{what} failed (exit {done.returncode}): {errors[-1] if errors else 'see below'} "
+                    f"({_free_space()})\n{output[-4000:]}", pytrace=False)
+    return done
+
+
 @pytest.fixture(scope="session")
 def cuda_packaged(say) -> dict[str, Path]:
     """What `make package-cuda` does: the venv, then the bundle and installers unless up to date."""
     started = time.monotonic()
-    subprocess.run([sys.executable, str(ROOT / "packaging" / "cuda_venv.py"), "--venv", str(VENV),
-                    "--torch", _torch_pin()], cwd=ROOT, check=True, timeout=VENV_TIMEOUT_S)
+    _run_step("the CUDA venv", [sys.executable, str(ROOT / "packaging" / "cuda_venv.py"), "--venv", str(VENV),
+                                "--torch", _torch_pin()], VENV_TIMEOUT_S)
     venv_s = time.monotonic() - started
     code = ("import json, sys; sys.path.insert(0, 'packaging'); import build; "
             "print(json.dumps({k: str(v) for k, v in build.main(['--variant', 'cuda', '--if-stale']).items()}))")
-    done = subprocess.run([str(VENV / "bin" / "python"), "-c", code], cwd=ROOT, capture_output=True, text=True,
-                          timeout=BUILD_TIMEOUT_S)
-    assert done.returncode == 0, (f"the CUDA build failed ({_free_space()}):\n{done.stdout[-3000:]}\n"
-                                  f"{done.stderr[-3000:]}")
+    done = _run_step("the CUDA build", [str(VENV / "bin" / "python"), "-c", code], BUILD_TIMEOUT_S)
     say(f"\nCUDA venv {venv_s:.0f} s, bundle + installers {time.monotonic() - started - venv_s:.0f} s; "
         f"{_free_space()}")
     return {k: Path(v) for k, v in json.loads(done.stdout.splitlines()[-1]).items()}
@@ -382,3 +391,24 @@ def test_deb_installs_beside_the_cpu_package(cuda_packaged, cpu_packaged, tmp_pa
     done = subprocess.run([*dpkg, "--remove", "parley-cuda"], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     assert not (root / "opt" / "parley-cuda" / "parley").exists() and (root / "opt" / "parley" / "parley").is_file()
+
+
+def test_cuda_venv_tries_pip_again_after_a_failed_download(tmp_path, monkeypatch):
+    """A download that breaks part way is tried again; one that keeps failing ends with a clear error."""
+    cuda_venv = _load("cuda_venv")
+    monkeypatch.setattr(cuda_venv, "PIP_RETRY_WAIT_S", 0)
+    attempts = tmp_path / "attempts"
+    flaky_python = tmp_path / "python"  # stands for the venv's pip: fails until its Nth call
+    flaky_python.write_text(f"#!{sys.executable}\nimport sys\nfrom pathlib import Path\n"
+                            f"p = Path({str(attempts)!r}); n = len(p.read_text()) if p.exists() else 0\n"
+                            "p.write_text('x' * (n + 1)); sys.exit(0 if n + 1 >= int(Path(p.parent / 'ok_at')"
+                            ".read_text()) else 1)\n")
+    flaky_python.chmod(0o755)
+    (tmp_path / "ok_at").write_text("2")
+    cuda_venv.pip_install(flaky_python, ["torch===2.13.0"])
+    assert attempts.read_text() == "xx"
+    attempts.unlink()
+    (tmp_path / "ok_at").write_text("99")
+    with pytest.raises(SystemExit, match=f"pip install failed {cuda_venv.PIP_ATTEMPTS} times"):
+        cuda_venv.pip_install(flaky_python, ["torch===2.13.0"])
+    assert len(attempts.read_text()) == cuda_venv.PIP_ATTEMPTS
