@@ -66,7 +66,7 @@ class ConversationModel(QObject):
     settings_changed = Signal(object)  # AppSettings
     saved = Signal(str)  # path
     conversation_replaced = Signal()  # a new or opened conversation replaced the turns
-    recording_ready = Signal(object)  # (user, assistant) recordings so far, after request_recording()
+    clip_ready = Signal(object)  # (user, assistant, start seconds) of a clip, after request_clip()
     processing_changed = Signal()  # echo cancellation etc.: the settings or whether they can run
     # (name, device, precision) of the model released to make room on the GPU for one that then
     # failed to load: nothing is loaded now, and the window offers to load it again.
@@ -140,7 +140,7 @@ class ConversationModel(QObject):
         w.error.connect(self._on_worker_error)
         w.file_done.connect(self._on_file_done)
         w.file_failed.connect(self._on_file_failed)
-        w.recording_ready.connect(self._on_recording)
+        w.clip_ready.connect(self._on_clip)
 
     # -- derived state -----------------------------------------------------------------------
     @property
@@ -248,8 +248,8 @@ class ConversationModel(QObject):
     def forget_recent(self, path: str) -> None:
         self.update_settings(recent_files=tuple(p for p in self.settings.recent_files if p != path))
 
-    def request_recording(self) -> None:
-        self.worker.request_recording()
+    def request_clip(self, start_s: float, end_s: float) -> None:
+        self.worker.request_clip(start_s, end_s)
 
     def resume(self) -> None:
         self.worker.resume()
@@ -363,8 +363,8 @@ class ConversationModel(QObject):
             self.speed_warning = text
             self.speed_warning_changed.emit(text)
 
-    def _on_recording(self, recording) -> None:
-        self.recording_ready.emit(recording)
+    def _on_clip(self, clip) -> None:
+        self.clip_ready.emit(clip)
 
     def _on_worker_error(self, message: str) -> None:
         self.error.emit(message + "\nThe conversation is kept; press Resume to continue.", True)

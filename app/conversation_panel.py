@@ -92,7 +92,7 @@ class ConversationPanel(QWidget):
         self.model = model
         self.replay = replay
         self.replaying = False
-        self._pending_clip: tuple[float, float] | None = None  # a live turn to play once its audio arrives
+        self._clip_pending = False  # a live turn to play once its audio arrives
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         self.replay_bar = ReplayBar(replay)
@@ -140,7 +140,7 @@ class ConversationPanel(QWidget):
         model.turns.modelReset.connect(self._render_placeholder)
         replay.position_changed.connect(self._follow_replay)
         replay.loaded.connect(self._show_replay)
-        model.recording_ready.connect(self._play_clip)
+        model.clip_ready.connect(self._play_clip)
         self._render_placeholder()
         self._render_open_mic_note()
         self._render_speed_warning(model.speed_warning)
@@ -191,14 +191,13 @@ class ConversationPanel(QWidget):
                 self.replay.play()
             return
         turn = self.model.transcript.turns[row]
-        self._pending_clip = (turn.start, turn.end)
-        self.model.request_recording()
+        self._clip_pending = True
+        self.model.request_clip(turn.start, turn.end)
 
-    def _play_clip(self, recording) -> None:
-        if self._pending_clip is not None and not self.replaying:
-            start, end = self._pending_clip
-            self.replay.play_clip(*recording, start, end)
-        self._pending_clip = None
+    def _play_clip(self, clip) -> None:
+        if self._clip_pending and not self.replaying:
+            self.replay.play_clip(*clip)
+        self._clip_pending = False
 
     def _follow_replay(self, seconds: float) -> None:
         if not self.replaying or self.replay.state == STOPPED and seconds == 0.0:

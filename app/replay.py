@@ -46,7 +46,7 @@ class ReplayPlayer(QObject):
         self._buffer = np.zeros((0, 2), np.float32)  # at the stream's rate
         self._rate = SAMPLE_RATE
         self._frame = 0  # playback position in the buffer; written by the callback and by seek()
-        self._end_s: float | None = None  # a clip ends here instead of at the end of the recording
+        self._start_s = 0.0  # conversation seconds where the audio begins (a clip of a live conversation)
         # When the end has played out (closing at once would abort what the device still buffers).
         # A device plays no faster than its rate, so the frame handed at stream position k plays no
         # earlier than the first callback + k / rate (+ the reported latency). Counting silence
@@ -68,7 +68,8 @@ class ReplayPlayer(QObject):
 
     @property
     def position(self) -> float:
-        return self._frame / self._rate
+        """Conversation seconds."""
+        return self._start_s + self._frame / self._rate
 
     def load(self, path: str) -> bool:
         """Read the file's audio and turns (no model involved); False with ``failed`` emitted if not."""
@@ -86,22 +87,20 @@ class ReplayPlayer(QObject):
         self.position_changed.emit(0.0)
         return True
 
-    def play_clip(self, user: np.ndarray, assistant: np.ndarray, start: float, end: float) -> None:
-        """Play ``start``..``end`` seconds of a recording that is not a file (a turn of the live
-        conversation); the replayed file, if any, is closed."""
+    def play_clip(self, user: np.ndarray, assistant: np.ndarray, start_s: float) -> None:
+        """Play a clip that is not a file (a turn of the live conversation, from ``start_s``
+        conversation seconds) through; the replayed file, if any, is closed."""
         self.stop()
-        self._use_audio(user, assistant)
+        self._use_audio(user, assistant, start_s)
         self.path = None
-        self._end_s = end
-        self._frame = int(start * self._rate)
         self._start()
 
-    def _use_audio(self, user: np.ndarray, assistant: np.ndarray) -> None:
+    def _use_audio(self, user: np.ndarray, assistant: np.ndarray, start_s: float = 0.0) -> None:
         n = max(len(user), len(assistant))
         self._user = np.pad(user, (0, n - len(user)))
         self._assistant = np.pad(assistant, (0, n - len(assistant)))
         self._frame = 0
-        self._end_s = None
+        self._start_s = start_s
 
     def play(self) -> None:
         if self.path is None or self.state == PLAYING:
@@ -131,10 +130,10 @@ class ReplayPlayer(QObject):
         if self.state != STOPPED:
             self._frame = 0
             self._set_state(STOPPED)
-            self.position_changed.emit(0.0)
+            self.position_changed.emit(self.position)
 
     def seek(self, seconds: float) -> None:
-        self._frame = int(min(max(0.0, seconds), self.duration) * self._rate)
+        self._frame = int(min(max(0.0, seconds - self._start_s), self.duration) * self._rate)
         self._end_handed = None
         self.position_changed.emit(self.position)
 
@@ -178,13 +177,9 @@ class ReplayPlayer(QObject):
             stereo = soxr.resample(stereo, SAMPLE_RATE, rate)
         return np.ascontiguousarray(stereo, dtype=np.float32)
 
-    def _end_frame(self) -> int:
-        end = len(self._buffer)
-        return end if self._end_s is None else min(end, int(self._end_s * self._rate))
-
     def _callback(self, outdata: np.ndarray, frames: int, time_info, status) -> None:
         buffer, start = self._buffer, self._frame
-        chunk = buffer[start:min(start + frames, self._end_frame())]
+        chunk = buffer[start:start + frames]
         n = len(chunk)
         if self._first_callback_at is None:
             self._first_callback_at = time.monotonic()
@@ -212,7 +207,7 @@ class ReplayPlayer(QObject):
 
     def _played_out(self) -> bool:
         end, first = self._end_handed, self._first_callback_at
-        if end is None or first is None or self._frame < self._end_frame():
+        if end is None or first is None or self._frame < len(self._buffer):
             return False
         return time.monotonic() >= first + end / self._rate + self._latency_s
 

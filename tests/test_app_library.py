@@ -20,7 +20,7 @@ from app.cli import main as cli_main
 from app.conversation_list import list_conversations
 from app.replay import PLAYING, STOPPED, ReplayPlayer
 from app.transcript import YOU
-from engine import FRAME_SECONDS, read_conversation_info
+from engine import FRAME_SECONDS, SAMPLE_RATE, read_conversation_info
 from engine.files.conversation import read_conversation, write_conversation
 from tests.test_app_window import Harness, conversations_dir, tone_frames
 
@@ -264,9 +264,14 @@ def test_a_live_user_turn_plays_from_its_play_button(pulse_audio, qtbot, tmp_pat
         view.initViewItemOption(option)
         option.rect = view.visualRect(w.model.turns.index(row))
         button = view.delegate._play_rect(view.delegate._bubble(option.rect, turn), option)
+        clips = []
+        w.model.clip_ready.connect(clips.append)
         recorder = audio_server.SinkRecorder(str(tmp_path / "speaker.f32"))
         qtbot.mouseClick(view.viewport(), Qt.LeftButton, pos=button.center())
         qtbot.waitUntil(lambda: w.replay.state == PLAYING, timeout=10_000)
+        (user, assistant, start_s), = clips  # the worker sent that turn's audio, not the whole recording
+        samples = round(turn.end * SAMPLE_RATE) - round(turn.start * SAMPLE_RATE)
+        assert start_s == turn.start and len(user) == len(assistant) == samples
         qtbot.waitUntil(lambda: w.replay.state == STOPPED, timeout=10_000)
         time.sleep(0.3)
         recorded = np.frombuffer(recorder.stop(), dtype="<f4")

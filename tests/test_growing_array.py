@@ -47,3 +47,32 @@ def test_empty_and_wrong_rows():
     assert len(grown) == 0
     with pytest.raises(ValueError, match="block_rows"):
         GrowingArray(block_rows=0)
+
+
+def test_rows_reads_any_range_across_blocks_and_clamps_to_what_there_is():
+    grown = GrowingArray.of(np.arange(7, dtype=np.int64), block_rows=4)  # a handed-over block of 7, then 4s
+    grown.extend(np.arange(7, 20, dtype=np.int64))
+    everything = np.arange(20)
+    for start, stop in [(0, 20), (0, 7), (6, 8), (7, 11), (3, 17), (10, 10), (12, 50), (-5, 2), (25, 30), (9, 4)]:
+        got = grown.rows(start, stop)
+        assert got.dtype == np.int64 and np.array_equal(got, everything[max(start, 0):min(stop, 20)]), (start, stop)
+    got = grown.rows(2, 5)
+    got[0] = -1  # a copy
+    assert grown.rows(2, 3)[0] == 2
+    assert GrowingArray((2,), np.int64).rows(0, 3).shape == (0, 2)
+
+
+def test_a_short_range_of_a_long_recording_reads_only_its_blocks():
+    import tracemalloc
+
+    grown = GrowingArray(block_rows=1000)
+    grown.extend(np.ones(200_000, np.float32))  # one block: a batch takes a block of its own size
+    for _ in range(50):
+        grown.extend(np.ones(1000, np.float32))
+    tracemalloc.start()
+    try:
+        clip = grown.rows(200_500, 201_700)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert len(clip) == 1200 and peak < 4 * clip.nbytes  # not a copy of the 250,000 rows

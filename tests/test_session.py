@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import torch
 
-from engine import Session, load_model, record_frames
+from engine import FRAME_SECONDS, Session, load_model, record_frames
 from engine.files.conversation import ConversationFileError
 from engine.state import flatten
 
@@ -165,3 +165,7 @@ def test_a_recorded_conversation_keeps_no_allocation_per_frame():
     user, assistant = session.audio()
     assert np.array_equal(user, pcm.reshape(-1)) and assistant.size == user.size
     assert len(session.frame_observer.tokens) == len(session.frame_observer.user_codes) == 30
+    clip_user, clip_assistant = session.audio_between(3 * FRAME_SECONDS, 7.5 * FRAME_SECONDS)  # a turn to play
+    assert np.array_equal(clip_user, user[3 * 1920:7 * 1920 + 960])
+    assert np.array_equal(clip_assistant, assistant[3 * 1920:7 * 1920 + 960])
+    assert [a.size for a in session.audio_between(29 * FRAME_SECONDS, 40.0)] == [1920, 1920]  # clamped

@@ -65,7 +65,17 @@ class GrowingArray:
 
     def array(self) -> np.ndarray:
         """Every row, [len, *row_shape], as a new array."""
-        if not self._blocks:
-            return np.zeros((0, *self.row_shape), self.dtype)
-        last = self._blocks[-1]
-        return np.concatenate([*self._blocks[:-1], last[:len(last) - self._room]])
+        return self.rows(0, self._rows)
+
+    def rows(self, start: int, stop: int) -> np.ndarray:
+        """Rows ``start`` up to ``stop`` (clamped to what there is), as a new array: only the blocks
+        that hold them are read, so a clip of a long recording costs the clip, not the recording."""
+        start, stop = max(0, start), min(stop, self._rows)
+        pieces, first = [], 0  # ``first``: the index of the block's first row
+        for block in self._blocks:
+            if first >= stop:
+                break
+            if first + len(block) > start:
+                pieces.append(block[max(start - first, 0):stop - first])
+            first += len(block)
+        return np.concatenate(pieces) if pieces else np.zeros((0, *self.row_shape), self.dtype)

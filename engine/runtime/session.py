@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from ..audio import FRAME_SECONDS, FRAME_SIZE
+from ..audio import FRAME_SECONDS, FRAME_SIZE, SAMPLE_RATE
 from ..errors import ModelError
 from ..files import conversation
 from ..lm.generate import SamplingConfig, make_generator
@@ -243,6 +243,12 @@ class Session:
     def audio(self) -> tuple[np.ndarray, np.ndarray]:
         """(user, assistant) float32 24 kHz recordings of the whole conversation."""
         return self._user_audio.array(), self._assistant_audio.array()
+
+    def audio_between(self, start_s: float, end_s: float) -> tuple[np.ndarray, np.ndarray]:
+        """(user, assistant) recordings from ``start_s`` to ``end_s`` conversation seconds (clamped to
+        what was recorded): a turn to play, without copying the rest of the conversation."""
+        start, stop = round(start_s * SAMPLE_RATE), round(end_s * SAMPLE_RATE)
+        return self._user_audio.rows(start, stop), self._assistant_audio.rows(start, stop)
 
     # ---- conversation files ------------------------------------------------------------------
 
