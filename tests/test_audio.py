@@ -8,7 +8,7 @@ import wave
 import numpy as np
 import pytest
 
-from engine.audio import AudioFileError, read_wav, write_wav
+from engine.audio import AudioFileError, pcm_to_int16, read_wav, write_wav
 from tests.conftest import SPEECH
 
 
@@ -167,3 +167,16 @@ def test_truncated_data_keeps_whole_frames(tmp_path):
     pcm = read_wav(path)
     assert len(pcm) == 749
     np.testing.assert_allclose(pcm, signal[:749, 0], atol=1e-4)
+
+
+def test_16_bit_conversion_gives_the_float64_rule_s_integers_in_float32():
+    """pcm_to_int16 computes in float32 for float32 samples: the same integers as rounding in float64."""
+    rng = np.random.default_rng(3)
+    halves = (np.arange(-40, 40) + 0.5) / 32768.0  # exactly between two 16-bit values: half to even
+    edges = [0.0, -0.0, 1.0, -1.0, 1 - 2 ** -16, -1 - 2 ** -16, 1.5, -7.0, 1e30, -1e30, 2 ** -30, 32767.5 / 32768]
+    pcm = np.concatenate([halves, edges, rng.normal(0, 0.3, 100_000), rng.uniform(-1.2, 1.2, 100_000)])
+    for samples in (pcm.astype(np.float32), pcm):
+        expected = np.clip(np.round(samples.astype(np.float64) * 32768.0), -32768, 32767).astype("<i2")
+        got = pcm_to_int16(samples)
+        assert got.dtype == np.dtype("<i2") and np.array_equal(got, expected)
+    assert pcm_to_int16(np.float32([0.5 / 32768, 1.5 / 32768, 32767.5 / 32768])).tolist() == [0, 2, 32767]

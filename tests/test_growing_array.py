@@ -76,3 +76,11 @@ def test_a_short_range_of_a_long_recording_reads_only_its_blocks():
     finally:
         tracemalloc.stop()
     assert len(clip) == 1200 and peak < 4 * clip.nbytes  # not a copy of the 250,000 rows
+
+
+def test_converted_maps_every_block_into_one_array():
+    grown = GrowingArray.of(np.arange(7, dtype=np.float32), block_rows=4)
+    grown.extend(np.arange(7, 10, dtype=np.float32))
+    out = grown.converted(lambda rows: (rows * 2).astype(np.int16), np.int16)
+    assert out.dtype == np.int16 and np.array_equal(out, np.arange(10) * 2)
+    assert GrowingArray((3,)).converted(np.negative, np.float32).shape == (0, 3)

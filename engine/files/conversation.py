@@ -35,7 +35,7 @@ from safetensors.torch import load_file
 from safetensors.torch import save as save_safetensors_bytes
 
 from ..atomic import write_atomically
-from ..audio import SAMPLE_RATE, int16_to_pcm, pcm_to_int16
+from ..audio import SAMPLE_RATE, int16_to_pcm
 from ..errors import ConversationFileError
 from ..lm.generate import SamplingConfig
 from ..state import StateTree, flatten
@@ -82,9 +82,8 @@ def write_session(path: str | os.PathLike, session) -> None:
     recorded audio of both sides as 16-bit PCM, and the metadata that continues it."""
     tensors = trimmed_state(session.state)
     if session.record_audio:
-        user, assistant = session.audio()
-        tensors["audio.user"] = torch.from_numpy(pcm_to_int16(user))
-        tensors["audio.assistant"] = torch.from_numpy(pcm_to_int16(assistant))
+        user, assistant = session.audio_16_bit()
+        tensors["audio.user"], tensors["audio.assistant"] = torch.from_numpy(user), torch.from_numpy(assistant)
     info = session.model.info
     meta = {
         "version": KIND_VERSIONS[FULL],

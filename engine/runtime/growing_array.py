@@ -70,12 +70,26 @@ class GrowingArray:
     def rows(self, start: int, stop: int) -> np.ndarray:
         """Rows ``start`` up to ``stop`` (clamped to what there is), as a new array: only the blocks
         that hold them are read, so a clip of a long recording costs the clip, not the recording."""
+        pieces = list(self._pieces(start, stop))
+        return np.concatenate(pieces) if pieces else np.zeros((0, *self.row_shape), self.dtype)
+
+    def converted(self, convert, dtype) -> np.ndarray:
+        """Every row through ``convert`` (elementwise), a block at a time, into one new array of
+        ``dtype``: no full-size copy of the rows on the way (an hour of audio to 16 bits)."""
+        out = np.empty((self._rows, *self.row_shape), dtype)
+        start = 0
+        for piece in self._pieces(0, self._rows):
+            out[start:start + len(piece)] = convert(piece)
+            start += len(piece)
+        return out
+
+    def _pieces(self, start: int, stop: int):
+        """Views of the rows ``start`` up to ``stop`` (clamped), block by block."""
         start, stop = max(0, start), min(stop, self._rows)
-        pieces, first = [], 0  # ``first``: the index of the block's first row
+        first = 0  # the index of the block's first row
         for block in self._blocks:
             if first >= stop:
-                break
+                return
             if first + len(block) > start:
-                pieces.append(block[max(start - first, 0):stop - first])
+                yield block[max(start - first, 0):stop - first]
             first += len(block)
-        return np.concatenate(pieces) if pieces else np.zeros((0, *self.row_shape), self.dtype)
