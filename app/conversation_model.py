@@ -139,6 +139,7 @@ class ConversationModel(QObject):
         w.frame_done.connect(self._on_frame)
         w.error.connect(self._on_worker_error)
         w.file_done.connect(self._on_file_done)
+        w.conversation_saved.connect(self._on_conversation_saved)
         w.file_failed.connect(self._on_file_failed)
         w.clip_ready.connect(self._on_clip)
 
@@ -370,13 +371,16 @@ class ConversationModel(QObject):
         self.error.emit(message + "\nThe conversation is kept; press Resume to continue.", True)
 
     def _on_file_done(self, what: str, path: str) -> None:
-        if what == "saved":
-            self.conversation_path = path
-            self.unsaved_frames = 0
-            self.update_settings(recent_files=self.settings.with_recent(path).recent_files)
-            self.title_changed.emit(self.title())
-            self.saved.emit(path)
         self.message.emit(f"{what.capitalize()}: {path}")
+
+    def _on_conversation_saved(self, path: str, unsaved_frames: int) -> None:
+        """``unsaved_frames``: the frames that ran while the file was written (not in it)."""
+        self.conversation_path = path
+        self.unsaved_frames = unsaved_frames
+        self.update_settings(recent_files=self.settings.with_recent(path).recent_files)
+        self.title_changed.emit(self.title())
+        self.saved.emit(path)
+        self.message.emit(f"Saved: {path}")
 
     def _on_file_failed(self, what: str, message: str) -> None:
         self._on_error(message)

@@ -5,7 +5,8 @@ it sleeps on the bridge's ``data_ready`` event (set by the PortAudio input callb
 24 kHz frames, steps the session once per frame and queues the reply for the output callback.
 Requests from the GUI (load a model, open/save a conversation, push-to-talk, barge-in) never
 wait for the worker: they are put on a command queue, or are a plain attribute the loop reads.
-Results travel back as queued Qt signals.
+Results travel back as queued Qt signals. A save takes a snapshot of the conversation between two
+frames and a thread of its own writes the file, so the frames go on while it does.
 
 Latency never grows: if the model falls behind real time, the oldest input is dropped (and
 counted) instead of queued.
@@ -20,6 +21,7 @@ import secrets
 import time
 import traceback
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -66,7 +68,9 @@ class EngineWorker(QObject):
     prompts_in_use = Signal(str, str)  # (voice, role) of the conversation just opened; "" = none / default
     frame_done = Signal(object)  # FrameStats
     error = Signal(str)  # a frame step failed; streaming pauses until resume() or a new conversation
-    file_done = Signal(str, str)  # (what, path): "saved" / "exported audio"
+    file_done = Signal(str, str)  # (what, path): "exported audio", or "saved" for a conversation replaced since
+    # (path, frames run since the snapshot the file holds): the current conversation was saved
+    conversation_saved = Signal(str, int)
     file_failed = Signal(str, str)  # (what, message)
     recovery_progress = Signal(int, int)  # (frames rebuilt, frames in all) while recovering a journal
     recovery_done = Signal(str)  # "" when the conversation was recovered, else why not
@@ -87,10 +91,12 @@ class EngineWorker(QObject):
         self._seed = seed
         self._cuda_graph = cuda_graph
         self._commands: queue.SimpleQueue = queue.SimpleQueue()
+        self._file_writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="parley-save")  # saves, in order
         self._bridge: AudioBridge | None = None
         self._model = None
         self._loaded_as: tuple[str, str, str] | None = None  # (name, device, precision) of self._model
         self._session = None
+        self._conversation = 0  # counts the conversations (a file opened in place reuses the session)
         self._halted = False
         self._stop = False
         # Written by the GUI thread, read by the loop: plain attributes are atomic under the GIL.
@@ -177,6 +183,7 @@ class EngineWorker(QObject):
                 continue
             if streaming:
                 self._pump(bridge)
+        self._file_writer.shutdown(wait=True)  # a save in progress is finished, not cut off
         self._end_journal()  # a clean exit: the conversation needs no recovery
 
     def _next_command(self, wait: bool) -> tuple | None:
@@ -196,6 +203,8 @@ class EngineWorker(QObject):
                 self._open(args[0])
             elif kind == "save":
                 self._save(args[0])
+            elif kind == "saved":
+                self._saved(*args)
             elif kind == "export_audio":
                 self._export_audio(args[0])
             elif kind == "recover":
@@ -258,6 +267,7 @@ class EngineWorker(QObject):
             return None
         released = self._loaded_as
         self._session = self._model = self._loaded_as = None
+        self._conversation += 1
         del model
         self._reset_stream()
         engine.release_memory()
@@ -310,21 +320,39 @@ class EngineWorker(QObject):
         self.conversation_opened.emit(transcript_tuples(session.transcript), path, recording)
 
     def _save(self, path: str) -> None:
-        if self._session is None:
+        session = self._session
+        if session is None:
             self.file_failed.emit("save", "There is no conversation to save.")
             return
         try:
-            engine.save_conversation(self._session, path, compact=self.save_compact and
-                                     engine.can_save_compact(self._session))
+            snapshot = engine.snapshot_conversation(session, compact=self.save_compact and
+                                                    engine.can_save_compact(session))
         except (OSError, ValueError) as e:
             self.file_failed.emit("save", f"Could not save {Path(path).name}: {e}")
             return
+        self._file_writer.submit(self._write_snapshot, snapshot, path, self._conversation)
+
+    def _write_snapshot(self, snapshot, path: str, conversation: int) -> None:
+        """On the file writer's thread; the worker notes the save when it is written (``_saved``)."""
+        try:
+            snapshot.write(path)
+        except Exception as e:  # said, whatever it is: the person must not believe it saved
+            if not isinstance(e, (OSError, ValueError)):
+                log.exception("saving %s failed", path)
+            self.file_failed.emit("save", f"Could not save {Path(path).name}: {e}")
+            return
+        self._commands.put(("saved", path, conversation, snapshot.frames))
+
+    def _saved(self, path: str, conversation: int, frames: int) -> None:
+        if conversation != self._conversation:  # another conversation since: nothing of this one to mark
+            self.file_done.emit("saved", path)
+            return
         if self.journal_path is not None:
             try:
-                mark_saved(self.journal_path, self._session.frames, path)
+                mark_saved(self.journal_path, frames, path)
             except OSError as e:  # the journal stays whole: a crash offers all of it
                 log.warning("could not note the save beside the journal: %s", e)
-        self.file_done.emit("saved", path)
+        self.conversation_saved.emit(path, self._session.frames - frames)
 
     def _recover(self, path: str) -> None:
         if self._model is None:
@@ -355,6 +383,7 @@ class EngineWorker(QObject):
         full snapshot has no recorded frames to journal from)."""
         self._end_journal()
         self._session = session
+        self._conversation += 1
         self._reset_stream()
         self._use_threads_for(session)
         if self._journal_dir is None:

@@ -179,7 +179,7 @@ def _save_and_reopen(window, path: Path) -> None:
     from app.headless import SignalRecorder, wait_until
 
     done, failed, opened = SignalRecorder(), SignalRecorder(), SignalRecorder()
-    window.worker.file_done.connect(done.record)
+    window.worker.conversation_saved.connect(done.record)
     window.worker.file_failed.connect(failed.record)
     window.worker.conversation_opened.connect(opened.record)
     window.worker.save_conversation(str(path))

@@ -35,6 +35,7 @@ from .runtime.replay import (
     record_frames,
     recover,
     save_conversation,
+    snapshot_conversation,
     start_journal,
 )
 from .runtime.session import (
@@ -58,6 +59,6 @@ __all__ = [
     "load_model",
     "open_conversation", "prefers_compact", "preset_status", "read_audio", "read_conversation_audio",
     "read_conversation_info", "read_journal", "read_wav", "record_frames", "recover", "release_memory",
-    "resolve_model", "save_conversation", "shipped_voices", "start_journal", "to_16_bit", "write_atomically",
-    "write_wav",
+    "resolve_model", "save_conversation", "shipped_voices", "snapshot_conversation", "start_journal", "to_16_bit",
+    "write_atomically", "write_wav",
 ]

@@ -135,7 +135,7 @@ def test_a_saved_conversation_needs_no_recovery_until_it_goes_on(qtbot, tmp_path
     crashed.mkdir()
     first = App(qtbot, tmp_path, app_demo_model, journals)
     saved = SignalRecorder()
-    first.window.worker.file_done.connect(saved.record)
+    first.window.worker.conversation_saved.connect(saved.record)
     first.talk(6)
     journal = first.window.worker.journal_path
     qtbot.waitUntil(lambda: engine.read_journal(journal).frames == 6, timeout=10_000)

@@ -14,6 +14,7 @@ from engine import (
     open_conversation,
     record_frames,
     save_conversation,
+    snapshot_conversation,
 )
 from engine.audio import int16_to_pcm, pcm_to_int16
 from engine.files import conversation
@@ -68,6 +69,30 @@ def test_compact_and_full_files_resume_identically(model, tmp_path, sampling, si
     # The rebuilt conversation keeps recording: it can be saved compact again.
     assert save_conversation(a, tmp_path / "again.parley", compact=True) == conversation.COMPACT
     assert open_conversation(model, tmp_path / "again.parley").frames == FRAMES + 4
+
+
+@pytest.mark.parametrize("compact", [True, False], ids=["compact", "full"])
+def test_a_snapshot_written_after_more_frames_holds_the_conversation_as_it_was(model, tmp_path, compact):
+    """What the app does: the frame worker takes the snapshot and goes on; a thread writes it later."""
+    pcm = talk(FRAMES + 5, True)
+    live = model.new_session(seed=5)
+    record_frames(live)
+    for i in range(FRAMES):
+        live.step(pcm[i])
+    snapshot = snapshot_conversation(live, compact=compact)
+    at_snapshot = {name: t.clone() for name, t in flatten(live.state).items()}
+    audio_at_snapshot, transcript_at_snapshot = live.audio(), list(live.transcript)
+    for i in range(FRAMES, FRAMES + 5):  # the conversation goes on before the file is written
+        live.step(pcm[i])
+    path = tmp_path / "later.parley"
+    snapshot.write(path)
+    assert snapshot.frames == FRAMES and file_kind(path) == snapshot.kind == ("compact" if compact else "full")
+    reopened = open_conversation(model, path)
+    assert reopened.frames == FRAMES and reopened.transcript == transcript_at_snapshot
+    state = flatten(reopened.state)
+    assert not [name for name in state if not torch.equal(state[name], at_snapshot[name])]
+    for got, kept in zip(reopened.audio(), audio_at_snapshot):  # both sides as they were (a full file: 16-bit)
+        assert np.array_equal(got, kept if compact else int16_to_pcm(pcm_to_int16(kept)))
 
 
 def test_a_conversation_opened_from_a_full_file_saves_full(model, tmp_path):

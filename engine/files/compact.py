@@ -31,15 +31,16 @@ from ..audio import FRAME_SIZE, SAMPLE_RATE, int16_to_pcm, pcm_to_int16
 from ..errors import ConversationFileError
 from ..lm.generate import SamplingConfig
 from ..version import VERSION
-from .conversation import COMPACT, KIND_VERSIONS, read_conversation, write_conversation
+from .conversation import COMPACT, KIND_VERSIONS, read_conversation
 from .journal import Journal, JournalHeader
 
 MAX_FRAMES = 10_000_000  # 9 days of conversation: a bound for the shape checks
 _FLAC, _PCM = "compact.user_flac", "compact.user_pcm"
 
 
-def write_compact(path: str | os.PathLike, header: JournalHeader, user_codes: np.ndarray, tokens: np.ndarray,
-                  user_pcm: np.ndarray, transcript: list[tuple[int, float, str]]) -> None:
+def compact_contents(header: JournalHeader, user_codes: np.ndarray, tokens: np.ndarray, user_pcm: np.ndarray,
+                     transcript: list[tuple[int, float, str]]) -> tuple[dict[str, torch.Tensor], dict]:
+    """A compact file's tensors and metadata (``write_conversation`` writes them)."""
     frames = len(tokens)
     if user_codes.shape[0] != frames or user_pcm.size != frames * FRAME_SIZE:
         raise ValueError(f"compact file: {frames} frames of tokens, {user_codes.shape[0]} of user codes and "
@@ -59,7 +60,7 @@ def write_compact(path: str | os.PathLike, header: JournalHeader, user_codes: np
             "transcript": [list(e) for e in transcript],
             "app_version": VERSION, "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "sample_rate": SAMPLE_RATE}
-    write_conversation(path, tensors, meta)
+    return tensors, meta
 
 
 def read_compact(path: str | os.PathLike, fingerprint: str) -> Journal:

@@ -24,7 +24,7 @@ import json
 import math
 import os
 import struct
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -35,7 +35,7 @@ from safetensors.torch import load_file
 from safetensors.torch import save as save_safetensors_bytes
 
 from ..atomic import write_atomically
-from ..audio import SAMPLE_RATE, int16_to_pcm
+from ..audio import PCM16, SAMPLE_RATE, int16_to_pcm, pcm_to_int16
 from ..errors import ConversationFileError
 from ..lm.generate import SamplingConfig
 from ..state import StateTree, flatten
@@ -77,13 +77,31 @@ class SavedConversation:
     assistant_audio: np.ndarray | None
 
 
+@dataclass(frozen=True)
+class ConversationSnapshot:
+    """A conversation file's contents as of one frame. Taking it copies only the model's state (off
+    the live buffers, to the CPU) and shares the recording's blocks; ``write`` does the slow part (the
+    recording to 16 bits, the checksum, serialising, writing) on any thread while the conversation
+    goes on: for an hour-long conversation ~2 s that the frame worker would otherwise stall."""
+
+    kind: str  # FULL | COMPACT
+    frames: int  # the conversation's frames the file holds
+    contents: Callable[[], tuple[dict[str, torch.Tensor], dict]]  # the file's tensors and metadata
+
+    def write(self, path: str | os.PathLike) -> None:
+        write_conversation(path, *self.contents())
+
+
 def write_session(path: str | os.PathLike, session) -> None:
-    """Save ``session`` (an ``engine.Session``): its state with only the filled ring slots, the
-    recorded audio of both sides as 16-bit PCM, and the metadata that continues it."""
-    tensors = trimmed_state(session.state)
-    if session.record_audio:
-        user, assistant = session.audio_16_bit()
-        tensors["audio.user"], tensors["audio.assistant"] = torch.from_numpy(user), torch.from_numpy(assistant)
+    """Save ``session`` (an ``engine.Session``) in full: see ``snapshot_session``."""
+    snapshot_session(session).write(path)
+
+
+def snapshot_session(session) -> ConversationSnapshot:
+    """``session``'s full file: its state with only the filled ring slots, the recorded audio of both
+    sides as 16-bit PCM, and the metadata that continues it."""
+    state = {name: t.to("cpu", copy=True) for name, t in trimmed_state(session.state).items()}
+    recording = session.recording() if session.record_audio else None
     info = session.model.info
     meta = {
         "version": KIND_VERSIONS[FULL],
@@ -95,13 +113,21 @@ def write_session(path: str | os.PathLike, session) -> None:
         "decoded_frames": session.decoded_frames,
         "sampling": asdict(session.sampling),
         "seed": session.seed,
-        "prompts": session.prompts,
+        "prompts": dict(session.prompts),
         "transcript": [[e.frame_index, e.seconds, e.text] for e in session.transcript],
         "app_version": VERSION,
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "sample_rate": SAMPLE_RATE,
     }
-    write_conversation(path, tensors, meta)
+
+    def contents() -> tuple[dict[str, torch.Tensor], dict]:
+        tensors = dict(state)
+        if recording is not None:
+            tensors["audio.user"], tensors["audio.assistant"] = (
+                torch.from_numpy(side.converted(pcm_to_int16, PCM16)) for side in recording)
+        return tensors, meta
+
+    return ConversationSnapshot(FULL, session.frames, contents)
 
 
 def read_session_file(path: str | os.PathLike, fingerprint: str, live_state: StateTree) -> SavedConversation:

@@ -41,6 +41,14 @@ class GrowingArray:
             grown._rows = len(rows)
         return grown
 
+    def frozen(self) -> GrowingArray:
+        """The rows as they are now, sharing this array's blocks (no copy). Rows are written once, at
+        the end, so what this array appends later never changes them; appending to the frozen one
+        starts a block of its own."""
+        view = GrowingArray(self.row_shape, self.dtype, self.block_rows)
+        view._blocks, view._rows = list(self._blocks), self._rows
+        return view
+
     def __len__(self) -> int:
         return self._rows
 

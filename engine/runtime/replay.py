@@ -37,7 +37,7 @@ from ..audio import FRAME_SECONDS, FRAME_SIZE
 from ..codec.mimi import OFFLINE_CHUNK_FRAMES
 from ..errors import ConversationFileError, RecoveryCancelled
 from ..files import conversation
-from ..files.compact import read_compact, write_compact
+from ..files.compact import compact_contents, read_compact
 from ..files.journal import Journal, JournalHeader, JournalWriter, read_journal
 from ..lm.generate import PersonaPlexGenerator
 from ..state import StateTree
@@ -158,20 +158,29 @@ def prefers_compact(model: LoadedModel) -> bool:
 
 
 def save_conversation(session: Session, path: str | Path, compact: bool | None = None) -> str:
-    """Save as a full snapshot or compact (``None``: ``prefers_compact``, when the frames were
-    recorded). Returns the kind written."""
+    """Save as a full snapshot or compact (see ``snapshot_conversation``). Returns the kind written."""
+    snapshot = snapshot_conversation(session, compact)
+    snapshot.write(path)
+    return snapshot.kind
+
+
+def snapshot_conversation(session: Session, compact: bool | None = None) -> conversation.ConversationSnapshot:
+    """The file of ``session`` as it is now, full or compact (``None``: ``prefers_compact``, when the
+    frames were recorded), to write now or from another thread while the session goes on."""
     if compact is None:
         compact = prefers_compact(session.model) and can_save_compact(session)
     if not compact:
-        session.save(path)
-        return conversation.FULL
+        return conversation.snapshot_session(session)
     if not can_save_compact(session):
         raise ValueError("this conversation cannot be saved compact: its frames were not recorded from "
                          "its start (it was opened from a full file); save it in full")
     recorder: FrameRecorder = session.frame_observer
-    write_compact(path, recorder.header, recorder.user_codes.array(), recorder.tokens.array(), session.audio()[0],
-                  [(e.frame_index, e.seconds, e.text) for e in session.transcript])
-    return conversation.COMPACT
+    header, user_codes, tokens = recorder.header, recorder.user_codes.frozen(), recorder.tokens.frozen()
+    user = session.recording()[0]
+    transcript = [(e.frame_index, e.seconds, e.text) for e in session.transcript]
+    return conversation.ConversationSnapshot(
+        conversation.COMPACT, session.frames,
+        lambda: compact_contents(header, user_codes.array(), tokens.array(), user.array(), transcript))
 
 
 # ---- replaying -------------------------------------------------------------------------------

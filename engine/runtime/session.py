@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from ..audio import FRAME_SECONDS, FRAME_SIZE, PCM16, SAMPLE_RATE, pcm_to_int16
+from ..audio import FRAME_SECONDS, FRAME_SIZE, SAMPLE_RATE
 from ..errors import ModelError
 from ..files import conversation
 from ..lm.generate import SamplingConfig, make_generator
@@ -244,10 +244,10 @@ class Session:
         """(user, assistant) float32 24 kHz recordings of the whole conversation."""
         return self._user_audio.array(), self._assistant_audio.array()
 
-    def audio_16_bit(self) -> tuple[np.ndarray, np.ndarray]:
-        """(user, assistant) recordings as the 16-bit PCM that files store (``pcm_to_int16``),
-        converted a block at a time."""
-        return tuple(side.converted(pcm_to_int16, PCM16) for side in (self._user_audio, self._assistant_audio))
+    def recording(self) -> tuple[GrowingArray, GrowingArray]:
+        """(user, assistant) recordings as they are now, unchanged by the frames that follow (their
+        blocks shared, not copied): what a save writes while the conversation goes on."""
+        return self._user_audio.frozen(), self._assistant_audio.frozen()
 
     def audio_between(self, start_s: float, end_s: float) -> tuple[np.ndarray, np.ndarray]:
         """(user, assistant) recordings from ``start_s`` to ``end_s`` conversation seconds (clamped to
