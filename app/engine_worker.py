@@ -334,14 +334,8 @@ class EngineWorker(QObject):
 
     def _write_snapshot(self, snapshot, path: str, conversation: int) -> None:
         """On the file writer's thread; the worker notes the save when it is written (``_saved``)."""
-        try:
-            snapshot.write(path)
-        except Exception as e:  # said, whatever it is: the person must not believe it saved
-            if not isinstance(e, (OSError, ValueError)):
-                log.exception("saving %s failed", path)
-            self.file_failed.emit("save", f"Could not save {Path(path).name}: {e}")
-            return
-        self._commands.put(("saved", path, conversation, snapshot.frames))
+        if self._write_file("save", path, lambda: snapshot.write(path)):
+            self._commands.put(("saved", path, conversation, snapshot.frames))
 
     def _saved(self, path: str, conversation: int, frames: int) -> None:
         if conversation != self._conversation:  # another conversation since: nothing of this one to mark
@@ -410,13 +404,23 @@ class EngineWorker(QObject):
         if self._session is None:
             self.file_failed.emit("export audio", "There is no conversation to export.")
             return
+        self._file_writer.submit(self._write_audio, *self._session.recording(), path)
+
+    def _write_audio(self, user, assistant, path: str) -> None:
+        """On the file writer's thread: the recordings as they were when the export was asked for."""
+        if self._write_file("export audio", path, lambda: write_stereo_wav(path, user.array(), assistant.array())):
+            self.file_done.emit("exported audio", path)
+
+    def _write_file(self, what: str, path: str, write: Callable[[], None]) -> bool:
+        """On the file writer's thread: ``write()``; False, with ``file_failed`` sent, when it failed."""
         try:
-            user, assistant = self._session.audio()
-            write_stereo_wav(path, user, assistant)
-        except (OSError, ValueError) as e:
-            self.file_failed.emit("export audio", f"Could not export {Path(path).name}: {e}")
-            return
-        self.file_done.emit("exported audio", path)
+            write()
+            return True
+        except Exception as e:  # said, whatever it is: the person must not believe the file written
+            if not isinstance(e, (OSError, ValueError)):
+                log.exception("writing %s failed", path)
+            self.file_failed.emit(what, f"Could not {what} {Path(path).name}: {e}")
+            return False
 
     def _reset_stream(self) -> None:
         self._halted = False

@@ -462,3 +462,21 @@ def test_transcript_and_audio_export_from_the_file_menu(harness, qtbot, tmp_path
         pcm = np.frombuffer(f.readframes(f.getnframes()), "<i2").reshape(-1, 2)
     assert np.abs(pcm[:, 0]).max() > 5000  # the tone the user spoke
     assert np.abs(pcm[:, 1]).max() > 0  # the assistant's babble
+
+
+def test_a_save_or_export_that_cannot_be_written_says_so_and_the_conversation_stays_unsaved(harness, qtbot, tmp_path):
+    """Both are written by the worker's file-writer thread; its failures reach the window."""
+    w, errors = harness.window, SignalRecorder()
+    w.model.error.connect(errors.record)
+    harness.frames(3)
+    missing = tmp_path / "no such folder"
+    w.model.save(str(missing / "talk.parley"))
+    qtbot.waitUntil(lambda: len(errors.calls) == 1, timeout=10_000)
+    assert "Could not save talk.parley" in errors.calls[0][0]
+    assert w.model.unsaved_frames == 3 and w.model.conversation_path is None
+    w.model.export_audio(str(missing / "talk.wav"))
+    qtbot.waitUntil(lambda: len(errors.calls) == 2, timeout=10_000)
+    assert "Could not export audio talk.wav" in errors.calls[1][0]
+    w.model.save(str(tmp_path / "talk.parley"))  # the writer goes on after a failure
+    qtbot.waitUntil(lambda: w.model.conversation_path == str(tmp_path / "talk.parley"), timeout=10_000)
+    assert w.model.unsaved_frames == 0 and (tmp_path / "talk.parley").exists()
