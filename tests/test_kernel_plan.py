@@ -205,3 +205,16 @@ def test_kernels_are_planned_again_for_the_thread_count_the_frames_run_with(plan
         assert len(list(plan_dir.glob("*.json"))) == 2  # one plan per thread count, both kept
     finally:
         torch.set_num_threads(before)
+
+
+def test_the_sweep_times_the_frame_s_matmuls_and_leaves_the_plan_as_it_was(plan_dir, demo_model_dir, monkeypatch):
+    """bench_frame's split of a frame: the matmuls and convolutions alone, planned or as ATen computes."""
+    monkeypatch.setenv(kernel_plan.FORCE_ENV, "onednn")  # a plan with no ATen kernel, whatever this machine measures
+    model = load_model(str(demo_model_dir), device="cpu")
+    modules = [model.mimi, model.lm]
+    silent = kernel_plan.silent_frame_runner(lambda: model.new_session(record_audio=False))
+    planned = [(site.op, kernel_plan._current(site)) for site in kernel_plan._record_sites(modules, silent, False)]
+    ours, aten = kernel_plan.sweep_ms(modules, silent), kernel_plan.sweep_ms(modules, silent, reference_kernels=True)
+    assert 0 < ours < 1000 and 0 < aten < 1000
+    after = [(site.op, kernel_plan._current(site)) for site in kernel_plan._record_sites(modules, silent, False)]
+    assert after == planned and not [kernel for _, kernel in planned if kernel in ("aten", "conv", "convtr")]

@@ -370,6 +370,32 @@ def _current(site) -> str:
     return f"{kernel}+{inner}" if kernel in ("im2col", "matmul") and site._matmul_kernels else kernel
 
 
+def sweep_ms(modules: list[nn.Module], run_frame: Callable[[], None], reference_kernels: bool = False,
+             rounds: int = 7) -> float:
+    """Milliseconds to run every matmul and convolution of a frame once, in frame order, each with
+    its planned kernel (``reference_kernels``: ATen's float32 ones, as the reference package
+    computes), on inputs of the frame's shapes: the part of a frame that streams the weights, alone.
+    The median of ``rounds``; the plan is left as it was."""
+    sites = _record_sites(modules, run_frame, allow_bf16=False)
+    planned = [_current(site) for site in sites]
+    try:
+        if reference_kernels:
+            for site in sites:
+                site.apply("aten" if isinstance(site, _MatmulSite) else site._direct)
+        with torch.inference_mode():
+            runners = [site.runner() for site in sites]
+            totals = []
+            for _ in range(rounds + 1):  # the first: warm-up
+                started = time.perf_counter()
+                for run in runners:
+                    run()
+                totals.append((time.perf_counter() - started) * 1e3)
+        return statistics.median(totals[1:])
+    finally:
+        for site, kernel in zip(sites, planned):
+            site.apply(kernel)
+
+
 def silent_frame_runner(session_factory: Callable[[], object]) -> Callable[[], None]:
     """Silence through a throw-away session until Mimi decoded a frame (the generator's delays hold
     the first outputs back): every stage of a frame has run once."""
