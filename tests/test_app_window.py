@@ -25,7 +25,7 @@ from app.main_window import MainWindow
 from app.real_time import SUSTAINED_FRAMES
 from app.settings import load_settings, save_settings
 from app.status import SPEECH_DB, Status
-from engine import FRAME_MS, FRAME_SIZE, SAMPLE_RATE
+from engine import FRAME_MS, FRAME_SIZE, SAMPLE_RATE, read_conversation_info
 
 TONE_DB = 20 * np.log10(0.2 / np.sqrt(2))  # RMS level of the 0.2-amplitude test tone
 
@@ -480,3 +480,19 @@ def test_a_save_or_export_that_cannot_be_written_says_so_and_the_conversation_st
     w.model.save(str(tmp_path / "talk.parley"))  # the writer goes on after a failure
     qtbot.waitUntil(lambda: w.model.conversation_path == str(tmp_path / "talk.parley"), timeout=10_000)
     assert w.model.unsaved_frames == 0 and (tmp_path / "talk.parley").exists()
+
+
+def test_frames_go_on_while_a_save_is_written_and_the_frames_since_stay_unsaved(harness, qtbot, tmp_path):
+    w = harness.window
+    harness.frames(3)
+    writer_free = threading.Event()
+    w.worker._file_writer.submit(writer_free.wait, 30)  # the file writer is still busy with an earlier file
+    w.model.save(str(tmp_path / "talk.parley"))
+    assert len(harness.frames(4)) == 4  # the worker took its snapshot and went on: it does not wait for the file
+    assert not (tmp_path / "talk.parley").exists() and w.model.conversation_path is None
+    writer_free.set()
+    qtbot.waitUntil(lambda: w.model.conversation_path == str(tmp_path / "talk.parley"), timeout=10_000)
+    in_file = read_conversation_info(tmp_path / "talk.parley").frames  # the conversation when Save was pressed
+    assert in_file >= 3 and w.model.unsaved_frames >= 3  # (a frame may have been under way when it was)
+    assert in_file + w.model.unsaved_frames == len(harness.stats)  # the frames since are not in the file...
+    assert "*" in w.windowTitle()  # ...and the title says so
