@@ -96,9 +96,9 @@ class ReplayPlayer(QObject):
         self._start()
 
     def _use_audio(self, user: np.ndarray, assistant: np.ndarray, start_s: float = 0.0) -> None:
-        n = max(len(user), len(assistant))
-        self._user = np.pad(user, (0, n - len(user)))
-        self._assistant = np.pad(assistant, (0, n - len(assistant)))
+        n = max(len(user), len(assistant))  # the arrays are handed over: padded only when one is shorter
+        self._user = user if len(user) == n else np.pad(user, (0, n - len(user)))
+        self._assistant = assistant if len(assistant) == n else np.pad(assistant, (0, n - len(assistant)))
         self._frame = 0
         self._start_s = start_s
 
