@@ -4,6 +4,10 @@ Replay needs no model (it reads only the file's ``audio.*`` tensors and its head
 whatever model is loaded, beside a live conversation. It plays through an output stream of its
 own; the PortAudio callback only copies from a prepared buffer and advances a position, which a
 timer turns into ``position_changed`` (PortAudio threads must not emit Qt signals).
+
+The buffer is laid out (both sides mixed or split, resampled to the device's rate) a couple of
+seconds at a time, ahead of the speaker, by that timer: laying out a whole hour-long file when Play
+was pressed froze the window 0.4 s (24 kHz) to 1.8 s (48 kHz) and held a second copy of it.
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ from engine import SAMPLE_RATE, ConversationFileError, read_conversation_audio, 
 log = logging.getLogger(__name__)
 
 POSITION_TIMER_MS = 50
+LAYOUT_CHUNK_S = 1.0  # laid out at a time (on the GUI thread: ~1 ms of mixing and resampling)
+LAYOUT_AHEAD_S = 2.0  # kept laid out past what the device has taken; the timer tops it up
 GUI_WAIT_S = 0.5  # the replay opens its stream on the GUI thread: wait briefly for another PortAudio call
 STOPPED, PLAYING, PAUSED = "stopped", "playing", "paused"
 
@@ -43,9 +49,13 @@ class ReplayPlayer(QObject):
         self.output_device = ""  # a device label as the pickers show it; "" = the system default
         self._user = np.zeros(0, np.float32)
         self._assistant = np.zeros(0, np.float32)
-        self._buffer = np.zeros((0, 2), np.float32)  # at the stream's rate
+        # (the device frame of its first row, rows [m, 2] at the stream's rate): replaced whole, never
+        # changed in place, so the callback always reads a consistent pair
+        self._window: tuple[int, np.ndarray] = (0, np.zeros((0, 2), np.float32))
+        self._source = 0  # the next 24 kHz sample to lay out
+        self._resampler: soxr.ResampleStream | None = None
         self._rate = SAMPLE_RATE
-        self._frame = 0  # playback position in the buffer; written by the callback and by seek()
+        self._frame = 0  # playback position at the stream's rate; written by the callback and by seek()
         self._start_s = 0.0  # conversation seconds where the audio begins (a clip of a live conversation)
         # When the end has played out (closing at once would abort what the device still buffers).
         # A device plays no faster than its rate, so the frame handed at stream position k plays no
@@ -101,6 +111,7 @@ class ReplayPlayer(QObject):
         self._assistant = assistant if len(assistant) == n else np.pad(assistant, (0, n - len(assistant)))
         self._frame = 0
         self._start_s = start_s
+        self._window, self._source = (0, np.zeros((0, 2), np.float32)), 0  # laid out when it plays
 
     def play(self) -> None:
         if self.path is None or self.state == PLAYING:
@@ -135,12 +146,13 @@ class ReplayPlayer(QObject):
     def seek(self, seconds: float) -> None:
         self._frame = int(min(max(0.0, seconds - self._start_s), self.duration) * self._rate)
         self._end_handed = None
+        self._relayout()
         self.position_changed.emit(self.position)
 
     def set_split(self, split: bool) -> None:
-        """Takes effect at once, also while playing (the callback reads the new buffer)."""
+        """Takes effect at once, also while playing (laid out again from the current position)."""
         self.split = split
-        self._buffer = self._layout(self._rate)
+        self._relayout()
 
     # -- the stream --------------------------------------------------------------------------
     def _open_stream(self) -> None:
@@ -153,7 +165,7 @@ class ReplayPlayer(QObject):
         if rate != self._rate:
             self._frame = int(self._frame * rate / self._rate)
         self._rate = rate
-        self._buffer = self._layout(rate)
+        self._relayout()
         self._first_callback_at, self._handed, self._end_handed = None, 0, None
         with portaudio_held(GUI_WAIT_S):
             # Blocks of the host's size: through ALSA's PulseAudio plugin, a second output stream
@@ -166,24 +178,47 @@ class ReplayPlayer(QObject):
         self._latency_s = stream.latency + stream.blocksize / rate
         self._stream = stream
 
-    def _layout(self, rate: int) -> np.ndarray:
-        """[n, 2] at ``rate``: (you, assistant) or the mix on both columns."""
+    # -- the layout (GUI thread) ----------------------------------------------------------------
+    def _relayout(self) -> None:
+        """Lay out anew from the current position (a seek, another rate, split or mixed)."""
+        self._source = min(round(self._frame * SAMPLE_RATE / self._rate), len(self._user))
+        self._resampler = soxr.ResampleStream(SAMPLE_RATE, self._rate, 2) if self._rate != SAMPLE_RATE else None
+        self._window = (self._frame, np.zeros((0, 2), np.float32))
+        self._fill()
+
+    def _fill(self) -> None:
+        """Lay out until ``LAYOUT_AHEAD_S`` past the device's position is ready, or the end."""
+        first, rows = self._window
+        while first + len(rows) - self._frame < LAYOUT_AHEAD_S * self._rate and self._source < len(self._user):
+            stop = min(self._source + int(LAYOUT_CHUNK_S * SAMPLE_RATE), len(self._user))
+            chunk = self._layout(self._source, stop)
+            if self._resampler is not None:
+                chunk = self._resampler.resample_chunk(chunk, last=stop == len(self._user))
+            taken = min(max(self._frame, first), first + len(rows))  # what the device took is let go
+            first, rows = taken, np.concatenate([rows[taken - first:], chunk.astype(np.float32, copy=False)])
+            self._window = (first, rows)
+            self._source = stop  # after the window: the callback takes a full source for the end
+
+    def _layout(self, start: int, stop: int) -> np.ndarray:
+        """Samples ``start`` to ``stop`` as [n, 2] at 24 kHz: (you, assistant) or the mix on both columns."""
+        user, assistant = self._user[start:stop], self._assistant[start:stop]
         if self.split:
-            stereo = np.stack([self._user, self._assistant], axis=1)
-        else:
-            mix = np.clip(self._user + self._assistant, -1.0, 1.0)
-            stereo = np.stack([mix, mix], axis=1)
-        if rate != SAMPLE_RATE and len(stereo):
-            stereo = soxr.resample(stereo, SAMPLE_RATE, rate)
-        return np.ascontiguousarray(stereo, dtype=np.float32)
+            return np.stack([user, assistant], axis=1)
+        mix = np.clip(user + assistant, -1.0, 1.0)
+        return np.stack([mix, mix], axis=1)
+
+    def _laid_out_to_the_end(self) -> bool:
+        return self._source >= len(self._user)
 
     def _callback(self, outdata: np.ndarray, frames: int, time_info, status) -> None:
-        buffer, start = self._buffer, self._frame
-        chunk = buffer[start:start + frames]
+        at_end = self._laid_out_to_the_end()  # read before the window: the last rows are in it then
+        (first, rows), start = self._window, self._frame
+        ready = 0 <= start - first <= len(rows)  # a seek may be between the new position and its window
+        chunk = rows[start - first:start - first + frames] if ready else rows[:0]
         n = len(chunk)
         if self._first_callback_at is None:
             self._first_callback_at = time.monotonic()
-        if n < frames and self._end_handed is None:
+        if n < frames and ready and at_end and self._end_handed is None:
             self._end_handed = self._handed + n
         self._handed += frames
         if outdata.shape[1] == 1:
@@ -199,6 +234,7 @@ class ReplayPlayer(QObject):
             log.warning("the replay stream did not close within %.1f s; abandoned", TEARDOWN_TIMEOUT_S)
 
     def _poll(self) -> None:
+        self._fill()
         self.position_changed.emit(self.position)
         if self.state == PLAYING and self._played_out():
             self._close_stream()
@@ -207,7 +243,8 @@ class ReplayPlayer(QObject):
 
     def _played_out(self) -> bool:
         end, first = self._end_handed, self._first_callback_at
-        if end is None or first is None or self._frame < len(self._buffer):
+        window_first, rows = self._window
+        if end is None or first is None or self._frame < window_first + len(rows) or not self._laid_out_to_the_end():
             return False
         return time.monotonic() >= first + end / self._rate + self._latency_s
 

@@ -203,6 +203,36 @@ def test_clicking_a_replayed_turn_seeks_to_it(window, folder, qtbot):
     assert panel.view.model() is window.model.turns
 
 
+@pytest.mark.parametrize("rate", [SAMPLE_RATE, 48_000])
+@pytest.mark.parametrize("split", [False, True], ids=["mixed", "split"])
+def test_replay_lays_out_seconds_ahead_and_plays_what_laying_out_the_whole_file_would(qapp, rate, split):
+    """The speaker's side without a device: the callback pulls 10 ms blocks, the timer's ``_fill`` tops
+    the layout up between them; never more than a few seconds are laid out."""
+    import soxr
+
+    from app.replay import LAYOUT_AHEAD_S, LAYOUT_CHUNK_S
+
+    rng = np.random.default_rng(7)
+    user, assistant = (rng.uniform(-0.6, 0.6, 10 * SAMPLE_RATE + 123).astype(np.float32) for _ in range(2))
+    player = ReplayPlayer()
+    player._use_audio(user, assistant)
+    player.split, player._rate = split, rate
+    player._relayout()
+    whole = np.stack([user, assistant], axis=1) if split else np.repeat(np.clip(user + assistant, -1, 1)[:, None], 2, 1)
+    expected = whole if rate == SAMPLE_RATE else soxr.resample(whole, SAMPLE_RATE, rate)
+    played, block, most_laid_out = [], rate // 100, 0
+    while player._end_handed is None and len(played) < 2000:
+        out = np.zeros((block, 2), np.float32)
+        player._callback(out, block, None, None)
+        played.append(out)
+        player._fill()
+        most_laid_out = max(most_laid_out, len(player._window[1]))
+    got = np.concatenate(played)
+    assert player._end_handed is not None and len(expected) <= len(got) < len(expected) + block
+    assert np.allclose(got[:len(expected)], expected, atol=1e-5) and not got[len(expected):].any()
+    assert most_laid_out <= (LAYOUT_AHEAD_S + LAYOUT_CHUNK_S) * rate + block  # seconds, not the whole file
+
+
 @pytest.mark.audio
 def test_replay_plays_the_recording_to_the_speaker_and_seeks(pulse_audio, qtbot, tmp_path, saved_conversation):
     from tests import audio_server
