@@ -20,6 +20,11 @@ acoustic rest) sees a steady alignment, re-anchored only when the window is left
 PulseAudio the capture stream's first second reports capture times that run up to 0.6 s early and
 then settle at twice real time; the pairing follows them and holds still from then on.)
 
+Times can be wrong by more than AEC3 forgives (an echo ahead of its far end is not cancelled), so
+the pairing is also checked against the signals (``app.echo_lag``): when two estimates in a row
+put the echo outside ``ECHO_LAG_RANGE_S`` behind its far end, the pairing's times are corrected by
+the error and the window re-anchors the far end by them.
+
 Everything here runs in the engine worker, never in a PortAudio callback.
 """
 
@@ -32,6 +37,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from app.echo_lag import EchoLagEstimator
 from app.frame_stats import SILENCE_DB
 from app.resample import MonoResampler, downmix
 
@@ -51,6 +57,12 @@ MAX_FAR_WAIT_SECONDS = 0.25
 # the acoustic delay it wastes AEC3's delay range. Leaving the window re-anchors at the target.
 DELAY_WINDOW_S = (0.0, 0.05)
 TARGET_DELAY_S = 0.015
+# Where AEC3 cancels an echo behind its paired far end (measured, see app/echo_lag.py: 0-0.5 s), with
+# a margin; a pairing found outside is moved so that the echo lies near the target (the window's
+# re-anchoring leaves it within its width of that: 25-110 ms here).
+ECHO_LAG_RANGE_S = (0.0, 0.4)
+TARGET_ECHO_LAG_S = 0.06
+ECHO_LAG_AGREEMENT_S = 0.005  # two estimates this close are one lag, not noise
 FAR_ACTIVE_DB = -50.0  # far-end chunks quieter than this do not count towards the ERLE estimate
 ERLE_TIME_CONSTANT_S = 1.0
 LIBRARY = "pywebrtc-audio"
@@ -80,6 +92,8 @@ class EchoReading:
     delay_ms: float  # the stream delay given to the echo canceller
     far_gaps: int = 0  # microphone chunks paired with silence so far (the far end was late or absent)
     far_dropped_ms: float = 0.0  # far end dropped so far (it came too late to precede its echo)
+    echo_lag_ms: float | None = None  # the echo's lag behind its paired far end, last measured (None: not yet)
+    realignments: int = 0  # times the pairing was moved because the signals put the echo out of AEC3's reach
 
 
 def processing_rate(device_rate: int) -> int:
@@ -180,6 +194,11 @@ class MicProcessor:
         self._erle_alpha = 1.0 - math.exp(-CHUNK_SECONDS / ERLE_TIME_CONSTANT_S)
         self.far_starved_chunks = 0  # microphone chunks paired with (some) silence: far end late or absent
         self.far_dropped_samples = 0  # far-end samples dropped (they came too late), at ``rate``
+        # Added to the far end's times: what the signals showed the times to be wrong by.
+        self._time_correction_s = 0.0
+        self._lag = EchoLagEstimator(self.rate) if settings.echo_cancellation else None
+        self.echo_lag_s: float | None = None
+        self.realignments = 0
 
     def process(self, mic: np.ndarray, far: np.ndarray, mic_time: float | None = None,
                 far_time: float | None = None) -> np.ndarray:
@@ -215,11 +234,33 @@ class MicProcessor:
             far_chunk = self._far.pop(self.chunk)
             processed = np.asarray(self._processor.process(near_chunk, far_chunk), dtype=np.float32).reshape(-1)
             self._account(near_chunk, far_chunk, processed)
+            self._check_lag(near_chunk, far_chunk)
             out.append(processed)
         return np.concatenate(out) if out else np.zeros(0, dtype=np.float32)
 
     def _delay_s(self) -> float:
-        return self._far.head_time() - self._near.head_time()
+        return self._far.head_time() + self._time_correction_s - self._near.head_time()
+
+    def _check_lag(self, near: np.ndarray, far: np.ndarray) -> None:
+        """Move the pairing when two estimates in a row put the echo where AEC3 cannot reach it."""
+        if self._lag is None:
+            return
+        lag = self._lag.push(near, far)
+        if lag is None:
+            return
+        previous, self.echo_lag_s = self.echo_lag_s, lag
+        low, high = ECHO_LAG_RANGE_S
+        if previous is None or abs(lag - previous) > ECHO_LAG_AGREEMENT_S or low <= lag <= high:
+            return
+        # Pairing the far end ``shift`` later shortens the echo's lag by as much: the times say so,
+        # the delay leaves the window and ``_align_far`` drops or pads the far end accordingly.
+        shift = lag - TARGET_ECHO_LAG_S
+        self._time_correction_s += shift
+        self.realignments += 1
+        log.info("echo %.0f ms behind its far end (out of %.0f-%.0f ms): pairing moved by %.0f ms",
+                 1000 * lag, 1000 * low, 1000 * high, 1000 * shift)
+        self._lag.reset()
+        self.echo_lag_s = None
 
     def _align_far(self) -> None:
         """Re-anchor the far end at the target delay when the pairing left the delay window: drop far
@@ -261,8 +302,10 @@ class MicProcessor:
         erle = None
         if self._erle_seen:
             erle = _db(self._erle_before) - _db(self._erle_after)
+        lag_ms = None if self.echo_lag_s is None else 1000.0 * self.echo_lag_s
         reading = EchoReading(_db(self._before_sum / n), _db(self._after_sum / n), erle, self.delay_ms,
-                              self.far_starved_chunks, 1000.0 * self.far_dropped_samples / self.rate)
+                              self.far_starved_chunks, 1000.0 * self.far_dropped_samples / self.rate, lag_ms,
+                              self.realignments)
         self._before_sum = self._after_sum = 0.0
         self._samples = 0
         return reading

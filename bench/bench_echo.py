@@ -14,6 +14,8 @@ Reported (all at the model's 24 kHz):
 * ``erle_db``: the microphone level before processing against after, while only the far end plays,
   over the window before NEAR starts, once the far-end pairing is steady (``measured_from_s``);
 * ``model_hears_db``: the level the model hears over that window (open mic, far end only);
+* ``echo_lag_ms``: how far behind its paired far end the echo lay over that window, as the
+  processor measured it from the signals, and ``realignments``, how often it moved the pairing;
 * ``near_end_corr``: the correlation of what the model hears with the clean NEAR during double
   talk (NEAR located by cross-correlation);
 * the same without processing (``baseline``), unless ``--no-baseline``.
@@ -70,11 +72,15 @@ class EchoRun:
     # on the same machine, against 64-67 dB with 4 s (idle and with two CPU burners beside it).
     converge_s: float = 4.0
     far_only_s: float = 3.0  # the measured far-end-only window
-    # The far end plays alone up to this much longer, until the whole window had a steady pairing
-    # (no microphone chunk paired with silence). A fresh PulseAudio server's capture clock has been
-    # seen running ahead for longer than 4 s: the pairing kept re-anchoring through the window
-    # (179 chunks paired with silence, ERLE 19.7 dB, once in a CI run; 35-49 and 64-67 dB here).
+    # The far end plays alone up to this much longer, until the canceller's input was left alone
+    # for ``reconverge_s`` and the whole window: no microphone chunk paired with silence, no far end
+    # dropped, no pairing moved, no xrun (after which what was handed to the device is not what
+    # played). A fresh PulseAudio server's capture clock has been seen running ahead for longer
+    # than 4 s: the pairing kept re-anchoring until just before the window (179 and 173 chunks paired
+    # with silence, ERLE 19.7 and 15 dB, in two CI runs); an output underflow inside the window cost
+    # one run here 45 dB (ERLE 22.5 dB).
     settle_s: float = 6.0
+    reconverge_s: float = 2.0
     tail_s: float = 0.6  # played after the near voice ends
     latency_ms: int = 60  # of the loopback (the acoustic path)
     gain_db: float = -10.0  # of the loopback: the echo's level relative to what the app plays
@@ -122,6 +128,10 @@ def _mean_db(levels_db: list[float]) -> float:
     return 10.0 * math.log10(max(power, 1e-12))
 
 
+def _median_or_none(values: list[float]) -> float | None:
+    return round(float(np.median(values)), 1) if values else None
+
+
 def near_end_correlation(heard: np.ndarray, near: np.ndarray, start: int) -> tuple[float, int]:
     """Pearson correlation of ``heard`` with ``near`` where it best lines up after ``start``; and the lag."""
     span = heard[start : start + len(near) + int(MAX_NEAR_LAG_S * SAMPLE_RATE)]
@@ -151,14 +161,20 @@ def run_path(far: np.ndarray, near: np.ndarray, run: EchoRun, processing: bool) 
     window = round(run.far_only_s * FRAMES_PER_SECOND)
     near_frames = math.ceil((len(near) / SAMPLE_RATE + run.tail_s + MAX_NEAR_LAG_S) * FRAMES_PER_SECOND)
 
+    undisturbed = window + round(run.reconverge_s * FRAMES_PER_SECOND)
+    disturbances = [None, 0]  # the last seen counts of what disturbs the canceller, and the frame they changed
+
     def far_only_done() -> bool:
-        """The earliest start has passed and the last window paired the far end steadily, or the
+        """The earliest start has passed and the canceller was left alone long enough, or the
         latest start has come."""
         done = len(frames)
-        if done < earliest_near:
-            return False
-        gaps = [args[0].echo.far_gaps for args in frames.calls[done - window - 1:] if args[0].echo is not None]
-        return done >= latest_near or not gaps or gaps[0] == gaps[-1]
+        echo, bridge = (frames.calls[-1][0].echo if done else None), audio.bridge
+        if echo is not None and bridge is not None:
+            counts = (echo.far_gaps, echo.far_dropped_ms, echo.realignments, bridge.input_overflows,
+                      bridge.output_underflows)
+            if counts != disturbances[0]:
+                disturbances[:] = [counts, done]
+        return done >= latest_near or (done >= earliest_near and done - disturbances[1] >= undisturbed)
     audio = AudioIO(worker.set_bridge)
     player = None
     with tempfile.TemporaryDirectory(prefix="parley-bench-echo-") as tmp:
@@ -203,8 +219,10 @@ def run_path(far: np.ndarray, near: np.ndarray, run: EchoRun, processing: bool) 
         after_db = _mean_db([r.after_db for r in readings])
         estimates = [r.erle_db for r in readings if r.erle_db is not None]
         result.update(mic_echo_db=round(mic_db, 1), erle_db=round(mic_db - after_db, 1),
-                      erle_estimate_db=round(float(np.median(estimates)), 1) if estimates else None,
+                      erle_estimate_db=_median_or_none(estimates),
                       stream_delay_ms=round(float(np.median([r.delay_ms for r in readings])), 1),
+                      echo_lag_ms=_median_or_none([r.echo_lag_ms for r in readings if r.echo_lag_ms is not None]),
+                      realignments=frames.calls[-1][0].echo.realignments,
                       far_gaps=frames.calls[-1][0].echo.far_gaps,
                       far_dropped_ms=round(frames.calls[-1][0].echo.far_dropped_ms, 1),
                       processing_rate=processing_rate(rates["input_rate"]))
@@ -247,7 +265,7 @@ def measure(far_wav: str, near_wav: str, run: EchoRun = EchoRun(), baseline: boo
         "near": os.path.basename(near_wav),
         "settings": asdict(run.settings),
         "echo_path": {"latency_ms": run.latency_ms, "gain_db": run.gain_db, "converge_s": run.converge_s,
-                      "far_only_s": run.far_only_s, "settle_s": run.settle_s},
+                      "far_only_s": run.far_only_s, "settle_s": run.settle_s, "reconverge_s": run.reconverge_s},
         "processing_cpu_ms_per_10ms": round(processing_cost_ms(run.settings), 3),
         **result,
     }

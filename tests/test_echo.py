@@ -84,6 +84,8 @@ def test_the_echo_is_removed_and_the_near_voice_kept_during_double_talk():
     corr = best_correlation(out_24k[5 * RATE :], near[: 2 * RATE], max_lag=int(0.05 * RATE))
     assert corr >= 0.5, f"the near voice is damaged during double talk (correlation {corr:.2f})"
     assert reading.erle_db is not None and reading.erle_db > 20 and reading.delay_ms >= 0
+    # The echo 60 ms behind its far end, found through double talk and left where it was.
+    assert processor.realignments == 0 and abs(processor.reading().echo_lag_ms - 60) < 5
 
 
 def test_without_echo_cancellation_the_echo_stays_and_no_erle_is_claimed():
@@ -155,6 +157,47 @@ def test_pairing_by_time_cancels_through_bursty_callbacks_an_underflow_and_a_lat
     low, high = echo.DELAY_WINDOW_S  # back in the window once the underflow's silence is paired
     settled = delays[round((gap_at + 2 * gap_s - in_start) * RATE / BLOCK) :]
     assert all(1000 * low <= d <= 1000 * high for d in settled), (min(settled), max(settled))
+
+
+@pytest.mark.parametrize(("times_error_s", "output_latency_s"), [(0.3, 0.0), (-0.5, 0.3)],
+                         ids=["echo-ahead-of-its-far-end", "echo-out-of-reach-behind"])
+def test_times_that_misplace_the_echo_are_corrected_by_the_signals(times_error_s, output_latency_s):
+    """The host API's play times are off by ``times_error_s`` (as PulseAudio's have been): pairing by
+    them puts the echo 0.225 s ahead of its far end, or 0.575 s behind it, where AEC3 cancels
+    little. The signals show where the echo is; the pairing is moved once and the echo cancelled.
+    (The far end is handed to the device ``output_latency_s`` before it plays: pairing the echo that
+    far behind needs a far end that arrived early enough.)"""
+    far = speech_like(10.0, seed=1, f0=110.0)
+    mic = room(far, delay_s=0.06, gain=0.1)  # far[j] plays at j / RATE
+    lead = int(output_latency_s * RATE)
+    processor = MicProcessor(ProcessingSettings(), RATE, RATE)
+    outputs = []
+    for i in range(0, mic.size - lead - BLOCK + 1, BLOCK):
+        handed = 0 if i == 0 else i + lead  # the first callback fills the device's buffer
+        outputs.append(processor.process(mic[i : i + BLOCK].reshape(-1, 1), far[handed : i + lead + BLOCK],
+                                         i / RATE, handed / RATE + times_error_s))
+    out = soxr.resample(np.concatenate(outputs), processor.rate, RATE)
+
+    def erle(seconds: slice) -> float:
+        return power_db(mic[seconds]) - power_db(out[seconds])
+
+    reading = processor.reading()
+    assert processor.realignments == 1 and reading.realignments == 1
+    low, high = echo.ECHO_LAG_RANGE_S
+    assert reading.echo_lag_ms is not None and 1000 * low <= reading.echo_lag_ms <= 1000 * high
+    assert erle(slice(int(1.0 * RATE), int(2.2 * RATE))) < 20, "the times alone were not wrong enough to matter"
+    assert erle(slice(int(6.5 * RATE), int(9.5 * RATE))) >= 25
+
+
+def test_without_an_echo_no_lag_is_claimed_and_the_pairing_stays():
+    """Headphones: the microphone hears only the user (and some noise) while the far end plays."""
+    far = speech_like(6.0, seed=1, f0=110.0)
+    noise = 0.001 * np.random.default_rng(3).standard_normal(far.size).astype(np.float32)
+    mic = speech_like(6.0, seed=2, f0=190.0) + noise
+    processor = MicProcessor(ProcessingSettings(), RATE, RATE)
+    run_processor(processor, mic, far)
+    reading = processor.reading()
+    assert reading.echo_lag_ms is None and reading.realignments == 0
 
 
 def test_the_far_ring_holds_exactly_what_the_output_callback_handed_to_the_device():
