@@ -22,8 +22,8 @@ then settle at twice real time; the pairing follows them and holds still from th
 
 Times can be wrong by more than AEC3 forgives (an echo ahead of its far end is not cancelled), so
 the pairing is also checked against the signals (``app.echo_lag``): when two estimates in a row
-put the echo outside ``ECHO_LAG_RANGE_S`` behind its far end, the pairing's times are corrected by
-the error and the window re-anchors the far end by them.
+put the echo outside ``ECHO_LAG_RANGE_S`` behind its far end, the far end is moved by the error (as
+far as it has arrived) and the pairing's times corrected by as much, so that the window keeps it.
 
 Everything here runs in the engine worker, never in a PortAudio callback.
 """
@@ -58,8 +58,7 @@ MAX_FAR_WAIT_SECONDS = 0.25
 DELAY_WINDOW_S = (0.0, 0.05)
 TARGET_DELAY_S = 0.015
 # Where AEC3 cancels an echo behind its paired far end (measured, see app/echo_lag.py: 0-0.5 s), with
-# a margin; a pairing found outside is moved so that the echo lies near the target (the window's
-# re-anchoring leaves it within its width of that: 25-110 ms here).
+# a margin; a pairing found outside is moved so that the echo lies at the target.
 ECHO_LAG_RANGE_S = (0.0, 0.4)
 TARGET_ECHO_LAG_S = 0.06
 ECHO_LAG_AGREEMENT_S = 0.005  # two estimates this close are one lag, not noise
@@ -252,13 +251,18 @@ class MicProcessor:
         low, high = ECHO_LAG_RANGE_S
         if previous is None or abs(lag - previous) > ECHO_LAG_AGREEMENT_S or low <= lag <= high:
             return
-        # Pairing the far end ``shift`` later shortens the echo's lag by as much: the times say so,
-        # the delay leaves the window and ``_align_far`` drops or pads the far end accordingly.
-        shift = lag - TARGET_ECHO_LAG_S
-        self._time_correction_s += shift
+        # Dropping far end lengthens the echo's lag by as much, padding it with silence shortens it;
+        # only far end that has arrived can be dropped (the rest shows in the next estimates).
+        shift = round((TARGET_ECHO_LAG_S - lag) * self.rate)
+        if shift > 0:
+            shift = min(shift, len(self._far))
+            self._far.drop_oldest(shift)
+        else:
+            self._far.prepend_silence(-shift)
+        self._time_correction_s -= shift / self.rate  # the window sees the far end where it was
         self.realignments += 1
-        log.info("echo %.0f ms behind its far end (out of %.0f-%.0f ms): pairing moved by %.0f ms",
-                 1000 * lag, 1000 * low, 1000 * high, 1000 * shift)
+        log.info("echo %.0f ms behind its far end (out of %.0f-%.0f ms): far end moved by %.0f ms",
+                 1000 * lag, 1000 * low, 1000 * high, 1000 * shift / self.rate)
         self._lag.reset()
         self.echo_lag_s = None
 
