@@ -38,7 +38,7 @@ import numpy as np
 from PySide6.QtCore import QCoreApplication, QThread
 
 from app.audio_io import AudioIO
-from app.echo import LIBRARY, MicProcessor, ProcessingSettings, processing_rate
+from app.echo import ECHO_LAG_AGREEMENT_S, LIBRARY, MicProcessor, ProcessingSettings, processing_rate
 from app.engine_worker import EngineWorker
 from app.frame_stats import level_db
 from app.headless import SignalRecorder, wait_until
@@ -72,13 +72,13 @@ class EchoRun:
     # on the same machine, against 64-67 dB with 4 s (idle and with two CPU burners beside it).
     converge_s: float = 4.0
     far_only_s: float = 3.0  # the measured far-end-only window
-    # The far end plays alone up to this much longer, until the canceller's input was left alone
-    # for ``reconverge_s`` and the whole window: no microphone chunk paired with silence, no far end
+    # The far end plays alone up to this much longer, until the canceller's input was left alone for
+    # ``reconverge_s`` and the whole window: no microphone chunk paired with silence, no far end
     # dropped, no pairing moved, no xrun (after which what was handed to the device is not what
-    # played). A fresh PulseAudio server's capture clock has been seen running ahead for longer
-    # than 4 s: the pairing kept re-anchoring until just before the window (179 and 173 chunks paired
-    # with silence, ERLE 19.7 and 15 dB, in two CI runs); an output underflow inside the window cost
-    # one run here 45 dB (ERLE 22.5 dB).
+    # played), no move of the echo itself. A fresh PulseAudio server's capture clock has been seen
+    # running ahead for longer than 4 s: the pairing kept re-anchoring until just before the window
+    # (179 and 173 chunks paired with silence, ERLE 19.7 and 15 dB, in two CI runs); an output
+    # underflow inside the window cost one run here 45 dB (ERLE 22.5 dB).
     settle_s: float = 6.0
     reconverge_s: float = 2.0
     tail_s: float = 0.6  # played after the near voice ends
@@ -162,7 +162,9 @@ def run_path(far: np.ndarray, near: np.ndarray, run: EchoRun, processing: bool) 
     near_frames = math.ceil((len(near) / SAMPLE_RATE + run.tail_s + MAX_NEAR_LAG_S) * FRAMES_PER_SECOND)
 
     undisturbed = window + round(run.reconverge_s * FRAMES_PER_SECOND)
-    disturbances = [None, 0]  # the last seen counts of what disturbs the canceller, and the frame they changed
+    # What disturbs the canceller, as last seen: counts, and the echo's lag (the loopback itself moves
+    # the echo by ~15 ms at times); and the frame where it last changed.
+    seen = {"counts": None, "lag_ms": None, "changed_at": 0}
 
     def far_only_done() -> bool:
         """The earliest start has passed and the canceller was left alone long enough, or the
@@ -172,9 +174,13 @@ def run_path(far: np.ndarray, near: np.ndarray, run: EchoRun, processing: bool) 
         if echo is not None and bridge is not None:
             counts = (echo.far_gaps, echo.far_dropped_ms, echo.realignments, bridge.input_overflows,
                       bridge.output_underflows)
-            if counts != disturbances[0]:
-                disturbances[:] = [counts, done]
-        return done >= latest_near or (done >= earliest_near and done - disturbances[1] >= undisturbed)
+            lag_moved = (echo.echo_lag_ms is not None and seen["lag_ms"] is not None
+                         and abs(echo.echo_lag_ms - seen["lag_ms"]) > 1000 * ECHO_LAG_AGREEMENT_S)
+            if counts != seen["counts"] or lag_moved:
+                seen["changed_at"] = done
+            seen["counts"] = counts
+            seen["lag_ms"] = echo.echo_lag_ms if echo.echo_lag_ms is not None else seen["lag_ms"]
+        return done >= latest_near or (done >= earliest_near and done - seen["changed_at"] >= undisturbed)
     audio = AudioIO(worker.set_bridge)
     player = None
     with tempfile.TemporaryDirectory(prefix="parley-bench-echo-") as tmp:
