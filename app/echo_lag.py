@@ -42,7 +42,8 @@ class EchoLagEstimator:
         self._search = int(SEARCH_S * ANALYSIS_RATE)
         self._history = self._window + 2 * self._search
         self._every = int(EVERY_S * ANALYSIS_RATE)
-        self._fft_size = 1 << math.ceil(math.log2(2 * self._history))
+        # Every product the searched lags need lies within the history: no zero padding beyond it.
+        self._fft_size = 1 << math.ceil(math.log2(self._history))
         self.reset()
 
     def reset(self) -> None:

@@ -15,6 +15,7 @@ from app import echo
 from app.audio_bridge import AudioBridge
 from app.audio_menu import processing_from
 from app.echo import MicProcessor, ProcessingSettings, processing_rate
+from app.echo_lag import EchoLagEstimator
 from app.headless import BridgeFeeder, SignalRecorder
 from app.main_window import MainWindow
 from app.settings import load_settings
@@ -187,6 +188,19 @@ def test_times_that_misplace_the_echo_are_corrected_by_the_signals(times_error_s
     assert reading.echo_lag_ms is not None and abs(reading.echo_lag_ms - 1000 * echo.TARGET_ECHO_LAG_S) < 5
     assert erle(slice(int(1.0 * RATE), int(2.2 * RATE))) < 20, "the times alone were not wrong enough to matter"
     assert erle(slice(int(6.5 * RATE), int(9.5 * RATE))) >= 25
+
+
+@pytest.mark.parametrize("rate", echo.PROCESSING_RATES)
+@pytest.mark.parametrize("lag_s", [-0.25, 0.0, 0.06, 0.45])
+def test_the_echo_s_lag_behind_its_far_end_is_measured_at_every_processing_rate(rate, lag_s):
+    far = soxr.resample(speech_like(4.0, seed=1, f0=110.0), RATE, rate).astype(np.float32)
+    shift = round(lag_s * rate)
+    mic = 0.1 * np.concatenate([np.zeros(max(shift, 0), np.float32), far[max(-shift, 0) :]])[: far.size]
+    estimator = EchoLagEstimator(rate)
+    chunk = rate // 100
+    lags = [estimator.push(mic[i : i + chunk], far[i : i + chunk]) for i in range(0, mic.size - chunk + 1, chunk)]
+    found = [lag for lag in lags if lag is not None]
+    assert len(found) >= 2 and all(abs(lag - lag_s) <= 0.001 for lag in found), found
 
 
 def test_without_an_echo_no_lag_is_claimed_and_the_pairing_stays():
