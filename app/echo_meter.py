@@ -15,7 +15,10 @@ def erle_text(reading: EchoReading | None) -> str:
         return OFF_TEXT
     if reading.erle_db is None:
         return "Echo suppression: waiting for the assistant to speak"
-    return f"Echo suppression (ERLE, est.): {reading.erle_db:.0f} dB · delay {reading.delay_ms:.0f} ms"
+    text = f"Echo suppression (ERLE, est.): {reading.erle_db:.0f} dB"
+    if reading.echo_lag_ms is not None:  # where the echo was found, against what the speaker played
+        text += f" · echo {reading.echo_lag_ms:.0f} ms behind the speaker"
+    return text
 
 
 class EchoMeter(QWidget):

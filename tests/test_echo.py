@@ -5,6 +5,7 @@ The real echo path through PulseAudio is tests/test_echo_path.py."""
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -14,8 +15,9 @@ from PySide6.QtCore import QSettings
 from app import echo
 from app.audio_bridge import AudioBridge
 from app.audio_menu import processing_from
-from app.echo import MicProcessor, ProcessingSettings, processing_rate
+from app.echo import EchoReading, MicProcessor, ProcessingSettings, processing_rate
 from app.echo_lag import EchoLagEstimator
+from app.echo_meter import erle_text
 from app.headless import BridgeFeeder, SignalRecorder
 from app.main_window import MainWindow
 from app.settings import load_settings
@@ -203,6 +205,15 @@ def test_the_echo_s_lag_behind_its_far_end_is_measured_at_every_processing_rate(
     assert len(found) >= 2 and all(abs(lag - lag_s) <= 0.001 for lag in found), found
 
 
+def test_the_echo_meter_says_how_much_echo_is_removed_and_where_it_was_found():
+    waiting = EchoReading(-30.0, -60.0, None, 15.0)
+    found = EchoReading(-30.0, -95.0, 64.6, 15.0, echo_lag_ms=88.4)
+    assert erle_text(None) == "Echo cancellation: off"
+    assert erle_text(waiting) == "Echo suppression: waiting for the assistant to speak"
+    assert erle_text(replace(found, echo_lag_ms=None)) == "Echo suppression (ERLE, est.): 65 dB"
+    assert erle_text(found) == "Echo suppression (ERLE, est.): 65 dB · echo 88 ms behind the speaker"
+
+
 def test_without_an_echo_no_lag_is_claimed_and_the_pairing_stays():
     """Headphones: the microphone hears only the user (and some noise) while the far end plays."""
     far = speech_like(6.0, seed=1, f0=110.0)
@@ -277,6 +288,8 @@ def test_open_mic_on_speakers_the_model_hears_the_user_not_itself(window, qtbot,
     assert np.median([s.echo.erle_db for s in late]) >= 15
     meter = window.meters_panel.echo_meter
     assert meter.after.isVisible() and "ERLE" in meter.erle_label.text()
+    assert late[-1].echo.realignments == 0
+    assert f"echo {late[-1].echo.echo_lag_ms:.0f} ms behind the speaker" in meter.erle_label.text()
 
     window.menus.processing_actions["echo_cancellation"].trigger()  # Audio > Echo cancellation: off
     stored = load_settings(QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat))
