@@ -79,7 +79,8 @@ class EchoRun:
     # running ahead for longer than 4 s: the pairing kept re-anchoring until just before the window
     # (179 and 173 chunks paired with silence, ERLE 19.7 and 15 dB, in two CI runs); an output
     # underflow inside the window cost one run here 45 dB (ERLE 22.5 dB).
-    settle_s: float = 6.0
+    # (10 s: a realignment needs ~3 s of echo to be found, then the canceller's 2 s and the window.)
+    settle_s: float = 10.0
     reconverge_s: float = 2.0
     tail_s: float = 0.6  # played after the near voice ends
     latency_ms: int = 60  # of the loopback (the acoustic path)
