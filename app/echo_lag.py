@@ -5,13 +5,13 @@ play times. AEC3 then finds the echo itself anywhere from 0 to ~0.5 s after its 
 but not before it nor later: on a synthetic room (32 kHz, default stages), an echo 5 ms ahead of
 its far end is cancelled by 26 dB, 30 ms ahead by 15 dB, 0-0.5 s behind by 40-87 dB, 0.6 s behind
 by 6 dB. Host APIs' times can be wrong by more than that: through PulseAudio the capture times of a
-new stream run up to 0.6 s early for a second, and two CI runs on a fresh server ended with the
-pairing steady and 15 dB of cancellation. So the pairing is checked against the signals: the lag
-at which the microphone best matches the far end it was paired with, by cross-correlation over
-the last second, wherever the far end played loud enough to leave an echo.
+new stream run up to 0.6 s early for a second, and a CI run on a fresh server measured 15 dB of
+cancellation with the pairing steady. So the pairing is checked against the signals: the lag at
+which the microphone best matches the far end it was paired with, by cross-correlation over a
+second, wherever the far end played loud enough to leave an echo.
 
 Runs in the engine worker. Everything here is at ``ANALYSIS_RATE`` (speech's echo is found as well
-at 8 kHz, at a sixteenth of the cost of 32 kHz).
+at 8 kHz, for about a quarter of the FFT work at 32 kHz).
 """
 
 from __future__ import annotations
