@@ -12,7 +12,7 @@ same feed by a second stream (``paplay``) after the far end has played alone for
 Reported (all at the model's 24 kHz):
 
 * ``erle_db``: the microphone level before processing against after, while only the far end plays,
-  over the window before NEAR starts, once the far-end pairing is steady (``measured_from_s``);
+  over the window before NEAR starts, once the canceller was left alone (``measured_from_s``);
 * ``model_hears_db``: the level the model hears over that window (open mic, far end only);
 * ``echo_lag_ms``: how far behind its paired far end the echo lay over that window, as the
   processor measured it from the signals, and ``realignments``, how often it moved the pairing;

@@ -8,14 +8,14 @@ steps a playback model that records what it hears.
 The measured window starts after the bench's convergence time (4 s: PulseAudio's capture times
 settle ~2 s after the stream opens, and the canceller then needs its own time), and later when the
 canceller's input was disturbed then (up to 10 s more, until 2 s and the window passed without a
-re-anchored pairing or an xrun: two CI runs on a fresh server re-anchored until just before the
-window, ERLE 15-20 dB with ~175 chunks paired with silence; an output underflow inside the window
-cost a run here 45 dB). The processor's own measure of the echo's lag behind its far end must lie
-where AEC3 reaches it. Bounds are the issue's ERLE and heard-level targets (ERLE >= 25 dB, <= -50
-dBFS; runs here measure ~65 dB and ~-97 dBFS) and a looser correlation (>= 0.75 against the
-target's 0.8; runs here measure 0.84-0.87), since this machine is shared. Without processing the
-same path measures an ERLE of 0 dB and ~-30 dBFS heard, so the bounds fail clearly when
-cancellation does not work.
+re-anchored pairing, a realignment, an xrun or a move of the echo: two CI runs on a fresh server
+re-anchored until just before the window, ERLE 15-20 dB with ~175 chunks paired with silence; an
+output underflow inside the window cost a run here 45 dB). The processor's own measure of the
+echo's lag behind its far end must lie where AEC3 reaches it. Bounds are the issue's ERLE and
+heard-level targets (ERLE >= 25 dB, <= -50 dBFS; runs here measure ~65 dB and ~-97 dBFS) and a
+looser correlation (>= 0.75 against the target's 0.8; runs here measure 0.84-0.87), since this
+machine is shared. Without processing the same path measures an ERLE of 0 dB and ~-30 dBFS heard,
+so the bounds fail clearly when cancellation does not work.
 """
 
 from __future__ import annotations
