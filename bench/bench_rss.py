@@ -3,10 +3,11 @@ fed as fast as possible through one demo-model Session, RSS sampled every ``--ev
 
 By default the session keeps no records (``record_audio=False``), which measures that the engine
 itself (ring KV caches, conv states, token cache) does not grow with the stream. ``--record`` keeps
-what the app keeps: both sides' audio and every frame's codes (15.5 KB per frame, ~11.6 MB per
-minute); the report then says how much the process grew beyond those records (kept one small array
-per frame, they once stranded the frame step's freed temporaries and grew it ten times as fast).
-The input is the project's speech recordings, looped.
+what the app keeps: both sides' audio and every frame's codes (7.9 KB per frame, ~5.9 MB per
+minute: the audio in 16 bits, the codes as int64); the report then says how much the process grew
+beyond those records (kept one small array per frame, they once stranded the frame step's freed
+temporaries and grew it ten times as fast). The input is the project's speech recordings, looped,
+rounded to 16 bits as the app's microphone reaches the model.
 
     .venv/bin/python -m bench.bench_rss [--frames 7500] [--every 500] [--threads 2] [--precision auto] [--record]
 """
@@ -22,7 +23,7 @@ import numpy as np
 import torch
 
 from bench.common import cpu_model, rss_bytes
-from engine import Session, load_model, record_frames
+from engine import Session, load_model, record_frames, to_16_bit
 from engine.audio import FRAME_SIZE
 from engine.lm.generate import SamplingConfig
 
@@ -34,13 +35,14 @@ SPEECH = [Path(__file__).resolve().parents[1] / p for p in ("assets/hello_24k.wa
 def input_audio() -> np.ndarray:
     from engine.audio import read_wav
 
-    return np.concatenate([read_wav(f) for f in SPEECH])
+    return to_16_bit(np.concatenate([read_wav(f) for f in SPEECH]))
 
 
 def record_bytes_per_frame(session: Session) -> int:
-    """What a recording session keeps per frame: both sides' float32 audio, the codes as int64."""
+    """What a recording session keeps per frame: both sides' audio (16-bit or float32), the codes as int64."""
     header = session.frame_observer.header
-    return 2 * FRAME_SIZE * 4 + 8 * (header.user_streams + header.token_streams)
+    audio = sum(FRAME_SIZE * (2 if side.is_16_bit else 4) for side in session.recording())
+    return audio + 8 * (header.user_streams + header.token_streams)
 
 
 def summarise(args, samples: list[tuple[int, int]], wall: float, session: Session) -> dict:

@@ -35,7 +35,7 @@ from safetensors.torch import load_file
 from safetensors.torch import save as save_safetensors_bytes
 
 from ..atomic import write_atomically
-from ..audio import PCM16, SAMPLE_RATE, int16_to_pcm, pcm_to_int16
+from ..audio import SAMPLE_RATE
 from ..errors import ConversationFileError
 from ..lm.generate import SamplingConfig
 from ..state import StateTree, flatten
@@ -124,7 +124,7 @@ def snapshot_session(session) -> ConversationSnapshot:
         tensors = dict(state)
         if recording is not None:
             tensors["audio.user"], tensors["audio.assistant"] = (
-                torch.from_numpy(side.converted(pcm_to_int16, PCM16)) for side in recording)
+                torch.from_numpy(side.int16()) for side in recording)
         return tensors, meta
 
     return ConversationSnapshot(FULL, session.frames, contents)
@@ -156,7 +156,13 @@ def read_session_file(path: str | os.PathLike, fingerprint: str, live_state: Sta
 
 
 def _audio(tensors: Mapping[str, torch.Tensor], name: str) -> np.ndarray | None:
-    return int16_to_pcm(tensors[name].numpy()) if name in tensors else None
+    """A side's recording as the file keeps it: 16-bit samples, one channel."""
+    if name not in tensors:
+        return None
+    samples = tensors[name]
+    if samples.dtype != torch.int16 or samples.dim() != 1:
+        raise ValueError(f"{name} is {samples.dtype} {tuple(samples.shape)}, not 16-bit mono samples")
+    return samples.numpy()
 
 
 def copy_into_state(state: StateTree, stored: Mapping[str, torch.Tensor]) -> None:

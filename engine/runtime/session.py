@@ -27,9 +27,10 @@ from ..files import conversation
 from ..lm.generate import SamplingConfig, make_generator
 from ..state import StateTree, nbytes
 from .frame_step import STAGES, FrameStep
-from .growing_array import BLOCK_FRAMES, GrowingArray
+from .growing_array import BLOCK_FRAMES
 from .loading import LoadedModel
 from .prompt_steps import PromptSteps
+from .recording import PcmRecording
 
 
 @dataclass(frozen=True)
@@ -115,8 +116,7 @@ class Session:
         # The CPU thread count this conversation's frames must keep (float sums are grouped per
         # thread): set when it was rebuilt from frames that ran with it; None: any.
         self.threads: int | None = None
-        self._user_audio = GrowingArray(block_rows=RECORDING_BLOCK)
-        self._assistant_audio = GrowingArray(block_rows=RECORDING_BLOCK)
+        self.keep_recording(None, None)
         # Called as ``frame_observer(session, pcm)`` after every frame (e.g. a crash journal's).
         self.frame_observer: Callable[[Session, np.ndarray], None] | None = None
         self._use(sampling, generator)
@@ -234,17 +234,21 @@ class Session:
                      for (name, capacity, nbytes), n in zip(self._rings, written))
 
     def keep_recording(self, user: np.ndarray | None, assistant: np.ndarray | None) -> None:
-        """Replace the recording with these (float32 24 kHz, handed over, not copied; None: none), for a
-        conversation rebuilt or restored from a file; the frames that follow are appended to it."""
-        self._user_audio, self._assistant_audio = (
-            GrowingArray.of(np.asarray(pcm if pcm is not None else (), np.float32).reshape(-1), RECORDING_BLOCK)
-            for pcm in (user, assistant))
+        """Replace the recording with these (24 kHz float32 or 16-bit samples, handed over; None: none),
+        for a conversation rebuilt or restored from a file; the frames that follow are appended to it.
+        The user's side keeps its samples exactly, the assistant's is kept as 16 bits (see
+        ``engine.runtime.recording``)."""
+        empty = np.zeros(0, np.float32)
+        self._user_audio = PcmRecording.of(empty if user is None else user, RECORDING_BLOCK, exact=True)
+        self._assistant_audio = PcmRecording.of(empty if assistant is None else assistant, RECORDING_BLOCK,
+                                                exact=False)
 
     def audio(self) -> tuple[np.ndarray, np.ndarray]:
-        """(user, assistant) float32 24 kHz recordings of the whole conversation."""
+        """(user, assistant) float32 24 kHz recordings of the whole conversation (the assistant's
+        rounded to 16-bit values, as every file keeps it)."""
         return self._user_audio.array(), self._assistant_audio.array()
 
-    def recording(self) -> tuple[GrowingArray, GrowingArray]:
+    def recording(self) -> tuple[PcmRecording, PcmRecording]:
         """(user, assistant) recordings as they are now, unchanged by the frames that follow (their
         blocks shared, not copied): what a save writes while the conversation goes on."""
         return self._user_audio.frozen(), self._assistant_audio.frozen()

@@ -1,0 +1,81 @@
+"""One side of a conversation's recorded audio, kept as 16-bit PCM: half the memory of float32.
+
+A conversation records both sides for as long as it runs (Save, export, replaying a turn): in
+float32 that was ~11 MB a minute, ~0.7 GB an hour. Every file Parley writes holds 16-bit samples
+(``engine.audio.pcm_to_int16``), and the app's microphone reaches the model already rounded to
+16 bits (``engine.to_16_bit``), so keeping 16 bits loses nothing a file or a listener gets.
+
+Two sides, two rules (``exact``):
+
+- the user's audio is what the codec encoded, and a compact file replays it bit for bit, so it is
+  kept as 16 bits only while every sample is a 16-bit value; the first frame that is not (a float
+  wav fed through the engine's API) turns the recording into float32 from then on, converting
+  what it held;
+- the assistant's audio is rounded to 16 bits as it is kept (``exact=False``): what a full file,
+  an export and a replayed turn give anyway.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..audio import PCM16, int16_to_pcm, pcm_to_int16
+from .growing_array import GrowingArray
+
+
+class PcmRecording:
+    """Mono samples appended frame by frame; read back as float32 (full scale +-1)."""
+
+    def __init__(self, block_rows: int, exact: bool):
+        self.block_rows, self.exact = block_rows, exact
+        self._samples = GrowingArray(dtype=PCM16, block_rows=block_rows)
+
+    @classmethod
+    def of(cls, pcm: np.ndarray, block_rows: int, exact: bool) -> PcmRecording:
+        """A recording holding ``pcm`` (float samples, or 16-bit ints kept without a copy)."""
+        recording = cls(block_rows, exact)
+        pcm = np.asarray(pcm).reshape(-1)
+        if pcm.dtype == PCM16:
+            recording._samples = GrowingArray.of(pcm, block_rows)
+        else:
+            recording.extend(pcm)
+        return recording
+
+    @property
+    def is_16_bit(self) -> bool:
+        return self._samples.dtype == PCM16
+
+    def __len__(self) -> int:
+        return len(self._samples)
+
+    def extend(self, pcm: np.ndarray) -> None:
+        """Append float samples (a copy)."""
+        pcm = np.asarray(pcm, np.float32).reshape(-1)
+        if not self.is_16_bit:
+            self._samples.extend(pcm)
+            return
+        ints = pcm_to_int16(pcm)
+        if self.exact and not np.array_equal(int16_to_pcm(ints), pcm):
+            self._samples = GrowingArray.of(self._samples.converted(int16_to_pcm, np.float32), self.block_rows)
+            self._samples.extend(pcm)
+        else:
+            self._samples.extend(ints)
+
+    def frozen(self) -> PcmRecording:
+        """The samples as they are now, sharing the blocks (see ``GrowingArray.frozen``)."""
+        view = PcmRecording(self.block_rows, self.exact)
+        view._samples = self._samples.frozen()
+        return view
+
+    def array(self) -> np.ndarray:
+        """Every sample as float32."""
+        return self.rows(0, len(self))
+
+    def rows(self, start: int, stop: int) -> np.ndarray:
+        """Samples ``start`` up to ``stop`` (clamped) as float32."""
+        rows = self._samples.rows(start, stop)
+        return int16_to_pcm(rows) if self.is_16_bit else rows
+
+    def int16(self) -> np.ndarray:
+        """Every sample as 16-bit PCM (what a file keeps), without a float copy of the whole."""
+        return self._samples.array() if self.is_16_bit else self._samples.converted(pcm_to_int16, PCM16)
