@@ -5,13 +5,17 @@ on the PulseAudio test devices (``tests/audio_server.py``; started here when non
 recording, looped, plays into the microphone feed for the whole run, and Talk is held for
 ``TALK_PERIOD_S`` and released for as long, in turn, by the push-to-talk key's own events (Space),
 as a person talking and listening would. Everything else is as ``parley`` runs: default settings
-(microphone processing on), a crash journal, torch threads as ``app.gui`` sets them.
+(microphone processing on), a crash journal, torch threads as ``app.gui`` sets them, and a Qt event
+loop (the benchmark's own timer ticks every ``TICK_MS``; it once polled events every 5 ms).
 
 Then the same loaded model runs as many frames offline in this process (``Session.step`` on the
 same speech, silent where Talk was released, same threads, nothing else running; ``--offline-frames``
-caps them, for long runs), so that
-``app_compute_ratio`` says what running inside the app costs the model: the GUI, the audio
-callbacks, the microphone processing and the journal compete with the worker for the cores.
+caps them, for long runs), twice: one frame after another, and then paced, one frame every 80 ms
+as the sound card hands them over. ``app_compute_ratio`` (in-app / offline one after another) says
+what real time inside the app costs the model; ``app_paced_ratio`` (in-app / paced) leaves out what
+pacing alone costs (the cores idle between frames: ~5% on an Intel Xeon VM) and keeps what the app
+adds: the GUI, the audio callbacks, the sound server, the microphone processing and the journal
+compete with the worker for the cores.
 
 Reported (per-frame times as ``app.real_time`` defines them: compute after the warm-up frames):
 ``cpu``, ``threads`` (torch's: what the worker measured and ran the frames with), ``frames``,
@@ -22,7 +26,9 @@ first second of frames), ``xruns``, ``mic_to_speaker_ms_median`` and its ``_star
 and last 10% of frames: the window's own estimate per frame, device latencies + one frame +
 input queue + compute + output queue, as the meters show it), ``app_ms_per_frame`` and its
 ``_start``/``_end`` (first and last 10%), ``offline_ms_per_frame`` (over ``offline_frames``),
-``app_compute_ratio`` (the two medians' ratio), ``rss_mb_start`` (first frame),
+``app_compute_ratio`` (the two medians' ratio), ``paced_offline_ms_per_frame``, ``app_paced_ratio``,
+``gui_cpu_ms_per_frame`` (CPU time of the GUI thread per 80 ms while the window streams),
+``rss_mb_start`` (first frame),
 ``rss_mb_by_minute`` (each whole minute after it) and ``rss_mb_end``, and ``audio_device_lost``: how
 often the app's heartbeat found the callbacks stopped for a second and reopened the streams (input
 is lost while it reconnects, so ``frames`` falls short of 12.5 per second).
@@ -43,7 +49,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from PySide6.QtCore import QCoreApplication, QEvent, QEventLoop, QSettings, Qt
+from PySide6.QtCore import QEvent, QEventLoop, QSettings, Qt, QTimer
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QApplication
 
@@ -63,17 +69,48 @@ TALK_PERIOD_S = 2.0  # Talk held this long, then released this long, in turn
 OUTPUT_SETTLE_S = 1.0  # output gaps count from this long after the first frame
 DRIFT_SHARE = 0.1  # latency at the start and the end: the first and last 10% of frames
 START_TIMEOUT_S = 600.0  # the first run builds the demo model
+TICK_MS = 100  # the benchmark's own timer: Talk presses, new bridges, RSS
 
 
 def _press_space(window, kind: QEvent.Type) -> None:
     QApplication.sendEvent(window, QKeyEvent(kind, Qt.Key_Space, Qt.NoModifier, " "))
 
 
-def _run_events(seconds: float) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        QCoreApplication.processEvents(QEventLoop.AllEvents, 20)
-        time.sleep(0.005)
+class _Run:
+    """``seconds`` of the window in a Qt event loop, as ``app.exec()`` runs it (the GUI thread sleeps
+    until an event comes): a timer presses and releases Talk in turn, notes each new audio bridge's
+    starved samples and samples RSS every minute."""
+
+    def __init__(self, window, seconds: float):
+        self.window, self.seconds = window, seconds
+        self.held = False
+        self.starved_from: dict[AudioBridge, int] = {}  # a reconnected device brings a new bridge
+        self.rss_by_minute: list[float] = []
+        self._loop = QEventLoop()
+        self._timer = QTimer()
+        self._timer.setInterval(TICK_MS)
+        self._timer.timeout.connect(self._tick)
+
+    def exec(self) -> None:
+        self.started = time.monotonic()
+        self._tick()
+        self._timer.start()
+        self._loop.exec()
+        self._timer.stop()
+
+    def _tick(self) -> None:
+        elapsed = time.monotonic() - self.started
+        if elapsed >= self.seconds:
+            self._loop.quit()
+            return
+        if elapsed >= 60.0 * (len(self.rss_by_minute) + 1):
+            self.rss_by_minute.append(rss_bytes() / 2**20)
+        if (int(elapsed / TALK_PERIOD_S) % 2 == 0) != self.held:
+            self.held = not self.held
+            _press_space(self.window, QEvent.KeyPress if self.held else QEvent.KeyRelease)
+        bridge = self.window.audio.bridge
+        if bridge is not None and bridge not in self.starved_from and elapsed >= OUTPUT_SETTLE_S:
+            self.starved_from[bridge] = bridge.output_starved_samples
 
 
 def _write_looped_speech(path: str, seconds: float) -> None:
@@ -115,29 +152,21 @@ def run_app(seconds: float, model: str, precision: str, folder: Path) -> dict:
             raise RuntimeError(failures.calls[0][0])
         rss_start = rss_bytes()
         device_changes_before = len(devices)
-        started = time.monotonic()
-        held = False
-        starved_from: dict[AudioBridge, int] = {}  # a reconnected device brings a new bridge
-        rss_by_minute: list[float] = []
-        while (now := time.monotonic()) - started < seconds:
-            if now - started >= 60.0 * (len(rss_by_minute) + 1):
-                rss_by_minute.append(rss_bytes() / 2**20)
-            if (int((now - started) / TALK_PERIOD_S) % 2 == 0) != held:
-                held = not held
-                _press_space(window, QEvent.KeyPress if held else QEvent.KeyRelease)
-            bridge = window.audio.bridge
-            if bridge is not None and bridge not in starved_from and now - started >= OUTPUT_SETTLE_S:
-                starved_from[bridge] = bridge.output_starved_samples
-            _run_events(0.02)
+        run = _Run(window, seconds)
+        gui_cpu_started = time.thread_time()
+        run.exec()
+        gui_cpu_s = time.thread_time() - gui_cpu_started
+        starved_from = run.starved_from
         counters = {
             "output_gap_seconds": sum((b.output_starved_samples - n) / b.output_rate for b, n in starved_from.items()),
             "xruns": sum(b.input_overflows + b.output_underflows for b in starved_from),
             "audio_device_lost": sum(status.state == "lost" for status, in devices.calls[device_changes_before:]),
             "rss_mb_start": rss_start / 2**20,
-            "rss_mb_by_minute": rss_by_minute,
+            "rss_mb_by_minute": run.rss_by_minute,
             "rss_mb_end": rss_bytes() / 2**20,
+            "gui_cpu_s": gui_cpu_s,
         }
-        if held:
+        if run.held:
             _press_space(window, QEvent.KeyRelease)
     finally:
         if player is not None:
@@ -153,15 +182,21 @@ def run_app(seconds: float, model: str, precision: str, folder: Path) -> dict:
     return {"stats": stats, "model": loaded["model"], "threads": threads, **counters}
 
 
-def offline_ms(model, stats: list[FrameStats]) -> list[float]:
+def offline_ms(model, stats: list[FrameStats], paced: bool = False) -> list[float]:
     """Compute per frame of ``model`` stepping the same frames offline: the speech where the app's
-    model heard the microphone, silence where it did not; timed as the worker times its steps."""
+    model heard the microphone, silence where it did not; timed as the worker times its steps.
+    ``paced``: one frame every ``FRAME_MS``, as the sound card hands them to the app (the cores idle
+    between frames), instead of one after another."""
     speech = engine.to_16_bit(engine.read_wav(SPEECH))
     frames_in_speech = speech.size // engine.FRAME_SIZE
     silence = np.zeros(engine.FRAME_SIZE, np.float32)
     session = model.new_session(sampling=engine.SamplingConfig(), seed=1)
     ms = []
+    due = time.monotonic()
     for i, s in enumerate(stats):
+        if paced:
+            time.sleep(max(0.0, due - time.monotonic()))
+            due += engine.FRAME_MS / 1000.0
         j = i % frames_in_speech
         heard = speech[j * engine.FRAME_SIZE:(j + 1) * engine.FRAME_SIZE] if s.mic_open else silence
         started = time.monotonic()
@@ -188,6 +223,7 @@ def measure(seconds: float, model: str = "demo", precision: str = "auto", offlin
     replayed = stats[:offline_frames]
     torch.set_num_threads(app["threads"])
     offline = FrameTimeSummary.of(offline_ms(app["model"], replayed))
+    paced = FrameTimeSummary.of(offline_ms(app["model"], replayed, paced=True))
     edge = max(1, math.ceil(DRIFT_SHARE * len(stats)))
     latency = [s.end_to_end_ms for s in stats]
     compute = [s.step_ms for s in stats[WARMUP_FRAMES:]]
@@ -214,6 +250,9 @@ def measure(seconds: float, model: str = "demo", precision: str = "auto", offlin
         "offline_frames": len(replayed),
         "offline_ms_per_frame": round(offline.median_ms, 2),
         "app_compute_ratio": round(in_app.median_ms / offline.median_ms, 3),
+        "paced_offline_ms_per_frame": round(paced.median_ms, 2),
+        "app_paced_ratio": round(in_app.median_ms / paced.median_ms, 3),
+        "gui_cpu_ms_per_frame": round(app["gui_cpu_s"] * engine.FRAME_MS / seconds, 2),
         "rss_mb_start": round(app["rss_mb_start"], 1),
         "rss_mb_by_minute": [round(rss, 1) for rss in app["rss_mb_by_minute"]],
         "rss_mb_end": round(app["rss_mb_end"], 1),

@@ -24,7 +24,8 @@ FIELDS = {"cpu", "threads", "model", "precision", "seconds", "frames", "frames_h
           "dropped_frames", "output_gap_seconds", "xruns", "audio_device_lost", "mic_to_speaker_ms_median",
           "mic_to_speaker_ms_start", "mic_to_speaker_ms_end", "app_ms_per_frame", "app_ms_per_frame_start",
           "app_ms_per_frame_end", "offline_frames", "offline_ms_per_frame",
-          "app_compute_ratio", "rss_mb_start", "rss_mb_by_minute", "rss_mb_end"}
+          "app_compute_ratio", "paced_offline_ms_per_frame", "app_paced_ratio", "gui_cpu_ms_per_frame",
+          "rss_mb_start", "rss_mb_by_minute", "rss_mb_end"}
 
 
 def test_the_app_benchmark_runs_the_window_on_the_sound_card_and_measures_it(pulse_audio, demo_model_dir, tmp_path):
@@ -46,5 +47,7 @@ def test_the_app_benchmark_runs_the_window_on_the_sound_card_and_measures_it(pul
     assert report["rtf_median"] < 3
     assert report["mic_to_speaker_ms_median"] > 80  # at least one frame of audio
     assert report["offline_ms_per_frame"] > 0 and report["app_compute_ratio"] > 0
+    assert report["paced_offline_ms_per_frame"] > 0 and report["app_paced_ratio"] > 0
+    assert 0 < report["gui_cpu_ms_per_frame"] < 80  # the window repaints its meters every frame
     assert report["output_gap_seconds"] >= 0 and report["rss_mb_end"] > 100
     assert report["rss_mb_by_minute"] == []  # sampled at each whole minute: none in 8 s
