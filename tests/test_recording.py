@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import tracemalloc
+
 import numpy as np
 import pytest
 import torch
@@ -112,3 +114,19 @@ def test_a_full_file_whose_audio_is_not_16_bit_mono_is_refused_and_nothing_chang
     with pytest.raises(ConversationFileError, match="audio.user .* not 16-bit mono samples"):
         live.restore(tmp_path / "bad.parley")
     assert live.frames == 4 and all(np.array_equal(a, b) for a, b in zip(live.audio(), before))
+
+
+def test_a_long_recording_handed_over_is_converted_block_by_block():
+    """A recovered hour arrives as one float array: converted a block at a time, the conversion needs
+    no full-size scratch arrays (all at once it took ~5 bytes of scratch per sample beside the 2 kept)."""
+    pcm = to_16_bit(np.random.default_rng(8).uniform(-0.5, 0.5, 200_000).astype(np.float32))
+    tracemalloc.start()
+    try:
+        recording = PcmRecording.of(pcm, BLOCK, exact=True)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert recording.is_16_bit and np.array_equal(recording.array(), pcm)
+    assert peak < 2 * pcm.size + 100_000  # the 16-bit samples kept, and a block's scratch
+    mixed = np.concatenate([pcm, frames(1, seed=9)[0]])  # the last block is not 16-bit
+    assert np.array_equal(PcmRecording.of(mixed, BLOCK, exact=True).array(), mixed)

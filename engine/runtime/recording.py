@@ -49,8 +49,13 @@ class PcmRecording:
         return len(self._samples)
 
     def extend(self, pcm: np.ndarray) -> None:
-        """Append float samples (a copy)."""
+        """Append float samples (a copy), a block at a time: an hour handed over converts in pieces,
+        not in several full-size scratch arrays."""
         pcm = np.asarray(pcm, np.float32).reshape(-1)
+        for start in range(0, len(pcm), self.block_rows):
+            self._extend_piece(pcm[start:start + self.block_rows])
+
+    def _extend_piece(self, pcm: np.ndarray) -> None:
         if not self.is_16_bit:
             self._samples.extend(pcm)
             return
