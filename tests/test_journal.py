@@ -14,39 +14,67 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine import FRAME_SIZE, ConversationFileError, SamplingConfig
+from engine import FRAME_SIZE, ConversationFileError, SamplingConfig, to_16_bit
 from engine.files import journal as jf
 
 HEADER = jf.JournalHeader(model="demo", fingerprint="f" * 32, sampling=SamplingConfig(), seed=3,
                           prompts={"voice": None, "text": None}, user_streams=8, token_streams=9)
 
 
-def frame(i: int) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+SAMPLES = ["float32", "16-bit"]  # what the engine API may be fed / what the app's microphone gives
+
+
+def frame(i: int, samples: str = "float32") -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
     rng = np.random.default_rng(i)
-    return (i, rng.integers(0, 2048, 8), rng.integers(0, 2048, 9),
-            rng.standard_normal(FRAME_SIZE).astype(np.float32))
+    pcm = (0.3 * rng.standard_normal(FRAME_SIZE)).astype(np.float32)
+    return (i, rng.integers(0, 2048, 8), rng.integers(0, 2048, 9), to_16_bit(pcm) if samples == "16-bit" else pcm)
 
 
-def journal_bytes(frames: int) -> bytes:
-    return jf.encode_start(HEADER) + b"".join(jf.encode_frame(*frame(i)) for i in range(frames))
+def journal_bytes(frames: int, samples: str = "float32") -> bytes:
+    return jf.encode_start(HEADER) + b"".join(jf.encode_frame(*frame(i, samples)) for i in range(frames))
 
 
-def assert_frames_are_the_originals(journal: jf.Journal) -> None:
+def assert_frames_are_the_originals(journal: jf.Journal, samples: str = "float32") -> None:
     for i in range(journal.frames):
-        _, user, tokens, pcm = frame(i)
+        _, user, tokens, pcm = frame(i, samples)
         assert np.array_equal(journal.user_codes[i], user) and np.array_equal(journal.tokens[i], tokens)
-        assert np.array_equal(journal.pcm[i], pcm)  # bit for bit: float32 stored as is
+        assert journal.pcm.dtype == np.float32 and np.array_equal(journal.pcm[i], pcm)  # bit for bit
 
 
-def test_round_trip():
-    journal = jf.parse_journal(journal_bytes(4))
+@pytest.mark.parametrize("samples", SAMPLES)
+def test_round_trip(samples):
+    journal = jf.parse_journal(journal_bytes(4, samples))
     assert journal.frames == 4 and journal.lost_frames == 0 and journal.damage is None
     assert journal.header == HEADER
+    assert_frames_are_the_originals(journal, samples)
+
+
+def test_16_bit_samples_take_half_the_bytes_and_frames_of_both_kinds_mix():
+    start = len(jf.encode_start(HEADER))
+    float_record, short_record = ((len(journal_bytes(1, samples)) - start) for samples in SAMPLES)
+    assert short_record == float_record - 2 * FRAME_SIZE  # 7.8 KB -> 4.0 KB a frame: ~3 MB a minute
+    kinds = ["16-bit", "float32", "16-bit", "16-bit"]
+    data = jf.encode_start(HEADER) + b"".join(jf.encode_frame(*frame(i, k)) for i, k in enumerate(kinds))
+    journal = jf.parse_journal(data)
+    assert journal.frames == 4 and journal.damage is None
+    for i, k in enumerate(kinds):
+        assert np.array_equal(journal.pcm[i], frame(i, k)[3])
+
+
+def test_a_version_1_journal_is_still_recovered():
+    """Journals written before 16-bit frames: a version 1 header, float32 frames."""
+    body = {**json.loads(HEADER.to_json()), "version": 1}
+    payload = json.dumps(body).encode()
+    prefix = struct.pack("<IB", len(payload), ord("H"))
+    start = jf.MAGIC + prefix + payload + struct.pack("<I", zlib.crc32(payload, zlib.crc32(prefix)))
+    journal = jf.parse_journal(start + journal_bytes(3)[len(jf.encode_start(HEADER)):])
+    assert journal.frames == 3 and journal.damage is None and journal.header == HEADER
     assert_frames_are_the_originals(journal)
 
 
-def test_cut_at_every_byte_offset_keeps_every_whole_frame():
-    data = journal_bytes(3)
+@pytest.mark.parametrize("samples", SAMPLES)
+def test_cut_at_every_byte_offset_keeps_every_whole_frame(samples):
+    data = journal_bytes(3, samples)
     start = len(jf.encode_start(HEADER))
     record = (len(data) - start) // 3
     for cut in range(len(data) + 1):
@@ -60,11 +88,12 @@ def test_cut_at_every_byte_offset_keeps_every_whole_frame():
         assert journal.lost_frames == (1 if partial else 0)
         assert (journal.damage is None) == (partial == 0)
         if cut in (start, len(data) - 1):
-            assert_frames_are_the_originals(journal)
+            assert_frames_are_the_originals(journal, samples)
 
 
-def test_bit_flip_in_a_frame_keeps_the_frames_before_it_and_counts_the_rest():
-    data = bytearray(journal_bytes(5))
+@pytest.mark.parametrize("samples", SAMPLES)
+def test_bit_flip_in_a_frame_keeps_the_frames_before_it_and_counts_the_rest(samples):
+    data = bytearray(journal_bytes(5, samples))
     start = len(jf.encode_start(HEADER))
     record = (len(data) - start) // 5
     for offset in (0, 3, 5, 100, record - 1):  # length, kind, index, samples, checksum of frame 2
@@ -73,7 +102,7 @@ def test_bit_flip_in_a_frame_keeps_the_frames_before_it_and_counts_the_rest():
         journal = jf.parse_journal(bytes(damaged))
         assert journal.frames == 2 and journal.lost_frames == 3, offset
         assert "after frame 2" in journal.damage
-        assert_frames_are_the_originals(journal)
+        assert_frames_are_the_originals(journal, samples)
 
 
 def test_damaged_header_or_foreign_file_is_a_clear_error():

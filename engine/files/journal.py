@@ -7,10 +7,11 @@ exactly those, so that ``engine.runtime.replay`` can rebuild the state after a c
 Layout: the 8-byte magic, then records ``<u32 payload length><u8 kind><payload><u32 crc32>``
 (little endian; the CRC covers length, kind and payload). The first record is the header (kind
 ``H``, UTF-8 JSON: format, version, model fingerprint, sampling, seed, prompts, stream counts);
-every further record is one frame (kind ``F``, fixed size): ``<u32 frame index>``, the user's
-audio codes and the tokens the generator wrote this frame (text + audio) as int32, and the
-user's audio as float32 (the exact samples the codec encoded: the encoder's state is rebuilt
-from them bit for bit).
+every further record is one frame: ``<u32 frame index>``, the user's audio codes and the tokens the
+generator wrote this frame (text + audio) as int32, and the user's audio, the exact samples the
+codec encoded (the encoder's state is rebuilt from them bit for bit): kind ``S`` holds them as
+16-bit PCM, which the app's microphone always is (half the bytes: ~3 MB a minute), kind ``F`` as
+float32, for samples that are not 16-bit values (version 1 journals hold only ``F``).
 
 Reading stops at the first record that is cut, fails its CRC, is malformed or out of order;
 every whole frame before it is kept and the frames after it are counted as lost. A journal is
@@ -35,7 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..audio import FRAME_SECONDS, FRAME_SIZE, SAMPLE_RATE
+from ..audio import FRAME_SECONDS, FRAME_SIZE, PCM16, SAMPLE_RATE, int16_to_pcm, pcm_to_int16
 from ..errors import ConversationFileError
 from ..lm.generate import SamplingConfig
 from ..version import VERSION
@@ -44,14 +45,15 @@ log = logging.getLogger(__name__)
 
 MAGIC = b"PARLEYJ\x01"
 FORMAT_NAME = "parley.journal"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: frames of 16-bit samples (kind S)
 MAX_HEADER_BYTES = 1 << 20
 MAX_STREAMS = 64
 FSYNC_SECONDS = 2.0  # the most audio a power cut may lose
 FSYNC_FRAMES = max(1, int(FSYNC_SECONDS / FRAME_SECONDS))
 _PREFIX = struct.Struct("<IB")  # payload length, record kind
 _CRC = struct.Struct("<I")
-_HEADER, _FRAME = ord("H"), ord("F")
+_HEADER, _FRAME, _FRAME_16 = ord("H"), ord("F"), ord("S")
+_SAMPLES = {_FRAME: np.dtype("<f4"), _FRAME_16: PCM16}  # a frame record's kind -> how its samples are stored
 
 
 @dataclass(frozen=True)
@@ -76,9 +78,13 @@ class JournalHeader:
         return json.dumps(body).encode("utf-8")
 
     @property
-    def frame_bytes(self) -> int:
-        """Payload size of one frame record."""
-        return 4 * (1 + self.user_streams + self.token_streams + FRAME_SIZE)
+    def frame_head_bytes(self) -> int:
+        """Bytes of a frame record's payload before its samples: the index, codes and tokens."""
+        return 4 * (1 + self.user_streams + self.token_streams)
+
+    def frame_bytes(self, kind: int) -> int:
+        """Payload size of one frame record of ``kind``."""
+        return self.frame_head_bytes + _SAMPLES[kind].itemsize * FRAME_SIZE
 
 
 @dataclass(frozen=True)
@@ -103,9 +109,13 @@ def _record(kind: int, payload: bytes) -> bytes:
 
 
 def encode_frame(index: int, user_codes: np.ndarray, tokens: np.ndarray, pcm: np.ndarray) -> bytes:
+    """A frame record: 16-bit samples where ``pcm`` holds only 16-bit values, float32 otherwise."""
+    pcm = np.asarray(pcm, np.float32)
+    ints = pcm_to_int16(pcm)
+    kind, samples = (_FRAME_16, ints) if np.array_equal(int16_to_pcm(ints), pcm) else (_FRAME, pcm.astype("<f4"))
     payload = (struct.pack("<I", index) + np.asarray(user_codes, "<i4").tobytes()
-               + np.asarray(tokens, "<i4").tobytes() + np.asarray(pcm, "<f4").tobytes())
-    return _record(_FRAME, payload)
+               + np.asarray(tokens, "<i4").tobytes() + samples.tobytes())
+    return _record(kind, payload)
 
 
 def encode_start(header: JournalHeader) -> bytes:
@@ -138,23 +148,30 @@ def parse_journal(data: bytes, name: str = "journal") -> Journal:
         raise ConversationFileError(f"{name}: the journal's header is damaged ({why or 'no header'}); "
                                     "nothing can be recovered from it.")
     header = _parse_header(payload, name)
-    size = header.frame_bytes
-    record_size = _PREFIX.size + size + _CRC.size
-    frames: list[bytes] = []
+    sizes = {kind: header.frame_bytes(kind) for kind in _SAMPLES}
+    frames: list[tuple[int, bytes]] = []
     damage = None
     while pos < len(data):
-        kind, payload, end, why = _next_record(data, pos, size)
-        if why is None and (kind != _FRAME or len(payload) != size):
+        kind, payload, end, why = _next_record(data, pos, max(sizes.values()))
+        if why is None and (kind not in sizes or len(payload) != sizes[kind]):
             why = "an unexpected record"
         if why is None and struct.unpack_from("<I", payload)[0] != len(frames):
             why = f"frame {struct.unpack_from('<I', payload)[0]} where frame {len(frames)} belongs"
         if why is not None:
             damage = f"{why} after frame {len(frames)} (byte {pos})"
             break
-        frames.append(payload)
+        frames.append((kind, payload))
         pos = end
-    lost = -(-(len(data) - pos) // record_size) if damage else 0
+    lost = -(-(len(data) - pos) // (_PREFIX.size + sizes[_tail_kind(data, pos, frames)] + _CRC.size)) if damage else 0
     return Journal(header, *_frame_arrays(frames, header), lost_frames=lost, damage=damage)
+
+
+def _tail_kind(data: bytes, pos: int, frames: list[tuple[int, bytes]]) -> int:
+    """The record kind a damaged tail at ``pos`` is counted in: its first record's, where that can be
+    read; else the last whole frame's; else 16-bit (what the app's microphone gives)."""
+    if len(data) - pos >= _PREFIX.size and data[pos + _PREFIX.size - 1] in _SAMPLES:
+        return data[pos + _PREFIX.size - 1]
+    return frames[-1][0] if frames else _FRAME_16
 
 
 def _next_record(data: bytes, pos: int, max_payload: int) -> tuple[int, bytes, int, str | None]:
@@ -203,13 +220,15 @@ def _parse_header(payload: bytes, name: str) -> JournalHeader:
     return header
 
 
-def _frame_arrays(frames: list[bytes], header: JournalHeader) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    u, t = header.user_streams, header.token_streams
-    raw = np.frombuffer(b"".join(frames), dtype="<i4").reshape(len(frames), 1 + u + t + FRAME_SIZE)
-    user = raw[:, 1:1 + u].astype(np.int64)
-    tokens = raw[:, 1 + u:1 + u + t].astype(np.int64)
-    pcm = raw[:, 1 + u + t:].copy().view("<f4").astype(np.float32)
-    return user, tokens, pcm
+def _frame_arrays(frames: list[tuple[int, bytes]], header: JournalHeader
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    u, t, head = header.user_streams, header.token_streams, header.frame_head_bytes
+    heads = np.frombuffer(b"".join(payload[:head] for _, payload in frames), "<i4").reshape(len(frames), 1 + u + t)
+    pcm = np.empty((len(frames), FRAME_SIZE), np.float32)
+    for row, (kind, payload) in zip(pcm, frames):
+        samples = np.frombuffer(payload, _SAMPLES[kind], offset=head)
+        row[:] = int16_to_pcm(samples) if kind == _FRAME_16 else samples
+    return heads[:, 1:1 + u].astype(np.int64), heads[:, 1 + u:].astype(np.int64), pcm
 
 
 # ---- writing ---------------------------------------------------------------------------------
