@@ -206,8 +206,11 @@ def test_a_long_conversation_replays_mimi_only_over_what_its_state_depends_on(mo
     assert np.array_equal(user, rebuilt_user)
     exact = (frames - VERIFY_FRAMES) * FRAME_SIZE  # the frames the seeked decoder computes exactly
     assert np.array_equal(assistant[exact:], rebuilt_assistant[exact:])
-    error = assistant[:exact] - rebuilt_assistant[:exact]  # decoded in pieces: equal within rounding
-    assert 10 * np.log10(np.sum(assistant[:exact] ** 2) / max(np.sum(error ** 2), 1e-30)) > 90
+    # Decoded in pieces: equal within float rounding, which flips the 16-bit rounding of a few samples
+    # the recording keeps (engine.runtime.recording) by one step.
+    error = assistant[:exact] - rebuilt_assistant[:exact]
+    # (1 torch thread: 95 of 109440 samples; 2 threads: none.)
+    assert np.abs(error).max() <= 1 / 32768 and np.count_nonzero(error) < 0.01 * exact
     rebuilt = r.session
     assert rebuilt.transcript == live.transcript
     after_live = [live.step(pcm[i]) for i in range(frames, frames + 3)]
