@@ -184,6 +184,13 @@ def int16_to_pcm(ints: np.ndarray) -> np.ndarray:
     return np.asarray(ints).astype(np.float32) / 32768.0
 
 
+def exact_int16(pcm: np.ndarray) -> np.ndarray | None:
+    """``pcm`` as 16-bit PCM when every sample is exactly a 16-bit value (what the app's microphone
+    gives: ``to_16_bit``), else None: where samples must be kept exactly, 16 bits may then hold them."""
+    ints = pcm_to_int16(pcm)
+    return ints if np.array_equal(int16_to_pcm(ints), pcm) else None
+
+
 def to_16_bit(pcm: np.ndarray) -> np.ndarray:
     """Float samples rounded to the nearest 16-bit value (float32): input fed this way is kept
     exactly by a 16-bit lossless codec, so a compact conversation file replays it bit for bit."""

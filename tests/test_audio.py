@@ -8,7 +8,7 @@ import wave
 import numpy as np
 import pytest
 
-from engine.audio import AudioFileError, pcm_to_int16, read_wav, write_wav
+from engine.audio import AudioFileError, exact_int16, pcm_to_int16, read_wav, write_wav
 from tests.conftest import SPEECH
 
 
@@ -180,3 +180,12 @@ def test_16_bit_conversion_gives_the_float64_rule_s_integers_in_float32():
         got = pcm_to_int16(samples)
         assert got.dtype == np.dtype("<i2") and np.array_equal(got, expected)
     assert pcm_to_int16(np.float32([0.5 / 32768, 1.5 / 32768, 32767.5 / 32768])).tolist() == [0, 2, 32767]
+
+
+def test_exact_int16_holds_only_samples_that_are_16_bit_values():
+    rng = np.random.default_rng(4)
+    ints = rng.integers(-32768, 32768, 1000).astype("<i2")
+    pcm = ints.astype(np.float32) / 32768.0
+    assert np.array_equal(exact_int16(pcm), ints)
+    for off in (pcm + np.float32(1e-6), np.append(pcm, np.float32(1.0))):
+        assert exact_int16(off) is None  # between two steps; past full scale (clipped)

@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from ..audio import FRAME_SIZE, SAMPLE_RATE, int16_to_pcm, pcm_to_int16
+from ..audio import FRAME_SIZE, SAMPLE_RATE, exact_int16, int16_to_pcm
 from ..errors import ConversationFileError
 from ..lm.generate import SamplingConfig
 from ..version import VERSION
@@ -48,8 +48,8 @@ def compact_contents(header: JournalHeader, user_codes: np.ndarray, tokens: np.n
     ints = np.int16 if max(int(tokens.max(initial=0)), int(user_codes.max(initial=0))) < 2**15 else np.int32
     tensors = {"compact.user_codes": torch.from_numpy(user_codes.astype(ints)),
                "compact.tokens": torch.from_numpy(tokens.astype(ints))}
-    samples = pcm_to_int16(user_pcm)
-    if np.array_equal(int16_to_pcm(samples), user_pcm):
+    samples = exact_int16(user_pcm)
+    if samples is not None:
         tensors[_FLAC] = torch.from_numpy(np.frombuffer(_flac(samples), np.uint8).copy())
     else:  # not 16-bit samples: kept exactly, uncompressed
         tensors[_PCM] = torch.from_numpy(np.ascontiguousarray(user_pcm, np.float32))

@@ -36,7 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..audio import FRAME_SECONDS, FRAME_SIZE, PCM16, SAMPLE_RATE, int16_to_pcm, pcm_to_int16
+from ..audio import FRAME_SECONDS, FRAME_SIZE, PCM16, SAMPLE_RATE, exact_int16, int16_to_pcm
 from ..errors import ConversationFileError
 from ..lm.generate import SamplingConfig
 from ..version import VERSION
@@ -111,8 +111,8 @@ def _record(kind: int, payload: bytes) -> bytes:
 def encode_frame(index: int, user_codes: np.ndarray, tokens: np.ndarray, pcm: np.ndarray) -> bytes:
     """A frame record: 16-bit samples where ``pcm`` holds only 16-bit values, float32 otherwise."""
     pcm = np.asarray(pcm, np.float32)
-    ints = pcm_to_int16(pcm)
-    kind, samples = (_FRAME_16, ints) if np.array_equal(int16_to_pcm(ints), pcm) else (_FRAME, pcm.astype("<f4"))
+    ints = exact_int16(pcm)
+    kind, samples = (_FRAME_16, ints) if ints is not None else (_FRAME, pcm.astype("<f4"))
     payload = (struct.pack("<I", index) + np.asarray(user_codes, "<i4").tobytes()
                + np.asarray(tokens, "<i4").tobytes() + samples.tobytes())
     return _record(kind, payload)

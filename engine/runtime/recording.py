@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..audio import PCM16, int16_to_pcm, pcm_to_int16
+from ..audio import PCM16, exact_int16, int16_to_pcm, pcm_to_int16
 from .growing_array import GrowingArray
 
 
@@ -59,8 +59,8 @@ class PcmRecording:
         if not self.is_16_bit:
             self._samples.extend(pcm)
             return
-        ints = pcm_to_int16(pcm)
-        if self.exact and not np.array_equal(int16_to_pcm(ints), pcm):
+        ints = exact_int16(pcm) if self.exact else pcm_to_int16(pcm)
+        if ints is None:
             self._samples = GrowingArray.of(self._samples.converted(int16_to_pcm, np.float32), self.block_rows)
             self._samples.extend(pcm)
         else:
