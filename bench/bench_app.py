@@ -86,6 +86,7 @@ class _Run:
         self.held = False
         self.starved_from: dict[AudioBridge, int] = {}  # a reconnected device brings a new bridge
         self.rss_by_minute: list[float] = []
+        self.started = 0.0  # time.monotonic() when exec() began
         self._loop = QEventLoop()
         self._timer = QTimer()
         self._timer.setInterval(TICK_MS)
