@@ -359,7 +359,8 @@ class ConversationModel(QObject):
         text = ""
         if self.real_time.too_slow and self.model_info is not None:
             info = self.model_info
-            text = too_slow_text("the demo model" if info.is_demo else info.name, self.real_time.median_ms)
+            text = too_slow_text("the demo model" if info.is_demo else info.name, self.real_time.median_ms,
+                                 info.lighter_precisions, info.device != "cpu")
         if text != self.speed_warning:
             self.speed_warning = text
             self.speed_warning_changed.emit(text)

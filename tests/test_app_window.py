@@ -300,8 +300,9 @@ def test_the_window_says_when_the_computer_is_too_slow_for_real_time_and_when_it
         assert warning.isVisible()
         median_ms = h.window.model.real_time.median_ms
         assert median_ms > FRAME_MS
+        lighter = " or ".join(h.window.model.model_info.lighter_precisions)  # int8, and bfloat16 where native
         assert warning.text() == (f"This computer is too slow to run the demo model in real time ({median_ms:.0f} ms "
-                                  "per 80 ms frame). Try precision int8 or bfloat16 (Model → Model manager), a GPU, "
+                                  f"per 80 ms frame). Try precision {lighter} (Model → Model manager), a GPU, "
                                   "or close other programs.")
 
         # The computer recovers: fast frames, reported through the worker's own signal.

@@ -1,7 +1,8 @@
 """The kernel plan (engine/runtime/kernel_plan.py): measured at load time, cached per machine and
 model, ignored when damaged or foreign, and exact in float32 whichever candidate it picks: the demo
 model's greedy tokens equal the reference package's with every exact kernel forced, and with the
-measured plan. The bfloat16-weight matmul is offered only where the precision is bfloat16."""
+measured plan. The bfloat16-weight matmul is offered only where the precision is bfloat16 and the
+CPU runs it (tests that need it run where it does; a CPU without it is also simulated everywhere)."""
 
 from __future__ import annotations
 
@@ -12,13 +13,15 @@ import pytest
 import torch
 
 from engine import FRAME_SIZE, SamplingConfig, load_model, read_wav
-from engine.kernels.packed import PackedMatmul, native_bf16_matmul
+from engine.kernels import packed
+from engine.kernels.packed import PackedMatmul, bf16_matmul_runs, native_bf16_matmul
 from engine.runtime import kernel_plan, loading
 from engine.runtime.loading import Precision
 from tests.conftest import SPEECH
 from tests.test_offline import reference_tokens
 
 SECONDS = 4
+needs_bf16_matmul = pytest.mark.skipif(not bf16_matmul_runs(), reason="this CPU cannot run oneDNN's bfloat16 matmul")
 
 
 @pytest.fixture
@@ -102,6 +105,7 @@ def test_every_candidate_gives_the_reference_tokens(plan_dir, demo_model_dir, sp
     assert same == len(text), f"{len(text) - same} of {len(text)} frames differ with kernels {forced or 'planned'}"
 
 
+@needs_bf16_matmul
 def test_bfloat16_weights_are_a_candidate_only_at_bfloat16_precision(plan_dir, demo_model_dir):
     exact = load_model(str(demo_model_dir), device="cpu", precision="float32")
     assert exact.kernel_plan.key["bf16_matmuls"] == "no" and not exact.kernel_plan.uses_bf16
@@ -119,6 +123,7 @@ def test_bfloat16_weights_are_a_candidate_only_at_bfloat16_precision(plan_dir, d
     assert mixed.dtype == torch.float32  # activations and state stay float32 on the CPU
 
 
+@needs_bf16_matmul
 def test_forcing_bfloat16_weights_needs_bfloat16_precision(plan_dir, demo_model_dir, monkeypatch):
     monkeypatch.setenv(kernel_plan.FORCE_ENV, "bf16")
     with pytest.raises(ValueError, match="bfloat16 weights need precision bfloat16"):
@@ -145,6 +150,7 @@ def test_forcing_bfloat16_weights_needs_bfloat16_precision(plan_dir, demo_model_
     assert snr > 30, f"bfloat16 decoding is {snr:.1f} dB from float32's"
 
 
+@needs_bf16_matmul
 @pytest.mark.parametrize("bias", [False, True])
 def test_the_bfloat16_matmul_rounds_the_weight_and_input_only(bias):
     torch.manual_seed(0)
@@ -160,6 +166,30 @@ def test_the_bfloat16_matmul_rounds_the_weight_and_input_only(bias):
     assert torch.allclose(got, rounded, rtol=2**-7, atol=1e-3)  # within one bfloat16 step
     error = ((got - exact).norm() / exact.norm()).item()
     assert 1e-4 < error < 1e-2
+
+
+def test_on_a_cpu_without_a_bfloat16_matmul_precision_bfloat16_computes_in_float32(plan_dir, demo_model_dir,
+                                                                                      monkeypatch):
+    # What an AVX2-only CPU (an AMD EPYC here) does; simulated where the kernel runs.
+    for module in (packed, kernel_plan):
+        monkeypatch.setattr(module, "bf16_matmul_runs", lambda: False)
+    assert not native_bf16_matmul() and Precision.AUTO.resolve(torch.device("cpu")) is Precision.FLOAT32
+    model = load_model(str(demo_model_dir), device="cpu", precision="bfloat16")
+    plan = model.kernel_plan
+    assert plan.source == "measured" and not plan.uses_bf16
+    assert all("bf16" not in k for c in plan.choices for k in c.times_us)
+    assert model.info.precision is Precision.FLOAT32  # it says what it computes with
+    session = model.new_session(SamplingConfig(), record_audio=False)
+    for _ in range(3):
+        session.step(np.zeros(FRAME_SIZE, dtype=np.float32))
+
+    with pytest.raises(ValueError, match="this CPU cannot run oneDNN's bfloat16 matmul"):
+        PackedMatmul("bf16")
+    with pytest.raises(ValueError, match="this CPU cannot run oneDNN's bfloat16 matmul"):
+        PackedMatmul().use("bf16")
+    monkeypatch.setenv(kernel_plan.FORCE_ENV, "bf16")
+    with pytest.raises(ValueError, match=f"{kernel_plan.FORCE_ENV}=bf16: this CPU cannot run"):
+        load_model(str(demo_model_dir), device="cpu", precision="bfloat16")
 
 
 def test_auto_is_bfloat16_only_where_the_cpu_multiplies_it_natively(monkeypatch):
@@ -218,3 +248,11 @@ def test_the_sweep_times_the_frame_s_matmuls_and_leaves_the_plan_as_it_was(plan_
     assert 0 < ours < 1000 and 0 < aten < 1000
     after = [(site.op, kernel_plan._current(site)) for site in kernel_plan._record_sites(modules, silent, False)]
     assert after == planned and not [kernel for _, kernel in planned if kernel in ("aten", "conv", "convtr")]
+
+
+def test_the_bfloat16_matmul_runs_wherever_the_cpu_multiplies_bfloat16_natively():
+    # Keeps the tests above from skipping where they should run.
+    cpu = torch.cpu
+    hardware = any(getattr(cpu, check, lambda: False)() for check in ("_is_amx_tile_supported",
+                                                                      "_is_avx512_bf16_supported"))
+    assert bf16_matmul_runs() or not hardware

@@ -11,7 +11,7 @@ bfloat16, the weight was, the product is accumulated in float32 and rounded to b
 bias is added in float32 (relative error ~3e-3). A streaming step reads every weight once per
 frame, so halving the bytes nearly halves a large matmul's time where the CPU multiplies bfloat16
 natively (AMX, AVX512-BF16: 1.7-1.9x on an Intel Xeon). The plan offers it only where the model's
-precision is bfloat16.
+precision is bfloat16 and the CPU runs it (not at all on one with AVX2 only).
 
 A packed copy is derived data: modules keep their parameters (and checkpoint names) and rebuild
 the copy with ``repack()`` whenever the weights change or move. Off CPU, for other dtypes, or
@@ -19,6 +19,8 @@ before packing, everything is a plain ``F.linear``.
 """
 
 from __future__ import annotations
+
+import functools
 
 import torch
 import torch.nn.functional as F
@@ -29,6 +31,8 @@ EXACT_MATMUL_KERNELS = ("aten", "onednn")
 BF16_MATMUL_KERNEL = "bf16"
 MATMUL_KERNELS = (*EXACT_MATMUL_KERNELS, BF16_MATMUL_KERNEL)
 DEFAULT_MATMUL_KERNEL = "onednn"  # until a plan measured this machine
+BF16_UNSUPPORTED = ("this CPU cannot run oneDNN's bfloat16 matmul (it needs AVX-512 BW/VL/DQ or AVX-NE-CONVERT): "
+                    "bfloat16 weights are not available here; use float32")
 
 
 def packable(weight: torch.Tensor) -> bool:
@@ -36,19 +40,45 @@ def packable(weight: torch.Tensor) -> bool:
     return weight.device.type == "cpu" and weight.dtype == torch.float32 and torch.backends.mkldnn.is_available()
 
 
+@functools.cache
+def bf16_matmul_runs() -> bool:
+    """Whether oneDNN's bfloat16 matmul runs on this CPU at all. Tried once rather than read from
+    CPU flags: torch refuses it (a RuntimeError) without AVX512-BW/VL/DQ or AVX-NE-CONVERT, e.g. on
+    an AMD EPYC that exposes AVX2 only."""
+    if not torch.backends.mkldnn.is_available():
+        return False
+    try:
+        with torch.no_grad():
+            packed = torch.ops.mkldnn._reorder_linear_weight(torch.zeros(8, 8, dtype=torch.bfloat16), 1)
+            torch.ops.mkldnn._linear_pointwise(torch.zeros(1, 8, dtype=torch.bfloat16), packed, None, "none", [], "")
+    except RuntimeError:
+        return False
+    return True
+
+
 def native_bf16_matmul() -> bool:
     """Whether this CPU multiplies bfloat16 in hardware (AMX or AVX512-BF16), where oneDNN's
     bfloat16 kernel can beat float32 ones; elsewhere bfloat16 is emulated and never worth it."""
     cpu = torch.cpu
     checks = (getattr(cpu, "_is_amx_tile_supported", None), getattr(cpu, "_is_avx512_bf16_supported", None))
-    return torch.backends.mkldnn.is_available() and any(check is not None and check() for check in checks)
+    return bf16_matmul_runs() and any(check is not None and check() for check in checks)
 
 
 def matmul_kernels(weight: torch.Tensor, allow_bf16: bool) -> tuple[str, ...]:
-    """The kernels a matmul with this weight may use: none to choose from off the CPU."""
+    """The kernels a matmul with this weight may use: none to choose from off the CPU; the
+    bfloat16 one where it is allowed and this CPU runs it."""
     if not packable(weight):
         return ()
-    return MATMUL_KERNELS if allow_bf16 else EXACT_MATMUL_KERNELS
+    return MATMUL_KERNELS if allow_bf16 and bf16_matmul_runs() else EXACT_MATMUL_KERNELS
+
+
+def checked_kernel(kernel: str) -> str:
+    """``kernel`` if it names a matmul kernel that runs here, else a ValueError saying why not."""
+    if kernel not in MATMUL_KERNELS:
+        raise ValueError(f"unknown matmul kernel {kernel!r}: expected one of {', '.join(MATMUL_KERNELS)}")
+    if kernel == BF16_MATMUL_KERNEL and not bf16_matmul_runs():
+        raise ValueError(BF16_UNSUPPORTED)
+    return kernel
 
 
 class PackedMatmul:
@@ -59,7 +89,7 @@ class PackedMatmul:
     """
 
     def __init__(self, kernel: str = DEFAULT_MATMUL_KERNEL):
-        self.kernel = kernel
+        self.kernel = checked_kernel(kernel)
         self.packed: torch.Tensor | None = None
         self.dtype: torch.dtype | None = None
         self._weight: torch.Tensor | None = None  # what was packed last (a view of the owner's parameter)
@@ -77,9 +107,7 @@ class PackedMatmul:
 
     def use(self, kernel: str) -> None:
         """Switch kernels (re-packing the last packed weight for oneDNN, dropping the copy for ATen)."""
-        if kernel not in MATMUL_KERNELS:
-            raise ValueError(f"unknown matmul kernel {kernel!r}: expected one of {', '.join(MATMUL_KERNELS)}")
-        if kernel != self.kernel:
+        if checked_kernel(kernel) != self.kernel:
             self.kernel = kernel
             if self._weight is not None:
                 self.pack(self._weight, self._rows_hint)

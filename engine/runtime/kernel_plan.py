@@ -8,7 +8,7 @@ MKL on an AMD EPYC, 1.3x slower on an Intel Xeon), so nothing here is a fixed ch
    input shape of every site: each linear layer (ATen or oneDNN prepacked), each convolution
    (ATen's, or im2col + one of the matmuls), each transposed convolution (ATen's, or a matmul);
    the matmul kernel with bfloat16 weights is a candidate only where the model's precision is
-   bfloat16 (``allow_bf16``): float32 keeps to the exact kernels;
+   bfloat16 (``allow_bf16``; float32 keeps to the exact kernels) and this CPU runs it;
 2. sites with the same operation (weights of the same shape, inputs of the same shape) form one
    group, timed once: each candidate on up to ``TIMED_SITES`` of its layers (different weights)
    in turn, candidates in ABBA order, median of the rounds. Caches are left as they are: flushing
@@ -46,7 +46,15 @@ from ..atomic import write_atomically
 from ..audio import FRAME_SIZE
 from ..codec.conv import StreamingConv1d, StreamingConvTranspose1d
 from ..files.demo import cache_root
-from ..kernels.packed import BF16_MATMUL_KERNEL, MATMUL_KERNELS, PackedLinear, PackedMatmul, matmul_kernels
+from ..kernels.packed import (
+    BF16_MATMUL_KERNEL,
+    BF16_UNSUPPORTED,
+    MATMUL_KERNELS,
+    PackedLinear,
+    PackedMatmul,
+    bf16_matmul_runs,
+    matmul_kernels,
+)
 from ..streaming.transformer import StackedLinear, StreamingAttention, step_slice
 
 log = logging.getLogger(__name__)
@@ -330,6 +338,8 @@ def _plan(modules: list[nn.Module], run_frame: Callable[[], None], fingerprint: 
         if forced == BF16_MATMUL_KERNEL and not allow_bf16:
             raise ValueError(f"{FORCE_ENV}={forced}: bfloat16 weights need precision bfloat16 "
                              "(--precision bfloat16); this model was loaded for exact float32 results")
+        if forced == BF16_MATMUL_KERNEL and not bf16_matmul_runs():
+            raise ValueError(f"{FORCE_ENV}={forced}: {BF16_UNSUPPORTED}")
         if forced != "rule":
             _apply(sites, lambda site: _forced(site, forced))
         return KernelPlan(key, _describe(sites), 0.0, f"forced:{forced}")

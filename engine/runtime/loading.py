@@ -32,7 +32,8 @@ class Precision(enum.Enum):
     keeps every activation in float32 and lets the kernel plan give a matmul (in Mimi and the LM)
     a bfloat16 copy of its weight wherever that measured faster here: a frame streams every weight
     once, so half the bytes is nearly half the time on a CPU with AMX or AVX512-BF16. Where no
-    matmul measured faster, the model computes in float32, and says so.
+    matmul measured faster, or the CPU cannot run oneDNN's bfloat16 matmul at all (AVX2 only), the
+    model computes in float32, and says so.
 
     ``auto``: bfloat16 on CUDA and on a CPU that multiplies bfloat16 natively, float32 elsewhere.
     ``float32`` gives the reference's results exactly. ``int8`` stores the LM's matmul weights as
@@ -61,6 +62,14 @@ class Precision(enum.Enum):
             return Precision.BFLOAT16 if native else Precision.FLOAT32
         return self
 
+    def lighter(self, device: torch.device) -> tuple[Precision, ...]:
+        """The precisions with fewer bytes per weight than this resolved one that ``device`` can
+        compute faster with (what to try when a frame is too slow): bfloat16 only on CUDA and on a
+        CPU that multiplies it natively (elsewhere it would compute in float32)."""
+        order = [Precision.FLOAT32, Precision.BFLOAT16, Precision.INT8]
+        native_bf16 = device.type == "cuda" or native_bf16_matmul()
+        return tuple(p for p in order[order.index(self) + 1:] if p is not Precision.BFLOAT16 or native_bf16)
+
     def activation_dtype(self, device: torch.device) -> torch.dtype:
         if self is Precision.FLOAT32 or device.type != "cuda":
             return torch.float32
@@ -77,6 +86,11 @@ class ModelInfo:
     dtype: str  # the activations' dtype, e.g. "bfloat16"
     cuda_graph_allowed: bool  # CUDA graphs asked for and possible here; a session says whether one runs
     fingerprint: str
+
+    @property
+    def lighter_precisions(self) -> tuple[str, ...]:
+        """What to try when a frame is too slow (``Precision.lighter``)."""
+        return tuple(p.value for p in self.precision.lighter(torch.device(self.device)))
 
     @property
     def label(self) -> str:
