@@ -29,9 +29,11 @@ input queue + compute + output queue, as the meters show it), ``app_ms_per_frame
 ``app_compute_ratio`` (the two medians' ratio), ``paced_offline_ms_per_frame``, ``app_paced_ratio``,
 ``gui_cpu_ms_per_frame`` (CPU time of the GUI thread per 80 ms while the window streams),
 ``rss_mb_start`` (first frame),
-``rss_mb_by_minute`` (each whole minute after it) and ``rss_mb_end``, and ``audio_device_lost``: how
+``rss_mb_by_minute`` (each whole minute after it) and ``rss_mb_end``, ``audio_device_lost``: how
 often the app's heartbeat found the callbacks stopped for a second and reopened the streams (input
-is lost while it reconnects, so ``frames`` falls short of 12.5 per second).
+is lost while it reconnects, so ``frames`` falls short of 12.5 per second), and ``speed_warning``:
+the window's too-slow warning at the end of the run, as the person reads it ("" when the model
+kept up). ``--screenshot PATH`` saves the window as it looks then.
 
     .venv/bin/python -m bench.bench_app --seconds 20 --json bench/results/app.json
 """
@@ -118,8 +120,9 @@ def _write_looped_speech(path: str, seconds: float) -> None:
     engine.write_wav(path, np.resize(engine.read_wav(SPEECH), int(seconds * engine.SAMPLE_RATE)))  # repeated
 
 
-def run_app(seconds: float, model: str, precision: str, folder: Path) -> dict:
-    """The window for ``seconds`` of frames; its FrameStats, counters and the model it loaded."""
+def run_app(seconds: float, model: str, precision: str, folder: Path, screenshot: str | None = None) -> dict:
+    """The window for ``seconds`` of frames; its FrameStats, counters and the model it loaded
+    (``screenshot``: save the window as it looks at the end there, a PNG)."""
     loaded: dict = {}
 
     def loader(name: str, device: str, precision: str, cuda_graph: bool):
@@ -166,7 +169,10 @@ def run_app(seconds: float, model: str, precision: str, folder: Path) -> dict:
             "rss_mb_by_minute": run.rss_by_minute,
             "rss_mb_end": rss_bytes() / 2**20,
             "gui_cpu_s": gui_cpu_s,
+            "speed_warning": window.model.speed_warning,
         }
+        if screenshot and not window.grab().save(screenshot):
+            raise OSError(f"could not save the screenshot {screenshot}")
         if run.held:
             _press_space(window, QEvent.KeyRelease)
     finally:
@@ -210,13 +216,14 @@ def _median(values: list[float]) -> float:
     return float(np.median(values))
 
 
-def measure(seconds: float, model: str = "demo", precision: str = "auto", offline_frames: int | None = None) -> dict:
+def measure(seconds: float, model: str = "demo", precision: str = "auto", offline_frames: int | None = None,
+            screenshot: str | None = None) -> dict:
     """Needs the PulseAudio test devices (``audio_server.devices_running``)."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     QApplication.instance() or QApplication(sys.argv[:1])
     share_cores_with_the_gui()
     with tempfile.TemporaryDirectory(prefix="parley-bench-app-") as tmp:
-        app = run_app(seconds, model, precision, Path(tmp))
+        app = run_app(seconds, model, precision, Path(tmp), screenshot)
     stats = app["stats"]
     if len(stats) <= WARMUP_FRAMES:
         raise RuntimeError(f"only {len(stats)} frames in {seconds} s: nothing after the warm-up to measure")
@@ -257,6 +264,7 @@ def measure(seconds: float, model: str = "demo", precision: str = "auto", offlin
         "rss_mb_start": round(app["rss_mb_start"], 1),
         "rss_mb_by_minute": [round(rss, 1) for rss in app["rss_mb_by_minute"]],
         "rss_mb_end": round(app["rss_mb_end"], 1),
+        "speed_warning": app["speed_warning"],
     }
 
 
@@ -268,13 +276,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--offline-frames", type=int, default=None,
                         help="step only this many frames offline for the comparison (default: as many as the app ran)")
     parser.add_argument("--json", help="write the result here")
+    parser.add_argument("--screenshot", help="save the window as it looks at the end of the run here (PNG)")
     args = parser.parse_args(argv)
     if args.offline_frames is not None and args.offline_frames <= WARMUP_FRAMES:
         parser.error(f"--offline-frames must be more than the {WARMUP_FRAMES} warm-up frames")
     if args.seconds <= 2 * OUTPUT_SETTLE_S:
         parser.error(f"--seconds must be more than {2 * OUTPUT_SETTLE_S:g}")
     with audio_server.devices_running():
-        report = measure(args.seconds, args.model, args.precision, args.offline_frames)
+        report = measure(args.seconds, args.model, args.precision, args.offline_frames, args.screenshot)
     text = json.dumps(report, indent=2)
     print(text)
     if args.json:

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from PySide6.QtGui import QImage
 
 pytestmark = pytest.mark.audio
 
@@ -25,20 +26,22 @@ FIELDS = {"cpu", "threads", "model", "precision", "seconds", "frames", "frames_h
           "mic_to_speaker_ms_start", "mic_to_speaker_ms_end", "app_ms_per_frame", "app_ms_per_frame_start",
           "app_ms_per_frame_end", "offline_frames", "offline_ms_per_frame",
           "app_compute_ratio", "paced_offline_ms_per_frame", "app_paced_ratio", "gui_cpu_ms_per_frame",
-          "rss_mb_start", "rss_mb_by_minute", "rss_mb_end"}
+          "rss_mb_start", "rss_mb_by_minute", "rss_mb_end", "speed_warning"}
 
 
 def test_the_app_benchmark_runs_the_window_on_the_sound_card_and_measures_it(pulse_audio, demo_model_dir, tmp_path):
-    out = tmp_path / "app.json"
+    out, screenshot = tmp_path / "app.json", tmp_path / "window.png"
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "QT_QPA_PLATFORM": "offscreen"}
-    done = subprocess.run([sys.executable, "-m", "bench.bench_app", "--seconds", str(SECONDS), "--json", str(out)],
+    done = subprocess.run([sys.executable, "-m", "bench.bench_app", "--seconds", str(SECONDS), "--json", str(out),
+                           "--screenshot", str(screenshot)],
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     assert "Traceback" not in done.stderr
     report = json.loads(out.read_text())
     print(f"\nbench_app ({SECONDS} s): {report}")
     assert set(report) == FIELDS
-    numbers = {k: v for k, v in report.items() if k not in ("cpu", "model", "precision", "rss_mb_by_minute")}
+    numbers = {k: v for k, v in report.items()
+               if k not in ("cpu", "model", "precision", "rss_mb_by_minute", "speed_warning")}
     assert all(isinstance(v, (int, float)) and math.isfinite(v) for v in numbers.values()), numbers
     assert report["model"] == "demo" and report["threads"] >= 1 and report["cpu"]
     assert report["frames"] > 0
@@ -51,3 +54,8 @@ def test_the_app_benchmark_runs_the_window_on_the_sound_card_and_measures_it(pul
     assert 0 < report["gui_cpu_ms_per_frame"] < 80  # the window repaints its meters every frame
     assert report["output_gap_seconds"] >= 0 and report["rss_mb_end"] > 100
     assert report["rss_mb_by_minute"] == []  # sampled at each whole minute: none in 8 s
+    # The window's warning as the person reads it: shown only when the model did not keep up.
+    warning = report["speed_warning"]
+    assert warning == "" or warning.startswith("This computer is too slow to run the demo model in real time")
+    image = QImage(str(screenshot))
+    assert not image.isNull() and image.width() > 400 and image.height() > 300
