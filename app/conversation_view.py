@@ -8,7 +8,7 @@ while the reader is at the bottom and stays put once they scroll up.
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QModelIndex, QPointF, QRect, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QPainter, QPainterPath, QPalette, QPolygonF
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPainterPath, QPalette, QPolygonF
 from PySide6.QtWidgets import QAbstractItemView, QListView, QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
 from app.transcript import YOU, Turn, clock
@@ -22,8 +22,16 @@ PLAY_SIZE = 22
 ASSISTANT_WIDTH = 0.78  # of the view's width
 USER_WIDTH = 0.46
 STRIP_FLOOR_DB = -60.0
+OVERLAP_TAG = "overlaps"
 FOLLOW_SLACK_PX = 4
 COLOURS = {YOU: QColor(46, 157, 91), "assistant": QColor(47, 127, 216)}
+
+
+def fitted_header(header: str, tag: str, metrics: QFontMetrics, width: int) -> str:
+    """``header``, elided where it would run into the right-aligned ``tag`` (or past ``width``):
+    a narrow bubble shortens its header instead of painting the two over each other."""
+    room = width - (metrics.horizontalAdvance(tag) + PADDING if tag else 0)
+    return metrics.elidedText(header, Qt.ElideRight, max(0, room))
 
 
 class TurnDelegate(QStyledItemDelegate):
@@ -96,10 +104,12 @@ class TurnDelegate(QStyledItemDelegate):
         painter.setPen(colour)
         who = "You" if turn.speaker == YOU else "Assistant"
         header = f"{who}  ·  {clock(turn.start)}  ·  {turn.duration:.1f} s"
-        painter.drawText(inner, Qt.AlignLeft | Qt.AlignTop, header)
-        if index.data(OverlapRole):
+        tag = OVERLAP_TAG if index.data(OverlapRole) else ""
+        header_metrics = QFontMetrics(header_font)
+        painter.drawText(inner, Qt.AlignLeft | Qt.AlignTop, fitted_header(header, tag, header_metrics, inner.width()))
+        if tag:
             painter.setPen(palette.color(QPalette.PlaceholderText))
-            painter.drawText(inner, Qt.AlignRight | Qt.AlignTop, "overlaps")
+            painter.drawText(inner, Qt.AlignRight | Qt.AlignTop, tag)
         painter.setFont(option.font)
 
         body_top = inner.top() + option.fontMetrics.height() + HEADER_GAP

@@ -71,7 +71,6 @@ class MainWindow(QMainWindow):
         self.shut_down_cleanly = True
 
         self.setWindowTitle("Parley")
-        self.setMinimumSize(980, 600)
         self._build_ui()
         self.menus = Menus(self)
         self.new_action, self.open_action, self.save_action = (self.menus.new_action, self.menus.open_action,

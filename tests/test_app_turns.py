@@ -6,10 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from PySide6.QtCore import QSettings, Qt
+from PySide6.QtGui import QFont, QFontMetrics
 
 from app.audio_bridge import AudioBridge
 from app.conversation_model import ConversationModel
-from app.conversation_view import ConversationView
+from app.conversation_view import OVERLAP_TAG, PADDING, ConversationView, fitted_header
 from app.headless import BridgeFeeder, SignalRecorder
 from app.status import SPEECH_DB
 from app.transcript import ASSISTANT, MAX_TURN_S, YOU, FrameObservation, Transcript
@@ -231,6 +232,24 @@ def test_a_long_conversation_is_laid_out_only_when_a_turn_changes_size(qtbot):
     answer = model.index(model.rowCount() - 1, 0)
     assert 0 < view.layouts < 60  # once per new line, not once per frame
     assert view.visualRect(answer).height() > 4 * view.fontMetrics().height()  # laid out at its new size
+
+
+def test_a_narrow_bubble_shortens_its_header_instead_of_painting_over_the_overlap_tag(qapp):
+    font = QFont()
+    font.setBold(True)
+    metrics = QFontMetrics(font)
+    header = "You  ·  00:32.6  ·  2.1 s"
+    header_width = metrics.horizontalAdvance(header) + 1  # the advance is rounded; elision measures finer
+    wide = header_width + metrics.horizontalAdvance(OVERLAP_TAG) + PADDING
+    assert fitted_header(header, OVERLAP_TAG, metrics, wide) == header  # room for both: unchanged
+    assert fitted_header(header, "", metrics, header_width) == header
+    tag_room = metrics.horizontalAdvance(OVERLAP_TAG) + PADDING
+    for width in (wide - 1, wide // 2, 40):  # the narrow bubbles of a small window
+        shown = fitted_header(header, OVERLAP_TAG, metrics, width)
+        assert shown != header and metrics.horizontalAdvance(shown) <= max(0, width - tag_room)
+    assert fitted_header(header, OVERLAP_TAG, metrics, wide // 2).startswith("You")  # the start stays
+    narrow = fitted_header(header, "", metrics, wide // 3)
+    assert narrow.endswith("…") and metrics.horizontalAdvance(narrow) <= wide // 3
 
 
 def test_the_view_model_tracks_status_file_unsaved_changes_and_settings_without_widgets(vm, qtbot, tmp_path):

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QEvent, QSettings, Qt, QTimer
 from PySide6.QtGui import QKeyEvent
-from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
+from PySide6.QtWidgets import QApplication, QFileDialog, QLabel, QMessageBox
 
 from app import output_cushion
 from app.audio_bridge import AudioBridge
@@ -210,6 +210,24 @@ def test_meters_and_latency_readouts_follow_the_worker_stats(harness, qtbot):
     assert "LM:" in w.meters_panel.cache_label.text() and "Mimi" in w.meters_panel.cache_label.text()
     assert len(w.meters_panel.history.series[0]) >= 3
     assert "demo (untrained, babbles)" in w.model_label.text()
+
+
+def test_at_its_smallest_the_window_squeezes_no_text(harness, qtbot):
+    # A window shrunk below what its panels need clipped the latency rows and the engine lines to a
+    # few pixels each (seen at 980 x 600 with frames running).
+    w = harness.window
+    qtbot.keyPress(w, Qt.Key_Space)
+    harness.frames(3)
+    qtbot.keyRelease(w, Qt.Key_Space)
+    w.resize(300, 200)
+    QApplication.processEvents()
+    central = w.centralWidget()
+    assert central.width() >= central.minimumSizeHint().width()
+    assert central.height() >= central.minimumSizeHint().height()
+    squeezed = [(label.text()[:40], label.height(), label.minimumSizeHint().height())
+                for label in w.findChildren(QLabel)
+                if label.isVisible() and label.height() < label.minimumSizeHint().height()]
+    assert squeezed == []
 
 
 class _SlowSession:
