@@ -7,6 +7,7 @@ while the reader is at the bottom and stays put once they scroll up.
 
 from __future__ import annotations
 
+import numpy as np
 from PySide6.QtCore import QEvent, QModelIndex, QPointF, QRect, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPainterPath, QPalette, QPolygonF
 from PySide6.QtWidgets import QAbstractItemView, QListView, QStyle, QStyledItemDelegate, QStyleOptionViewItem
@@ -32,6 +33,17 @@ def fitted_header(header: str, tag: str, metrics: QFontMetrics, width: int) -> s
     a narrow bubble shortens its header instead of painting the two over each other."""
     room = width - (metrics.horizontalAdvance(tag) + PADDING if tag else 0)
     return metrics.elidedText(header, Qt.ElideRight, max(0, room))
+
+
+def strip_bar_heights(levels: list[float], bars: int) -> np.ndarray:
+    """Pixel heights of a level strip's ``bars`` bars: each the loudest of its share of the
+    frames' ``levels`` (dBFS), at least 5% and 2 px. The strip of the turn being spoken is
+    repainted every frame, so this is one numpy pass, not a Python loop over the bars."""
+    db = np.asarray(levels or [STRIP_FLOOR_DB], dtype=np.float64)
+    starts = np.arange(bars) * len(db) // bars  # a bar with fewer frames than bars repeats one
+    loudest = np.maximum.reduceat(db, starts)
+    fraction = np.clip((loudest - STRIP_FLOOR_DB) / -STRIP_FLOOR_DB, 0.05, 1.0)
+    return np.maximum(2, (STRIP_HEIGHT * fraction).astype(np.int64))
 
 
 class TurnDelegate(QStyledItemDelegate):
@@ -131,15 +143,10 @@ class TurnDelegate(QStyledItemDelegate):
         c = QPointF(play.center())
         painter.drawPolygon(QPolygonF([c + QPointF(-3, -6), c + QPointF(-3, 6), c + QPointF(6, 0)]))
         left = play.right() + PADDING
-        right = bubble.right() - PADDING
-        levels = turn.levels or [STRIP_FLOOR_DB]
-        bars = max(1, (right - left) // 3)
+        bars = max(1, (bubble.right() - PADDING - left) // 3)
         painter.setBrush(colour)
-        for i in range(bars):
-            chunk = levels[i * len(levels) // bars:max(i * len(levels) // bars + 1, (i + 1) * len(levels) // bars)]
-            fraction = max(0.05, (max(chunk) - STRIP_FLOOR_DB) / -STRIP_FLOOR_DB) if chunk else 0.05
-            h = max(2, int(STRIP_HEIGHT * min(1.0, fraction)))
-            painter.drawRect(left + 3 * i, top + (STRIP_HEIGHT - h) // 2, 2, h)
+        painter.drawRects([QRect(left + 3 * i, top + (STRIP_HEIGHT - h) // 2, 2, h)
+                           for i, h in enumerate(strip_bar_heights(turn.levels, bars).tolist())])
 
     def editorEvent(self, event, model, option, index) -> bool:
         if event.type() == QEvent.MouseButtonRelease and event.button() == Qt.LeftButton:

@@ -80,7 +80,8 @@ class MainWindow(QMainWindow):
         self._render_model()
         self._render_persona()
         self._render_status(self.model.status)
-        QApplication.instance().installEventFilter(self)
+        self.installEventFilter(self)
+        QApplication.instance().focusChanged.connect(self._watch_focus)
 
     # -- the view-model's state, as tests and scripts read it -------------------------------
     worker = property(lambda self: self.model.worker)
@@ -256,6 +257,14 @@ class MainWindow(QMainWindow):
         self.model.resume()
 
     # -- push-to-talk ------------------------------------------------------------------------
+    def _watch_focus(self, _old: QWidget | None, new: QWidget | None) -> None:
+        """A key goes to the focused widget (to the window when none has focus), so the
+        push-to-talk filter watches each widget of this window that takes focus. A filter on the
+        whole application ran Python for every event of every widget: ~60 per frame on the GUI
+        thread, which the engine's worker shares the cores and the interpreter with."""
+        if new is not None and new.window() is self:
+            new.installEventFilter(self)  # once: installing it again only moves it to the front
+
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:
         """Space anywhere in this window is push-to-talk (buttons never take focus), except in
         a text field (the library's search)."""

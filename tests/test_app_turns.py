@@ -10,7 +10,7 @@ from PySide6.QtGui import QFont, QFontMetrics
 
 from app.audio_bridge import AudioBridge
 from app.conversation_model import ConversationModel
-from app.conversation_view import OVERLAP_TAG, PADDING, ConversationView, fitted_header
+from app.conversation_view import OVERLAP_TAG, PADDING, STRIP_HEIGHT, ConversationView, fitted_header, strip_bar_heights
 from app.headless import BridgeFeeder, SignalRecorder
 from app.status import SPEECH_DB
 from app.transcript import ASSISTANT, MAX_TURN_S, YOU, FrameObservation, Transcript
@@ -279,3 +279,13 @@ def test_the_view_model_tracks_status_file_unsaved_changes_and_settings_without_
     m.new_conversation()
     qtbot.waitUntil(lambda: len(replaced) == 1, timeout=20_000)
     assert m.conversation_path is None and m.turns.rowCount() == 0
+
+
+def test_a_level_strip_bar_is_as_tall_as_the_loudest_frame_of_its_share():
+    quiet, loud = -60.0, 0.0
+    levels = [quiet] * 40
+    levels[25] = loud  # frames 20..29 are the third of four bars
+    assert strip_bar_heights(levels, 4).tolist() == [2, 2, STRIP_HEIGHT, 2]  # silence: the 2 px floor
+    assert strip_bar_heights([-30.0], 3).tolist() == [STRIP_HEIGHT // 2] * 3  # fewer frames than bars
+    assert strip_bar_heights([], 2).tolist() == [2, 2]  # a turn without frames yet
+    assert strip_bar_heights([12.0, -200.0], 2).tolist() == [STRIP_HEIGHT, 2]  # clipped to the strip

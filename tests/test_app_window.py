@@ -135,6 +135,26 @@ def test_space_push_to_talk_gates_the_microphone_and_ignores_auto_repeat(harness
     assert all(s.model_input_db == SILENCE_DB for s in after)
 
 
+def test_space_is_push_to_talk_in_whichever_control_has_focus_but_types_in_the_search_field(harness, qtbot):
+    w = harness.window
+    w.activateWindow()
+    qtbot.waitUntil(w.isActiveWindow, timeout=5_000)
+    combo = w.devices_panel.input_combo  # a control that takes focus: Space would open its list
+    combo.setFocus()
+    qtbot.waitUntil(combo.hasFocus, timeout=5_000)
+    qtbot.keyPress(combo, Qt.Key_Space)
+    assert w.talk.mic_open
+    qtbot.keyRelease(combo, Qt.Key_Space)
+    assert not w.talk.mic_open
+
+    search = w.library_panel.search
+    w.set_library_visible(True)
+    search.setFocus()
+    qtbot.waitUntil(search.hasFocus, timeout=5_000)
+    qtbot.keyClicks(search, "a b")
+    assert search.text() == "a b" and not w.talk.mic_open
+
+
 def test_talk_button_gates_the_microphone_and_never_takes_focus(harness, qtbot):
     w = harness.window
     assert w.talk_button.focusPolicy() == Qt.NoFocus

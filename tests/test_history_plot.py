@@ -1,0 +1,86 @@
+"""The latency history plot: where its line lands, what it keeps and what it leaves out."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtGui import QColor, QImage
+
+from app.history_plot import SERIES_COLOURS, HistoryPlot
+
+LENGTH = 50
+
+
+@pytest.fixture
+def plot(qtbot):
+    widget = HistoryPlot(("compute",), "ms", reference=80.0, reference_label="", length=LENGTH)
+    qtbot.addWidget(widget)
+    widget.resize(300, 160)
+    return widget
+
+
+def plot_rows(plot: HistoryPlot, image: QImage, x: int) -> list[int]:
+    """Rows of column ``x`` down to the plot area's bottom (the legend below is drawn in the series
+    colour too) painted in (a blend of) the series colour: blue well above red."""
+    colour = SERIES_COLOURS[0]
+    rows = []
+    for y in range(int(plot.plot_area().bottom()) + 2):
+        pixel = QColor(image.pixel(x, y))
+        if pixel.blue() - pixel.red() > (colour.blue() - colour.red()) // 3:
+            rows.append(y)
+    return rows
+
+
+def value_row(plot: HistoryPlot, value: float) -> float:
+    area = plot.plot_area()
+    return area.bottom() - area.height() * value / plot.scale_top()
+
+
+def test_a_steady_value_is_drawn_at_its_height_across_the_last_frames(plot):
+    for _ in range(LENGTH + 20):
+        plot.append(60.0)
+    image = plot.grab().toImage()
+    area = plot.plot_area()
+    expected = value_row(plot, 60.0)
+    for x in (int(area.left()) + 2, int(area.center().x()), int(area.right()) - 2):
+        rows = plot_rows(plot, image, x)
+        assert rows and all(abs(y - expected) <= 2 for y in rows), (x, rows, expected)
+
+
+def test_only_the_newest_frames_are_kept_the_newest_at_the_right_edge(plot):
+    for _ in range(LENGTH):
+        plot.append(30.0)
+    for _ in range(LENGTH // 2):
+        plot.append(90.0)  # the newer half of the plot
+    image = plot.grab().toImage()
+    area = plot.plot_area()
+    assert list(plot.series[0]) == [30.0] * (LENGTH - LENGTH // 2) + [90.0] * (LENGTH // 2)
+    left, right = plot_rows(plot, image, int(area.left()) + 2), plot_rows(plot, image, int(area.right()) - 2)
+    assert left and all(abs(y - value_row(plot, 30.0)) <= 2 for y in left), left
+    assert right and all(abs(y - value_row(plot, 90.0)) <= 2 for y in right), right
+
+
+def test_a_spike_runs_off_the_top_of_the_plot_not_over_its_labels(plot):
+    for _ in range(LENGTH):
+        plot.append(60.0)
+    plot.append(5_000.0)  # a stall: far above the scale, which follows the bulk of the values
+    assert plot.scale_top() < 5_000.0
+    image = plot.grab().toImage()
+    area = plot.plot_area()
+    columns = range(int(area.left()), int(area.right()) + 1)
+    assert all(min(plot_rows(plot, image, x), default=image.height()) >= int(area.top()) - 1 for x in columns)
+    # the last stretch climbs to the plot's top edge and is cut there
+    assert min(min(plot_rows(plot, image, x), default=image.height()) for x in columns) <= int(area.top()) + 1
+
+
+def test_clear_leaves_an_empty_plot(plot):
+    for _ in range(10):
+        plot.append(60.0)
+    plot.clear()
+    assert not plot.series[0]
+    image = plot.grab().toImage()
+    area = plot.plot_area()
+    assert not plot_rows(plot, image, int(area.center().x()))
+    plot.append(40.0)
+    plot.append(40.0)  # and it draws again, from the right edge
+    rows = plot_rows(plot, plot.grab().toImage(), int(area.right()) - 2)
+    assert rows and all(abs(y - value_row(plot, 40.0)) <= 2 for y in rows), rows
