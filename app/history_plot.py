@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import itertools
 from collections import deque
 
+import numpy as np
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QPainter, QPen, QPolygonF, QTransform
 from PySide6.QtWidgets import QSizePolicy, QWidget
@@ -67,8 +69,11 @@ class HistoryPlot(QWidget):
     def scale_top(self) -> float:
         """The value at the top of the plot: it follows the bulk of the data, so rare spikes
         (warm-up, a stall) run off the top instead of flattening everything else."""
-        values = sorted(v for s in self.series for v in s)
-        typical = values[int(0.95 * (len(values) - 1))] * 1.2 if values else 0.0
+        values = np.fromiter(itertools.chain.from_iterable(self.series), dtype=np.float64)
+        typical = 0.0
+        if values.size:
+            k = int(0.95 * (values.size - 1))
+            typical = float(np.partition(values, k)[k]) * 1.2
         return _nice_ceiling(max(self.reference * 1.5, typical))
 
     def paintEvent(self, event) -> None:

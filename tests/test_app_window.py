@@ -22,6 +22,7 @@ from app.audio_bridge import AudioBridge
 from app.frame_stats import SILENCE_DB
 from app.headless import BridgeFeeder, SignalRecorder
 from app.main_window import MainWindow
+from app.meters_panel import READOUT_INTERVAL_MS
 from app.real_time import SUSTAINED_FRAMES
 from app.settings import load_settings, save_settings
 from app.status import SPEECH_DB, Status
@@ -213,6 +214,14 @@ def test_a_queue_deeper_than_needed_shrinks_where_nobody_hears_it(harness, qtbot
     assert bridge.output_starved_samples == starved  # shorter, not starved: no gap
 
 
+def assert_readouts_show(window, stats, qtbot) -> None:
+    """The latency numbers show ``stats`` once their pause is over (``READOUT_INTERVAL_MS``)."""
+    panel = window.meters_panel
+    expected = (f"{stats.timings.encode:.1f}", f"{stats.timings.lm:.1f}", f"{stats.end_to_end_ms:.0f} ms")
+    qtbot.waitUntil(lambda: (panel.stage_labels["encode"].text(), panel.stage_labels["lm"].text(),
+                             panel.e2e_label.text()) == expected, timeout=2 * READOUT_INTERVAL_MS + 1_000)
+
+
 def test_meters_and_latency_readouts_follow_the_worker_stats(harness, qtbot):
     w = harness.window
     qtbot.keyPress(w, Qt.Key_Space)
@@ -223,13 +232,25 @@ def test_meters_and_latency_readouts_follow_the_worker_stats(harness, qtbot):
     assert abs(w.meters_panel.mic_meter.level_db - TONE_DB) < 1.0
     assert abs(w.meters_panel.heard_meter.level_db - TONE_DB) < 1.0
     assert w.meters_panel.output_meter.level_db == pytest.approx(max(-60.0, min(0.0, last.output_db)))
-    assert w.meters_panel.stage_labels["encode"].text() == f"{last.timings.encode:.1f}"
-    assert w.meters_panel.stage_labels["lm"].text() == f"{last.timings.lm:.1f}"
-    assert w.meters_panel.e2e_label.text() == f"{last.end_to_end_ms:.0f} ms"
+    assert_readouts_show(w, last, qtbot)
     assert last.end_to_end_ms > 80.0 + last.step_ms - 1e-6  # at least one frame of audio plus compute
     assert "LM:" in w.meters_panel.cache_label.text() and "Mimi" in w.meters_panel.cache_label.text()
     assert len(w.meters_panel.history.series[0]) >= 3
     assert "demo (untrained, babbles)" in w.model_label.text()
+
+
+def test_the_numbers_change_a_few_times_a_second_while_the_meters_follow_every_frame(harness, qtbot):
+    w = harness.window
+    panel = w.meters_panel
+    shown = []  # the readouts and the plot as each frame left them
+    w.worker.frame_done.connect(lambda _stats: shown.append((panel.e2e_label.text(), len(panel.history.series[0]))))
+    started = time.monotonic()
+    stats = harness.frames(12)
+    elapsed_ms = (time.monotonic() - started) * 1000
+    rewrites = 1 + sum(a[0] != b[0] for a, b in zip(shown, shown[1:]))
+    assert rewrites <= elapsed_ms / READOUT_INTERVAL_MS + 2, (rewrites, elapsed_ms)
+    assert [n for _, n in shown] == list(range(shown[0][1], shown[0][1] + len(shown)))  # one point per frame
+    assert_readouts_show(w, stats[-1], qtbot)  # and the last frame's numbers once the frames stop
 
 
 def test_at_its_smallest_the_window_squeezes_no_text(harness, qtbot):
