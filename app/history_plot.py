@@ -39,6 +39,7 @@ class HistoryPlot(QWidget):
         self.length = length
         self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Expanding)
         self.setAccessibleName("latency history")
+        self.setAttribute(Qt.WA_OpaquePaintEvent)  # paints every pixel: Qt need not paint the parent under it
 
     def sizeHint(self) -> QSize:
         return QSize(360, 140)

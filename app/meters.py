@@ -20,6 +20,7 @@ class LevelMeter(QWidget):
         self.peak_db = MIN_DB
         self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Fixed)
         self.setAccessibleName(f"{label} level")
+        self.setAttribute(Qt.WA_OpaquePaintEvent)  # paints every pixel: Qt need not paint the parent under it
 
     def sizeHint(self) -> QSize:
         return QSize(220, 22)

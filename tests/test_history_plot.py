@@ -1,11 +1,15 @@
-"""The latency history plot: where its line lands, what it keeps and what it leaves out."""
+"""The latency history plot: where its line lands, what it keeps and what it leaves out; and that the
+widgets painted every frame paint all of themselves."""
 
 from __future__ import annotations
 
 import pytest
-from PySide6.QtGui import QColor, QImage
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QImage, QPalette
+from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from app.history_plot import SERIES_COLOURS, HistoryPlot
+from app.meters import LevelMeter
 
 LENGTH = 50
 
@@ -84,3 +88,25 @@ def test_clear_leaves_an_empty_plot(plot):
     plot.append(40.0)  # and it draws again, from the right edge
     rows = plot_rows(plot, plot.grab().toImage(), int(area.right()) - 2)
     assert rows and all(abs(y - value_row(plot, 40.0)) <= 2 for y in rows), rows
+
+
+@pytest.mark.parametrize("make", [lambda: LevelMeter("Mic"), lambda: HistoryPlot(("compute",), "ms", 80.0, "")])
+def test_a_widget_marked_opaque_paints_every_pixel_of_its_rectangle(qtbot, make):
+    """Qt does not paint the parent under a widget with WA_OpaquePaintEvent: a pixel the widget
+    left unpainted would show whatever was there before."""
+    parent = QWidget()
+    qtbot.addWidget(parent)
+    palette = parent.palette()
+    palette.setColor(QPalette.Window, QColor(255, 0, 0))
+    parent.setPalette(palette)
+    parent.setAutoFillBackground(True)
+    widget = make()
+    QVBoxLayout(parent).addWidget(widget)
+    parent.resize(300, 200)
+    parent.show()
+    assert widget.testAttribute(Qt.WA_OpaquePaintEvent)
+    image = parent.grab().toImage()
+    box = widget.geometry()
+    red = [(x, y) for x in range(box.left(), box.right() + 1) for y in range(box.top(), box.bottom() + 1)
+           if QColor(image.pixel(x, y)) == QColor(255, 0, 0)]
+    assert not red, red[:5]
