@@ -11,7 +11,10 @@ loop (the benchmark's own timer ticks every ``TICK_MS``; it once polled events e
 Then the same loaded model runs as many frames offline in this process (``Session.step`` on the
 same speech, silent where Talk was released, same threads, nothing else running; ``--offline-frames``
 caps them, for long runs), twice: one frame after another, and then paced, one frame every 80 ms
-as the sound card hands them over. ``app_compute_ratio`` (in-app / offline one after another) says
+as the sound card hands them over. They run once the window's worker thread has ended: each thread
+that runs torch's parallel loops keeps its own OpenMP threads, and where they outnumber the cores
+libgomp stops spinning between loops; a frame then took 30-60% longer (AMD EPYC, 2 vCPU), which would
+flatter the app's ratio (the app itself runs torch on its worker thread only). ``app_compute_ratio`` (in-app / offline one after another) says
 what real time inside the app costs the model; ``app_paced_ratio`` (in-app / paced) leaves out what
 pacing alone costs (the cores idle between frames: ~5% on an Intel Xeon VM) and keeps what the app
 adds: the GUI, the audio callbacks, the sound server, the microphone processing and the journal
@@ -181,6 +184,8 @@ def run_app(seconds: float, model: str, precision: str, folder: Path, screenshot
             player.wait(10)
         window.unsaved_frames = 0  # no "save changes?" question
         window.close()
+    if not window.shut_down_cleanly:  # its thread, and with it its OpenMP threads, would outlive the window
+        raise RuntimeError("the window's worker thread did not end: the offline frames would not run alone")
     if failures.calls:
         raise RuntimeError(failures.calls[0][0])
     stats: list[FrameStats] = [args[0] for args in frames.calls]
