@@ -8,17 +8,17 @@ as a person talking and listening would. Everything else is as ``parley`` runs: 
 (microphone processing on), a crash journal, torch threads as ``app.gui`` sets them, and a Qt event
 loop (the benchmark's own timer ticks every ``TICK_MS``; it once polled events every 5 ms).
 
-Then the same loaded model runs as many frames offline in this process (``Session.step`` on the
-same speech, silent where Talk was released, same threads, nothing else running; ``--offline-frames``
-caps them, for long runs), twice: one frame after another, and then paced, one frame every 80 ms
-as the sound card hands them over. They run once the window's worker thread has ended: each thread
-that runs torch's parallel loops keeps its own OpenMP threads, and where they outnumber the cores
-libgomp stops spinning between loops; a frame then took 30-60% longer (AMD EPYC, 2 vCPU), which would
-flatter the app's ratio (the app itself runs torch on its worker thread only). ``app_compute_ratio`` (in-app / offline one after another) says
-what real time inside the app costs the model; ``app_paced_ratio`` (in-app / paced) leaves out what
-pacing alone costs (the cores idle between frames: ~5% on an Intel Xeon VM) and keeps what the app
-adds: the GUI, the audio callbacks, the sound server, the microphone processing and the journal
-compete with the worker for the cores.
+Then the same loaded model runs as many frames offline in this process (``Session.step`` on the same
+speech, silent where Talk was released, same threads, nothing else running; ``--offline-frames``
+caps them, for long runs), twice: one frame after another, and then paced, one frame every 80 ms as
+the sound card hands them over. They run once the window's worker thread has ended: each thread that
+runs torch's parallel loops keeps its own OpenMP threads, and where they outnumber the cores libgomp
+stops spinning between loops; a frame then took 30-60% longer (AMD EPYC, 2 vCPU), which would
+flatter the app's ratio (the app itself runs torch on its worker thread only). ``app_compute_ratio``
+(in-app / offline one after another) says what real time inside the app costs the model;
+``app_paced_ratio`` (in-app / paced) leaves out what pacing alone costs (the cores idle between
+frames: ~5% on an Intel Xeon VM) and keeps what the app adds: the GUI, the audio callbacks, the
+sound server, the microphone processing and the journal compete with the worker for the cores.
 
 Reported (per-frame times as ``app.real_time`` defines them: compute after the warm-up frames):
 ``cpu``, ``threads`` (torch's: what the worker measured and ran the frames with), ``frames``,
