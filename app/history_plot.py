@@ -33,8 +33,8 @@ class HistoryPlot(QWidget):
         self.unit = unit
         self.reference = reference
         self.reference_label = reference_label
-        self.series = tuple(deque(maxlen=length) for _ in names)
-        self._lines = tuple(QPolygonF() for _ in names)
+        self.series = tuple(deque(maxlen=length) for _ in names)  # the values, for the scale and readers
+        self._lines = tuple(QPolygonF() for _ in names)  # the same values as points, for painting
         self._next_x = 0  # frame number of the next value
         self.length = length
         self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Expanding)
