@@ -2,7 +2,9 @@
 
 Assistant turns sit on the left with their words, user turns on the right with a level strip and
 a play button; a turn that overlaps one of the other side says so. The view follows new text
-while the reader is at the bottom and stays put once they scroll up.
+while the reader is at the bottom and stays put once they scroll up. A new turn shows at once;
+the turns that grow (by a frame's duration, level and words) are redrawn a few times a second
+(``app.throttle``), not with every frame: the words reach the speaker a few frames later anyway.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from PySide6.QtCore import QEvent, QModelIndex, QPointF, QRect, QRectF, QSize, Q
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPainterPath, QPalette, QPolygonF
 from PySide6.QtWidgets import QAbstractItemView, QListView, QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
+from app.throttle import Throttle
 from app.transcript import YOU, Turn, clock
 from app.turn_list import OverlapRole, TurnRole
 
@@ -176,6 +179,8 @@ class ConversationView(QListView):
         self.setWordWrap(True)
         self.setAccessibleName("conversation")
         self.setFocusPolicy(Qt.NoFocus)  # Space stays push-to-talk
+        self._grown_rows: set[int] = set()  # rows that changed since they were last drawn
+        self._grown_redraw = Throttle(self, self._redraw_grown_rows)
         bar = self.verticalScrollBar()
         bar.valueChanged.connect(self._scrolled)
         bar.rangeChanged.connect(self._range_changed)
@@ -190,16 +195,26 @@ class ConversationView(QListView):
     def setModel(self, model) -> None:
         super().setModel(model)
         self.follow = True
+        model.modelReset.connect(self._grown_rows.clear)
 
     def dataChanged(self, top_left: QModelIndex, bottom_right: QModelIndex, roles=()) -> None:
+        """The open turns change every frame; they are redrawn when the throttle says so."""
+        self._grown_rows.update(range(top_left.row(), bottom_right.row() + 1))
+        self._grown_redraw.request()
+
+    def _redraw_grown_rows(self) -> None:
         """QListView answers any change with a layout pass, which asks every row for its size: with
-        the ~2000 turns of an hour, every frame. Most frames only extend a turn that keeps its size
-        (a level, the duration): those rows are repainted, and only a size change is laid out."""
+        the ~2000 turns of an hour, each time. Most changes extend a turn that keeps its size (a
+        level, the duration): those rows are repainted, and only a size change is laid out."""
+        model = self.model()
+        rows = [model.index(row, 0) for row in sorted(self._grown_rows) if row < model.rowCount()]
+        self._grown_rows.clear()
+        if not rows:
+            return
         option = QStyleOptionViewItem()
         self.initViewItemOption(option)
-        rows = [self.model().index(row, 0) for row in range(top_left.row(), bottom_right.row() + 1)]
         if any(self.delegate.size_changed(option, index) for index in rows):
-            super().dataChanged(top_left, bottom_right, roles)
+            super().dataChanged(rows[0], rows[-1])
             self.scheduleDelayedItemsLayout()
         else:
             for index in rows:

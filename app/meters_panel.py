@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel, QVBoxLayout, QWidget
 
 from app.conversation_model import ConversationModel
@@ -10,14 +9,11 @@ from app.echo_meter import EchoMeter
 from app.frame_stats import FrameStats
 from app.history_plot import HistoryPlot
 from app.meters import LevelMeter
+from app.throttle import Throttle
 from engine import FRAME_MS
 
 STAGES = (("input_queue", "Input queue"), ("encode", "Encode"), ("lm", "LM"), ("depth", "Depth"),
           ("decode", "Decode"), ("output_queue", "Output queue"))
-# The numbers are rewritten at most this often: changing 12.5 times a second they cannot be read,
-# and each rewrite re-lays out the panel on the GUI thread (~1 ms per frame on an AMD EPYC), which
-# the engine's worker shares the cores with. The meters and the plot still move every frame.
-READOUT_INTERVAL_MS = 250
 
 
 class MetersPanel(QWidget):
@@ -64,11 +60,10 @@ class MetersPanel(QWidget):
         health_form.addRow("Drops", self.drops_label)
         layout.addWidget(health)
 
-        self._unshown: FrameStats | None = None  # the newest frame whose numbers are not shown yet
-        self._readout_pause = QTimer(self)
-        self._readout_pause.setSingleShot(True)
-        self._readout_pause.setInterval(READOUT_INTERVAL_MS)
-        self._readout_pause.timeout.connect(self._render_readouts)
+        # The numbers are throttled (each rewrite re-lays out the panel: ~1 ms per frame on an AMD
+        # EPYC); the meters and the plot still move every frame.
+        self._newest: FrameStats | None = None
+        self._readouts = Throttle(self, self._render_readouts)
 
         model.frame.connect(self.render_frame)
         model.health_changed.connect(self.drops_label.setText)
@@ -80,15 +75,11 @@ class MetersPanel(QWidget):
         self.output_meter.set_level(stats.output_db)
         self.echo_meter.set_reading(stats.echo)
         self.history.append(stats.end_to_end_ms, stats.step_ms)
-        self._unshown = stats
-        if not self._readout_pause.isActive():
-            self._render_readouts()
+        self._newest = stats
+        self._readouts.request()
 
     def _render_readouts(self) -> None:
-        """The newest frame's numbers, then a pause; the pause's end shows what came during it."""
-        stats, self._unshown = self._unshown, None
-        if stats is None:
-            return
+        stats = self._newest
         t = stats.timings
         for key, label in self.stage_labels.items():
             label.setText(f"{getattr(t, key):.1f}")
@@ -98,4 +89,3 @@ class MetersPanel(QWidget):
         self.cache_label.setText("\n".join(
             f"{c.name}: {c.used}/{c.capacity} · {c.wraps} wraps · {c.nbytes / 2**20:.1f} MiB" for c in stats.caches
         ) or "-")
-        self._readout_pause.start()

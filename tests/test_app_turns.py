@@ -3,6 +3,8 @@ model and the real audio callbacks), plus the real window's conversation view.""
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 from PySide6.QtCore import QSettings, Qt
@@ -10,9 +12,18 @@ from PySide6.QtGui import QFont, QFontMetrics
 
 from app.audio_bridge import AudioBridge
 from app.conversation_model import ConversationModel
-from app.conversation_view import OVERLAP_TAG, PADDING, STRIP_HEIGHT, ConversationView, fitted_header, strip_bar_heights
+from app.conversation_view import (
+    OVERLAP_TAG,
+    PADDING,
+    STRIP_HEIGHT,
+    ConversationView,
+    TurnDelegate,
+    fitted_header,
+    strip_bar_heights,
+)
 from app.headless import BridgeFeeder, SignalRecorder
 from app.status import SPEECH_DB
+from app.throttle import READOUT_INTERVAL_MS
 from app.transcript import ASSISTANT, MAX_TURN_S, YOU, FrameObservation, Transcript
 from app.turn_list import TurnListModel
 from engine import FRAME_SECONDS, FRAME_SIZE
@@ -232,6 +243,42 @@ def test_a_long_conversation_is_laid_out_only_when_a_turn_changes_size(qtbot):
     answer = model.index(model.rowCount() - 1, 0)
     assert 0 < view.layouts < 60  # once per new line, not once per frame
     assert view.visualRect(answer).height() > 4 * view.fontMetrics().height()  # laid out at its new size
+
+
+class CountingDelegate(TurnDelegate):
+    """The view's delegate, noting which row it painted when."""
+
+    def __init__(self, view) -> None:
+        super().__init__(view)
+        self.paints: list[tuple[int, float]] = []
+
+    def paint(self, painter, option, index) -> None:
+        self.paints.append((index.row(), time.monotonic()))
+        super().paint(painter, option, index)
+
+
+def test_a_growing_turn_is_redrawn_a_few_times_a_second_and_its_last_frame_is_drawn(qtbot):
+    view, model = ConversationView(), TurnListModel()
+    view.delegate = CountingDelegate(view)
+    view.setItemDelegate(view.delegate)
+    view.setModel(model)
+    view.resize(600, 400)
+    qtbot.addWidget(view)
+    view.show()
+    model.add_frame(frame(0, user=True))
+    qtbot.waitUntil(lambda: bool(view.delegate.paints), timeout=2_000)  # a new turn shows at once
+    qtbot.wait(2 * READOUT_INTERVAL_MS)
+    view.delegate.paints.clear()
+    started = time.monotonic()
+    for i in range(1, 26):  # two seconds of talk, as fast as the test can: the turn grows every frame
+        model.add_frame(frame(i, user=True))
+        qtbot.wait(20)
+    last_frame = time.monotonic()
+    grown = [t for row, t in view.delegate.paints if row == 0]
+    assert 1 <= len(grown) <= (last_frame - started) * 1000 / READOUT_INTERVAL_MS + 2, len(grown)
+    qtbot.waitUntil(lambda: any(row == 0 and t > last_frame for row, t in view.delegate.paints),
+                    timeout=2 * READOUT_INTERVAL_MS + 1_000)
+    assert model.transcript.turns[0].duration == pytest.approx(26 * FRAME_SECONDS)
 
 
 def test_a_narrow_bubble_shortens_its_header_instead_of_painting_over_the_overlap_tag(qapp):

@@ -22,10 +22,10 @@ from app.audio_bridge import AudioBridge
 from app.frame_stats import SILENCE_DB
 from app.headless import BridgeFeeder, SignalRecorder
 from app.main_window import MainWindow
-from app.meters_panel import READOUT_INTERVAL_MS
 from app.real_time import SUSTAINED_FRAMES
 from app.settings import load_settings, save_settings
 from app.status import SPEECH_DB, Status
+from app.throttle import READOUT_INTERVAL_MS
 from engine import FRAME_MS, FRAME_SIZE, SAMPLE_RATE, read_conversation_info
 
 TONE_DB = 20 * np.log10(0.2 / np.sqrt(2))  # RMS level of the 0.2-amplitude test tone
