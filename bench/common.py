@@ -7,7 +7,7 @@ import os
 import platform
 import statistics
 
-from engine.runtime.kernel_plan import cpu_model  # noqa: F401  (re-exported for the benchmarks)
+from engine.runtime.cpu import cpu_model  # noqa: F401  (re-exported for the benchmarks)
 
 
 def percentile(ms: list[float], q: float) -> float:

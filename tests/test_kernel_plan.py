@@ -6,6 +6,7 @@ CPU runs it (tests that need it run where it does; a CPU without it is also simu
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 import numpy as np
@@ -16,6 +17,7 @@ from engine import FRAME_SIZE, SamplingConfig, load_model, read_wav
 from engine.kernels import packed
 from engine.kernels.packed import PackedMatmul, bf16_matmul_runs, native_bf16_matmul
 from engine.runtime import kernel_plan, loading
+from engine.runtime.cpu import cpu_features, cpu_model
 from engine.runtime.loading import Precision
 from tests.conftest import SPEECH
 from tests.test_offline import reference_tokens
@@ -38,7 +40,8 @@ def test_the_plan_is_measured_once_then_read_from_the_cache(plan_dir, demo_model
     files = list(plan_dir.glob("*.json"))
     assert len(files) == 1
     stored = json.loads(files[0].read_text())
-    assert stored["key"]["cpu"] == kernel_plan.cpu_model() and stored["key"]["torch"] == torch.__version__
+    assert stored["key"]["cpu"] == cpu_model() and stored["key"]["cpu_features"] == cpu_features()
+    assert stored["key"]["torch"] == torch.__version__
     assert stored["key"]["threads"] == str(torch.get_num_threads())
     ops = {c.op for c in first.choices}
     # Every stage of a frame was recorded: Mimi's encoder and decoder, its transformers, both LMs.
@@ -52,7 +55,27 @@ def test_the_plan_is_measured_once_then_read_from_the_cache(plan_dir, demo_model
     assert [(c.op, c.kernel) for c in second.choices] == [(c.op, c.kernel) for c in first.choices]
 
 
-@pytest.mark.parametrize("damage", ["garbage", "foreign"])
+def test_the_cpu_is_described_by_more_than_the_name_a_virtual_machine_shows():
+    """Read as the system says it (Linux here): a plan is keyed by the name, the family, model and
+    stepping, and a digest of the instruction-set flags."""
+    fields = {}
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if not line.strip():
+                break
+            key, _, value = line.partition(":")
+            fields[key.strip()] = value.strip()
+    described = cpu_model()
+    assert described.startswith(fields.get("model name", ""))
+    if "cpu family" in fields:  # x86
+        assert f"cpu family {fields['cpu family']}, model {fields['model']}" in described, described
+    flags = fields.get("flags") or fields.get("Features")
+    if flags:
+        assert len(cpu_features()) == 12 and int(cpu_features(), 16) >= 0
+        assert cpu_features() != hashlib.sha256(b"").hexdigest()[:12]
+
+
+@pytest.mark.parametrize("damage", ["garbage", "foreign", "same name, other features"])
 def test_a_damaged_or_foreign_plan_is_ignored_and_rewritten(plan_dir, demo_model_dir, damage):
     load_model(str(demo_model_dir), device="cpu")
     path = next(plan_dir.glob("*.json"))
@@ -60,7 +83,10 @@ def test_a_damaged_or_foreign_plan_is_ignored_and_rewritten(plan_dir, demo_model
         path.write_bytes(b"\x00{not json")
     else:  # a plan for another machine, copied over this one's
         data = json.loads(path.read_text())
-        data["key"]["cpu"] = "Some Other CPU"
+        if damage == "foreign":
+            data["key"]["cpu"] = "Some Other CPU"
+        else:  # a virtual machine of the same name that hides (or shows) other instructions
+            data["key"]["cpu_features"] = "0" * 12
         path.write_text(json.dumps(data))
     again = load_model(str(demo_model_dir), device="cpu").kernel_plan
     assert again.source == "measured"

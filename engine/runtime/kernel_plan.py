@@ -17,9 +17,10 @@ MKL on an AMD EPYC, 1.3x slower on an Intel Xeon), so nothing here is a fixed ch
    small weights do stay cached from frame to frame and large ones miss either way;
 3. every site takes its group's fastest candidate.
 
-The plan is cached on disk (JSON), keyed by CPU model, core count, torch threads, torch version,
-the model's fingerprint, dtype and whether bfloat16 kernels are allowed: the next start replays one
-recording frame and applies it. A damaged or foreign file is ignored and rewritten.
+The plan is cached on disk (JSON), keyed by the CPU (``engine.runtime.cpu``: its name, family and
+model, instruction-set flags), core count, torch threads, torch version, the model's fingerprint,
+dtype and whether bfloat16 kernels are allowed: the next start replays one recording frame and
+applies it. A damaged or foreign file is ignored and rewritten.
 ``PARLEY_KERNELS`` overrides the plan for every site (``aten``, ``onednn``, ``bf16``; convolutions
 then use im2col with that matmul) or keeps the built-in rule (``rule``): tests use it to run the
 reference-parity checks with each candidate forced.
@@ -31,7 +32,6 @@ import hashlib
 import json
 import logging
 import os
-import platform
 import statistics
 import time
 from collections.abc import Callable
@@ -56,6 +56,7 @@ from ..kernels.packed import (
     matmul_kernels,
 )
 from ..streaming.transformer import StackedLinear, StreamingAttention, step_slice
+from .cpu import cpu_features, cpu_model
 
 log = logging.getLogger(__name__)
 
@@ -65,18 +66,6 @@ ROUNDS = 12  # timed calls per candidate (half in each of the two ABBA blocks)
 MAX_RECORDING_FRAMES = 16
 FORCE_ENV = "PARLEY_KERNELS"
 FORCE_VALUES = ("rule", *MATMUL_KERNELS)
-
-
-def cpu_model() -> str:
-    """The CPU's marketing name (Linux /proc/cpuinfo), else what the platform module knows."""
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 @dataclass(frozen=True)
@@ -281,7 +270,8 @@ def _forced(site, kernel: str) -> str:
 
 
 def plan_key(fingerprint: str, dtype: torch.dtype, allow_bf16: bool) -> dict[str, str]:
-    return {"version": str(PLAN_VERSION), "cpu": cpu_model(), "cores": str(os.cpu_count()),
+    return {"version": str(PLAN_VERSION), "cpu": cpu_model(), "cpu_features": cpu_features(),
+            "cores": str(os.cpu_count()),
             "threads": str(torch.get_num_threads()), "torch": torch.__version__, "model": fingerprint,
             "dtype": str(dtype).removeprefix("torch."), "bf16_matmuls": "allowed" if allow_bf16 else "no"}
 
