@@ -73,7 +73,9 @@ class AudioBridge:
         self.output_callbacks = 0
         self.input_overflows = 0
         self.output_underflows = 0
-        self.output_starved_samples = 0  # zeros played because the worker had nothing queued
+        # Zeros played because the worker had nothing queued, once it had queued its first frame:
+        # the silence before it (the model loading, measuring its threads) is no gap in a reply.
+        self.output_starved_samples = 0
         self.last_input_time = 0.0  # time.monotonic() of the newest input block
         self.last_output_time = 0.0
         # Device-reported latencies (seconds), filled in by whoever opens the streams.
@@ -102,7 +104,8 @@ class AudioBridge:
         got = self.output.read_into(mono, max_backlog=self.max_output_backlog)
         if got < frames:
             mono[got:] = 0.0
-            self.output_starved_samples += frames - got
+            if self.output.written:
+                self.output_starved_samples += frames - got
         # Every channel gets the mono assistant (copied from a separate buffer: assigning between
         # overlapping columns of outdata would make numpy allocate a temporary).
         outdata[:] = mono

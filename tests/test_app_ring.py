@@ -95,13 +95,16 @@ def test_ring_rejects_a_nonsense_size():
         SampleRing(0)
 
 
-def test_output_callback_fills_every_channel_and_counts_starvation():
+def test_output_callback_fills_every_channel_and_counts_starvation_after_the_first_frame():
     bridge = AudioBridge(48_000, 2, 48_000, 2)
+    out = np.full((256, 2), 9.0, np.float32)
+    bridge.output_callback(out, 256, None, None)  # before the worker's first frame: silence, no gap
+    assert np.all(out == 0.0) and bridge.output_starved_samples == 0
     bridge.output.write(np.full(100, 0.5, np.float32))
     out = np.full((256, 2), 9.0, np.float32)
     bridge.output_callback(out, 256, None, None)
     assert np.all(out[:100] == 0.5) and np.all(out[100:] == 0.0)  # every sample written, both channels
-    assert bridge.output_starved_samples == 156 and bridge.output_callbacks == 1
+    assert bridge.output_starved_samples == 156 and bridge.output_callbacks == 2
 
 
 def test_input_callback_copies_counts_and_wakes_the_worker():
