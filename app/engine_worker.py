@@ -255,8 +255,8 @@ class EngineWorker(QObject):
         if model.thread_choice is None:
             self.model_stage.emit("Measuring how many threads run this model fastest here...")
         choice = model.use_best_threads()
-        log.info("torch threads: %d (p90 ms per frame by thread count: %s, measured in %.1f s)",
-                 choice.threads, choice.p90_ms, choice.seconds)
+        log.info("torch threads: %d (ms per frame by thread count: mean %s, p90 %s; measured in %.1f s)",
+                 choice.threads, choice.mean_ms, choice.p90_ms, choice.seconds)
 
     def _release_gpu_model(self) -> tuple[str, str, str] | None:
         """Unload a model that lives on a GPU (and its conversation) before loading another: a 24 GB

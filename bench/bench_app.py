@@ -21,7 +21,8 @@ frames: ~5% on an Intel Xeon VM) and keeps what the app adds: the GUI, the audio
 sound server, the microphone processing and the journal compete with the worker for the cores.
 
 Reported (per-frame times as ``app.real_time`` defines them: compute after the warm-up frames):
-``cpu``, ``threads`` (torch's: what the worker measured and ran the frames with), ``frames``,
+``cpu``, ``threads`` (torch's: what the worker measured and ran the frames with),
+``thread_mean_ms`` and ``thread_p90_ms`` (what it measured, per thread count), ``frames``,
 ``rtf_median``, ``rtf_p95``
 (the worker's compute per frame / 80 ms), ``dropped_frames`` (input skipped because the model fell
 behind), ``output_gap_seconds`` (zeros the speaker played because nothing was queued, after the
@@ -191,7 +192,7 @@ def run_app(seconds: float, model: str, precision: str, folder: Path, screenshot
     stats: list[FrameStats] = [args[0] for args in frames.calls]
     choice = loaded["model"].thread_choice  # what the worker measured and ran the frames with
     threads = choice.threads if choice is not None else loaded["threads"]
-    return {"stats": stats, "model": loaded["model"], "threads": threads, **counters}
+    return {"stats": stats, "model": loaded["model"], "threads": threads, "thread_choice": choice, **counters}
 
 
 def offline_ms(model, stats: list[FrameStats], paced: bool = False) -> list[float]:
@@ -215,6 +216,15 @@ def offline_ms(model, stats: list[FrameStats], paced: bool = False) -> list[floa
         session.step(heard)
         ms.append((time.monotonic() - started) * 1000.0)
     return ms
+
+
+def _thread_measurement(choice: engine.ThreadChoice | None) -> dict:
+    """What the worker measured per thread count (none where it kept the count it had)."""
+    def by_count(ms: dict[int, float]) -> dict[str, float]:
+        return {str(n): v for n, v in ms.items()}
+
+    return {"thread_mean_ms": by_count(choice.mean_ms) if choice else {},
+            "thread_p90_ms": by_count(choice.p90_ms) if choice else {}}
 
 
 def _median(values: list[float]) -> float:
@@ -243,6 +253,7 @@ def measure(seconds: float, model: str = "demo", precision: str = "auto", offlin
     return {
         "cpu": cpu_model(),
         "threads": app["threads"],
+        **_thread_measurement(app["thread_choice"]),
         "model": app["model"].info.name,
         "precision": app["model"].info.precision.value,
         "seconds": seconds,

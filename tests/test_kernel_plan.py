@@ -230,14 +230,14 @@ def test_auto_is_bfloat16_only_where_the_cpu_multiplies_it_natively(monkeypatch)
 
 
 def test_the_thread_count_is_measured_once_per_model_and_kept(demo_model_dir):
-    from engine.runtime.threads import thread_candidates
+    from engine.runtime.threads import best_thread_count, thread_candidates
 
     before = torch.get_num_threads()
     try:
         model = load_model(str(demo_model_dir), device="cpu")
         choice = model.use_best_threads()
-        assert tuple(choice.p90_ms) == thread_candidates() and choice.threads in choice.p90_ms
-        assert choice.p90_ms[choice.threads] == min(choice.p90_ms.values())
+        assert tuple(choice.mean_ms) == tuple(choice.p90_ms) == thread_candidates()
+        assert choice.threads == best_thread_count(choice.mean_ms, choice.p90_ms)
         assert torch.get_num_threads() == choice.threads
         assert model.kernel_plan.key["threads"] == str(choice.threads)  # planned for the count it runs with
         torch.set_num_threads(1 if choice.threads != 1 else 2)
@@ -254,7 +254,8 @@ def test_kernels_are_planned_again_for_the_thread_count_the_frames_run_with(plan
         torch.set_num_threads(1)  # loading (and its plan) runs with what the app starts with
         model = load_model(str(demo_model_dir), device="cpu")
         assert model.kernel_plan.key["threads"] == "1"
-        monkeypatch.setattr(loading, "choose_threads", lambda m: ThreadChoice(2, {1: 50.0, 2: 40.0}, 0.1))
+        two_threads = ThreadChoice(2, {1: 50.0, 2: 40.0}, {1: 55.0, 2: 45.0}, 0.1)
+        monkeypatch.setattr(loading, "choose_threads", lambda m: two_threads)
         model.use_best_threads()  # the measurement said two threads
         assert torch.get_num_threads() == 2
         assert model.kernel_plan.key["threads"] == "2" and model.kernel_plan.source == "measured"
@@ -282,3 +283,15 @@ def test_the_bfloat16_matmul_runs_wherever_the_cpu_multiplies_bfloat16_natively(
     hardware = any(getattr(cpu, check, lambda: False)() for check in ("_is_amx_tile_supported",
                                                                       "_is_avx512_bf16_supported"))
     assert bf16_matmul_runs() or not hardware
+
+
+def test_the_thread_count_keeps_up_first_and_then_has_the_least_jitter():
+    from engine.runtime.threads import KEEPS_UP_MS, best_thread_count
+
+    slow, fast = KEEPS_UP_MS + 20.0, KEEPS_UP_MS - 20.0
+    # Neither keeps up: the faster mean wins, though its tail is longer (the 2-core AMD EPYC case).
+    assert best_thread_count({1: slow + 10, 2: slow}, {1: slow + 15, 2: slow + 30}) == 2
+    # Both keep up: the shorter tail wins, though its mean is longer (it needs less queued audio).
+    assert best_thread_count({1: fast, 2: fast - 15}, {1: fast + 5, 2: fast + 25}) == 1
+    # Only one keeps up: it wins, whatever the other's tail.
+    assert best_thread_count({1: slow, 2: fast}, {1: slow + 1, 2: slow + 10}) == 2
