@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 import torch
@@ -35,6 +36,8 @@ KEEPS_UP_MS = 0.85 * FRAME_MS  # a mean below this leaves room for the GUI, the 
 # take minutes, so it keeps the thread count it was loaded with.
 MEASURE_BELOW_MS = 400.0
 
+Count = TypeVar("Count", int, str)  # a thread count, or its name in a JSON report
+
 
 @dataclass(frozen=True)
 class ThreadChoice:
@@ -44,7 +47,7 @@ class ThreadChoice:
     seconds: float  # spent measuring
 
 
-def best_thread_count(mean_ms: dict[int, float], p90_ms: dict[int, float]) -> int:
+def best_thread_count(mean_ms: dict[Count, float], p90_ms: dict[Count, float]) -> Count:
     """Of the counts that keep up, the one with the lowest p90; if none keeps up, the fastest on average."""
     keeping_up = [n for n, ms in mean_ms.items() if ms < KEEPS_UP_MS]
     if keeping_up:
@@ -68,7 +71,8 @@ def choose_threads(model, candidates: tuple[int, ...] | None = None) -> ThreadCh
         session.step(silence)
         warm_ms = 1000.0 * (time.perf_counter() - t0)
     if warm_ms > MEASURE_BELOW_MS:
-        current, measured = torch.get_num_threads(), {torch.get_num_threads(): round(warm_ms, 2)}
+        current = torch.get_num_threads()
+        measured = {current: round(warm_ms, 2)}
         return ThreadChoice(current, measured, measured, time.monotonic() - started)
     times: dict[int, list[float]] = {n: [] for n in candidates}
     for round_index in range(ROUNDS):
