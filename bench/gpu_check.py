@@ -1,8 +1,8 @@
 """One GPU check (< 5 minutes on a CUDA machine): CUDA graph vs eager parity, per-frame times,
 int8, the reference on the same GPU, and the memory-bandwidth floor.
 
-For the demo model (built locally, no download) and for a random-weight model with the full 7B
-Moshi configuration (built on the device in bf16):
+For the demo model (built locally, no download) and for random-weight models with the full 7B
+Moshi and PersonaPlex configurations (built on the device in bf16):
 
 - eager ``FrameStep`` vs graph ``FrameStep`` from the same seed over ``--frames`` frames (sampled):
   the tokens must be identical (``parity``);
@@ -35,6 +35,7 @@ import sys
 import time
 import traceback
 from contextlib import nullcontext
+from dataclasses import replace
 from pathlib import Path
 
 os.environ.setdefault("NO_TORCH_COMPILE", "1")  # the reference: compiling needs Triton and minutes
@@ -54,9 +55,14 @@ from engine.kernels.quantize import (  # noqa: E402
 )
 from engine.lm.generate import SamplingConfig, make_generator  # noqa: E402
 from engine.lm.model import LMConfig, LMModel, load_lm  # noqa: E402
+from engine.lm.personaplex import VoicePrompt, run_prompt_phases  # noqa: E402
 from engine.runtime.frame_step import FrameStep, sync_debug_error  # noqa: E402
+from engine.runtime.prompt_steps import PromptSteps  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results"
+MODELS = ("demo", "moshi-7b", "personaplex-7b", "tiny", "tiny-personaplex")
+PROMPT_VOICE_FRAMES = 125  # a 10 s voice recording at 12.5 frames/s
+PROMPT_TEXT_TOKENS = 30  # a one-sentence role prompt with its <system> tags
 
 TINY = LMConfig(dim=64, num_heads=4, num_layers=2, text_card=100, depformer_dim=32, depformer_dim_feedforward=64,
                 depformer_num_heads=2, depformer_num_layers=1, context=50)
@@ -125,6 +131,27 @@ def run_reference(mimi, lm, inputs, device) -> dict:
     return {"times": summary(ms)}
 
 
+def run_prompt(lm, device, graph: bool, seed: int = 9) -> dict:
+    """PersonaPlex's prompt phases from a fresh state, as a session starts: wall time (the first run
+    on a new state includes the graphs' warm-up and capture) and every step's outputs."""
+    gen = make_generator(lm, SamplingConfig())
+    state = gen.init_state(1, seed)
+    rng = torch.Generator().manual_seed(5)
+    dtype = next(lm.parameters()).dtype
+    embeddings = 0.02 * torch.randn(PROMPT_VOICE_FRAMES, 1, 1, lm.config.dim, generator=rng)
+    voice = VoicePrompt(embeddings=embeddings.to(device, dtype), cache=state["tokens"]["cache"].clone())
+    text = torch.randint(0, lm.config.text_card, (PROMPT_TEXT_TOKENS,), generator=rng).tolist()
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+    t0 = time.perf_counter()
+    with torch.inference_mode():
+        runner = PromptSteps(gen, state, use_cuda_graph=graph)
+        steps = run_prompt_phases(gen, state, voice, text, steps=runner)
+        outputs = [(s.phase, s.text.tolist(), s.audio.tolist()) for s in steps]  # reads sync the device
+    return {"steps": len(steps), "wall_s": round(time.perf_counter() - t0, 3), "graphs_active": runner.graphs_active,
+            "fallback_reason": runner._forced.fallback_reason, "tokens": outputs}
+
+
 def copy_bandwidth(device: torch.device, nbytes: int) -> float:
     """Device-to-device copy bandwidth in bytes/s, counting the read and the write."""
     src = torch.empty(nbytes, dtype=torch.uint8, device=device)
@@ -158,7 +185,8 @@ def build_ours(name: str, device: torch.device, dtype: torch.dtype):
     torch.manual_seed(0)
     mimi = Mimi(MimiConfig()).to(device).eval().requires_grad_(False)
     mimi.prepare()
-    config = TINY if name == "tiny" else LMConfig.moshi_7b()
+    config = {"tiny": TINY, "tiny-personaplex": replace(TINY, dep_q=16, model_type="personaplex"),
+              "moshi-7b": LMConfig.moshi_7b(), "personaplex-7b": LMConfig.personaplex_7b()}[name]
     return mimi, LMModel(config, device=device, dtype=dtype).eval().requires_grad_(False)
 
 
@@ -215,8 +243,8 @@ class Report:
 def check(name: str, device: torch.device, dtype: torch.dtype, frames: int, bandwidth: float,
           report: Report) -> None:
     """Every stage of one model, each recorded in ``report`` as it finishes (see ``Report``)."""
-    if name not in ("demo", "moshi-7b", "tiny"):
-        raise ValueError(f"unknown model {name!r}: expected demo, moshi-7b or tiny")
+    if name not in MODELS:
+        raise ValueError(f"unknown model {name!r}: expected one of {', '.join(MODELS)}")
     built = report.stage(name, "build", lambda: dict(zip(("mimi", "lm"), build_ours(name, device, dtype))),
                          record=lambda _: {"ok": True})
     entry = report.data["models"][name]
@@ -231,6 +259,11 @@ def check(name: str, device: torch.device, dtype: torch.dtype, frames: int, band
             same = [a == b for a, b in zip(eager["tokens"], graph["tokens"])]
             entry.update(parity_graph_vs_eager=all(same), frames_identical=sum(same))
         report.stage(name, "floor", lambda: floor(mimi, lm, bandwidth))
+        if lm.config.is_personaplex:
+            eager_prompt = report.stage(name, "prompt_eager", lambda: run_prompt(lm, device, graph=False))
+            graph_prompt = report.stage(name, "prompt_graph", lambda: run_prompt(lm, device, graph=True))
+            if eager_prompt and graph_prompt:
+                entry["prompt_parity_graph_vs_eager"] = eager_prompt["tokens"] == graph_prompt["tokens"]
         if report.stage(name, "quantize_int8", lambda: quantize_with_choice(lm, device, dtype)) is not None:
             int8 = report.stage(name, "graph_int8", lambda: run_ours(mimi, lm, inputs, device, graph=True))
             if int8 and graph:
@@ -240,8 +273,12 @@ def check(name: str, device: torch.device, dtype: torch.dtype, frames: int, band
             report.stage(name, "floor_int8", lambda: floor(mimi, lm, bandwidth))
         del mimi, lm, built
     release(device)
-    reference = report.stage(name, "reference", lambda: run_reference(*build_reference(name, device, dtype),
-                                                                       inputs, device))
+    if name in ("personaplex-7b", "tiny-personaplex"):
+        entry["reference"] = {"skipped": "the PersonaPlex generator is not on PyPI (NVIDIA/personaplex)"}
+        reference = None
+    else:
+        reference = report.stage(name, "reference", lambda: run_reference(*build_reference(name, device, dtype),
+                                                                           inputs, device))
     release(device)
     ours = (entry.get("graph") or {}).get("times", {}).get("median_ms")
     ref = (reference or {}).get("times", {}).get("median_ms")
@@ -285,7 +322,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--smoke", action="store_true", help="CPU-friendly: tiny configs, a few frames")
     parser.add_argument("--frames", type=int, default=None, help="frames per run (default 60; smoke 5)")
-    parser.add_argument("--models", nargs="+", default=None, help="demo, moshi-7b, tiny")
+    parser.add_argument("--models", nargs="+", default=None, help=", ".join(MODELS))
     parser.add_argument("--out", type=Path, default=None, help="JSON output (default bench/results/gpu_check.json)")
     args = parser.parse_args(argv)
     t0 = time.perf_counter()
@@ -295,7 +332,7 @@ def main(argv=None) -> int:
         return 2
     dtype = torch.bfloat16 if device.type == "cuda" else torch.float32
     frames = args.frames or (5 if args.smoke else 60)
-    models = args.models or (["tiny"] if args.smoke else ["demo", "moshi-7b"])
+    models = args.models or (["tiny", "tiny-personaplex"] if args.smoke else ["demo", "moshi-7b", "personaplex-7b"])
     bandwidth = copy_bandwidth(device, (64 << 20) if args.smoke else (1 << 30))
     out = args.out or RESULTS / "gpu_check.json"
     report = Report(out, {
@@ -315,7 +352,8 @@ def main(argv=None) -> int:
     models_run = report.data["models"]
     errors = [f"{n}/{stage}" for n, r in models_run.items() for stage, v in r.items()
               if isinstance(v, dict) and "error" in v]
-    differ = [n for n, r in models_run.items() if r.get("parity_graph_vs_eager") is False]
+    differ = [n for n, r in models_run.items()
+              if False in (r.get("parity_graph_vs_eager"), r.get("prompt_parity_graph_vs_eager"))]
     if errors:
         print(f"failed stages: {', '.join(errors)}", file=sys.stderr)
     if differ:
@@ -325,17 +363,21 @@ def main(argv=None) -> int:
 
 def print_table(report: dict) -> None:
     print(f"{report['device']}  torch {report['torch']}  {report['dtype']}  copy {report['copy_bandwidth_gb_s']} GB/s")
-    print(f"{'model':10} {'run':24} {'median ms':>10} {'p99 ms':>8}  graph")
+    print(f"{'model':16} {'run':24} {'median ms':>10} {'p99 ms':>8}  graph")
     for name, r in report["models"].items():
         for run in ("eager", "graph", "graph_int8", "graph_int8_other_kernel", "reference"):
             v = r.get(run) or {}
             t = v.get("times") or {}
             if t.get("n"):
                 graph = "" if "graph_active" not in v else f"{v['graph_active']} ({v['fallback_reason']})"
-                print(f"{name:10} {run:24} {t['median_ms']:>10.2f} {t['p99_ms']:>8.2f}  {graph}")
+                print(f"{name:16} {run:24} {t['median_ms']:>10.2f} {t['p99_ms']:>8.2f}  {graph}")
             elif "error" in v:
-                print(f"{name:10} {run:24} failed: {v['error']}")
-        print(f"{name:10} floor bf16/int8: {(r.get('floor') or {}).get('floor_ms')} / "
+                print(f"{name:16} {run:24} failed: {v['error']}")
+        for run in ("prompt_eager", "prompt_graph"):
+            if "wall_s" in (r.get(run) or {}) and "error" not in r[run]:
+                print(f"{name:16} {run:24} {r[run]['wall_s']:>9.2f}s for {r[run]['steps']} steps, "
+                      f"graphs {r[run]['graphs_active']}; parity {r.get('prompt_parity_graph_vs_eager')}")
+        print(f"{name:16} floor bf16/int8: {(r.get('floor') or {}).get('floor_ms')} / "
               f"{(r.get('floor_int8') or {}).get('floor_ms')} ms; "
               f"parity {r.get('frames_identical')}/{r.get('frames')}; "
               f"int8 kernel {(r.get('quantize_int8') or {}).get('kernel_choice')}; "

@@ -16,7 +16,7 @@ import torch
 from engine.codec.mimi import load_mimi
 from engine.lm.generate import SamplingConfig, make_generator
 from engine.lm.model import LMConfig, load_lm
-from engine.runtime.frame_step import FrameStep
+from engine.runtime.frame_step import FrameStep, graph_unavailable_reason
 from engine.state import clone, flatten, load_into
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -38,6 +38,10 @@ def test_gpu_check_smoke_runs_on_cpu(tmp_path):
     assert tiny["reference"]["times"]["n"] > 0 and tiny["floor"]["floor_ms"] > 0
     assert tiny["floor_int8"]["bytes_per_frame"] < tiny["floor"]["bytes_per_frame"]
     assert tiny["quantize_int8"]["kernel_choice"]["fused"] is False  # the CPU takes the unfused form
+    persona = report["models"]["tiny-personaplex"]  # its prompt phases, eager and through the graph runner
+    assert persona["prompt_parity_graph_vs_eager"] and persona["frames_identical"] == 5
+    assert persona["prompt_eager"]["steps"] == persona["prompt_graph"]["steps"] > 125
+    assert persona["prompt_graph"]["graphs_active"] == 0 and "skipped" in persona["reference"]
     assert "median ms" in proc.stdout
 
 
@@ -89,7 +93,8 @@ def test_graph_equals_eager_on_the_demo(demo_parts, monkeypatch):
     inputs = cuda_frames(FRAMES)
     eager_step = new_step(*demo_parts, graph=False)
     eager = run(eager_step, inputs)
-    assert not eager_step.graph_active and "caller" in eager_step.fallback_reason
+    assert not eager_step.graph_active
+    assert eager_step.fallback_reason == graph_unavailable_reason(torch.device("cuda"), use_cuda_graph=False)
     step = new_step(*demo_parts, graph=True)
     graph = run(step, inputs)
     assert step.graph_active, step.fallback_reason

@@ -64,14 +64,13 @@ class Precision(enum.Enum):
 
     def lighter(self, device: torch.device) -> tuple[Precision, ...]:
         """The precisions with fewer bytes per weight than this resolved one that could compute a
-        frame faster on ``device`` (what to try when a frame is too slow). bfloat16: on CUDA, and
-        on a CPU that multiplies it natively (elsewhere it computes in float32). int8: on CUDA only;
-        on the CPU each matmul dequantises its weight to float first, which saves memory, not time
-        (the demo frame: 105 ms in int8 against 83 ms in float32 on an AMD EPYC, 2 threads)."""
-        order = [Precision.FLOAT32, Precision.BFLOAT16, Precision.INT8]
-        on_gpu = device.type == "cuda"
-        faster = {Precision.BFLOAT16: on_gpu or native_bf16_matmul(), Precision.INT8: on_gpu}
-        return tuple(p for p in order[order.index(self) + 1:] if faster[p])
+        frame faster on ``device`` (what to try when a frame is too slow): bfloat16, on CUDA and on a
+        CPU that multiplies it natively (elsewhere it computes in float32). Never int8: each of its
+        matmuls dequantises the weight first, which saves memory, not time (the demo frame: 105 ms
+        in int8 against 83 ms in float32 on an AMD EPYC, 2 threads; the 7B Moshi frame on an H200:
+        33.4 ms against 13.0 ms in bfloat16, bench/results/gpu_check.json)."""
+        native = device.type == "cuda" or native_bf16_matmul()
+        return (Precision.BFLOAT16,) if self is Precision.FLOAT32 and native else ()
 
     def activation_dtype(self, device: torch.device) -> torch.dtype:
         if self is Precision.FLOAT32 or device.type != "cuda":
