@@ -10,6 +10,8 @@ Moshi and PersonaPlex configurations (built on the device in bf16):
   int8 kernel the engine chose by timing, fused or unfused, and with the other one), each run
   with whether it really replayed a graph (``graph_active``) or why not (``fallback_reason``);
 - the reference ``moshi`` LMGen + Mimi (its own CUDA graphs, no torch.compile) on the same GPU;
+- demo only (both load its files): ours and the reference greedy in float32 on the same GPU, the
+  frames whose tokens are identical (exactness on the device, not only on the CPU);
 - the bandwidth floor: bytes touched per frame (LM weights without embeddings, the temporal KV
   ring read by attention, Mimi's weights) / measured device-to-device copy bandwidth.
 
@@ -20,7 +22,7 @@ Graph frames run under ``torch.cuda.set_sync_debug_mode("error")`` (a host sync 
 capture uses ``capture_error_mode="global"`` (inside ``FrameStep``).
 
     python -m bench.gpu_check                 # CUDA: writes bench/results/gpu_check.json
-    python -m bench.gpu_check --smoke --out X # CPU, a tiny LM, a few frames (CI keeps it working)
+    python -m bench.gpu_check --smoke --out X # CPU: tiny LMs and the demo, 5 frames (CI keeps it working)
 """
 
 from __future__ import annotations
@@ -89,9 +91,10 @@ class Clock:
         return out, (time.perf_counter() - t0) * 1e3
 
 
-def run_ours(mimi, lm, inputs, device, graph: bool, seed: int = 7) -> dict:
+def run_ours(mimi, lm, inputs, device, graph: bool, seed: int = 7, sampling: SamplingConfig = SamplingConfig()
+             ) -> dict:
     """Tokens of every frame and the times of the frames after the capture point."""
-    gen = make_generator(lm, SamplingConfig())
+    gen = make_generator(lm, sampling)
     step = FrameStep(mimi, gen, {"mimi": mimi.init_state(1), "gen": gen.init_state(1, seed)}, use_cuda_graph=graph)
     clock, tokens, ms = Clock(device), [], []
 
@@ -110,12 +113,13 @@ def run_ours(mimi, lm, inputs, device, graph: bool, seed: int = 7) -> dict:
             "fallback_reason": step.fallback_reason}
 
 
-def run_reference(mimi, lm, inputs, device) -> dict:
-    """The reference package's frames (imported here: a missing ``moshi`` fails this stage only)."""
+def run_reference(mimi, lm, inputs, device, greedy: bool = False) -> dict:
+    """The reference package's frames (imported here: a missing ``moshi`` fails this stage only):
+    the times after warm-up and the tokens of every frame that has output."""
     from moshi.models.lm import LMGen
 
-    gen = LMGen(lm)
-    clock, ms = Clock(device), []
+    gen = LMGen(lm, use_sampling=not greedy)
+    clock, ms, tokens = Clock(device), [], []
 
     def frame(pcm):
         tokens = gen.step(mimi.encode(pcm))
@@ -125,10 +129,27 @@ def run_reference(mimi, lm, inputs, device) -> dict:
 
     with torch.inference_mode(), mimi.streaming(1), gen.streaming(1):
         for i, pcm in enumerate(inputs):
-            _, t = clock.time(lambda pcm=pcm: frame(pcm))
+            out, t = clock.time(lambda pcm=pcm: frame(pcm))
+            if out is not None:
+                tokens.append(out[0, :, 0].tolist())
             if i > 3:
                 ms.append(t)
-    return {"times": summary(ms)}
+    return {"times": summary(ms), "tokens": tokens}
+
+
+def greedy_parity(name: str, device: torch.device, inputs) -> dict:
+    """Ours (graph replay) and the reference, both greedy in float32 on ``device``, from the same
+    audio: how many frames with output give the same tokens, and the first that does not (a
+    difference feeds back into every later frame). On the CPU every frame agrees (tests)."""
+    ours = run_ours(*build_ours(name, device, torch.float32), inputs, device, graph=True,
+                    sampling=SamplingConfig.greedy())
+    release(device)
+    reference = run_reference(*build_reference(name, device, torch.float32), inputs, device, greedy=True)
+    a = [t for t in ours["tokens"] if t[0] != -2]  # -2: no output yet (the reference returns None)
+    b = reference["tokens"]
+    same = [x == y for x, y in zip(a, b)]
+    return {"frames": len(same), "identical": sum(same), "first_difference": same.index(False) if False in same
+            else None, "lengths": [len(a), len(b)]}
 
 
 def run_prompt(lm, device, graph: bool, seed: int = 9) -> dict:
@@ -273,6 +294,9 @@ def check(name: str, device: torch.device, dtype: torch.dtype, frames: int, band
             report.stage(name, "floor_int8", lambda: floor(mimi, lm, bandwidth))
         del mimi, lm, built
     release(device)
+    if name == "demo":  # both load its files: the same weights (the others are random, each its own)
+        report.stage(name, "greedy_float32_vs_reference", lambda: greedy_parity(name, device, inputs))
+        release(device)
     if name in ("personaplex-7b", "tiny-personaplex"):
         entry["reference"] = {"skipped": "the PersonaPlex generator is not on PyPI (NVIDIA/personaplex)"}
         reference = None
@@ -332,7 +356,8 @@ def main(argv=None) -> int:
         return 2
     dtype = torch.bfloat16 if device.type == "cuda" else torch.float32
     frames = args.frames or (5 if args.smoke else 60)
-    models = args.models or (["tiny", "tiny-personaplex"] if args.smoke else ["demo", "moshi-7b", "personaplex-7b"])
+    smoke_models, gpu_models = ["tiny", "tiny-personaplex", "demo"], ["demo", "moshi-7b", "personaplex-7b"]
+    models = args.models or (smoke_models if args.smoke else gpu_models)
     bandwidth = copy_bandwidth(device, (64 << 20) if args.smoke else (1 << 30))
     out = args.out or RESULTS / "gpu_check.json"
     report = Report(out, {
@@ -377,6 +402,9 @@ def print_table(report: dict) -> None:
             if "wall_s" in (r.get(run) or {}) and "error" not in r[run]:
                 print(f"{name:16} {run:24} {r[run]['wall_s']:>9.2f}s for {r[run]['steps']} steps, "
                       f"graphs {r[run]['graphs_active']}; parity {r.get('prompt_parity_graph_vs_eager')}")
+        greedy = r.get("greedy_float32_vs_reference") or {}
+        if "identical" in greedy:
+            print(f"{name:16} greedy float32 vs reference: {greedy['identical']}/{greedy['frames']} frames identical")
         print(f"{name:16} floor bf16/int8: {(r.get('floor') or {}).get('floor_ms')} / "
               f"{(r.get('floor_int8') or {}).get('floor_ms')} ms; "
               f"parity {r.get('frames_identical')}/{r.get('frames')}; "
