@@ -12,6 +12,7 @@ Moshi and PersonaPlex configurations (built on the device in bf16):
 - the reference ``moshi`` LMGen + Mimi (its own CUDA graphs, no torch.compile) on the same GPU;
 - demo only (both load its files): ours and the reference greedy in float32 on the same GPU, the
   frames whose tokens are identical (exactness on the device, not only on the CPU);
+- the GPU memory each run needed (peak allocated; in use on the device with the CUDA context);
 - the bandwidth floor: bytes touched per frame (LM weights without embeddings, the temporal KV
   ring read by attention, Mimi's weights) / measured device-to-device copy bandwidth.
 
@@ -93,7 +94,11 @@ class Clock:
 
 def run_ours(mimi, lm, inputs, device, graph: bool, seed: int = 7, sampling: SamplingConfig = SamplingConfig()
              ) -> dict:
-    """Tokens of every frame and the times of the frames after the capture point."""
+    """Tokens of every frame, the times of the frames after the capture point and, on CUDA, the
+    memory the run needed (``gpu_memory``)."""
+    if device.type == "cuda":
+        release(device)
+        torch.cuda.reset_peak_memory_stats(device)
     gen = make_generator(lm, sampling)
     step = FrameStep(mimi, gen, {"mimi": mimi.init_state(1), "gen": gen.init_state(1, seed)}, use_cuda_graph=graph)
     clock, tokens, ms = Clock(device), [], []
@@ -110,7 +115,17 @@ def run_ours(mimi, lm, inputs, device, graph: bool, seed: int = 7, sampling: Sam
         if timed:
             ms.append(t)
     return {"tokens": tokens, "times": summary(ms), "graph_active": step.graph_active,
-            "fallback_reason": step.fallback_reason}
+            "fallback_reason": step.fallback_reason, "gpu_memory": gpu_memory(device)}
+
+
+def gpu_memory(device: torch.device) -> dict | None:
+    """GB the process needs on the GPU: the allocator's peak since the last reset (weights, state,
+    the graph's pool) and what the device has in use now (with the CUDA context and the cache)."""
+    if device.type != "cuda":
+        return None
+    free, total = torch.cuda.mem_get_info(device)
+    return {"peak_allocated_gb": round(torch.cuda.max_memory_allocated(device) / 1e9, 2),
+            "device_used_gb": round((total - free) / 1e9, 2)}
 
 
 def run_reference(mimi, lm, inputs, device, greedy: bool = False) -> dict:
@@ -395,7 +410,9 @@ def print_table(report: dict) -> None:
             t = v.get("times") or {}
             if t.get("n"):
                 graph = "" if "graph_active" not in v else f"{v['graph_active']} ({v['fallback_reason']})"
-                print(f"{name:16} {run:24} {t['median_ms']:>10.2f} {t['p99_ms']:>8.2f}  {graph}")
+                mem = v.get("gpu_memory")
+                mem = f"  {mem['peak_allocated_gb']} GB peak, {mem['device_used_gb']} GB in use" if mem else ""
+                print(f"{name:16} {run:24} {t['median_ms']:>10.2f} {t['p99_ms']:>8.2f}  {graph}{mem}")
             elif "error" in v:
                 print(f"{name:16} {run:24} failed: {v['error']}")
         for run in ("prompt_eager", "prompt_graph"):

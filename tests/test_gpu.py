@@ -173,3 +173,20 @@ def test_prompt_steps_replayed_from_cuda_graphs_leave_the_eager_state(stored_voi
     assert outputs(graphed) == outputs(eager)
     a, b = flatten(state), flatten(eager_state)
     assert [name for name in a if not torch.equal(a[name], b[name])] == []
+
+
+def test_gpu_load_smoke_runs_on_cpu(tmp_path):
+    """The first-user load check on a small PersonaPlex folder in the released layout: both
+    precisions load, take the stored voice and the role prompt, and run live frames."""
+    out = tmp_path / "gpu_load.json"
+    proc = subprocess.run([sys.executable, "-m", "bench.gpu_load", "--smoke", "--out", str(out)], cwd=ROOT,
+                          env={**os.environ, "OMP_NUM_THREADS": "2"}, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(out.read_text())
+    entry = report["models"]["personaplex-7b"]
+    assert report["complete"] and entry["folder"]["lm_file_gb"] > 0
+    for precision in ("float32", "int8"):
+        run = entry[precision]
+        assert run["precision"] == precision and run["frames"]["n"] == 3 and run["load_s"] > 0
+        assert run["prompt_steps"] > 125 + 12  # the stored voice, two silences and the role prompt's tokens
+        assert run["graph_active"] is False and run["gpu_after_load"] is None
