@@ -9,7 +9,8 @@ demo's Mimi file (the released size), a word-level tokenizer with a piece for ev
 and ``voices/NATF0.pt`` as a tensors-only torch file (converted to safetensors at first use, never
 unpickled). Per precision it records the load time, the session's start (CUDA-graph warm-up and
 capture, the voice and role prompt), the live frames' wall time as the app sees it (host copies
-included), and the GPU memory in use.
+included), and the GPU memory in use. Then, as on a 16 GB card (``16gb_gpu``): bfloat16 must fail
+with the engine's plain message, and int8 must load and run.
 
     python -m bench.gpu_load                   # CUDA: writes bench/results/gpu_load.json
     python -m bench.gpu_load --smoke --out X   # CPU, a small PersonaPlex, float32 and int8
@@ -34,7 +35,7 @@ from safetensors.torch import save_file
 
 from bench.common import summary
 from bench.gpu_check import RESULTS, Report, gpu_memory, release
-from engine import load_model
+from engine import ModelError, load_model
 from engine.files.demo import ensure_demo_model
 from engine.files.hub_layout import CONFIG_NAME, MIMI_NAME, MOSHI_NAME, TOKENIZER_NAME, VOICES_DIR
 from engine.lm.model import LMConfig, LMModel
@@ -45,6 +46,7 @@ SMALL = dict(dim=512, num_heads=8, num_layers=4, context=100, text_card=4000, de
              depformer_num_heads=4, depformer_num_layers=2, depformer_dim_feedforward=1056)
 VOICE_FRAMES = 125  # a 10 s voice recording
 VOICE_CACHE_SHAPE = (1, 17, 4)  # PersonaPlex's token cache after the voice prompt
+SMALL_GPU_GB = 15.5  # a 16 GB card less its CUDA context
 ROLE = "You are a wise and friendly teacher. Answer questions or provide advice in a clear and engaging way."
 
 
@@ -117,6 +119,27 @@ def run_precision(folder: Path, device: torch.device, precision: str, frames: in
     return out
 
 
+def run_limited(folder: Path, device: torch.device, frames: int) -> dict:
+    """As on a 16 GB card (its allocator capped at ``SMALL_GPU_GB``, the CUDA context aside):
+    bfloat16 must fail with the engine's plain message, then int8 must load and run. The
+    message's free and total memory are the whole GPU's (the cap is the allocator's alone)."""
+    if device.type != "cuda":
+        return {"skipped": "needs a CUDA device"}
+    total = torch.cuda.get_device_properties(device).total_memory
+    torch.cuda.set_per_process_memory_fraction(SMALL_GPU_GB * 1e9 / total, device)
+    try:
+        try:
+            load_model(str(folder), device="cuda", precision="bfloat16")
+            bf16 = {"loaded": True}
+        except ModelError as e:
+            bf16 = {"loaded": False, "message": str(e)}
+        release(device)
+        return {"allocator_cap_gb": SMALL_GPU_GB, "bfloat16": bf16, "int8": run_precision(folder, device, "int8",
+                                                                                          frames)}
+    finally:
+        torch.cuda.set_per_process_memory_fraction(1.0, device)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--smoke", action="store_true", help="CPU: a small PersonaPlex, float32 and int8")
@@ -137,6 +160,7 @@ def main(argv=None) -> int:
         if report.stage("personaplex-7b", "folder", lambda: write_folder(folder, args.smoke, device)) is not None:
             for precision in precisions:
                 report.stage("personaplex-7b", precision, lambda p=precision: run_precision(folder, device, p, frames))
+            report.stage("personaplex-7b", "16gb_gpu", lambda: run_limited(folder, device, frames))
     report.data["complete"] = True
     report.write()
     entry = report.data["models"]["personaplex-7b"]

@@ -190,3 +190,4 @@ def test_gpu_load_smoke_runs_on_cpu(tmp_path):
         assert run["precision"] == precision and run["frames"]["n"] == 3 and run["load_s"] > 0
         assert run["prompt_steps"] > 125 + 12  # the stored voice, two silences and the role prompt's tokens
         assert run["graph_active"] is False and run["gpu_after_load"] is None
+    assert entry["16gb_gpu"] == {"skipped": "needs a CUDA device"}

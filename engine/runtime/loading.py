@@ -21,6 +21,7 @@ from ..kernels.quantize import quantize_lm_int8
 from ..lm.generate import SamplingConfig
 from ..lm.model import LMConfig, LMModel, load_lm
 from ..lm.tokenizer import TextTokenizer
+from .gpu_memory import out_of_memory_error
 from .kernel_plan import KernelPlan, plan_kernels, silent_frame_runner
 from .threads import ThreadChoice, choose_threads
 
@@ -123,8 +124,7 @@ class LoadedModel:
         if self.tokenizer.vocab_size > self.lm_config.text_card:
             raise ModelError(f"the text tokenizer ({self.tokenizer.vocab_size} pieces) does not belong to this "
                              f"model (text_card {self.lm_config.text_card})")
-        self.mimi = load_mimi(files.mimi_path, num_codebooks=8, device=device)
-        self.lm = _load_lm(files, self.lm_config, device, self.dtype, precision)
+        self._unless_out_of_memory(self._load_weights)
         self.info = ModelInfo(
             name=files.name, family=files.family, is_demo=files.source == "demo", device=str(device),
             precision=precision, dtype=str(self.dtype).removeprefix("torch."), cuda_graph_allowed=self.cuda_graph,
@@ -142,8 +142,29 @@ class LoadedModel:
             # frames: pay for them while loading, not when the first conversation starts.
             if on_stage is not None:
                 on_stage("Warming up the GPU...")
-            with torch.inference_mode():
-                self._silent_frame()()
+            self._unless_out_of_memory(self._warm_up)
+
+    def _load_weights(self) -> None:
+        self.mimi = load_mimi(self.files.mimi_path, num_codebooks=8, device=self.device)
+        self.lm = _load_lm(self.files, self.lm_config, self.device, self.dtype, self.precision)
+
+    def _warm_up(self) -> None:
+        with torch.inference_mode():
+            self._silent_frame()()
+
+    def _unless_out_of_memory(self, step) -> None:
+        """Run ``step``; if the GPU runs out of memory (only CUDA raises ``OutOfMemoryError``),
+        let go of everything loaded, then raise a ``ModelError`` that says how much the model needs
+        and what can help. It is raised after the handler has ended: the failed step's traceback
+        no longer holds its tensors, so the memory is free again and "free" in the message is true."""
+        try:
+            step()
+            return
+        except torch.OutOfMemoryError:
+            pass
+        self.mimi = self.lm = None
+        release_memory()
+        raise out_of_memory_error(self.files.name, self.lm_config, self.precision.value, self.dtype, self.device)
 
     def _silent_frame(self):
         return silent_frame_runner(lambda: self.new_session(record_audio=False, run_prompts=False))
