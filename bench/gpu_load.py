@@ -125,8 +125,9 @@ def run_limited(folder: Path, device: torch.device, frames: int) -> dict:
     message's free and total memory are the whole GPU's (the cap is the allocator's alone)."""
     if device.type != "cuda":
         return {"skipped": "needs a CUDA device"}
-    total = torch.cuda.get_device_properties(device).total_memory
-    torch.cuda.set_per_process_memory_fraction(SMALL_GPU_GB * 1e9 / total, device)
+    index = device.index if device.index is not None else torch.cuda.current_device()
+    total = torch.cuda.get_device_properties(index).total_memory
+    torch.cuda.set_per_process_memory_fraction(SMALL_GPU_GB * 1e9 / total, index)
     try:
         try:
             load_model(str(folder), device="cuda", precision="bfloat16")
@@ -137,7 +138,7 @@ def run_limited(folder: Path, device: torch.device, frames: int) -> dict:
         return {"allocator_cap_gb": SMALL_GPU_GB, "bfloat16": bf16, "int8": run_precision(folder, device, "int8",
                                                                                           frames)}
     finally:
-        torch.cuda.set_per_process_memory_fraction(1.0, device)
+        torch.cuda.set_per_process_memory_fraction(1.0, index)
 
 
 def main(argv=None) -> int:
@@ -145,13 +146,16 @@ def main(argv=None) -> int:
     parser.add_argument("--smoke", action="store_true", help="CPU: a small PersonaPlex, float32 and int8")
     parser.add_argument("--frames", type=int, default=None, help="live frames per precision (default 60; smoke 8)")
     parser.add_argument("--out", type=Path, default=None, help="JSON output (default bench/results/gpu_load.json)")
+    parser.add_argument("--precisions", nargs="*", default=None,
+                        help="the precisions run in full (default bfloat16 int8; smoke float32 int8)")
     args = parser.parse_args(argv)
     device = torch.device("cuda" if torch.cuda.is_available() and not args.smoke else "cpu")
     if device.type == "cpu" and not args.smoke:
         print("no CUDA device: run with --smoke for the CPU check", file=sys.stderr)
         return 2
     frames = args.frames or (8 if args.smoke else 60)
-    precisions = ("float32", "int8") if args.smoke else ("bfloat16", "int8")
+    precisions = args.precisions if args.precisions is not None else \
+        ("float32", "int8") if args.smoke else ("bfloat16", "int8")
     report = Report(args.out or RESULTS / "gpu_load.json", {
         "device": torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu",
         "torch": torch.__version__, "complete": False, "models": {}})
