@@ -16,7 +16,7 @@ def _add_model_options(p: argparse.ArgumentParser, remembered: bool = False) -> 
     p.add_argument("--precision", default=None if remembered else "auto", choices=PRECISIONS,
                    help="auto: bfloat16 on CUDA and on CPUs with AMX or AVX512-BF16 (there, bfloat16 weights only "
                         "for the matmuls measured faster), float32 elsewhere; float32: the reference's exact "
-                        "results; int8: int8 LM weights (the 7B in ~8 GB)")
+                        "results; int8: int8 LM weights (a 7B fits a 16 GB GPU; slower than bfloat16)")
     p.add_argument("--int8", dest="precision", action="store_const", const="int8", help="same as --precision int8")
     p.add_argument("--no-cuda-graph", action="store_true", help="run the frame step eagerly on CUDA")
     p.add_argument("--verbose", action="store_true", help="show tracebacks and debug logs")

@@ -48,12 +48,12 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
            "demo (untrained, babbles): a tiny random-weight model built on this machine; "
            "exercises the whole pipeline on CPU in real time"),
     Preset("moshiko", "kyutai/moshiko-pytorch-bf16", "moshi", False, "CC-BY 4.0", 15.4,
-           "Moshi with a male voice (kyutai), bf16; needs a CUDA GPU with ~16 GB"),
+           "Moshi with a male voice (kyutai), bf16; needs a CUDA GPU with 24 GB (16 GB in int8)"),
     Preset("moshika", "kyutai/moshika-pytorch-bf16", "moshi", False, "CC-BY 4.0", 15.4,
-           "Moshi with a female voice (kyutai), bf16; needs a CUDA GPU with ~16 GB"),
+           "Moshi with a female voice (kyutai), bf16; needs a CUDA GPU with 24 GB (16 GB in int8)"),
     Preset("personaplex", "nvidia/personaplex-7b-v1", "personaplex", True, "NVIDIA Open Model License", 16.7,
            "PersonaPlex-7B (NVIDIA): choose a voice and a text role prompt; gated, accept the "
-           "licence on its page first; needs a CUDA GPU with ~18 GB"),
+           "licence on its page first; needs a CUDA GPU with 24 GB (16 GB in int8)"),
 )}
 
 

@@ -2,7 +2,7 @@
 tokenizer once, and pick the kernels the precision implies.
 
     model = load_model("demo")                      # auto device, auto precision
-    model = load_model("moshiko", precision="int8")  # the 7B LM with int8 weights (~8 GB)
+    model = load_model("moshiko", precision="int8")  # the 7B with int8 weights: fits a 16 GB GPU
 """
 
 from __future__ import annotations
