@@ -60,6 +60,7 @@ from engine.lm.generate import SamplingConfig, make_generator  # noqa: E402
 from engine.lm.model import LMConfig, LMModel, load_lm  # noqa: E402
 from engine.lm.personaplex import VoicePrompt, run_prompt_phases  # noqa: E402
 from engine.runtime.frame_step import FrameStep, sync_debug_error  # noqa: E402
+from engine.runtime.gpu_memory import kv_cache_bytes  # noqa: E402
 from engine.runtime.prompt_steps import PromptSteps  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -206,11 +207,6 @@ def touched_bytes(mimi, lm, state_bytes_kv: int) -> int:
     return weight_bytes(lm)["total"] - embeddings + state_bytes_kv + codec
 
 
-def kv_bytes(lm) -> int:
-    state = lm.transformer.init_state(1, device="meta")
-    return sum(kv["k"].numel() * kv["k"].element_size() * 2 for kv in state["layers"].values())
-
-
 def build_ours(name: str, device: torch.device, dtype: torch.dtype):
     """(mimi, lm): the demo's files, or random weights with the 7B (or a tiny) configuration."""
     if name == "demo":
@@ -326,7 +322,7 @@ def check(name: str, device: torch.device, dtype: torch.dtype, frames: int, band
 
 
 def floor(mimi, lm, bandwidth: float) -> dict:
-    nbytes = touched_bytes(mimi, lm, kv_bytes(lm))
+    nbytes = touched_bytes(mimi, lm, kv_cache_bytes(lm))
     return {"bytes_per_frame": nbytes, "floor_ms": round(nbytes / bandwidth * 1e3, 3)}
 
 
