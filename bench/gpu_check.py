@@ -59,6 +59,7 @@ from engine.kernels.quantize import (  # noqa: E402
 from engine.lm.generate import SamplingConfig, make_generator  # noqa: E402
 from engine.lm.model import LMConfig, LMModel, load_lm  # noqa: E402
 from engine.lm.personaplex import VoicePrompt, run_prompt_phases  # noqa: E402
+from engine.runtime.cpu import cpu_model  # noqa: E402
 from engine.runtime.frame_step import FrameStep, sync_debug_error  # noqa: E402
 from engine.runtime.gpu_memory import kv_cache_bytes  # noqa: E402
 from engine.runtime.prompt_steps import PromptSteps  # noqa: E402
@@ -373,6 +374,7 @@ def main(argv=None) -> int:
     out = args.out or RESULTS / "gpu_check.json"
     report = Report(out, {
         "device": torch.cuda.get_device_name(device) if device.type == "cuda" else platform.processor() or "cpu",
+        "cpu": cpu_model(), "cores": os.cpu_count(),
         "torch": torch.__version__, "dtype": str(dtype), "smoke": args.smoke,
         "copy_bandwidth_gb_s": round(bandwidth / 1e9, 1),
         "reference_cuda_graph": os.environ.get("NO_CUDA_GRAPH", "0") in ("", "0"),

@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import os
 import shutil
 import sys
 import tempfile
@@ -40,6 +41,7 @@ from engine.files.demo import ensure_demo_model
 from engine.files.hub_layout import CONFIG_NAME, MIMI_NAME, MOSHI_NAME, TOKENIZER_NAME, VOICES_DIR
 from engine.lm.model import LMConfig, LMModel
 from engine.lm.personaplex import wrap_with_system_tags
+from engine.runtime.cpu import cpu_model
 
 RELEASED_CONFIG = {"model_type": "personaplex", "version": "7b-v1"}
 SMALL = dict(dim=512, num_heads=8, num_layers=4, context=100, text_card=4000, depformer_dim=256,
@@ -158,6 +160,7 @@ def main(argv=None) -> int:
         ("float32", "int8") if args.smoke else ("bfloat16", "int8")
     report = Report(args.out or RESULTS / "gpu_load.json", {
         "device": torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu",
+        "cpu": cpu_model(), "cores": os.cpu_count(),
         "torch": torch.__version__, "complete": False, "models": {}})
     with tempfile.TemporaryDirectory(prefix="parley-gpu-load-") as tmp:
         folder = Path(tmp) / "personaplex-7b"
