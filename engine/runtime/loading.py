@@ -69,7 +69,7 @@ class Precision(enum.Enum):
         CPU that multiplies it natively (elsewhere it computes in float32). Never int8: each of its
         matmuls dequantises the weight first, which saves memory, not time (the demo frame: 105 ms
         in int8 against 83 ms in float32 on an AMD EPYC, 2 threads; the 7B Moshi frame on an H200:
-        33.4 ms against 13.0 ms in bfloat16, bench/results/gpu_check.json)."""
+        32.8 ms against 13.0 ms in bfloat16, bench/results/gpu_check.json)."""
         native = device.type == "cuda" or native_bf16_matmul()
         return (Precision.BFLOAT16,) if self is Precision.FLOAT32 and native else ()
 
