@@ -19,12 +19,25 @@ from PySide6.QtWidgets import (
 )
 
 import engine
+from app.device_report import cuda_unavailable_reason
 from app.model_download import ModelDownload
 from app.settings import AppSettings
 
 DEVICES = ("auto", "cpu", "cuda")
 PRECISIONS = tuple(p.value for p in engine.Precision)
 COLUMNS = ("Model", "Size", "On this machine", "Licence")
+
+
+def this_gpu() -> str:
+    """The GPU a real model would run on here, or why there is none: said beside each real
+    model's memory need, before a download of 15 GB."""
+    reason = cuda_unavailable_reason()
+    if reason is not None:
+        return f"This computer has no GPU these models can use ({reason}); here they would not run in real time."
+    import torch
+
+    props = torch.cuda.get_device_properties(0)
+    return f"This computer's GPU: {props.name}, {props.total_memory / 1e9:.1f} GB."
 
 
 class ModelManagerDialog(QDialog):
@@ -34,6 +47,7 @@ class ModelManagerDialog(QDialog):
         super().__init__(parent)
         self.presets = engine.PRESETS
         self.download: ModelDownload | None = None
+        self.gpu = this_gpu()
         self.setWindowTitle("Models")
         self.setMinimumSize(760, 420)
         layout = QVBoxLayout(self)
@@ -135,6 +149,8 @@ class ModelManagerDialog(QDialog):
         preset = self.presets[name]
         status = self.statuses.get(name)
         text = preset.description
+        if preset.repo is not None:  # a real model: it needs a GPU
+            text += f"<br>{self.gpu}"
         if preset.gated:
             text += (f"<br><b>Licence:</b> {preset.licence}. This model is gated: open "
                      f"<a href='{preset.page}'>{preset.page}</a>, accept the terms while logged in, then set "

@@ -7,6 +7,7 @@ import socket
 import pytest
 from PySide6.QtCore import Qt
 
+from app import model_manager
 from app.model_manager import ModelManagerDialog
 from app.settings import AppSettings
 from engine.files.models import PRESETS
@@ -77,3 +78,22 @@ def test_cancel_kills_a_hanging_download_at_once(qtbot, empty_hub, monkeypatch):
         assert dialog.download is None and "cancelled" in dialog.description.text()
         assert dialog.download_button.isEnabled()  # can be started again
         connection.close()
+
+
+def test_a_real_model_says_which_gpu_this_computer_has(qtbot, empty_hub, monkeypatch):
+    """Beside its memory need, before a 15 GB download: this computer's GPU, or why there is none."""
+    import torch
+
+    dialog = open_dialog(qtbot, "moshiko")
+    # This machine's torch is the CPU build: the real reason, as the dialog computed it.
+    assert f"This computer has no GPU these models can use (this build of torch ({torch.__version__}) has no " \
+           "CUDA support); here they would not run in real time." in dialog.description.text()
+    dialog.table.selectRow(list(PRESETS).index("demo"))
+    assert "This computer" not in dialog.description.text()  # the demo needs no GPU
+
+    class Card:
+        name, total_memory = "NVIDIA GeForce RTX 4080", 16_375_000_000
+
+    monkeypatch.setattr(model_manager, "cuda_unavailable_reason", lambda: None)
+    monkeypatch.setattr(torch.cuda, "get_device_properties", lambda index: Card())
+    assert model_manager.this_gpu() == "This computer's GPU: NVIDIA GeForce RTX 4080, 16.4 GB."
