@@ -35,21 +35,20 @@ import torch
 from safetensors.torch import save_file
 
 from bench.common import summary
-from bench.gpu_check import RESULTS, Report, gpu_memory, release
+from bench.gpu_check import PROMPT_VOICE_FRAMES, RESULTS, Report, gpu_memory, release
 from engine import ModelError, load_model
 from engine.files.demo import ensure_demo_model
 from engine.files.hub_layout import CONFIG_NAME, MIMI_NAME, MOSHI_NAME, TOKENIZER_NAME, VOICES_DIR
 from engine.lm.model import LMConfig, LMModel
 from engine.lm.personaplex import wrap_with_system_tags
+from engine.lm.prompts import DEFAULT_ROLE
 from engine.runtime.cpu import cpu_model
 
 RELEASED_CONFIG = {"model_type": "personaplex", "version": "7b-v1"}
 SMALL = dict(dim=512, num_heads=8, num_layers=4, context=100, text_card=4000, depformer_dim=256,
              depformer_num_heads=4, depformer_num_layers=2, depformer_dim_feedforward=1056)
-VOICE_FRAMES = 125  # a 10 s voice recording
 VOICE_CACHE_SHAPE = (1, 17, 4)  # PersonaPlex's token cache after the voice prompt
 SMALL_GPU_GB = 15.5  # a 16 GB card less its CUDA context
-ROLE = "You are a wise and friendly teacher. Answer questions or provide advice in a clear and engaging way."
 
 
 def write_folder(folder: Path, smoke: bool, device: torch.device) -> dict:
@@ -74,7 +73,7 @@ def write_folder(folder: Path, smoke: bool, device: torch.device) -> dict:
     hub_config = {**RELEASED_CONFIG, **({**SMALL, "dep_q": 16} if smoke else {})}
     (folder / CONFIG_NAME).write_text(json.dumps(hub_config))
     (folder / VOICES_DIR).mkdir()
-    voice = {"embeddings": 0.02 * torch.randn(VOICE_FRAMES, 1, 1, config.dim).to(dtype),
+    voice = {"embeddings": 0.02 * torch.randn(PROMPT_VOICE_FRAMES, 1, 1, config.dim).to(dtype),
              "cache": torch.zeros(VOICE_CACHE_SHAPE, dtype=torch.long)}
     torch.save(voice, folder / VOICES_DIR / "NATF0.pt")
     return {"lm_file_gb": round(lm_bytes / 1e9, 2), "write_s": round(time.perf_counter() - t0, 1)}
@@ -83,7 +82,7 @@ def write_folder(folder: Path, smoke: bool, device: torch.device) -> dict:
 def word_tokenizer(pieces: int) -> bytes:
     """A SentencePiece model with as many pieces as the LM has text tokens (the demo's has 1000; a
     sampled token must name a piece): the role prompt's words and numbered fillers."""
-    words = wrap_with_system_tags(ROLE).split() + [f"w{i}" for i in range(pieces)]
+    words = wrap_with_system_tags(DEFAULT_ROLE).split() + [f"w{i}" for i in range(pieces)]
     model = io.BytesIO()
     lines = [" ".join(words[i:i + 20]) for i in range(0, len(words), 20)]
     spm.SentencePieceTrainer.train(sentence_iterator=iter(lines), model_writer=model, vocab_size=pieces,
@@ -101,7 +100,7 @@ def run_precision(folder: Path, device: torch.device, precision: str, frames: in
     load_s = time.perf_counter() - t0
     after_load = gpu_memory(device)
     t0 = time.perf_counter()
-    session = model.new_session(seed=1, voice_prompt="NATF0", text_prompt=ROLE)
+    session = model.new_session(seed=1, voice_prompt="NATF0", text_prompt=DEFAULT_ROLE)
     start_s = time.perf_counter() - t0
     rng = np.random.default_rng(0)
     ms, texts = [], []
