@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 
 import numpy as np
 import pytest
@@ -15,7 +16,13 @@ import torch
 
 from engine import FRAME_SIZE, SamplingConfig, load_model, read_wav
 from engine.kernels import packed
-from engine.kernels.packed import PackedMatmul, bf16_matmul_runs, native_bf16_matmul
+from engine.kernels.packed import (
+    EXACT_MATMUL_KERNELS,
+    TRANSPOSED_MATMUL_KERNEL,
+    PackedMatmul,
+    bf16_matmul_runs,
+    native_bf16_matmul,
+)
 from engine.runtime import kernel_plan, loading
 from engine.runtime.cpu import cpu_features, cpu_model
 from engine.runtime.loading import Precision
@@ -107,7 +114,7 @@ def speech_and_reference(demo_model_dir):
 
 
 @pytest.mark.reference
-@pytest.mark.parametrize("forced", ["", "aten", "onednn", "rule"])
+@pytest.mark.parametrize("forced", ["", *EXACT_MATMUL_KERNELS, "rule"])
 def test_every_candidate_gives_the_reference_tokens(plan_dir, demo_model_dir, speech_and_reference, forced,
                                                     monkeypatch):
     if forced:
@@ -115,7 +122,7 @@ def test_every_candidate_gives_the_reference_tokens(plan_dir, demo_model_dir, sp
     model = load_model(str(demo_model_dir), device="cpu", precision="float32")
     assert model.kernel_plan.source == (f"forced:{forced}" if forced else "measured")
     assert not any("bf16" in k for c in model.kernel_plan.choices for k in (c.kernel, *c.times_us))
-    if forced in ("aten", "onednn"):
+    if forced in EXACT_MATMUL_KERNELS:
         assert all(c.kernel.endswith(forced) or c.kernel in ("matmul", "conv") for c in model.kernel_plan.choices)
     pcm, ref_text, ref_audio = speech_and_reference
     session = model.new_session(SamplingConfig.greedy(), record_audio=False)
@@ -174,6 +181,60 @@ def test_forcing_bfloat16_weights_needs_bfloat16_precision(plan_dir, demo_model_
     assert agree > 0.75, f"bfloat16 weights changed {1 - agree:.0%} of Mimi's codes"
     snr = 10 * torch.log10(audio32.pow(2).sum() / (audio32 - audio16).pow(2).sum()).item()
     assert snr > 30, f"bfloat16 decoding is {snr:.1f} dB from float32's"
+
+def test_candidates_are_timed_where_the_frame_runs_them():
+    """Every sweep runs every site once, in frame order (so each weight meets the caches as in a
+    frame), each group on one candidate; every candidate of every group is timed, the fastest kept."""
+    calls = []
+
+    class Site:
+        def __init__(self, name, op, slow):
+            self.name, self.op, self.slow, self.kernel = name, op, slow, None
+
+        def candidates(self):
+            return ("a", "b", "c") if self.op == "three" else ("a", "b")
+
+        def apply(self, kernel):
+            self.kernel = kernel
+
+        def runner(self):
+            def run():
+                calls.append((self.name, self.kernel))
+                time.sleep(0.002 if self.kernel == self.slow else 0.0002)
+            return run
+
+    sites = [Site("first", "three", "a"), Site("second", "two", "b"), Site("third", "three", "a")]
+    choices = {c.op: c for c in kernel_plan._measure(sites)}
+    order = [name for name, _ in calls]
+    assert order == ["first", "second", "third"] * (len(order) // 3)
+    sweeps = [calls[i:i + 3] for i in range(0, len(calls), 3)]
+    assert all(s[0][1] == s[2][1] for s in sweeps)  # one candidate per group and sweep
+    assert {k for s in sweeps for _, k in s[::2]} == {"a", "b", "c"} and {s[1][1] for s in sweeps} == {"a", "b"}
+    assert set(choices["three"].times_us) == {"a", "b", "c"} and choices["three"].kernel != "a"
+    assert choices["two"].kernel == "a" and choices["two"].sites == 1 and choices["three"].sites == 2
+    assert [site.kernel for site in sites] == [choices["three"].kernel, "a", choices["three"].kernel]
+
+
+@pytest.mark.parametrize("kernel", EXACT_MATMUL_KERNELS)
+@pytest.mark.parametrize("bias", [False, True])
+def test_every_exact_matmul_is_float32_linear_for_any_leading_shape(kernel, bias):
+    """The rows of a streaming step come as [rows, in] or [batch, steps, in], and a transposed
+    convolution passes its weight as a transposed view: each exact kernel computes ``F.linear``
+    there (to float32 rounding: each sums in its own order), on the kernel it was asked for."""
+    torch.manual_seed(0)
+    stored = torch.randn(256, 384)
+    b = torch.randn(384) if bias else None
+    for weight in (stored.t().contiguous(), stored.t()):  # [out, in]; the same as a view
+        matmul = PackedMatmul(kernel)
+        matmul.pack(weight)
+        assert (matmul.packed is None) == (kernel == "aten")
+        for x in (torch.randn(1, 256), torch.randn(2, 256), torch.randn(1, 2, 256), torch.randn(3, 2, 256)):
+            got = matmul(x, weight, b)
+            assert got.shape == (*x.shape[:-1], 384)
+            torch.testing.assert_close(got, torch.nn.functional.linear(x, weight, b), rtol=1e-5, atol=1e-5)
+    if kernel == TRANSPOSED_MATMUL_KERNEL:  # the view's transpose is the stored tensor: no copy kept
+        assert matmul.packed.data_ptr() == stored.data_ptr()
+
 
 
 @needs_bf16_matmul

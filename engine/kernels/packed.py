@@ -1,12 +1,17 @@
-"""Matmuls on CPU through one of three kernels: ATen's (MKL's sgemm), oneDNN's on a prepacked
-weight, or oneDNN's on a prepacked **bfloat16** copy of the weight.
+"""Matmuls on CPU through one of four kernels: ATen's (MKL's sgemm) on the weight as stored
+``[out, in]``, ATen's on a transposed ``[in, out]`` copy of it, oneDNN's on a prepacked weight, or
+oneDNN's on a prepacked **bfloat16** copy of the weight.
 
-Which is faster depends on the CPU: for the one or two rows of a streaming step, oneDNN on a
-prepacked copy streamed a large fp32 weight at ~50 GB/s on an AMD EPYC where MKL managed ~12-17,
-and at 17.7 GB/s on an Intel Xeon where MKL managed 22.8. So each matmul has a ``kernel``, which
-the kernel plan (``engine.runtime.kernel_plan``) sets by measuring where the program runs.
+Which is faster depends on the CPU and the shape: for the one or two rows of a streaming step,
+oneDNN on a prepacked copy streamed a large fp32 weight at ~50 GB/s on an AMD EPYC where MKL
+managed ~12-17, and at 17.7 GB/s on an Intel Xeon where MKL managed 22.8; for a single row, MKL
+on the transposed copy streamed a [256 x 1408] weight about twice as fast as on the stored layout
+(64 against 139 us, 2 threads) on another AMD EPYC, where oneDNN took 107. So each matmul has a
+``kernel``, which the kernel plan (``engine.runtime.kernel_plan``) sets by measuring where the
+program runs.
 
-The first two are exact (the reference's float32 results). ``bf16`` is not: the input is rounded to
+The first three are exact (float32 throughout, like the reference; each sums in its own order,
+and the parity tests check the tokens with each forced). ``bf16`` is not: the input is rounded to
 bfloat16, the weight was, the product is accumulated in float32 and rounded to bfloat16, and the
 bias is added in float32 (relative error ~3e-3). A streaming step reads every weight once per
 frame, so halving the bytes nearly halves a large matmul's time where the CPU multiplies bfloat16
@@ -27,7 +32,8 @@ import torch.nn.functional as F
 from torch import nn
 
 PACK_ROWS_HINT = 128  # oneDNN's batch hint for the packed layout
-EXACT_MATMUL_KERNELS = ("aten", "onednn")
+TRANSPOSED_MATMUL_KERNEL = "transposed"
+EXACT_MATMUL_KERNELS = ("aten", "onednn", TRANSPOSED_MATMUL_KERNEL)
 BF16_MATMUL_KERNEL = "bf16"
 MATMUL_KERNELS = (*EXACT_MATMUL_KERNELS, BF16_MATMUL_KERNEL)
 DEFAULT_MATMUL_KERNEL = "onednn"  # until a plan measured this machine
@@ -82,8 +88,8 @@ def checked_kernel(kernel: str) -> str:
 
 
 class PackedMatmul:
-    """``x @ weight.T + bias`` for a fixed 2-D weight, through ``kernel``: ATen's, or oneDNN's on a
-    prepacked float32 or bfloat16 copy (CPU, float32 weights).
+    """``x @ weight.T + bias`` for a fixed 2-D weight, through ``kernel``: ATen's on the weight or on
+    a transposed copy, or oneDNN's on a prepacked float32 or bfloat16 copy (CPU, float32 weights).
 
     Holds no parameters; ``pack`` must be called again whenever the owner's weight changes.
     """
@@ -99,10 +105,13 @@ class PackedMatmul:
         self._weight, self._rows_hint = weight, rows_hint
         self.packed = None
         if self.kernel != "aten" and packable(weight):
-            stored = torch.bfloat16 if self.kernel == BF16_MATMUL_KERNEL else weight.dtype
             with torch.no_grad():
-                self.packed = torch.ops.mkldnn._reorder_linear_weight(
-                    weight.detach().to(stored).contiguous(), rows_hint)
+                if self.kernel == TRANSPOSED_MATMUL_KERNEL:  # [in, out]; no copy where the weight is a transposed view
+                    self.packed = weight.detach().t().contiguous()
+                else:
+                    stored = torch.bfloat16 if self.kernel == BF16_MATMUL_KERNEL else weight.dtype
+                    self.packed = torch.ops.mkldnn._reorder_linear_weight(
+                        weight.detach().to(stored).contiguous(), rows_hint)
             self.dtype = weight.dtype
 
     def use(self, kernel: str) -> None:
@@ -115,6 +124,10 @@ class PackedMatmul:
     def __call__(self, x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = None) -> torch.Tensor:
         if self.packed is None or x.device.type != "cpu" or x.dtype != self.dtype:
             return F.linear(x, weight, bias)
+        if self.kernel == TRANSPOSED_MATMUL_KERNEL:
+            rows = x.reshape(-1, x.shape[-1])
+            y = torch.mm(rows, self.packed) if bias is None else torch.addmm(bias, rows, self.packed)
+            return y.view(*x.shape[:-1], y.shape[-1])
         if self.kernel != BF16_MATMUL_KERNEL:
             return torch.ops.mkldnn._linear_pointwise(x, self.packed, bias, "none", [], "")
         y = torch.ops.mkldnn._linear_pointwise(x.to(torch.bfloat16), self.packed, None, "none", [], "").to(x.dtype)

@@ -5,23 +5,27 @@ A kernel that made one CPU fast made another slow (oneDNN's prepacked matmul: 4x
 MKL on an AMD EPYC, 1.3x slower on an Intel Xeon), so nothing here is a fixed choice:
 
 1. one frame of silence runs through a throw-away session with forward hooks, which record the
-   input shape of every site: each linear layer (ATen or oneDNN prepacked), each convolution
-   (ATen's, or im2col + one of the matmuls), each transposed convolution (ATen's, or a matmul);
+   input shape of every site: each linear layer (ATen on the weight or on a transposed copy, or
+   oneDNN prepacked), each convolution (ATen's, or im2col + one of the matmuls), each transposed
+   convolution (ATen's, or a matmul);
    the matmul kernel with bfloat16 weights is a candidate only where the model's precision is
    bfloat16 (``allow_bf16``; float32 keeps to the exact kernels) and this CPU runs it;
 2. sites with the same operation (weights of the same shape, inputs of the same shape) form one
-   group, timed once: each candidate on up to ``TIMED_SITES`` of its layers (different weights)
-   in turn, candidates in ABBA order, median of the rounds. Caches are left as they are: flushing
-   them before every call (as if the rest of the model had just streamed through) picked kernels
-   that made the whole demo frame 10% slower than this way (74 vs 68 ms on an AMD EPYC), since
-   small weights do stay cached from frame to frame and large ones miss either way;
+   group. Every site runs once per sweep, in frame order, so that each weight reaches the caches as
+   in a real frame: a weight that other sites' weights have pushed out of the caches is read from
+   memory, one that stays cached from one call to the next is not. A sweep gives each group one of
+   its candidates, in ABBA order, and a group's time per candidate is the median over its sweeps.
+   The cache state matters: timing a group alone on three of its layers (as the plan first did)
+   kept the LM's small weights hot, where in a frame they are not, and picked MKL on the stored
+   layout where the transposed copy was faster in the frame; flushing the caches before every
+   call instead made the small weights that do stay cached look slow;
 3. every site takes its group's fastest candidate.
 
 The plan is cached on disk (JSON), keyed by the CPU (``engine.runtime.cpu``: its name, family and
 model, instruction-set flags), core count, torch threads, torch version, the model's fingerprint,
 dtype and whether bfloat16 kernels are allowed: the next start replays one recording frame and
 applies it. A damaged or foreign file is ignored and rewritten.
-``PARLEY_KERNELS`` overrides the plan for every site (``aten``, ``onednn``, ``bf16``; convolutions
+``PARLEY_KERNELS`` overrides the plan for every site (``aten``, ``onednn``, ``transposed``, ``bf16``; convolutions
 then use im2col with that matmul) or keeps the built-in rule (``rule``): tests use it to run the
 reference-parity checks with each candidate forced.
 """
@@ -60,9 +64,8 @@ from .cpu import cpu_features, cpu_model
 
 log = logging.getLogger(__name__)
 
-PLAN_VERSION = 2  # 2: bfloat16 matmul candidates
-TIMED_SITES = 3  # layers per group the candidates are timed on (different weights, same shapes)
-ROUNDS = 12  # timed calls per candidate (half in each of the two ABBA blocks)
+PLAN_VERSION = 3  # 2: bfloat16 matmul candidates; 3: ATen on a transposed weight
+SWEEP_REPEATS = 4  # ABBA blocks of frame-order sweeps, one sweep per candidate in each
 MAX_RECORDING_FRAMES = 16
 FORCE_ENV = "PARLEY_KERNELS"
 FORCE_VALUES = ("rule", *MATMUL_KERNELS)
@@ -208,24 +211,14 @@ def _record_sites(modules: list[nn.Module], run_frame: Callable[[], None], allow
 # ---- measuring -------------------------------------------------------------------------------
 
 
-def _time_group(sites: list) -> dict[str, float]:
-    """Median microseconds per candidate over ``ROUNDS`` calls on up to ``TIMED_SITES`` of the
-    group's layers; candidates in ABBA blocks (two blocks each: a busy spell hits both)."""
-    timed = sites[:TIMED_SITES]
-    candidates = timed[0].candidates()
-    times: dict[str, list[float]] = {c: [] for c in candidates}
-    for block in (candidates, tuple(reversed(candidates))):
-        for kernel in block:
-            for site in timed:
-                site.apply(kernel)
-            runners = [site.runner() for site in timed]
-            for run in runners:  # warm-up: first-call allocations, lazy initialisation
-                run()
-            for i in range(ROUNDS // 2):
-                started = time.perf_counter()
-                runners[i % len(runners)]()
-                times[kernel].append((time.perf_counter() - started) * 1e6)
-    return {k: statistics.median(v) for k, v in times.items()}
+def _sweep_us(runners: list[Callable[[], torch.Tensor]]) -> list[float]:
+    """Run every site once in frame order; microseconds per site."""
+    times = []
+    for run in runners:
+        started = time.perf_counter()
+        run()
+        times.append((time.perf_counter() - started) * 1e6)
+    return times
 
 
 def _groups(sites: list) -> dict[str, list]:
@@ -236,14 +229,32 @@ def _groups(sites: list) -> dict[str, list]:
 
 
 def _measure(sites: list) -> tuple[Choice, ...]:
-    choices = []
+    """Time every candidate of every group where the frame runs it: all sites in frame order, each
+    weight arriving in the caches as it does in a frame (the other sites' weights streamed through
+    in between). A sweep gives every group its ``k``-th candidate (cycling where a group has fewer),
+    ``k`` in ABBA order over ``SWEEP_REPEATS`` blocks; a group's time per candidate is the median
+    over its sweeps, per call."""
+    groups = _groups(sites)
+    candidates = {op: group[0].candidates() for op, group in groups.items()}
+    widest = max(len(c) for c in candidates.values())
+    times: dict[str, dict[str, list[float]]] = {op: {k: [] for k in c} for op, c in candidates.items()}
     with torch.inference_mode():
-        for op, group in _groups(sites).items():
-            times = _time_group(group)
-            best = min(times, key=times.get)
-            for site in group:
-                site.apply(best)
-            choices.append(Choice(op, best, {k: round(v, 1) for k, v in times.items()}, len(group)))
+        runners = [site.runner() for site in sites]
+        for repeat in range(SWEEP_REPEATS):
+            for k in (range(widest) if repeat % 2 == 0 else reversed(range(widest))):
+                chosen = {op: c[k % len(c)] for op, c in candidates.items()}
+                for site in sites:
+                    site.apply(chosen[site.op])
+                _sweep_us(runners)  # warm-up: first-call allocations, oneDNN primitives
+                for site, us in zip(sites, _sweep_us(runners)):
+                    times[site.op][chosen[site.op]].append(us)
+    choices = []
+    for op, group in groups.items():
+        per_call = {k: statistics.median(v) for k, v in times[op].items()}
+        best = min(per_call, key=per_call.get)
+        for site in group:
+            site.apply(best)
+        choices.append(Choice(op, best, {k: round(v, 1) for k, v in per_call.items()}, len(group)))
     return tuple(choices)
 
 
@@ -258,7 +269,7 @@ def _apply(sites: list, kernel_of: Callable[[object], str | None]) -> bool:
 
 
 def _forced(site, kernel: str) -> str:
-    """``aten``/``onednn`` for a matmul; for a convolution, im2col (matmul) with that matmul kernel."""
+    """The matmul kernel for a matmul; for a convolution, im2col (matmul) with that matmul kernel."""
     if isinstance(site, _MatmulSite):
         return kernel
     candidates = site.candidates()
@@ -384,13 +395,8 @@ def sweep_ms(modules: list[nn.Module], run_frame: Callable[[], None], reference_
                 site.apply("aten" if isinstance(site, _MatmulSite) else site._direct)
         with torch.inference_mode():
             runners = [site.runner() for site in sites]
-            totals = []
-            for _ in range(rounds + 1):  # the first: warm-up
-                started = time.perf_counter()
-                for run in runners:
-                    run()
-                totals.append((time.perf_counter() - started) * 1e3)
-        return statistics.median(totals[1:])
+            totals = [sum(_sweep_us(runners)) / 1e3 for _ in range(rounds + 1)]
+        return statistics.median(totals[1:])  # the first: warm-up
     finally:
         for site, kernel in zip(sites, planned):
             site.apply(kernel)
