@@ -182,9 +182,11 @@ def test_forcing_bfloat16_weights_needs_bfloat16_precision(plan_dir, demo_model_
     snr = 10 * torch.log10(audio32.pow(2).sum() / (audio32 - audio16).pow(2).sum()).item()
     assert snr > 30, f"bfloat16 decoding is {snr:.1f} dB from float32's"
 
-def test_candidates_are_timed_where_the_frame_runs_them():
-    """Every sweep runs every site once, in frame order (so each weight meets the caches as in a
-    frame), each group on one candidate; every candidate of every group is timed, the fastest kept."""
+def test_candidates_are_timed_where_the_frame_runs_them(monkeypatch):
+    """Every sweep runs the timed sites once, in frame order (so each weight meets the caches as in
+    a frame), each group on one candidate; every candidate of every group is timed, and all of a
+    group's sites (timed or not: up to ``TIMED_SITES`` are) take the fastest."""
+    monkeypatch.setattr(kernel_plan, "TIMED_SITES", 2)
     calls = []
 
     class Site:
@@ -203,16 +205,18 @@ def test_candidates_are_timed_where_the_frame_runs_them():
                 time.sleep(0.002 if self.kernel == self.slow else 0.0002)
             return run
 
-    sites = [Site("first", "three", "a"), Site("second", "two", "b"), Site("third", "three", "a")]
+    sites = [Site("first", "three", "a"), Site("second", "two", "b"), Site("third", "three", "a"),
+             Site("fourth", "three", "a")]
     choices = {c.op: c for c in kernel_plan._measure(sites)}
     order = [name for name, _ in calls]
-    assert order == ["first", "second", "third"] * (len(order) // 3)
+    assert order == ["first", "second", "third"] * (len(order) // 3)  # "fourth" is not timed
     sweeps = [calls[i:i + 3] for i in range(0, len(calls), 3)]
     assert all(s[0][1] == s[2][1] for s in sweeps)  # one candidate per group and sweep
     assert {k for s in sweeps for _, k in s[::2]} == {"a", "b", "c"} and {s[1][1] for s in sweeps} == {"a", "b"}
     assert set(choices["three"].times_us) == {"a", "b", "c"} and choices["three"].kernel != "a"
-    assert choices["two"].kernel == "a" and choices["two"].sites == 1 and choices["three"].sites == 2
-    assert [site.kernel for site in sites] == [choices["three"].kernel, "a", choices["three"].kernel]
+    assert choices["two"].kernel == "a" and choices["two"].sites == 1 and choices["three"].sites == 3
+    best = choices["three"].kernel
+    assert [site.kernel for site in sites] == [best, "a", best, best]
 
 
 @pytest.mark.parametrize("kernel", EXACT_MATMUL_KERNELS)
