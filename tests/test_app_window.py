@@ -13,7 +13,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QEvent, QSettings, Qt, QTimer
+from PySide6.QtCore import QEvent, QObject, QSettings, Qt, QTimer
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QApplication, QFileDialog, QLabel, QMessageBox
 
@@ -239,14 +239,29 @@ def test_meters_and_latency_readouts_follow_the_worker_stats(harness, qtbot):
     assert "demo (untrained, babbles)" in w.model_label.text()
 
 
+class PanelAfterEachFrame(QObject):
+    """Records the meters panel's latency text and plot length each time a frame reaches it."""
+
+    def __init__(self, panel) -> None:
+        super().__init__()
+        self.panel = panel
+        self.shown: list[tuple[str, int]] = []
+
+    def record(self, _stats) -> None:
+        self.shown.append((self.panel.e2e_label.text(), len(self.panel.history.series[0])))
+
+
 def test_the_numbers_change_a_few_times_a_second_while_the_meters_follow_every_frame(harness, qtbot):
     w = harness.window
     panel = w.meters_panel
-    shown = []  # the readouts and the plot as each frame left them
-    w.worker.frame_done.connect(lambda _stats: shown.append((panel.e2e_label.text(), len(panel.history.series[0]))))
+    # The readouts and the plot as each frame left them, read in the GUI thread after the panel's
+    # own slot (a lambda would read them from the worker thread, racing the GUI: seen in CI).
+    left = PanelAfterEachFrame(panel)
+    w.worker.frame_done.connect(left.record)
     started = time.monotonic()
     stats = harness.frames(12)
     elapsed_ms = (time.monotonic() - started) * 1000
+    shown = left.shown
     rewrites = 1 + sum(a[0] != b[0] for a, b in zip(shown, shown[1:]))
     assert rewrites <= elapsed_ms / READOUT_INTERVAL_MS + 2, (rewrites, elapsed_ms)
     assert [n for _, n in shown] == list(range(shown[0][1], shown[0][1] + len(shown)))  # one point per frame
