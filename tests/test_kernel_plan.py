@@ -182,6 +182,7 @@ def test_forcing_bfloat16_weights_needs_bfloat16_precision(plan_dir, demo_model_
     snr = 10 * torch.log10(audio32.pow(2).sum() / (audio32 - audio16).pow(2).sum()).item()
     assert snr > 30, f"bfloat16 decoding is {snr:.1f} dB from float32's"
 
+
 def test_candidates_are_timed_where_the_frame_runs_them(monkeypatch):
     """Every sweep runs the timed sites once, in frame order (so each weight meets the caches as in
     a frame), each group on one candidate; every candidate of every group is timed, and all of a
@@ -238,7 +239,6 @@ def test_every_exact_matmul_is_float32_linear_for_any_leading_shape(kernel, bias
             torch.testing.assert_close(got, torch.nn.functional.linear(x, weight, b), rtol=1e-5, atol=1e-5)
     if kernel == TRANSPOSED_MATMUL_KERNEL:  # the view's transpose is the stored tensor: no copy kept
         assert matmul.packed.data_ptr() == stored.data_ptr()
-
 
 
 @needs_bf16_matmul
