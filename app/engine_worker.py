@@ -310,7 +310,7 @@ class EngineWorker(QObject):
                 session = engine.open_conversation(self._model, path)
             else:  # in place: the same buffers and CUDA graph, no prompt phases
                 session.restore(path)
-                session.frame_observer = None  # the recorded frames were the previous conversation's
+                session.observe(None)  # the recorded frames were the previous conversation's
         except (OSError, ValueError) as e:  # the current conversation stays as it is
             self.file_failed.emit("open", f"Could not open {Path(path).name}: {e}")
             return

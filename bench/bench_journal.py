@@ -64,12 +64,12 @@ def main() -> None:
             recorder(s, x)
             observer_ms.append(1000 * (time.perf_counter() - t))
 
-        session.frame_observer = timed
+        session.observe(timed)
         for frame in pcm:
             t = time.perf_counter()
             session.step(frame)
             frame_ms.append(1000 * (time.perf_counter() - t))
-        session.frame_observer = recorder
+        session.observe(recorder)
         recorder.close()
         journal_bytes = (tmp / "talk.journal").stat().st_size
         save_conversation(session, tmp / "full.parley", compact=False)

@@ -81,7 +81,7 @@ def test_a_snapshot_written_after_more_frames_holds_the_conversation_as_it_was(m
         live.step(pcm[i])
     snapshot = snapshot_conversation(live, compact=compact)
     at_snapshot = {name: t.clone() for name, t in flatten(live.state).items()}
-    audio_at_snapshot, transcript_at_snapshot = live.audio(), list(live.transcript)
+    audio_at_snapshot, transcript_at_snapshot = live.audio(), live.transcript
     for i in range(FRAMES, FRAMES + 5):  # the conversation goes on before the file is written
         live.step(pcm[i])
     path = tmp_path / "later.parley"

@@ -21,7 +21,8 @@ from engine import (
 )
 from engine.codec.mimi import Mimi, MimiConfig
 from engine.files import journal as jf
-from engine.runtime.replay import VERIFY_FRAMES, journal_header
+from engine.runtime.rebuild import VERIFY_FRAMES
+from engine.runtime.replay import journal_header
 from engine.state import clone, flatten
 
 FRAMES = 8

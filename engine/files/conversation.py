@@ -92,42 +92,49 @@ class ConversationSnapshot:
         write_conversation(path, *self.contents())
 
 
-def write_session(path: str | os.PathLike, session) -> None:
-    """Save ``session`` (an ``engine.Session``) in full: see ``snapshot_session``."""
-    snapshot_session(session).write(path)
+@dataclass(frozen=True)
+class SessionProgress:
+    """What a session keeps on the host beside its state tree, as its files store it."""
+
+    sampling: SamplingConfig
+    seed: int
+    frames: int  # live frames stepped
+    generator_steps: int  # generator steps, prompt phases included
+    decoded_frames: int  # frames Mimi decoded (the generator's output aligned)
+    prompts: dict
+    transcript: tuple[tuple[int, float, str], ...]  # (frame index, seconds, text piece)
 
 
-def snapshot_session(session) -> ConversationSnapshot:
-    """``session``'s full file: its state with only the filled ring slots, the recorded audio of both
-    sides as 16-bit PCM, and the metadata that continues it."""
-    state = {name: t.to("cpu", copy=True) for name, t in trimmed_state(session.state).items()}
-    recording = session.recording() if session.record_audio else None
-    info = session.model.info
+def snapshot_session(info, state: StateTree, progress: SessionProgress, recording) -> ConversationSnapshot:
+    """A session's full file (``Session.snapshot``): its state with only the filled ring slots, the
+    recorded audio of both sides as 16-bit PCM (``recording``: (user, assistant) ``PcmRecording``s,
+    or None), and the metadata that continues it. ``info`` is the model's ``ModelInfo``."""
+    tensors_now = {name: t.to("cpu", copy=True) for name, t in trimmed_state(state).items()}
     meta = {
         "version": KIND_VERSIONS[FULL],
         "kind": FULL,
         "model": info.name,
         "fingerprint": info.fingerprint,
-        "frames": session.frames,
-        "generator_steps": session.generator_steps,
-        "decoded_frames": session.decoded_frames,
-        "sampling": asdict(session.sampling),
-        "seed": session.seed,
-        "prompts": dict(session.prompts),
-        "transcript": [[e.frame_index, e.seconds, e.text] for e in session.transcript],
+        "frames": progress.frames,
+        "generator_steps": progress.generator_steps,
+        "decoded_frames": progress.decoded_frames,
+        "sampling": asdict(progress.sampling),
+        "seed": progress.seed,
+        "prompts": dict(progress.prompts),
+        "transcript": [list(entry) for entry in progress.transcript],
         "app_version": VERSION,
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "sample_rate": SAMPLE_RATE,
     }
 
     def contents() -> tuple[dict[str, torch.Tensor], dict]:
-        tensors = dict(state)
+        tensors = dict(tensors_now)
         if recording is not None:
             tensors["audio.user"], tensors["audio.assistant"] = (
                 torch.from_numpy(side.int16()) for side in recording)
         return tensors, meta
 
-    return ConversationSnapshot(FULL, session.frames, contents)
+    return ConversationSnapshot(FULL, progress.frames, contents)
 
 
 def read_session_file(path: str | os.PathLike, fingerprint: str, live_state: StateTree) -> SavedConversation:

@@ -54,10 +54,39 @@ class SamplingConfig:
         return cls(temp=0.0, temp_text=0.0)
 
 
+@dataclass(frozen=True)
+class Forcing:
+    """Tokens a ``step`` writes into its token cache in place of the ones it would sample.
+
+    ``tokens`` [B, 1 + dep_q] long is in the layout ``written_tokens`` reads back (the text token,
+    then the depth transformer's streams); ``streams`` [1 + dep_q] bool says which streams are
+    forced (None: all of them). Where a stream is forced, the depth transformer is fed the forced
+    token as the next codebook's input, as if it had sampled it; sampling still runs (and draws
+    from the RNG) unless the step is called with ``sample=False``, which needs every stream forced.
+    Journal replay forces every stream (the journaled tokens); "wait for me" forces the
+    assistant's text and audio to silence. Both are tensors, so a captured graph can replay a
+    forcing whose values or streams change between frames.
+    """
+
+    tokens: torch.Tensor
+    streams: torch.Tensor | None = None
+
+    @property
+    def complete(self) -> bool:
+        return self.streams is None
+
+    def mask(self, batch: int) -> torch.Tensor:
+        """[B, 1 + dep_q] bool: where the tokens are forced."""
+        if self.streams is None:
+            return torch.ones_like(self.tokens, dtype=torch.bool)
+        return self.streams.view(1, -1).expand(batch, -1)
+
+
 class _GeneratorBase:
     """What both generators share: the LM, sampling, constant index tensors, state layout, checks."""
 
     cache_columns_extra: int  # token cache columns = max_delay + this
+    _written_offset_lag: int  # how far behind the offset a step leaves the column it wrote
 
     def __init__(self, lm: LMModel, sampling: SamplingConfig = SamplingConfig()):
         self.lm, self.sampling = lm, sampling
@@ -111,6 +140,49 @@ class _GeneratorBase:
         if codes.device != self._delays.device:
             raise ValueError(f"expected {what} on {self._delays.device}, got {codes.device}")
 
+    def _check_forcing(self, forced: Forcing | None, sample: bool, state: StateTree) -> None:
+        streams = self.config.dep_q + 1
+        if forced is None:
+            if not sample:
+                raise ValueError("sample=False needs every stream forced (a complete Forcing)")
+            return
+        self._check_codes(forced.tokens, streams, "forced tokens", state)
+        if forced.streams is not None:
+            s = forced.streams
+            if not isinstance(s, torch.Tensor) or s.dtype != torch.bool or tuple(s.shape) != (streams,):
+                raise ValueError(f"expected the forced streams as a bool tensor [{streams}]")
+            if not sample:
+                raise ValueError("sample=False needs every stream forced (a Forcing without streams)")
+
+    def written_tokens(self, state: StateTree) -> torch.Tensor:
+        """The tokens the last ``step`` wrote into the token cache, [B, 1 + dep_q] (text first):
+        what a journal keeps, and what ``Forcing`` takes to make a step write them again."""
+        tokens = state["tokens"]
+        column = ((tokens["offset"] - self._written_offset_lag) % self.columns).view(1, 1, 1)
+        n = self.config.dep_q + 1
+        return tokens["cache"][:, :n].gather(2, column.expand(tokens["cache"].shape[0], n, 1)).squeeze(-1)
+
+    def _generate(self, h: torch.Tensor, text_logits: torch.Tensor, state: StateTree, forced: torch.Tensor | None,
+                  forced_mask: torch.Tensor | None, mark: Mark | None) -> torch.Tensor:
+        """Sample the text token and the depth transformer's streams [B, 1 + dep_q], feeding it the
+        forced tokens where ``forced_mask`` is set; returns what the step writes (forced or sampled)."""
+        text = self._sample_text(text_logits, state)
+        if forced is not None:
+            text = torch.where(forced_mask[:, 0], forced[:, 0], text)
+        if mark is not None:
+            mark("temporal")
+        audio = self.lm.depformer_frame(h, text, state["lm"]["depformer"], self._audio_sampler(state),
+                                        forced=None if forced is None else forced[:, 1:],
+                                        forced_mask=None if forced is None else forced_mask[:, 1:])
+        generated = torch.cat([text.unsqueeze(1), audio], dim=1)
+        return generated if forced is None else torch.where(forced_mask, forced, generated)
+
+    def _skip_sampling(self, x: torch.Tensor, state: StateTree) -> None:
+        """A step whose every stream is forced: only the temporal transformer's state changes; the
+        RNG counter advances by the draws sampling would have made."""
+        self.lm.transformer(x, state["lm"]["temporal"])
+        state["rng"]["counter"].add_(self.draws_per_step)
+
     def _sample_text(self, logits: torch.Tensor, state: StateTree) -> torch.Tensor:
         s = self.sampling
         return sample_token(logits, s.temp_text, s.top_k_text, state["rng"])
@@ -148,20 +220,24 @@ class MoshiGenerator(_GeneratorBase):
     """
 
     cache_columns_extra = 2
+    _written_offset_lag = 0  # a step writes at its offset + 1, then advances the offset
 
     def __init__(self, lm: LMModel, sampling: SamplingConfig = SamplingConfig()):
         if lm.config.is_personaplex:
             raise ValueError("this is a PersonaPlex model: use PersonaPlexGenerator")
         super().__init__(lm, sampling)
 
-    def step(self, user_codes: torch.Tensor, state: StateTree, mark: Mark | None = None
-             ) -> tuple[torch.Tensor, torch.Tensor]:
+    def step(self, user_codes: torch.Tensor, state: StateTree, forced: Forcing | None = None,
+             mark: Mark | None = None, sample: bool = True) -> tuple[torch.Tensor, torch.Tensor]:
+        """One frame; ``forced`` makes it write those tokens instead of sampled ones (``Forcing``);
+        ``sample=False`` (every stream forced) runs only the temporal transformer."""
         self._check_codes(user_codes, self.user_streams, "user codes", state)
+        self._check_forcing(forced, sample, state)
         with torch.inference_mode():
-            return self._step(user_codes, state, mark)
+            return self._step(user_codes, state, forced, mark, sample)
 
-    def _step(self, user_codes: torch.Tensor, state: StateTree, mark: Mark | None
-              ) -> tuple[torch.Tensor, torch.Tensor]:
+    def _step(self, user_codes: torch.Tensor, state: StateTree, forced: Forcing | None, mark: Mark | None,
+              sample: bool) -> tuple[torch.Tensor, torch.Tensor]:
         c, tokens = self.config, state["tokens"]
         cache, offset = tokens["cache"], tokens["offset"]
         first_user = c.dep_q + 1
@@ -170,16 +246,16 @@ class MoshiGenerator(_GeneratorBase):
         column = (offset % self.columns).view(1, 1, 1).expand(cache.shape[0], cache.shape[1], 1)
         codes = cache.gather(2, column).squeeze(-1)
         codes = torch.where(offset <= self._delays, self._initial, codes)
-
-        h, text_logits = self.lm.temporal_step(self.lm.embed_codes(codes), state["lm"])
-        text = self._sample_text(text_logits, state)
-        if mark is not None:
-            mark("temporal")
-        audio = self.lm.depformer_frame(h, text, state["lm"]["depformer"], self._audio_sampler(state))
-
+        x = self.lm.embed_codes(codes)
+        if sample:
+            h, text_logits = self.lm.temporal_step(x, state["lm"])
+            written = self._generate(h, text_logits, state, None if forced is None else forced.tokens,
+                                     None if forced is None else forced.mask(cache.shape[0]), mark)
+        else:
+            self._skip_sampling(x, state)
+            written = forced.tokens
         offset.add_(1)
-        generated = torch.cat([text.unsqueeze(1), audio], dim=1)
-        self._write_column(cache, slice(0, first_user), (offset % self.columns).expand(first_user), generated)
+        self._write_column(cache, slice(0, first_user), (offset % self.columns).expand(first_user), written)
         return self._aligned_output(cache, offset)
 
 
@@ -204,6 +280,7 @@ class PersonaPlexGenerator(_GeneratorBase):
     """
 
     cache_columns_extra = 3
+    _written_offset_lag = 1  # a step writes at its offset, then advances the offset
 
     def __init__(self, lm: LMModel, sampling: SamplingConfig = SamplingConfig()):
         if not lm.config.is_personaplex:
@@ -221,11 +298,14 @@ class PersonaPlexGenerator(_GeneratorBase):
         return state
 
     def step(self, user_codes: torch.Tensor, state: StateTree, agent_audio: torch.Tensor | None = None,
-             text: torch.Tensor | None = None, mark: Mark | None = None, sample: bool = True
-             ) -> tuple[torch.Tensor, torch.Tensor]:
+             text: torch.Tensor | None = None, forced: Forcing | None = None, mark: Mark | None = None,
+             sample: bool = True) -> tuple[torch.Tensor, torch.Tensor]:
+        """``agent_audio`` / ``text`` provide those streams of this frame (PersonaPlex's own forcing,
+        written at each stream's delay); ``forced`` makes the step write those tokens (``Forcing``).
+        ``sample=False`` needs every stream forced, by either means."""
         self._check_codes(user_codes, self.user_streams, "user codes", state)
-        if not sample and (agent_audio is None or text is None):
-            raise ValueError("sample=False needs every stream forced (agent_audio and text)")
+        provided_all = agent_audio is not None and text is not None
+        self._check_forcing(forced, sample or provided_all, state)
         if agent_audio is not None:
             self._check_codes(agent_audio, self._agent_streams, "forced agent audio", state)
         if text is not None:
@@ -235,7 +315,7 @@ class PersonaPlexGenerator(_GeneratorBase):
             self._force(state, user_codes, agent_audio, text)
             target, provided, input_column = self._prepare(state)
             x = self.lm.embed_codes(self._input_codes(state, input_column))
-            return self._process(state, x, target, provided, input_column, mark, sample)
+            return self._process(state, x, target, provided, input_column, forced, mark, sample)
 
     def step_embeddings(self, embedding: torch.Tensor, state: StateTree, sample: bool = True
                         ) -> tuple[torch.Tensor, torch.Tensor]:
@@ -290,24 +370,20 @@ class PersonaPlexGenerator(_GeneratorBase):
         return cache.gather(2, column).squeeze(-1)
 
     def _process(self, state: StateTree, x: torch.Tensor, target: torch.Tensor, provided: torch.Tensor,
-                 input_column: torch.Tensor, mark: Mark | None = None, sample: bool = True
-                 ) -> tuple[torch.Tensor, torch.Tensor]:
+                 input_column: torch.Tensor, forced: Forcing | None = None, mark: Mark | None = None,
+                 sample: bool = True) -> tuple[torch.Tensor, torch.Tensor]:
         tokens, n = state["tokens"], self.config.dep_q + 1
         cache, flags, offset = tokens["cache"], tokens["provided"], tokens["offset"]
+        known, known_mask = target[:, :n], provided[:, :n]
+        if forced is not None:
+            forced_mask = forced.mask(known.shape[0])
+            known, known_mask = torch.where(forced_mask, forced.tokens, known), known_mask | forced_mask
         if sample:
             h, text_logits = self.lm.temporal_step(x, state["lm"])
-            sampled_text = self._sample_text(text_logits, state)
-            text_in = torch.where(provided[:, 0], target[:, 0], sampled_text)
-            if mark is not None:
-                mark("temporal")
-            audio = self.lm.depformer_frame(h, text_in, state["lm"]["depformer"], self._audio_sampler(state),
-                                            forced=target[:, 1:n], forced_mask=provided[:, 1:n])
-            generated = torch.cat([sampled_text.unsqueeze(1), audio], dim=1)
-            written = torch.where(provided[:, :n], target[:, :n], generated)
-        else:  # every stream forced: only the temporal transformer's state changes
-            self.lm.transformer(x, state["lm"]["temporal"])
-            state["rng"]["counter"].add_(self.draws_per_step)
-            written = target[:, :n]
+            written = self._generate(h, text_logits, state, known, known_mask, mark)
+        else:  # every stream provided or forced
+            self._skip_sampling(x, state)
+            written = known
         batch, streams = flags.shape[:2]
         flags.scatter_(2, input_column.view(1, 1, 1).expand(batch, streams, 1),
                        torch.zeros(batch, streams, 1, dtype=torch.bool, device=flags.device))

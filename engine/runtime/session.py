@@ -7,16 +7,19 @@
 
 The state ``{"mimi": ..., "gen": ...}`` is allocated once; every frame updates it in place through
 a ``FrameStep`` (one CUDA graph on CUDA). Host-side counters, the transcript and the recorded
-audio of both sides live beside it. Conversation files (``engine.files.conversation``) store
-exactly that, and restoring copies a file back into the same buffers.
+audio of both sides live beside it, private to the session: they change only with the state, by
+``step``, ``restore`` (a full file copied back into the same buffers) and ``rebuild_from`` (a
+journal's frames replayed with their tokens forced). ``snapshot`` gives the whole of it as a file.
 """
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
@@ -24,13 +27,19 @@ import torch
 from ..audio import FRAME_SECONDS, FRAME_SIZE, SAMPLE_RATE
 from ..errors import ModelError
 from ..files import conversation
+from ..files.journal import Journal
 from ..lm.generate import SamplingConfig, make_generator
 from ..state import StateTree, nbytes
 from .frame_step import STAGES, FrameStep
 from .growing_array import BLOCK_FRAMES
-from .loading import LoadedModel
 from .prompt_steps import PromptSteps
+from .rebuild import Progress, ReplayedFrames, replay_frames
 from .recording import PcmRecording
+
+if TYPE_CHECKING:  # only for annotations: loading opens sessions, so it imports this module
+    from .loading import LoadedModel
+
+FrameObserver = Callable[["Session", np.ndarray], None]  # called after every frame with the user's samples
 
 
 @dataclass(frozen=True)
@@ -107,18 +116,15 @@ class Session:
         generator = make_generator(model.lm, sampling)
         self.state: StateTree = {"mimi": model.mimi.init_state(1), "gen": generator.init_state(1, seed)}
         self._rings = _ring_sizes(model, self.state)
-        self.frames = 0  # live frames stepped
-        self.generator_steps = 0  # generator steps, prompt phases included
-        self.decoded_frames = 0  # frames decoded by Mimi (the generator's aligned outputs)
-        self.transcript: list[TranscriptEntry] = []
+        self._frames = 0  # live frames stepped
+        self._generator_steps = 0  # generator steps, prompt phases included
+        self._decoded_frames = 0  # frames decoded by Mimi (the generator's aligned outputs)
+        self._transcript: list[TranscriptEntry] = []
         self.prompts = {"voice": voice_prompt, "text": text_prompt}
         self.record_audio = record_audio
-        # The CPU thread count this conversation's frames must keep (float sums are grouped per
-        # thread): set when it was rebuilt from frames that ran with it; None: any.
-        self.threads: int | None = None
-        self.keep_recording(None, None)
-        # Called as ``frame_observer(session, pcm)`` after every frame (e.g. a crash journal's).
-        self.frame_observer: Callable[[Session, np.ndarray], None] | None = None
+        self._threads: int | None = None
+        self._keep_recording(None, None)
+        self._observer: FrameObserver | None = None
         self._use(sampling, generator)
         if run_prompts:
             self._prompt(voice_prompt, text_prompt)
@@ -131,6 +137,48 @@ class Session:
         session = cls(model, run_prompts=False)
         session.restore(path)
         return session
+
+    # ---- what the session keeps beside its state (read-only outside) --------------------------
+
+    @property
+    def frames(self) -> int:
+        """Live frames stepped."""
+        return self._frames
+
+    @property
+    def generator_steps(self) -> int:
+        """Generator steps, PersonaPlex's prompt phases included."""
+        return self._generator_steps
+
+    @property
+    def decoded_frames(self) -> int:
+        """Frames Mimi decoded (those whose generator output was aligned)."""
+        return self._decoded_frames
+
+    @property
+    def transcript(self) -> tuple[TranscriptEntry, ...]:
+        return tuple(self._transcript)
+
+    @property
+    def threads(self) -> int | None:
+        """The CPU thread count this conversation's frames must keep (float sums are grouped per
+        thread): set when it was rebuilt from frames that ran with it; None: any."""
+        return self._threads
+
+    @property
+    def frame_observer(self) -> FrameObserver | None:
+        return self._observer
+
+    def observe(self, observer: FrameObserver | None) -> None:
+        """Call ``observer(session, pcm)`` after every frame from now on (a crash journal's
+        recorder); None: no one."""
+        self._observer = observer
+
+    def progress(self) -> conversation.SessionProgress:
+        """The host side as a file stores it (with the state tree, the whole conversation)."""
+        return conversation.SessionProgress(
+            self.sampling, self.seed, self._frames, self._generator_steps, self._decoded_frames, dict(self.prompts),
+            tuple((e.frame_index, e.seconds, e.text) for e in self._transcript))
 
     # ---- sampling and the frame step ---------------------------------------------------------
 
@@ -172,7 +220,7 @@ class Session:
         forced_steps = PromptSteps(self.generator, self.state["gen"], use_cuda_graph=self.model.cuda_graph)
         with torch.inference_mode():
             steps = run_prompt_phases(self.generator, self.state["gen"], voice, tokens, steps=forced_steps)
-        self.generator_steps = len(steps)
+        self._generator_steps = len(steps)
 
     # ---- streaming ---------------------------------------------------------------------------
 
@@ -193,18 +241,18 @@ class Session:
             else:
                 out_np, token, audio_codes = np.zeros(FRAME_SIZE, np.float32), None, None
         timings = clock.timings()
-        frame_index = self.frames
-        self.frames += 1
-        self.generator_steps += 1
-        self.decoded_frames += aligned
+        frame_index = self._frames
+        self._frames += 1
+        self._generator_steps += 1
+        self._decoded_frames += aligned
         piece = self.model.tokenizer.piece(token) if token is not None else ""
         if piece:
-            self.transcript.append(TranscriptEntry(frame_index, round(frame_index * FRAME_SECONDS, 2), piece))
+            self._transcript.append(TranscriptEntry(frame_index, round(frame_index * FRAME_SECONDS, 2), piece))
         if self.record_audio:
             self._user_audio.extend(pcm)
             self._assistant_audio.extend(out_np)
-        if self.frame_observer is not None:
-            self.frame_observer(self, pcm)
+        if self._observer is not None:
+            self._observer(self, pcm)
         return FrameResult(out_np, piece, token, audio_codes, frame_index, timings, self.cache_stats())
 
     def process(self, pcm: np.ndarray) -> OfflineResult:
@@ -233,7 +281,7 @@ class Session:
         return tuple(CacheStats(name, min(n, capacity), capacity, n // capacity, nbytes)
                      for (name, capacity, nbytes), n in zip(self._rings, written))
 
-    def keep_recording(self, user: np.ndarray | None, assistant: np.ndarray | None) -> None:
+    def _keep_recording(self, user: np.ndarray | None, assistant: np.ndarray | None) -> None:
         """Replace the recording with these (24 kHz float32 or 16-bit samples, handed over; None: none),
         for a conversation rebuilt or restored from a file; the frames that follow are appended to it.
         The user's side keeps its samples exactly, the assistant's is kept as 16 bits (see
@@ -261,8 +309,14 @@ class Session:
 
     # ---- conversation files ------------------------------------------------------------------
 
+    def snapshot(self) -> conversation.ConversationSnapshot:
+        """This conversation's full file as of now, to write now or from another thread while the
+        session goes on (``ConversationSnapshot``)."""
+        recording = self.recording() if self.record_audio else None
+        return conversation.snapshot_session(self.model.info, self.state, self.progress(), recording)
+
     def save(self, path: str | Path) -> None:
-        conversation.write_session(path, self)
+        self.snapshot().write(path)
 
     def restore(self, path: str | Path) -> None:
         """Replace this conversation with a saved one, in place: the same state buffers (a captured
@@ -271,12 +325,45 @@ class Session:
         self._use(record.sampling)
         conversation.copy_into_state(self.state, record.state)
         self.seed = record.seed
-        self.frames, self.decoded_frames, self.generator_steps = (record.frames, record.decoded_frames,
-                                                                  record.generator_steps)
+        self._frames, self._decoded_frames, self._generator_steps = (record.frames, record.decoded_frames,
+                                                                     record.generator_steps)
         self.prompts = dict(record.prompts)
-        self.transcript = [TranscriptEntry(f, s, t) for f, s, t in record.transcript]
-        self.keep_recording(record.user_audio, record.assistant_audio)
-        self.frame_step.prepare(self.generator_steps)  # a frame step new to this sampling: capture it now
+        self._transcript = [TranscriptEntry(f, s, t) for f, s, t in record.transcript]
+        self._keep_recording(record.user_audio, record.assistant_audio)
+        self.frame_step.prepare(self._generator_steps)  # a frame step new to this sampling: capture it now
+
+    def rebuild_from(self, journal: Journal, frames: int, progress: Progress | None = None,
+                     cancel: Callable[[], bool] | None = None) -> ReplayedFrames:
+        """Replay the first ``frames`` frames of ``journal`` (its tokens forced: ``engine.runtime.rebuild``)
+        on this new session, with the CPU thread count they ran with, which its next frames keep so
+        that it stays replayable. On the same machine and precision the state then equals, bit for
+        bit, that of the run the journal recorded. Raises ``RecoveryCancelled`` when ``cancel()``."""
+        if self._frames:
+            raise ValueError(f"a rebuild starts from a new session; this one has run {self._frames} frames")
+        threads = journal.header.threads if self.model.device.type == "cpu" else 0
+        with cpu_threads(threads):
+            replayed = replay_frames(self.frame_step, self.model.tokenizer, journal, frames, self._generator_steps,
+                                     progress, cancel)
+        self._threads = threads or None
+        self._frames, self._generator_steps = frames, self._generator_steps + frames
+        self._decoded_frames += replayed.decoded_frames
+        self._transcript = [TranscriptEntry(*entry) for entry in replayed.transcript]
+        if self.record_audio:  # the session's own recording, as ``step`` would have kept it
+            self._keep_recording(journal.pcm[:frames], replayed.assistant_audio)
+        return replayed
+
+
+@contextlib.contextmanager
+def cpu_threads(threads: int):
+    """Run with ``threads`` torch threads (this thread's setting), as a journal's frames ran;
+    0 leaves it as it is."""
+    before = torch.get_num_threads()
+    if threads > 0:
+        torch.set_num_threads(threads)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
 
 
 class _StageClock:
