@@ -6,24 +6,27 @@ state and call its commands; they never talk to the worker or read the audio bri
 Questions to the user (file dialogs, "discard changes?") stay in the window: the view-model only
 acts on the answers.
 
-It never waits for the worker: requests go through ``EngineWorker``'s thread-safe methods and
-answers arrive as queued signals. Audio device health is polled by a timer (PortAudio threads
-must not emit Qt signals).
+It never waits for the engine thread: it submits typed commands (``app.engine_messages``) to
+``EngineWorker`` and handles the typed events that come back through one queued signal. Audio
+device health is polled by a timer (PortAudio threads must not emit Qt signals).
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from dataclasses import asdict, replace
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QSettings, QThread, QTimer, Signal
 
+from app import engine_messages as m
 from app import recovery
 from app.audio_io import AudioIO, DeviceStatus
 from app.audio_menu import open_mic_note, processing_from
-from app.engine_worker import EngineWorker, ModelLoader, load_engine_model
+from app.conversation_controller import ModelLoader, load_engine_model
+from app.engine_worker import EngineWorker
 from app.frame_stats import FrameStats
 from app.push_to_talk import TalkState
 from app.real_time import RealTimeMonitor, too_slow_text
@@ -66,7 +69,8 @@ class ConversationModel(QObject):
     settings_changed = Signal(object)  # AppSettings
     saved = Signal(str)  # path
     conversation_replaced = Signal()  # a new or opened conversation replaced the turns
-    clip_ready = Signal(object)  # (user, assistant, start seconds) of a clip, after request_clip()
+    clip_ready = Signal(object)  # an engine_messages.ClipReady, after request_clip()
+    recovery_event = Signal(object)  # engine_messages.RecoveryProgress / RecoveryDone, after recover()
     processing_changed = Signal()  # echo cancellation etc.: the settings or whether they can run
     # (name, device, precision) of the model released to make room on the GPU for one that then
     # failed to load: nothing is loaded now, and the window offers to load it again.
@@ -104,16 +108,29 @@ class ConversationModel(QObject):
 
         self.pending_journals = recovery.pending_journals(journal_dir) if journal_dir else []  # before any new one
         self.processing_problem = ""  # why echo cancellation etc. cannot run here ("" when they can)
+        self.processing = processing_from(self.settings)  # microphone processing wanted (Audio menu)
         self.worker = EngineWorker(model_loader, seed=worker_seed, cuda_graph=cuda_graph, journal_dir=journal_dir)
-        self.worker.save_compact = self.settings.save_compact
-        self.worker.processing = processing_from(self.settings)
+        self.worker.submit(m.SetSaveKind(self.settings.save_compact))
+        self.worker.submit(m.SetProcessing(self.processing))
+        self.worker.submit(m.SetMicOpen(self.talk.mic_open))
         self.worker_thread = QThread(self)
         self.worker_thread.setObjectName("parley-engine")
         self.worker.moveToThread(self.worker_thread)
         self.worker_thread.started.connect(self.worker.run)
-        self._connect_worker()
+        # A bound method of this object: PySide6 would run a lambda in the engine thread.
+        self.worker.event.connect(self._on_event)
+        self._handlers = {
+            m.ModelLoading: self._on_model_loading, m.ModelStage: self._on_model_stage,
+            m.ModelLoaded: self._on_model_loaded, m.ModelFailed: self._on_model_failed,
+            m.PreviousModelOffered: self._on_previous_model_offered,
+            m.ProcessingUnavailable: self._on_processing_unavailable,
+            m.ConversationOpened: self._on_conversation_opened, m.ConversationFailed: self._on_conversation_failed,
+            m.FrameDone: self._on_frame, m.EngineError: self._on_engine_error, m.FileDone: self._on_file_done,
+            m.ConversationSaved: self._on_conversation_saved, m.FileFailed: self._on_file_failed,
+            m.ClipReady: self.clip_ready.emit, m.RecoveryProgress: self.recovery_event.emit,
+            m.RecoveryDone: self.recovery_event.emit,
+        }
         self.worker_thread.start()
-        self.worker.mic_open = self.talk.mic_open
 
         self.audio = AudioIO(self.worker.set_bridge) if audio else None
         self.timer = QTimer(self)
@@ -123,25 +140,8 @@ class ConversationModel(QObject):
         if self.audio is not None:
             self.audio.start(self.settings.input_device or None, self.settings.output_device or None)
 
-    def _connect_worker(self) -> None:
-        # Bound methods of this object only: PySide6 would run a lambda in the worker's thread.
-        w = self.worker
-        w.model_loading.connect(self._on_model_loading)
-        w.model_stage.connect(self._on_model_stage)
-        w.model_loaded.connect(self._on_model_loaded)
-        w.model_failed.connect(self._on_model_failed)
-        w.previous_model_offered.connect(self._on_previous_model_offered)
-        w.processing_unavailable.connect(self._on_processing_unavailable)
-        w.conversation_opened.connect(self._on_conversation_opened)
-        w.conversation_failed.connect(self._on_error)
-        w.voices_listed.connect(self._on_voices_listed)
-        w.prompts_in_use.connect(self._on_prompts_in_use)
-        w.frame_done.connect(self._on_frame)
-        w.error.connect(self._on_worker_error)
-        w.file_done.connect(self._on_file_done)
-        w.conversation_saved.connect(self._on_conversation_saved)
-        w.file_failed.connect(self._on_file_failed)
-        w.clip_ready.connect(self._on_clip)
+    def _on_event(self, event) -> None:
+        self._handlers[type(event)](event)
 
     # -- derived state -----------------------------------------------------------------------
     @property
@@ -165,7 +165,7 @@ class ConversationModel(QObject):
 
     def open_mic_note(self) -> tuple[str, bool]:
         """(the note under the open-mic switch, whether it is a warning)."""
-        return open_mic_note(self.worker.processing, self.processing_problem)
+        return open_mic_note(self.processing, self.processing_problem)
 
     def title(self) -> str:
         name = Path(self.conversation_path).name if self.conversation_path else "Untitled conversation"
@@ -200,7 +200,7 @@ class ConversationModel(QObject):
 
     def _set_talk(self, talk: TalkState) -> None:
         self.talk = talk
-        self.worker.mic_open = talk.mic_open
+        self.worker.submit(m.SetMicOpen(talk.mic_open))
         self.talk_changed.emit(talk)
 
     # -- commands ----------------------------------------------------------------------------
@@ -209,17 +209,17 @@ class ConversationModel(QObject):
         self._requested_model = (name, device, precision)
         self.graph = None
         # The saved persona is used if the model turns out to be PersonaPlex (the worker knows).
-        self.worker.load_model(name, device, precision, self.settings.persona_voice or None,
-                               self.settings.persona_role or None)
+        self.worker.submit(m.LoadModel(name, device, precision, self.settings.persona_voice or None,
+                                       self.settings.persona_role or None))
 
     def switch_model_and_open(self, model: str, path: str) -> None:
         """Load ``model`` (with the remembered device and precision), then open ``path`` on it; the
         worker runs both in order, and a failed load leaves the running model, which refuses the file."""
         self.load_model(model, self.settings.device, self.settings.precision)
-        self.worker.open_conversation(path)
+        self.worker.submit(m.OpenConversation(path))
 
     def new_conversation(self) -> None:
-        self.worker.new_conversation(*self.persona_prompts())
+        self.worker.submit(m.NewConversation(*self.persona_prompts()))
 
     def start_with_persona(self, voice: str, role: str) -> None:
         """Remember the choice, then start a new conversation with it (in the worker); if the engine
@@ -227,16 +227,23 @@ class ConversationModel(QObject):
         if role.strip() == DEFAULT_ROLE:
             role = ""  # the default, wherever it changes later
         self.update_settings(persona_voice=voice, persona_role=role)
-        self.worker.new_conversation(voice or None, role or None)
+        self.worker.submit(m.NewConversation(voice or None, role or None))
 
     def open_conversation(self, path: str) -> None:
-        self.worker.open_conversation(path)
+        self.worker.submit(m.OpenConversation(path))
 
     def save(self, path: str) -> None:
-        self.worker.save_conversation(path)
+        self.worker.submit(m.SaveConversation(path))
 
     def export_audio(self, path: str) -> None:
-        self.worker.export_audio(path)
+        self.worker.submit(m.ExportAudio(path))
+
+    def recover(self, journal: str) -> threading.Event:
+        """Rebuild a crash journal's conversation (``recovery_event`` says how it goes); set the
+        returned event to cancel it."""
+        command = m.RecoverJournal(journal)
+        self.worker.submit(command)
+        return command.cancel
 
     def export_transcript(self, path: str) -> None:
         try:
@@ -250,21 +257,22 @@ class ConversationModel(QObject):
         self.update_settings(recent_files=tuple(p for p in self.settings.recent_files if p != path))
 
     def request_clip(self, start_s: float, end_s: float) -> None:
-        self.worker.request_clip(start_s, end_s)
+        self.worker.submit(m.RequestClip(start_s, end_s))
 
     def resume(self) -> None:
-        self.worker.resume()
+        self.worker.submit(m.Resume())
 
     def set_processing(self, processing) -> None:
         """An app.echo.ProcessingSettings chosen in the Audio menu: applied at once and persisted."""
-        self.worker.processing = processing
+        self.processing = processing
+        self.worker.submit(m.SetProcessing(processing))
         self.update_settings(**asdict(processing))
         self.processing_changed.emit()
 
     def set_file_kind(self, kind: str) -> None:
         """File > Conversation files: the kind the next saves write (an AppSettings.file_kind)."""
         self.update_settings(file_kind=kind)
-        self.worker.save_compact = self.settings.save_compact
+        self.worker.submit(m.SetSaveKind(self.settings.save_compact))
 
     def choose_devices(self, input_label: str, output_label: str) -> None:
         """Device labels as the pickers show them; "" = the system default."""
@@ -282,32 +290,34 @@ class ConversationModel(QObject):
         self.settings_changed.emit(self.settings)
 
     # -- worker results ----------------------------------------------------------------------
-    def _on_model_loading(self, name: str) -> None:
-        self.loading_model, self.loading_stage = name, FIRST_LOADING_STAGE
+    def _on_model_loading(self, event: m.ModelLoading) -> None:
+        self.loading_model, self.loading_stage = event.name, FIRST_LOADING_STAGE
         self.model_changed.emit()
 
-    def _on_model_stage(self, text: str) -> None:
-        self.loading_stage = text
+    def _on_model_stage(self, event: m.ModelStage) -> None:
+        self.loading_stage = event.text
         self.model_changed.emit()
 
-    def _on_model_failed(self, message: str) -> None:
+    def _on_model_failed(self, event: m.ModelFailed) -> None:
         """The previous model (if any) and its conversation stay loaded and keep running."""
         self.loading_model = None
         self.model_changed.emit()
-        self._on_error(message)
+        self._on_error(event.message)
 
-    def _on_previous_model_offered(self, name: str, device: str, precision: str) -> None:
+    def _on_previous_model_offered(self, event: m.PreviousModelOffered) -> None:
         self.model_info = None
         self.model_changed.emit()
-        self.previous_model_offered.emit(name, device, precision)
+        self.previous_model_offered.emit(event.name, event.device, event.precision)
 
-    def _on_processing_unavailable(self, message: str) -> None:
-        self.processing_problem = message
+    def _on_processing_unavailable(self, event: m.ProcessingUnavailable) -> None:
+        self.processing_problem = event.message
         self.processing_changed.emit()
-        self.message.emit(message)
+        self.message.emit(event.message)
 
-    def _on_model_loaded(self, info) -> None:
-        self.model_info = info
+    def _on_model_loaded(self, event: m.ModelLoaded) -> None:
+        self.model_info = event.info
+        self.voices = list(event.voices)
+        self.persona_changed.emit()
         self.loading_model = None
         self.model_changed.emit()
         self.real_time.reset()  # the old model's speed says nothing about this one
@@ -319,24 +329,22 @@ class ConversationModel(QObject):
             name, device, precision = self._requested_model
             self.update_settings(model=name, device=device, precision=precision)
 
-    def _on_voices_listed(self, voices) -> None:
-        self.voices = list(voices)
+    def _on_conversation_opened(self, event: m.ConversationOpened) -> None:
+        self.prompts_in_use = (event.voice, event.role)
         self.persona_changed.emit()
-
-    def _on_prompts_in_use(self, voice: str, role: str) -> None:
-        self.prompts_in_use = (voice, role)
-        self.persona_changed.emit()
-
-    def _on_conversation_opened(self, transcript, path: str, recording) -> None:
-        self.turns.reset(transcript, recording)
-        self.conversation_path = path or None
+        self.turns.reset(event.transcript, event.recording)
+        self.conversation_path = event.path or None
         self.unsaved_frames = 0
-        if path:
-            self.update_settings(recent_files=self.settings.with_recent(path).recent_files)
+        if event.path:
+            self.update_settings(recent_files=self.settings.with_recent(event.path).recent_files)
         self.conversation_replaced.emit()
         self.title_changed.emit(self.title())
 
-    def _on_frame(self, stats: FrameStats) -> None:
+    def _on_conversation_failed(self, event: m.ConversationFailed) -> None:
+        self._on_error(event.message)
+
+    def _on_frame(self, event: m.FrameDone) -> None:
+        stats: FrameStats = event.stats
         self.last_stats = stats
         if stats.graph != self.graph:
             self.graph = stats.graph
@@ -365,26 +373,27 @@ class ConversationModel(QObject):
             self.speed_warning = text
             self.speed_warning_changed.emit(text)
 
-    def _on_clip(self, clip) -> None:
-        self.clip_ready.emit(clip)
+    def _on_engine_error(self, event: m.EngineError) -> None:
+        if event.resumable:
+            self.error.emit(event.message + "\nThe conversation is kept; press Resume to continue.", True)
+        else:
+            self._on_error(event.message)
 
-    def _on_worker_error(self, message: str) -> None:
-        self.error.emit(message + "\nThe conversation is kept; press Resume to continue.", True)
+    def _on_file_done(self, event: m.FileDone) -> None:
+        self.message.emit(f"{event.what.capitalize()}: {event.path}")
 
-    def _on_file_done(self, what: str, path: str) -> None:
-        self.message.emit(f"{what.capitalize()}: {path}")
-
-    def _on_conversation_saved(self, path: str, unsaved_frames: int) -> None:
+    def _on_conversation_saved(self, event: m.ConversationSaved) -> None:
         """``unsaved_frames``: the frames that ran while the file was written (not in it)."""
+        path = event.path
         self.conversation_path = path
-        self.unsaved_frames = unsaved_frames
+        self.unsaved_frames = event.unsaved_frames
         self.update_settings(recent_files=self.settings.with_recent(path).recent_files)
         self.title_changed.emit(self.title())
         self.saved.emit(path)
         self.message.emit(f"Saved: {path}")
 
-    def _on_file_failed(self, what: str, message: str) -> None:
-        self._on_error(message)
+    def _on_file_failed(self, event: m.FileFailed) -> None:
+        self._on_error(event.message)
 
     def _on_error(self, message: str) -> None:
         log.error("%s", message)

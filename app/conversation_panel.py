@@ -194,9 +194,9 @@ class ConversationPanel(QWidget):
         self._clip_pending = True
         self.model.request_clip(turn.start, turn.end)
 
-    def _play_clip(self, clip) -> None:
+    def _play_clip(self, clip) -> None:  # an engine_messages.ClipReady
         if self._clip_pending and not self.replaying:
-            self.replay.play_clip(*clip)
+            self.replay.play_clip(clip.user, clip.assistant, clip.start_s)
         self._clip_pending = False
 
     def _follow_replay(self, seconds: float) -> None:

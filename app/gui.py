@@ -48,9 +48,9 @@ def run_gui(args) -> int:
     window = MainWindow(QSettings(), cuda_graph=not getattr(args, "no_cuda_graph", False),
                         journal_dir=paths.journal_dir())
     log.info("Parley started; log file %s", log_path)
-    model = getattr(args, "model", None) or window.settings.model
-    device = getattr(args, "device", None) or window.settings.device
-    precision = getattr(args, "precision", None) or window.settings.precision
+    model = getattr(args, "model", None) or window.model.settings.model
+    device = getattr(args, "device", None) or window.model.settings.device
+    precision = getattr(args, "precision", None) or window.model.settings.precision
     window.load_model(model, device, precision)
     window.show()
     code = app.exec()

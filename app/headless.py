@@ -37,6 +37,22 @@ class SignalRecorder(QObject):
         return len(self.calls)
 
 
+class EventRecorder(QObject):
+    """Records the engine thread's events (``EngineWorker.event``), in the thread it lives in."""
+
+    def __init__(self, worker) -> None:
+        super().__init__()
+        self.events: list = []
+        worker.event.connect(self.record)
+
+    def record(self, event) -> None:
+        self.events.append(event)
+
+    def of(self, *kinds: type) -> list:
+        """The events of these classes (``app.engine_messages``), in order."""
+        return [e for e in self.events if isinstance(e, kinds)]
+
+
 def wait_until(predicate: Callable[[], bool], timeout_s: float) -> bool:
     """Process Qt events until ``predicate()`` is true; False on timeout."""
     deadline = time.monotonic() + timeout_s

@@ -83,20 +83,6 @@ class MainWindow(QMainWindow):
         self.installEventFilter(self)
         QApplication.instance().focusChanged.connect(self._watch_focus)
 
-    # -- the view-model's state, as tests and scripts read it -------------------------------
-    worker = property(lambda self: self.model.worker)
-    audio = property(lambda self: self.model.audio)
-    talk = property(lambda self: self.model.talk)
-    transcript = property(lambda self: self.model.transcript)
-    settings = property(lambda self: self.model.settings)
-    model_info = property(lambda self: self.model.model_info)
-    last_stats = property(lambda self: self.model.last_stats)
-    status = property(lambda self: self.model.status)
-    voices = property(lambda self: self.model.voices)
-    conversation_path = property(lambda self: self.model.conversation_path)
-    unsaved_frames = property(lambda self: self.model.unsaved_frames,
-                              lambda self, n: setattr(self.model, "unsaved_frames", n))
-
     # -- construction ------------------------------------------------------------------------
     def _build_ui(self) -> None:
         central = QWidget(self)
@@ -240,7 +226,7 @@ class MainWindow(QMainWindow):
             self.model.load_model(name, device, precision)
 
     def _offer_recovery(self, journals) -> None:
-        self.recovery = recovery.offer_recovery(self, self.model.worker, journals, self.show_error)
+        self.recovery = recovery.offer_recovery(self, self.model, journals, self.show_error)
 
     def _settings_changed(self, settings) -> None:
         self.menus.rebuild_recent(settings.recent_files)

@@ -44,7 +44,7 @@ class Menus:
 
         self.audio_menu = bar.addMenu("&Audio")
         self.add(self.audio_menu, "&Refresh devices", QKeySequence("F5"), window.model.refresh_devices)
-        self.processing_actions = add_processing_actions(self.audio_menu, window.model.worker.processing,
+        self.processing_actions = add_processing_actions(self.audio_menu, window.model.processing,
                                                          window.model.set_processing)
 
         view_menu = bar.addMenu("&View")

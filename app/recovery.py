@@ -12,6 +12,7 @@ then a progress dialog while the worker rebuilds the state.
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QMessageBox, QProgressDialog, QWidget
 
 import engine
+from app.engine_messages import RecoveryProgress
 from app.saved_marker import read_mark, remove_mark
 from engine import FRAME_SECONDS
 
@@ -51,14 +53,15 @@ class RecoveryOffer(QObject):
 
     changed = Signal()
 
-    def __init__(self, worker, journal: Path, frames: int, parent: QObject | None = None):
+    def __init__(self, model, journal: Path, frames: int, parent: QObject | None = None):
+        """``model``: the window's ``ConversationModel``, which runs the rebuild."""
         super().__init__(parent)
-        self.worker, self.journal, self.frames = worker, journal, frames
+        self.model, self.journal, self.frames = model, journal, frames
         self.running = False
         self.done = (0, frames)
         self.outcome: str | None = None  # None while undecided or running; "" recovered; else why not
-        worker.recovery_progress.connect(self._on_progress)
-        worker.recovery_done.connect(self._on_done)
+        self._cancel: threading.Event | None = None
+        model.recovery_event.connect(self._on_event)
 
     @property
     def seconds(self) -> float:
@@ -66,11 +69,12 @@ class RecoveryOffer(QObject):
 
     def recover(self) -> None:
         self.running, self.outcome = True, None
-        self.worker.recover_journal(str(self.journal))
+        self._cancel = self.model.recover(str(self.journal))
         self.changed.emit()
 
     def cancel(self) -> None:
-        self.worker.cancel_recovery = True
+        if self._cancel is not None:
+            self._cancel.set()
 
     def discard(self) -> None:
         self.journal.unlink(missing_ok=True)
@@ -78,12 +82,11 @@ class RecoveryOffer(QObject):
         self.outcome = "discarded"
         self.changed.emit()
 
-    def _on_progress(self, done: int, total: int) -> None:
-        self.done = (done, total)
-        self.changed.emit()
-
-    def _on_done(self, message: str) -> None:
-        self.running, self.outcome = False, message
+    def _on_event(self, event) -> None:
+        if isinstance(event, RecoveryProgress):
+            self.done = (event.frames, event.total)
+        else:
+            self.running, self.outcome = False, event.problem
         self.changed.emit()
 
 
@@ -134,12 +137,12 @@ class RecoveryDialogs(QObject):
                 self.show_error(offer.outcome)
 
 
-def offer_recovery(parent: QWidget, worker, pending: list[tuple[Path, int]],
+def offer_recovery(parent: QWidget, model, pending: list[tuple[Path, int]],
                    show_error: Callable[[str], None]) -> RecoveryDialogs | None:
     """Offer the newest crashed conversation (older ones wait for later starts)."""
     if not pending:
         return None
     journal, frames = pending[0]
-    dialogs = RecoveryDialogs(parent, RecoveryOffer(worker, journal, frames, parent), show_error)
+    dialogs = RecoveryDialogs(parent, RecoveryOffer(model, journal, frames, parent), show_error)
     dialogs.show()
     return dialogs

@@ -52,15 +52,15 @@ def take_screenshots(out_dir: Path, dark: bool = False) -> list[Path]:
         window.show()
         window.devices_panel.device_label.setText(f"Audio: default ({SAMPLE_RATE} Hz) → default ({SAMPLE_RATE} Hz)")
         opened = SignalRecorder()
-        window.worker.conversation_opened.connect(opened.record)
+        window.model.conversation_replaced.connect(opened.record)
         window.load_model("demo", "cpu", "auto")
-        if not wait_until(lambda: window.model_info is not None and len(opened) > 0, 600):
+        if not wait_until(lambda: window.model.model_info is not None and len(opened) > 0, 600):
             raise TimeoutError("the demo model did not load")
         shot(window, "1-idle")
 
         bridge = AudioBridge(SAMPLE_RATE, 1, SAMPLE_RATE, 1)
-        window.worker.set_bridge(bridge)
-        feeder = BridgeFeeder(bridge, lambda: window.worker.processed_position)
+        window.model.worker.set_bridge(bridge)
+        feeder = BridgeFeeder(bridge, lambda: window.model.worker.processed_position)
         block = int(SAMPLE_RATE * FRAME_MS / 1000)
         t = np.arange(block * 25) / SAMPLE_RATE
         speech_like = (0.25 * np.sin(2 * np.pi * 180 * t) * (0.6 + 0.4 * np.sin(2 * np.pi * 3 * t))).astype(np.float32)
@@ -75,7 +75,7 @@ def take_screenshots(out_dir: Path, dark: bool = False) -> list[Path]:
         shot(window, "2-conversation")
         window.release_talk("key")
         feeder.feed(quiet[: block * 10])
-        wait_until(lambda: window.status is Status.SPEAKING, 2.0)
+        wait_until(lambda: window.model.status is Status.SPEAKING, 2.0)
 
         saved = SignalRecorder()
         window.model.saved.connect(saved.record)
@@ -101,11 +101,11 @@ def take_screenshots(out_dir: Path, dark: bool = False) -> list[Path]:
         shot(window, "6-error")
         window.error_box.hide()
 
-        dialog = ModelManagerDialog(window.settings, window)
+        dialog = ModelManagerDialog(window.model.settings, window)
         dialog.show()
         shot(dialog, "7-model-manager")
         dialog.close()
-        window.unsaved_frames = 0
+        window.model.unsaved_frames = 0
         window.close()
     return written
 

@@ -78,9 +78,9 @@ def _run_checks(report: dict, device: str = "cpu") -> None:
         window = _check(checks, "qt_window", lambda: _open_window(tmp))
         try:
             _check(checks, "model", lambda: _load_model(window, device))
-            checks["model"]["name"] = window.model_info.name
-            checks["model"]["device"] = window.model_info.device
-            _report_speed_choices(report, window.worker._model)
+            checks["model"]["name"] = window.model.model_info.name
+            checks["model"]["device"] = window.model.model_info.device
+            _report_speed_choices(report, window.model.worker.controller.model)
             stats = _check(checks, "frames", lambda: _stream_frames(window))
             timing = FrameTimeSummary.of([s.step_ms for s in stats])
             checks["frames"]["count"] = len(stats)
@@ -91,7 +91,7 @@ def _run_checks(report: dict, device: str = "cpu") -> None:
             report["real_time"] = timing.real_time
             _check(checks, "conversation_file", lambda: _save_and_reopen(window, Path(tmp) / "selftest.parley"))
         finally:
-            window.unsaved_frames = 0
+            window.model.unsaved_frames = 0
             window.close()
     devices = _check(checks, "audio_devices", _query_audio)
     checks["audio_devices"]["count"] = devices
@@ -134,40 +134,41 @@ def _open_window(tmp: str):
 
 
 def _load_model(window, device: str = "cpu") -> None:
-    from app.headless import SignalRecorder, wait_until
+    from app.engine_messages import ModelFailed
+    from app.headless import EventRecorder, wait_until
 
-    failures = SignalRecorder()
-    window.worker.model_failed.connect(failures.record)
+    events = EventRecorder(window.model.worker)
     window.load_model("demo", device, "auto")
-    if not wait_until(lambda: window.model_info is not None or failures.calls, MODEL_LOAD_TIMEOUT_S):
+    if not wait_until(lambda: window.model.model_info is not None or events.of(ModelFailed), MODEL_LOAD_TIMEOUT_S):
         raise TimeoutError("the demo model did not load in time")
-    if failures.calls:
-        raise RuntimeError(failures.calls[0][0])
+    if events.of(ModelFailed):
+        raise RuntimeError(events.of(ModelFailed)[0].message)
 
 
 def _stream_frames(window) -> list:
     from app.audio_bridge import AudioBridge
-    from app.headless import BridgeFeeder, SignalRecorder, wait_until
+    from app.engine_messages import EngineError, FrameDone
+    from app.headless import BridgeFeeder, EventRecorder, wait_until
     from app.real_time import WARMUP_FRAMES
     from engine import FRAME_MS, SAMPLE_RATE
 
     frame_count = WARMUP_FRAMES + STEADY_FRAMES
-    frames, errors = SignalRecorder(), SignalRecorder()
-    window.worker.frame_done.connect(frames.record)
-    window.worker.error.connect(errors.record)
+    events = EventRecorder(window.model.worker)
+    frames = lambda: events.of(FrameDone)  # noqa: E731
+    errors = lambda: events.of(EngineError)  # noqa: E731
     bridge = AudioBridge(48_000, 2, SAMPLE_RATE, 1)  # exercises resampling and downmix
-    window.worker.set_bridge(bridge)
+    window.model.worker.set_bridge(bridge)
     window.press_talk("key")
     t = np.arange(int(bridge.input_rate * FRAME_MS / 1000.0) * (frame_count + 2)) / bridge.input_rate
     tone = (0.2 * np.sin(2 * np.pi * 220.0 * t)).astype(np.float32)
-    feeder = BridgeFeeder(bridge, lambda: window.worker.processed_position)
+    feeder = BridgeFeeder(bridge, lambda: window.model.worker.processed_position)
     feeder.feed(np.stack([tone, tone], axis=1))
-    wait_until(lambda: len(frames) >= frame_count or errors.calls, 10.0)  # queued signals in flight
+    wait_until(lambda: len(frames()) >= frame_count or errors(), 10.0)  # queued signals in flight
     window.release_talk("key")
-    window.worker.set_bridge(None)
-    if errors.calls:
-        raise RuntimeError(errors.calls[0][0])
-    stats = [args[0] for args in frames.calls]
+    window.model.worker.set_bridge(None)
+    if errors():
+        raise RuntimeError(errors()[0].message)
+    stats = [event.stats for event in frames()]
     if len(stats) < frame_count:
         raise RuntimeError(f"only {len(stats)} of {frame_count} frames came back")
     played = np.concatenate(feeder.played)
@@ -177,19 +178,18 @@ def _stream_frames(window) -> list:
 
 
 def _save_and_reopen(window, path: Path) -> None:
-    from app.headless import SignalRecorder, wait_until
+    from app.engine_messages import ConversationOpened, ConversationSaved, FileFailed
+    from app.headless import EventRecorder, wait_until
 
-    done, failed, opened = SignalRecorder(), SignalRecorder(), SignalRecorder()
-    window.worker.conversation_saved.connect(done.record)
-    window.worker.file_failed.connect(failed.record)
-    window.worker.conversation_opened.connect(opened.record)
-    window.worker.save_conversation(str(path))
-    if not wait_until(lambda: done.calls or failed.calls, 60.0) or failed.calls:
-        raise RuntimeError(failed.calls[0][1] if failed.calls else "saving timed out")
-    window.worker.open_conversation(str(path))
-    if not wait_until(lambda: opened.calls or failed.calls, 60.0) or failed.calls:
-        raise RuntimeError(failed.calls[0][1] if failed.calls else "opening timed out")
-    if opened.calls[0][1] != str(path):
+    events = EventRecorder(window.model.worker)
+    failed = lambda: events.of(FileFailed)  # noqa: E731
+    window.model.save(str(path))
+    if not wait_until(lambda: events.of(ConversationSaved) or failed(), 60.0) or failed():
+        raise RuntimeError(failed()[0].message if failed() else "saving timed out")
+    window.model.open_conversation(str(path))
+    if not wait_until(lambda: events.of(ConversationOpened) or failed(), 60.0) or failed():
+        raise RuntimeError(failed()[0].message if failed() else "opening timed out")
+    if events.of(ConversationOpened)[0].path != str(path):
         raise RuntimeError("the reopened conversation reports another path")
 
 

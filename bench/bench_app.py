@@ -115,7 +115,7 @@ class _Run:
         if (int(elapsed / TALK_PERIOD_S) % 2 == 0) != self.held:
             self.held = not self.held
             _press_space(self.window, QEvent.KeyPress if self.held else QEvent.KeyRelease)
-        bridge = self.window.audio.bridge
+        bridge = self.window.model.audio.bridge
         if bridge is not None and bridge not in self.starved_from and elapsed >= OUTPUT_SETTLE_S:
             self.starved_from[bridge] = bridge.output_starved_samples
 
@@ -141,17 +141,16 @@ def run_app(seconds: float, model: str, precision: str, folder: Path, screenshot
     window = MainWindow(store, model_loader=loader, worker_seed=1, conversations_dir=conversations,
                         journal_dir=journals)
     frames, failures, devices = SignalRecorder(), SignalRecorder(), SignalRecorder()
-    window.worker.frame_done.connect(frames.record)
+    window.model.frame.connect(frames.record)
     window.model.devices_changed.connect(devices.record)
-    window.worker.model_failed.connect(failures.record)
-    window.worker.error.connect(failures.record)
+    window.model.error.connect(failures.record)
     window.show()
     wav = str(folder / "mic.wav")
     _write_looped_speech(wav, seconds + 30.0)  # the model load and the first frames come first
     player = None
     try:
         window.load_model(model, "auto", precision)
-        if not wait_until(lambda: window.model_info is not None or failures.calls, START_TIMEOUT_S):
+        if not wait_until(lambda: window.model.model_info is not None or failures.calls, START_TIMEOUT_S):
             raise TimeoutError("the model did not load in time")
         player = audio_server.play_into_mic(wav)
         if not wait_until(lambda: frames.calls or failures.calls, 30.0):
@@ -183,7 +182,7 @@ def run_app(seconds: float, model: str, precision: str, folder: Path, screenshot
         if player is not None:
             player.kill()
             player.wait(10)
-        window.unsaved_frames = 0  # no "save changes?" question
+        window.model.unsaved_frames = 0  # no "save changes?" question
         window.close()
     if not window.shut_down_cleanly:  # its thread, and with it its OpenMP threads, would outlive the window
         raise RuntimeError("the window's worker thread did not end: the offline frames would not run alone")

@@ -39,9 +39,10 @@ from PySide6.QtCore import QCoreApplication, QThread
 
 from app.audio_io import AudioIO
 from app.echo import ECHO_LAG_AGREEMENT_S, LIBRARY, MicProcessor, ProcessingSettings, processing_rate
+from app.engine_messages import FrameDone, LoadModel, ProcessingUnavailable, SetMicOpen, SetProcessing
 from app.engine_worker import EngineWorker
 from app.frame_stats import level_db
-from app.headless import SignalRecorder, wait_until
+from app.headless import EventRecorder, wait_until
 from bench.common import cpu_model
 from engine import (
     FRAME_MS,
@@ -148,11 +149,12 @@ def run_path(far: np.ndarray, near: np.ndarray, run: EchoRun, processing: bool) 
     model = PlaybackModel(far)
     QCoreApplication.instance() or QCoreApplication(sys.argv[:1])
     worker = EngineWorker(model_loader=lambda *_: model, seed=0, cuda_graph=False)
-    worker.processing = run.settings if processing else ProcessingSettings(False, False, False, False)
-    worker.mic_open = True
-    frames, problems = SignalRecorder(), SignalRecorder()  # the worker's queued signals, as the window gets them
-    worker.frame_done.connect(frames.record)
-    worker.processing_unavailable.connect(problems.record)
+    worker.submit(SetProcessing(run.settings if processing else ProcessingSettings(False, False, False, False)))
+    worker.submit(SetMicOpen(True))
+    events = EventRecorder(worker)  # the engine thread's queued events, as the window gets them
+
+    def frames() -> list:
+        return [e.stats for e in events.of(FrameDone)]
     thread = QThread()
     worker.moveToThread(thread)
     thread.started.connect(worker.run)
@@ -170,8 +172,8 @@ def run_path(far: np.ndarray, near: np.ndarray, run: EchoRun, processing: bool) 
     def far_only_done() -> bool:
         """The earliest start has passed and the canceller was left alone long enough, or the
         latest start has come."""
-        done = len(frames)
-        echo, bridge = (frames.calls[-1][0].echo if done else None), audio.bridge
+        done = len(frames())
+        echo, bridge = (frames()[-1].echo if done else None), audio.bridge
         if echo is not None and bridge is not None:
             counts = (echo.far_gaps, echo.far_dropped_ms, echo.realignments, bridge.input_overflows,
                       bridge.output_underflows)
@@ -188,12 +190,12 @@ def run_path(far: np.ndarray, near: np.ndarray, run: EchoRun, processing: bool) 
         near_wav = os.path.join(tmp, "near.wav")
         write_wav(near_wav, near)
         try:
-            worker.load_model("playback", "cpu", "float32")
+            worker.submit(LoadModel("playback", "cpu", "float32"))
             audio.start()
             _wait(lambda: model.sessions and len(model.sessions[-1].heard) > 0, START_TIMEOUT_S, "the first frame")
             session = model.sessions[-1]
             _wait(far_only_done, latest_near / FRAMES_PER_SECOND * 3 + 10, "the far-end window")
-            near_at = len(frames)
+            near_at = len(frames())
             player = audio_server.play_into_mic(near_wav)
             end_at = near_at + near_frames
             _wait(lambda: len(session.heard) >= end_at, near_frames / FRAMES_PER_SECOND * 3 + 10,
@@ -211,16 +213,16 @@ def run_path(far: np.ndarray, near: np.ndarray, run: EchoRun, processing: bool) 
             worker.stop()
             thread.quit()
             thread.wait(10_000)
-    wait_until(lambda: len(frames) >= len(session.heard), 5.0)  # the last queued signals
-    if problems.calls:
-        raise RuntimeError(problems.calls[0][0])
+    wait_until(lambda: len(frames()) >= len(session.heard), 5.0)  # the last queued signals
+    if events.of(ProcessingUnavailable):
+        raise RuntimeError(events.of(ProcessingUnavailable)[0].message)
     heard = np.concatenate(session.heard)
     start, stop = near_at - window, near_at
     corr, lag = near_end_correlation(heard, near, near_at * FRAME_SIZE)
     result = {**rates, "model_hears_db": round(level_db(heard[start * FRAME_SIZE : stop * FRAME_SIZE]), 1),
               "near_end_corr": round(corr, 3), "near_lag_ms": round(1000 * lag / SAMPLE_RATE),
               "frames": len(session.heard), "measured_from_s": round(start / FRAMES_PER_SECOND, 2)}
-    readings = [args[0].echo for args in frames.calls[start:stop] if args[0].echo is not None]
+    readings = [stats.echo for stats in frames()[start:stop] if stats.echo is not None]
     if processing and readings:
         mic_db = _mean_db([r.before_db for r in readings])
         after_db = _mean_db([r.after_db for r in readings])
@@ -229,9 +231,9 @@ def run_path(far: np.ndarray, near: np.ndarray, run: EchoRun, processing: bool) 
                       erle_estimate_db=_median_or_none(estimates),
                       stream_delay_ms=round(float(np.median([r.delay_ms for r in readings])), 1),
                       echo_lag_ms=_median_or_none([r.echo_lag_ms for r in readings if r.echo_lag_ms is not None]),
-                      realignments=frames.calls[-1][0].echo.realignments,
-                      far_gaps=frames.calls[-1][0].echo.far_gaps,
-                      far_dropped_ms=round(frames.calls[-1][0].echo.far_dropped_ms, 1),
+                      realignments=frames()[-1].echo.realignments,
+                      far_gaps=frames()[-1].echo.far_gaps,
+                      far_dropped_ms=round(frames()[-1].echo.far_dropped_ms, 1),
                       processing_rate=processing_rate(rates["input_rate"]))
     return result
 

@@ -115,11 +115,12 @@ def test_killed_app_recovers_its_conversation_bit_for_bit(pulse_audio, qtbot, tm
         window.recovery.recover_button.click()
         qtbot.waitUntil(lambda: offer.outcome is not None, timeout=300_000)
         assert offer.outcome == ""
-        recovered = window.worker._session
+        recovered = window.model.worker.controller.session
         assert recovered.frames == left
         # The recovered conversation's new journal holds every frame: the input both runs get.
-        qtbot.waitUntil(lambda: engine.read_journal(window.worker.journal_path).frames == left, timeout=10_000)
-        kept = engine.read_journal(window.worker.journal_path)
+        journal_now = window.model.worker.controller.journal_path
+        qtbot.waitUntil(lambda: engine.read_journal(journal_now).frames == left, timeout=10_000)
+        kept = engine.read_journal(journal_now)
         assert heard_frames(kept) >= HEARD_FRAMES  # the model really heard the speech through the device
         # The recovered conversation keeps the killed app's thread count (MKL's is process-wide:
         # set it again here, after the worker's last change).
@@ -132,6 +133,6 @@ def test_killed_app_recovers_its_conversation_bit_for_bit(pulse_audio, qtbot, tm
         assert not [name for name in ours if not torch.equal(ours[name], theirs[name])]
     finally:
         if window is not None:  # a failed check must not leave the worker running at exit
-            window.unsaved_frames = 0
+            window.model.unsaved_frames = 0
             window.close()
         torch.set_num_threads(threads)

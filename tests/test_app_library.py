@@ -151,8 +151,8 @@ def test_enter_on_an_entry_opens_it_and_its_turns_come_back(window, folder, qtbo
     assert panel.select_path(folder / "Trip to Lisbon.parley")
     panel.list.setFocus()
     qtbot.keyClick(panel.list, Qt.Key_Return)
-    qtbot.waitUntil(lambda: window.conversation_path == str(folder / "Trip to Lisbon.parley"), timeout=20_000)
-    user = [t for t in window.transcript.turns if t.speaker == YOU]
+    qtbot.waitUntil(lambda: window.model.conversation_path == str(folder / "Trip to Lisbon.parley"), timeout=20_000)
+    user = [t for t in window.model.transcript.turns if t.speaker == YOU]
     assert len(user) == 1 and user[0].duration == pytest.approx(TALK_FRAMES * FRAME_SECONDS)  # from the recording
     assert window.windowTitle().startswith("Trip to Lisbon.parley")
 
@@ -182,7 +182,7 @@ def test_a_file_of_another_model_says_which_and_offers_to_switch(qtbot, tmp_path
         qtbot.waitUntil(lambda: loaded[-1] == "moshiko", timeout=10_000)  # the switch was asked of the worker
         qtbot.waitUntil(w.error_box.isVisible, timeout=20_000)
         assert "moshiko" in w.error_label.text()
-        assert w.conversation_path is None  # the running demo conversation is kept
+        assert w.model.conversation_path is None  # the running demo conversation is kept
     finally:
         h.close()
 
@@ -288,8 +288,8 @@ def test_a_live_user_turn_plays_from_its_play_button(pulse_audio, qtbot, tmp_pat
         qtbot.keyRelease(w, Qt.Key_Space)
         h.frames(3)
         view = w.conversation_view
-        row = next(i for i, t in enumerate(w.transcript.turns) if t.speaker == YOU)
-        turn = w.transcript.turns[row]
+        row = next(i for i, t in enumerate(w.model.transcript.turns) if t.speaker == YOU)
+        turn = w.model.transcript.turns[row]
         option = QStyleOptionViewItem()
         view.initViewItemOption(option)
         option.rect = view.visualRect(w.model.turns.index(row))

@@ -2,7 +2,8 @@
 loads (two 7B models do not fit on a 24 GB card), and a failed load offers the old one back.
 
 No GPU here: the real demo model runs, seen as a CUDA model (its info says "cuda"); the order of
-operations is what is tested, through the worker's real command path.
+operations is what is tested, through the controller's real command path (it has no Qt, so it
+runs here in the test's thread).
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ import weakref
 
 import pytest
 
-from app.engine_worker import EngineWorker
+from app.conversation_controller import ConversationController
+from app.engine_messages import LoadModel, ModelFailed, ModelLoaded, PreviousModelOffered
 from engine import ModelError
 
 
@@ -29,14 +31,6 @@ class _SeenOn:
         return session
 
 
-class Recorder:
-    def __init__(self, worker: EngineWorker) -> None:
-        self.events: list[tuple] = []
-        worker.model_loaded.connect(lambda info: self.events.append(("loaded", info.device)))
-        worker.model_failed.connect(lambda message: self.events.append(("failed", message)))
-        worker.previous_model_offered.connect(lambda *load: self.events.append(("offered", load)))
-
-
 def make_loader(app_demo_model, device: str, log: list, fail: set):
     """A loader that logs (name, how many of the models and sessions made earlier are still alive)."""
     refs: list[weakref.ref] = []
@@ -51,34 +45,39 @@ def make_loader(app_demo_model, device: str, log: list, fail: set):
     return load
 
 
+def controller_with(loader) -> tuple[ConversationController, list]:
+    events: list = []
+    return ConversationController(events.append, post=lambda command: None, model_loader=loader, seed=1), events
+
+
 @pytest.mark.parametrize("device", ["cuda", "cuda:0"])
-def test_on_a_gpu_the_old_model_is_released_before_the_new_one_loads(qtbot, app_demo_model, device):
+def test_on_a_gpu_the_old_model_is_released_before_the_new_one_loads(app_demo_model, device):
     log: list = []
-    worker = EngineWorker(make_loader(app_demo_model, device, log, fail={"broken"}), seed=1)
-    events = Recorder(worker).events
-    worker._execute(("load", "first", "cuda", "bfloat16", None, None))
-    assert worker._session is not None
-    worker._execute(("load", "second", "cuda", "bfloat16", None, None))
+    controller, events = controller_with(make_loader(app_demo_model, device, log, fail={"broken"}))
+    controller.execute(LoadModel("first", "cuda", "bfloat16"))
+    assert controller.session is not None
+    controller.execute(LoadModel("second", "cuda", "bfloat16"))
     assert log == [("first", 0), ("second", 0)]  # nothing of "first" was left when "second" loaded
 
-    worker._execute(("load", "broken", "auto", "int8", None, None))
+    controller.execute(LoadModel("broken", "auto", "int8"))
     assert log[-1] == ("broken", 0)
-    assert worker._model is None and worker._session is None
-    assert events[-2][0] == "failed" and "previous model (second) was unloaded" in events[-2][1]
-    assert events[-1] == ("offered", ("second", "cuda", "bfloat16"))
+    assert controller.model is None and controller.session is None
+    failed, offered = events[-2:]
+    assert isinstance(failed, ModelFailed) and "previous model (second) was unloaded" in failed.message
+    assert offered == PreviousModelOffered("second", "cuda", "bfloat16")
 
-    worker._execute(("load", "second", "cuda", "bfloat16", None, None))  # what the window does on "yes"
-    assert worker._session is not None and events[-1] == ("loaded", device)
+    controller.execute(LoadModel("second", "cuda", "bfloat16"))  # what the window does on "yes"
+    loaded = [e for e in events if isinstance(e, ModelLoaded)]
+    assert controller.session is not None and loaded[-1].info.device == device
 
 
-def test_on_the_cpu_the_old_model_keeps_running_until_the_new_one_is_ready(qtbot, app_demo_model):
+def test_on_the_cpu_the_old_model_keeps_running_until_the_new_one_is_ready(app_demo_model):
     log: list = []
-    worker = EngineWorker(make_loader(app_demo_model, "cpu", log, fail={"broken"}), seed=1)
-    events = Recorder(worker).events
-    worker._execute(("load", "first", "cpu", "float32", None, None))
-    session = worker._session
-    worker._execute(("load", "broken", "cpu", "float32", None, None))
+    controller, events = controller_with(make_loader(app_demo_model, "cpu", log, fail={"broken"}))
+    controller.execute(LoadModel("first", "cpu", "float32"))
+    session = controller.session
+    controller.execute(LoadModel("broken", "cpu", "float32"))
     assert log[-1] == ("broken", 2)  # the first model and its conversation were alive during the load
-    assert worker._session is session  # and still runs the conversation
-    assert events[-1][0] == "failed" and "unloaded" not in events[-1][1]
-    assert not any(kind == "offered" for kind, _ in events)
+    assert controller.session is session  # and still runs the conversation
+    assert isinstance(events[-1], ModelFailed) and "unloaded" not in events[-1].message
+    assert not any(isinstance(e, PreviousModelOffered) for e in events)

@@ -12,6 +12,7 @@ import pytest
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
+from app.engine_messages import NewConversation
 from app.persona import (
     DEFAULT_VOICE_ITEM,
     FROM_RECORDING,
@@ -108,7 +109,7 @@ def test_the_dialog_lists_the_voices_prefills_the_default_role_and_takes_a_recor
 
 def test_with_the_demo_model_the_persona_controls_are_disabled_and_say_why(harness):
     w = harness.window
-    assert w.model_info.family == "moshi"
+    assert w.model.model_info.family == "moshi"
     assert not w.persona_button.isEnabled() and not w.persona_action.isEnabled()
     assert PERSONAPLEX_ONLY in w.persona_button.toolTip() and PERSONAPLEX_ONLY in w.persona_action.toolTip()
     assert not w.persona_label.isVisible()
@@ -129,11 +130,11 @@ def test_asking_the_demo_model_for_a_persona_shows_the_engine_error_and_keeps_th
     assert "current conversation is kept" in w.error_label.text()
     assert not w.resume_button.isVisible()
     assert len(harness.opened) == 1  # no new conversation was opened
-    assert w.unsaved_frames == 2 and w.conversation_path is None
+    assert w.model.unsaved_frames == 2 and w.model.conversation_path is None
     qtbot.mouseClick(w.dismiss_button, Qt.LeftButton)
     assert harness.frames(1)[0].frame_index == before[-1].frame_index + 1  # the old one carries on
 
-    w.worker.new_conversation(text_prompt="You are a pirate.")  # a role alone is refused the same way
+    w.model.worker.submit(NewConversation(text_prompt="You are a pirate."))  # a role alone is refused the same way
     qtbot.waitUntil(w.error_box.isVisible, timeout=20_000)
     assert "not a PersonaPlex model" in w.error_label.text()
     qtbot.mouseClick(w.dismiss_button, Qt.LeftButton)
@@ -148,7 +149,7 @@ def test_the_persona_persists_across_windows_and_a_moshi_model_ignores_it(qtbot,
         first.window.apply_persona("NATM1", "You are a pirate.\nSpeak briefly.")
         qtbot.waitUntil(first.window.error_box.isVisible, timeout=20_000)
         first.window.apply_persona("VARF0", DEFAULT_ROLE)  # the default role is stored as "the default"
-        assert first.window.settings.persona_role == ""
+        assert first.window.model.settings.persona_role == ""
         first.window.apply_persona("NATM1", "You are a pirate.\nSpeak briefly.")
     finally:
         first.close()
@@ -158,8 +159,8 @@ def test_the_persona_persists_across_windows_and_a_moshi_model_ignores_it(qtbot,
     second = Harness(qtbot, tmp_path, lambda *args: app_demo_model)  # loads the demo with the saved persona
     try:
         w = second.window
-        assert w.settings.persona_voice == "NATM1"
-        assert w.settings.persona_role == "You are a pirate.\nSpeak briefly."
+        assert w.model.settings.persona_voice == "NATM1"
+        assert w.model.settings.persona_role == "You are a pirate.\nSpeak briefly."
         assert not w.error_box.isVisible()  # the saved prompts are not sent to a Moshi model
         assert second.frames(1)[0].frame_index == 0
     finally:
@@ -176,7 +177,7 @@ def test_a_personaplex_window_offers_the_worker_listed_voices_and_the_saved_choi
     h = Harness(qtbot, tmp_path, lambda *args: _ModelWithVoices(app_demo_model, voices_dir, "personaplex"))
     try:
         w = h.window
-        assert w.voices == ["NATF2", "NATM1", "VARF0"]  # listed by the worker from the model's folder
+        assert w.model.voices == ["NATF2", "NATM1", "VARF0"]  # listed by the worker from the model's folder
         # The saved persona went with the load; the engine refused it, so the first conversation
         # started without prompts and the error says so.
         assert w.error_box.isVisible() and "not a PersonaPlex model" in w.error_label.text()
@@ -198,7 +199,7 @@ def test_a_personaplex_window_offers_the_worker_listed_voices_and_the_saved_choi
         monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.Discard)
         dialog.voice_combo.setCurrentIndex(combo_items(dialog).index("VARF0"))
         qtbot.mouseClick(dialog.apply_button, Qt.LeftButton)
-        assert w.settings.persona_voice == "VARF0"
+        assert w.model.settings.persona_voice == "VARF0"
         qtbot.waitUntil(w.error_box.isVisible, timeout=20_000)
         assert "not a PersonaPlex model" in w.error_label.text()  # the real engine got the prompts
         qtbot.mouseClick(w.dismiss_button, Qt.LeftButton)

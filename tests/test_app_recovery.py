@@ -12,6 +12,7 @@ import torch
 
 import engine
 from app.audio_bridge import AudioBridge
+from app.engine_messages import RecoveryProgress, SetMicOpen
 from app.headless import BridgeFeeder, SignalRecorder
 from app.main_window import MainWindow
 from engine.files.journal import encode_start
@@ -43,21 +44,21 @@ class App:
                                  journal_dir=journal_dir)
         self.window.show()
         self.opened = SignalRecorder()
-        self.window.worker.conversation_opened.connect(self.opened.record)
+        self.window.model.conversation_replaced.connect(self.opened.record)
         self.window.load_model("demo", "cpu", "float32")
-        qtbot.waitUntil(lambda: self.window.model_info is not None and len(self.opened) == 1, timeout=60_000)
+        qtbot.waitUntil(lambda: self.window.model.model_info is not None and len(self.opened) == 1, timeout=60_000)
 
     def talk(self, frames: int) -> None:
-        self.window.worker.mic_open = True
+        self.window.model.worker.submit(SetMicOpen(True))
         bridge = AudioBridge(24_000, 1, 24_000, 1)
-        self.window.worker.set_bridge(bridge)
-        BridgeFeeder(bridge, lambda: self.window.worker.processed_position).feed(speech_like(frames))
-        self.window.worker.set_bridge(None)
+        self.window.model.worker.set_bridge(bridge)
+        BridgeFeeder(bridge, lambda: self.window.model.worker.processed_position).feed(speech_like(frames))
+        self.window.model.worker.set_bridge(None)
 
     def close(self) -> None:
         if self in _OPEN:
             _OPEN.remove(self)
-        self.window.unsaved_frames = 0
+        self.window.model.unsaved_frames = 0
         self.window.close()
 
 
@@ -69,7 +70,7 @@ def test_journal_left_by_a_crash_is_offered_and_recovered_bit_for_bit(qtbot, tmp
     first = App(qtbot, tmp_path, app_demo_model, journals)
     assert first.window.recovery is None  # nothing to recover on a first start
     first.talk(15)
-    journal = first.window.worker.journal_path
+    journal = first.window.model.worker.controller.journal_path
     qtbot.waitUntil(lambda: engine.read_journal(journal).frames == 15, timeout=10_000)
     shutil.copy(journal, crashed / journal.name)  # what a kill -9 now would leave behind
     first.close()
@@ -79,13 +80,14 @@ def test_journal_left_by_a_crash_is_offered_and_recovered_bit_for_bit(qtbot, tmp
     dialogs = second.window.recovery
     assert dialogs is not None and dialogs.question.isVisible() and dialogs.offer.frames == 15
     progress = SignalRecorder()
-    second.window.worker.recovery_progress.connect(progress.record)
+    second.window.model.recovery_event.connect(progress.record)
     dialogs.recover_button.click()
     qtbot.waitUntil(lambda: dialogs.offer.outcome is not None, timeout=120_000)
-    assert dialogs.offer.outcome == "" and progress.calls[-1] == (15, 15)
+    steps = [event for (event,) in progress.calls if isinstance(event, RecoveryProgress)]
+    assert dialogs.offer.outcome == "" and steps[-1] == RecoveryProgress(15, 15)
     assert not dialogs.progress.isVisible()
     assert not (crashed / journal.name).exists()  # replaced by the recovered conversation's journal
-    new_journal = second.window.worker.journal_path
+    new_journal = second.window.model.worker.controller.journal_path
     qtbot.waitUntil(lambda: engine.read_journal(new_journal).frames == 15, timeout=10_000)
 
     # An uninterrupted run fed the same frames, with the journal's seed and sampling.
@@ -99,7 +101,7 @@ def test_journal_left_by_a_crash_is_offered_and_recovered_bit_for_bit(qtbot, tmp
             reference.step(frame)
     finally:
         torch.set_num_threads(threads)
-    recovered = second.window.worker._session
+    recovered = second.window.model.worker.controller.session
     assert recovered.frames == 15
     ours, theirs = flatten(recovered.state), flatten(reference.state)
     assert not [name for name in ours if not torch.equal(ours[name], theirs[name])]
@@ -135,11 +137,11 @@ def test_a_saved_conversation_needs_no_recovery_until_it_goes_on(qtbot, tmp_path
     crashed.mkdir()
     first = App(qtbot, tmp_path, app_demo_model, journals)
     saved = SignalRecorder()
-    first.window.worker.conversation_saved.connect(saved.record)
+    first.window.model.saved.connect(saved.record)
     first.talk(6)
-    journal = first.window.worker.journal_path
+    journal = first.window.model.worker.controller.journal_path
     qtbot.waitUntil(lambda: engine.read_journal(journal).frames == 6, timeout=10_000)
-    first.window.worker.save_conversation(str(tmp_path / "kept.parley"))
+    first.window.model.save(str(tmp_path / "kept.parley"))
     qtbot.waitUntil(lambda: len(saved) == 1, timeout=30_000)
     for path in (journal, marker_path(journal)):  # a crash right after the save
         shutil.copy(path, crashed / path.name)

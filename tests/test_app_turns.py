@@ -107,9 +107,9 @@ class ModelHarness:
         self.model = ConversationModel(settings_without_processing(tmp_path / "s.ini"), lambda *args: model,
                                        audio=False, worker_seed=1)
         opened = SignalRecorder()
-        self.model.worker.conversation_opened.connect(opened.record)
+        self.model.conversation_replaced.connect(opened.record)
         self.frames = SignalRecorder()
-        self.model.worker.frame_done.connect(self.frames.record)
+        self.model.frame.connect(self.frames.record)
         self.model.load_model("demo", "cpu", "float32")
         qtbot.waitUntil(lambda: self.model.model_info is not None and len(opened) == 1, timeout=60_000)
         self.bridge = AudioBridge(24_000, 1, 24_000, 1)
@@ -184,7 +184,7 @@ def test_the_window_shows_turns_and_stops_following_when_scrolled_up(qtbot, tmp_
         h.frames(40)
         shown = view.as_text()
         assert shown.count("You") == 1 and "Assistant:" in shown
-        assert w.transcript.turns[-1].text.strip() in shown
+        assert w.model.transcript.turns[-1].text.strip() in shown
         assert not w.conversation_panel.placeholder.isVisible()
         bar = view.verticalScrollBar()
         qtbot.waitUntil(lambda: bar.maximum() > 0, timeout=5_000)  # the text outgrew the view
@@ -306,12 +306,14 @@ def test_the_view_model_tracks_status_file_unsaved_changes_and_settings_without_
     assert m.title() == "Untitled conversation — Parley"
     vm.feed(1)  # frames flow: the status is no longer idle-without-audio
     m.press_talk("button")
-    assert m.status is Status.LISTENING and vm.model.worker.mic_open
+    assert m.status is Status.LISTENING and m.talk.mic_open
     vm.feed(2)
+    assert [args[0].mic_open for args in vm.frames.calls] == [False, True, True]  # the engine heard it
     m.release_talk("button")
     assert m.unsaved_frames == 3 and m.title().startswith("Untitled conversation *")
     m.set_open_mic(True)
-    assert m.worker.mic_open
+    vm.feed(1)
+    assert m.talk.mic_open and vm.frames.calls[-1][0].mic_open
     assert QSettings(str(tmp_path / "s.ini"), QSettings.IniFormat).value("open_mic") in (True, "true")
     m.set_open_mic(False)
     saved = SignalRecorder()

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QApplication, QFileDialog, QLabel, QMessageBox
 
 from app import output_cushion
 from app.audio_bridge import AudioBridge
+from app.engine_messages import FrameDone
 from app.frame_stats import SILENCE_DB
 from app.headless import BridgeFeeder, SignalRecorder
 from app.main_window import MainWindow
@@ -66,14 +67,14 @@ class Harness:
                                  conversations_dir=conversations_dir(tmp_path))
         self.window.show()
         self.recorder = SignalRecorder()  # receives in the GUI thread, after the window's own slots
-        self.window.worker.frame_done.connect(self.recorder.record)
+        self.window.model.frame.connect(self.recorder.record)
         self.opened = SignalRecorder()
-        self.window.worker.conversation_opened.connect(self.opened.record)
+        self.window.model.conversation_replaced.connect(self.opened.record)
         self.window.load_model("demo", "cpu", "float32")
-        qtbot.waitUntil(lambda: self.window.model_info is not None and len(self.opened) == 1, timeout=60_000)
+        qtbot.waitUntil(lambda: self.window.model.model_info is not None and len(self.opened) == 1, timeout=60_000)
         self.bridge = AudioBridge(SAMPLE_RATE, 1, SAMPLE_RATE, 1)
-        self.window.worker.set_bridge(self.bridge)
-        self.feeder = BridgeFeeder(self.bridge, lambda: self.window.worker.processed_position)
+        self.window.model.worker.set_bridge(self.bridge)
+        self.feeder = BridgeFeeder(self.bridge, lambda: self.window.model.worker.processed_position)
 
     @property
     def stats(self) -> list:
@@ -92,7 +93,7 @@ class Harness:
         return self.stats[start:]
 
     def close(self) -> None:
-        self.window.unsaved_frames = 0  # no "save changes?" prompt in tests
+        self.window.model.unsaved_frames = 0  # no "save changes?" prompt in tests
         self.window.close()
 
 
@@ -122,16 +123,16 @@ def test_space_push_to_talk_gates_the_microphone_and_ignores_auto_repeat(harness
     assert all(s.model_input_db == SILENCE_DB for s in released)  # ...the model hears silence
 
     qtbot.keyPress(w, Qt.Key_Space)
-    assert w.talk.mic_open and w.status is Status.LISTENING
+    assert w.model.talk.mic_open and w.model.status is Status.LISTENING
     for _ in range(5):  # holding the key: the system sends release/press pairs marked auto-repeat
         send_space(w, QEvent.KeyRelease, auto_repeat=True)
         send_space(w, QEvent.KeyPress, auto_repeat=True)
-    assert w.talk.mic_open
+    assert w.model.talk.mic_open
     held = harness.frames(2)
     assert all(abs(s.model_input_db - TONE_DB) < 1.0 for s in held)
 
     qtbot.keyRelease(w, Qt.Key_Space)
-    assert not w.talk.mic_open
+    assert not w.model.talk.mic_open
     after = harness.frames(2)
     assert all(s.model_input_db == SILENCE_DB for s in after)
 
@@ -144,27 +145,27 @@ def test_space_is_push_to_talk_in_whichever_control_has_focus_but_types_in_the_s
     combo.setFocus()
     qtbot.waitUntil(combo.hasFocus, timeout=5_000)
     qtbot.keyPress(combo, Qt.Key_Space)
-    assert w.talk.mic_open
+    assert w.model.talk.mic_open
     qtbot.keyRelease(combo, Qt.Key_Space)
-    assert not w.talk.mic_open
+    assert not w.model.talk.mic_open
 
     search = w.library_panel.search
     w.set_library_visible(True)
     search.setFocus()
     qtbot.waitUntil(search.hasFocus, timeout=5_000)
     qtbot.keyClicks(search, "a b")
-    assert search.text() == "a b" and not w.talk.mic_open
+    assert search.text() == "a b" and not w.model.talk.mic_open
 
 
 def test_talk_button_gates_the_microphone_and_never_takes_focus(harness, qtbot):
     w = harness.window
     assert w.talk_button.focusPolicy() == Qt.NoFocus
     qtbot.mousePress(w.talk_button, Qt.LeftButton)
-    assert w.talk.mic_open
+    assert w.model.talk.mic_open
     held = harness.frames(2)
     assert all(abs(s.model_input_db - TONE_DB) < 1.0 for s in held)
     qtbot.mouseRelease(w.talk_button, Qt.LeftButton)
-    assert not w.talk.mic_open
+    assert not w.model.talk.mic_open
     assert all(s.model_input_db == SILENCE_DB for s in harness.frames(1))
 
 
@@ -174,7 +175,7 @@ def test_pressing_while_the_assistant_speaks_silences_its_queued_audio(harness, 
     while not any(s.output_db > SPEECH_DB for s in harness.stats[-1:]):
         harness.frames(1, drain=False)
         assert len(harness.stats) < 20, "the demo model never produced audible output"
-    qtbot.waitUntil(lambda: w.status is Status.SPEAKING, timeout=1_000)
+    qtbot.waitUntil(lambda: w.model.status is Status.SPEAKING, timeout=1_000)
     queued = bridge.output.available()
     assert queued >= FRAME_SIZE
 
@@ -228,7 +229,7 @@ def test_meters_and_latency_readouts_follow_the_worker_stats(harness, qtbot):
     harness.frames(3)
     qtbot.keyRelease(w, Qt.Key_Space)
     last = harness.stats[-1]
-    assert w.last_stats is last  # the window shows the newest frame
+    assert w.model.last_stats is last  # the window shows the newest frame
     assert abs(w.meters_panel.mic_meter.level_db - TONE_DB) < 1.0
     assert abs(w.meters_panel.heard_meter.level_db - TONE_DB) < 1.0
     assert w.meters_panel.output_meter.level_db == pytest.approx(max(-60.0, min(0.0, last.output_db)))
@@ -257,7 +258,7 @@ def test_the_numbers_change_a_few_times_a_second_while_the_meters_follow_every_f
     # The readouts and the plot as each frame left them, read in the GUI thread after the panel's
     # own slot (a lambda would read them from the worker thread, racing the GUI: seen in CI).
     left = PanelAfterEachFrame(panel)
-    w.worker.frame_done.connect(left.record)
+    w.model.frame.connect(left.record)
     started = time.monotonic()
     stats = harness.frames(12)
     elapsed_ms = (time.monotonic() - started) * 1000
@@ -353,8 +354,8 @@ def test_audio_that_waited_before_the_conversation_is_not_counted_as_dropped(har
     waited = AudioBridge(SAMPLE_RATE, 1, SAMPLE_RATE, 1)
     waited.input_callback(tone_frames(25).reshape(-1, 1), 25 * FRAME_SIZE, None, None)  # 2 s captured while loading
     harness.bridge = waited
-    harness.feeder = BridgeFeeder(waited, lambda: harness.window.worker.processed_position)
-    harness.window.worker.set_bridge(waited)
+    harness.feeder = BridgeFeeder(waited, lambda: harness.window.model.worker.processed_position)
+    harness.window.model.worker.set_bridge(waited)
     stats = harness.frames(4)
     assert waited.input.skipped > 20 * FRAME_SIZE  # the old audio did not reach the model
     assert stats[-1].dropped_frames == 0
@@ -382,10 +383,10 @@ def test_the_window_says_when_the_computer_is_too_slow_for_real_time_and_when_it
         # The computer recovers: fast frames, reported through the worker's own signal.
         fast = replace(last, step_ms=FRAME_MS / 4)
         for _ in range(SUSTAINED_FRAMES // 2 - 1):
-            h.window.worker.frame_done.emit(fast)
+            h.window.model.worker.event.emit(FrameDone(fast))
         assert warning.isVisible()  # it follows the sustained speed: a minority of fast frames changes nothing
         for _ in range(2):
-            h.window.worker.frame_done.emit(fast)
+            h.window.model.worker.event.emit(FrameDone(fast))
         assert warning.isHidden() and h.window.model.speed_warning == ""
     finally:
         h.close()
@@ -425,29 +426,29 @@ def test_save_and_open_through_the_file_menu_round_trip(harness, qtbot, tmp_path
     harness.frames(2)
     qtbot.keyRelease(w, Qt.Key_Space)
     before = harness.frames(2)
-    pieces_before = list(w.transcript.pieces)
+    pieces_before = list(w.model.transcript.pieces)
     assert pieces_before, "the demo model said nothing in 4 frames"
     assert w.windowTitle().startswith("Untitled conversation *")
 
     path = tmp_path / "chat.parley"
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(path), ""))
     w.save_action.trigger()
-    qtbot.waitUntil(lambda: w.unsaved_frames == 0 and w.conversation_path == str(path), timeout=20_000)
+    qtbot.waitUntil(lambda: w.model.unsaved_frames == 0 and w.model.conversation_path == str(path), timeout=20_000)
     assert path.is_file() and w.windowTitle().startswith("chat.parley —")
-    assert w.settings.recent_files[0] == str(path)
+    assert w.model.settings.recent_files[0] == str(path)
     assert QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat).value("recent_files") in (
         [str(path)], str(path))
 
     w.new_action.trigger()
-    qtbot.waitUntil(lambda: w.conversation_path is None and not w.transcript.pieces, timeout=10_000)
+    qtbot.waitUntil(lambda: w.model.conversation_path is None and not w.model.transcript.pieces, timeout=10_000)
     assert harness.frames(1)[0].frame_index == 0
 
     monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.Discard)
     monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(path), ""))
     w.open_action.trigger()
-    qtbot.waitUntil(lambda: w.conversation_path == str(path), timeout=20_000)
-    assert [t for _, t in w.transcript.pieces] == [t for _, t in pieces_before]
-    assert [s for s, _ in w.transcript.pieces] == pytest.approx([s for s, _ in pieces_before])
+    qtbot.waitUntil(lambda: w.model.conversation_path == str(path), timeout=20_000)
+    assert [t for _, t in w.model.transcript.pieces] == [t for _, t in pieces_before]
+    assert [s for s, _ in w.model.transcript.pieces] == pytest.approx([s for s, _ in pieces_before])
     assert pieces_before[-1][1].strip() in w.conversation_view.as_text()
     assert harness.frames(1)[0].frame_index == before[-1].frame_index + 1  # resumes where it stopped
 
@@ -463,7 +464,7 @@ def test_a_broken_conversation_file_is_refused_and_nothing_is_lost(harness, qtbo
     qtbot.waitUntil(w.error_box.isVisible, timeout=10_000)
     assert "broken.parley" in w.error_label.text()
     assert broken.read_bytes() == b"this is not a conversation file"
-    assert w.conversation_path is None and w.unsaved_frames >= 1  # the live conversation is untouched
+    assert w.model.conversation_path is None and w.model.unsaved_frames >= 1  # the live conversation is untouched
     qtbot.mouseClick(w.dismiss_button, Qt.LeftButton)
     assert not w.error_box.isVisible()
     assert harness.frames(1)[0].frame_index >= 1
@@ -494,7 +495,7 @@ def test_a_model_that_fails_to_load_is_reported_and_the_running_one_is_kept(qtbo
         qtbot.waitUntil(h.window.error_box.isVisible, timeout=20_000)
         assert "no-such-model-folder" in h.window.error_label.text()
         assert "demo (untrained, babbles)" in h.window.model_label.text()
-        assert h.window.settings.model == "demo"  # the failed choice is not remembered for the next start
+        assert h.window.model.settings.model == "demo"  # the failed choice is not remembered for the next start
         qtbot.mouseClick(h.window.dismiss_button, Qt.LeftButton)
         assert h.frames(1)[0].frame_index == 1  # the demo conversation carries on
     finally:
@@ -526,7 +527,7 @@ def test_transcript_and_audio_export_from_the_file_menu(harness, qtbot, tmp_path
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(tmp_path / "talk"), "JSON (*.json)"))
     actions["Export &transcript..."].trigger()
     exported = json.loads((tmp_path / "talk.json").read_text(encoding="utf-8"))
-    assert [p["text"] for p in exported["pieces"]] == [t for _, t in w.transcript.pieces]
+    assert [p["text"] for p in exported["pieces"]] == [t for _, t in w.model.transcript.pieces]
 
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(tmp_path / "talk.wav"), ""))
     actions["Export a&udio..."].trigger()
@@ -561,7 +562,7 @@ def test_frames_go_on_while_a_save_is_written_and_the_frames_since_stay_unsaved(
     w = harness.window
     harness.frames(3)
     writer_free = threading.Event()
-    w.worker._file_writer.submit(writer_free.wait, 30)  # the file writer is still busy with an earlier file
+    w.model.worker.controller._file_writer.submit(writer_free.wait, 30)  # the writer is busy with an earlier file
     w.model.save(str(tmp_path / "talk.parley"))
     assert len(harness.frames(4)) == 4  # the worker took its snapshot and went on: it does not wait for the file
     assert not (tmp_path / "talk.parley").exists() and w.model.conversation_path is None

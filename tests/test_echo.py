@@ -18,7 +18,8 @@ from app.audio_menu import processing_from
 from app.echo import EchoReading, MicProcessor, ProcessingSettings, processing_rate
 from app.echo_lag import EchoLagEstimator
 from app.echo_meter import erle_text
-from app.headless import BridgeFeeder, SignalRecorder
+from app.engine_messages import ProcessingUnavailable
+from app.headless import BridgeFeeder, EventRecorder, SignalRecorder
 from app.main_window import MainWindow
 from app.settings import load_settings
 
@@ -250,20 +251,20 @@ def window(qtbot, tmp_path, app_demo_model):
                    model_loader=lambda *args: app_demo_model, audio=False, worker_seed=1)
     w.show()
     opened = SignalRecorder()
-    w.worker.conversation_opened.connect(opened.record)
+    w.model.conversation_replaced.connect(opened.record)
     w.load_model("demo", "cpu", "float32")
     qtbot.waitUntil(lambda: len(opened) == 1, timeout=60_000)
     yield w
-    w.unsaved_frames = 0
+    w.model.unsaved_frames = 0
     w.close()
 
 
 def stream(window, qtbot, bridge: AudioBridge, far: np.ndarray, mic: np.ndarray) -> list:
     """Play ``far`` through the output callback while feeding ``mic`` to the input callback, 80 ms at a time."""
     frames = SignalRecorder()
-    window.worker.frame_done.connect(frames.record)
-    window.worker.set_bridge(bridge)
-    feeder = BridgeFeeder(bridge, lambda: window.worker.processed_position)
+    window.model.frame.connect(frames.record)
+    window.model.worker.set_bridge(bridge)
+    feeder = BridgeFeeder(bridge, lambda: window.model.worker.processed_position)
     step = feeder.block
     discard = np.zeros((bridge.output.capacity, 1), dtype=np.float32)
     for offset in range(0, mic.size - step + 1, step):
@@ -272,7 +273,7 @@ def stream(window, qtbot, bridge: AudioBridge, far: np.ndarray, mic: np.ndarray)
         feeder.drain()
         feeder.feed(mic[offset : offset + step], drain=False)
     qtbot.waitUntil(lambda: len(frames) >= mic.size // step - 2, timeout=30_000)
-    window.worker.set_bridge(None)
+    window.model.worker.set_bridge(None)
     return [args[0] for args in frames.calls]
 
 
@@ -294,7 +295,7 @@ def test_open_mic_on_speakers_the_model_hears_the_user_not_itself(window, qtbot,
     window.menus.processing_actions["echo_cancellation"].trigger()  # Audio > Echo cancellation: off
     stored = load_settings(QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat))
     assert stored.echo_cancellation is False and stored.noise_suppression is True
-    assert processing_from(stored) == window.worker.processing
+    assert processing_from(stored) == window.model.processing
     assert "headphones" in window.headphones_note.text()
 
 
@@ -303,16 +304,16 @@ def test_without_the_library_the_app_runs_on_the_raw_microphone_and_says_so_once
     monkeypatch.setitem(sys.modules, "pywebrtc_audio", None)  # makes `import pywebrtc_audio` fail
     echo.library_problem.cache_clear()
     try:
-        told = SignalRecorder()
-        window.worker.processing_unavailable.connect(told.record)
+        told = EventRecorder(window.model.worker)
         window.open_mic_box.setChecked(True)
         far = speech_like(1.0, seed=1, f0=110.0)
         stats = stream(window, qtbot, AudioBridge(RATE, 1, RATE, 1), far, room(far))
         stream(window, qtbot, AudioBridge(RATE, 1, RATE, 1), far, room(far))  # a new device: not said again
-        qtbot.waitUntil(lambda: len(told) >= 1, timeout=5_000)
+        qtbot.waitUntil(lambda: told.of(ProcessingUnavailable), timeout=5_000)
     finally:
         echo.library_problem.cache_clear()
-    assert len(told) == 1 and "pywebrtc-audio" in told.calls[0][0]
+    said = told.of(ProcessingUnavailable)
+    assert len(said) == 1 and "pywebrtc-audio" in said[0].message
     assert stats and all(s.echo is None for s in stats) and max(s.model_input_db for s in stats) > -40
     assert not window.menus.processing_actions["echo_cancellation"].isEnabled()
     assert "unavailable" in window.headphones_note.text() and "headphones" in window.headphones_note.text()
