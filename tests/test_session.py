@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import torch
 
-from engine import FRAME_SECONDS, Session, load_model, record_frames
+from engine import FRAME_SECONDS, Session, load_model, open_conversation, record_frames, save_conversation
 from engine.files.conversation import ConversationFileError
 from engine.state import flatten
 
@@ -169,3 +169,34 @@ def test_a_recorded_conversation_keeps_no_allocation_per_frame():
     assert np.array_equal(clip_user, user[3 * 1920:7 * 1920 + 960])
     assert np.array_equal(clip_assistant, assistant[3 * 1920:7 * 1920 + 960])
     assert [a.size for a in session.audio_between(29 * FRAME_SECONDS, 40.0)] == [1920, 1920]  # clamped
+
+
+def test_wait_for_me_forces_the_assistant_to_silence_until_released_and_replays_exactly(tmp_path):
+    """While waiting, the assistant's written text is padding and its audio the codes Mimi makes of
+    silence (computed here offline, independently of the session); after release it speaks again,
+    and a session rebuilt with every written token forced by hand (the journal replay) has the
+    same state, bit for bit."""
+    model = load_model("demo", device="cpu", precision="float32")
+    config, mimi = model.lm.config, model.mimi
+    silent = mimi.encode(torch.zeros(1, 1, 3 * mimi.frame_size, dtype=mimi.pcm_dtype))[0, :, 2].tolist()
+    session = model.new_session(seed=4)
+    recorder = record_frames(session)
+    session.wait_for_user(True)
+    assert session.waiting_for_user
+    pcm = speech(16, 3).reshape(16, -1)
+    for frame in pcm[:8]:
+        session.step(frame)
+    written = recorder.tokens.array()
+    assert (written[:, 0] == config.existing_text_padding_id).all()
+    assert (written[:, 1:] == silent).all()
+    assert not session.transcript
+    session.wait_for_user(False)
+    for frame in pcm[8:]:
+        session.step(frame)
+    after = recorder.tokens.array()[8:]
+    assert (after[:, 1:] != silent).any()  # released: the (random-weight) assistant babbles again
+
+    save_conversation(session, tmp_path / "waited.parley", compact=True)
+    rebuilt = open_conversation(model, tmp_path / "waited.parley")
+    ours, theirs = flatten(session.state), flatten(rebuilt.state)
+    assert not [name for name in ours if not torch.equal(ours[name], theirs[name])]

@@ -105,6 +105,11 @@ class Mimi(nn.Module):
     def num_codebooks(self) -> int:
         return self.cfg.num_codebooks
 
+    @property
+    def pcm_dtype(self) -> torch.dtype:
+        """The dtype of the samples it encodes and decodes (its weights')."""
+        return self.downsample.conv.layer.weight.dtype
+
     def load_weights(self, state_dict: dict[str, torch.Tensor], what: str = "Mimi checkpoint") -> None:
         """Strictly load a checkpoint (every key used, none missing), then ``prepare()``."""
         load_strict(self, stack_split_attention(state_dict), what)
@@ -237,7 +242,7 @@ class Mimi(nn.Module):
         if pcm.shape[-1] == 0 or pcm.shape[-1] % fs:
             raise ValueError(f"pcm length must be a positive whole number of frames of {fs} samples, "
                              f"got {pcm.shape[-1]}")
-        dtype = self.downsample.conv.layer.weight.dtype
+        dtype = self.pcm_dtype
         if pcm.dtype != dtype:
             raise ValueError(f"expected pcm of dtype {dtype}, got {pcm.dtype}")
         self._check_common(pcm, device, batch, "pcm")

@@ -111,10 +111,10 @@ class _GeneratorBase:
 
     @property
     def user_streams(self) -> int:
-        return self.config.n_q - self._agent_streams
+        return self.config.n_q - self.agent_streams
 
     @property
-    def _agent_streams(self) -> int:
+    def agent_streams(self) -> int:
         """Agent audio streams (the first ones after text); the rest of n_q is the user's audio."""
         return self.config.n_q // 2 if self.config.is_personaplex else self.config.dep_q
 
@@ -307,7 +307,7 @@ class PersonaPlexGenerator(_GeneratorBase):
         provided_all = agent_audio is not None and text is not None
         self._check_forcing(forced, sample or provided_all, state)
         if agent_audio is not None:
-            self._check_codes(agent_audio, self._agent_streams, "forced agent audio", state)
+            self._check_codes(agent_audio, self.agent_streams, "forced agent audio", state)
         if text is not None:
             self._check_codes(text.unsqueeze(-1) if isinstance(text, torch.Tensor) else text, 1,
                               "forced text tokens [batch]", state)
@@ -330,7 +330,7 @@ class PersonaPlexGenerator(_GeneratorBase):
             dummy = self._initial[1:].expand(batch, -1)
             pad = torch.full((batch,), self.config.existing_text_padding_id, dtype=torch.long,
                              device=self._delays.device)
-            self._force(state, dummy[:, self._agent_streams:], dummy[:, :self._agent_streams], pad)
+            self._force(state, dummy[:, self.agent_streams:], dummy[:, :self.agent_streams], pad)
             target, provided, input_column = self._prepare(state)
             x = embedding.to(next(self.lm.parameters()).dtype)
             return self._process(state, x, target, provided, input_column, sample=sample)
@@ -340,7 +340,7 @@ class PersonaPlexGenerator(_GeneratorBase):
         """Write the given streams at column ``offset + delay`` and mark them provided."""
         tokens = state["tokens"]
         cache, provided, offset = tokens["cache"], tokens["provided"], tokens["offset"]
-        first_user = 1 + self._agent_streams
+        first_user = 1 + self.agent_streams
         parts = [(slice(first_user, None), user), (slice(1, first_user), agent),
                  (slice(0, 1), None if text is None else text.unsqueeze(1))]
         for rows, values in parts:

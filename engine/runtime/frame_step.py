@@ -57,7 +57,7 @@ from contextlib import contextmanager
 import torch
 
 from ..codec.mimi import Mimi
-from ..lm.generate import Mark
+from ..lm.generate import Forcing, Mark
 from ..state import StateTree, clone, flatten, load_into
 
 log = logging.getLogger(__name__)
@@ -76,14 +76,16 @@ class FrameStep:
     """
 
     def __init__(self, mimi: Mimi, generator, state: StateTree, use_cuda_graph: bool = True, warmup: int = 2,
-                 on_event=None):
+                 on_event=None, forcing: Forcing | None = None):
+        """``forcing``: static buffers through which frames force streams (``Session.wait_for_user``),
+        shared by the session's frame steps; None: this step's own, forcing nothing."""
         self.mimi, self.generator, self.state = mimi, generator, state
         self.on_event = on_event or _no_mark  # called with "warmup" / "capture" as those frames run
         cache = state["gen"]["tokens"]["cache"]
         if cache.shape[0] != 1:
             raise ValueError(f"FrameStep runs one conversation (batch 1), the state has batch {cache.shape[0]}")
         device = self.device = cache.device
-        pcm_dtype = mimi.downsample.conv.layer.weight.dtype
+        pcm_dtype = mimi.pcm_dtype
         dep_q = generator.config.dep_q
         self.warmup = warmup
         self.warm_frames = 0  # aligned frames run eagerly so far (the warm-up before a capture)
@@ -93,6 +95,9 @@ class FrameStep:
         self.text = torch.full((1,), -2, dtype=torch.long, device=device)
         self.audio = torch.full((1, dep_q), -2, dtype=torch.long, device=device)
         self.pcm_out = torch.zeros(1, 1, mimi.frame_size, device=device, dtype=pcm_dtype)
+        # Read by every frame, so that a captured graph replays whatever they hold (all False: nothing).
+        self.forcing = forcing or Forcing(torch.zeros(1, dep_q + 1, dtype=torch.long, device=device),
+                                          torch.zeros(dep_q + 1, dtype=torch.bool, device=device))
         self.graph: torch.cuda.CUDAGraph | None = None
         self.fallback_reason = graph_unavailable_reason(device, use_cuda_graph)
 
@@ -155,7 +160,7 @@ class FrameStep:
         codes = self.mimi.encode_step(self.pcm_in, state["mimi"])
         mark("encode")
         self.user_codes.copy_(codes[:, :, 0])
-        text, audio = self.generator.step(codes[:, :, 0], state["gen"], mark=mark)
+        text, audio = self.generator.step(codes[:, :, 0], state["gen"], forced=self.forcing, mark=mark)
         self.text.copy_(text)
         self.audio.copy_(audio)
         mark("depth")

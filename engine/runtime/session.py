@@ -28,7 +28,7 @@ from ..audio import FRAME_SECONDS, FRAME_SIZE, SAMPLE_RATE
 from ..errors import ModelError
 from ..files import conversation
 from ..files.journal import Journal
-from ..lm.generate import SamplingConfig, make_generator
+from ..lm.generate import Forcing, SamplingConfig, make_generator
 from ..state import StateTree, nbytes
 from .frame_step import STAGES, FrameStep
 from .growing_array import BLOCK_FRAMES
@@ -125,6 +125,7 @@ class Session:
         self._threads: int | None = None
         self._keep_recording(None, None)
         self._observer: FrameObserver | None = None
+        self._forcing = self._silence_forcing(generator)
         self._use(sampling, generator)
         if run_prompts:
             self._prompt(voice_prompt, text_prompt)
@@ -192,10 +193,42 @@ class Session:
         step = self._frame_steps.get(sampling)
         if step is None:
             generator = generator or make_generator(self.model.lm, sampling)
-            step = FrameStep(self.model.mimi, generator, self.state, use_cuda_graph=self.model.cuda_graph)
+            step = FrameStep(self.model.mimi, generator, self.state, use_cuda_graph=self.model.cuda_graph,
+                             forcing=self._forcing)
             self._frame_steps[sampling] = step
         self.frame_step = step
         self.generator = step.generator
+
+    # ---- "wait for me" -----------------------------------------------------------------------
+
+    @property
+    def waiting_for_user(self) -> bool:
+        return bool(self._forcing.streams.any())
+
+    def wait_for_user(self, waiting: bool) -> None:
+        """"Wait for me": while ``waiting``, every frame forces the assistant's text to padding and
+        its audio to the codec's silence codes through the generator's forcing (the other streams
+        run as always); released, the assistant speaks as the model likes. From the next frame on.
+        A journal holds the tokens each frame wrote, so a waiting conversation replays exactly."""
+        agent_streams = 1 + self.generator.agent_streams
+        with torch.inference_mode():
+            self._forcing.streams[:agent_streams] = waiting
+
+    def _silence_forcing(self, generator) -> Forcing:
+        """The buffers of ``wait_for_user`` (nothing forced yet): padding text, then the codes Mimi
+        makes of silence (a fresh encoder's third frame of zeros, past its start-up) for the
+        assistant's audio."""
+        mimi, device, c = self.model.mimi, self.model.device, generator.config
+        with torch.inference_mode():
+            state, zeros = mimi.init_state(1, device), torch.zeros(1, 1, mimi.frame_size, device=device,
+                                                                   dtype=mimi.pcm_dtype)
+            for _ in range(3):
+                codes = mimi.encode_step(zeros, state)[0, :, 0]
+        tokens = torch.zeros(1, c.dep_q + 1, dtype=torch.long, device=device)
+        tokens[0, 0] = c.existing_text_padding_id
+        agent = generator.agent_streams
+        tokens[0, 1:1 + agent] = codes[:agent]
+        return Forcing(tokens, torch.zeros(c.dep_q + 1, dtype=torch.bool, device=device))
 
     @property
     def graph(self) -> GraphStatus:
