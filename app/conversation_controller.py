@@ -68,13 +68,14 @@ class ConversationController:
         self.conversation = 0  # counts the conversations (a file opened in place reuses the session)
         self.halted = False  # a frame failed: no frames until Resume or another conversation
         self.save_compact: bool | None = None  # None: the engine's default kind for the model
+        self.wait_for_user = False  # new conversations wait for the user to speak first
         self._recorder = None  # the current conversation's engine FrameRecorder (with its journal)
         self.journal_path: Path | None = None  # the current conversation's journal
         self._handlers = {
             m.LoadModel: self._load_model, m.NewConversation: self._new_conversation,
             m.OpenConversation: self._open, m.SaveConversation: self._save, m.ExportAudio: self._export_audio,
             m.RecoverJournal: self._recover, m.RequestClip: self._clip, m.Resume: self._resume,
-            m.SetSaveKind: self._set_save_kind, _Saved: self._saved,
+            m.SetSaveKind: self._set_save_kind, m.SetWaitForUser: self._set_wait_for_user, _Saved: self._saved,
         }
 
     @property
@@ -176,6 +177,7 @@ class ConversationController:
                     else "The current conversation is kept.")
             self.emit(m.ConversationFailed(f"Could not start a conversation with this persona: {e}\n{kept}"))
             return False
+        session.wait_for_user(self.wait_for_user)
         self._use_session(session)
         self._opened(session, "")
         return True
@@ -234,6 +236,9 @@ class ConversationController:
 
     def _set_save_kind(self, c: m.SetSaveKind) -> None:
         self.save_compact = c.compact
+
+    def _set_wait_for_user(self, c: m.SetWaitForUser) -> None:
+        self.wait_for_user = c.on
 
     # ---- files -------------------------------------------------------------------------------
 

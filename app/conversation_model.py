@@ -95,6 +95,7 @@ class ConversationModel(QObject):
         self.voices: list[str] = []  # shipped voices of the loaded model (reported by the worker)
         self.prompts_in_use = ("", "")  # (voice, role) of the current conversation
         self.streaming = False
+        self.waiting_for_user = False  # the assistant is held silent until the user speaks ("wait for me")
         self.last_stats: FrameStats | None = None
         self.device_status = DeviceStatus()
         self.health = ""
@@ -113,6 +114,7 @@ class ConversationModel(QObject):
         self.worker.submit(m.SetSaveKind(self.settings.save_compact))
         self.worker.submit(m.SetProcessing(self.processing))
         self.worker.submit(m.SetMicOpen(self.talk.mic_open))
+        self.worker.submit(m.SetWaitForUser(self.settings.wait_for_user))
         self.worker_thread = QThread(self)
         self.worker_thread.setObjectName("parley-engine")
         self.worker.moveToThread(self.worker_thread)
@@ -200,7 +202,7 @@ class ConversationModel(QObject):
 
     def _set_talk(self, talk: TalkState) -> None:
         self.talk = talk
-        self.worker.submit(m.SetMicOpen(talk.mic_open))
+        self.worker.submit(m.SetMicOpen(talk.mic_open, talk_held=bool(talk.held_by)))
         self.talk_changed.emit(talk)
 
     # -- commands ----------------------------------------------------------------------------
@@ -261,6 +263,11 @@ class ConversationModel(QObject):
 
     def resume(self) -> None:
         self.worker.submit(m.Resume())
+
+    def set_wait_for_user(self, on: bool) -> None:
+        """"Wait for me" for the conversations started from now on (persisted)."""
+        self.update_settings(wait_for_user=on)
+        self.worker.submit(m.SetWaitForUser(on))
 
     def set_processing(self, processing) -> None:
         """An app.echo.ProcessingSettings chosen in the Audio menu: applied at once and persisted."""
@@ -346,6 +353,10 @@ class ConversationModel(QObject):
     def _on_frame(self, event: m.FrameDone) -> None:
         stats: FrameStats = event.stats
         self.last_stats = stats
+        if event.waiting_for_user != self.waiting_for_user:
+            self.waiting_for_user = event.waiting_for_user
+            if event.waiting_for_user:
+                self.message.emit("The assistant waits for you to speak first.")
         if stats.graph != self.graph:
             self.graph = stats.graph
             self.model_changed.emit()

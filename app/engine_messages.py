@@ -76,9 +76,19 @@ class Resume:
 
 @dataclass(frozen=True)
 class SetMicOpen:
-    """Whether the model hears the microphone (push-to-talk held or open mic) from the next frame."""
+    """Whether the model hears the microphone (push-to-talk held or open mic) from the next frame,
+    and whether Talk is held (which ends a "wait for me" at once)."""
 
     open: bool
+    talk_held: bool = False
+
+
+@dataclass(frozen=True)
+class SetWaitForUser:
+    """"Wait for me": new conversations start with the assistant silent until the user first speaks
+    (Talk pressed, or voice heard); off: they start as the model likes."""
+
+    on: bool
 
 
 @dataclass(frozen=True)
@@ -157,6 +167,7 @@ class ConversationFailed:
 @dataclass(frozen=True)
 class FrameDone:
     stats: object  # app.frame_stats.FrameStats
+    waiting_for_user: bool = False  # the assistant was held silent ("wait for me")
 
 
 @dataclass(frozen=True)

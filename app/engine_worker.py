@@ -26,6 +26,7 @@ from app.conversation_controller import ConversationController, ModelLoader, loa
 from app.frame_pump import FramePump
 
 IDLE_POLL_S = 0.05
+DATA_WAIT_S = 0.02
 
 
 class EngineWorker(QObject):
@@ -78,12 +79,15 @@ class EngineWorker(QObject):
         conversation = controller.conversation
         while not self._stop:
             bridge = self._bridge
-            streaming = bridge is not None and controller.streaming
-            command = self._next_command(wait=not streaming)
-            if command is not None:
-                self._execute(command)
+            if bridge is None or not controller.streaming:
+                self._execute_next(timeout=IDLE_POLL_S)
                 continue
-            if not streaming:
+            audio = bridge.data_ready.wait(DATA_WAIT_S)
+            if audio:
+                bridge.data_ready.clear()
+            while self._execute_next():  # what was asked before this audio came acts on it (Talk, say)
+                pass
+            if not audio or self._stop or not controller.streaming or bridge is not self._bridge:
                 continue
             if controller.conversation != conversation:
                 conversation = controller.conversation
@@ -92,15 +96,18 @@ class EngineWorker(QObject):
                 controller.halt()
         controller.close()
 
-    def _next_command(self, wait: bool):
+    def _execute_next(self, timeout: float | None = None) -> bool:
+        """Execute the next command, waiting up to ``timeout`` for one (None: none there, no wait)."""
         try:
-            return self._commands.get(timeout=IDLE_POLL_S) if wait else self._commands.get_nowait()
+            command = self._commands.get(timeout=timeout) if timeout else self._commands.get_nowait()
         except queue.Empty:
-            return None
+            return False
+        self._execute(command)
+        return True
 
     def _execute(self, command) -> None:
         if isinstance(command, m.SetMicOpen):
-            self.pump.mic_open = command.open
+            self.pump.mic_open, self.pump.talk_held = command.open, command.talk_held
         elif isinstance(command, m.SetProcessing):
             self.pump.processing = command.settings
         elif not isinstance(command, m.Wake):

@@ -28,19 +28,20 @@ from app.echo import MicProcessor, ProcessingSettings, library_problem
 from app.frame_stats import FrameStats, StageTimings, level_db
 from app.output_cushion import QUIET_DB, OutputCushion
 from app.resample import FrameAssembler, OutputConverter
+from app.status import SPEECH_DB
 from engine import FRAME_MS, FRAME_SIZE, SAMPLE_RATE
 
 log = logging.getLogger(__name__)
 
 MAX_INPUT_BACKLOG_S = 0.25  # device audio older than this is skipped before it reaches the model
 MAX_PENDING_FRAMES = 2  # assembled frames waiting for the model; more means we are behind
-DATA_WAIT_S = 0.02
 
 
 class FramePump:
     def __init__(self, emit: Emit) -> None:
         self.emit = emit
         self.mic_open = False  # set by SetMicOpen: the model hears the microphone, else silence
+        self.talk_held = False  # Talk is held (push-to-talk): ends a "wait for me"
         self.processing = ProcessingSettings()  # microphone processing wanted (SetProcessing)
         self._problem = ""  # set once processing failed here; it stays off from then on
         self._attached: AudioBridge | None = None
@@ -64,13 +65,10 @@ class FramePump:
         self._dropped_samples = 0.0
 
     def pump(self, bridge: AudioBridge, session) -> bool:
-        """Step ``session`` over every whole frame the bridge has delivered; False when a frame failed
-        (reported; the session is kept as it was before that frame's step)."""
+        """Step ``session`` over every whole frame the bridge has delivered (call it when its
+        ``data_ready`` was set); False when a frame failed (reported; the frames after it wait)."""
         if bridge is not self._attached or self.processing != self._processing_in_use:
             self._attach(bridge)
-        if not bridge.data_ready.wait(DATA_WAIT_S):
-            return True
-        bridge.data_ready.clear()
         arrival = bridge.last_input_time
         mic = self._read_microphone(bridge)
         if mic is None:
@@ -81,11 +79,11 @@ class FramePump:
         if behind > 0:
             assembler.drop_frames(behind)
             self._dropped_samples += behind * FRAME_SIZE
-        while assembler.pending_frames():
-            if not self._step(bridge, session, assembler.pop_frame(), arrival):
-                return False
+        ok = True
+        while ok and assembler.pending_frames():
+            ok = self._step(bridge, session, assembler.pop_frame(), arrival)
         self.processed_position = bridge.input.read
-        return True
+        return ok
 
     def _read_microphone(self, bridge: AudioBridge) -> np.ndarray | None:
         """What the microphone captured since the last pump, processed (echo cancellation etc.)
@@ -110,6 +108,9 @@ class FramePump:
 
     def _step(self, bridge: AudioBridge, session, mic: np.ndarray, arrival: float) -> bool:
         heard = engine.to_16_bit(mic) if self.mic_open else self._silence  # 16-bit: replayable exactly
+        if session.waiting_for_user and (self.talk_held or level_db(heard) > SPEECH_DB):
+            session.wait_for_user(False)  # the user spoke first: the assistant may answer from this frame
+        waiting = session.waiting_for_user
         started = time.monotonic()
         try:
             result = session.step(heard)
@@ -121,7 +122,7 @@ class FramePump:
         queued_s = bridge.output_queue_seconds()
         bridge.output.write(self._trim_cushion(bridge, self._converter.convert(result.pcm), queued_s))
         self.emit(m.FrameDone(self._frame_stats(bridge, result, mic, heard, step_ms, started - arrival, queued_s,
-                                                session.graph)))
+                                                session.graph), waiting))
         return True
 
     # ---- per stream ----------------------------------------------------------------------------

@@ -41,6 +41,10 @@ class Menus:
         self.add(model_menu, "&Model manager...", QKeySequence("Ctrl+M"), window.open_model_manager)
         self.persona_action = self.add(model_menu, "&Persona (voice and role)...", QKeySequence("Ctrl+P"),
                                        window.open_persona_dialog)
+        self.wait_action = self.add(model_menu, "&Wait for me to speak first", None, window.model.set_wait_for_user)
+        self.wait_action.setCheckable(True)
+        self.wait_action.setChecked(window.model.settings.wait_for_user)
+        self.wait_action.setToolTip("New conversations: the assistant stays silent until you press Talk or speak.")
 
         self.audio_menu = bar.addMenu("&Audio")
         self.add(self.audio_menu, "&Refresh devices", QKeySequence("F5"), window.model.refresh_devices)

@@ -17,6 +17,7 @@ class AppSettings:
     input_device: str = ""  # PortAudio device label, "name (host API)"; "" = the system default
     output_device: str = ""
     open_mic: bool = False  # hands-free: the model hears the microphone without push-to-talk
+    wait_for_user: bool = False  # "wait for me": a new conversation's assistant is silent until the user speaks
     # Microphone processing (app.echo.ProcessingSettings), each stage on or off.
     echo_cancellation: bool = True
     noise_suppression: bool = True

@@ -338,3 +338,26 @@ def test_a_level_strip_bar_is_as_tall_as_the_loudest_frame_of_its_share():
     assert strip_bar_heights([-30.0], 3).tolist() == [STRIP_HEIGHT // 2] * 3  # fewer frames than bars
     assert strip_bar_heights([], 2).tolist() == [2, 2]  # a turn without frames yet
     assert strip_bar_heights([12.0, -200.0], 2).tolist() == [STRIP_HEIGHT, 2]  # clipped to the strip
+
+
+def test_wait_for_me_holds_the_assistant_until_talk_is_pressed_and_is_remembered(vm, qtbot, tmp_path):
+    m = vm.model
+    m.set_wait_for_user(True)
+    assert QSettings(str(tmp_path / "s.ini"), QSettings.IniFormat).value("wait_for_user") in (True, "true")
+    replaced = SignalRecorder()
+    m.conversation_replaced.connect(replaced.record)
+    m.new_conversation()  # the setting applies to the conversations started from now on
+    qtbot.waitUntil(lambda: len(replaced) == 1, timeout=20_000)
+    vm.feed(3)
+    assert m.waiting_for_user  # the microphone is closed: nobody spoke yet
+    session = m.worker.controller.session
+    assert session.waiting_for_user
+    m.press_talk("button")
+    vm.feed(2)
+    m.release_talk("button")
+    assert not m.waiting_for_user and not session.waiting_for_user  # Talk released the assistant
+    m.set_wait_for_user(False)
+    m.new_conversation()
+    qtbot.waitUntil(lambda: len(replaced) == 2, timeout=20_000)
+    vm.feed(1)
+    assert not m.waiting_for_user

@@ -309,7 +309,7 @@ def test_without_the_library_the_app_runs_on_the_raw_microphone_and_says_so_once
         far = speech_like(1.0, seed=1, f0=110.0)
         stats = stream(window, qtbot, AudioBridge(RATE, 1, RATE, 1), far, room(far))
         stream(window, qtbot, AudioBridge(RATE, 1, RATE, 1), far, room(far))  # a new device: not said again
-        qtbot.waitUntil(lambda: told.of(ProcessingUnavailable), timeout=5_000)
+        qtbot.waitUntil(lambda: bool(told.of(ProcessingUnavailable)), timeout=5_000)
     finally:
         echo.library_problem.cache_clear()
     said = told.of(ProcessingUnavailable)
