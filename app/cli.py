@@ -1,4 +1,5 @@
-"""The `parley` command: the desktop app by default, plus `offline`, `recover`, `selftest` and `conversations`."""
+"""The `parley` command: the desktop app by default, plus `offline`, `recover`, `compare-precision`, `selftest`
+and `conversations`."""
 
 from __future__ import annotations
 
@@ -56,6 +57,16 @@ def build_parser() -> argparse.ArgumentParser:
     test.add_argument("--device", dest="selftest_device", default="cpu", choices=["auto", "cpu", "cuda"],
                       help="where the chain runs (default cpu); cuda adds the GPU and CUDA-graph check")
 
+    cmp = sub.add_parser("compare-precision", help="how far lighter precisions' tokens are from a reference "
+                         "precision's on one recording (teacher-forced agreement and text KL)")
+    cmp.add_argument("--model", default="demo", help="a preset (demo, moshiko, moshika, personaplex) or a model folder")
+    cmp.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
+    cmp.add_argument("--verbose", action="store_true", help="show tracebacks and debug logs")
+    cmp.add_argument("--input", required=True, help="the user's side of a conversation (any rate, channels)")
+    cmp.add_argument("--precisions", nargs="+", required=True, choices=[p for p in PRECISIONS if p != "auto"],
+                     help="the first is the reference, e.g. bfloat16 int8")
+    cmp.add_argument("--json", help="write the figures as JSON here")
+
     conv = sub.add_parser("conversations", help="list the saved conversations (reads file headers only)")
     conv.add_argument("--folder", help="the folder to list (default: the app's conversations folder)")
     conv.add_argument("--json", action="store_true",
@@ -77,6 +88,10 @@ def main(argv: list[str] | None = None) -> int:
         from app.offline import run_recover
 
         return run_recover(args)
+    if args.command == "compare-precision":
+        from app.offline import run_compare_precision
+
+        return run_compare_precision(args)
     if args.command == "conversations":
         return list_conversations_command(args)
     if args.command == "selftest":

@@ -29,11 +29,11 @@ from PySide6.QtWidgets import (
 
 from app import paths, recovery
 from app.audio_menu import disable_processing_actions
+from app.conversation_controller import ModelLoader, load_engine_model
 from app.conversation_list import ConversationEntry
 from app.conversation_model import ConversationModel
 from app.conversation_panel import ConversationPanel
 from app.devices_panel import DevicesPanel
-from app.engine_worker import ModelLoader, load_engine_model
 from app.library import LibraryModel
 from app.library_panel import LibraryPanel
 from app.menus import Menus

@@ -24,6 +24,10 @@ def run_recover(args) -> int:
     return _one_line_errors(_recover, args)
 
 
+def run_compare_precision(args) -> int:
+    return _one_line_errors(_compare_precision, args)
+
+
 def _one_line_errors(command, args) -> int:
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING)
     try:
@@ -137,3 +141,28 @@ def _recover(args) -> None:
     lost = f", {recovery.lost_frames} frames lost ({recovery.damage})" if recovery.damage else ""
     print(f"recovered {recovery.frames} frames in {recovery.rebuild_seconds:.1f} s{lost} -> {args.save_state}",
           file=sys.stderr)
+
+
+def _compare_precision(args) -> None:
+    from engine import load_model, read_audio, release_memory, write_atomically
+    from engine.runtime.precision_compare import compare_precisions
+
+    if args.json and not Path(args.json).resolve().parent.is_dir():
+        raise UsageError(f"the folder for {args.json} does not exist")
+    pcm = read_audio(args.input)
+    if pcm.size == 0:
+        raise UsageError(f"{args.input} contains no audio")
+
+    def load(precision: str):
+        release_memory()  # the previous precision's model, before the next is loaded
+        return load_model(args.model, device=args.device, precision=precision, cuda_graph=False)
+
+    results = compare_precisions(load, pcm, args.precisions)
+    for r in results:
+        print(f"{r.precision:>9}: text {r.text_agreement:.3f}, audio {r.audio_agreement:.3f}, whole frames "
+              f"{r.frame_agreement:.3f} agree with {args.precisions[0]}; text KL {r.mean_text_kl:.4f} nats "
+              f"({r.frames} frames, teacher-forced)")
+    if args.json:
+        payload = {"model": args.model, "input": str(args.input), "reference": args.precisions[0],
+                   "results": [r.as_json() for r in results]}
+        write_atomically(args.json, json.dumps(payload, indent=1).encode("utf-8"))

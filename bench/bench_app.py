@@ -61,7 +61,7 @@ from PySide6.QtWidgets import QApplication
 
 import engine
 from app.audio_bridge import AudioBridge
-from app.engine_worker import load_engine_model
+from app.conversation_controller import load_engine_model
 from app.frame_stats import FrameStats
 from app.gui import share_cores_with_the_gui
 from app.headless import SignalRecorder, wait_until

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QSettings
 
-from app.engine_worker import write_stereo_wav
+from app.conversation_controller import write_stereo_wav
 from app.settings import MAX_RECENT, AppSettings, load_settings, save_settings
 from app.transcript import FrameObservation, Transcript
 from engine import FRAME_SECONDS

@@ -32,6 +32,10 @@ from .model import UNGENERATED_TOKEN, LMModel
 from .sampling import candidates, gumbel, init_rng, sample_token
 
 Mark = Callable[[str], None]  # called with a stage name when that stage's work has been issued
+# Called with (text logits [B, text_card], the step's sampled tokens [B, 1 + dep_q]) before forcing
+# replaces any: what the model would have written. For measurements (``engine.runtime.precision_compare``),
+# eager steps only.
+SampledObserver = Callable[[torch.Tensor, torch.Tensor], None]
 
 
 @dataclass(frozen=True)
@@ -163,18 +167,20 @@ class _GeneratorBase:
         return tokens["cache"][:, :n].gather(2, column.expand(tokens["cache"].shape[0], n, 1)).squeeze(-1)
 
     def _generate(self, h: torch.Tensor, text_logits: torch.Tensor, state: StateTree, forced: torch.Tensor | None,
-                  forced_mask: torch.Tensor | None, mark: Mark | None) -> torch.Tensor:
+                  forced_mask: torch.Tensor | None, mark: Mark | None, on_sampled: SampledObserver | None = None
+                  ) -> torch.Tensor:
         """Sample the text token and the depth transformer's streams [B, 1 + dep_q], feeding it the
         forced tokens where ``forced_mask`` is set; returns what the step writes (forced or sampled)."""
-        text = self._sample_text(text_logits, state)
-        if forced is not None:
-            text = torch.where(forced_mask[:, 0], forced[:, 0], text)
+        sampled_text = self._sample_text(text_logits, state)
+        text = sampled_text if forced is None else torch.where(forced_mask[:, 0], forced[:, 0], sampled_text)
         if mark is not None:
             mark("temporal")
         audio = self.lm.depformer_frame(h, text, state["lm"]["depformer"], self._audio_sampler(state),
                                         forced=None if forced is None else forced[:, 1:],
                                         forced_mask=None if forced is None else forced_mask[:, 1:])
-        generated = torch.cat([text.unsqueeze(1), audio], dim=1)
+        generated = torch.cat([sampled_text.unsqueeze(1), audio], dim=1)
+        if on_sampled is not None:
+            on_sampled(text_logits, generated)
         return generated if forced is None else torch.where(forced_mask, forced, generated)
 
     def _skip_sampling(self, x: torch.Tensor, state: StateTree) -> None:
@@ -228,16 +234,17 @@ class MoshiGenerator(_GeneratorBase):
         super().__init__(lm, sampling)
 
     def step(self, user_codes: torch.Tensor, state: StateTree, forced: Forcing | None = None,
-             mark: Mark | None = None, sample: bool = True) -> tuple[torch.Tensor, torch.Tensor]:
+             mark: Mark | None = None, sample: bool = True, on_sampled: SampledObserver | None = None
+             ) -> tuple[torch.Tensor, torch.Tensor]:
         """One frame; ``forced`` makes it write those tokens instead of sampled ones (``Forcing``);
         ``sample=False`` (every stream forced) runs only the temporal transformer."""
         self._check_codes(user_codes, self.user_streams, "user codes", state)
         self._check_forcing(forced, sample, state)
         with torch.inference_mode():
-            return self._step(user_codes, state, forced, mark, sample)
+            return self._step(user_codes, state, forced, mark, sample, on_sampled)
 
     def _step(self, user_codes: torch.Tensor, state: StateTree, forced: Forcing | None, mark: Mark | None,
-              sample: bool) -> tuple[torch.Tensor, torch.Tensor]:
+              sample: bool, on_sampled: SampledObserver | None) -> tuple[torch.Tensor, torch.Tensor]:
         c, tokens = self.config, state["tokens"]
         cache, offset = tokens["cache"], tokens["offset"]
         first_user = c.dep_q + 1
@@ -250,7 +257,7 @@ class MoshiGenerator(_GeneratorBase):
         if sample:
             h, text_logits = self.lm.temporal_step(x, state["lm"])
             written = self._generate(h, text_logits, state, None if forced is None else forced.tokens,
-                                     None if forced is None else forced.mask(cache.shape[0]), mark)
+                                     None if forced is None else forced.mask(cache.shape[0]), mark, on_sampled)
         else:
             self._skip_sampling(x, state)
             written = forced.tokens
@@ -299,7 +306,7 @@ class PersonaPlexGenerator(_GeneratorBase):
 
     def step(self, user_codes: torch.Tensor, state: StateTree, agent_audio: torch.Tensor | None = None,
              text: torch.Tensor | None = None, forced: Forcing | None = None, mark: Mark | None = None,
-             sample: bool = True) -> tuple[torch.Tensor, torch.Tensor]:
+             sample: bool = True, on_sampled: SampledObserver | None = None) -> tuple[torch.Tensor, torch.Tensor]:
         """``agent_audio`` / ``text`` provide those streams of this frame (PersonaPlex's own forcing,
         written at each stream's delay); ``forced`` makes the step write those tokens (``Forcing``).
         ``sample=False`` needs every stream forced, by either means."""
@@ -315,7 +322,7 @@ class PersonaPlexGenerator(_GeneratorBase):
             self._force(state, user_codes, agent_audio, text)
             target, provided, input_column = self._prepare(state)
             x = self.lm.embed_codes(self._input_codes(state, input_column))
-            return self._process(state, x, target, provided, input_column, forced, mark, sample)
+            return self._process(state, x, target, provided, input_column, forced, mark, sample, on_sampled)
 
     def step_embeddings(self, embedding: torch.Tensor, state: StateTree, sample: bool = True
                         ) -> tuple[torch.Tensor, torch.Tensor]:
@@ -371,7 +378,7 @@ class PersonaPlexGenerator(_GeneratorBase):
 
     def _process(self, state: StateTree, x: torch.Tensor, target: torch.Tensor, provided: torch.Tensor,
                  input_column: torch.Tensor, forced: Forcing | None = None, mark: Mark | None = None,
-                 sample: bool = True) -> tuple[torch.Tensor, torch.Tensor]:
+                 sample: bool = True, on_sampled: SampledObserver | None = None) -> tuple[torch.Tensor, torch.Tensor]:
         tokens, n = state["tokens"], self.config.dep_q + 1
         cache, flags, offset = tokens["cache"], tokens["provided"], tokens["offset"]
         known, known_mask = target[:, :n], provided[:, :n]
@@ -380,7 +387,7 @@ class PersonaPlexGenerator(_GeneratorBase):
             known, known_mask = torch.where(forced_mask, forced.tokens, known), known_mask | forced_mask
         if sample:
             h, text_logits = self.lm.temporal_step(x, state["lm"])
-            written = self._generate(h, text_logits, state, known, known_mask, mark)
+            written = self._generate(h, text_logits, state, known, known_mask, mark, on_sampled)
         else:  # every stream provided or forced
             self._skip_sampling(x, state)
             written = known
