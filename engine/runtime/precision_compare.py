@@ -113,5 +113,6 @@ def _agreement(precision: str, model, reference: _Run, seed: int) -> PrecisionAg
         written[0, :agent] = reference.tokens[i].to(device)
         generator.step(reference.user_codes[i:i + 1].to(device), state, forced=forcing, on_sampled=compare)
     same = torch.stack(predicted) == reference.tokens
-    return PrecisionAgreement(precision, model.info.precision.value, frames, float(same[:, 0].float().mean()), float(same[:, 1:].float().mean()),
-                              float(same.all(dim=1).float().mean()), float(np.mean(kl)))
+    return PrecisionAgreement(precision, model.info.precision.value, frames, float(same[:, 0].float().mean()),
+                              float(same[:, 1:].float().mean()), float(same.all(dim=1).float().mean()),
+                              float(np.mean(kl)))
