@@ -92,7 +92,8 @@ class ConversationController:
             self.emit(m.EngineError(f"{type(command).__name__} failed: {e}", resumable=False))
 
     def halt(self) -> None:
-        """A frame failed: the conversation is kept, frames stop until ``Resume``."""
+        """A frame failed: the conversation is kept, frames stop until ``Resume``, which first rolls
+        it back to its last complete frame (the failed step may have half-advanced its state)."""
         self.halted = True
 
     def close(self) -> None:
@@ -232,7 +233,13 @@ class ConversationController:
             self.emit(m.ClipReady(*self.session.audio_between(c.start_s, c.end_s), c.start_s))
 
     def _resume(self, _: m.Resume) -> None:
-        self.halted = False
+        if not self.halted or self.session is None:
+            return
+        if not engine.can_save_compact(self.session):  # opened from a full file: nothing to rebuild from
+            log.warning("resuming after a failed frame without rolling back: the frames were not recorded")
+            self.halted = False
+            return
+        self._use_session(engine.roll_back(self.session))  # journaled anew, all its frames first
 
     def _set_save_kind(self, c: m.SetSaveKind) -> None:
         self.save_compact = c.compact

@@ -7,7 +7,7 @@ The public API (what the app uses; everything else is internal):
     session = model.new_session(seed=1)
     result = session.step(pcm)                 # one 80 ms frame: float32 [FRAME_SIZE] at SAMPLE_RATE
     session.save("talk.parley"); session.restore("talk.parley")
-    writer = start_journal(session, "talk.journal")   # crash journal; recover(model, "talk.journal")
+    writer = record_frames(session, "talk.journal")   # crash journal; recover(model, "talk.journal")
 
 Layout: ``streaming/`` (ring KV caches, layers, the streaming transformer), ``kernels/`` (packed
 and int8 matmuls), ``codec/`` (Mimi), ``lm/`` (the language model, generation, sampling, the text
@@ -34,9 +34,9 @@ from .runtime.replay import (
     prefers_compact,
     record_frames,
     recover,
+    roll_back,
     save_conversation,
     snapshot_conversation,
-    start_journal,
 )
 from .runtime.session import (
     CacheStats,
@@ -59,6 +59,6 @@ __all__ = [
     "load_model",
     "open_conversation", "prefers_compact", "preset_status", "read_audio", "read_conversation_audio",
     "read_conversation_info", "read_journal", "read_wav", "record_frames", "recover", "release_memory",
-    "resolve_model", "save_conversation", "shipped_voices", "snapshot_conversation", "start_journal", "to_16_bit",
+    "resolve_model", "roll_back", "save_conversation", "shipped_voices", "snapshot_conversation", "to_16_bit",
     "write_atomically", "write_wav",
 ]

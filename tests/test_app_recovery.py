@@ -113,7 +113,7 @@ def test_later_keeps_the_journal_and_discard_removes_it(qtbot, tmp_path, app_dem
     crashed = tmp_path / "crashed"
     crashed.mkdir()
     session = app_demo_model.new_session(seed=3)
-    recorder = engine.start_journal(session, crashed / "old.journal")
+    recorder = engine.record_frames(session, crashed / "old.journal")
     session.step(speech_like(1))
     recorder.close()
     header_only = len(encode_start(journal_header(session)))  # a crash before the first frame

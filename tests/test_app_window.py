@@ -13,6 +13,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+import torch
 from PySide6.QtCore import QEvent, QObject, QSettings, Qt, QTimer
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QApplication, QFileDialog, QLabel, QMessageBox
@@ -399,7 +400,9 @@ class _FailingOnceSession(_SlowSession):
 
     def step(self, pcm):
         self.calls += 1
-        if self.calls == self.fail_at:
+        if self.calls == self.fail_at:  # half a frame: the generator stepped, then the device failed
+            generator = self._session.generator
+            generator.step(torch.zeros(1, generator.user_streams, dtype=torch.long), self._session.state["gen"])
             raise RuntimeError("simulated device failure in the LM")
         return self._session.step(pcm)
 
@@ -413,9 +416,12 @@ def test_a_worker_error_is_shown_and_the_conversation_is_kept(qtbot, tmp_path, a
         qtbot.waitUntil(h.window.error_box.isVisible, timeout=10_000)
         assert "simulated device failure" in h.window.error_label.text()
         assert h.window.resume_button.isVisible()
+        torn = h.window.model.worker.controller.session
         qtbot.mouseClick(h.window.resume_button, Qt.LeftButton)
         after = h.frames(1)
-        assert after[0].frame_index == first[-1].frame_index + 1  # same conversation, continued
+        assert after[0].frame_index == first[-1].frame_index + 1  # same conversation, continued...
+        rolled_back = h.window.model.worker.controller.session
+        assert rolled_back is not torn and rolled_back.frames == after[-1].frame_index + 1  # from its last whole frame
     finally:
         h.close()
 

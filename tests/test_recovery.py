@@ -16,8 +16,9 @@ from engine import (
     ConversationFileError,
     RecoveryCancelled,
     SamplingConfig,
+    record_frames,
     recover,
-    start_journal,
+    roll_back,
 )
 from engine.codec.mimi import Mimi, MimiConfig
 from engine.files import journal as jf
@@ -52,7 +53,7 @@ def assert_same_state(a, b):
 def test_rebuilt_state_is_bit_identical_and_continues_identically(model, tmp_path, sampling):
     pcm = talk(FRAMES + 3)
     live = model.new_session(sampling=sampling, seed=11)
-    writer = start_journal(live, tmp_path / "j.journal")
+    writer = record_frames(live, tmp_path / "j.journal")
     for i in range(FRAMES):
         live.step(pcm[i])
     writer.close()
@@ -76,7 +77,7 @@ def test_cut_journal_rebuilds_the_state_at_the_last_whole_frame(model, tmp_path)
     pcm = talk(FRAMES)
     live = model.new_session(seed=5)
     path = tmp_path / "j.journal"
-    writer = start_journal(live, path)
+    writer = record_frames(live, path)
     snapshot = None
     for i in range(FRAMES):
         live.step(pcm[i])
@@ -117,7 +118,7 @@ def test_forged_tokens_end_the_recovered_part(model, tmp_path):
 
 def test_recovery_can_be_cancelled(model, tmp_path):
     live = model.new_session()
-    writer = start_journal(live, tmp_path / "j.journal")
+    writer = record_frames(live, tmp_path / "j.journal")
     for frame in talk(3):
         live.step(frame)
     writer.close()
@@ -129,18 +130,18 @@ def test_a_journal_starts_with_a_conversation(model, tmp_path):
     live = model.new_session()
     live.step(talk(1)[0])
     with pytest.raises(ValueError, match="already run 1 frames that were not recorded"):
-        start_journal(live, tmp_path / "j.journal")
+        record_frames(live, tmp_path / "j.journal")
 
 
 def test_a_rebuilt_conversation_journals_again_from_its_first_frame(model, tmp_path):
     pcm = talk(6)
     live = model.new_session(seed=8)
-    first = start_journal(live, tmp_path / "a.journal")
+    first = record_frames(live, tmp_path / "a.journal")
     for frame in pcm[:4]:
         live.step(frame)
     first.close()
     rebuilt = recover(model, tmp_path / "a.journal").session
-    second = start_journal(rebuilt, tmp_path / "b.journal")  # the 4 rebuilt frames go first
+    second = record_frames(rebuilt, tmp_path / "b.journal")  # the 4 rebuilt frames go first
     for frame in pcm[4:]:
         rebuilt.step(frame)
         live.step(frame)
@@ -158,7 +159,7 @@ def test_a_rebuild_replays_with_the_thread_count_the_frames_ran_with(model, tmp_
     try:
         torch.set_num_threads(1)
         live = model.new_session(seed=4)
-        writer = start_journal(live, tmp_path / "j.journal")
+        writer = record_frames(live, tmp_path / "j.journal")
         for frame in pcm:
             live.step(frame)
         writer.close()
@@ -195,7 +196,7 @@ def test_a_long_conversation_replays_mimi_only_over_what_its_state_depends_on(mo
     frames = span + 20
     pcm = talk(frames + 3)
     live = short.new_session(sampling=sampling, seed=13)
-    writer = start_journal(live, tmp_path / "j.journal")
+    writer = record_frames(live, tmp_path / "j.journal")
     for i in range(frames):
         live.step(pcm[i])
     writer.close()
@@ -239,3 +240,25 @@ def test_mimi_seeked_to_a_stream_position_is_exact_after_its_reach(model):
     assert_same_state(whole, seeked)
     for i in range(start + reach, frames):
         assert torch.equal(enc[i], enc2[i - start]) and torch.equal(dec[i], dec2[i - start])
+
+
+def test_a_frame_that_failed_half_way_rolls_back_to_the_last_complete_frame(model):
+    """A step that raised after changing part of the state (here: the generator stepped, then the
+    frame died) leaves tensors that no journal explains; ``roll_back`` rebuilds the conversation as
+    it was after its last complete frame, bit for bit."""
+    pcm = talk(5)
+    live, reference = model.new_session(seed=6), model.new_session(seed=6)
+    record_frames(live)
+    for frame in pcm[:4]:
+        live.step(frame)
+        reference.step(frame)
+    torn = live.generator
+    torn.step(torch.zeros(1, torn.user_streams, dtype=torch.long), live.state["gen"])  # half a frame, then a crash
+    ours, theirs = flatten(live.state), flatten(reference.state)
+    assert [name for name in ours if not torch.equal(ours[name], theirs[name])]  # the state is torn
+    rolled = roll_back(live)
+    assert rolled.frames == 4 and rolled.transcript == reference.transcript
+    rolled.step(pcm[4])
+    reference.step(pcm[4])
+    ours, theirs = flatten(rolled.state), flatten(reference.state)
+    assert not [name for name in ours if not torch.equal(ours[name], theirs[name])]

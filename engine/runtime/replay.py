@@ -105,11 +105,6 @@ def record_frames(session: Session, journal: str | Path | None = None) -> FrameR
     return recorder
 
 
-def start_journal(session: Session, path: str | Path) -> FrameRecorder:
-    """Journal every frame of a new conversation to ``path``; ``close(remove=True)`` when done."""
-    return record_frames(session, path)
-
-
 def can_save_compact(session: Session) -> bool:
     """Whether every frame of ``session`` was recorded (a conversation restored from a full file
     was not) and its audio kept."""
@@ -153,6 +148,22 @@ def snapshot_conversation(session: Session, compact: bool | None = None) -> conv
 
 
 # ---- replaying -------------------------------------------------------------------------------
+
+def roll_back(session: Session) -> Session:
+    """A new session in the state ``session`` had after its last complete frame, rebuilt from the
+    frames it recorded: after a frame failed half-way (an exception inside the step), its state
+    tensors may be half-advanced and cannot be trusted, while its recording, counters and journal
+    stop at the last complete frame. Raises ``ValueError`` when its frames were not recorded."""
+    if not can_save_compact(session):
+        raise ValueError("this conversation's frames were not recorded (it was opened from a full file): "
+                         "it cannot be rolled back")
+    recorder: FrameRecorder = session.frame_observer
+    user = session.audio()[0].reshape(session.frames, FRAME_SIZE)
+    journal = Journal(recorder.header, recorder.user_codes.array(), recorder.tokens.array(), user, 0, None)
+    rebuilt = rebuild(session.model, journal, "this conversation").session
+    rebuilt.wait_for_user(session.waiting_for_user)
+    return rebuilt
+
 
 def recover(model: LoadedModel, path: str | Path, progress: Progress | None = None,
             cancel: Callable[[], bool] | None = None) -> Recovery:
