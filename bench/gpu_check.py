@@ -187,7 +187,7 @@ def run_prompt(lm, device, graph: bool, seed: int = 9) -> dict:
         steps = run_prompt_phases(gen, state, voice, text, steps=runner)
         outputs = [(s.phase, s.text.tolist(), s.audio.tolist()) for s in steps]  # reads sync the device
     return {"steps": len(steps), "wall_s": round(time.perf_counter() - t0, 3), "graphs_active": runner.graphs_active,
-            "fallback_reason": runner._forced.fallback_reason, "tokens": outputs}
+            "fallback_reason": runner.forced_step.fallback_reason, "tokens": outputs}
 
 
 def copy_bandwidth(device: torch.device, nbytes: int) -> float:

@@ -16,7 +16,7 @@ import torch
 
 from engine.lm.generate import PersonaPlexGenerator, SamplingConfig
 from engine.lm.personaplex import SILENCE_TOKENS, VoicePrompt, run_prompt_phases
-from engine.runtime import prompt_steps
+from engine.runtime import frame_step
 from engine.runtime.prompt_steps import PromptSteps
 from engine.state import flatten
 from tests.test_generate import SyncSpy
@@ -45,8 +45,8 @@ def stand_in_graphs(monkeypatch):
         captured.append(StandInGraph(compute))
         return captured[-1], None
 
-    monkeypatch.setattr(prompt_steps, "graph_unavailable_reason", lambda device, use: None if use else "off")
-    monkeypatch.setattr(prompt_steps, "capture", capture)
+    monkeypatch.setattr(frame_step, "graph_unavailable_reason", lambda device, use: None if use else "off")
+    monkeypatch.setattr(frame_step, "capture", capture)
     return captured
 
 
@@ -68,14 +68,14 @@ def test_prompt_steps_replayed_from_graphs_leave_the_eager_state(lm, stored_voic
     voice = voice_prompt(gen, stored_voice)
     eager_state = gen.init_state(1, seed=9)
     eager = run_prompt_phases(gen, eager_state, voice, TEXT)
-    state, events = gen.init_state(1, seed=9), []
-    runner = PromptSteps(gen, state, warmup=WARMUP, on_event=events.append)
+    state = gen.init_state(1, seed=9)
+    runner = PromptSteps(gen, state, warmup=WARMUP)
     graphed = run_prompt_phases(gen, state, voice, TEXT, steps=runner)
     assert outputs(graphed) == outputs(eager)
     a, b = flatten(state), flatten(eager_state)
     assert [name for name in a if not torch.equal(a[name], b[name])] == []
     kinds = 2 if stored_voice else 1  # stored voices add the embedding steps' graph
-    assert events == ["warmup"] * WARMUP + ["capture"] + (["warmup"] * WARMUP + ["capture"]) * (kinds - 1)
+    assert runner.forced_step.warm_runs == WARMUP and runner.embedded_step.warm_runs == WARMUP * (kinds - 1)
     assert runner.graphs_active == kinds == len(stand_in_graphs)
     # Every forced step after the warm-up is a replay; the last prompt step is sampled, not forced.
     forced_steps = len(graphed) - 1 - (len(voice.embeddings) if stored_voice else 0)
@@ -88,23 +88,23 @@ def test_prompt_steps_replayed_from_graphs_leave_the_eager_state(lm, stored_voic
 
 def test_a_failed_capture_runs_the_prompt_eagerly_and_says_why(lm, monkeypatch):  # noqa: F811
     gen = PersonaPlexGenerator(lm, SamplingConfig())
-    monkeypatch.setattr(prompt_steps, "graph_unavailable_reason", lambda device, use: None)
-    monkeypatch.setattr(prompt_steps, "capture", lambda compute, device: (None, "capture failed: a test"))
+    monkeypatch.setattr(frame_step, "graph_unavailable_reason", lambda device, use: None)
+    monkeypatch.setattr(frame_step, "capture", lambda compute, device: (None, "capture failed: a test"))
     eager_state, state = gen.init_state(1, seed=3), gen.init_state(1, seed=3)
     eager = run_prompt_phases(gen, eager_state, None, TEXT)
     runner = PromptSteps(gen, state, warmup=WARMUP)
     assert outputs(run_prompt_phases(gen, state, None, TEXT, steps=runner)) == outputs(eager)
     a, b = flatten(state), flatten(eager_state)
     assert all(torch.equal(a[name], b[name]) for name in a)
-    assert runner.graphs_active == 0 and runner._forced.fallback_reason == "capture failed: a test"
+    assert runner.graphs_active == 0 and runner.forced_step.fallback_reason == "capture failed: a test"
 
 
-def test_on_the_cpu_prompt_steps_run_eagerly_without_events(lm):  # noqa: F811
+def test_on_the_cpu_prompt_steps_run_eagerly_without_a_warm_up(lm):  # noqa: F811
     gen = PersonaPlexGenerator(lm, SamplingConfig())
-    events = []
-    runner = PromptSteps(gen, gen.init_state(1, seed=3), on_event=events.append)
+    runner = PromptSteps(gen, gen.init_state(1, seed=3))
     run_prompt_phases(gen, runner.state, None, TEXT, steps=runner)
-    assert events == [] and runner.graphs_active == 0 and "CUDA" in runner._forced.fallback_reason
+    assert runner.forced_step.warm_runs == 0 and runner.graphs_active == 0
+    assert "CUDA" in runner.forced_step.fallback_reason
 
 
 def test_what_a_prompt_graph_captures_is_one_graph_without_host_syncs(lm):  # noqa: F811

@@ -38,7 +38,10 @@ Ahead of time (``prepare``): a session calls it before its first live frame, so 
 warm-up (CUDA's lazy initialisation lands on the first frame run) nor the capture costs a live
 frame. It saves the state, runs the warm-up and capture frames above on silence, on the
 session's own buffers, then copies the saved state back into the same tensors (the graph stays
-valid). Live frames then only replay. ``on_event("warmup" | "capture")`` marks those frames.
+valid). Live frames then only replay.
+
+``GraphedStep`` is that policy for any computation on static buffers (warm-up runs on a side
+stream, one capture, replays; eager where no graph can run); PersonaPlex's prompt steps use it too.
 
 Stage marks: ``compute`` calls ``mark(stage)`` when the work of "encode", "temporal" (the
 temporal transformer and the text token), "depth" (the depth transformer's codebooks) and
@@ -52,7 +55,7 @@ they keep (``.cpu()``, ``int(...)``, ``.clone()``).
 from __future__ import annotations
 
 import logging
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 
 import torch
 
@@ -76,19 +79,16 @@ class FrameStep:
     """
 
     def __init__(self, mimi: Mimi, generator, state: StateTree, use_cuda_graph: bool = True, warmup: int = 2,
-                 on_event=None, forcing: Forcing | None = None):
+                 forcing: Forcing | None = None):
         """``forcing``: static buffers through which frames force streams (``Session.wait_for_user``),
         shared by the session's frame steps; None: this step's own, forcing nothing."""
         self.mimi, self.generator, self.state = mimi, generator, state
-        self.on_event = on_event or _no_mark  # called with "warmup" / "capture" as those frames run
         cache = state["gen"]["tokens"]["cache"]
         if cache.shape[0] != 1:
             raise ValueError(f"FrameStep runs one conversation (batch 1), the state has batch {cache.shape[0]}")
         device = self.device = cache.device
         pcm_dtype = mimi.pcm_dtype
         dep_q = generator.config.dep_q
-        self.warmup = warmup
-        self.warm_frames = 0  # aligned frames run eagerly so far (the warm-up before a capture)
         # Static buffers: created once, outside inference mode, written in place every frame.
         self.pcm_in = torch.zeros(1, 1, mimi.frame_size, device=device, dtype=pcm_dtype)
         self.user_codes = torch.zeros(1, generator.user_streams, dtype=torch.long, device=device)  # encoded input
@@ -98,18 +98,27 @@ class FrameStep:
         # Read by every frame, so that a captured graph replays whatever they hold (all False: nothing).
         self.forcing = forcing or Forcing(torch.zeros(1, dep_q + 1, dtype=torch.long, device=device),
                                           torch.zeros(dep_q + 1, dtype=torch.bool, device=device))
-        self.graph: torch.cuda.CUDAGraph | None = None
-        self.fallback_reason = graph_unavailable_reason(device, use_cuda_graph)
+        # The aligned frame (with its decode): warmed up, captured and replayed where CUDA graphs run.
+        self.aligned = GraphedStep(lambda mark=None: self.compute(decode=True, mark=mark), device, use_cuda_graph,
+                                   warmup, "frame step")
+
+    @property
+    def graph(self) -> torch.cuda.CUDAGraph | None:
+        return self.aligned.graph
+
+    @property
+    def fallback_reason(self) -> str | None:
+        return self.aligned.fallback_reason
 
     @property
     def graph_active(self) -> bool:
         """True once the frame has been captured; frames then replay the graph."""
-        return self.graph is not None
+        return self.aligned.graph is not None
 
     @property
     def graph_pending(self) -> bool:
         """True while a capture is still to come (CUDA, enabled, not failed, not yet captured)."""
-        return self.graph is None and self.fallback_reason is None
+        return self.aligned.pending
 
     def __call__(self, pcm: torch.Tensor, step_index: int, mark: Mark | None = None
                  ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -121,18 +130,11 @@ class FrameStep:
         aligned = step_index >= self.generator.first_output_frame
         with torch.inference_mode():
             self.pcm_in.copy_(pcm)
-            if aligned and self.graph is not None:
-                self.graph.replay()
-            elif aligned and self.graph_pending and self.warm_frames >= self.warmup:
-                self.on_event("capture")
-                self._capture_and_replay()
-            elif self.graph_pending:
-                self.on_event("warmup")
-                with side_stream(self.device):
-                    self.compute(decode=aligned, mark=mark)
-                self.warm_frames += aligned
-            else:
-                self.compute(decode=aligned, mark=mark)
+            if aligned:
+                self.aligned(mark)
+            else:  # before alignment: eager, on the warm-up's side stream while a capture is to come
+                with side_stream(self.device) if self.graph_pending else nullcontext():
+                    self.compute(decode=False, mark=mark)
         return self.text, self.audio, self.pcm_out
 
     def prepare(self, step_index: int) -> None:
@@ -171,13 +173,40 @@ class FrameStep:
         else:
             self.pcm_out.zero_()
 
-    def _capture_and_replay(self) -> None:
-        self.graph, self.fallback_reason = capture(lambda: self.compute(decode=True), self.device)
-        if self.graph is None:
-            log.warning(self.fallback_reason)
-            self.compute(decode=True)  # capture ran no kernels: the state is still this frame's input
-        else:
+class GraphedStep:
+    """``run(*args)`` (which reads and writes only static buffers and state) through a CUDA graph
+    once ``warmup`` eager runs have gone by on a side stream (lazy initialisations stay out of the
+    capture); eagerly where no graph can run (the CPU, graphs turned off, a failed capture, whose
+    reason ``fallback_reason`` keeps). Eager runs get ``args`` (stage marks, say); the capture
+    records ``run()``. A replay runs the eager kernels in the same order: the same state, bit for bit."""
+
+    def __init__(self, run, device: torch.device, use_cuda_graph: bool, warmup: int, what: str) -> None:
+        self.run, self.device, self.warmup, self.what = run, device, warmup, what
+        self.fallback_reason = graph_unavailable_reason(device, use_cuda_graph)
+        self.graph: torch.cuda.CUDAGraph | None = None
+        self.warm_runs = 0  # eager runs on the side stream so far (the warm-up before a capture)
+
+    @property
+    def pending(self) -> bool:
+        """True while a capture is still to come (CUDA, enabled, not failed, not yet captured)."""
+        return self.graph is None and self.fallback_reason is None
+
+    def __call__(self, *args) -> None:
+        if self.graph is not None:
             self.graph.replay()
+        elif self.fallback_reason is not None:
+            self.run(*args)
+        elif self.warm_runs < self.warmup:
+            with side_stream(self.device):
+                self.run(*args)
+            self.warm_runs += 1
+        else:
+            self.graph, self.fallback_reason = capture(self.run, self.device)
+            if self.graph is None:
+                log.warning("%s: %s", self.what, self.fallback_reason)
+                self.run(*args)  # the capture ran no kernels: the state is still this step's input
+            else:
+                self.graph.replay()
 
 
 def graph_unavailable_reason(device: torch.device, use_cuda_graph: bool) -> str | None:

@@ -7,56 +7,19 @@ computation every time on other inputs, so on CUDA each kind runs eagerly ``warm
 side stream (lazy initialisations stay out of the capture), is then captured once on static input
 and output buffers, and is replayed for the rest of the prompt, as ``FrameStep`` does for live
 frames. A replay runs the kernels the eager step runs, in the same order, so the state it leaves
-is the eager one bit for bit. Where no graph can run (the CPU, graphs turned off, a failed
-capture) the steps run eagerly on the same buffers. ``on_event("warmup" | "capture")`` marks
-those steps.
+is the eager one bit for bit (``engine.runtime.frame_step.GraphedStep``). Where no graph can run
+(the CPU, graphs turned off, a failed capture) the steps run eagerly on the same buffers.
 
 The graphs live as long as the ``PromptSteps``: a session drops it when its prompt has run.
 """
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Callable
-
 import torch
 
 from ..lm.generate import PersonaPlexGenerator
 from ..state import StateTree
-from .frame_step import capture, graph_unavailable_reason, side_stream
-
-log = logging.getLogger(__name__)
-
-
-class _GraphedStep:
-    """``run()`` (reads and writes static buffers and the state only), through a CUDA graph once
-    ``warmup`` eager runs have gone by, eagerly where no graph can run."""
-
-    def __init__(self, run: Callable[[], None], device: torch.device, fallback_reason: str | None, warmup: int,
-                 on_event: Callable[[str], None]) -> None:
-        self.run, self.device, self.warmup, self.on_event = run, device, warmup, on_event
-        self.fallback_reason = fallback_reason
-        self.graph: torch.cuda.CUDAGraph | None = None
-        self.warm_runs = 0
-
-    def __call__(self) -> None:
-        if self.graph is not None:
-            self.graph.replay()
-        elif self.fallback_reason is not None:
-            self.run()
-        elif self.warm_runs < self.warmup:
-            self.on_event("warmup")
-            with side_stream(self.device):
-                self.run()
-            self.warm_runs += 1
-        else:
-            self.on_event("capture")
-            self.graph, self.fallback_reason = capture(self.run, self.device)
-            if self.graph is None:
-                log.warning("prompt steps: %s", self.fallback_reason)
-                self.run()  # the capture ran no kernels: the state is still this step's input
-            else:
-                self.graph.replay()
+from .frame_step import GraphedStep
 
 
 class PromptSteps:
@@ -65,7 +28,7 @@ class PromptSteps:
     the generator's ``step``/``step_embeddings`` with ``sample=False``; the outputs are copies."""
 
     def __init__(self, generator: PersonaPlexGenerator, state: StateTree, use_cuda_graph: bool = True,
-                 warmup: int = 2, on_event: Callable[[str], None] | None = None) -> None:
+                 warmup: int = 2) -> None:
         self.generator, self.state = generator, state
         cache = state["tokens"]["cache"]
         batch, device = cache.shape[0], cache.device
@@ -78,26 +41,24 @@ class PromptSteps:
                                      device=device)
         self.out_text = torch.full((batch,), -2, dtype=torch.long, device=device)
         self.out_audio = torch.full((batch, config.dep_q), -2, dtype=torch.long, device=device)
-        reason = graph_unavailable_reason(device, use_cuda_graph)
-        events = on_event or (lambda event: None)
-        self._forced = _GraphedStep(self._run_forced, device, reason, warmup, events)
-        self._embedded = _GraphedStep(self._run_embedded, device, reason, warmup, events)
+        self.forced_step = GraphedStep(self._run_forced, device, use_cuda_graph, warmup, "prompt steps")
+        self.embedded_step = GraphedStep(self._run_embedded, device, use_cuda_graph, warmup, "prompt steps")
 
     @property
     def graphs_active(self) -> int:
         """How many of the two kinds of step replay a graph."""
-        return (self._forced.graph is not None) + (self._embedded.graph is not None)
+        return (self.forced_step.graph is not None) + (self.embedded_step.graph is not None)
 
     def forced(self, user: torch.Tensor, agent: torch.Tensor, text: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         self.user.copy_(user)
         self.agent.copy_(agent)
         self.text.copy_(text)
-        self._forced()
+        self.forced_step()
         return self.out_text.clone(), self.out_audio.clone()
 
     def embedded(self, embedding: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         self.embedding.copy_(embedding)
-        self._embedded()
+        self.embedded_step()
         return self.out_text.clone(), self.out_audio.clone()
 
     def _run_forced(self) -> None:
