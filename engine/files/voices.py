@@ -106,8 +106,9 @@ def check_name(name: str) -> str:
 
 def codec_key(model) -> str:
     """What a voice's codes depend on: the Mimi weights (their file's identity), the device kind and
-    the precision that ran them (the CPU's float32 kernels are all exact, so the kernel plan is not
-    part of it)."""
+    the precision that ran them. The kernel plan and the thread count are not part of it: they change
+    float sums in the last bits, and codes are the nearest codebook entries, which the parity tests
+    hold equal across every float32 kernel."""
     h = hashlib.sha256(file_identity(model.files.mimi_path).encode())
     h.update(f"{model.device.type}/{model.info.precision.value}".encode())
     return h.hexdigest()[:32]
