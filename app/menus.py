@@ -41,6 +41,7 @@ class Menus:
         self.add(model_menu, "&Model manager...", QKeySequence("Ctrl+M"), window.open_model_manager)
         self.persona_action = self.add(model_menu, "&Persona (voice and role)...", QKeySequence("Ctrl+P"),
                                        window.open_persona_dialog)
+        self.voices_action = self.add(model_menu, "&Voices (record, import)...", None, window.open_voices_dialog)
 
         self.audio_menu = bar.addMenu("&Audio")
         self.add(self.audio_menu, "&Refresh devices", QKeySequence("F5"), window.model.refresh_devices)

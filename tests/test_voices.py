@@ -99,13 +99,14 @@ def test_a_second_voice_of_the_same_name_is_refused_and_the_first_kept(library):
 
 
 def test_recordings_are_assessed_in_plain_words(library):
-    assert assess_recording(a_voice()).problems == ()
-    short = assess_recording(a_voice(4.0)).problems
-    assert len(short) == 1 and short[0].startswith("Too short: 4 s")
-    assert assess_recording(a_voice() * np.float32(0.005)).problems[0].startswith("Too quiet")
-    assert assess_recording(np.zeros(SAMPLE_RATE * 12, np.float32)).problems[0].startswith("Too quiet")
+    assert assess_recording(a_voice()).problems() == ()
+    short = assess_recording(a_voice(4.0))
+    assert len(short.problems()) == 1 and short.problems()[0].startswith("Too short: 4 s")
+    assert short.problems(finished=False) == ()  # still recording
+    assert assess_recording(a_voice() * np.float32(0.005)).problems()[0].startswith("Too quiet")
+    assert assess_recording(np.zeros(SAMPLE_RATE * 12, np.float32)).problems()[0].startswith("Too quiet")
     clipped = np.clip(a_voice() * 40, -1, 1)
-    assert assess_recording(clipped).problems[0].startswith("Clipped")
+    assert assess_recording(clipped).problems()[0].startswith("Clipped")
     with pytest.raises(VoiceLibraryError, match="Too short"):
         library.add("Short", a_voice(3.0))
     long = library.add("Long", a_voice(40.0))

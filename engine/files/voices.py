@@ -69,10 +69,10 @@ class Assessment:
     loudness_lufs: float
     clipped_fraction: float
 
-    @property
-    def problems(self) -> tuple[str, ...]:
+    def problems(self, finished: bool = True) -> tuple[str, ...]:
+        """``finished``: the recording is complete (while it runs, its length is no problem yet)."""
         found = []
-        if self.seconds < MIN_SECONDS:
+        if finished and self.seconds < MIN_SECONDS:
             found.append(f"Too short: {self.seconds:.0f} s; read for at least {MIN_SECONDS:.0f} s.")
         if self.loudness_lufs < QUIET_LUFS:
             found.append("Too quiet: speak closer to the microphone or turn its level up.")
@@ -167,7 +167,7 @@ class VoiceLibrary:
         problems said plainly. Longer than ``MAX_SECONDS``: the first ``MAX_SECONDS`` are kept."""
         name = self._free_name(name)
         pcm = np.asarray(pcm, dtype=np.float32)[: int(MAX_SECONDS * SAMPLE_RATE)]
-        problems = assess(pcm).problems
+        problems = assess(pcm).problems()
         if problems:
             raise VoiceLibraryError(" ".join(problems))
         self._ensure_folder()
