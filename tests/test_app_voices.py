@@ -145,7 +145,6 @@ def test_a_voice_recorded_through_the_microphone_and_picked_by_name_equals_the_s
     app = LiveApp(qtbot, tmp_path, app_demo_model)
     try:
         voices_dialog = app.window.open_voices_dialog()
-        frames_before = len(app.frames)
         dialog = voices_dialog.record()
         recorder = dialog.recorder
         assert recorder._bridge is app.window.audio.bridge  # lent by the conversation
@@ -153,20 +152,22 @@ def test_a_voice_recorded_through_the_microphone_and_picked_by_name_equals_the_s
         dialog.record_button.click()
         player = audio_server.play_into_mic(speech)
         try:
+            qtbot.waitUntil(lambda: recorder.seconds >= 2.0, timeout=30_000)
+            paused_at = len(app.frames)  # what the worker had in hand when it let go is done by now
             qtbot.waitUntil(lambda: recorder.seconds >= VOICE_MIN_SECONDS + 0.5, timeout=30_000)
         finally:
             player.kill()
             player.wait(10)
         dialog.record_button.click()
         assert recorder.problems == (), recorder.problems
-        assert len(app.frames) <= frames_before + 1  # the conversation paused while the voice was recorded
+        assert len(app.frames) == paused_at  # the conversation paused while the voice was recorded
         dialog.name_edit.setText("Read aloud")
         recorded = recorder.recording()
         dialog.save_button.click()
         assert [v.name for v in library.voices()] == ["Read aloud"]
         assert exact_int16(recorded) is not None  # 16-bit from the device: the stored WAV holds it exactly
         voices_dialog.close()
-        qtbot.waitUntil(lambda: len(app.frames) > frames_before + 5, timeout=20_000)  # the conversation goes on
+        qtbot.waitUntil(lambda: len(app.frames) > paused_at + 5, timeout=20_000)  # the conversation goes on
     finally:
         app.close()
     as_file = tmp_path / "same audio.wav"
