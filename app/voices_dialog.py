@@ -38,7 +38,7 @@ TEXT_TO_READ = (
     "traveller took off his cloak."
 )
 AUDIO_FILTER = "Audio (*.wav *.flac *.ogg *.mp3);;All files (*)"
-NO_SHIPPED = "The shipped voices (NATF0..., VARM...) are listed when a PersonaPlex model is loaded."
+NO_SHIPPED = "NATF0..., VARM...: listed when a PersonaPlex model is loaded."
 WARNING_STYLE = "color: #c0392b; font-weight: bold;"
 
 
@@ -109,6 +109,7 @@ class RecordVoiceDialog(QDialog):
         self.name_edit.textChanged.connect(self.render)
         self.recorder.changed.connect(self.render)
         self.finished.connect(self.recorder.discard)
+        self.recorder.discard()  # a fresh take (and no voice of the library still playing)
         self.render()
 
     def render(self) -> None:
@@ -165,10 +166,12 @@ class VoiceLibraryDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addWidget(_wrapped("PersonaPlex speaks with the voice of its persona (Model > Persona). "
                                   "Your own voices can be chosen there by name, and with "
-                                  "`parley offline --voice-prompt NAME`."))
+                                  "\"parley offline --voice-prompt NAME\"."))
         row = QHBoxLayout()
         self.list = QListWidget()
         self.list.setAccessibleName("voices")
+        self.list.setWordWrap(True)
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
         self.list.currentItemChanged.connect(lambda *_: self.render_buttons())
         self.list.itemDoubleClicked.connect(lambda *_: self.play())
         row.addWidget(self.list, 1)
@@ -225,7 +228,7 @@ class VoiceLibraryDialog(QDialog):
 
     def _section(self, text: str, hint: bool = False) -> None:
         item = QListWidgetItem(text)
-        item.setFlags(Qt.NoItemFlags)
+        item.setFlags(Qt.NoItemFlags if hint else Qt.ItemIsEnabled)  # never selectable; a hint greyed
         font = item.font()
         font.setBold(not hint)
         font.setItalic(hint)

@@ -10,6 +10,7 @@ import torch
 from PySide6.QtWidgets import QDialog, QMessageBox
 
 from app.audio_bridge import AudioBridge
+from app.headless import speak_into
 from app.voice_recorder import NO_DEVICE, VoiceRecorder
 from app.voices_dialog import NO_SHIPPED, TEXT_TO_READ, RecordVoiceDialog, VoiceLibraryDialog
 from app.voices_model import CONSENT, VoicesModel
@@ -28,13 +29,7 @@ def library(tmp_path, monkeypatch):
 
 
 def speak(bridge: AudioBridge, recorder: VoiceRecorder, pcm: np.ndarray) -> None:
-    """The input callback gets ``pcm`` in 20 ms blocks, as PortAudio would call it; the recorder polls."""
-    block = SAMPLE_RATE // 50
-    for start in range(0, pcm.size - block + 1, block):
-        bridge.input_callback(pcm[start:start + block].reshape(-1, 1), block, None, None)
-        if start % (block * 8) == 0:
-            recorder.poll()
-    recorder.poll()
+    speak_into(bridge, pcm, recorder.poll)
 
 
 @pytest.fixture

@@ -126,7 +126,8 @@ def test_the_cached_prompt_equals_encoding_afresh_and_is_read_not_encoded(librar
     assert torch.equal(load_voice(app_demo_model, "dana").codes, fresh.codes)
 
 
-@pytest.mark.parametrize("damage", ["garbage", "truncated", "out of range", "other recording", "other codec"])
+@pytest.mark.parametrize("damage", ["garbage", "truncated", "out of range", "a code changed", "other recording",
+                                    "other codec"])
 def test_a_damaged_cache_is_made_again_never_used(library, app_demo_model, damage, caplog):
     stored(library, "Eve", seed=5)
     stored(library, "Fay", seed=6)
@@ -140,14 +141,20 @@ def test_a_damaged_cache_is_made_again_never_used(library, app_demo_model, damag
         data = bytearray(cache.read_bytes())
         data[-8:] = (4096).to_bytes(8, "little")  # out of the codebook
         cache.write_bytes(bytes(data))
+    elif damage == "a code changed":  # still a valid code: only the checksum tells
+        data = bytearray(cache.read_bytes())
+        data[-8] ^= 0x01
+        cache.write_bytes(bytes(data))
     elif damage == "other recording":
         library.codes("Fay", app_demo_model)
         cache.write_bytes(library.prompt_path("Fay", app_demo_model).read_bytes())
     else:
+        from safetensors import safe_open
         from safetensors.torch import load_file, save_file
 
-        save_file(load_file(str(cache)), str(cache), metadata={"format": voices_module.PROMPT_FORMAT,
-                                                               "codec": "0" * 32, "recording": "0"})
+        with safe_open(str(cache), framework="pt") as f:
+            meta = f.metadata()
+        save_file(load_file(str(cache)), str(cache), metadata={**meta, "codec": "0" * 32})
     got = library.codes("Eve", app_demo_model)
     assert torch.equal(got, expected)
     assert "is not used and is made again" in caplog.text

@@ -7,8 +7,9 @@ A voice named ``Alice`` is two files in the library folder (0700; every file 060
   does not match its digest is damaged and is refused, never encoded.
 * ``prompts/Alice.<codec>.safetensors``: its Mimi codes ``[frames, 8]`` for one codec (the Mimi
   weights, the device kind and the precision that encoded them, see ``codec_key``), with the
-  recording's digest in the header. Picking the voice reads it instead of encoding again; a cache
-  that does not check out (damaged, another recording, codes out of range) is re-made, never used.
+  recording's digest and a checksum of the codes in the header. Picking the voice reads it instead
+  of encoding again; a cache that does not check out (damaged, another recording or codec, codes
+  out of range or not matching their checksum) is re-made, never used.
 
 Names are what a person types and what a persona or ``--voice-prompt`` refers to; they must not
 look like the shipped voices' names (NATF0, VARM1, ...), which are looked up first.
@@ -216,9 +217,9 @@ class VoiceLibrary:
                 log.warning("the cached prompt of voice %r is not used and is made again: %s", voice.name, e)
         codes = encode_recording(model, pcm).codes.cpu()
         self._ensure_folder(cache.parent)
-        write_atomically(cache, safetensors_bytes({"codes": codes.contiguous()},
-                                                  metadata={"format": PROMPT_FORMAT, "codec": key,
-                                                            "recording": digest}), private=True)
+        codes = codes.contiguous()
+        write_atomically(cache, safetensors_bytes({"codes": codes}, metadata={
+            "format": PROMPT_FORMAT, "codec": key, "recording": digest, "checksum": _checksum(codes)}), private=True)
         return codes
 
     # -- helpers -----------------------------------------------------------------------------
@@ -293,4 +294,10 @@ def read_prompt_cache(path: Path, key: str, digest: str, frames: int, card: int)
     if codes.dtype != torch.long or tuple(codes.shape) != (frames, 8) or codes.min() < 0 or codes.max() >= card:
         raise ValueError(f"{path.name} holds codes {tuple(codes.shape)} {codes.dtype}, not [{frames}, 8] "
                          f"values in [0, {card})")
+    if meta.get("checksum") != _checksum(codes):
+        raise ValueError(f"{path.name}: its codes do not match their checksum")
     return codes
+
+
+def _checksum(codes: torch.Tensor) -> str:
+    return hashlib.blake2b(codes.numpy().tobytes(), digest_size=16).hexdigest()
