@@ -173,6 +173,8 @@ def dark_palette():
     }
     for role, colour in colours.items():
         palette.setColor(role, colour)
+    for role in (QPalette.WindowText, QPalette.Text, QPalette.ButtonText):  # disabled controls look disabled
+        palette.setColor(QPalette.Disabled, role, QColor(115, 119, 125))
     return palette
 
 

@@ -22,7 +22,9 @@ from engine import FRAME_SIZE, SAMPLE_RATE, VOICE_MAX_SECONDS, assess_recording
 POLL_MS = 40
 ASSESS_EVERY_S = 0.5  # live warnings are re-assessed this often (loudness over all that was recorded)
 PLAYBACK_AHEAD_S = 0.2  # how much audio playback keeps queued for the output callback
+MAX_FRAMES = int(VOICE_MAX_SECONDS * SAMPLE_RATE) // FRAME_SIZE
 NO_DEVICE = "No audio device is open: check the microphone and speaker in the main window."
+DEVICE_CHANGED = "The audio device changed while recording: record again."
 
 
 class VoiceRecorder(QObject):
@@ -40,6 +42,7 @@ class VoiceRecorder(QObject):
         self._bridge: AudioBridge | None = None
         self._frames: list[np.ndarray] = []
         self._assembler: FrameAssembler | None = None
+        self._recording_from: AudioBridge | None = None  # the device a take started on
         self._scratch = np.zeros((0, 1), np.float32)
         self._assessed_at = 0.0
         self._playback: np.ndarray | None = None
@@ -61,6 +64,7 @@ class VoiceRecorder(QObject):
         bridge.input.read = bridge.input.written  # the consumer skips what was said before Record
         self._scratch = np.zeros((bridge.input.capacity, bridge.input.channels), np.float32)
         self._assembler = FrameAssembler(bridge.input_rate)
+        self._recording_from = bridge
         self._frames, self.seconds, self.problems, self.error = [], 0.0, (), ""
         self._assessed_at = 0.0
         self.state = "recording"
@@ -68,8 +72,12 @@ class VoiceRecorder(QObject):
         self.changed.emit()
 
     def stop(self) -> None:
+        if self.state == "recording" and self._bridge is not None and self._bridge is self._recording_from:
+            self._take_input()  # the end of the take
+        self._finish()
+
+    def _finish(self) -> None:
         if self.state == "recording":
-            self.poll()
             self.state = "recorded" if self._frames else "idle"
             self.problems = assess_recording(self.recording()).problems() if self._frames else ()
         self._stop_playback()
@@ -110,9 +118,9 @@ class VoiceRecorder(QObject):
 
     def _take_input(self) -> None:
         bridge, assembler = self._bridge, self._assembler
-        if bridge is None or assembler is None:
-            self._set_error(NO_DEVICE)
-            self.stop()
+        if bridge is None or assembler is None or bridge is not self._recording_from:
+            self._finish()
+            self._set_error(DEVICE_CHANGED if bridge is not None else NO_DEVICE)
             return
         got = bridge.input.read_into(self._scratch[: bridge.input.available()])
         if got:
@@ -122,14 +130,14 @@ class VoiceRecorder(QObject):
             newest.append(assembler.pop_frame())
         if not newest:
             return
-        self._frames += newest
+        self._frames = (self._frames + newest)[:MAX_FRAMES]
         self.level_db = level_db(newest[-1])
         self.seconds = len(self._frames) * FRAME_SIZE / SAMPLE_RATE
         if self.seconds - self._assessed_at >= ASSESS_EVERY_S:
             self._assessed_at = self.seconds
             self.problems = assess_recording(self.recording()).problems(finished=False)
         if self.seconds >= VOICE_MAX_SECONDS:
-            self.stop()
+            self._finish()
             return
         self.changed.emit()
 

@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QDialog, QMessageBox
 
 from app.audio_bridge import AudioBridge
 from app.headless import speak_into
-from app.voice_recorder import NO_DEVICE, VoiceRecorder
+from app.voice_recorder import DEVICE_CHANGED, NO_DEVICE, VoiceRecorder
 from app.voices_dialog import NO_SHIPPED, TEXT_TO_READ, RecordVoiceDialog, VoiceLibraryDialog
 from app.voices_model import CONSENT, VoicesModel
 from engine import FRAME_SIZE, SAMPLE_RATE, VOICE_MIN_SECONDS, VoiceLibrary, to_16_bit, write_wav
@@ -95,10 +95,24 @@ def test_a_good_take_can_be_heard_named_and_saved(hand_driven, library):
     assert recorder.state == "idle" and recorder.recording().size == 0  # the dialog closed: the take is let go
 
 
+def test_a_take_stops_by_itself_at_30_seconds(hand_driven):
+    bridge, recorder, voices, dialog = hand_driven
+    dialog.record_button.click()
+    speak(bridge, recorder, at_loudness(voice_like(31.0, seed=5), -24.0))
+    assert recorder.state == "recorded" and recorder.seconds == 30.0 and recorder.problems == ()
+
+
 def test_without_an_audio_device_the_recorder_says_so(qtbot, library):
     recorder = VoiceRecorder()
     recorder.record()
     assert recorder.state == "idle" and recorder.error == NO_DEVICE
+    recorder.set_bridge(AudioBridge(48_000, 2, 48_000, 2))
+    recorder.record()
+    speak_into(recorder._bridge, voice_like(1.0), recorder.poll)  # 0.5 s at 48 kHz
+    assert recorder.state == "recording" and recorder.seconds == pytest.approx(0.48, abs=0.1)  # resampled, downmixed
+    recorder.set_bridge(AudioBridge(SAMPLE_RATE, 1, SAMPLE_RATE, 1))  # the device was reopened (e.g. recovered)
+    recorder.poll()
+    assert recorder.state == "recorded" and recorder.error == DEVICE_CHANGED
 
 
 def test_the_library_dialog_lists_plays_renames_and_removes(qtbot, library, monkeypatch):
