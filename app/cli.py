@@ -1,10 +1,12 @@
-"""The `parley` command: the desktop app by default, plus `offline`, `recover`, `compare-precision`, `selftest`
-and `conversations`."""
+"""The `parley` command: the desktop app by default, plus `offline`, `recover`, `compare-precision`, `selftest`,
+`conversations` and `voices`."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+
+from app.voices_cli import add_voices_parser
 
 PRECISIONS = ("auto", "float32", "bfloat16", "int8")  # engine.Precision's values (tested to match)
 
@@ -38,8 +40,9 @@ def build_parser() -> argparse.ArgumentParser:
     off.add_argument("--temp-text", type=float, default=0.7, help="text temperature (0 = greedy)")
     off.add_argument("--top-k", type=int, default=250)
     off.add_argument("--top-k-text", type=int, default=25)
-    off.add_argument("--voice-prompt", help="PersonaPlex voice: a shipped name (default NATF0), a .pt file, a "
-                     "recording (WAV, FLAC, Ogg, MP3), or 'none' (advanced: no voice prompt, an arbitrary voice)")
+    off.add_argument("--voice-prompt", help="PersonaPlex voice: a shipped name (default NATF0), the name of one of "
+                     "your voices (`parley voices`), a .pt file, a recording (WAV, FLAC, Ogg, MP3), or 'none' "
+                     "(advanced: no voice prompt, an arbitrary voice)")
     off.add_argument("--text-prompt", help="PersonaPlex role prompt")
     off.add_argument("--save-state", help="save the conversation here at the end of the input")
     off.add_argument("--resume", help="continue the conversation saved in this file (either kind)")
@@ -71,11 +74,16 @@ def build_parser() -> argparse.ArgumentParser:
     conv.add_argument("--folder", help="the folder to list (default: the app's conversations folder)")
     conv.add_argument("--json", action="store_true",
                       help="one JSON object per line: path, title, created, seconds, model, bytes (or error)")
+    add_voices_parser(sub)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.command == "voices":  # no model runs: nothing to announce
+        from app.voices_cli import voices_command
+
+        return voices_command(args)
     if args.command not in ("selftest", "conversations"):  # the selftest reports it in its JSON line
         from app.device_report import announce_cpu_fallback
 

@@ -134,7 +134,8 @@ class ConversationModel(QObject):
         }
         self.worker_thread.start()
 
-        self.audio = AudioIO(self.worker.set_bridge) if audio else None
+        self._audio_borrower = None  # has the devices instead of the worker (see lend_audio)
+        self.audio = AudioIO(self._bridge_opened) if audio else None
         self.timer = QTimer(self)
         self.timer.setInterval(UI_TIMER_MS)
         self.timer.timeout.connect(self.tick)
@@ -286,6 +287,24 @@ class ConversationModel(QObject):
         self.update_settings(input_device=input_label, output_device=output_label)
         if self.audio is not None:
             self.audio.start(input_label or None, output_label or None)
+
+    def lend_audio(self, borrower) -> None:
+        """Give the audio devices to ``borrower`` (an object with ``set_bridge(bridge | None)``,
+        e.g. the voice recorder) until ``take_back_audio``: the worker lets go of them, so the
+        conversation pauses, and only one side reads the input ring."""
+        self._audio_borrower = borrower
+        self.worker.set_bridge(None)
+        borrower.set_bridge(self.audio.bridge if self.audio is not None else None)
+
+    def take_back_audio(self) -> None:
+        borrower, self._audio_borrower = self._audio_borrower, None
+        if borrower is not None:
+            borrower.set_bridge(None)
+        self.worker.set_bridge(self.audio.bridge if self.audio is not None else None)
+
+    def _bridge_opened(self, bridge) -> None:
+        """A device (re)opened or closed, in the audio control thread: it goes to whoever has the audio."""
+        (self._audio_borrower or self.worker).set_bridge(bridge)
 
     def refresh_devices(self) -> None:
         if self.audio is not None:

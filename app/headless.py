@@ -93,3 +93,16 @@ class BridgeFeeder:
         """What the output callback would play now (one block)."""
         self.bridge.output_callback(self._out, self.output_block, None, None)
         self.played.append(self._out[:, 0].copy())
+
+
+def speak_into(bridge: AudioBridge, pcm: np.ndarray, poll: Callable[[], None], poll_every_s: float = 0.16) -> None:
+    """Call the bridge's input callback with ``pcm`` (mono, at its input rate) in 20 ms blocks, as
+    PortAudio would, calling ``poll`` (a reader of the input ring, e.g. the voice recorder) in between."""
+    block = bridge.input_rate // 50
+    every = max(1, int(poll_every_s * 50))
+    data = np.ascontiguousarray(np.repeat(pcm.reshape(-1, 1), bridge.input.channels, axis=1), dtype=np.float32)
+    for i, start in enumerate(range(0, len(data) - block + 1, block)):
+        bridge.input_callback(data[start:start + block], block, None, None)
+        if i % every == every - 1:
+            poll()
+    poll()

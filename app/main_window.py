@@ -41,7 +41,7 @@ from app.meters_panel import MetersPanel
 from app.persona import PERSONAPLEX_ONLY, PersonaDialog, describe_voice
 from app.replay import ReplayPlayer
 from app.status import Status
-from engine import DEFAULT_ROLE
+from engine import DEFAULT_ROLE, VoiceLibrary
 
 log = logging.getLogger(__name__)
 
@@ -291,9 +291,25 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage(PERSONAPLEX_ONLY, MESSAGE_MS)
             return None
         s = self.model.settings
-        dialog = PersonaDialog(self.model.voices, s.persona_voice, s.persona_role, self)
+        own = [v.name for v in VoiceLibrary().voices() if not v.problem]  # by name, as personas keep them
+        dialog = PersonaDialog(self.model.voices + own, s.persona_voice, s.persona_role, self)
         dialog.setAttribute(Qt.WA_DeleteOnClose)
         dialog.applied.connect(self.apply_persona)
+        dialog.open()
+        return dialog
+
+    def open_voices_dialog(self):
+        """The voice library; the devices are lent to its recorder while it is open."""
+        from app.voice_recorder import VoiceRecorder
+        from app.voices_dialog import VoiceLibraryDialog
+        from app.voices_model import VoicesModel
+
+        recorder = VoiceRecorder()
+        dialog = VoiceLibraryDialog(VoicesModel(VoiceLibrary(), self.model.voices, recorder), self)
+        recorder.setParent(dialog)
+        dialog.setAttribute(Qt.WA_DeleteOnClose)
+        self.model.lend_audio(recorder)
+        dialog.finished.connect(self.model.take_back_audio)
         dialog.open()
         return dialog
 

@@ -41,6 +41,7 @@ class Menus:
         self.add(model_menu, "&Model manager...", QKeySequence("Ctrl+M"), window.open_model_manager)
         self.persona_action = self.add(model_menu, "&Persona (voice and role)...", QKeySequence("Ctrl+P"),
                                        window.open_persona_dialog)
+        self.voices_action = self.add(model_menu, "&Voices (record, import)...", None, window.open_voices_dialog)
         self.wait_action = self.add(model_menu, "&Wait for me to speak first", None, window.model.set_wait_for_user)
         self.wait_action.setCheckable(True)
         self.wait_action.setChecked(window.model.settings.wait_for_user)

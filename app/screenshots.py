@@ -1,9 +1,12 @@
 """`python -m app.screenshots DIR`: PNGs of the main window in its main states, rendered offscreen.
 
 States, light and dark (``-dark``): 1-idle, 2-conversation (turns of both sides, overlapping),
-3-library, 4-library-search, 5-replay, 6-error, 7-model-manager. They are reached the way a user
-reaches them (the demo model, push-to-talk, a test tone through the real input callback, saving
-into the library folder, replaying a saved file, opening a damaged file), not painted by hand.
+3-library, 4-library-search, 5-replay, 6-error, 7-model-manager, 8-voices (the voice library),
+9-record-voice (the guided recording, idle), 10-record-voice-levels (recording, the meter live),
+11-record-voice-too-quiet. They are reached the way a user reaches them (the demo model,
+push-to-talk, a test tone through the real input callback, saving into the library folder,
+replaying a saved file, opening a damaged file, recording voices through the input callback into a
+voice library in a temporary folder), not painted by hand.
 """
 
 from __future__ import annotations
@@ -105,9 +108,54 @@ def take_screenshots(out_dir: Path, dark: bool = False) -> list[Path]:
         dialog.show()
         shot(dialog, "7-model-manager")
         dialog.close()
+
+        voice_shots(window, bridge, speech_like, Path(tmp) / "voices", shot)
         window.model.unsaved_frames = 0
         window.close()
     return written
+
+
+def voice_shots(window, bridge, speech_like: np.ndarray, folder: Path, shot) -> None:
+    """The voice library and the recording dialog; voices recorded through ``bridge``'s input
+    callback into a library in ``folder`` (never the user's own)."""
+    from app.headless import speak_into
+    from engine import SAMPLE_RATE, VOICE_MIN_SECONDS
+
+    before = os.environ.get("PARLEY_VOICES_DIR")
+    os.environ["PARLEY_VOICES_DIR"] = str(folder)
+    try:
+        library_dialog = window.open_voices_dialog()
+        recorder = library_dialog.voices.recorder
+        window.model.worker.set_bridge(None)  # no devices here: lend the hand-driven bridge as the window would
+        recorder.set_bridge(bridge)
+        speech = np.tile(speech_like, int(VOICE_MIN_SECONDS * SAMPLE_RATE / speech_like.size) + 2)
+        for name, level in (("My voice", 1.0), ("Grandpa reading", 0.5)):
+            dialog = library_dialog.record()
+            dialog.record_button.click()
+            speak_into(bridge, speech * np.float32(level), recorder.poll)
+            dialog.record_button.click()
+            dialog.name_edit.setText(name)
+            dialog.save_button.click()
+        library_dialog.resize(600, 440)
+        library_dialog.list.setCurrentRow(library_dialog.list.count() - 1)
+        shot(library_dialog, "8-voices")
+
+        dialog = library_dialog.record()
+        shot(dialog, "9-record-voice")
+        dialog.record_button.click()
+        speak_into(bridge, speech[: 6 * SAMPLE_RATE], recorder.poll)
+        shot(dialog, "10-record-voice-levels")
+        dialog.record_button.click()  # stop
+        dialog.record_button.click()  # record again
+        speak_into(bridge, speech[: 4 * SAMPLE_RATE] * np.float32(0.03), recorder.poll)
+        shot(dialog, "11-record-voice-too-quiet")
+        dialog.close()
+        library_dialog.close()
+    finally:
+        if before is None:
+            os.environ.pop("PARLEY_VOICES_DIR")
+        else:
+            os.environ["PARLEY_VOICES_DIR"] = before
 
 
 def dark_palette():
@@ -125,6 +173,8 @@ def dark_palette():
     }
     for role, colour in colours.items():
         palette.setColor(role, colour)
+    for role in (QPalette.WindowText, QPalette.Text, QPalette.ButtonText):  # disabled controls look disabled
+        palette.setColor(QPalette.Disabled, role, QColor(115, 119, 125))
     return palette
 
 

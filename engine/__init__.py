@@ -18,11 +18,15 @@ docs/architecture.md.
 
 from .atomic import write_atomically
 from .audio import FRAME_MS, FRAME_SECONDS, FRAME_SIZE, SAMPLE_RATE, read_audio, read_wav, to_16_bit, write_wav
-from .errors import AudioFileError, ConversationFileError, ModelError, RecoveryCancelled
+from .errors import AudioFileError, ConversationFileError, ModelError, RecoveryCancelled, VoiceLibraryError
 from .files.conversation import file_kind as conversation_kind
 from .files.conversation_info import ConversationInfo, read_conversation_audio, read_conversation_info
 from .files.journal import Journal, JournalWriter, read_journal
 from .files.models import PRESETS, Preset, PresetStatus, hub_cache_dir, preset_status, resolve_model
+from .files.voices import MAX_SECONDS as VOICE_MAX_SECONDS
+from .files.voices import MIN_SECONDS as VOICE_MIN_SECONDS
+from .files.voices import Assessment, UserVoice, VoiceLibrary
+from .files.voices import assess as assess_recording
 from .lm.generate import SamplingConfig
 from .lm.prompts import DEFAULT_ROLE, DEFAULT_VOICE, NO_VOICE, shipped_voices
 from .runtime.kernel_plan import Choice, KernelPlan
@@ -61,4 +65,6 @@ __all__ = [
     "read_conversation_info", "read_journal", "read_wav", "record_frames", "recover", "release_memory",
     "resolve_model", "roll_back", "save_conversation", "shipped_voices", "snapshot_conversation", "to_16_bit",
     "write_atomically", "write_wav",
+    "VOICE_MAX_SECONDS", "VOICE_MIN_SECONDS", "Assessment", "UserVoice", "VoiceLibrary", "VoiceLibraryError",
+    "assess_recording",
 ]

@@ -7,14 +7,15 @@ import tempfile
 from pathlib import Path
 
 
-def write_atomically(path: str | os.PathLike, data: bytes) -> None:
+def write_atomically(path: str | os.PathLike, data: bytes, private: bool = False) -> None:
     """Write ``data`` to a temp file in the same folder, fsync it, rename it over ``path``, then
     fsync the folder (POSIX) so the rename itself survives a crash. On failure the temp file is
-    removed and ``path`` is untouched."""
+    removed and ``path`` is untouched. ``private``: readable and writable by the user only (0600,
+    e.g. a recording of the user's voice), whatever the file's permissions were."""
     path = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        os.chmod(tmp, _mode_for(path))  # mkstemp's 0600 would make every new file private
+        os.chmod(tmp, 0o600 if private else _mode_for(path))  # mkstemp's 0600 would make every new file private
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()

@@ -31,7 +31,12 @@ _PCM, _FLOAT, _EXTENSIBLE = 0x0001, 0x0003, 0xFFFE
 
 def read_wav(path: str | os.PathLike, sample_rate: int = SAMPLE_RATE) -> np.ndarray:
     """Read a WAV file as float32 mono at ``sample_rate`` (channels averaged, resampled with soxr)."""
-    samples, rate = _decode(_read_bytes(path), os.fspath(path))
+    return wav_samples(_read_bytes(path), os.fspath(path), sample_rate)
+
+
+def wav_samples(data: bytes, name: str, sample_rate: int = SAMPLE_RATE) -> np.ndarray:
+    """``read_wav`` of a file's bytes (``name`` is what error messages call it)."""
+    samples, rate = _decode(data, name)
     return _to_mono(samples, rate, sample_rate)
 
 
@@ -146,6 +151,11 @@ def write_wav(path: str | os.PathLike, pcm: np.ndarray, sample_rate: int = SAMPL
     """Write float samples (full scale +-1, clipped; the inverse of ``read_wav``'s scaling) as
     16-bit PCM, atomically (``write_atomically``). ``pcm``: mono [n] (or [1, n] / [n, 1]) or
     stereo [n, 2]."""
+    write_atomically(path, wav_bytes(pcm, sample_rate))
+
+
+def wav_bytes(pcm: np.ndarray, sample_rate: int = SAMPLE_RATE) -> bytes:
+    """The bytes of the 16-bit PCM WAV file ``write_wav`` writes."""
     pcm = np.asarray(pcm)
     if pcm.ndim == 2 and 1 in pcm.shape:
         pcm = pcm.reshape(-1)
@@ -162,7 +172,7 @@ def write_wav(path: str | os.PathLike, pcm: np.ndarray, sample_rate: int = SAMPL
         w.setsampwidth(2)
         w.setframerate(int(sample_rate))
         w.writeframes(ints.tobytes())
-    write_atomically(path, buffer.getvalue())
+    return buffer.getvalue()
 
 
 def pcm_to_int16(pcm: np.ndarray) -> np.ndarray:

@@ -20,5 +20,9 @@ class AudioFileError(ValueError):
     """A file that cannot be used as audio."""
 
 
+class VoiceLibraryError(ValueError):
+    """A voice of the user's library cannot be added, found, renamed or removed."""
+
+
 class RecoveryCancelled(Exception):
     """The person cancelled rebuilding a conversation (the partly rebuilt session is discarded)."""

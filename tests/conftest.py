@@ -25,6 +25,7 @@ SPEECH = {
 # the user's cache, and the subprocesses they start inherit it.
 _TEST_CACHE = tempfile.mkdtemp(prefix="parley-test-cache-")
 os.environ["PARLEY_CACHE_DIR"] = _TEST_CACHE
+os.environ["PARLEY_VOICES_DIR"] = os.path.join(_TEST_CACHE, "voices")  # never the user's own voices
 
 
 def pytest_sessionfinish(session, exitstatus):

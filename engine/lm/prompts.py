@@ -12,6 +12,7 @@ import logging
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
 import torch
 
 from ..audio import SAMPLE_RATE, read_audio
@@ -41,24 +42,30 @@ def resolve_voice(voices_dir: str | Path | None, spec: str | None) -> str | None
 
 
 def load_voice(model, spec: str) -> VoicePrompt:
-    """``spec``: a shipped voice name (``NATF2`` or ``NATF2.pt``) from the model's voices folder, or
-    a ``.pt``/``.safetensors`` voice file, or a recording in any common audio format (WAV, FLAC,
+    """``spec``: a shipped voice name (``NATF2`` or ``NATF2.pt``) from the model's voices folder, a
+    voice of the user's library by name (its cached codes, see ``engine.files.voices``), or a
+    ``.pt``/``.safetensors`` voice file, or a recording in any common audio format (WAV, FLAC,
     Ogg, MP3; normalised and encoded with the model's Mimi, see ``voice_prompt_from_recording``)."""
+    from ..files.voices import VoiceLibrary
+
     path = Path(spec).expanduser()
     if not path.is_file():
         voices = model.files.voices_dir
         candidates = [voices / f"{path.stem}.pt", voices / f"{path.stem}.safetensors"] if voices else []
         found = [c for c in candidates if c.is_file()]
+        library = VoiceLibrary()
+        if not found and library.find(spec) is not None:
+            return VoicePrompt(codes=library.codes(spec, model))
         if not found:
             shipped = shipped_voices(voices)
+            own = [v.name for v in library.voices()]
             raise ModelError(f"voice prompt {spec!r} not found: give a .pt or .safetensors voice, a recording "
-                             f"(WAV, FLAC, Ogg, MP3), {NO_VOICE!r}, or one of "
-                             f"the shipped voices ({', '.join(shipped) or 'none found in the model folder'})")
+                             f"(WAV, FLAC, Ogg, MP3), {NO_VOICE!r}, one of "
+                             f"the shipped voices ({', '.join(shipped) or 'none found in the model folder'}) "
+                             f"or one of your voices ({', '.join(own) or 'none yet: see `parley voices`'})")
         path = found[0]
     if path.suffix.lower() not in VOICE_SUFFIXES:
-        mimi = model.mimi
-        state = mimi.init_state(1)
-        return voice_prompt_from_recording(path, lambda frames: mimi.encode_step(frames, state), model.device)
+        return voice_prompt_from_recording(path, mimi_encoder(model), model.device)
     voice = load_voice_prompt(path, cache_dir=Path(model.files.lm_path).parent / "voices-converted")
     if voice.embeddings is not None:
         voice = VoicePrompt(embeddings=voice.embeddings.to(model.device), cache=voice.cache.to(model.device))
@@ -70,8 +77,26 @@ def voice_prompt_from_recording(path: str | Path, encode: Callable[[torch.Tensor
     """A voice prompt from a recording, prepared as PersonaPlex prepares it: decoded, averaged to
     mono, resampled to 24 kHz, normalised to -24 LUFS, then encoded (``encode``: PCM [1, 1, n] ->
     codes [1, 8, frames], see ``voice_prompt_from_pcm``)."""
-    pcm = normalize_loudness(read_audio(path), SAMPLE_RATE)
-    return voice_prompt_from_pcm(torch.from_numpy(pcm).to(device), encode)
+    return voice_prompt_from_audio(read_audio(path), encode, device)
+
+
+def voice_prompt_from_audio(pcm: np.ndarray, encode: Callable[[torch.Tensor], torch.Tensor],
+                            device: torch.device | str = "cpu") -> VoicePrompt:
+    """``voice_prompt_from_recording`` of decoded 24 kHz mono samples."""
+    return voice_prompt_from_pcm(torch.from_numpy(normalize_loudness(pcm, SAMPLE_RATE)).to(device), encode)
+
+
+def mimi_encoder(model) -> Callable[[torch.Tensor], torch.Tensor]:
+    """``model``'s Mimi encoder with a fresh streaming state bound (for one recording)."""
+    mimi = model.mimi
+    state = mimi.init_state(1)
+    return lambda frames: mimi.encode_step(frames, state)
+
+
+def encode_recording(model, pcm: np.ndarray) -> VoicePrompt:
+    """The voice prompt of 24 kHz mono samples, encoded by ``model``'s Mimi (as a recording file is)."""
+    with torch.inference_mode():
+        return voice_prompt_from_audio(pcm, mimi_encoder(model), model.device)
 
 
 def role_prompt_tokens(tokenizer, text: str | None) -> list[int]:
