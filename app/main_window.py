@@ -73,9 +73,6 @@ class MainWindow(QMainWindow):
         self.setWindowTitle("Parley")
         self._build_ui()
         self.menus = Menus(self)
-        self.new_action, self.open_action, self.save_action = (self.menus.new_action, self.menus.open_action,
-                                                               self.menus.save_action)
-        self.persona_action = self.menus.persona_action
         self._connect_model()
         self._render_model()
         self._render_persona()
@@ -165,23 +162,6 @@ class MainWindow(QMainWindow):
         m.recovery_offered.connect(self._offer_recovery)
         self.replay.failed.connect(self.show_error)
 
-    # -- panels' shortcuts, as tests and scripts use them ------------------------------------
-    @property
-    def talk_button(self):
-        return self.conversation_panel.talk_button
-
-    @property
-    def open_mic_box(self):
-        return self.conversation_panel.open_mic_box
-
-    @property
-    def headphones_note(self):
-        return self.conversation_panel.headphones_note
-
-    @property
-    def conversation_view(self):
-        return self.conversation_panel.view
-
     # -- rendering ---------------------------------------------------------------------------
     def _render_status(self, status: Status) -> None:
         self.status_label.setText(status.value.capitalize())
@@ -204,7 +184,7 @@ class MainWindow(QMainWindow):
             tip = PERSONAPLEX_ONLY + " Load one with Model → Model manager."
         else:
             tip = f"{PERSONAPLEX_ONLY} The loaded model ({info.label}) has no persona."
-        for control in (self.persona_button, self.persona_action):
+        for control in (self.persona_button, self.menus.persona_action):
             control.setEnabled(enabled)
             control.setToolTip(tip)
         self.persona_label.setVisible(enabled)
@@ -271,7 +251,7 @@ class MainWindow(QMainWindow):
         self.model.release_talk(source)
 
     def set_open_mic(self, on: bool) -> None:
-        self.open_mic_box.setChecked(on)
+        self.conversation_panel.open_mic_box.setChecked(on)
 
     def refresh_devices(self) -> None:
         self.model.refresh_devices()

@@ -287,7 +287,7 @@ def test_a_live_user_turn_plays_from_its_play_button(pulse_audio, qtbot, tmp_pat
         h.frames(10)
         qtbot.keyRelease(w, Qt.Key_Space)
         h.frames(3)
-        view = w.conversation_view
+        view = w.conversation_panel.view
         row = next(i for i, t in enumerate(w.model.transcript.turns) if t.speaker == YOU)
         turn = w.model.transcript.turns[row]
         option = QStyleOptionViewItem()

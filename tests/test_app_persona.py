@@ -110,11 +110,11 @@ def test_the_dialog_lists_the_voices_prefills_the_default_role_and_takes_a_recor
 def test_with_the_demo_model_the_persona_controls_are_disabled_and_say_why(harness):
     w = harness.window
     assert w.model.model_info.family == "moshi"
-    assert not w.persona_button.isEnabled() and not w.persona_action.isEnabled()
-    assert PERSONAPLEX_ONLY in w.persona_button.toolTip() and PERSONAPLEX_ONLY in w.persona_action.toolTip()
+    assert not w.persona_button.isEnabled() and not w.menus.persona_action.isEnabled()
+    assert PERSONAPLEX_ONLY in w.persona_button.toolTip() and PERSONAPLEX_ONLY in w.menus.persona_action.toolTip()
     assert not w.persona_label.isVisible()
-    assert w.persona_action.shortcut().toString() == "Ctrl+P"
-    assert w.persona_action in w.menuBar().actions()[1].menu().actions()  # Model menu
+    assert w.menus.persona_action.shortcut().toString() == "Ctrl+P"
+    assert w.menus.persona_action in w.menuBar().actions()[1].menu().actions()  # Model menu
     assert w.open_persona_dialog() is None
     assert w.persona_prompts() == (None, None)  # File > New sends no prompts to a Moshi model
 
@@ -183,7 +183,7 @@ def test_a_personaplex_window_offers_the_worker_listed_voices_and_the_saved_choi
         assert w.error_box.isVisible() and "not a PersonaPlex model" in w.error_label.text()
         assert "default voice and role instead" in w.error_label.text()
         qtbot.mouseClick(w.dismiss_button, Qt.LeftButton)
-        assert w.persona_button.isEnabled() and w.persona_action.isEnabled()
+        assert w.persona_button.isEnabled() and w.menus.persona_action.isEnabled()
         assert w.persona_label.isVisible() and f"voice {DEFAULT_VOICE_ITEM}" in w.persona_label.text()
         assert w.persona_prompts() == ("NATF2", "You are a pirate.")
 
@@ -205,7 +205,7 @@ def test_a_personaplex_window_offers_the_worker_listed_voices_and_the_saved_choi
         qtbot.mouseClick(w.dismiss_button, Qt.LeftButton)
         assert h.frames(1)[0].frame_index == 1
 
-        w.new_action.trigger()  # File > New on a PersonaPlex model uses the saved persona too
+        w.menus.new_action.trigger()  # File > New on a PersonaPlex model uses the saved persona too
         qtbot.waitUntil(w.error_box.isVisible, timeout=20_000)
         assert "not a PersonaPlex model" in w.error_label.text()
         qtbot.mouseClick(w.dismiss_button, Qt.LeftButton)

@@ -176,7 +176,7 @@ def test_the_window_shows_turns_and_stops_following_when_scrolled_up(qtbot, tmp_
     h = Harness(qtbot, tmp_path, lambda *args: app_demo_model)
     try:
         w = h.window
-        view = w.conversation_view
+        view = w.conversation_panel.view
         view.setMaximumHeight(140)  # a short view, so that a few seconds of babble outgrow it
         qtbot.keyPress(w, Qt.Key_Space)
         h.frames(6)

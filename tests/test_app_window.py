@@ -160,12 +160,12 @@ def test_space_is_push_to_talk_in_whichever_control_has_focus_but_types_in_the_s
 
 def test_talk_button_gates_the_microphone_and_never_takes_focus(harness, qtbot):
     w = harness.window
-    assert w.talk_button.focusPolicy() == Qt.NoFocus
-    qtbot.mousePress(w.talk_button, Qt.LeftButton)
+    assert w.conversation_panel.talk_button.focusPolicy() == Qt.NoFocus
+    qtbot.mousePress(w.conversation_panel.talk_button, Qt.LeftButton)
     assert w.model.talk.mic_open
     held = harness.frames(2)
     assert all(abs(s.model_input_db - TONE_DB) < 1.0 for s in held)
-    qtbot.mouseRelease(w.talk_button, Qt.LeftButton)
+    qtbot.mouseRelease(w.conversation_panel.talk_button, Qt.LeftButton)
     assert not w.model.talk.mic_open
     assert all(s.model_input_db == SILENCE_DB for s in harness.frames(1))
 
@@ -438,24 +438,24 @@ def test_save_and_open_through_the_file_menu_round_trip(harness, qtbot, tmp_path
 
     path = tmp_path / "chat.parley"
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(path), ""))
-    w.save_action.trigger()
+    w.menus.save_action.trigger()
     qtbot.waitUntil(lambda: w.model.unsaved_frames == 0 and w.model.conversation_path == str(path), timeout=20_000)
     assert path.is_file() and w.windowTitle().startswith("chat.parley —")
     assert w.model.settings.recent_files[0] == str(path)
     assert QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat).value("recent_files") in (
         [str(path)], str(path))
 
-    w.new_action.trigger()
+    w.menus.new_action.trigger()
     qtbot.waitUntil(lambda: w.model.conversation_path is None and not w.model.transcript.pieces, timeout=10_000)
     assert harness.frames(1)[0].frame_index == 0
 
     monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.Discard)
     monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(path), ""))
-    w.open_action.trigger()
+    w.menus.open_action.trigger()
     qtbot.waitUntil(lambda: w.model.conversation_path == str(path), timeout=20_000)
     assert [t for _, t in w.model.transcript.pieces] == [t for _, t in pieces_before]
     assert [s for s, _ in w.model.transcript.pieces] == pytest.approx([s for s, _ in pieces_before])
-    assert pieces_before[-1][1].strip() in w.conversation_view.as_text()
+    assert pieces_before[-1][1].strip() in w.conversation_panel.view.as_text()
     assert harness.frames(1)[0].frame_index == before[-1].frame_index + 1  # resumes where it stopped
 
 
@@ -466,7 +466,7 @@ def test_a_broken_conversation_file_is_refused_and_nothing_is_lost(harness, qtbo
     broken.write_bytes(b"this is not a conversation file")
     monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.Discard)
     monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(broken), ""))
-    w.open_action.trigger()
+    w.menus.open_action.trigger()
     qtbot.waitUntil(w.error_box.isVisible, timeout=10_000)
     assert "broken.parley" in w.error_label.text()
     assert broken.read_bytes() == b"this is not a conversation file"
@@ -510,12 +510,13 @@ def test_a_model_that_fails_to_load_is_reported_and_the_running_one_is_kept(qtbo
 
 def test_open_mic_lets_the_model_hear_without_push_to_talk_and_warns_about_echo(harness, qtbot, tmp_path):
     w = harness.window
-    assert not w.headphones_note.isVisible()
-    w.open_mic_box.setChecked(True)
-    assert w.headphones_note.isVisible() and "headphones" in w.headphones_note.text()
+    assert not w.conversation_panel.headphones_note.isVisible()
+    w.conversation_panel.open_mic_box.setChecked(True)
+    note = w.conversation_panel.headphones_note
+    assert note.isVisible() and "headphones" in note.text()
     assert all(abs(s.model_input_db - TONE_DB) < 1.0 for s in harness.frames(2))
     assert QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat).value("open_mic") in (True, "true")
-    w.open_mic_box.setChecked(False)
+    w.conversation_panel.open_mic_box.setChecked(False)
     assert all(s.model_input_db == SILENCE_DB for s in harness.frames(1))
 
 

@@ -278,8 +278,8 @@ def stream(window, qtbot, bridge: AudioBridge, far: np.ndarray, mic: np.ndarray)
 
 
 def test_open_mic_on_speakers_the_model_hears_the_user_not_itself(window, qtbot, tmp_path):
-    window.open_mic_box.setChecked(True)
-    assert "with echo cancellation" in window.headphones_note.text()
+    window.conversation_panel.open_mic_box.setChecked(True)
+    assert "with echo cancellation" in window.conversation_panel.headphones_note.text()
     far = speech_like(4.0, seed=1, f0=110.0)
     mic = room(far, delay_s=0.02)
     stats = stream(window, qtbot, AudioBridge(RATE, 1, RATE, 1), far, mic)
@@ -296,7 +296,7 @@ def test_open_mic_on_speakers_the_model_hears_the_user_not_itself(window, qtbot,
     stored = load_settings(QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat))
     assert stored.echo_cancellation is False and stored.noise_suppression is True
     assert processing_from(stored) == window.model.processing
-    assert "headphones" in window.headphones_note.text()
+    assert "headphones" in window.conversation_panel.headphones_note.text()
 
 
 def test_without_the_library_the_app_runs_on_the_raw_microphone_and_says_so_once(
@@ -305,7 +305,7 @@ def test_without_the_library_the_app_runs_on_the_raw_microphone_and_says_so_once
     echo.library_problem.cache_clear()
     try:
         told = EventRecorder(window.model.worker)
-        window.open_mic_box.setChecked(True)
+        window.conversation_panel.open_mic_box.setChecked(True)
         far = speech_like(1.0, seed=1, f0=110.0)
         stats = stream(window, qtbot, AudioBridge(RATE, 1, RATE, 1), far, room(far))
         stream(window, qtbot, AudioBridge(RATE, 1, RATE, 1), far, room(far))  # a new device: not said again
@@ -316,5 +316,6 @@ def test_without_the_library_the_app_runs_on_the_raw_microphone_and_says_so_once
     assert len(said) == 1 and "pywebrtc-audio" in said[0].message
     assert stats and all(s.echo is None for s in stats) and max(s.model_input_db for s in stats) > -40
     assert not window.menus.processing_actions["echo_cancellation"].isEnabled()
-    assert "unavailable" in window.headphones_note.text() and "headphones" in window.headphones_note.text()
+    note = window.conversation_panel.headphones_note.text()
+    assert "unavailable" in note and "headphones" in note
     assert window.meters_panel.echo_meter.erle_label.text() == "Echo cancellation: off"
