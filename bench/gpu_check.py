@@ -111,7 +111,7 @@ def run_ours(mimi, lm, inputs, device, graph: bool, seed: int = 7, sampling: Sam
             return step(pcm, i)
 
     for i, pcm in enumerate(inputs):
-        timed = i > gen.first_output_frame + step.warmup  # after the capture frame: replay (or eager)
+        timed = i > gen.first_output_frame + step.aligned.warmup  # after the capture frame: replay (or eager)
         (text, audio, _), t = clock.time(lambda pcm=pcm, i=i: guarded(pcm, i))
         tokens.append([int(text[0])] + audio[0].tolist())
         if timed:

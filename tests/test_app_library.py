@@ -299,7 +299,8 @@ def test_a_live_user_turn_plays_from_its_play_button(pulse_audio, qtbot, tmp_pat
         recorder = audio_server.SinkRecorder(str(tmp_path / "speaker.f32"))
         qtbot.mouseClick(view.viewport(), Qt.LeftButton, pos=button.center())
         qtbot.waitUntil(lambda: w.replay.state == PLAYING, timeout=10_000)
-        (user, assistant, start_s), = clips  # the worker sent that turn's audio, not the whole recording
+        (clip,) = clips  # the engine thread sent that turn's audio, not the whole recording
+        user, assistant, start_s = clip.user, clip.assistant, clip.start_s
         samples = round(turn.end * SAMPLE_RATE) - round(turn.start * SAMPLE_RATE)
         assert start_s == turn.start and len(user) == len(assistant) == samples
         qtbot.waitUntil(lambda: w.replay.state == STOPPED, timeout=10_000)
