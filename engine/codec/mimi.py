@@ -132,18 +132,6 @@ class Mimi(nn.Module):
                         "seanet": self.decoder.init_state(batch_size, **kw)},
         }
 
-    def reset_encoder(self, state: StateTree) -> None:
-        enc = state["encoder"]
-        self.encoder.reset_state(enc["seanet"])
-        self.encoder_transformer.transformer.reset_state(enc["transformer"])
-        self.downsample.conv.reset_state(enc["downsample"])
-
-    def reset_decoder(self, state: StateTree) -> None:
-        dec = state["decoder"]
-        self.upsample.convtr.reset_state(dec["upsample"])
-        self.decoder_transformer.transformer.reset_state(dec["transformer"])
-        self.decoder.reset_state(dec["seanet"])
-
     # ---- replaying from the middle of a stream -----------------------------------------------
 
     def exact_after_frames(self) -> int:
