@@ -12,8 +12,8 @@ The public API (what the app uses; everything else is internal):
 Layout: ``streaming/`` (ring KV caches, layers, the streaming transformer), ``kernels/`` (packed
 and int8 matmuls), ``codec/`` (Mimi), ``lm/`` (the language model, generation, sampling, the text
 tokenizer, PersonaPlex prompts), ``runtime/`` (loading, the session, the per-frame step and its CUDA
-graph), ``files/`` (model folders, the demo model, checkpoints, conversation files). See
-docs/architecture.md.
+graph), ``files/`` (model folders, the demo model, conversation files); ``checkpoint.py`` loads
+released checkpoints. See docs/architecture.md.
 """
 
 from .atomic import write_atomically

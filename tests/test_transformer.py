@@ -6,7 +6,7 @@ import pytest
 import torch
 from safetensors.torch import load_file, save_file
 
-from engine.files.checkpoint import load_strict, stack_split_attention
+from engine.checkpoint import load_strict, stack_split_attention
 from engine.state import flatten, load_into
 from engine.streaming.transformer import StreamingTransformer, TransformerConfig
 from tests.reference import require_moshi

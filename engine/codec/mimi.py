@@ -19,7 +19,7 @@ from safetensors.torch import load_file
 from torch import nn
 
 from ..audio import SAMPLE_RATE
-from ..files.checkpoint import load_strict, stack_split_attention
+from ..checkpoint import load_strict, stack_split_attention
 from ..kernels.packed import pack_linears
 from ..state import StateTree
 from ..streaming.transformer import StreamingTransformer, TransformerConfig
