@@ -20,11 +20,13 @@ from .atomic import write_atomically
 from .audio import FRAME_MS, FRAME_SECONDS, FRAME_SIZE, SAMPLE_RATE, read_audio, read_wav, to_16_bit, write_wav
 from .errors import AudioFileError, ConversationFileError, ModelError, RecoveryCancelled
 from .files.conversation import file_kind as conversation_kind
+from .files.conversation import transcript_tuples
 from .files.conversation_info import ConversationInfo, read_conversation_audio, read_conversation_info
 from .files.journal import Journal, JournalWriter, read_journal
 from .files.models import PRESETS, Preset, PresetStatus, hub_cache_dir, preset_status, resolve_model
 from .lm.generate import SamplingConfig
 from .lm.prompts import DEFAULT_ROLE, DEFAULT_VOICE, NO_VOICE, shipped_voices
+from .lm.sampling import DEFAULT_SEED
 from .runtime.kernel_plan import Choice, KernelPlan
 from .runtime.loading import LoadedModel, ModelInfo, Precision, load_model, release_memory
 from .runtime.replay import (
@@ -47,18 +49,17 @@ from .runtime.session import (
     Session,
     TranscriptEntry,
 )
-from .runtime.threads import ThreadChoice
+from .runtime.threads import ThreadChoice, starting_threads, use_threads
 from .version import VERSION
 
 __all__ = [
-    "DEFAULT_ROLE", "DEFAULT_VOICE", "FRAME_MS", "FRAME_SECONDS", "FRAME_SIZE", "NO_VOICE", "PRESETS", "SAMPLE_RATE",
-    "VERSION", "AudioFileError", "CacheStats", "Choice", "ConversationFileError", "ConversationInfo", "FrameResult",
-    "FrameTimings", "GraphStatus", "Journal", "JournalWriter", "KernelPlan", "LoadedModel", "ModelError", "ModelInfo",
-    "OfflineResult", "Precision", "Preset", "PresetStatus", "Recovery", "RecoveryCancelled", "SamplingConfig",
-    "Session", "ThreadChoice", "TranscriptEntry", "can_save_compact", "conversation_kind", "hub_cache_dir",
-    "load_model",
-    "open_conversation", "prefers_compact", "preset_status", "read_audio", "read_conversation_audio",
-    "read_conversation_info", "read_journal", "read_wav", "record_frames", "recover", "release_memory",
-    "resolve_model", "save_conversation", "shipped_voices", "snapshot_conversation", "start_journal", "to_16_bit",
-    "write_atomically", "write_wav",
+    "DEFAULT_ROLE", "DEFAULT_SEED", "DEFAULT_VOICE", "FRAME_MS", "FRAME_SECONDS", "FRAME_SIZE", "NO_VOICE", "PRESETS",
+    "SAMPLE_RATE", "VERSION", "AudioFileError", "CacheStats", "Choice", "ConversationFileError", "ConversationInfo",
+    "FrameResult", "FrameTimings", "GraphStatus", "Journal", "JournalWriter", "KernelPlan", "LoadedModel", "ModelError",
+    "ModelInfo", "OfflineResult", "Precision", "Preset", "PresetStatus", "Recovery", "RecoveryCancelled",
+    "SamplingConfig", "Session", "ThreadChoice", "TranscriptEntry", "can_save_compact", "conversation_kind",
+    "hub_cache_dir", "load_model", "open_conversation", "prefers_compact", "preset_status", "read_audio",
+    "read_conversation_audio", "read_conversation_info", "read_journal", "read_wav", "record_frames", "recover",
+    "release_memory", "resolve_model", "save_conversation", "shipped_voices", "snapshot_conversation", "start_journal",
+    "starting_threads", "to_16_bit", "transcript_tuples", "use_threads", "write_atomically", "write_wav",
 ]

@@ -375,3 +375,16 @@ def test_the_thread_count_keeps_up_first_and_then_has_the_least_jitter():
     assert best_thread_count({1: fast, 2: fast - 15}, {1: fast + 5, 2: fast + 25}) == 1
     # Only one keeps up: it wins, whatever the other's tail.
     assert best_thread_count({1: slow, 2: fast}, {1: slow + 1, 2: slow + 10}) == 2
+
+
+def test_the_app_starts_with_a_thread_per_two_cores_and_the_count_is_put_back():
+    from engine.runtime.threads import running_with, starting_threads
+
+    assert [starting_threads(cores) for cores in (1, 2, 3, 4, 8, 16)] == [1, 1, 1, 2, 4, 4]
+    before = torch.get_num_threads()
+    other = 1 if before != 1 else 2
+    with running_with(other):
+        assert torch.get_num_threads() == other
+        with running_with(0):  # 0: as it is
+            assert torch.get_num_threads() == other
+    assert torch.get_num_threads() == before

@@ -92,6 +92,12 @@ class ConversationSnapshot:
         write_conversation(path, *self.contents())
 
 
+def transcript_tuples(entries) -> list[tuple[int, float, str]]:
+    """A session's transcript (``TranscriptEntry`` items) as (frame_index, seconds, text) tuples:
+    what a conversation file stores and what the app shows."""
+    return [(e.frame_index, e.seconds, e.text) for e in entries]
+
+
 def write_session(path: str | os.PathLike, session) -> None:
     """Save ``session`` (an ``engine.Session``) in full: see ``snapshot_session``."""
     snapshot_session(session).write(path)
@@ -114,7 +120,7 @@ def snapshot_session(session) -> ConversationSnapshot:
         "sampling": asdict(session.sampling),
         "seed": session.seed,
         "prompts": dict(session.prompts),
-        "transcript": [[e.frame_index, e.seconds, e.text] for e in session.transcript],
+        "transcript": transcript_tuples(session.transcript),
         "app_version": VERSION,
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "sample_rate": SAMPLE_RATE,
