@@ -18,7 +18,7 @@ ALLOWED = {
     # kernels/quantize.py imports streaming/transformer.py and lm/model.py, which import kernels/packed.py
     # (the issue's streaming <-> kernels): removed by the helper that owns the quantised weights.
     frozenset({"engine.kernels", "engine.lm", "engine.streaming"}),
-    # runtime/loading.py <-> runtime/session.py: removed by the coordinator's Session change (issue 33 §3).
+    # runtime/loading.py <-> runtime/session.py: removed by the coordinator (issue 33: Session keeps its invariants).
     frozenset({"engine.runtime.loading", "engine.runtime.session"}),
 }
 
