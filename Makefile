@@ -10,7 +10,7 @@ TORCH_VERSION := 2.13.0
 CUDA_VENV := build/venv-cuda
 SAMPLE := assets/hello_24k.wav
 
-.PHONY: run test bench screenshots package package-cuda lint clean
+.PHONY: run test check bench screenshots package package-cuda lint clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -44,6 +44,13 @@ test: $(STAMP_TEST)
 	@bash tests/setup_system.sh
 	$(VENV)/bin/ruff check .
 	$(PY) -m pytest -q --durations=15
+
+# Day-to-day: the whole suite but the bundle builds (marker `bundle`) and the long soak-style runs
+# (marker `slow`); `make test` (and CI) runs those too.
+check: $(STAMP_TEST)
+	@bash tests/setup_system.sh
+	$(VENV)/bin/ruff check .
+	$(PY) -m pytest -q --durations=15 -m "not bundle and not slow"
 
 bench: $(STAMP_TEST)
 	$(PY) -m bench.run_all

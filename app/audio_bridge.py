@@ -131,10 +131,3 @@ class AudioBridge:
         """Assistant audio queued and not yet handed to the device."""
         return self.output.available() / self.output_rate
 
-    def far_queue_seconds(self) -> float:
-        """Played far-end audio the worker has not yet read."""
-        return self.far.available() / self.output_rate
-
-    def input_queue_seconds(self) -> float:
-        """Microphone audio the worker has not yet read."""
-        return self.input.available() / self.input_rate

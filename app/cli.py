@@ -26,6 +26,9 @@ def _add_model_options(p: argparse.ArgumentParser, remembered: bool = False) -> 
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from engine import DEFAULT_SEED, SamplingConfig
+
+    defaults = SamplingConfig()
     parser = argparse.ArgumentParser(prog="parley", description="Local real-time voice assistant.")
     _add_model_options(parser, remembered=True)
     sub = parser.add_subparsers(dest="command")
@@ -35,11 +38,11 @@ def build_parser() -> argparse.ArgumentParser:
     off.add_argument("--input", required=False, help="input wav (any rate, any channel count)")
     off.add_argument("--output", required=False, help="output wav, 24 kHz mono, as long as the input")
     off.add_argument("--json", help="write text and tokens as JSON here")
-    off.add_argument("--seed", type=int, default=42)
-    off.add_argument("--temp", type=float, default=0.8, help="audio temperature (0 = greedy)")
-    off.add_argument("--temp-text", type=float, default=0.7, help="text temperature (0 = greedy)")
-    off.add_argument("--top-k", type=int, default=250)
-    off.add_argument("--top-k-text", type=int, default=25)
+    off.add_argument("--seed", type=int, default=DEFAULT_SEED)
+    off.add_argument("--temp", type=float, default=defaults.temp, help="audio temperature (0 = greedy)")
+    off.add_argument("--temp-text", type=float, default=defaults.temp_text, help="text temperature (0 = greedy)")
+    off.add_argument("--top-k", type=int, default=defaults.top_k)
+    off.add_argument("--top-k-text", type=int, default=defaults.top_k_text)
     off.add_argument("--voice-prompt", help="PersonaPlex voice: a shipped name (default NATF0), the name of one of "
                      "your voices (`parley voices`), a .pt file, a recording (WAV, FLAC, Ogg, MP3), or 'none' "
                      "(advanced: no voice prompt, an arbitrary voice)")

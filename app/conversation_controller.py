@@ -25,7 +25,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import torch
 
 import engine
 from app import engine_messages as m
@@ -134,7 +133,7 @@ class ConversationController:
         if not isinstance(model, engine.LoadedModel) or model.device.type != "cpu":
             return
         if session is not None and getattr(session, "threads", None):
-            torch.set_num_threads(session.threads)
+            engine.use_threads(session.threads)
             return
         if model.thread_choice is None:
             self.emit(m.ModelStage("Measuring how many threads run this model fastest here..."))

@@ -14,6 +14,7 @@ from PySide6.QtCore import QEvent, QModelIndex, QPointF, QRect, QRectF, QSize, Q
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPainterPath, QPalette, QPolygonF
 from PySide6.QtWidgets import QAbstractItemView, QListView, QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
+from app.frame_stats import DISPLAY_FLOOR_DB
 from app.throttle import Throttle
 from app.transcript import YOU, Turn, clock
 from app.turn_list import OverlapRole, TurnRole
@@ -25,7 +26,6 @@ STRIP_HEIGHT = 26
 PLAY_SIZE = 22
 ASSISTANT_WIDTH = 0.78  # of the view's width
 USER_WIDTH = 0.46
-STRIP_FLOOR_DB = -60.0
 OVERLAP_TAG = "overlaps"
 FOLLOW_SLACK_PX = 4
 COLOURS = {YOU: QColor(46, 157, 91), "assistant": QColor(47, 127, 216)}
@@ -42,10 +42,10 @@ def strip_bar_heights(levels: list[float], bars: int) -> np.ndarray:
     """Pixel heights of a level strip's ``bars`` bars: each the loudest of its share of the
     frames' ``levels`` (dBFS), at least 5% and 2 px. The strip of the turn being spoken is
     repainted every frame, so this is one numpy pass, not a Python loop over the bars."""
-    db = np.asarray(levels or [STRIP_FLOOR_DB], dtype=np.float64)
+    db = np.asarray(levels or [DISPLAY_FLOOR_DB], dtype=np.float64)
     starts = np.arange(bars) * len(db) // bars  # a bar with fewer frames than bars repeats one
     loudest = np.maximum.reduceat(db, starts)
-    fraction = np.clip((loudest - STRIP_FLOOR_DB) / -STRIP_FLOOR_DB, 0.05, 1.0)
+    fraction = np.clip((loudest - DISPLAY_FLOOR_DB) / -DISPLAY_FLOOR_DB, 0.05, 1.0)
     return np.maximum(2, (STRIP_HEIGHT * fraction).astype(np.int64))
 
 

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from app.echo_lag import EchoLagEstimator
-from app.frame_stats import SILENCE_DB
+from app.frame_stats import SILENCE_DB, EchoReading
 from app.resample import MonoResampler, downmix
 
 log = logging.getLogger(__name__)
@@ -79,20 +79,6 @@ class ProcessingSettings:
     @property
     def any_enabled(self) -> bool:
         return self.echo_cancellation or self.noise_suppression or self.high_pass_filter or self.auto_gain_control
-
-
-@dataclass(frozen=True)
-class EchoReading:
-    """Levels of the microphone before and after processing since the previous reading."""
-
-    before_db: float
-    after_db: float
-    erle_db: float | None  # estimated echo return loss enhancement; None until the far end has played
-    delay_ms: float  # the stream delay given to the echo canceller
-    far_gaps: int = 0  # microphone chunks paired with silence so far (the far end was late or absent)
-    far_dropped_ms: float = 0.0  # far end dropped so far (it came too late to precede its echo)
-    echo_lag_ms: float | None = None  # the echo's lag behind its paired far end, last measured (None: not yet)
-    realignments: int = 0  # times the pairing was moved because the signals put the echo out of AEC3's reach
 
 
 def processing_rate(device_rate: int) -> int:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-from app.echo import EchoReading
+from app.frame_stats import EchoReading
 from app.meters import LevelMeter
 
 OFF_TEXT = "Echo cancellation: off"

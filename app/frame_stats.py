@@ -4,16 +4,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from engine import FRAME_MS, CacheStats, GraphStatus
 
-if TYPE_CHECKING:  # app.echo uses this module's level scale
-    from app.echo import EchoReading
-
 SILENCE_DB = -120.0
+DISPLAY_FLOOR_DB = -60.0  # the quietest level the meters and the turns' level strips show
 
 
 def level_db(pcm: np.ndarray) -> float:
@@ -22,6 +19,20 @@ def level_db(pcm: np.ndarray) -> float:
         return SILENCE_DB
     rms = float(np.sqrt(np.mean(np.square(pcm, dtype=np.float64))))
     return SILENCE_DB if rms <= 1e-6 else max(SILENCE_DB, 20.0 * math.log10(rms))
+
+
+@dataclass(frozen=True)
+class EchoReading:
+    """Levels of the microphone before and after processing since the previous reading."""
+
+    before_db: float
+    after_db: float
+    erle_db: float | None  # estimated echo return loss enhancement; None until the far end has played
+    delay_ms: float  # the stream delay given to the echo canceller
+    far_gaps: int = 0  # microphone chunks paired with silence so far (the far end was late or absent)
+    far_dropped_ms: float = 0.0  # far end dropped so far (it came too late to precede its echo)
+    echo_lag_ms: float | None = None  # the echo's lag behind its paired far end, last measured (None: not yet)
+    realignments: int = 0  # times the pairing was moved because the signals put the echo out of AEC3's reach
 
 
 @dataclass(frozen=True)

@@ -64,12 +64,12 @@ def run_gui(args) -> int:
 
 
 def share_cores_with_the_gui() -> None:
-    """Start with one torch thread per two cores (at most 4): the GUI and audio threads need cores
-    too. Loading a model (and its kernel plan) runs with this; the engine worker then measures the
-    count the model's frames run fastest with (``LoadedModel.use_best_threads``)."""
-    import torch
+    """Start with ``starting_threads()``: loading a model (and its kernel plan) runs with this; the
+    engine worker then measures the count the model's frames run fastest with
+    (``LoadedModel.use_best_threads``)."""
+    import engine
 
-    torch.set_num_threads(max(1, min(4, (os.cpu_count() or 2) // 2)))
+    engine.use_threads(engine.starting_threads())
 
 
 def _log_uncaught_exceptions() -> None:

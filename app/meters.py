@@ -6,7 +6,8 @@ from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QPainter
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
-MIN_DB = -60.0
+from app.frame_stats import DISPLAY_FLOOR_DB
+
 PEAK_FALL_DB_PER_UPDATE = 1.5
 
 
@@ -16,8 +17,8 @@ class LevelMeter(QWidget):
     def __init__(self, label: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.label = label
-        self.level_db = MIN_DB
-        self.peak_db = MIN_DB
+        self.level_db = DISPLAY_FLOOR_DB
+        self.peak_db = DISPLAY_FLOOR_DB
         self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Fixed)
         self.setAccessibleName(f"{label} level")
         self.setAttribute(Qt.WA_OpaquePaintEvent)  # paints every pixel: Qt need not paint the parent under it
@@ -29,7 +30,7 @@ class LevelMeter(QWidget):
         return QSize(120, 18)
 
     def set_level(self, db: float) -> None:
-        self.level_db = max(MIN_DB, min(0.0, db))
+        self.level_db = max(DISPLAY_FLOOR_DB, min(0.0, db))
         self.peak_db = max(self.level_db, self.peak_db - PEAK_FALL_DB_PER_UPDATE)
         self.setAccessibleDescription(f"{self.level_db:.0f} dBFS")
         self.update()
@@ -40,16 +41,16 @@ class LevelMeter(QWidget):
         rect = QRectF(self.rect()).adjusted(0.5, 0.5, -0.5, -0.5)
         palette = self.palette()
         p.fillRect(rect, palette.base())
-        fraction = (self.level_db - MIN_DB) / -MIN_DB
+        fraction = (self.level_db - DISPLAY_FLOOR_DB) / -DISPLAY_FLOOR_DB
         bar = QRectF(rect.left(), rect.top(), rect.width() * fraction, rect.height())
         p.fillRect(bar, _colour(self.level_db))
-        peak_x = rect.left() + rect.width() * (self.peak_db - MIN_DB) / -MIN_DB
+        peak_x = rect.left() + rect.width() * (self.peak_db - DISPLAY_FLOOR_DB) / -DISPLAY_FLOOR_DB
         p.setPen(palette.text().color())
         p.drawLine(int(peak_x), int(rect.top()), int(peak_x), int(rect.bottom()))
         p.setPen(palette.mid().color())
         p.drawRect(rect)
         p.setPen(palette.text().color())
-        text = f"{self.label}  {self.level_db:.0f} dB" if self.level_db > MIN_DB else f"{self.label}  silent"
+        text = f"{self.label}  {self.level_db:.0f} dB" if self.level_db > DISPLAY_FLOOR_DB else f"{self.label}  silent"
         p.drawText(rect.adjusted(6, 0, -6, 0), Qt.AlignVCenter | Qt.AlignLeft, text)
 
 

@@ -19,14 +19,13 @@ from pathlib import Path
 
 import numpy as np
 
-from app.frame_stats import level_db
+from app.frame_stats import DISPLAY_FLOOR_DB, level_db
 from app.status import SPEECH_DB
 from engine import FRAME_SECONDS, FRAME_SIZE, write_atomically
 
 USER_GAP_S = 0.5  # the user quiet for longer than this ends their turn
 ASSISTANT_GAP_S = 1.5  # the assistant silent, or without new text, for longer than this ends its turn
 MAX_TURN_S = 30.0  # a longer stretch of either side goes on in a new turn
-QUIET_DB = -60.0  # the level strip's floor, for quiet frames inside a turn
 YOU, ASSISTANT = "you", "assistant"
 
 
@@ -108,7 +107,7 @@ class Transcript:
             self._open[speaker] = index
         turn = self.turns[index]
         quiet = round((start - turn.end) / FRAME_SECONDS)  # quiet frames inside the turn
-        turn.levels.extend([QUIET_DB] * max(0, quiet))
+        turn.levels.extend([DISPLAY_FLOOR_DB] * max(0, quiet))  # quiet frames inside a turn
         turn.levels.append(db)
         turn.end = end
         return index

@@ -27,7 +27,7 @@ os.environ.setdefault("NO_CUDA_GRAPH", "1")
 import torch  # noqa: E402
 
 from bench.common import cpu_model, summary  # noqa: E402
-from engine.files.checkpoint import load_strict, stack_split_attention  # noqa: E402
+from engine.checkpoint import load_strict, stack_split_attention  # noqa: E402
 from engine.kernels.packed import pack_linears  # noqa: E402
 from engine.kernels.quantize import quantize_lm_int8  # noqa: E402
 from engine.lm.generate import MoshiGenerator, SamplingConfig  # noqa: E402

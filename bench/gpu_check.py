@@ -288,15 +288,18 @@ def check(name: str, device: torch.device, dtype: torch.dtype, frames: int, band
         mimi, lm = built["mimi"], built["lm"]
         eager = report.stage(name, "eager", lambda: run_ours(mimi, lm, inputs, device, graph=False))
         graph = report.stage(name, "graph", lambda: run_ours(mimi, lm, inputs, device, graph=True))
-        if eager and graph:
+        if eager and graph and not graph["graph_active"]:  # both ran eagerly: equal tokens would prove nothing
+            entry["parity_graph_vs_eager"] = None
+        elif eager and graph:
             same = [a == b for a, b in zip(eager["tokens"], graph["tokens"])]
             entry.update(parity_graph_vs_eager=all(same), frames_identical=sum(same))
         report.stage(name, "floor", lambda: floor(mimi, lm, bandwidth))
         if lm.config.is_personaplex:
             eager_prompt = report.stage(name, "prompt_eager", lambda: run_prompt(lm, device, graph=False))
             graph_prompt = report.stage(name, "prompt_graph", lambda: run_prompt(lm, device, graph=True))
-            if eager_prompt and graph_prompt:
-                entry["prompt_parity_graph_vs_eager"] = eager_prompt["tokens"] == graph_prompt["tokens"]
+            if eager_prompt and graph_prompt:  # None where no graph replayed (eager against eager)
+                entry["prompt_parity_graph_vs_eager"] = (eager_prompt["tokens"] == graph_prompt["tokens"]
+                                                         if graph_prompt["graphs_active"] else None)
         if report.stage(name, "quantize_int8", lambda: quantize_with_choice(lm, device, dtype)) is not None:
             int8 = report.stage(name, "graph_int8", lambda: run_ours(mimi, lm, inputs, device, graph=True))
             if int8 and graph:

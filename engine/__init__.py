@@ -12,14 +12,15 @@ The public API (what the app uses; everything else is internal):
 Layout: ``streaming/`` (ring KV caches, layers, the streaming transformer), ``kernels/`` (packed
 and int8 matmuls), ``codec/`` (Mimi), ``lm/`` (the language model, generation, sampling, the text
 tokenizer, PersonaPlex prompts), ``runtime/`` (loading, the session, the per-frame step and its CUDA
-graph), ``files/`` (model folders, the demo model, checkpoints, conversation files). See
-docs/architecture.md.
+graph), ``files/`` (model folders, the demo model, conversation files); ``checkpoint.py`` loads
+released checkpoints. See docs/architecture.md.
 """
 
 from .atomic import write_atomically
 from .audio import FRAME_MS, FRAME_SECONDS, FRAME_SIZE, SAMPLE_RATE, read_audio, read_wav, to_16_bit, write_wav
 from .errors import AudioFileError, ConversationFileError, ModelError, RecoveryCancelled, VoiceLibraryError
 from .files.conversation import file_kind as conversation_kind
+from .files.conversation import transcript_tuples
 from .files.conversation_info import ConversationInfo, read_conversation_audio, read_conversation_info
 from .files.journal import Journal, JournalWriter, read_journal
 from .files.models import PRESETS, Preset, PresetStatus, hub_cache_dir, preset_status, resolve_model
@@ -29,6 +30,7 @@ from .files.voices import Assessment, UserVoice, VoiceLibrary
 from .files.voices import assess as assess_recording
 from .lm.generate import SamplingConfig
 from .lm.prompts import DEFAULT_ROLE, DEFAULT_VOICE, NO_VOICE, shipped_voices
+from .lm.sampling import DEFAULT_SEED
 from .runtime.kernel_plan import Choice, KernelPlan
 from .runtime.loading import LoadedModel, ModelInfo, Precision, load_model, release_memory
 from .runtime.replay import (
@@ -51,20 +53,19 @@ from .runtime.session import (
     Session,
     TranscriptEntry,
 )
-from .runtime.threads import ThreadChoice
+from .runtime.threads import ThreadChoice, starting_threads, use_threads
 from .version import VERSION
 
 __all__ = [
-    "DEFAULT_ROLE", "DEFAULT_VOICE", "FRAME_MS", "FRAME_SECONDS", "FRAME_SIZE", "NO_VOICE", "PRESETS", "SAMPLE_RATE",
-    "VERSION", "AudioFileError", "CacheStats", "Choice", "ConversationFileError", "ConversationInfo", "FrameResult",
-    "FrameTimings", "GraphStatus", "Journal", "JournalWriter", "KernelPlan", "LoadedModel", "ModelError", "ModelInfo",
-    "OfflineResult", "Precision", "Preset", "PresetStatus", "Recovery", "RecoveryCancelled", "SamplingConfig",
-    "Session", "ThreadChoice", "TranscriptEntry", "can_save_compact", "conversation_kind", "hub_cache_dir",
-    "load_model",
-    "open_conversation", "prefers_compact", "preset_status", "read_audio", "read_conversation_audio",
-    "read_conversation_info", "read_journal", "read_wav", "record_frames", "recover", "release_memory",
-    "resolve_model", "roll_back", "save_conversation", "shipped_voices", "snapshot_conversation", "to_16_bit",
-    "write_atomically", "write_wav",
+    "DEFAULT_ROLE", "DEFAULT_SEED", "DEFAULT_VOICE", "FRAME_MS", "FRAME_SECONDS", "FRAME_SIZE", "NO_VOICE", "PRESETS",
+    "SAMPLE_RATE", "VERSION", "AudioFileError", "CacheStats", "Choice", "ConversationFileError", "ConversationInfo",
+    "FrameResult", "FrameTimings", "GraphStatus", "Journal", "JournalWriter", "KernelPlan", "LoadedModel", "ModelError",
+    "ModelInfo", "OfflineResult", "Precision", "Preset", "PresetStatus", "Recovery", "RecoveryCancelled",
+    "SamplingConfig", "Session", "ThreadChoice", "TranscriptEntry", "can_save_compact", "conversation_kind",
+    "hub_cache_dir", "load_model", "open_conversation", "prefers_compact", "preset_status", "read_audio",
+    "read_conversation_audio", "read_conversation_info", "read_journal", "read_wav", "record_frames", "recover",
+    "release_memory", "resolve_model", "roll_back", "save_conversation", "shipped_voices", "snapshot_conversation",
+    "starting_threads", "to_16_bit", "transcript_tuples", "use_threads", "write_atomically", "write_wav",
     "VOICE_MAX_SECONDS", "VOICE_MIN_SECONDS", "Assessment", "UserVoice", "VoiceLibrary", "VoiceLibraryError",
     "assess_recording",
 ]

@@ -11,7 +11,7 @@ from pathlib import Path
 from app.real_time import WARMUP_FRAMES
 from app.selftest import STEADY_FRAMES
 from engine import FRAME_MS
-from engine.runtime.threads import best_thread_count
+from tests.test_kernel_plan import assert_best_thread_count
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -38,4 +38,4 @@ def test_selftest_prints_one_json_line_and_succeeds(tmp_path):
     assert plan["source"] in ("measured", "cache") and plan["key"]["cpu"] and plan["choices"]
     assert all(c["kernel"] in c["times_us"] for c in plan["choices"])
     threads = report["threads"]
-    assert str(threads["chosen"]) == best_thread_count(threads["mean_ms_by_threads"], threads["p90_ms_by_threads"])
+    assert_best_thread_count(str(threads["chosen"]), threads["mean_ms_by_threads"], threads["p90_ms_by_threads"])

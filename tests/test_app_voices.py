@@ -16,7 +16,7 @@ from app.voices_dialog import NO_SHIPPED, TEXT_TO_READ, RecordVoiceDialog, Voice
 from app.voices_model import CONSENT, VoicesModel
 from engine import FRAME_SIZE, SAMPLE_RATE, VOICE_MIN_SECONDS, VoiceLibrary, to_16_bit, write_wav
 from engine.audio import exact_int16
-from engine.lm.prompts import load_voice
+from engine.runtime.voices import load_voice
 from tests import audio_server
 from tests.test_audio_device import LiveApp
 from tests.test_voice_recording import at_loudness, voice_like

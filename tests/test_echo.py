@@ -15,10 +15,11 @@ from PySide6.QtCore import QSettings
 from app import echo
 from app.audio_bridge import AudioBridge
 from app.audio_menu import processing_from
-from app.echo import EchoReading, MicProcessor, ProcessingSettings, processing_rate
+from app.echo import MicProcessor, ProcessingSettings, processing_rate
 from app.echo_lag import EchoLagEstimator
 from app.echo_meter import erle_text
 from app.engine_messages import ProcessingUnavailable
+from app.frame_stats import EchoReading
 from app.headless import BridgeFeeder, EventRecorder, SignalRecorder
 from app.main_window import MainWindow
 from app.settings import load_settings

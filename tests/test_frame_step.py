@@ -1,5 +1,5 @@
-"""The per-frame step (engine.runtime.frame_step) on the CPU: same tokens and audio as the Session's eager
-path, and the properties a CUDA graph capture relies on (one traceable graph, no host syncs, no
+"""The per-frame step (engine.runtime.frame_step) on the CPU: same tokens and audio as the codec and the
+generator stepped by hand, and the properties a CUDA graph capture relies on (one traceable graph, no host syncs, no
 reallocated state), checked without a GPU."""
 
 from __future__ import annotations
@@ -45,9 +45,22 @@ def frames(n: int, size: int, seed: int = 0) -> list[torch.Tensor]:
     return [torch.from_numpy(rng.normal(0, 0.1, size).astype(np.float32)).view(1, 1, size) for _ in range(n)]
 
 
-def test_eager_frame_step_matches_session_on_the_demo(demo_model_dir):
+def by_hand(mimi: Mimi, generator, pcm: torch.Tensor, seed: int) -> tuple[list[tuple], np.ndarray]:
+    """The frame loop without ``FrameStep``: the whole input encoded offline, the generator stepped
+    over its codes, and the agent's codes decoded offline from the first aligned frame."""
+    codes = mimi.encode(pcm)
+    state = generator.init_state(1, seed)
+    tokens = [generator.step(codes[:, :, i], state) for i in range(codes.shape[-1])]
+    tokens = [(int(text[0]), tuple(audio[0].tolist())) for text, audio in tokens]
+    first = generator.first_output_frame
+    agent = torch.tensor([audio[:mimi.num_codebooks] for _, audio in tokens[first:]]).T[None]
+    return tokens, mimi.decode(agent).view(-1).numpy()
+
+
+def test_frame_step_and_session_match_the_codec_and_generator_stepped_by_hand(demo_model_dir):
+    """On the demo, sampled and seeded, over 20 frames: token for token, and sample for sample
+    within float noise (the offline codec runs the frames in chunks, not one by one)."""
     demo = demo_model_dir
-    """Token for token (sampled, seeded) and sample for sample over 20 frames."""
     model = load_model(str(demo), device="cpu", precision="float32")
     session = model.new_session(SamplingConfig(), seed=5)
     config = LMConfig.from_hub_config(json.loads((demo / "config.json").read_text()))
@@ -56,16 +69,25 @@ def test_eager_frame_step_matches_session_on_the_demo(demo_model_dir):
     gen = make_generator(lm, SamplingConfig())
     step = FrameStep(mimi, gen, {"mimi": mimi.init_state(1), "gen": gen.init_state(1, 5)}, use_cuda_graph=True)
     assert not step.graph_active and "cpu" in step.fallback_reason
-    texts = []
-    for i, pcm in enumerate(frames(20, 1920)):
-        want = session.step(pcm.view(-1).numpy())
+    inputs = frames(20, 1920)
+    want_tokens, want_pcm = by_hand(mimi, make_generator(lm, SamplingConfig()), torch.cat(inputs, dim=-1), seed=5)
+    first = gen.first_output_frame
+    stepped, lived, stepped_pcm, lived_pcm = [], [], [], []
+    for i, pcm in enumerate(inputs):
         text, audio, out = step(pcm, i)
-        if want.text_token is None:
-            assert int(text[0]) == -2 and bool((audio == -2).all()) and not out.any()
+        result = session.step(pcm.view(-1).numpy())
+        stepped.append((int(text[0]), tuple(audio[0].tolist())))
+        lived.append((result.text_token, result.audio_codes))
+        if i < first:
+            assert not out.any() and not result.pcm.any()
         else:
-            assert int(text[0]) == want.text_token and tuple(audio[0].tolist()) == want.audio_codes
-            texts.append(want.text_token)
-        np.testing.assert_allclose(out.view(-1).numpy(), want.pcm, rtol=0, atol=1e-5)
+            stepped_pcm.append(out.view(-1).numpy().copy())
+            lived_pcm.append(result.pcm)
+    assert stepped == want_tokens
+    assert lived[first:] == want_tokens[first:] and lived[:first] == [(None, None)] * first
+    for got in (np.concatenate(stepped_pcm), np.concatenate(lived_pcm)):
+        np.testing.assert_allclose(got, want_pcm, rtol=0, atol=1e-5)
+    texts = [text for text, _ in want_tokens[first:]]
     assert len(texts) == 19 and len(set(texts)) > 3  # the demo babbles: the comparison is not trivial
 
 

@@ -14,7 +14,7 @@ from engine.state import flatten
 from tests.reference import require_moshi
 from tests.test_lm import save_hub_checkpoint, tiny_config, tiny_reference
 
-FRAMES = 120
+FRAMES = 60  # context 20: the ring wraps three times, over the held frame and the silence
 
 
 @pytest.fixture(scope="module")
@@ -61,7 +61,7 @@ def test_greedy_tokens_match_reference_lmgen(tiny):
             equal += int(torch.equal(frame, ref_out[:, :, 0]))
             seen.append(frame)
     assert produced == FRAMES - 1
-    assert equal >= 0.99 * produced, f"{equal}/{produced} frames equal"
+    assert equal == produced, f"{equal}/{produced} frames equal"
     # Only meaningful if the streams vary: many distinct tokens per stream over time.
     tokens = torch.stack(seen)
     assert all(len(torch.unique(tokens[:, :, k])) > 10 for k in range(tokens.shape[2]))

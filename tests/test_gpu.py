@@ -31,17 +31,18 @@ def test_gpu_check_smoke_runs_on_cpu(tmp_path):
     assert proc.returncode == 0, proc.stderr
     report = json.loads(out.read_text())
     tiny = report["models"]["tiny"]
-    assert report["complete"] and tiny["parity_graph_vs_eager"] and tiny["frames_identical"] == tiny["frames"] == 5
+    # No graph replays on the CPU: the check claims no graph/eager parity from two eager runs.
+    assert report["complete"] and tiny["parity_graph_vs_eager"] is None and "frames_identical" not in tiny
     for run in ("eager", "graph", "graph_int8"):  # every run says whether it replayed a graph, and why not
         assert tiny[run]["times"]["n"] > 0 and tiny[run]["graph_active"] is False
         assert "CUDA" in tiny[run]["fallback_reason"] or "eager" in tiny[run]["fallback_reason"], tiny[run]
     assert tiny["reference"]["times"]["n"] > 0 and tiny["floor"]["floor_ms"] > 0
     assert tiny["floor_int8"]["bytes_per_frame"] < tiny["floor"]["bytes_per_frame"]
     assert tiny["quantize_int8"]["kernel_choice"]["fused"] is False  # the CPU takes the unfused form
-    greedy = report["models"]["demo"]["greedy_float32_vs_reference"]  # ours vs the reference, same files
+    greedy = report["models"]["demo"]["greedy_float32_vs_reference"]  # the CPU's parity: ours vs the reference
     assert greedy["identical"] == greedy["frames"] == 4 and greedy["first_difference"] is None
-    persona = report["models"]["tiny-personaplex"]  # its prompt phases, eager and through the graph runner
-    assert persona["prompt_parity_graph_vs_eager"] and persona["frames_identical"] == 5
+    persona = report["models"]["tiny-personaplex"]  # its prompt phases ran eagerly and through the graph runner
+    assert persona["prompt_parity_graph_vs_eager"] is None and persona["parity_graph_vs_eager"] is None
     assert persona["prompt_eager"]["steps"] == persona["prompt_graph"]["steps"] > 125
     assert persona["prompt_graph"]["graphs_active"] == 0 and "skipped" in persona["reference"]
     assert "median ms" in proc.stdout
@@ -59,7 +60,7 @@ def test_gpu_check_records_a_failed_stage_and_goes_on(tmp_path):
     report = json.loads(out.read_text())
     tiny = report["models"]["tiny"]
     assert report["complete"] and "ModuleNotFoundError" in tiny["reference"]["error"]
-    assert tiny["parity_graph_vs_eager"] and tiny["graph_int8"]["times"]["n"] > 0
+    assert "error" not in tiny["graph"] and tiny["graph_int8"]["times"]["n"] > 0
 
 
 @pytest.fixture(scope="module")
@@ -90,8 +91,7 @@ def run(step: FrameStep, inputs, start: int = 0) -> list[tuple]:
 
 
 @pytest.mark.gpu
-def test_graph_equals_eager_on_the_demo(demo_parts, monkeypatch):
-    monkeypatch.delenv("PARLEY_NO_CUDA_GRAPH", raising=False)
+def test_graph_equals_eager_on_the_demo(demo_parts):
     inputs = cuda_frames(FRAMES)
     eager_step = new_step(*demo_parts, graph=False)
     eager = run(eager_step, inputs)
@@ -107,9 +107,8 @@ def test_graph_equals_eager_on_the_demo(demo_parts, monkeypatch):
 
 
 @pytest.mark.gpu
-def test_graph_stays_valid_after_restoring_a_conversation(demo_parts, monkeypatch):
+def test_graph_stays_valid_after_restoring_a_conversation(demo_parts):
     """Restoring copies into the live state: the same graph replays the restored conversation."""
-    monkeypatch.delenv("PARLEY_NO_CUDA_GRAPH", raising=False)
     inputs = cuda_frames(30)
     step = new_step(*demo_parts, graph=True)
     fresh = clone(step.state)
@@ -129,10 +128,9 @@ def test_graph_stays_valid_after_restoring_a_conversation(demo_parts, monkeypatc
 
 
 @pytest.mark.gpu
-def test_a_new_session_is_captured_before_its_first_live_frame(demo_model_dir, monkeypatch):
+def test_a_new_session_is_captured_before_its_first_live_frame(demo_model_dir):
     """Warm-up and capture happen at session creation: live frames only replay, with the tokens of
     an eager session (unverified here: written without a GPU)."""
-    monkeypatch.delenv("PARLEY_NO_CUDA_GRAPH", raising=False)
     from engine import load_model
 
     graphed = load_model(str(demo_model_dir), device="cuda")
@@ -150,11 +148,10 @@ def test_a_new_session_is_captured_before_its_first_live_frame(demo_model_dir, m
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("stored_voice", [False, True], ids=["voice-codes", "voice-embeddings"])
-def test_prompt_steps_replayed_from_cuda_graphs_leave_the_eager_state(stored_voice, monkeypatch):
+def test_prompt_steps_replayed_from_cuda_graphs_leave_the_eager_state(stored_voice):
     """PersonaPlex's prompt through real CUDA graphs: the same outputs and state as eager steps, bit
     for bit (the plumbing is checked on the CPU in tests/test_prompt_steps.py; unverified here:
     written without a GPU)."""
-    monkeypatch.delenv("PARLEY_NO_CUDA_GRAPH", raising=False)
     from engine.lm.generate import PersonaPlexGenerator
     from engine.lm.personaplex import run_prompt_phases
     from engine.runtime.prompt_steps import PromptSteps

@@ -11,7 +11,7 @@ import pytest
 import torch
 from safetensors.torch import save_file
 
-from engine.files.checkpoint import source_shape, stack_split_attention, stacked_sources
+from engine.checkpoint import source_shape, stack_split_attention, stacked_sources
 from engine.lm.model import MOSHI_DELAYS, LMConfig, LMModel, load_lm, personaplex_sources
 from tests.reference import require_moshi
 

@@ -152,21 +152,14 @@ def test_state_round_trip_through_safetensors(tiny, tmp_path):
     assert torch.equal(out, expect_pcm)
 
 
-def test_state_identity_and_resets(tiny):
+def test_streaming_updates_the_state_in_place(tiny):
     state = tiny.init_state(1)
     ids = {k: id(v) for k, v in flatten(state).items()}
+    before = {k: v.clone() for k, v in flatten(state).items()}
     pcm = torch.randn(1, 1, 6 * TINY.frame_size)
-    codes = tiny.encode_step(pcm, state)
-    pcm_out = tiny.decode_step(codes, state)
+    tiny.decode_step(tiny.encode_step(pcm, state), state)
     assert {k: id(v) for k, v in flatten(state).items()} == ids
-
-    dec_before = {k: v.clone() for k, v in flatten(state["decoder"]).items()}
-    tiny.reset_encoder(state)
-    assert all(torch.equal(v, flatten(state["decoder"])[k]) for k, v in dec_before.items())
-    assert torch.equal(tiny.encode_step(pcm, state), codes)
-    tiny.reset_decoder(state)
-    assert torch.equal(tiny.decode_step(codes, state), pcm_out)
-    assert {k: id(v) for k, v in flatten(state).items()} == ids
+    assert any(not torch.equal(v, before[k]) for k, v in flatten(state).items())  # the state did advance
 
 
 class _OpSpy(TorchDispatchMode):

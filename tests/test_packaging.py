@@ -25,7 +25,7 @@ STDERR_FAILURES = ("ImportError", "ModuleNotFoundError", "error while loading sh
                    "could not find or load", "Traceback", "Aborted", "core dumped")
 
 pytestmark = [
-    pytest.mark.slow,
+    pytest.mark.bundle,
     pytest.mark.timeout(BUILD_TIMEOUT_S + 2 * SELFTEST_TIMEOUT_S),
     pytest.mark.skipif(not sys.platform.startswith("linux"), reason="builds and installs the Linux packages"),
 ]

@@ -42,7 +42,7 @@ STDERR_FAILURES = ("ImportError", "ModuleNotFoundError", "error while loading sh
                    "could not find or load", "Traceback", "Aborted", "core dumped")
 
 pytestmark = [
-    pytest.mark.slow,
+    pytest.mark.bundle,
     pytest.mark.timeout(VENV_TIMEOUT_S + BUILD_TIMEOUT_S + 4 * RUN_TIMEOUT_S),
     pytest.mark.skipif(not (sys.platform.startswith("linux") and os.uname().machine == "x86_64"),
                        reason="the CUDA bundle is built on Linux x86_64"),

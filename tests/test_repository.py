@@ -50,3 +50,12 @@ def test_paths_named_by_the_docs_and_the_makefile_exist():
     assert "assets/hello_24k.wav" in named and "docs/architecture.md" in named
     missing = sorted(p for p in named if not (ROOT / p).exists())
     assert missing == []
+
+
+def test_torch_s_thread_count_is_set_in_one_place():
+    """``engine.runtime.threads.use_threads`` sets it; bench tools run at the count they are given."""
+    files = tracked_text_files()
+    setters = sorted(name for name, text in files.items()
+                     if name.endswith(".py") and "torch.set_num_threads(" in text
+                     and not name.startswith(("bench/", "tests/")))
+    assert setters == ["engine/runtime/threads.py"]

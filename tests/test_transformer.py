@@ -6,7 +6,7 @@ import pytest
 import torch
 from safetensors.torch import load_file, save_file
 
-from engine.files.checkpoint import load_strict, stack_split_attention
+from engine.checkpoint import load_strict, stack_split_attention
 from engine.state import flatten, load_into
 from engine.streaming.transformer import StreamingTransformer, TransformerConfig
 from tests.reference import require_moshi
@@ -65,7 +65,7 @@ def run_ours(model, x, chunk, state=None):
 @pytest.mark.parametrize("kind", ["mimi", "lm"])
 def test_streaming_parity_with_reference_over_ring_wraps(kind):
     ref, ours, ref_steps = reference_pair(kind)
-    steps = 640  # context 50: the ring wraps 12 times
+    steps = 170  # context 50: the ring wraps three times and stops part-way round
     x = torch.randn(2, steps, DIM, generator=torch.Generator().manual_seed(1))
     with torch.inference_mode(), ref.streaming(2):
         expected = torch.cat([ref(c) for c in x.split(ref_steps, dim=1)], dim=1)

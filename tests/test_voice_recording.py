@@ -10,8 +10,9 @@ import torch
 
 from engine import AudioFileError
 from engine.audio import SAMPLE_RATE
-from engine.lm.prompts import DEFAULT_VOICE, load_voice, resolve_voice, voice_prompt_from_recording
+from engine.lm.prompts import DEFAULT_VOICE, resolve_voice, voice_prompt_from_recording
 from engine.loudness import VOICE_LOUDNESS_LUFS, integrated_loudness, normalize_loudness
+from engine.runtime.voices import load_voice
 
 
 def voice_like(seconds: float = 2.0, seed: int = 0) -> np.ndarray:

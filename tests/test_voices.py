@@ -20,10 +20,15 @@ from engine import AudioFileError, ModelError, VoiceLibrary, VoiceLibraryError, 
 from engine.atomic import write_atomically
 from engine.audio import SAMPLE_RATE, write_wav
 from engine.files.voices import codec_key, default_voices_dir
-from engine.lm.prompts import load_voice
+from engine.runtime.voices import load_voice
 from engine.state import flatten
 from tests.test_session import personaplex_folder  # noqa: F401 - a fixture
 from tests.test_voice_recording import at_loudness, voice_like
+
+
+def encoder(model):
+    """What ``load_voice`` hands the library: the model's Mimi encoding of a recording."""
+    return lambda pcm: prompts.encode_recording(model, pcm).codes
 
 
 def a_voice(seconds: float = 11.0, seed: int = 0) -> np.ndarray:
@@ -66,7 +71,7 @@ def test_voices_are_private_and_can_be_renamed_and_removed(library, app_demo_mod
     assert mode(library.folder) == 0o700 and mode(voice.path) == 0o600
     library.remove("Bea")
     stored(library, "Alice", seed=0)
-    library.codes("alice", app_demo_model)  # found case-insensitively; cached
+    library.codes("alice", app_demo_model, encoder(app_demo_model))  # found case-insensitively; cached
     (cache,) = (library.folder / "prompts").iterdir()
     assert mode(cache) == 0o600 and mode(cache.parent) == 0o700
     assert cache.name == f"Alice.{codec_key(app_demo_model)[:16]}.safetensors"
@@ -131,7 +136,7 @@ def test_the_cached_prompt_equals_encoding_afresh_and_is_read_not_encoded(librar
 def test_a_damaged_cache_is_made_again_never_used(library, app_demo_model, damage, caplog):
     stored(library, "Eve", seed=5)
     stored(library, "Fay", seed=6)
-    expected = library.codes("Eve", app_demo_model)
+    expected = library.codes("Eve", app_demo_model, encoder(app_demo_model))
     cache = library.prompt_path("Eve", app_demo_model)
     if damage == "garbage":
         cache.write_bytes(b"\x10\x00\x00\x00\x00\x00\x00\x00{not json" + b"x" * 100)
@@ -146,7 +151,7 @@ def test_a_damaged_cache_is_made_again_never_used(library, app_demo_model, damag
         data[-8] ^= 0x01
         cache.write_bytes(bytes(data))
     elif damage == "other recording":
-        library.codes("Fay", app_demo_model)
+        library.codes("Fay", app_demo_model, encoder(app_demo_model))
         cache.write_bytes(library.prompt_path("Fay", app_demo_model).read_bytes())
     else:
         from safetensors import safe_open
@@ -155,7 +160,7 @@ def test_a_damaged_cache_is_made_again_never_used(library, app_demo_model, damag
         with safe_open(str(cache), framework="pt") as f:
             meta = f.metadata()
         save_file(load_file(str(cache)), str(cache), metadata={**meta, "codec": "0" * 32})
-    got = library.codes("Eve", app_demo_model)
+    got = library.codes("Eve", app_demo_model, encoder(app_demo_model))
     assert torch.equal(got, expected)
     assert "is not used and is made again" in caplog.text
     assert torch.equal(voices_module.read_prompt_cache(cache, codec_key(app_demo_model),
@@ -166,7 +171,7 @@ def test_a_damaged_cache_is_made_again_never_used(library, app_demo_model, damag
 @pytest.mark.parametrize("damage", ["flipped sample", "truncated", "not ours"])
 def test_a_damaged_recording_is_a_clear_error_and_its_cache_is_not_used(library, app_demo_model, damage):
     voice = stored(library, "Gus", seed=7)
-    library.codes("Gus", app_demo_model)
+    library.codes("Gus", app_demo_model, encoder(app_demo_model))
     data = bytearray(voice.path.read_bytes())
     if damage == "flipped sample":
         data[1000] ^= 0x40

@@ -30,8 +30,6 @@ from ..kernels.packed import PackedMatmul
 # Where no plan measured a call's shape: up to this many output steps (conv) / input steps
 # (transposed conv), use the matmul kernel; ATen's convolutions win on long inputs.
 MATMUL_MAX_STEPS = 128
-CONV_KERNELS = ("conv", "im2col")
-CONV_TRANSPOSE_KERNELS = ("convtr", "matmul")
 
 
 class Wrapped(nn.Module):
@@ -92,12 +90,6 @@ class StreamingConv1d(nn.Module):
         if self.pad_mode == "replicate":
             state["first"] = torch.ones(batch_size, device=device, dtype=torch.bool)
         return state
-
-    def reset_state(self, state: dict[str, torch.Tensor]) -> None:
-        if "previous" in state:
-            state["previous"].zero_()
-        if "first" in state:
-            state["first"].fill_(True)
 
     def forward(self, x: torch.Tensor, state: dict[str, torch.Tensor]) -> torch.Tensor:
         """x [B, C_in, T] (T a multiple of the stride) -> [B, C_out, T / stride]."""
@@ -170,10 +162,6 @@ class StreamingConvTranspose1d(nn.Module):
             return {}
         return {"partial": torch.zeros(batch_size, self.layer.out_channels, self.overlap,
                                        device=device, dtype=dtype)}
-
-    def reset_state(self, state: dict[str, torch.Tensor]) -> None:
-        if "partial" in state:
-            state["partial"].zero_()
 
     def forward(self, x: torch.Tensor, state: dict[str, torch.Tensor]) -> torch.Tensor:
         """x [B, C_in, T] -> [B, C_out, T * stride]."""

@@ -19,7 +19,7 @@ from safetensors.torch import load_file
 from torch import nn
 
 from ..audio import SAMPLE_RATE
-from ..files.checkpoint import load_strict, stack_split_attention
+from ..checkpoint import load_strict, stack_split_attention
 from ..kernels.packed import pack_linears
 from ..state import StateTree
 from ..streaming.transformer import StreamingTransformer, TransformerConfig
@@ -136,18 +136,6 @@ class Mimi(nn.Module):
                         "transformer": self.decoder_transformer.transformer.init_state(batch_size, **kw),
                         "seanet": self.decoder.init_state(batch_size, **kw)},
         }
-
-    def reset_encoder(self, state: StateTree) -> None:
-        enc = state["encoder"]
-        self.encoder.reset_state(enc["seanet"])
-        self.encoder_transformer.transformer.reset_state(enc["transformer"])
-        self.downsample.conv.reset_state(enc["downsample"])
-
-    def reset_decoder(self, state: StateTree) -> None:
-        dec = state["decoder"]
-        self.upsample.convtr.reset_state(dec["upsample"])
-        self.decoder_transformer.transformer.reset_state(dec["transformer"])
-        self.decoder.reset_state(dec["seanet"])
 
     # ---- replaying from the middle of a stream -----------------------------------------------
 

@@ -49,9 +49,6 @@ class ResnetBlock(nn.Module):
     def init_state(self, batch_size: int, device=None, dtype=None) -> StateTree:
         return {"1": self.block[1].init_state(batch_size, device, dtype)}
 
-    def reset_state(self, state: StateTree) -> None:
-        self.block[1].reset_state(state["1"])
-
     def forward(self, x: torch.Tensor, state: StateTree) -> torch.Tensor:
         h = self.block[1](F.elu(x), state["1"])
         h = self.block[3](F.elu(h, inplace=True), {})
@@ -69,10 +66,6 @@ class _Stack(nn.Module):
 
     def init_state(self, batch_size: int, device=None, dtype=None) -> StateTree:
         return {name: m.init_state(batch_size, device, dtype) for name, m in self._stateful()}
-
-    def reset_state(self, state: StateTree) -> None:
-        for name, m in self._stateful():
-            m.reset_state(state[name])
 
     def reach(self, scale: float) -> float:
         """How far back, in samples of the 24 kHz signal, the state can depend on past input, for

@@ -92,6 +92,12 @@ class ConversationSnapshot:
         write_conversation(path, *self.contents())
 
 
+def transcript_tuples(entries) -> list[tuple[int, float, str]]:
+    """A session's transcript (``TranscriptEntry`` items) as (frame_index, seconds, text) tuples:
+    what a conversation file stores and what the app shows."""
+    return [(e.frame_index, e.seconds, e.text) for e in entries]
+
+
 @dataclass(frozen=True)
 class SessionProgress:
     """What a session keeps on the host beside its state tree, as its files store it."""

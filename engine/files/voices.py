@@ -23,6 +23,7 @@ import logging
 import os
 import re
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -201,11 +202,9 @@ class VoiceLibrary:
     def prompt_path(self, name: str, model) -> Path:
         return self.folder / "prompts" / f"{self.get(name).name}.{codec_key(model)[:16]}.safetensors"
 
-    def codes(self, name: str, model) -> torch.Tensor:
+    def codes(self, name: str, model, encode: Callable[[np.ndarray], torch.Tensor]) -> torch.Tensor:
         """The voice's Mimi codes [frames, 8] (long, CPU) for ``model``'s codec: from the cache, or
-        encoded now (and cached) when there is none or it does not check out."""
-        from ..lm.prompts import encode_recording
-
+        ``encode(pcm)`` now (and cached) when there is none or it does not check out."""
         voice = self.get(name)
         pcm, digest = read_recording(voice.path)
         frames = -(-pcm.size // FRAME_SIZE)
@@ -215,7 +214,7 @@ class VoiceLibrary:
                 return read_prompt_cache(cache, key, digest, frames, model.lm_config.card)
             except ValueError as e:
                 log.warning("the cached prompt of voice %r is not used and is made again: %s", voice.name, e)
-        codes = encode_recording(model, pcm).codes.cpu()
+        codes = encode(pcm).cpu()
         self._ensure_folder(cache.parent)
         codes = codes.contiguous()
         write_atomically(cache, safetensors_bytes({"codes": codes}, metadata={

@@ -19,7 +19,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ..files.checkpoint import Shapes, Source, load_strict_streaming, source_shape
+from ..checkpoint import Shapes, Source, load_strict_streaming, source_shape
 from ..state import StateTree
 from ..streaming.layers import make_norm
 from ..streaming.transformer import StreamingTransformer, TransformerConfig

@@ -16,9 +16,8 @@ import numpy as np
 import torch
 
 from ..audio import SAMPLE_RATE, read_audio
-from ..errors import ModelError
 from ..loudness import normalize_loudness
-from .personaplex import VoicePrompt, load_voice_prompt, text_prompt_tokens, voice_prompt_from_pcm
+from .personaplex import VoicePrompt, text_prompt_tokens, voice_prompt_from_pcm
 
 log = logging.getLogger(__name__)
 
@@ -39,37 +38,6 @@ def resolve_voice(voices_dir: str | Path | None, spec: str | None) -> str | None
         log.warning("this PersonaPlex folder ships no %s voice: starting without a voice prompt", DEFAULT_VOICE)
         return None
     return None if spec.strip().lower() == NO_VOICE else spec
-
-
-def load_voice(model, spec: str) -> VoicePrompt:
-    """``spec``: a shipped voice name (``NATF2`` or ``NATF2.pt``) from the model's voices folder, a
-    voice of the user's library by name (its cached codes, see ``engine.files.voices``), or a
-    ``.pt``/``.safetensors`` voice file, or a recording in any common audio format (WAV, FLAC,
-    Ogg, MP3; normalised and encoded with the model's Mimi, see ``voice_prompt_from_recording``)."""
-    from ..files.voices import VoiceLibrary
-
-    path = Path(spec).expanduser()
-    if not path.is_file():
-        voices = model.files.voices_dir
-        candidates = [voices / f"{path.stem}.pt", voices / f"{path.stem}.safetensors"] if voices else []
-        found = [c for c in candidates if c.is_file()]
-        library = VoiceLibrary()
-        if not found and library.find(spec) is not None:
-            return VoicePrompt(codes=library.codes(spec, model))
-        if not found:
-            shipped = shipped_voices(voices)
-            own = [v.name for v in library.voices()]
-            raise ModelError(f"voice prompt {spec!r} not found: give a .pt or .safetensors voice, a recording "
-                             f"(WAV, FLAC, Ogg, MP3), {NO_VOICE!r}, one of "
-                             f"the shipped voices ({', '.join(shipped) or 'none found in the model folder'}) "
-                             f"or one of your voices ({', '.join(own) or 'none yet: see `parley voices`'})")
-        path = found[0]
-    if path.suffix.lower() not in VOICE_SUFFIXES:
-        return voice_prompt_from_recording(path, mimi_encoder(model), model.device)
-    voice = load_voice_prompt(path, cache_dir=Path(model.files.lm_path).parent / "voices-converted")
-    if voice.embeddings is not None:
-        voice = VoicePrompt(embeddings=voice.embeddings.to(model.device), cache=voice.cache.to(model.device))
-    return voice
 
 
 def voice_prompt_from_recording(path: str | Path, encode: Callable[[torch.Tensor], torch.Tensor],

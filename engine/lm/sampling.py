@@ -22,6 +22,7 @@ import torch
 _MASK32 = 0xFFFFFFFF
 _GOLDEN = 0x9E3779B9  # odd: spreads consecutive element indices over the 32-bit space
 MAX_SEED = 2**63 - 1
+DEFAULT_SEED = 42  # a conversation's seed where none is given
 
 
 def _hash32(x):

@@ -20,10 +20,11 @@ from ..kernels.packed import native_bf16_matmul, pack_linears
 from ..kernels.quantize import quantize_lm_int8
 from ..lm.generate import SamplingConfig
 from ..lm.model import LMConfig, LMModel, load_lm
+from ..lm.sampling import DEFAULT_SEED
 from ..lm.tokenizer import TextTokenizer
 from .gpu_memory import out_of_memory_error
 from .kernel_plan import KernelPlan, plan_kernels, silent_frame_runner
-from .threads import ThreadChoice, choose_threads
+from .threads import ThreadChoice, choose_threads, use_threads
 
 
 class Precision(enum.Enum):
@@ -186,12 +187,12 @@ class LoadedModel:
             return None
         if self.thread_choice is None:
             self.thread_choice = choose_threads(self)
-        torch.set_num_threads(self.thread_choice.threads)
+        use_threads(self.thread_choice.threads)
         if self.kernel_plan is not None and self.kernel_plan.key["threads"] != str(self.thread_choice.threads):
             self._plan_kernels()
         return self.thread_choice
 
-    def new_session(self, sampling: SamplingConfig = SamplingConfig(), seed: int = 42,
+    def new_session(self, sampling: SamplingConfig = SamplingConfig(), seed: int = DEFAULT_SEED,
                     voice_prompt: str | None = None, text_prompt: str | None = None, **options):
         """A new conversation; ``options`` are ``Session``'s keyword options (record_audio, run_prompts)."""
         from .session import Session

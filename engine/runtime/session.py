@@ -14,7 +14,6 @@ journal's frames replayed with their tokens forced). ``snapshot`` gives the whol
 
 from __future__ import annotations
 
-import contextlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -29,12 +28,14 @@ from ..errors import ModelError
 from ..files import conversation
 from ..files.journal import Journal
 from ..lm.generate import Forcing, SamplingConfig, make_generator
+from ..lm.sampling import DEFAULT_SEED
 from ..state import StateTree, nbytes
 from .frame_step import STAGES, FrameStep
 from .growing_array import BLOCK_FRAMES
 from .prompt_steps import PromptSteps
 from .rebuild import Progress, ReplayedFrames, replay_frames
 from .recording import PcmRecording
+from .threads import running_with
 
 if TYPE_CHECKING:  # only for annotations: loading opens sessions, so it imports this module
     from .loading import LoadedModel
@@ -106,7 +107,7 @@ RECORDING_BLOCK = BLOCK_FRAMES * FRAME_SIZE  # samples per block of each side's 
 class Session:
     """One conversation. Not thread-safe: use it from one thread (the engine worker)."""
 
-    def __init__(self, model: LoadedModel, sampling: SamplingConfig = SamplingConfig(), seed: int = 42, *,
+    def __init__(self, model: LoadedModel, sampling: SamplingConfig = SamplingConfig(), seed: int = DEFAULT_SEED, *,
                  voice_prompt: str | None = None, text_prompt: str | None = None, record_audio: bool = True,
                  run_prompts: bool = True):
         """``run_prompts=False`` skips PersonaPlex's prompt phases: only for a session whose state is
@@ -179,7 +180,7 @@ class Session:
         """The host side as a file stores it (with the state tree, the whole conversation)."""
         return conversation.SessionProgress(
             self.sampling, self.seed, self._frames, self._generator_steps, self._decoded_frames, dict(self.prompts),
-            tuple((e.frame_index, e.seconds, e.text) for e in self._transcript))
+            tuple(conversation.transcript_tuples(self._transcript)))
 
     # ---- sampling and the frame step ---------------------------------------------------------
 
@@ -244,7 +245,8 @@ class Session:
                                  "need --model personaplex (or a PersonaPlex model folder)")
             return
         from ..lm.personaplex import run_prompt_phases
-        from ..lm.prompts import NO_VOICE, load_voice, resolve_voice, role_prompt_tokens
+        from ..lm.prompts import NO_VOICE, resolve_voice, role_prompt_tokens
+        from .voices import load_voice
 
         voice_prompt = resolve_voice(self.model.files.voices_dir, voice_prompt)
         self.prompts["voice"] = voice_prompt or NO_VOICE
@@ -374,7 +376,7 @@ class Session:
         if self._frames:
             raise ValueError(f"a rebuild starts from a new session; this one has run {self._frames} frames")
         threads = journal.header.threads if self.model.device.type == "cpu" else 0
-        with cpu_threads(threads):
+        with running_with(threads):
             replayed = replay_frames(self.frame_step, self.model.tokenizer, journal, frames, self._generator_steps,
                                      progress, cancel)
         self._threads = threads or None
@@ -384,19 +386,6 @@ class Session:
         if self.record_audio:  # the session's own recording, as ``step`` would have kept it
             self._keep_recording(journal.pcm[:frames], replayed.assistant_audio)
         return replayed
-
-
-@contextlib.contextmanager
-def cpu_threads(threads: int):
-    """Run with ``threads`` torch threads (this thread's setting), as a journal's frames ran;
-    0 leaves it as it is."""
-    before = torch.get_num_threads()
-    if threads > 0:
-        torch.set_num_threads(threads)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
 
 
 class _StageClock:

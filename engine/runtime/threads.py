@@ -16,8 +16,10 @@ whose frames were ~25% faster with two, and the app then dropped a fifth of its 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -45,6 +47,32 @@ class ThreadChoice:
     mean_ms: dict[int, float]  # per candidate thread count
     p90_ms: dict[int, float]
     seconds: float  # spent measuring
+
+
+def use_threads(count: int) -> int:
+    """Run torch's CPU work with ``count`` threads from now on (0 leaves the count as it is); returns
+    the count before. OpenMP keeps the count per thread: call it in the thread that runs the frames.
+    The one place Parley sets the count."""
+    before = torch.get_num_threads()
+    if count > 0:
+        torch.set_num_threads(count)
+    return before
+
+
+@contextlib.contextmanager
+def running_with(count: int) -> Iterator[None]:
+    """``use_threads(count)`` for the block, then the count before again."""
+    before = use_threads(count)
+    try:
+        yield
+    finally:
+        use_threads(before)
+
+
+def starting_threads(cores: int | None = None) -> int:
+    """What the app loads a model with, before it measures the best count: one thread per two cores
+    (the GUI and audio threads need cores too), at most ``MAX_THREADS``."""
+    return max(1, min(MAX_THREADS, (cores or os.cpu_count() or 2) // 2))
 
 
 def best_thread_count(mean_ms: dict[Count, float], p90_ms: dict[Count, float]) -> Count:
@@ -78,7 +106,7 @@ def choose_threads(model, candidates: tuple[int, ...] | None = None) -> ThreadCh
     for round_index in range(ROUNDS):
         order = candidates if round_index % 2 == 0 else tuple(reversed(candidates))
         for n in order:
-            torch.set_num_threads(n)
+            use_threads(n)
             session.step(silence)  # the first frame after a change pays for waking the new threads
             for _ in range(FRAMES_PER_ROUND):
                 t0 = time.perf_counter()
@@ -87,5 +115,5 @@ def choose_threads(model, candidates: tuple[int, ...] | None = None) -> ThreadCh
     mean = {n: round(float(np.mean(t)), 2) for n, t in times.items()}
     p90 = {n: round(float(np.quantile(t, TAIL_QUANTILE)), 2) for n, t in times.items()}
     best = best_thread_count(mean, p90)
-    torch.set_num_threads(best)
+    use_threads(best)
     return ThreadChoice(best, mean, p90, time.monotonic() - started)

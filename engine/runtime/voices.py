@@ -1,0 +1,43 @@
+"""A PersonaPlex voice prompt from what a user names: a shipped voice, one of their own, or a file.
+
+Above both the model's prompt rules (``engine.lm.prompts``) and the user's voice library
+(``engine.files.voices``), which therefore need not know each other.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..errors import ModelError
+from ..files.voices import VoiceLibrary
+from ..lm import prompts
+from ..lm.personaplex import VoicePrompt, load_voice_prompt
+
+
+def load_voice(model, spec: str) -> VoicePrompt:
+    """``spec``: a shipped voice name (``NATF2`` or ``NATF2.pt``) from the model's voices folder, a
+    voice of the user's library by name (its cached codes, see ``engine.files.voices``), or a
+    ``.pt``/``.safetensors`` voice file, or a recording in any common audio format (WAV, FLAC,
+    Ogg, MP3; normalised and encoded with the model's Mimi, see ``voice_prompt_from_recording``)."""
+    path = Path(spec).expanduser()
+    if not path.is_file():
+        voices = model.files.voices_dir
+        candidates = [voices / f"{path.stem}.pt", voices / f"{path.stem}.safetensors"] if voices else []
+        found = [c for c in candidates if c.is_file()]
+        library = VoiceLibrary()
+        if not found and library.find(spec) is not None:
+            return VoicePrompt(codes=library.codes(spec, model, lambda pcm: prompts.encode_recording(model, pcm).codes))
+        if not found:
+            shipped = prompts.shipped_voices(voices)
+            own = [v.name for v in library.voices()]
+            raise ModelError(f"voice prompt {spec!r} not found: give a .pt or .safetensors voice, a recording "
+                             f"(WAV, FLAC, Ogg, MP3), {prompts.NO_VOICE!r}, one of "
+                             f"the shipped voices ({', '.join(shipped) or 'none found in the model folder'}) "
+                             f"or one of your voices ({', '.join(own) or 'none yet: see `parley voices`'})")
+        path = found[0]
+    if path.suffix.lower() not in prompts.VOICE_SUFFIXES:
+        return prompts.voice_prompt_from_recording(path, prompts.mimi_encoder(model), model.device)
+    voice = load_voice_prompt(path, cache_dir=Path(model.files.lm_path).parent / "voices-converted")
+    if voice.embeddings is not None:
+        voice = VoicePrompt(embeddings=voice.embeddings.to(model.device), cache=voice.cache.to(model.device))
+    return voice
