@@ -32,9 +32,10 @@ import engine
 from app.audio_bridge import AudioBridge
 from app.echo import MicProcessor, ProcessingSettings, library_problem
 from app.frame_stats import FrameStats, StageTimings, level_db
+from app.journal_lock import JournalLock
 from app.output_cushion import QUIET_DB, OutputCushion
 from app.resample import FrameAssembler, OutputConverter
-from app.saved_marker import mark_saved, remove_mark
+from app.saved_marker import mark_saved, read_mark, remove_mark
 from engine import FRAME_MS, FRAME_SIZE, SAMPLE_RATE
 
 log = logging.getLogger(__name__)
@@ -43,6 +44,7 @@ MAX_INPUT_BACKLOG_S = 0.25  # device audio older than this is skipped before it 
 MAX_PENDING_FRAMES = 2  # assembled frames waiting for the model; more means we are behind
 IDLE_POLL_S = 0.05
 DATA_WAIT_S = 0.02
+JOURNAL_RETRY_S = 5.0  # how often a journal that failed to write (a full disk) is started again
 
 
 ModelLoader = Callable[[str, str, str, bool], object]  # (name, device, precision, cuda_graph) -> LoadedModel
@@ -77,6 +79,9 @@ class EngineWorker(QObject):
     model_stage = Signal(str)  # a slow step of loading a model (shown while it runs)
     processing_unavailable = Signal(str)  # echo cancellation etc. cannot run here (sent once): why
     clip_ready = Signal(object)  # (user, assistant, start seconds): float32 recordings of a requested clip
+    # "" while the conversation is journaled (crash protection on); else why journaling stopped (a
+    # full disk): it is started again every ``journal_retry_s``, with every frame so far
+    journal_state = Signal(str)
 
     def __init__(self, model_loader: ModelLoader = load_engine_model, seed: int | None = None,
                  cuda_graph: bool = True, journal_dir: Path | None = None) -> None:
@@ -85,6 +90,10 @@ class EngineWorker(QObject):
         self._journal_dir = journal_dir
         self._recorder = None  # the current conversation's engine FrameRecorder (with its journal)
         self.journal_path: Path | None = None  # the current conversation's journal
+        self._journal_lock: JournalLock | None = None  # held while journal_path is live
+        self.journal_problem = ""  # why journaling stopped ("" while it runs or there is none)
+        self.journal_retry_s = JOURNAL_RETRY_S
+        self._journal_retry_at = 0.0
         self.save_compact: bool | None = None  # None: the engine's default kind for the model
         self.cancel_recovery = False  # set by the GUI to stop a running recovery
         self._load = model_loader
@@ -384,21 +393,69 @@ class EngineWorker(QObject):
             return
         frames = getattr(session, "frames", 0)
         if frames and not engine.can_save_compact(session):
+            self._say_journal_problem("")  # none to protect: not a stopped one
             return
+        self._start_journal(session)
+
+    def _start_journal(self, session) -> None:
+        """Journal ``session`` (every frame it recorded first) under a new name and lock. When that
+        fails (a full disk) ``journal_state`` says crash protection stopped, the frames are recorded
+        in memory meanwhile, and ``_check_journal`` tries again; the journal it replaces goes."""
         path = self._journal_dir / f"conversation-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}.journal"
+        lock = None
         try:
-            self._recorder = engine.record_frames(session, path)
-        except OSError as e:
-            log.error("no crash journal for this conversation: %s", e)
+            lock = JournalLock.try_acquire(path)
+            if lock is None:
+                raise OSError(f"{path.name} is locked by another window")
+            recorder = engine.record_frames(session, path)
+        except (OSError, ValueError) as e:
+            if lock is not None:
+                path.unlink(missing_ok=True)  # what a failed start wrote
+                lock.release()
+            if self._recorder is None:  # recorded in memory: a journal started later holds these frames
+                self._recorder = engine.record_frames(session)
+            self._journal_stopped(f"no crash journal for this conversation: {getattr(e, 'strerror', None) or e}")
             return
-        self.journal_path = path
+        old, old_path, old_lock = self._recorder, self.journal_path, self._journal_lock
+        self._recorder, self.journal_path, self._journal_lock = recorder, path, lock
+        if old is not None:  # the one that failed: the new journal holds all of it
+            close_recorder(old, old_path)
+        if old_path is not None:
+            if (mark := read_mark(old_path)) is not None:
+                mark_saved(path, mark.frames, mark.file)
+            remove_mark(old_path)
+        if old_lock is not None:
+            old_lock.release()
+        self._say_journal_problem("")
+
+    def _journal_stopped(self, why: str) -> None:
+        self._journal_retry_at = time.monotonic() + self.journal_retry_s
+        self._say_journal_problem(why)
+
+    def _say_journal_problem(self, why: str) -> None:
+        if why != self.journal_problem:
+            log.log(logging.ERROR if why else logging.INFO, "%s", why or "crash protection resumed")
+            self.journal_problem = why
+            self.journal_state.emit(why)
+
+    def _check_journal(self) -> None:
+        """After each frame: a journal write that failed is said; a stopped journal is retried."""
+        if self.journal_problem:
+            if time.monotonic() >= self._journal_retry_at and self._session is not None:
+                self._start_journal(self._session)
+            return
+        writer = getattr(self._recorder, "journal", None)
+        if writer is not None and writer.error:
+            self._journal_stopped(writer.error)
 
     def _end_journal(self) -> None:
         if self._recorder is not None:
-            self._recorder.close(remove=True)
+            close_recorder(self._recorder, self.journal_path)
         if self.journal_path is not None:
             remove_mark(self.journal_path)
-        self._recorder, self.journal_path = None, None
+        if self._journal_lock is not None:
+            self._journal_lock.release()
+        self._recorder, self.journal_path, self._journal_lock = None, None, None
 
     def _export_audio(self, path: str) -> None:
         if self._session is None:
@@ -513,6 +570,8 @@ class EngineWorker(QObject):
         step_ms = (time.monotonic() - started) * 1000.0
         queued_s = bridge.output_queue_seconds()
         bridge.output.write(self._trim_cushion(bridge, self._converter.convert(result.pcm), queued_s))
+        if self._journal_dir is not None:
+            self._check_journal()
         self.frame_done.emit(self._frame_stats(bridge, result, mic, heard, step_ms, started - arrival, queued_s,
                                                self._session.graph))
 
@@ -568,6 +627,17 @@ class EngineWorker(QObject):
             graph=graph,
             echo=echo,
         )
+
+
+def close_recorder(recorder, journal: Path | None) -> None:
+    """Close a conversation's recorder and remove its journal, also when the journal's last write
+    fails on closing (a full disk: the file's buffer cannot be flushed)."""
+    try:
+        recorder.close(remove=True)
+    except OSError as e:
+        log.warning("the journal %s failed on closing: %s", journal, e)
+        if journal is not None:
+            journal.unlink(missing_ok=True)
 
 
 def transcript_tuples(entries) -> list[tuple[int, float, str]]:
