@@ -33,7 +33,7 @@ from app.conversation_list import SUFFIX, ConversationEntry, FileKey, newest_fir
 
 EntryRole = Qt.UserRole + 1
 RESCAN_DELAY_MS = 200  # a copy into the folder fires many change events: rescan once they settle
-BATCH_S = 0.1  # how often a running scan or search hands what it found to the GUI thread
+BATCH_S = 0.25  # how often a running scan or search hands what it found to the GUI thread
 FORBIDDEN_NAME_CHARS = set('/\\:*?"<>|\0')
 MAX_NAME_BYTES = 255 - len(SUFFIX.encode())  # a file name's limit on every common file system
 

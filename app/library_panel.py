@@ -114,6 +114,9 @@ class LibraryPanel(QWidget):
         QShortcut(QKeySequence.Delete, self.list, self.delete_selected, context=Qt.WidgetShortcut)
         library.changed.connect(self._render_empty)
         library.scanned.connect(self._render_empty)
+        self._kept_view: tuple[object, int] = (None, 0)  # (selected path, scroll position) over a reset
+        library.modelAboutToBeReset.connect(self._keep_view)
+        library.modelReset.connect(self._restore_view)
         self._render_empty()
 
     def selected(self) -> ConversationEntry | None:
@@ -129,6 +132,17 @@ class LibraryPanel(QWidget):
             return False
         self.list.setCurrentIndex(index)
         return True
+
+    def _keep_view(self) -> None:
+        """Rows arrive in batches while the folder is read: the row the person chose stays chosen."""
+        entry = self.selected()
+        self._kept_view = (entry.path if entry is not None else None, self.list.verticalScrollBar().value())
+
+    def _restore_view(self) -> None:
+        path, scrolled = self._kept_view
+        self.list.verticalScrollBar().setValue(scrolled)
+        if path is not None and self.select_path(path):
+            self.list.scrollTo(self.list.currentIndex())
 
     def _render_empty(self) -> None:
         self.empty_label.setText("Reading the conversations folder..." if self.library.scanning

@@ -22,6 +22,7 @@ from app.cli import main as cli_main
 from app.conversation_list import PREVIEW_CHARS, list_conversations
 from app.headless import SignalRecorder
 from app.library import LibraryFilter, LibraryModel, rename_no_replace
+from app.library_panel import LibraryPanel
 from app.replay import PLAYING, STOPPED, ReplayPlayer
 from app.transcript import YOU
 from bench.bench_library import LAST_WORD, craft_damaged_files, with_long_transcript
@@ -179,6 +180,22 @@ def test_an_entry_keeps_the_start_of_a_long_transcript_and_search_reads_the_file
     search.set_query(f"{LAST_WORD} nowhere")
     qtbot.waitUntil(lambda: not search.searching, timeout=30_000)
     assert search.rowCount() == 0
+
+
+def test_the_chosen_row_stays_chosen_while_rows_arrive(qtbot, tmp_path, saved_conversation):
+    folder = tmp_path / "rows"
+    folder.mkdir()
+    for name in ("a.parley", "b.parley", "c.parley"):
+        os.link(saved_conversation, folder / name)
+    library = LibraryModel(folder)
+    panel = LibraryPanel(library)
+    qtbot.addWidget(panel)
+    qtbot.waitUntil(lambda: not library.scanning, timeout=20_000)
+    assert panel.select_path(folder / "b.parley")
+    os.link(saved_conversation, folder / "d.parley")
+    library.rescan()  # the list is reset when the rows arrive
+    qtbot.waitUntil(lambda: not library.scanning, timeout=20_000)
+    assert len(library.entries) == 4 and panel.selected().path == folder / "b.parley"
 
 
 def test_rename_refuses_bad_names_and_never_replaces_another_file(qtbot, tmp_path, saved_conversation):

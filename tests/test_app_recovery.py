@@ -119,13 +119,19 @@ def test_journal_left_by_a_crash_is_offered_and_recovered_bit_for_bit(qtbot, tmp
     assert not new_journal.exists()
 
 
+def one_frame_journal(model, path):
+    """The journal a crash after one frame leaves at ``path``; returns its conversation."""
+    session = model.new_session(seed=3)
+    recorder = engine.start_journal(session, path)
+    session.step(speech_like(1))
+    recorder.close()
+    return session
+
+
 def test_later_keeps_the_journal_and_discard_removes_it(qtbot, tmp_path, app_demo_model):
     crashed = tmp_path / "crashed"
     crashed.mkdir()
-    session = app_demo_model.new_session(seed=3)
-    recorder = engine.start_journal(session, crashed / "old.journal")
-    session.step(speech_like(1))
-    recorder.close()
+    session = one_frame_journal(app_demo_model, crashed / "old.journal")
     header_only = len(encode_start(journal_header(session)))  # a crash before the first frame
     (crashed / "empty.journal").write_bytes((crashed / "old.journal").read_bytes()[:header_only])
     app = App(qtbot, tmp_path, app_demo_model, crashed)
@@ -210,10 +216,7 @@ def journal_with_header(path, header: bytes) -> None:
 def test_a_locked_journal_is_never_offered_or_removed_and_no_journal_stops_the_start(tmp_path, app_demo_model):
     folder = tmp_path / "journals"
     folder.mkdir()
-    session = app_demo_model.new_session(seed=3)
-    recorder = engine.start_journal(session, folder / "live.journal")
-    session.step(speech_like(1))
-    recorder.close()
+    session = one_frame_journal(app_demo_model, folder / "live.journal")
     header = encode_start(journal_header(session))
     (folder / "starting.journal").write_bytes(header)  # a live conversation before its first frame
     shutil.copy(folder / "live.journal", folder / "crashed.journal")
