@@ -108,7 +108,6 @@ class LibraryModel(QAbstractListModel):
         super().__init__(parent)
         self.folder = folder
         self.entries: list[ConversationEntry] = []
-        self.scanning = False
         self._known: dict[Path, tuple[FileKey | None, ConversationEntry]] = {}  # path -> (key, entry)
         self._seen: dict[Path, tuple[FileKey | None, ConversationEntry]] = {}  # by the running scan
         self._scan_again = False
@@ -121,7 +120,7 @@ class LibraryModel(QAbstractListModel):
         self._rescan_timer.setInterval(RESCAN_DELAY_MS)
         self._rescan_timer.timeout.connect(self.rescan)
         self.watcher.directoryChanged.connect(self._rescan_timer.start)
-        self.scanning = True  # from the first turn of the event loop: the window is up before any is read
+        self.scanning = True  # from the event loop's first turn: the window is up before any header is read
         QTimer.singleShot(0, self, self._first_scan)
 
     def _first_scan(self) -> None:
