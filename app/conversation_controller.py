@@ -28,13 +28,15 @@ import numpy as np
 
 import engine
 from app import engine_messages as m
-from app.saved_marker import mark_saved, remove_mark
+from app.journal_lock import JournalLock
+from app.saved_marker import mark_saved, read_mark, remove_mark
 
 log = logging.getLogger(__name__)
 
 ModelLoader = Callable[[str, str, str, bool], object]  # (name, device, precision, cuda_graph) -> LoadedModel
 Emit = Callable[[object], None]  # called with an app.engine_messages event, from any thread
 Post = Callable[[object], None]  # queues a command for the engine thread, from any thread
+JOURNAL_RETRY_S = 5.0  # how often a journal that failed to write (a full disk) is started again
 
 
 @dataclass(frozen=True)
@@ -70,6 +72,10 @@ class ConversationController:
         self.wait_for_user = False  # new conversations wait for the user to speak first
         self._recorder = None  # the current conversation's engine FrameRecorder (with its journal)
         self.journal_path: Path | None = None  # the current conversation's journal
+        self._journal_lock: JournalLock | None = None  # held while journal_path is live
+        self.journal_problem = ""  # why journaling stopped ("" while it runs or there is none)
+        self.journal_retry_s = JOURNAL_RETRY_S
+        self._journal_retry_at = 0.0
         self._handlers = {
             m.LoadModel: self._load_model, m.NewConversation: self._new_conversation,
             m.OpenConversation: self._open, m.SaveConversation: self._save, m.ExportAudio: self._export_audio,
@@ -313,21 +319,82 @@ class ConversationController:
         if self._journal_dir is None:
             return
         if session.frames and not engine.can_save_compact(session):
+            self._say_journal_problem("")  # none to protect: not a stopped one
             return
+        self._start_journal(session)
+
+    def _start_journal(self, session) -> None:
+        """Journal ``session`` (every frame it recorded first) under a new name and lock. When that
+        fails (a full disk) ``JournalState`` says crash protection stopped, the frames are recorded
+        in memory meanwhile, and ``check_journal`` tries again; the journal it replaces goes."""
         path = self._journal_dir / f"conversation-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}.journal"
+        lock = None
         try:
-            self._recorder = engine.record_frames(session, path)
-        except OSError as e:
-            log.error("no crash journal for this conversation: %s", e)
+            lock = JournalLock.try_acquire(path)
+            if lock is None:
+                raise OSError(f"{path.name} is locked by another window")
+            recorder = engine.record_frames(session, path)
+        except (OSError, ValueError) as e:
+            if lock is not None:
+                path.unlink(missing_ok=True)  # what a failed start wrote
+                lock.release()
+            if self._recorder is None:  # recorded in memory: a journal started later holds these frames
+                self._recorder = engine.record_frames(session)
+            self._journal_stopped(f"no crash journal for this conversation: {getattr(e, 'strerror', None) or e}")
             return
-        self.journal_path = path
+        old, old_path, old_lock = self._recorder, self.journal_path, self._journal_lock
+        self._recorder, self.journal_path, self._journal_lock = recorder, path, lock
+        if old is not None:  # the one that failed: the new journal holds all of it
+            close_recorder(old, old_path)
+        if old_path is not None:
+            if (mark := read_mark(old_path)) is not None:
+                mark_saved(path, mark.frames, mark.file)
+            remove_mark(old_path)
+        if old_lock is not None:
+            old_lock.release()
+        self._say_journal_problem("")
+
+    def _journal_stopped(self, why: str) -> None:
+        self._journal_retry_at = time.monotonic() + self.journal_retry_s
+        self._say_journal_problem(why)
+
+    def _say_journal_problem(self, why: str) -> None:
+        if why != self.journal_problem:
+            log.log(logging.ERROR if why else logging.INFO, "%s", why or "crash protection resumed")
+            self.journal_problem = why
+            self.emit(m.JournalState(why))
+
+    def check_journal(self) -> None:
+        """After frames: a journal write that failed is said; a stopped journal is retried."""
+        if self._journal_dir is None:
+            return
+        if self.journal_problem:
+            if time.monotonic() >= self._journal_retry_at and self.session is not None:
+                self._start_journal(self.session)
+            return
+        writer = getattr(self._recorder, "journal", None)
+        if writer is not None and writer.error:
+            self._journal_stopped(writer.error)
 
     def _end_journal(self) -> None:
         if self._recorder is not None:
-            self._recorder.close(remove=True)
+            close_recorder(self._recorder, self.journal_path)
         if self.journal_path is not None:
             remove_mark(self.journal_path)
-        self._recorder, self.journal_path = None, None
+        if self._journal_lock is not None:
+            self._journal_lock.release()
+        self._recorder, self.journal_path, self._journal_lock = None, None, None
+
+
+def close_recorder(recorder, journal: Path | None) -> None:
+    """Close a conversation's recorder and remove its journal, also when the journal's last write
+    fails on closing (a full disk: the file's buffer cannot be flushed)."""
+    try:
+        recorder.close(remove=True)
+    except OSError as e:
+        log.warning("the journal %s failed on closing: %s", journal, e)
+        if journal is not None:
+            journal.unlink(missing_ok=True)
 
 
 def write_stereo_wav(path: str, left: np.ndarray, right: np.ndarray) -> None:

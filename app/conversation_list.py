@@ -1,19 +1,29 @@
 """The saved conversations of a folder, as the library and `parley conversations` list them.
 
 Only file headers are read (``engine.read_conversation_info``). A file that cannot be read is
-listed with the reason, never dropped and never a reason to stop the listing.
+listed with the reason, never dropped and never a reason to stop the listing: whatever reading
+one file raises is that file's damage. Anything that is not a regular file (a pipe, a device, a
+folder, or a link to one) is listed as such without being opened: opening a pipe blocks.
+
+An entry keeps only the start of the assistant's text (its title); search reads the transcript
+from the file when asked (``transcript_text``), so listing thousands of long conversations holds
+a few kilobytes each.
 """
 
 from __future__ import annotations
 
+import os
 import re
-from dataclasses import dataclass
+import stat
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from engine import ConversationFileError, ConversationInfo, read_conversation_info
 
 SUFFIX = ".parley"
 TITLE_WORDS = 8
+PREVIEW_CHARS = 200  # of the assistant's text an entry keeps: enough for its title
 # Names the app proposes when saving; a file still called that has no name of the user's.
 UNNAMED = re.compile(r"(conversation|untitled)([ _-]*\(?\d+\)?)*", re.IGNORECASE)
 
@@ -21,8 +31,9 @@ UNNAMED = re.compile(r"(conversation|untitled)([ _-]*\(?\d+\)?)*", re.IGNORECASE
 @dataclass(frozen=True)
 class ConversationEntry:
     path: Path
-    info: ConversationInfo | None  # None: unreadable (see error)
+    info: ConversationInfo | None  # None: unreadable (see error); its transcript is not kept (see preview)
     error: str = ""
+    preview: str = ""  # the start of the assistant's text
 
     @property
     def title(self) -> str:
@@ -30,7 +41,7 @@ class ConversationEntry:
         stem = self.path.stem
         if self.info is None or not UNNAMED.fullmatch(stem):
             return stem
-        words = self.info.text.split()
+        words = self.preview.split()
         if not words:
             return stem
         return " ".join(words[:TITLE_WORDS]) + ("…" if len(words) > TITLE_WORDS else "")
@@ -50,17 +61,69 @@ class ConversationEntry:
                           human_size(info.bytes)))
 
 
-def read_entry(path: Path) -> ConversationEntry:
+FileKey = tuple[int, int]  # (size, mtime_ns): an entry is read again when its file's key changes
+
+
+def file_problem(path: Path) -> tuple[FileKey | None, str]:
+    """(the file's key, "") for a regular file (a link is followed); (None, why) for anything that
+    must not be opened as a conversation: a pipe or device would block the reader, a folder fails."""
     try:
-        return ConversationEntry(path, read_conversation_info(path))
+        st = os.stat(path)
+    except (OSError, ValueError) as e:  # a dangling link, removed while listing
+        return None, f"{path.name} cannot be read: {getattr(e, 'strerror', None) or e}"
+    if stat.S_ISDIR(st.st_mode):
+        return None, f"{path.name} is a folder, not a conversation."
+    if not stat.S_ISREG(st.st_mode):
+        return None, f"{path.name} is not a regular file (a pipe or a device); it was not opened."
+    return (st.st_size, st.st_mtime_ns), ""
+
+
+def read_entry(path: Path) -> ConversationEntry:
+    return read_entry_keyed(path)[1]
+
+
+def read_entry_keyed(path: Path) -> tuple[FileKey | None, ConversationEntry]:
+    key, problem = file_problem(path)
+    if problem:
+        return None, ConversationEntry(path, None, problem)
+    try:
+        info = read_conversation_info(path)
     except ConversationFileError as e:
-        return ConversationEntry(path, None, str(e))
+        return key, ConversationEntry(path, None, str(e))
+    except Exception as e:  # noqa: BLE001 - OverflowError, RecursionError, MemoryError...: this file's damage
+        return key, ConversationEntry(path, None, f"{path.name} is damaged ({type(e).__name__}: {e}).")
+    return key, ConversationEntry(path, replace(info, transcript=()), preview=info.text[:PREVIEW_CHARS])
+
+
+def scan(folder: Path, known: Mapping[Path, tuple[FileKey, ConversationEntry]] = {}
+         ) -> Iterator[tuple[Path, FileKey | None, ConversationEntry]]:
+    """(path, key, entry) of every ``*.parley`` name in ``folder`` (not its subfolders); an entry of
+    ``known`` whose file has the same key is reused instead of read again."""
+    for path in folder.glob(f"*{SUFFIX}"):
+        old = known.get(path)
+        if old is not None and file_problem(path)[0] == old[0]:
+            yield path, *old
+        else:
+            yield path, *read_entry_keyed(path)
+
+
+def newest_first(entries) -> list[ConversationEntry]:
+    return sorted(entries, key=lambda e: (e.info.created if e.info else "", e.path.name), reverse=True)
 
 
 def list_conversations(folder: Path) -> list[ConversationEntry]:
-    """Every ``*.parley`` file in ``folder`` (not its subfolders), newest first."""
-    entries = [read_entry(p) for p in folder.glob(f"*{SUFFIX}") if p.is_file()]
-    return sorted(entries, key=lambda e: (e.info.created if e.info else "", e.path.name), reverse=True)
+    """Every ``*.parley`` name in ``folder`` (not its subfolders), newest first."""
+    return newest_first(entry for _path, _key, entry in scan(folder))
+
+
+def transcript_text(path: Path) -> str:
+    """The assistant's whole text, read from the file's header ("" for a file that cannot be read)."""
+    if file_problem(path)[1]:
+        return ""
+    try:
+        return read_conversation_info(path).text
+    except Exception:  # noqa: BLE001 - a damaged file holds no text to find
+        return ""
 
 
 def human_size(n: int) -> str:

@@ -14,6 +14,7 @@ device health is polled by a timer (PortAudio threads must not emit Qt signals).
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from dataclasses import asdict, replace
@@ -41,6 +42,11 @@ log = logging.getLogger(__name__)
 UI_TIMER_MS = 50
 # Loading reads the weights and, on the CPU, the kernel plan (measured on a first start here).
 FIRST_LOADING_STAGE = "reading the weights and choosing the fastest kernels for this computer..."
+
+
+def same_file_name(a: str, b: str) -> bool:
+    """Whether two paths name the same file, whether or not it exists (a removed file's old name)."""
+    return os.path.normcase(os.path.realpath(a)) == os.path.normcase(os.path.realpath(b))
 
 
 def graph_text(graph) -> str:
@@ -75,7 +81,8 @@ class ConversationModel(QObject):
     # (name, device, precision) of the model released to make room on the GPU for one that then
     # failed to load: nothing is loaded now, and the window offers to load it again.
     previous_model_offered = Signal(str, str, str)
-    recovery_offered = Signal(object)  # [(journal, frames)] a crashed run left, once the first model loaded
+    recovery_offered = Signal(object)  # [PendingJournal] a crashed run left, once the first model loaded
+    crash_protection_changed = Signal(str)  # see crash_protection_problem
 
     def __init__(self, store: QSettings, model_loader: ModelLoader = load_engine_model, audio: bool = True,
                  worker_seed: int | None = None, cuda_graph: bool = True, journal_dir: Path | None = None,
@@ -102,6 +109,8 @@ class ConversationModel(QObject):
         self.real_time = RealTimeMonitor()
         # Says what to do while the machine is too slow to run the model in real time; "" when it is not.
         self.speed_warning = ""
+        # Why the conversation is not journaled for crash recovery now (a full disk); "" when it is.
+        self.crash_protection_problem = ""
         self.status = Status.IDLE
         self._last_speech_time = float("-inf")
         self._last_release_time = float("-inf")
@@ -130,7 +139,7 @@ class ConversationModel(QObject):
             m.FrameDone: self._on_frame, m.EngineError: self._on_engine_error, m.FileDone: self._on_file_done,
             m.ConversationSaved: self._on_conversation_saved, m.FileFailed: self._on_file_failed,
             m.ClipReady: self.clip_ready.emit, m.RecoveryProgress: self.recovery_event.emit,
-            m.RecoveryDone: self.recovery_event.emit,
+            m.RecoveryDone: self.recovery_event.emit, m.JournalState: self._on_journal_state,
         }
         self.worker_thread.start()
 
@@ -408,6 +417,26 @@ class ConversationModel(QObject):
             self.error.emit(event.message + "\nThe conversation is kept; press Resume to continue.", True)
         else:
             self._on_error(event.message)
+
+    def _on_journal_state(self, event: m.JournalState) -> None:
+        self.crash_protection_problem = event.problem
+        self.crash_protection_changed.emit(event.problem)
+
+    def file_renamed(self, old: str, new: str) -> None:
+        """A file was renamed in the library: the conversation saved there follows it (Save writes
+        the new name, never the old one again)."""
+        if self.conversation_path and same_file_name(self.conversation_path, old):
+            self.conversation_path = new
+            self.title_changed.emit(self.title())
+
+    def file_removed(self, path: str) -> None:
+        """A file was moved to the trash in the library: the conversation saved there is unsaved
+        again (Save asks where, instead of writing the removed name back)."""
+        if self.conversation_path and same_file_name(self.conversation_path, path):
+            self.conversation_path = None
+            self.unsaved_frames = max(self.unsaved_frames, 1)
+            self.title_changed.emit(self.title())
+
 
     def _on_file_done(self, event: m.FileDone) -> None:
         self.message.emit(f"{event.what.capitalize()}: {event.path}")

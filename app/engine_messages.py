@@ -214,6 +214,14 @@ class RecoveryDone:
 
 
 @dataclass(frozen=True)
+class JournalState:
+    """"" while the conversation is journaled (crash protection on); else why journaling stopped (a
+    full disk): it is started again every ``JOURNAL_RETRY_S``, with every frame so far."""
+
+    problem: str
+
+
+@dataclass(frozen=True)
 class ProcessingUnavailable:
     """Echo cancellation etc. cannot run here (sent once): why."""
 

@@ -94,6 +94,7 @@ class EngineWorker(QObject):
                 pump.reset()
             if not pump.pump(bridge, controller.session):
                 controller.halt()
+            controller.check_journal()
         controller.close()
 
     def _execute_next(self, timeout: float | None = None) -> bool:

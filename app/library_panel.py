@@ -37,7 +37,7 @@ def describe(entry: ConversationEntry) -> str:
         return f"Unreadable: {entry.error}"
     try:
         when = datetime.fromisoformat(info.created).astimezone().strftime("%Y-%m-%d %H:%M")
-    except ValueError:
+    except (ValueError, OverflowError, OSError):
         when = info.created or "unknown date"
     minutes, seconds = divmod(int(round(info.seconds)), 60)
     return f"{when} · {minutes}:{seconds:02d} · {info.model} · {human_size(info.bytes)}"
@@ -93,10 +93,11 @@ class LibraryPanel(QWidget):
         self.list = QListView()
         self.list.setModel(self.filter)
         self.list.setItemDelegate(EntryDelegate(self.list))
+        self.list.setUniformItemSizes(True)  # every row is two lines: a reset of 5,000 rows measures one
         self.list.setAccessibleName("saved conversations")
         self.list.activated.connect(self._activated)  # double click or Enter
         layout.addWidget(self.list, 1)
-        self.empty_label = QLabel("No saved conversations yet. File → Save keeps one here.")
+        self.empty_label = QLabel()
         self.empty_label.setWordWrap(True)
         layout.addWidget(self.empty_label)
         buttons = QHBoxLayout()
@@ -113,6 +114,10 @@ class LibraryPanel(QWidget):
         QShortcut(QKeySequence(Qt.Key_F2), self.list, self.rename_selected, context=Qt.WidgetShortcut)
         QShortcut(QKeySequence.Delete, self.list, self.delete_selected, context=Qt.WidgetShortcut)
         library.changed.connect(self._render_empty)
+        library.scanned.connect(self._render_empty)
+        self._kept_view: tuple[object, int] = (None, 0)  # (selected path, scroll position) over a reset
+        library.modelAboutToBeReset.connect(self._keep_view)
+        library.modelReset.connect(self._restore_view)
         self._render_empty()
 
     def selected(self) -> ConversationEntry | None:
@@ -129,7 +134,20 @@ class LibraryPanel(QWidget):
         self.list.setCurrentIndex(index)
         return True
 
+    def _keep_view(self) -> None:
+        """Rows arrive in batches while the folder is read: the row the person chose stays chosen."""
+        entry = self.selected()
+        self._kept_view = (entry.path if entry is not None else None, self.list.verticalScrollBar().value())
+
+    def _restore_view(self) -> None:
+        path, scrolled = self._kept_view
+        self.list.verticalScrollBar().setValue(scrolled)
+        if path is not None and self.select_path(path):
+            self.list.scrollTo(self.list.currentIndex())
+
     def _render_empty(self) -> None:
+        self.empty_label.setText("Reading the conversations folder..." if self.library.scanning
+                                 else "No saved conversations yet. File → Save keeps one here.")
         self.empty_label.setVisible(not self.library.entries)
 
     def _activated(self, index: QModelIndex) -> None:
@@ -154,10 +172,15 @@ class LibraryPanel(QWidget):
             self.rename(entry, name)
 
     def rename(self, entry: ConversationEntry, name: str) -> bool:
-        problem = self.library.rename(self.library.row_of(entry.path), name)
+        problem = self._on_row_of(entry, lambda row: self.library.rename(row, name))
         if problem:
             QMessageBox.warning(self, "Rename conversation", problem)
         return problem is None
+
+    def _on_row_of(self, entry: ConversationEntry, action) -> str | None:
+        """``action(row)`` of the entry's row now (a rescan may have moved or removed it)."""
+        row = self.library.row_of(entry.path)
+        return f"{entry.path.name} is no longer in the conversations folder." if row is None else action(row)
 
     def delete_selected(self) -> None:
         entry = self.selected()
@@ -167,6 +190,6 @@ class LibraryPanel(QWidget):
                                       f"Move “{entry.title}” to the trash?",
                                       QMessageBox.Yes | QMessageBox.Cancel, QMessageBox.Cancel)
         if answer == QMessageBox.Yes:
-            problem = self.library.move_to_trash(self.library.row_of(entry.path))
+            problem = self._on_row_of(entry, self.library.move_to_trash)
             if problem:
                 QMessageBox.warning(self, "Delete conversation", problem)

@@ -79,6 +79,9 @@ class MainWindow(QMainWindow):
         self._render_status(self.model.status)
         self.installEventFilter(self)
         QApplication.instance().focusChanged.connect(self._watch_focus)
+        self._build_crash_protection_note()
+        self.library.renamed.connect(self.model.file_renamed)
+        self.library.removed.connect(self.model.file_removed)
 
     # -- construction ------------------------------------------------------------------------
     def _build_ui(self) -> None:
@@ -146,6 +149,22 @@ class MainWindow(QMainWindow):
         layout.addWidget(self.dismiss_button)
         self.error_box.hide()
         return self.error_box
+
+    def _build_crash_protection_note(self) -> None:
+        """A lasting note in the status bar while the conversation is not journaled (a full disk)."""
+        self.crash_protection_label = QLabel()
+        self.crash_protection_label.setWordWrap(True)
+        self.crash_protection_label.setStyleSheet("color: #b3261e; font-weight: bold;")
+        self.statusBar().addPermanentWidget(self.crash_protection_label, 1)
+        self.model.crash_protection_changed.connect(self._render_crash_protection)
+        self._render_crash_protection(self.model.crash_protection_problem)
+
+    def _render_crash_protection(self, problem: str) -> None:
+        self.crash_protection_label.setText(
+            f"Crash protection stopped: {problem}. Parley keeps trying and resumes it once the disk "
+            "has room; save the conversation to keep it." if problem else "")
+        self.crash_protection_label.setToolTip(problem)
+        self.crash_protection_label.setVisible(bool(problem))
 
     def _connect_model(self) -> None:
         m = self.model
@@ -348,7 +367,7 @@ class MainWindow(QMainWindow):
             self.model.open_conversation(path)
 
     def save(self) -> None:
-        if self.model.conversation_path:
+        if self.model.conversation_path and os.path.isfile(self.model.conversation_path):
             self.model.save(self.model.conversation_path)
         else:
             self.save_as_dialog()
@@ -427,4 +446,6 @@ class MainWindow(QMainWindow):
         """See ``ConversationModel.shutdown``; also stops a replay and the key filter."""
         QApplication.instance().removeEventFilter(self)
         self.replay.stop()
+        if self.recovery is not None:  # an offer left open: the journal stays for a later start
+            self.recovery.offer.lock.release()
         return self.model.shutdown()

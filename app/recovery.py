@@ -1,19 +1,23 @@
 """Recovering a conversation after a crash: the journals a previous run left behind, the offer to
 recover one, and the rebuild's progress bar (cancellable).
 
-The worker journals every conversation into the state folder (``paths.journal_dir``) and removes
+The engine thread journals every conversation into the state folder (``paths.journal_dir``) and removes
 the journal on a clean exit or when the conversation ends by choice, so a journal found at start
-belongs to a run that crashed. One whose frames were all saved (``app.saved_marker``) is removed
-instead of offered. ``RecoveryOffer`` is the widget-free state; ``RecoveryDialogs``
-renders it: a question (Recover / Later / Discard; "Later" keeps the journal for the next start),
-then a progress dialog while the worker rebuilds the state.
+belongs to a run that crashed, unless another window holds it: each live journal is locked
+(``app.journal_lock``), and only a journal whose lock this window took is offered, removed or
+recovered. One whose frames were all saved (``app.saved_marker``) is removed instead of offered.
+``RecoveryOffer`` is the widget-free state; ``RecoveryDialogs`` renders it: a question (Recover /
+Later / Discard; "Later" keeps the journal for the next start), then a progress
+dialog while the engine thread rebuilds the state.
 """
 
 from __future__ import annotations
 
 import logging
+import stat
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Qt, Signal
@@ -21,31 +25,53 @@ from PySide6.QtWidgets import QMessageBox, QProgressDialog, QWidget
 
 import engine
 from app.engine_messages import RecoveryProgress
+from app.journal_lock import JournalLock
 from app.saved_marker import read_mark, remove_mark
 from engine import FRAME_SECONDS
 
 log = logging.getLogger(__name__)
 
 
-def pending_journals(folder: Path) -> list[tuple[Path, int]]:
-    """(journal, whole frames) left by runs that crashed, newest first. A journal without one whole
-    frame (a crash before the conversation began), or with no frame more than its last save, holds
-    nothing to recover and is removed; one that cannot be read at all is kept for the person to
-    look at, and logged."""
+@dataclass
+class PendingJournal:
+    path: Path
+    frames: int  # whole frames in it
+    lock: JournalLock  # held by this window until the journal is recovered, discarded or left for later
+
+
+def pending_journals(folder: Path) -> list[PendingJournal]:
+    """Journals left by runs that crashed, newest first, each locked by this window. A journal
+    another window holds (live) is skipped untouched. One without a whole frame (a crash before the
+    conversation began), or with no frame more than its last save, holds nothing to recover and is
+    removed; one that cannot be read at all is kept for the person to look at, and logged; anything
+    that is not a regular file is never opened."""
     found = []
-    for path in sorted(folder.glob("*.journal"), key=lambda p: p.stat().st_mtime, reverse=True):
+    for path in folder.glob("*.journal"):
+        try:
+            st = path.stat()
+            if not stat.S_ISREG(st.st_mode):
+                log.warning("%s is not a regular file: skipped", path)
+                continue
+            lock = JournalLock.try_acquire(path)
+        except OSError as e:
+            log.warning("journal %s cannot be looked at: %s", path, e)
+            continue
+        if lock is None:
+            continue  # another window's live conversation
         try:
             frames = engine.read_journal(path).frames
-        except engine.ConversationFileError as e:
+        except Exception as e:  # noqa: BLE001 - whatever one file raises (OverflowError...) is its damage
             log.warning("journal %s cannot be recovered: %s", path, e)
+            lock.release()
             continue
         mark = read_mark(path)
         if frames == 0 or (mark is not None and frames <= mark.frames):
             path.unlink(missing_ok=True)
             remove_mark(path)
+            lock.release()
             continue
-        found.append((path, frames))
-    return found
+        found.append((st.st_mtime, PendingJournal(path, frames, lock)))
+    return [pending for _mtime, pending in sorted(found, key=lambda item: item[0], reverse=True)]
 
 
 class RecoveryOffer(QObject):
@@ -53,12 +79,12 @@ class RecoveryOffer(QObject):
 
     changed = Signal()
 
-    def __init__(self, model, journal: Path, frames: int, parent: QObject | None = None):
+    def __init__(self, model, pending: PendingJournal, parent: QObject | None = None):
         """``model``: the window's ``ConversationModel``, which runs the rebuild."""
         super().__init__(parent)
-        self.model, self.journal, self.frames = model, journal, frames
+        self.model, self.journal, self.frames, self.lock = model, pending.path, pending.frames, pending.lock
         self.running = False
-        self.done = (0, frames)
+        self.done = (0, self.frames)
         self.outcome: str | None = None  # None while undecided or running; "" recovered; else why not
         self._cancel: threading.Event | None = None
         model.recovery_event.connect(self._on_event)
@@ -79,13 +105,20 @@ class RecoveryOffer(QObject):
     def discard(self) -> None:
         self.journal.unlink(missing_ok=True)
         remove_mark(self.journal)
+        self.lock.release()
         self.outcome = "discarded"
         self.changed.emit()
+
+    def later(self) -> None:
+        """Keep the journal for a later start (or another window) to offer."""
+        self.lock.release()
 
     def _on_event(self, event) -> None:
         if isinstance(event, RecoveryProgress):
             self.done = (event.frames, event.total)
         else:
+            if not event.problem:  # recovered: the engine thread removed the journal
+                self.lock.release()
             self.running, self.outcome = False, event.problem
         self.changed.emit()
 
@@ -123,6 +156,8 @@ class RecoveryDialogs(QObject):
             self.offer.recover()
         elif button is self.discard_button:
             self.offer.discard()
+        else:
+            self.offer.later()
 
     def render(self) -> None:
         offer = self.offer
@@ -137,12 +172,13 @@ class RecoveryDialogs(QObject):
                 self.show_error(offer.outcome)
 
 
-def offer_recovery(parent: QWidget, model, pending: list[tuple[Path, int]],
+def offer_recovery(parent: QWidget, model, pending: list[PendingJournal],
                    show_error: Callable[[str], None]) -> RecoveryDialogs | None:
-    """Offer the newest crashed conversation (older ones wait for later starts)."""
+    """Offer the newest crashed conversation (older ones wait for later starts, unlocked)."""
+    for older in pending[1:]:
+        older.lock.release()
     if not pending:
         return None
-    journal, frames = pending[0]
-    dialogs = RecoveryDialogs(parent, RecoveryOffer(model, journal, frames, parent), show_error)
+    dialogs = RecoveryDialogs(parent, RecoveryOffer(model, pending[0], parent), show_error)
     dialogs.show()
     return dialogs

@@ -70,16 +70,21 @@ class FrameAssembler:
 
 
 class OutputConverter:
-    """24 kHz mono model frames -> device-rate mono samples."""
+    """24 kHz mono model frames -> device-rate mono samples for the output ring, always finite and
+    within [-1, 1]: a non-finite or out-of-range sample from the model never reaches the speaker
+    (or the resampler, whose filter state it would poison for the frames after it)."""
 
     def __init__(self, device_rate: int) -> None:
         self.device_rate = device_rate
         self._resampler = _stream(SAMPLE_RATE, device_rate)
 
     def convert(self, frame: np.ndarray) -> np.ndarray:
+        safe = np.nan_to_num(frame, nan=0.0, posinf=1.0, neginf=-1.0)  # a copy: the model's frame stays
+        np.clip(safe, -1.0, 1.0, out=safe)
         if self._resampler is None:
-            return frame
-        return self._resampler.resample_chunk(frame)
+            return safe
+        out = self._resampler.resample_chunk(safe)
+        return np.clip(out, -1.0, 1.0, out=out)  # the filter may overshoot a full-scale step
 
     def reset(self) -> None:
         if self._resampler is not None:

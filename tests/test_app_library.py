@@ -9,17 +9,23 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import threading
 import time
+import tracemalloc
 
 import numpy as np
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QInputDialog, QMessageBox
+from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox
 
 from app.cli import main as cli_main
-from app.conversation_list import list_conversations
+from app.conversation_list import PREVIEW_CHARS, list_conversations
+from app.headless import SignalRecorder
+from app.library import LibraryFilter, LibraryModel, rename_no_replace
+from app.library_panel import LibraryPanel
 from app.replay import PLAYING, STOPPED, ReplayPlayer
 from app.transcript import YOU
+from bench.bench_library import LAST_WORD, craft_damaged_files, with_long_transcript
 from engine import FRAME_SECONDS, SAMPLE_RATE, read_conversation_info
 from engine.files.conversation import read_conversation, write_conversation
 from tests.test_app_window import Harness, conversations_dir, tone_frames
@@ -92,6 +98,127 @@ def test_500_conversations_are_listed_from_their_headers_in_about_a_second(tmp_p
     assert elapsed < 3.0  # generous: about 0.1 s here; the machine is shared
 
 
+class FifoWatch:
+    """Notices anyone opening ``fifo`` to read it, and lets them go (the write end opened and closed
+    gives them end-of-file): a reader never hangs the test, it only fails it."""
+
+    def __init__(self, fifo) -> None:
+        self.opened, self._stop = threading.Event(), threading.Event()
+        self._thread = threading.Thread(target=self._run, args=(fifo,), daemon=True)
+        self._thread.start()
+
+    def _run(self, fifo) -> None:
+        while not self._stop.is_set():
+            try:
+                fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)  # fails (ENXIO) while nobody reads it
+            except OSError:
+                time.sleep(0.002)
+                continue
+            self.opened.set()
+            os.close(fd)
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def test_every_file_is_a_row_and_no_file_stops_the_listing(qtbot, tmp_path, saved_conversation):
+    """1e400 frames, JSON nested 100,000 deep, empty, cut, a folder, a FIFO and a link to it (where
+    the system has FIFOs): each a damaged row with its reason, in the CLI and in the library; the
+    library reads no header on the GUI thread, and nothing opens the FIFO."""
+    folder = tmp_path / "crafted"
+    folder.mkdir()
+    shutil.copy(saved_conversation, folder / "good.parley")
+    crafted = craft_damaged_files(folder, saved_conversation)
+    watch = FifoWatch(folder / "pipe.parley") if "pipe.parley" in crafted else None
+    try:
+        rows = {e.path.name: e for e in list_conversations(folder)}
+        assert set(rows) == {*crafted, "good.parley"} and rows["good.parley"].info is not None
+        assert all(rows[name].info is None and rows[name].error for name in crafted)
+        assert "OverflowError" in rows["frames 1e400.parley"].error
+        assert "RecursionError" in rows["nested.parley"].error
+        assert "is a folder" in rows["folder.parley"].error and "too short" in rows["zero bytes.parley"].error
+
+        started = time.perf_counter()
+        library = LibraryModel(folder)
+        assert time.perf_counter() - started < 0.5 and library.entries == [] and library.scanning
+        qtbot.waitUntil(lambda: not library.scanning, timeout=20_000)
+        listed = {e.path.name: e for e in library.entries}
+        assert set(listed) == set(rows) and {name for name, e in listed.items() if e.info is None} == set(crafted)
+        if watch is not None:
+            assert "not a regular file" in listed["link to pipe.parley"].error
+            assert not watch.opened.is_set()
+    finally:
+        if watch is not None:
+            watch.stop()
+
+
+def test_an_entry_keeps_the_start_of_a_long_transcript_and_search_reads_the_file(qtbot, tmp_path,
+                                                                               saved_conversation):
+    folder = tmp_path / "long"
+    folder.mkdir()
+    with_long_transcript(saved_conversation, folder / "conversation.parley", pieces=3000)
+    for i in range(20):
+        os.link(folder / "conversation.parley", folder / f"conversation {i}.parley")
+    tracemalloc.start()
+    try:
+        entries = list_conversations(folder)
+        kept, _peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert len(entries) == 21 and kept < 21 * 8192  # the whole transcripts were ~500 KB each
+    library = LibraryModel(folder)
+    search = LibraryFilter(library)
+    qtbot.waitUntil(lambda: not library.scanning, timeout=20_000)
+    entry = library.entries[0]
+    assert entry.info.transcript == () and len(entry.preview) <= PREVIEW_CHARS and LAST_WORD not in entry.preview
+    assert entry.title.startswith("word0 word1")
+    search.set_query(LAST_WORD.upper())  # only the end of each transcript holds it
+    assert search.searching
+    qtbot.waitUntil(lambda: not search.searching, timeout=30_000)
+    assert search.rowCount() == 21
+    search.set_query(f"{LAST_WORD} nowhere")
+    qtbot.waitUntil(lambda: not search.searching, timeout=30_000)
+    assert search.rowCount() == 0
+
+
+def test_the_chosen_row_stays_chosen_while_rows_arrive(qtbot, tmp_path, saved_conversation):
+    folder = tmp_path / "rows"
+    folder.mkdir()
+    for name in ("a.parley", "b.parley", "c.parley"):
+        os.link(saved_conversation, folder / name)
+    library = LibraryModel(folder)
+    panel = LibraryPanel(library)
+    qtbot.addWidget(panel)
+    qtbot.waitUntil(lambda: not library.scanning, timeout=20_000)
+    assert panel.select_path(folder / "b.parley")
+    os.link(saved_conversation, folder / "d.parley")
+    library.rescan()  # the list is reset when the rows arrive
+    qtbot.waitUntil(lambda: not library.scanning, timeout=20_000)
+    assert len(library.entries) == 4 and panel.selected().path == folder / "b.parley"
+
+
+def test_rename_refuses_bad_names_and_never_replaces_another_file(qtbot, tmp_path, saved_conversation):
+    folder = tmp_path / "names"
+    folder.mkdir()
+    for name in ("a.parley", "b.parley"):
+        shutil.copy(saved_conversation, folder / name)
+    library = LibraryModel(folder)
+    qtbot.waitUntil(lambda: not library.scanning, timeout=20_000)
+    row = library.row_of(folder / "a.parley")
+    assert "cannot be a file name" in library.rename(row, "nul\0name")
+    assert "at most 248 bytes" in library.rename(row, "x" * 300)
+    assert "already a conversation called 'b'" in library.rename(row, "b")
+    # What no check can prevent: the target appears between a check and the rename.
+    (folder / "c.parley").write_bytes(b"another program's file")
+    with pytest.raises(FileExistsError):
+        rename_no_replace(folder / "a.parley", folder / "c.parley")
+    assert (folder / "c.parley").read_bytes() == b"another program's file"
+    assert (folder / "a.parley").read_bytes() == saved_conversation.read_bytes()
+    assert library.rename(row, "d") is None
+    assert not (folder / "a.parley").exists() and (folder / "d.parley").read_bytes() == saved_conversation.read_bytes()
+
+
 @pytest.fixture
 def window(qtbot, tmp_path, folder, app_demo_model):
     h = Harness(qtbot, tmp_path, lambda *args: app_demo_model)
@@ -112,6 +239,7 @@ def test_the_library_lists_searches_renames_and_deletes_to_the_trash(window, fol
     panel.search.setText("LISBON")
     assert titles(panel) == ["Trip to Lisbon"]
     panel.search.setText(words[-1])  # a word of the transcript: both files hold the same one
+    qtbot.waitUntil(lambda: not panel.filter.searching, timeout=10_000)  # read from the files
     assert len(titles(panel)) == 2
     panel.search.setText("trip zzzz")
     assert titles(panel) == []
@@ -121,7 +249,7 @@ def test_the_library_lists_searches_renames_and_deletes_to_the_trash(window, fol
     monkeypatch.setattr(QInputDialog, "getText", lambda *a, **k: ("Weekend in Porto", True))
     panel.rename_selected()
     assert (folder / "Weekend in Porto.parley").is_file() and not (folder / "Trip to Lisbon.parley").exists()
-    assert "Weekend in Porto" in titles(panel)
+    qtbot.waitUntil(lambda: "Weekend in Porto" in titles(panel), timeout=10_000)
     monkeypatch.setattr(QMessageBox, "warning", lambda *a, **k: None)
     assert not panel.rename(panel.library.entries[0], "a/b")  # refused, nothing renamed
     assert len(list(folder.glob("*.parley"))) == 2
@@ -134,7 +262,33 @@ def test_the_library_lists_searches_renames_and_deletes_to_the_trash(window, fol
     assert not (folder / "Weekend in Porto.parley").exists()
     trashed = tmp_path / "xdg" / "Trash" / "files" / "Weekend in Porto.parley"
     assert trashed.read_bytes() == before
-    assert titles(panel) == [panel.library.entries[0].title] and len(titles(panel)) == 1
+    qtbot.waitUntil(lambda: len(titles(panel)) == 1, timeout=10_000)
+    assert titles(panel) == [panel.library.entries[0].title]
+
+
+def test_save_after_a_rename_or_a_delete_never_writes_the_old_name(window, folder, qtbot, monkeypatch, tmp_path):
+    old = folder / "Trip to Lisbon.parley"
+    window.open_conversation(str(old))
+    qtbot.waitUntil(lambda: window.model.conversation_path == str(old), timeout=20_000)
+    panel = window.library_panel
+    assert panel.rename(window.library.entries[window.library.row_of(old)], "Porto")
+    assert window.model.conversation_path == str(folder / "Porto.parley")
+    assert window.windowTitle().startswith("Porto.parley")
+    saved = SignalRecorder()
+    window.model.saved.connect(saved.record)
+    window.save()  # Ctrl+S
+    qtbot.waitUntil(lambda: len(saved) == 1, timeout=30_000)
+    assert saved.calls[0] == (str(folder / "Porto.parley"),) and not old.exists()
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.Yes)
+    qtbot.waitUntil(lambda: panel.select_path(folder / "Porto.parley"), timeout=10_000)
+    panel.delete_selected()
+    assert window.model.conversation_path is None and window.model.unsaved_frames and "Untitled" in window.windowTitle()
+    asked = []
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: asked.append(a) or ("", ""))
+    window.save()  # asks where, as for a new conversation
+    assert asked and not (folder / "Porto.parley").exists()
 
 
 def test_the_folder_is_watched(window, folder, saved_conversation, qtbot):
@@ -176,7 +330,7 @@ def test_a_file_of_another_model_says_which_and_offers_to_switch(qtbot, tmp_path
         asked: list[str] = []
         monkeypatch.setattr(QMessageBox, "question", lambda _w, _t, text, *a: asked.append(text) or QMessageBox.Yes)
         w = h.window
-        w.library.rescan()
+        qtbot.waitUntil(lambda: w.library.row_of(folder / "Big model.parley") is not None, timeout=10_000)
         w.open_entry(w.library.entries[w.library.row_of(folder / "Big model.parley")])
         assert asked and "saved with the model moshiko" in asked[0]
         qtbot.waitUntil(lambda: loaded[-1] == "moshiko", timeout=10_000)  # the switch was asked of the worker

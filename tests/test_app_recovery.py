@@ -4,7 +4,14 @@ rebuilds the state bit for bit (progress shown, journal then replaced by the new
 
 from __future__ import annotations
 
+import os
 import shutil
+import struct
+import subprocess
+import sys
+import time
+import zlib
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,11 +21,16 @@ import engine
 from app.audio_bridge import AudioBridge
 from app.engine_messages import RecoveryProgress, SetMicOpen
 from app.headless import BridgeFeeder, SignalRecorder
+from app.journal_lock import JournalLock, lock_path
 from app.main_window import MainWindow
-from engine.files.journal import encode_start
+from app.recovery import pending_journals
+from engine.files.journal import MAGIC, encode_start
 from engine.runtime.replay import journal_header
 from engine.state import flatten
+from tests.test_app_library import FifoWatch
 from tests.test_app_window import settings_without_processing
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def speech_like(frames: int) -> np.ndarray:
@@ -109,13 +121,19 @@ def test_journal_left_by_a_crash_is_offered_and_recovered_bit_for_bit(qtbot, tmp
     assert not new_journal.exists()
 
 
+def one_frame_journal(model, path):
+    """The journal a crash after one frame leaves at ``path``; returns its conversation."""
+    session = model.new_session(seed=3)
+    recorder = engine.record_frames(session, path)
+    session.step(speech_like(1))
+    recorder.close()
+    return session
+
+
 def test_later_keeps_the_journal_and_discard_removes_it(qtbot, tmp_path, app_demo_model):
     crashed = tmp_path / "crashed"
     crashed.mkdir()
-    session = app_demo_model.new_session(seed=3)
-    recorder = engine.record_frames(session, crashed / "old.journal")
-    session.step(speech_like(1))
-    recorder.close()
+    session = one_frame_journal(app_demo_model, crashed / "old.journal")
     header_only = len(encode_start(journal_header(session)))  # a crash before the first frame
     (crashed / "empty.journal").write_bytes((crashed / "old.journal").read_bytes()[:header_only])
     app = App(qtbot, tmp_path, app_demo_model, crashed)
@@ -165,3 +183,126 @@ def test_a_saved_conversation_needs_no_recovery_until_it_goes_on(qtbot, tmp_path
     dialogs.discard_button.click()
     assert not (later / journal.name).exists() and not (later / marker_path(journal).name).exists()
     app.close()
+
+
+def test_a_journal_lock_has_one_holder_and_a_dead_process_holds_none(tmp_path):
+    journal = tmp_path / "x.journal"
+    first = JournalLock.try_acquire(journal)
+    assert first is not None and JournalLock.try_acquire(journal) is None  # a second lock, in this process
+    first.release()
+    again = JournalLock.try_acquire(journal)
+    assert again is not None
+    again.release()
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time; from pathlib import Path; from app.journal_lock import JournalLock; "
+         "print(JournalLock.try_acquire(Path(sys.argv[1])) is not None, flush=True); time.sleep(60)", str(journal)],
+        stdout=subprocess.PIPE, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    try:
+        assert holder.stdout.readline().strip() == b"True"
+        assert JournalLock.try_acquire(journal) is None  # another window's
+    finally:
+        holder.kill()  # a crash: the lock is never released by its holder
+        holder.wait()
+    after_crash = JournalLock.try_acquire(journal)
+    assert after_crash is not None
+    after_crash.release()
+    assert not lock_path(journal).exists()
+
+
+def journal_with_header(path, header: bytes) -> None:
+    """A journal of only a header record (see engine.files.journal for the layout)."""
+    prefix = struct.pack("<IB", len(header), ord("H"))
+    path.write_bytes(MAGIC + prefix + header + struct.pack("<I", zlib.crc32(header, zlib.crc32(prefix))))
+
+
+def test_a_locked_journal_is_never_offered_or_removed_and_no_journal_stops_the_start(tmp_path, app_demo_model):
+    folder = tmp_path / "journals"
+    folder.mkdir()
+    session = one_frame_journal(app_demo_model, folder / "live.journal")
+    header = encode_start(journal_header(session))
+    (folder / "starting.journal").write_bytes(header)  # a live conversation before its first frame
+    shutil.copy(folder / "live.journal", folder / "crashed.journal")
+    text = header[len(MAGIC) + 5:-4].decode()
+    journal_with_header(folder / "seed 1e400.journal", text.replace('"seed": 3', '"seed": 1e400').encode())
+    if hasattr(os, "mkfifo"):
+        os.mkfifo(folder / "pipe.journal")
+    watch = FifoWatch(folder / "pipe.journal") if hasattr(os, "mkfifo") else None
+    held = [JournalLock.try_acquire(folder / name) for name in ("live.journal", "starting.journal")]
+    try:
+        pending = pending_journals(folder)
+        assert [(p.path.name, p.frames) for p in pending] == [("crashed.journal", 1)]
+        assert (folder / "live.journal").read_bytes() == (folder / "crashed.journal").read_bytes()
+        assert (folder / "starting.journal").read_bytes() == header  # empty, but another window's: kept
+        assert (folder / "seed 1e400.journal").exists()  # unreadable: kept for the person, never a crash
+        assert watch is None or not watch.opened.is_set()
+        assert pending_journals(folder) == []  # this window holds the crashed one while it offers it
+        pending[0].lock.release()
+        for lock in held:
+            lock.release()
+        held = []
+        assert sorted(p.path.name for p in pending_journals(folder)) == ["crashed.journal", "live.journal"]
+        assert not (folder / "starting.journal").exists()  # free now: nothing in it, removed
+    finally:
+        for lock in held:
+            lock.release()
+        if watch is not None:
+            watch.stop()
+
+
+def test_a_second_window_leaves_the_first_ones_journal_alone(qtbot, tmp_path, app_demo_model):
+    journals = tmp_path / "journals"
+    journals.mkdir()
+    first = App(qtbot, tmp_path, app_demo_model, journals)
+    first.talk(3)
+    journal = first.window.model.worker.controller.journal_path
+    qtbot.waitUntil(lambda: engine.read_journal(journal).frames == 3, timeout=10_000)
+    (tmp_path / "second").mkdir()
+    second = App(qtbot, tmp_path / "second", app_demo_model, journals)
+    assert second.window.recovery is None and engine.read_journal(journal).frames == 3
+    assert second.window.model.worker.controller.journal_path != journal
+    second.close()
+    first.talk(2)
+    qtbot.waitUntil(lambda: engine.read_journal(journal).frames == 5, timeout=10_000)
+    first.close()
+    assert list(journals.iterdir()) == []
+
+
+def open_fd_of(path) -> int:
+    """This process's descriptor open on ``path`` (Linux: /proc)."""
+    target = os.path.realpath(path)
+    for name in os.listdir("/proc/self/fd"):
+        try:
+            if os.readlink(f"/proc/self/fd/{name}") == target:
+                return int(name)
+        except OSError:
+            continue
+    raise AssertionError(f"{path} is not open")
+
+
+@pytest.mark.skipif(not (os.path.exists("/dev/full") and os.path.isdir("/proc/self/fd")), reason="Linux's /dev/full")
+def test_a_full_disk_is_said_in_the_window_and_journaling_resumes_when_there_is_room(qtbot, tmp_path,
+                                                                                      app_demo_model):
+    journals = tmp_path / "journals"
+    journals.mkdir()
+    app = App(qtbot, tmp_path, app_demo_model, journals)
+    window = app.window
+    window.model.worker.controller.journal_retry_s = 0.5
+    app.talk(3)
+    journal = window.model.worker.controller.journal_path
+    qtbot.waitUntil(lambda: engine.read_journal(journal).frames == 3, timeout=10_000)
+    assert not window.crash_protection_label.isVisible()
+    full = os.open("/dev/full", os.O_WRONLY)
+    os.dup2(full, open_fd_of(journal))  # the journal's disk is full from now on
+    os.close(full)
+    app.talk(4)
+    qtbot.waitUntil(window.crash_protection_label.isVisible, timeout=10_000)
+    assert "Crash protection stopped" in window.crash_protection_label.text()
+    assert "No space left" in window.crash_protection_label.text()
+    time.sleep(0.6)
+    app.talk(2)  # a new journal is on a disk with room: it holds every frame
+    qtbot.waitUntil(lambda: not window.crash_protection_label.isVisible(), timeout=10_000)
+    resumed = window.model.worker.controller.journal_path
+    assert resumed != journal and not journal.exists()
+    qtbot.waitUntil(lambda: engine.read_journal(resumed).frames == 9, timeout=10_000)
+    app.close()
+    assert list(journals.iterdir()) == []

@@ -145,6 +145,22 @@ def test_output_converter_keeps_duration():
     assert abs(total - 2 * 25 * FRAME_SIZE) <= 500  # 2 s of 48 kHz, minus the filter delay
 
 
+@pytest.mark.parametrize("rate", [24_000, 48_000])
+def test_nothing_non_finite_or_beyond_full_scale_reaches_the_output_ring(rate):
+    converter = OutputConverter(rate)
+    frame = np.full(FRAME_SIZE, 0.5, np.float32)
+    frame[:4] = [np.nan, np.inf, -np.inf, 7.0]
+    frame[100:200] = -3.0
+    kept = frame.copy()
+    out = converter.convert(frame)
+    assert np.isfinite(out).all() and np.abs(out).max() <= 1.0
+    assert np.array_equal(frame, kept, equal_nan=True)  # the model's frame itself is left as it was
+    after = np.concatenate([converter.convert(np.full(FRAME_SIZE, 0.25, np.float32)) for _ in range(3)])
+    assert np.isfinite(after).all()  # a NaN frame did not poison the resampler for the frames after it
+    if rate == 24_000:
+        assert np.array_equal(out[4:], np.clip(kept[4:], -1, 1)) and out[:4].tolist() == [0, 1, -1, 1]
+
+
 def test_the_callbacks_allocate_no_sample_buffers():
     import tracemalloc
 
