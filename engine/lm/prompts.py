@@ -16,6 +16,7 @@ import torch
 
 from ..audio import SAMPLE_RATE, read_audio
 from ..errors import ModelError
+from ..files.demo import cache_root
 from ..loudness import normalize_loudness
 from .personaplex import VoicePrompt, load_voice_prompt, text_prompt_tokens, voice_prompt_from_pcm
 
@@ -24,6 +25,13 @@ log = logging.getLogger(__name__)
 VOICE_SUFFIXES = (".pt", ".safetensors")  # a shipped voice: released pickle or our converted copy
 DEFAULT_VOICE = "NATF0"
 NO_VOICE = "none"
+
+
+
+class ShippedVoiceName(str):
+    """A voice named by a file's header (a conversation, compact file or journal from anywhere): it
+    is looked up only among the voices the model ships, never as a path on this machine."""
+
 
 DEFAULT_ROLE = ("You are a wise and friendly teacher. Answer questions or provide advice in a clear and "
                 "engaging way.")
@@ -43,14 +51,19 @@ def resolve_voice(voices_dir: str | Path | None, spec: str | None) -> str | None
 def load_voice(model, spec: str) -> VoicePrompt:
     """``spec``: a shipped voice name (``NATF2`` or ``NATF2.pt``) from the model's voices folder, or
     a ``.pt``/``.safetensors`` voice file, or a recording in any common audio format (WAV, FLAC,
-    Ogg, MP3; normalised and encoded with the model's Mimi, see ``voice_prompt_from_recording``)."""
+    Ogg, MP3; normalised and encoded with the model's Mimi, see ``voice_prompt_from_recording``).
+    A ``ShippedVoiceName`` (a voice a file named) is only looked up among the shipped voices."""
     path = Path(spec).expanduser()
-    if not path.is_file():
+    if isinstance(spec, ShippedVoiceName) or not path.is_file():
         voices = model.files.voices_dir
         candidates = [voices / f"{path.stem}.pt", voices / f"{path.stem}.safetensors"] if voices else []
         found = [c for c in candidates if c.is_file()]
         if not found:
             shipped = shipped_voices(voices)
+            if isinstance(spec, ShippedVoiceName):
+                raise ModelError(f"the conversation names the voice {spec!r}, which this model does not ship "
+                                 f"({', '.join(shipped) or 'it ships none'}): open it with the model it was "
+                                 "made with")
             raise ModelError(f"voice prompt {spec!r} not found: give a .pt or .safetensors voice, a recording "
                              f"(WAV, FLAC, Ogg, MP3), {NO_VOICE!r}, or one of "
                              f"the shipped voices ({', '.join(shipped) or 'none found in the model folder'})")
@@ -59,7 +72,7 @@ def load_voice(model, spec: str) -> VoicePrompt:
         mimi = model.mimi
         state = mimi.init_state(1)
         return voice_prompt_from_recording(path, lambda frames: mimi.encode_step(frames, state), model.device)
-    voice = load_voice_prompt(path, cache_dir=Path(model.files.lm_path).parent / "voices-converted")
+    voice = load_voice_prompt(path, cache_dir=cache_root() / "voices")
     if voice.embeddings is not None:
         voice = VoicePrompt(embeddings=voice.embeddings.to(model.device), cache=voice.cache.to(model.device))
     return voice
