@@ -83,6 +83,14 @@ def _bounded_int(text: str) -> int:
 
 def parse_json_object(data: bytes | str) -> dict:
     """A JSON object from untrusted bytes; ``ValueError`` for anything else (see the module)."""
+    value = parse_json(data)
+    if not isinstance(value, dict):
+        raise ValueError(f"a JSON {type(value).__name__} where an object belongs")
+    return value
+
+
+def parse_json(data: bytes | str) -> Any:
+    """Any JSON value from untrusted bytes; ``ValueError`` for anything else (see the module)."""
     try:
         value = json.loads(data, parse_constant=_constant, parse_float=_finite_float, parse_int=_bounded_int)
     except RecursionError:
@@ -91,8 +99,6 @@ def parse_json_object(data: bytes | str) -> dict:
         raise ValueError("not UTF-8 text") from None
     except json.JSONDecodeError as e:
         raise ValueError(f"not valid JSON ({e.msg} at character {e.pos})") from None
-    if not isinstance(value, dict):
-        raise ValueError(f"a JSON {type(value).__name__} where an object belongs")
     return value
 
 

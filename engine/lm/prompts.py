@@ -18,7 +18,13 @@ from ..audio import SAMPLE_RATE, read_audio
 from ..errors import ModelError
 from ..files.demo import cache_root
 from ..loudness import normalize_loudness
-from .personaplex import VoicePrompt, load_voice_prompt, text_prompt_tokens, voice_prompt_from_pcm
+from .personaplex import (
+    MAX_VOICE_SECONDS,
+    VoicePrompt,
+    load_voice_prompt,
+    text_prompt_tokens,
+    voice_prompt_from_pcm,
+)
 
 log = logging.getLogger(__name__)
 
@@ -83,7 +89,7 @@ def voice_prompt_from_recording(path: str | Path, encode: Callable[[torch.Tensor
     """A voice prompt from a recording, prepared as PersonaPlex prepares it: decoded, averaged to
     mono, resampled to 24 kHz, normalised to -24 LUFS, then encoded (``encode``: PCM [1, 1, n] ->
     codes [1, 8, frames], see ``voice_prompt_from_pcm``)."""
-    pcm = normalize_loudness(read_audio(path), SAMPLE_RATE)
+    pcm = normalize_loudness(read_audio(path, max_seconds=MAX_VOICE_SECONDS), SAMPLE_RATE)
     return voice_prompt_from_pcm(torch.from_numpy(pcm).to(device), encode)
 
 
