@@ -344,7 +344,7 @@ def _parse_header(data: bytes, file_size: int, path: Path) -> tuple[dict, dict]:
 def _entry_end(info, data_len: int) -> int | None:
     """Where a safetensors header entry's data ends, or None when the entry is not a well-formed
     ``{"dtype", "shape", "data_offsets"}`` that fits the data section."""
-    if not isinstance(info, dict) or info.get("dtype") not in _DTYPES:
+    if not isinstance(info, dict) or not isinstance(info.get("dtype"), str) or info["dtype"] not in _DTYPES:
         return None
     shape, offsets = info.get("shape"), info.get("data_offsets")
     if not (isinstance(shape, list) and len(shape) <= 8 and all(type(s) is int and 0 <= s < 2**40 for s in shape)):

@@ -166,7 +166,7 @@ def voice_name(value: Any) -> ShippedVoiceName | None:
     """A voice named in a file's header: only the name of a voice a model ships (``NATF2``,
     ``NATF2.pt``) or ``"none"``. A path is refused: a received file must not make this machine
     read one of its files as a voice."""
-    if value is None:
+    if value is None or value == "":
         return None
     if not isinstance(value, str):
         raise ValueError(f"the voice is {_shown(value)}, expected a voice name")
