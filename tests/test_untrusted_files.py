@@ -290,9 +290,11 @@ def model(app_demo_model):
     return app_demo_model
 
 
-@pytest.fixture
-def saved(model, tmp_path):
-    """(full file, compact file, journal) of one short real conversation on the demo model."""
+@pytest.fixture(scope="module")
+def saved(app_demo_model, tmp_path_factory):
+    """(full file, compact file, journal) of one short real conversation on the demo model (the
+    tests only read them)."""
+    model, tmp_path = app_demo_model, tmp_path_factory.mktemp("saved")
     session = model.new_session(SamplingConfig(), seed=3)
     recorder = start_journal(session, tmp_path / "talk.journal")
     pcm = np.random.default_rng(0).uniform(-0.3, 0.3, FRAMES * FRAME_SIZE).astype(np.float32)
@@ -340,6 +342,8 @@ def test_restoring_checks_values_and_changes_nothing_when_it_refuses(model, save
         assert path.name in str(e.value), why
     assert all(torch.equal(a, b) for a, b in zip(flatten(before).values(), flatten(session.state).values()))
     assert (session.frames, session.generator_steps, session.seed) == counters
+    with pytest.raises(ConversationFileError, match="out of range"):
+        open_conversation(model, forged["frames 1e400"])  # `parley offline --resume`, the app's Open
     session.restore(full)  # the genuine file still opens
     assert session.frames == FRAMES
 
@@ -409,8 +413,9 @@ def test_crafted_journals_are_refused_or_cut_clearly(model, saved, tmp_path):
     header = journal_header(model.new_session())
     nan_frame = np.full(FRAME_SIZE, np.nan, np.float32)
     path = tmp_path / "nan.journal"
-    path.write_bytes(jf.encode_start(header) + jf.encode_frame(0, np.zeros(8), np.zeros(9), np.zeros(FRAME_SIZE))
-                     + jf.encode_frame(1, np.zeros(8), np.zeros(9), nan_frame))
+    with np.errstate(invalid="ignore"):  # the writer tries 16 bits first
+        path.write_bytes(jf.encode_start(header) + jf.encode_frame(0, np.zeros(8), np.zeros(9), np.zeros(FRAME_SIZE))
+                         + jf.encode_frame(1, np.zeros(8), np.zeros(9), nan_frame))
     read = read_journal(path)
     assert read.frames == 1 and "NaN" in read.damage
 
@@ -506,18 +511,17 @@ def test_conversations_and_journals_are_readable_by_the_user_only(model, saved):
 
 # ---- 5. `parley offline` with crafted inputs -----------------------------------------------------
 
-def test_parley_offline_gives_one_line_errors_for_crafted_files(saved, tmp_path, capsys):
+def test_parley_offline_gives_one_line_errors_for_crafted_inputs(tmp_path, capsys):
+    """The inputs `parley offline` reads before the model (a crafted --resume file is open_conversation's,
+    tested above with the model)."""
     from app.cli import build_parser
     from app.offline import run_offline
 
-    wav = tmp_path / "in.wav"
+    wav, flac = tmp_path / "in.wav", tmp_path / "in.flac"
     wav.write_bytes(wav_bytes(1, np.zeros(1000, np.int16)))
-    forged = raw_meta_copy(saved[0], tmp_path / "forged.parley", '"frames": 4', '"frames": 1e400')
-    good_wav = tmp_path / "good.wav"
-    good_wav.write_bytes(wav_bytes(SAMPLE_RATE, np.zeros(FRAME_SIZE, np.int16)))
-    for argv, why in ((["--input", str(wav)], "sample rate of 1 Hz"),
-                      (["--input", str(good_wav), "--resume", str(forged)], "out of range")):
-        args = build_parser().parse_args(["offline", *argv, "--output", str(tmp_path / "out.wav"),
+    flac.write_bytes(forged_flac(2000, 2**36 - 1))
+    for path, why in ((wav, "sample rate of 1 Hz"), (flac, "at most 3600 s")):
+        args = build_parser().parse_args(["offline", "--input", str(path), "--output", str(tmp_path / "out.wav"),
                                           "--model", "demo", "--device", "cpu"])
         assert run_offline(args) == 2
         err = capsys.readouterr().err.strip()
