@@ -20,9 +20,16 @@ from .atomic import write_atomically
 from .audio import FRAME_MS, FRAME_SECONDS, FRAME_SIZE, SAMPLE_RATE, read_audio, read_wav, to_16_bit, write_wav
 from .errors import AudioFileError, ConversationFileError, ModelError, RecoveryCancelled
 from .files.conversation import file_kind as conversation_kind
-from .files.conversation_info import ConversationInfo, read_conversation_audio, read_conversation_info
+from .files.conversation_info import (
+    ConversationInfo,
+    ConversationSummary,
+    read_conversation_audio,
+    read_conversation_info,
+    read_conversation_summary,
+)
 from .files.journal import Journal, JournalWriter, read_journal
 from .files.models import PRESETS, Preset, PresetStatus, hub_cache_dir, preset_status, resolve_model
+from .files.untrusted import is_regular_file
 from .lm.generate import SamplingConfig
 from .lm.prompts import DEFAULT_ROLE, DEFAULT_VOICE, NO_VOICE, shipped_voices
 from .runtime.kernel_plan import Choice, KernelPlan
@@ -61,4 +68,6 @@ __all__ = [
     "read_conversation_info", "read_journal", "read_wav", "record_frames", "recover", "release_memory",
     "resolve_model", "save_conversation", "shipped_voices", "snapshot_conversation", "start_journal", "to_16_bit",
     "write_atomically", "write_wav",
+    # reading files from anywhere: a list row, and whether a path is a regular file (never opened)
+    "ConversationSummary", "is_regular_file", "read_conversation_summary",
 ]
