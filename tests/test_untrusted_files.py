@@ -527,3 +527,20 @@ def test_parley_offline_gives_one_line_errors_for_crafted_inputs(tmp_path, capsy
         err = capsys.readouterr().err.strip()
         assert why in err and len(err.splitlines()) == 1 and "--verbose" not in err
     assert not (tmp_path / "out.wav").exists()
+
+
+def test_a_voices_token_cache_is_checked_against_the_models_cards():
+    from engine.lm.generate import PersonaPlexGenerator
+    from engine.lm.personaplex import VoicePrompt, run_prompt_phases
+    from tests.test_personaplex import tiny_personaplex_lm
+
+    lm = tiny_personaplex_lm()
+    gen = PersonaPlexGenerator(lm, SamplingConfig.greedy())
+    state = gen.init_state(1)
+    cache = state["tokens"]["cache"].clone()
+    cache[0, 3, 0] = 10**9  # an audio id past the card: an IndexError (a device assert on CUDA) at the next step
+    voice = VoicePrompt(embeddings=torch.zeros(2, 1, 1, lm.config.dim), cache=cache)
+    before = state["tokens"]["cache"].clone()
+    with pytest.raises(ValueError, match="outside this model's cards"):
+        run_prompt_phases(gen, state, voice, [], silence_frames=0)
+    assert torch.equal(state["tokens"]["cache"], before) and int(state["tokens"]["offset"]) == 1
