@@ -142,6 +142,8 @@ def read_conversation_summary(path: str | os.PathLike) -> ConversationSummary:
         return ConversationSummary(path=path, model=_model(meta), fingerprint=_fingerprint(meta), created=created,
                                    frames=frames, bytes=size, text=text[:LIST_TEXT_CHARS],
                                    text_complete=complete and len(text) <= LIST_TEXT_CHARS)
+    except ConversationFileError:
+        raise
     except (ValueError, RecursionError) as e:
         raise ConversationFileError(f"{path.name} has damaged metadata ({e}).") from e
     except OSError as e:
@@ -150,8 +152,6 @@ def read_conversation_summary(path: str | os.PathLike) -> ConversationSummary:
 
 _METADATA_START = re.compile(r'\s*\{\s*"__metadata__"\s*:\s*\{\s*"parley"\s*:\s*"')
 _STRING_BODY = re.compile(r'(?:[^"\\]++|\\.)*+\\?', re.DOTALL)  # a JSON string's characters up to its quote
-_DECODER = json.JSONDecoder(parse_constant=untrusted._constant, parse_float=untrusted._finite_float,
-                            parse_int=untrusted._bounded_int)
 
 
 def _header_start(start: bytes) -> tuple[dict, list[str], bool]:
@@ -179,7 +179,7 @@ def _header_start(start: bytes) -> tuple[dict, list[str], bool]:
                 raise ValueError("cut")
             pos = _skip(inner, pos + 1)
             if key != "transcript":
-                meta[key], pos = _DECODER.raw_decode(inner, pos)
+                meta[key], pos = untrusted.DECODER.raw_decode(inner, pos)
             else:
                 if inner[pos:pos + 1] != "[":
                     raise ValueError("the transcript is not a list")
@@ -189,7 +189,7 @@ def _header_start(start: bytes) -> tuple[dict, list[str], bool]:
                     if inner[pos:pos + 1] == "]":
                         pos += 1
                         break
-                    entry, pos = _DECODER.raw_decode(inner, pos)
+                    entry, pos = untrusted.DECODER.raw_decode(inner, pos)
                     if not (isinstance(entry, list) and len(entry) == 3 and isinstance(entry[2], str)):
                         raise ValueError("a transcript entry is not [frame, seconds, text]")
                     pieces.append(entry[2][:LIST_TEXT_CHARS])

@@ -81,6 +81,10 @@ def _bounded_int(text: str) -> int:
     return int(text)
 
 
+_STRICT = {"parse_constant": _constant, "parse_float": _finite_float, "parse_int": _bounded_int}
+DECODER = json.JSONDecoder(**_STRICT)  # the same rules, for reading JSON a value at a time (``raw_decode``)
+
+
 def parse_json_object(data: bytes | str) -> dict:
     """A JSON object from untrusted bytes; ``ValueError`` for anything else (see the module)."""
     value = parse_json(data)
@@ -92,7 +96,7 @@ def parse_json_object(data: bytes | str) -> dict:
 def parse_json(data: bytes | str) -> Any:
     """Any JSON value from untrusted bytes; ``ValueError`` for anything else (see the module)."""
     try:
-        value = json.loads(data, parse_constant=_constant, parse_float=_finite_float, parse_int=_bounded_int)
+        value = json.loads(data, **_STRICT)
     except RecursionError:
         raise ValueError("JSON nested too deeply") from None
     except UnicodeDecodeError:
