@@ -21,9 +21,16 @@ from .audio import FRAME_MS, FRAME_SECONDS, FRAME_SIZE, SAMPLE_RATE, read_audio,
 from .errors import AudioFileError, ConversationFileError, ModelError, RecoveryCancelled, VoiceLibraryError
 from .files.conversation import file_kind as conversation_kind
 from .files.conversation import transcript_tuples
-from .files.conversation_info import ConversationInfo, read_conversation_audio, read_conversation_info
+from .files.conversation_info import (
+    ConversationInfo,
+    ConversationSummary,
+    read_conversation_audio,
+    read_conversation_info,
+    read_conversation_summary,
+)
 from .files.journal import Journal, JournalWriter, read_journal
 from .files.models import PRESETS, Preset, PresetStatus, hub_cache_dir, preset_status, resolve_model
+from .files.untrusted import is_regular_file
 from .files.voices import MAX_SECONDS as VOICE_MAX_SECONDS
 from .files.voices import MIN_SECONDS as VOICE_MIN_SECONDS
 from .files.voices import Assessment, UserVoice, VoiceLibrary
@@ -68,4 +75,6 @@ __all__ = [
     "starting_threads", "to_16_bit", "transcript_tuples", "use_threads", "write_atomically", "write_wav",
     "VOICE_MAX_SECONDS", "VOICE_MIN_SECONDS", "Assessment", "UserVoice", "VoiceLibrary", "VoiceLibraryError",
     "assess_recording",
+    # reading files from anywhere: a list row, and whether a path is a regular file (never opened)
+    "ConversationSummary", "is_regular_file", "read_conversation_summary",
 ]

@@ -5,6 +5,12 @@ and WAVE_FORMAT_EXTENSIBLE files all take the same path. Other formats (FLAC, Og
 MP3, ...) are decoded by libsndfile through ``soundfile`` (``read_audio``). Channels are averaged
 and the rate is converted with soxr. Writing is 16-bit PCM WAV through the stdlib ``wave`` module,
 atomically.
+
+A file's rate, channels and length are checked from its header before anything is decoded or
+resampled (a 2 KB WAV declaring 1 Hz would otherwise become 96 MB at 24 kHz): rates
+``MIN_RATE``..``MAX_RATE``, at most ``MAX_CHANNELS`` channels and ``max_seconds`` of audio, so
+decoding allocates at most ``max_seconds * MAX_RATE * MAX_CHANNELS`` float32 samples and the
+result ``max_seconds * sample_rate``. Running out of memory anyway is an ``AudioFileError``.
 """
 
 from __future__ import annotations
@@ -27,30 +33,58 @@ FRAME_MS = 1000.0 * FRAME_SECONDS
 PCM16 = np.dtype("<i2")  # the samples of every file Parley writes
 
 _PCM, _FLOAT, _EXTENSIBLE = 0x0001, 0x0003, 0xFFFE
+MIN_RATE, MAX_RATE = 8_000, 192_000  # the sample rates of audio files Parley reads
+MAX_CHANNELS = 8
+MAX_INPUT_SECONDS = 3600.0  # the longest recording read as a conversation's input (``parley offline``)
 
 
-def read_wav(path: str | os.PathLike, sample_rate: int = SAMPLE_RATE) -> np.ndarray:
-    """Read a WAV file as float32 mono at ``sample_rate`` (channels averaged, resampled with soxr)."""
-    return wav_samples(_read_bytes(path), os.fspath(path), sample_rate)
+def read_wav(path: str | os.PathLike, sample_rate: int = SAMPLE_RATE,
+             max_seconds: float = MAX_INPUT_SECONDS) -> np.ndarray:
+    """Read a WAV file as float32 mono at ``sample_rate`` (channels averaged, resampled with soxr);
+    longer than ``max_seconds`` is refused before decoding."""
+    return wav_samples(_read_bytes(path), os.fspath(path), sample_rate, max_seconds)
 
 
-def wav_samples(data: bytes, name: str, sample_rate: int = SAMPLE_RATE) -> np.ndarray:
+def wav_samples(data: bytes, name: str, sample_rate: int = SAMPLE_RATE,
+                max_seconds: float = MAX_INPUT_SECONDS) -> np.ndarray:
     """``read_wav`` of a file's bytes (``name`` is what error messages call it)."""
-    samples, rate = _decode(data, name)
-    return _to_mono(samples, rate, sample_rate)
+    return _bounded(name, lambda: _to_mono(*_decode(data, name, max_seconds), sample_rate))
 
 
-def read_audio(path: str | os.PathLike, sample_rate: int = SAMPLE_RATE) -> np.ndarray:
-    """Read any common audio file (WAV, FLAC, Ogg, MP3, ...) as float32 mono at ``sample_rate``.
+def read_audio(path: str | os.PathLike, sample_rate: int = SAMPLE_RATE,
+               max_seconds: float = MAX_INPUT_SECONDS) -> np.ndarray:
+    """Read any common audio file (WAV, FLAC, Ogg, MP3, ...) as float32 mono at ``sample_rate``;
+    longer than ``max_seconds`` is refused before decoding.
 
     WAV takes ``read_wav``'s path; anything else is decoded by libsndfile (``soundfile``)."""
-    data = _read_bytes(path)
     name = os.fspath(path)
-    if data[:4] == b"RIFF" and data[8:12] == b"WAVE":
-        samples, rate = _decode(data, name)
-    else:
-        samples, rate = _decode_with_libsndfile(data, name)
-    return _to_mono(samples, rate, sample_rate)
+
+    def read() -> np.ndarray:
+        data = _read_bytes(path)
+        if data[:4] == b"RIFF" and data[8:12] == b"WAVE":
+            samples, rate = _decode(data, name, max_seconds)
+        else:
+            samples, rate = _decode_with_libsndfile(data, name, max_seconds)
+        return _to_mono(samples, rate, sample_rate)
+
+    return _bounded(name, read)
+
+
+def _bounded(name: str, read) -> np.ndarray:
+    try:
+        return read()
+    except MemoryError:
+        raise AudioFileError(f"{name!r} is too large to decode in this machine's memory") from None
+
+
+def _check_format(name: str, rate: int, channels: int, frames: int, max_seconds: float) -> None:
+    """Refuse, before decoding, a rate, channel count or length outside what Parley reads."""
+    if not MIN_RATE <= rate <= MAX_RATE:
+        raise AudioFileError(f"{name!r} has a sample rate of {rate} Hz; Parley reads {MIN_RATE}-{MAX_RATE} Hz")
+    if not 1 <= channels <= MAX_CHANNELS:
+        raise AudioFileError(f"{name!r} has {channels} channels; Parley reads 1-{MAX_CHANNELS}")
+    if frames > max_seconds * rate:
+        raise AudioFileError(f"{name!r} is {frames / rate:.0f} s long; at most {max_seconds:.0f} s can be read here")
 
 
 def _read_bytes(path: str | os.PathLike) -> bytes:
@@ -61,17 +95,22 @@ def _read_bytes(path: str | os.PathLike) -> bytes:
         raise AudioFileError(f"cannot read audio file {os.fspath(path)!r}: {e.strerror or e}") from e
 
 
-def _decode_with_libsndfile(data: bytes, name: str) -> tuple[np.ndarray, int]:
+def _decode_with_libsndfile(data: bytes, name: str, max_seconds: float) -> tuple[np.ndarray, int]:
     import soundfile  # imported here: only non-WAV files need libsndfile
 
     try:
-        samples, rate = soundfile.read(io.BytesIO(data), dtype="float32", always_2d=True)
+        with soundfile.SoundFile(io.BytesIO(data)) as f:
+            rate = int(f.samplerate)
+            _check_format(name, rate, f.channels, max(f.frames, 0), max_seconds)
+            limit = int(max_seconds * rate)  # a header may understate the length: read no more than allowed
+            samples = f.read(limit + 1, dtype="float32", always_2d=True)
+        _check_format(name, rate, samples.shape[1], samples.shape[0], max_seconds)
     except (RuntimeError, TypeError) as e:  # soundfile.LibsndfileError is a RuntimeError
         raise AudioFileError(f"{name!r} is not an audio file that can be decoded (WAV, FLAC, Ogg, MP3, ...): "
                              f"{e}") from e
     if samples.shape[0] == 0:
         raise AudioFileError(f"{name!r} contains no audio")
-    return samples, int(rate)
+    return samples, rate
 
 
 def _to_mono(samples: np.ndarray, rate: int, sample_rate: int) -> np.ndarray:
@@ -82,7 +121,7 @@ def _to_mono(samples: np.ndarray, rate: int, sample_rate: int) -> np.ndarray:
     return mono
 
 
-def _decode(data: bytes, name: str) -> tuple[np.ndarray, int]:
+def _decode(data: bytes, name: str, max_seconds: float) -> tuple[np.ndarray, int]:
     """RIFF/WAVE bytes -> (samples [frames, channels] float32 in [-1, 1], sample rate)."""
     if len(data) < 12 or data[:4] != b"RIFF" or data[8:12] != b"WAVE":
         raise AudioFileError(f"{name!r} is not a WAV file (no RIFF/WAVE header)")
@@ -111,6 +150,7 @@ def _decode(data: bytes, name: str) -> tuple[np.ndarray, int]:
     frames = len(raw) // block_align
     if frames == 0:
         raise AudioFileError(f"{name!r} contains no audio (empty data chunk)")
+    _check_format(name, rate, channels, frames, max_seconds)
     samples = _DECODERS[tag, width](raw[:frames * block_align])
     return samples.reshape(frames, channels), rate
 

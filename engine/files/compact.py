@@ -29,12 +29,12 @@ import torch
 
 from ..audio import FRAME_SIZE, SAMPLE_RATE, exact_int16, int16_to_pcm
 from ..errors import ConversationFileError
-from ..lm.generate import SamplingConfig
+from ..lm.state_values import all_finite
 from ..version import VERSION
-from .conversation import COMPACT, KIND_VERSIONS, read_conversation
+from . import untrusted
+from .conversation import COMPACT, KIND_VERSIONS, MAX_FRAMES, read_conversation
 from .journal import Journal, JournalHeader
 
-MAX_FRAMES = 10_000_000  # 9 days of conversation: a bound for the shape checks
 _FLAC, _PCM = "compact.user_flac", "compact.user_pcm"
 
 
@@ -73,19 +73,15 @@ def read_compact(path: str | os.PathLike, fingerprint: str) -> Journal:
     try:
         if meta.get("kind") != COMPACT:
             raise ValueError("not a compact conversation")
-        header = JournalHeader(model=str(meta["model"]), fingerprint=str(meta["fingerprint"]),
-                               sampling=SamplingConfig(**meta["sampling"]), seed=int(meta["seed"]),
-                               prompts={"voice": meta["prompts"].get("voice"), "text": meta["prompts"].get("text")},
-                               user_streams=int(meta["user_streams"]), token_streams=int(meta["token_streams"]),
-                               threads=int(meta.get("threads", 0)))
-        frames = int(meta["frames"])
+        header = JournalHeader.from_meta(meta)
+        frames = untrusted.integer(meta, "frames", 0, MAX_FRAMES)
         user, tokens = tensors["compact.user_codes"], tensors["compact.tokens"]
         if user.shape != (frames, header.user_streams) or tokens.shape != (frames, header.token_streams):
             raise ValueError("token tables do not match the frame count")
         if user.dtype not in (torch.int16, torch.int32) or tokens.dtype != user.dtype:
             raise ValueError("token tables are not integers")
         pcm = _user_audio(tensors, frames)
-    except (KeyError, TypeError, ValueError, AttributeError) as e:
+    except (KeyError, ValueError) as e:
         raise ConversationFileError(f"{path.name} is a damaged compact conversation ({e}); open another copy.") from e
     return Journal(header, user.numpy().astype(np.int64), tokens.numpy().astype(np.int64),
                    pcm.reshape(frames, FRAME_SIZE), lost_frames=0, damage=None)
@@ -96,18 +92,25 @@ def _user_audio(tensors, frames: int) -> np.ndarray:
         pcm = tensors[_PCM]
         if pcm.dtype != torch.float32 or pcm.shape != (frames * FRAME_SIZE,):
             raise ValueError("user audio has the wrong type or length")
+        if not all_finite(pcm):
+            raise ValueError("user audio holds NaN or infinite samples")
         return pcm.numpy()
     import soundfile
 
     flac = tensors[_FLAC]
     if flac.dtype != torch.uint8 or flac.dim() != 1:
         raise ValueError("user audio is not a byte string")
-    try:
-        samples, rate = soundfile.read(io.BytesIO(flac.numpy().tobytes()), dtype="int16")
-    except (RuntimeError, soundfile.LibsndfileError) as e:
-        raise ValueError(f"user audio does not decode: {e}") from e
-    if rate != SAMPLE_RATE or samples.shape != (frames * FRAME_SIZE,):
-        raise ValueError("user audio has the wrong rate or length")
+    expected = frames * FRAME_SIZE
+    try:  # the stream's own header is checked before anything is decoded, and no more than it is read
+        with soundfile.SoundFile(io.BytesIO(flac.numpy().tobytes())) as f:
+            if (f.samplerate, f.channels, f.frames) != (SAMPLE_RATE, 1, expected):
+                raise ValueError(f"user audio is {f.frames} samples at {f.samplerate} Hz in {f.channels} channels, "
+                                 f"expected {expected} at {SAMPLE_RATE} Hz in 1")
+            samples = f.read(expected, dtype="int16")
+    except (RuntimeError, soundfile.LibsndfileError, MemoryError) as e:
+        raise ValueError(f"user audio does not decode: {type(e).__name__}: {e}") from e
+    if samples.shape != (expected,):
+        raise ValueError("user audio is shorter than its header says")
     return int16_to_pcm(samples)
 
 

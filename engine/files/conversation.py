@@ -35,17 +35,21 @@ from safetensors.torch import load_file
 from safetensors.torch import save as save_safetensors_bytes
 
 from ..atomic import write_atomically
-from ..audio import SAMPLE_RATE
+from ..audio import FRAME_SECONDS, SAMPLE_RATE
 from ..errors import ConversationFileError
+from ..lm import state_values
 from ..lm.generate import SamplingConfig
 from ..state import StateTree, flatten
 from ..version import VERSION
+from . import untrusted
 
 FORMAT_NAME = "parley.conversation"
 FORMAT_VERSION = 2  # the newest version this Parley reads
 FULL, COMPACT = "full", "compact"  # the kinds: a state snapshot (version 1), or frames to replay (version 2)
 KIND_VERSIONS = {FULL: 1, COMPACT: 2}
 MAX_HEADER_BYTES = 16 * 1024 * 1024
+MAX_FRAMES = 10_000_000  # 9 days of conversation: the bound of every frame count and index a file holds
+MAX_TRANSCRIPT_CHARS = 1000  # one transcript entry's text (one token's piece)
 
 _DTYPES = {
     "F32": (torch.float32, 4), "F16": (torch.float16, 2), "BF16": (torch.bfloat16, 2),
@@ -143,11 +147,14 @@ def snapshot_session(info, state: StateTree, progress: SessionProgress, recordin
     return ConversationSnapshot(FULL, progress.frames, contents)
 
 
-def read_session_file(path: str | os.PathLike, fingerprint: str, live_state: StateTree) -> SavedConversation:
+def read_session_file(path: str | os.PathLike, fingerprint: str, live_state: StateTree,
+                      lm_config=None) -> SavedConversation:
     """Read a conversation for a session whose state is ``live_state`` on the model ``fingerprint``.
 
     The file's state names and shapes are checked against ``live_state`` itself (a ring may be
-    stored trimmed), so nothing is allocated to learn the expected shapes."""
+    stored trimmed), so nothing is allocated to learn the expected shapes; then its values
+    (``engine.lm.state_values``: finite floats, consistent counters and offsets, and with
+    ``lm_config`` token ids within the model's cards)."""
     path = Path(path)
     expected = {name: tuple(t.shape) for name, t in flatten(live_state).items()}
     if file_kind(path) != FULL:
@@ -156,16 +163,34 @@ def read_session_file(path: str | os.PathLike, fingerprint: str, live_state: Sta
     file = read_conversation(path, expected, fingerprint=fingerprint)
     meta, tensors = file.meta, file.tensors
     try:
+        frames = untrusted.integer(meta, "frames", 0, MAX_FRAMES)
         record = SavedConversation(
             state={name: tensors[name] for name in expected},
-            sampling=SamplingConfig(**meta["sampling"]), seed=int(meta["seed"]), frames=int(meta["frames"]),
-            generator_steps=int(meta["generator_steps"]), decoded_frames=int(meta["decoded_frames"]),
-            prompts=dict(meta.get("prompts") or {"voice": None, "text": None}),
-            transcript=[(int(f), float(s), str(t)) for f, s, t in meta["transcript"]],
+            sampling=untrusted.sampling(meta), seed=untrusted.integer(meta, "seed", *untrusted.INT64),
+            frames=frames, generator_steps=untrusted.integer(meta, "generator_steps", 0, MAX_FRAMES),
+            decoded_frames=untrusted.integer(meta, "decoded_frames", 0, MAX_FRAMES),
+            prompts=untrusted.prompts(meta), transcript=read_transcript(meta, frames),
             user_audio=_audio(tensors, "audio.user"), assistant_audio=_audio(tensors, "audio.assistant"))
-    except (KeyError, TypeError, ValueError) as e:
-        raise ConversationFileError(f"{path.name} has damaged metadata ({e}); open another copy.") from e
+        state_values.check(record, lm_config)
+    except ValueError as e:
+        raise ConversationFileError(f"{path.name} has damaged contents ({e}); open another copy.") from e
     return record
+
+
+def read_transcript(meta: Mapping, frames: int) -> list[tuple[int, float, str]]:
+    """The transcript a header stores, ``[[frame, seconds, text], ...]``, each entry checked:
+    at most one per frame, frames in order within the conversation, seconds finite."""
+    entries = untrusted.sequence(meta, "transcript", frames)
+    out, previous = [], -1
+    for entry in entries:
+        if not (isinstance(entry, list) and len(entry) == 3):
+            raise ValueError(f"transcript entry {len(out)} is not [frame, seconds, text]")
+        row = dict(zip(("frame", "seconds", "text"), entry))
+        frame = untrusted.integer(row, "frame", previous, frames - 1)
+        out.append((frame, untrusted.number(row, "seconds", 0, (frame + 1) * FRAME_SECONDS),
+                    untrusted.text(row, "text", MAX_TRANSCRIPT_CHARS)))
+        previous = frame
+    return out
 
 
 def _audio(tensors: Mapping[str, torch.Tensor], name: str) -> np.ndarray | None:
@@ -216,21 +241,22 @@ def file_kind(path: str | os.PathLike) -> str:
     path = Path(path)
     _, meta = read_header(path)
     kind = meta.get("kind", FULL)
-    if kind not in KIND_VERSIONS:
-        raise _damaged(path, f"unknown kind {kind!r}")
+    if not isinstance(kind, str) or kind not in KIND_VERSIONS:
+        raise _damaged(path, f"unknown kind {str(kind)[:40]!r}")
     return kind
 
 
-def _read_head(path: Path) -> tuple[bytes, int]:
-    """The first 8 + header-length bytes (at most ``MAX_HEADER_BYTES``) and the file size."""
+def _read_head(path: Path, max_bytes: int = MAX_HEADER_BYTES) -> tuple[bytes, int]:
+    """The first 8 + header-length bytes (of the header at most ``max_bytes``) and the file size.
+    Only a regular file is opened (``untrusted.open_regular``)."""
     try:
-        with open(path, "rb") as f:
+        with untrusted.open_regular(path) as f:
             size = os.fstat(f.fileno()).st_size
             prefix = f.read(8)
             n = struct.unpack("<Q", prefix)[0] if len(prefix) == 8 else 0
-            return prefix + f.read(min(n, MAX_HEADER_BYTES)), size
-    except OSError as e:
-        raise ConversationFileError(f"cannot read {path}: {e.strerror or e}") from e
+            return prefix + f.read(min(n, max_bytes)), size
+    except (OSError, ValueError) as e:  # ValueError: a NUL in the name
+        raise ConversationFileError(f"cannot read {path}: {getattr(e, 'strerror', None) or e}") from e
 
 
 def write_conversation(path: str | os.PathLike, tensors: Mapping[str, torch.Tensor], meta: Mapping) -> None:
@@ -241,8 +267,10 @@ def write_conversation(path: str | os.PathLike, tensors: Mapping[str, torch.Tens
     path = Path(path)
     tensors = {k: v.detach().contiguous().cpu() for k, v in tensors.items()}
     full_meta = {"format": FORMAT_NAME, "version": FORMAT_VERSION, **meta, "checksum": _checksum(tensors)}
+    if "transcript" in full_meta:  # last: a list row reads the fields before it from the header's start
+        full_meta["transcript"] = full_meta.pop("transcript")
     payload = save_safetensors_bytes(tensors, metadata={"parley": json.dumps(full_meta)})
-    write_atomically(path, payload)
+    write_atomically(path, payload, private=True)
 
 
 def read_conversation(path: str | os.PathLike, expected_shapes: Mapping[str, tuple[int, ...]] | None = None,
@@ -259,7 +287,7 @@ def read_conversation(path: str | os.PathLike, expected_shapes: Mapping[str, tup
     header, meta = read_header(path)
     if fingerprint is not None and meta.get("fingerprint") != fingerprint:
         raise ConversationFileError(
-            f"{path.name} was saved with another model ({meta.get('model', 'unknown')}); open it with "
+            f"{path.name} was saved with another model ({str(meta.get('model', 'unknown'))[:200]}); open it with "
             "that model, or start a new conversation with the one loaded.")
     if expected_shapes is not None:
         _check_names_and_shapes(header, expected_shapes, allowed_prefixes, path)
@@ -305,43 +333,49 @@ def _parse_header(data: bytes, file_size: int, path: Path) -> tuple[dict, dict]:
     if n > MAX_HEADER_BYTES or 8 + n > file_size or len(data) < 8 + n:
         raise _damaged(path, f"header declares {n} bytes, file has {file_size}")
     try:
-        header = json.loads(data[8:8 + n])
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        raise _damaged(path, "header is not valid JSON") from None
-    if not isinstance(header, dict):
-        raise _damaged(path, "header is not a JSON object")
+        header = untrusted.parse_json_object(data[8:8 + n])
+    except ValueError as e:
+        raise _damaged(path, f"header: {e}") from None
     raw_meta = header.pop("__metadata__", None)
-    if not isinstance(raw_meta, dict) or "parley" not in raw_meta:
+    if not isinstance(raw_meta, dict) or not isinstance(raw_meta.get("parley"), str):
         raise ConversationFileError(f"{path.name} is a safetensors file but not a Parley conversation.")
     try:
-        meta = json.loads(raw_meta["parley"])
-    except (TypeError, json.JSONDecodeError):
-        raise _damaged(path, "metadata is not valid JSON") from None
-    if not isinstance(meta, dict):
-        raise _damaged(path, "metadata is not a JSON object")
+        meta = untrusted.parse_json_object(raw_meta["parley"])
+    except ValueError as e:
+        raise _damaged(path, f"metadata: {e}") from None
     data_len = file_size - 8 - n
     end = 0
     for name, info in header.items():
-        try:
-            dtype, shape, (start, stop) = info["dtype"], info["shape"], info["data_offsets"]
-            _, item = _DTYPES[dtype]
-            count = math.prod(shape)
-            ok = all(isinstance(s, int) and 0 <= s < 2**40 for s in shape)
-        except (KeyError, TypeError, ValueError):
-            raise _damaged(path, f"entry {name!r} is malformed") from None
-        if not ok or not (0 <= start <= stop <= data_len) or stop - start != count * item:
-            raise _damaged(path, f"entry {name!r} has inconsistent size or offsets")
+        stop = _entry_end(info, data_len)
+        if stop is None:
+            raise _damaged(path, f"entry {name[:80]!r} is malformed, or has inconsistent size or offsets")
         end = max(end, stop)
     if end != data_len:
         raise _damaged(path, "data section does not match the header")
     return header, meta
 
 
+def _entry_end(info, data_len: int) -> int | None:
+    """Where a safetensors header entry's data ends, or None when the entry is not a well-formed
+    ``{"dtype", "shape", "data_offsets"}`` that fits the data section."""
+    if not isinstance(info, dict) or not isinstance(info.get("dtype"), str) or info["dtype"] not in _DTYPES:
+        return None
+    shape, offsets = info.get("shape"), info.get("data_offsets")
+    if not (isinstance(shape, list) and len(shape) <= 8 and all(type(s) is int and 0 <= s < 2**40 for s in shape)):
+        return None
+    if not (isinstance(offsets, list) and len(offsets) == 2 and all(type(o) is int for o in offsets)):
+        return None
+    start, stop = offsets
+    if not (0 <= start <= stop <= data_len) or stop - start != math.prod(shape) * _DTYPES[info["dtype"]][1]:
+        return None
+    return stop
+
+
 def _check_version(meta: dict, path: Path) -> None:
     if meta.get("format") != FORMAT_NAME:
         raise ConversationFileError(f"{path.name} is not a Parley conversation file.")
     version = meta.get("version")
-    if not isinstance(version, int) or version > FORMAT_VERSION:
+    if type(version) is not int or version > FORMAT_VERSION:
         raise ConversationFileError(
             f"{path.name} was written by a newer Parley (format version {version}; this one reads up to "
             f"{FORMAT_VERSION}). Update Parley to open it.")

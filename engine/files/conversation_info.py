@@ -1,13 +1,18 @@
 """What a conversation file says about itself, read without loading it: for listing many files
-(header and metadata only) and for replaying one (its recorded audio only, no engine state).
+(``read_conversation_summary``: a bounded start of the header), for showing one
+(``read_conversation_info``: header and metadata) and for replaying one (its recorded audio only,
+no engine state).
 
-Neither needs the model the file was saved with.
+None needs the model the file was saved with.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import re
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
@@ -15,9 +20,21 @@ from safetensors import safe_open
 
 from ..audio import FRAME_SECONDS, int16_to_pcm
 from ..errors import ConversationFileError
-from .conversation import read_header
+from . import untrusted
+from .conversation import (
+    MAX_FRAMES,
+    MAX_HEADER_BYTES,
+    _check_version,
+    _damaged,
+    _parse_header,
+    _read_head,
+    read_header,
+    read_transcript,
+)
 
 AUDIO_NAMES = ("audio.user", "audio.assistant")
+LIST_HEADER_BYTES = 32 * 1024  # the most of a header a list row reads
+LIST_TEXT_CHARS = 1000  # the most of the assistant's text a list row keeps
 
 
 @dataclass(frozen=True)
@@ -49,16 +66,160 @@ def read_conversation_info(path: str | os.PathLike) -> ConversationInfo:
     path = Path(path)
     header, meta = read_header(path)
     try:
-        transcript = tuple((int(frame), float(seconds), str(text))
-                           for frame, seconds, text in meta.get("transcript", ()))
+        frames = untrusted.integer(meta, "frames", 0, MAX_FRAMES)
         return ConversationInfo(
-            path=path, model=str(meta.get("model", "unknown")), fingerprint=str(meta.get("fingerprint", "")),
-            created=str(meta.get("created", "")), frames=int(meta["frames"]), bytes=path.stat().st_size,
-            transcript=transcript, has_audio=all(name in header for name in AUDIO_NAMES))
-    except (KeyError, TypeError, ValueError) as e:
+            path=path, model=_model(meta), fingerprint=_fingerprint(meta), created=_created(meta),
+            frames=frames, bytes=path.stat().st_size, transcript=tuple(read_transcript(meta, frames)),
+            has_audio=all(name in header for name in AUDIO_NAMES))
+    except ValueError as e:
         raise ConversationFileError(f"{path.name} has damaged metadata ({e}).") from e
     except OSError as e:
         raise ConversationFileError(f"cannot read {path}: {e.strerror or e}") from e
+
+
+def _model(meta: dict) -> str:
+    return untrusted.text(meta, "model", 1024, default="unknown")
+
+
+def _fingerprint(meta: dict) -> str:
+    return untrusted.text(meta, "fingerprint", untrusted.MAX_NAME_CHARS, default="")
+
+
+def _created(meta: dict) -> str:
+    return untrusted.text(meta, "created", 64, default="")
+
+
+@dataclass(frozen=True)
+class ConversationSummary:
+    """A list row's worth of a conversation file: what ``ConversationInfo`` says, with the
+    assistant's text cut to ``LIST_TEXT_CHARS`` and nothing else of the transcript kept."""
+
+    path: Path
+    model: str
+    fingerprint: str
+    created: str  # ISO 8601, UTC: as written, or the file's modification time where the read part lacks it
+    frames: int
+    bytes: int
+    text: str  # the start of the assistant's text (stripped)
+    text_complete: bool  # whether ``text`` is the whole of it
+
+    @property
+    def seconds(self) -> float:
+        return self.frames * FRAME_SECONDS
+
+
+def read_conversation_summary(path: str | os.PathLike) -> ConversationSummary:
+    """A conversation file's list row, reading at most ``LIST_HEADER_BYTES`` of its header and
+    keeping at most ``LIST_TEXT_CHARS`` of its text, so that a folder of thousands of long
+    conversations lists quickly and in little memory. Only a regular file is opened, never
+    blocking (a FIFO named ``*.parley`` is refused; ``untrusted.is_regular_file`` tells it without
+    opening anything).
+
+    A header within the limit is read and checked in full, as ``read_conversation_info`` does; of
+    a longer one (a long transcript: files put it last) the fields before the limit are read, and
+    its tensors are checked when the file is opened. Raises ``ConversationFileError`` with a
+    one-line reason for anything that is not a readable Parley conversation."""
+    path = Path(path)
+    data, size = _read_head(path, LIST_HEADER_BYTES)
+    if len(data) < 8:
+        raise _damaged(path, "file too short")
+    n = int.from_bytes(data[:8], "little")
+    if n > MAX_HEADER_BYTES or 8 + n > size:
+        raise _damaged(path, f"header declares {n} bytes, file has {size}")
+    try:
+        if n <= LIST_HEADER_BYTES:
+            _, meta = _parse_header(data, size, path)
+            _check_version(meta, path)
+            frames = untrusted.integer(meta, "frames", 0, MAX_FRAMES)
+            pieces, complete = [t for _, _, t in read_transcript(meta, frames)], True
+        else:
+            meta, pieces, complete = _header_start(data[8:])
+            _check_version(meta, path)
+            frames = untrusted.integer(meta, "frames", 0, MAX_FRAMES)
+        text = "".join(pieces).strip()
+        created = _created(meta) or datetime.fromtimestamp(os.stat(path).st_mtime, timezone.utc).isoformat(
+            timespec="seconds")
+        return ConversationSummary(path=path, model=_model(meta), fingerprint=_fingerprint(meta), created=created,
+                                   frames=frames, bytes=size, text=text[:LIST_TEXT_CHARS],
+                                   text_complete=complete and len(text) <= LIST_TEXT_CHARS)
+    except ConversationFileError:
+        raise
+    except (ValueError, RecursionError) as e:
+        raise ConversationFileError(f"{path.name} has damaged metadata ({e}).") from e
+    except OSError as e:
+        raise ConversationFileError(f"cannot read {path}: {e.strerror or e}") from e
+
+
+_METADATA_START = re.compile(r'\s*\{\s*"__metadata__"\s*:\s*\{\s*"parley"\s*:\s*"')
+_STRING_BODY = re.compile(r'(?:[^"\\]++|\\.)*+\\?', re.DOTALL)  # a JSON string's characters up to its quote
+
+
+def _header_start(start: bytes) -> tuple[dict, list[str], bool]:
+    """The Parley metadata fields found whole in ``start``, the first bytes of a safetensors header
+    that begins ``{"__metadata__": {"parley": "<JSON as a string>"`` (as safetensors writes it),
+    with the transcript's text pieces up to ``LIST_TEXT_CHARS`` and whether they are all of it.
+    ``ValueError`` when ``start`` does not begin that way."""
+    header = start.decode("utf-8", "ignore")  # a cut may split the last character; the rest is checked below
+    opening = _METADATA_START.match(header)
+    if opening is None:
+        raise ValueError("the header does not start with Parley's metadata")
+    inner = _string_start(header, opening.end())
+    meta, pieces, chars, pos = {}, [], 0, _skip(inner, 0)
+    if inner[pos:pos + 1] != "{":
+        raise ValueError("the metadata is not a JSON object")
+    pos += 1
+    while True:
+        pos = _skip(inner, pos)
+        if pos >= len(inner) or inner[pos] != '"':
+            return meta, pieces, inner[pos:pos + 1] == "}"
+        try:
+            key, pos = json.decoder.scanstring(inner, pos + 1)
+            pos = _skip(inner, pos)
+            if inner[pos:pos + 1] != ":":
+                raise ValueError("cut")
+            pos = _skip(inner, pos + 1)
+            if key != "transcript":
+                meta[key], pos = untrusted.DECODER.raw_decode(inner, pos)
+            else:
+                if inner[pos:pos + 1] != "[":
+                    raise ValueError("the transcript is not a list")
+                pos += 1
+                while chars <= LIST_TEXT_CHARS:
+                    pos = _skip(inner, pos)
+                    if inner[pos:pos + 1] == "]":
+                        pos += 1
+                        break
+                    entry, pos = untrusted.DECODER.raw_decode(inner, pos)
+                    if not (isinstance(entry, list) and len(entry) == 3 and isinstance(entry[2], str)):
+                        raise ValueError("a transcript entry is not [frame, seconds, text]")
+                    pieces.append(entry[2][:LIST_TEXT_CHARS])
+                    chars += len(pieces[-1])
+                    pos = _skip(inner, pos)
+                    pos += inner[pos:pos + 1] == ","
+                else:
+                    return meta, pieces, False
+        except ValueError:  # cut where the read stopped (or damaged there): the fields before it
+            return meta, pieces, False
+        pos = _skip(inner, pos)
+        pos += inner[pos:pos + 1] == ","
+
+
+def _skip(text: str, pos: int) -> int:
+    while pos < len(text) and text[pos] in " \t\r\n":
+        pos += 1
+    return pos
+
+
+def _string_start(header: str, pos: int) -> str:
+    """The JSON string starting at ``pos`` (after its opening quote), decoded up to its end or as
+    far as it was read (an escape cut in half is dropped)."""
+    body = _STRING_BODY.match(header, pos).group()
+    for cut in range(len(body), max(len(body) - 6, 0) - 1, -1):  # "\uXXXX" is the longest escape
+        try:
+            return json.decoder.scanstring(body[:cut] + '"', 0)[0]
+        except ValueError:
+            continue
+    raise ValueError("the metadata is not a JSON string")
 
 
 def read_conversation_audio(path: str | os.PathLike) -> tuple[np.ndarray, np.ndarray]:

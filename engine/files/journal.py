@@ -36,10 +36,12 @@ from pathlib import Path
 
 import numpy as np
 
+from ..atomic import open_private
 from ..audio import FRAME_SECONDS, FRAME_SIZE, PCM16, SAMPLE_RATE, exact_int16, int16_to_pcm
 from ..errors import ConversationFileError
 from ..lm.generate import SamplingConfig
 from ..version import VERSION
+from . import untrusted
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +50,7 @@ FORMAT_NAME = "parley.journal"
 FORMAT_VERSION = 2  # 2: frames of 16-bit samples (kind S)
 MAX_HEADER_BYTES = 1 << 20
 MAX_STREAMS = 64
+MAX_THREADS = 4096  # torch CPU threads a journal may ask a replay to run with
 FSYNC_SECONDS = 2.0  # the most audio a power cut may lose
 FSYNC_FRAMES = max(1, int(FSYNC_SECONDS / FRAME_SECONDS))
 _PREFIX = struct.Struct("<IB")  # payload length, record kind
@@ -70,6 +73,18 @@ class JournalHeader:
     # torch's CPU threads when the conversation ran (0: not on a CPU, or not recorded): float sums
     # are grouped per thread, so a bit-identical replay runs with as many.
     threads: int = 0
+
+    @classmethod
+    def from_meta(cls, meta: dict) -> JournalHeader:
+        """The header's fields as a journal's or a compact file's metadata holds them (untrusted:
+        ``ValueError`` names the first wrong one)."""
+        return cls(model=untrusted.text(meta, "model", untrusted.MAX_NAME_CHARS * 16),
+                   fingerprint=untrusted.text(meta, "fingerprint", untrusted.MAX_NAME_CHARS),
+                   sampling=untrusted.sampling(meta), seed=untrusted.integer(meta, "seed", *untrusted.INT64),
+                   prompts=untrusted.prompts(meta),
+                   user_streams=untrusted.integer(meta, "user_streams", 1, MAX_STREAMS),
+                   token_streams=untrusted.integer(meta, "token_streams", 1, MAX_STREAMS),
+                   threads=untrusted.integer(meta, "threads", 0, MAX_THREADS, default=0))
 
     def to_json(self) -> bytes:
         body = {"format": FORMAT_NAME, "version": FORMAT_VERSION, **asdict(self),
@@ -132,9 +147,12 @@ def read_journal(path: str | os.PathLike) -> Journal:
     header damaged, or a format version from a newer Parley."""
     path = Path(path)
     try:
-        data = path.read_bytes()
-    except OSError as e:
-        raise ConversationFileError(f"cannot read the journal {path}: {e.strerror or e}") from e
+        with untrusted.open_regular(path) as f:
+            data = f.read()
+    except (OSError, ValueError) as e:  # ValueError: a NUL in the name
+        raise ConversationFileError(f"cannot read the journal {path}: {getattr(e, 'strerror', None) or e}") from e
+    except MemoryError:
+        raise ConversationFileError(f"the journal {path} is too large to read into this machine's memory") from None
     return parse_journal(data, path.name)
 
 
@@ -157,6 +175,9 @@ def parse_journal(data: bytes, name: str = "journal") -> Journal:
             why = "an unexpected record"
         if why is None and struct.unpack_from("<I", payload)[0] != len(frames):
             why = f"frame {struct.unpack_from('<I', payload)[0]} where frame {len(frames)} belongs"
+        if why is None and kind == _FRAME and not np.isfinite(np.frombuffer(payload, _SAMPLES[kind],
+                                                                            offset=header.frame_head_bytes)).all():
+            why = "NaN or infinite samples"
         if why is not None:
             damage = f"{why} after frame {len(frames)} (byte {pos})"
             break
@@ -193,29 +214,20 @@ def _next_record(data: bytes, pos: int, max_payload: int) -> tuple[int, bytes, i
 
 def _parse_header(payload: bytes, name: str) -> JournalHeader:
     try:
-        meta = json.loads(payload.decode("utf-8"))
-        if not isinstance(meta, dict) or meta.get("format") != FORMAT_NAME:
+        meta = untrusted.parse_json_object(payload)
+        if meta.get("format") != FORMAT_NAME:
             raise ValueError("not a journal header")
-        version = meta.get("version")
-        if not isinstance(version, int) or version < 1:
-            raise ValueError(f"unknown version {version!r}")
-    except (UnicodeDecodeError, ValueError) as e:
+        version = untrusted.integer(meta, "version", 1, 2**31)
+    except ValueError as e:
         raise ConversationFileError(f"{name}: the journal's header is unreadable ({e}).") from e
     if version > FORMAT_VERSION:
         raise ConversationFileError(f"{name} was written by a newer Parley (journal version {version}; this "
                                     f"one reads up to {FORMAT_VERSION}). Update Parley to recover it.")
     try:
-        if meta["sample_rate"] != SAMPLE_RATE or meta["frame_size"] != FRAME_SIZE:
+        if meta.get("sample_rate") != SAMPLE_RATE or meta.get("frame_size") != FRAME_SIZE:
             raise ValueError("another audio format")
-        header = JournalHeader(
-            model=str(meta["model"]), fingerprint=str(meta["fingerprint"]),
-            sampling=SamplingConfig(**meta["sampling"]), seed=int(meta["seed"]),
-            prompts={"voice": meta["prompts"].get("voice"), "text": meta["prompts"].get("text")},
-            user_streams=int(meta["user_streams"]), token_streams=int(meta["token_streams"]),
-            threads=int(meta.get("threads", 0)))
-        if not (0 < header.user_streams <= MAX_STREAMS and 0 < header.token_streams <= MAX_STREAMS):
-            raise ValueError("stream counts out of range")
-    except (KeyError, TypeError, ValueError, AttributeError) as e:
+        header = JournalHeader.from_meta(meta)
+    except ValueError as e:
         raise ConversationFileError(f"{name}: the journal's header has damaged fields ({e}).") from e
     return header
 
@@ -246,7 +258,7 @@ class JournalWriter:
         self.error: str | None = None
         self.frames_written = 0
         self._queue: queue.SimpleQueue = queue.SimpleQueue()
-        self._file = open(self.path, "wb")  # noqa: SIM115 - owned by the writer thread until close()
+        self._file = open_private(self.path)
         try:
             self._file.write(encode_start(header))
             self._sync()

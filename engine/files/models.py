@@ -13,7 +13,6 @@ honoured without a restart.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import tarfile
@@ -22,6 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from ..errors import ModelError
+from ..lm.model import LMConfig
+from . import untrusted
 from .demo import built_demo_dir, ensure_demo_model
 from .hub_layout import CONFIG_NAME, MIMI_NAME, MOSHI_NAME, TOKENIZER_NAME, VOICES_ARCHIVE, VOICES_DIR
 
@@ -146,6 +147,7 @@ def _layout(raw: dict | None, where: str, family_hint: str = "moshi") -> _Layout
         names[key] = value
     # A config.json may carry only file names or a model type (PersonaPlex's hard-codes its LM).
     lm_config = raw if "dim" in raw else {**default_lm_config(family), **raw}
+    _check_lm_config(lm_config, where)
     return _Layout(family, lm_config, names["moshi_name"], names["mimi_name"], names["tokenizer_name"])
 
 
@@ -156,10 +158,20 @@ def _unsafe_name(name: str) -> bool:
 
 def _read_config(path: Path) -> dict:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        return untrusted.parse_json(path.read_bytes())
+    except (OSError, ValueError) as e:
         raise ModelError(f"cannot read {path}: {e}. It should be the model's config.json (JSON); "
                          "download it again or remove it to use the Moshi 7B defaults.") from e
+
+
+def _check_lm_config(lm_config: dict, where: str) -> None:
+    """Refuse, naming the field, a config whose architecture cannot be built or whose sizes are
+    out of bounds (``LMConfig``'s checks), before anything is loaded or allocated."""
+    try:
+        LMConfig.from_hub_config(lm_config)
+    except (TypeError, ValueError) as e:
+        raise ModelError(f"{where}: {e}. The model's config.json is damaged or describes a model Parley cannot "
+                         "run; download it again.") from e
 
 
 # ---------------------------------------------------------------------------------------------

@@ -47,11 +47,19 @@ class SamplingConfig:
     top_k: int = 250
     top_k_text: int = 25
 
+    MAX_TEMPERATURE = 100.0  # far past any useful setting (the softmax is flat long before)
+    MAX_TOP_K = 1_000_000  # more than any vocabulary: every token is a candidate
+
     def __post_init__(self):
-        if self.temp < 0 or self.temp_text < 0:
-            raise ValueError(f"temperatures must be >= 0, got temp={self.temp}, temp_text={self.temp_text}")
-        if self.top_k < 0 or self.top_k_text < 0:
-            raise ValueError(f"top_k values must be >= 0, got top_k={self.top_k}, top_k_text={self.top_k_text}")
+        for name in ("temp", "temp_text"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                    or not 0 <= value <= self.MAX_TEMPERATURE:  # NaN fails the comparison too
+                raise ValueError(f"sampling: {name} must be a number in [0, {self.MAX_TEMPERATURE:g}], got {value!r}")
+        for name in ("top_k", "top_k_text"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= self.MAX_TOP_K:
+                raise ValueError(f"sampling: {name} must be an integer in [0, {self.MAX_TOP_K}], got {value!r}")
 
     @classmethod
     def greedy(cls) -> SamplingConfig:

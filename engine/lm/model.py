@@ -37,6 +37,20 @@ _UNSUPPORTED = {  # key -> the only value we accept (besides absence)
     "quantize": False, "lora": False, "kv_repeat": 1, "text_card_out": None,
 }
 
+# The sizes a config may ask for: a config.json is untrusted input, and its sizes decide what a
+# session allocates (the KV cache is context x layers x dim); the released 7B models sit well inside.
+_INT_BOUNDS = {
+    "dim": (1, 32768), "num_heads": (1, 512), "num_layers": (1, 512), "context": (1, 32768),
+    "text_card": (1, 1_000_000), "card": (1, 65536), "n_q": (1, 64), "dep_q": (1, 64),
+    "existing_text_padding_id": (0, 1_000_000), "existing_text_end_padding_id": (0, 1_000_000),
+    "depformer_dim": (1, 32768), "depformer_dim_feedforward": (1, 1 << 20), "depformer_num_heads": (1, 512),
+    "depformer_num_layers": (1, 512),
+}
+_FLOAT_BOUNDS = {"hidden_scale": (1e-3, 64.0), "max_period": (1.0, 1e9), "depformer_max_period": (1.0, 1e9),
+                 "layer_scale": (0.0, 1e6), "depformer_layer_scale": (0.0, 1e6)}
+_OPTIONAL = {"depformer_dim_feedforward", "layer_scale", "depformer_layer_scale"}
+MAX_DELAY = 256
+
 
 @dataclass(frozen=True)
 class LMConfig:
@@ -71,12 +85,26 @@ class LMConfig:
     model_type: str = "moshi"  # "moshi" or "personaplex" (selects the generator semantics)
 
     def __post_init__(self):
+        for name, (low, high) in _INT_BOUNDS.items():
+            value = getattr(self, name)
+            if not (value is None and name in _OPTIONAL) and (
+                    isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high):
+                raise ValueError(f"config key {name!r} is {value!r}: expected an integer in [{low}, {high}]")
+        for name, (low, high) in _FLOAT_BOUNDS.items():
+            value = getattr(self, name)
+            if not (value is None and name in _OPTIONAL) and (
+                    isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high):
+                raise ValueError(f"config key {name!r} is {value!r}: expected a number in [{low:g}, {high:g}]")
+        if not isinstance(self.delays, tuple) or not all(
+                type(d) is int and 0 <= d <= MAX_DELAY for d in self.delays):
+            raise ValueError(f"config key 'delays' is {self.delays!r}: expected integers in [0, {MAX_DELAY}]")
+        if self.dim % self.num_heads or self.depformer_dim % self.depformer_num_heads:
+            raise ValueError(f"config: dim {self.dim} (depformer_dim {self.depformer_dim}) must be a multiple of "
+                             f"num_heads {self.num_heads} (depformer_num_heads {self.depformer_num_heads})")
         if len(self.delays) != self.n_q + 1:
             raise ValueError(f"expected {self.n_q + 1} delays (text + n_q={self.n_q} audio), got {len(self.delays)}")
         if not 0 < self.dep_q <= self.n_q:
             raise ValueError(f"dep_q must be in [1, n_q={self.n_q}], got {self.dep_q}")
-        if any(d < 0 for d in self.delays):
-            raise ValueError(f"delays must be non-negative, got {self.delays}")
         if self.model_type not in ("moshi", "personaplex"):
             raise ValueError(f"model_type must be 'moshi' or 'personaplex', got {self.model_type!r}")
         if self.depformer_pos_emb not in ("none", "rope"):
@@ -113,7 +141,9 @@ class LMConfig:
         if "depformer_dim" in kwargs and "depformer_dim_feedforward" not in kwargs:
             kwargs["depformer_dim_feedforward"] = None  # the reference derives it from hidden_scale
         if "delays" in kwargs:
-            kwargs["delays"] = tuple(int(d) for d in kwargs["delays"])
+            if not isinstance(kwargs["delays"], (list, tuple)):
+                raise ValueError(f"config key 'delays' is {kwargs['delays']!r}: expected a list of integers")
+            kwargs["delays"] = tuple(kwargs["delays"])
         personaplex = config.get("model_type") == "personaplex" or kwargs.get("dep_q") == 16
         if personaplex:
             kwargs["dep_q"] = 16

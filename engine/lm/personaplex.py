@@ -25,11 +25,13 @@ from pathlib import Path
 
 import torch
 from safetensors import SafetensorError, safe_open
-from safetensors.torch import save_file
+from safetensors.torch import save
 
-from ..audio import FRAME_SIZE
+from ..atomic import write_atomically
+from ..audio import FRAME_SECONDS, FRAME_SIZE
 from ..state import StateTree
 from .generate import PersonaPlexGenerator
+from .state_values import all_finite, check_token_cache
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +40,10 @@ SINE_TOKENS = (430, 1268, 381, 1611, 1095, 1495, 56, 472)  # Mimi codes of a 440
 SILENCE_FRAMES = 6  # int(0.5 s * 12.5 Hz)
 VOICE_FORMAT = "parley-voice-prompt-1"
 SYSTEM_TAG = "<system>"
+MAX_VOICE_SECONDS = 120.0  # the longest voice prompt (PersonaPlex's own are ~10 s)
+MAX_VOICE_FRAMES = int(MAX_VOICE_SECONDS / FRAME_SECONDS)
+MAX_VOICE_DIM = 32768  # an embedding's width (the 7B's is 4096)
+MAX_VOICE_CACHE = (64, 64)  # a voice's token cache: streams, columns (the 7B's: 17, 4)
 
 
 def wrap_with_system_tags(text: str) -> str:
@@ -75,6 +81,9 @@ class VoicePrompt:
         elif self.codes.dtype != torch.long or self.codes.dim() != 2 or self.codes.shape[1] != 8:
             raise ValueError(f"expected voice codes as a long tensor [frames, 8], got "
                              f"{tuple(self.codes.shape)} {self.codes.dtype}")
+        elif self.codes.shape[0] > MAX_VOICE_FRAMES:
+            raise ValueError(f"a voice prompt of {self.codes.shape[0]} frames; at most {MAX_VOICE_FRAMES} "
+                             f"({MAX_VOICE_SECONDS:.0f} s)")
 
 
 def _check_voice_tensors(embeddings, cache, where: str) -> None:
@@ -86,6 +95,18 @@ def _check_voice_tensors(embeddings, cache, where: str) -> None:
     if not isinstance(cache, torch.Tensor) or cache.dtype != torch.long or cache.dim() != 3 or cache.shape[0] != 1:
         got = f"{tuple(cache.shape)} {cache.dtype}" if isinstance(cache, torch.Tensor) else type(cache).__name__
         raise ValueError(f"{where}: expected 'cache' as a long tensor [1, streams, columns], got {got}")
+    _check_voice_sizes(tuple(embeddings.shape), tuple(cache.shape), where)
+    if not all_finite(embeddings):
+        raise ValueError(f"{where}: its embeddings hold NaN or infinite values")
+
+
+def _check_voice_sizes(embeddings: tuple[int, ...], cache: tuple[int, ...], where: str) -> None:
+    """A voice's tensor shapes within ``MAX_VOICE_*`` (checked from a file's header before reading)."""
+    if len(embeddings) != 4 or not 1 <= embeddings[0] <= MAX_VOICE_FRAMES or not 1 <= embeddings[3] <= MAX_VOICE_DIM:
+        raise ValueError(f"{where}: embeddings {embeddings}; at most {MAX_VOICE_FRAMES} frames "
+                         f"({MAX_VOICE_SECONDS:.0f} s) of width {MAX_VOICE_DIM}")
+    if len(cache) != 3 or cache[1] > MAX_VOICE_CACHE[0] or cache[2] > MAX_VOICE_CACHE[1]:
+        raise ValueError(f"{where}: a token cache {cache}; at most {MAX_VOICE_CACHE} streams and columns")
 
 
 def _sha256(path: Path) -> str:
@@ -128,12 +149,15 @@ def load_voice_prompt(path: str | Path, cache_dir: str | Path | None = None) -> 
         except ValueError as e:
             log.info("re-converting voice prompt %s (%s)", path.name, e)
     embeddings, cache = _read_pickle(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_suffix(".tmp")
-    save_file({"embeddings": embeddings.contiguous(), "cache": cache.contiguous()}, str(tmp),
-              metadata={"format": VOICE_FORMAT, "source": path.name, "source_sha256": digest})
-    tmp.replace(target)
-    log.info("converted voice prompt %s to %s; later loads read that file, never the pickle", path, target)
+    converted = save({"embeddings": embeddings.contiguous(), "cache": cache.contiguous()},
+                     metadata={"format": VOICE_FORMAT, "source": path.name, "source_sha256": digest})
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        write_atomically(target, converted)
+        log.info("converted voice prompt %s to %s; later loads read that file, never the pickle", path, target)
+    except OSError as e:  # the voice is usable all the same; the next load converts it again
+        log.warning("cannot keep the converted voice prompt %s (%s): it is converted again next time", target,
+                    e.strerror or e)
     return VoicePrompt(embeddings=embeddings, cache=cache)
 
 
@@ -156,15 +180,17 @@ def _read_converted(path: Path, expected_source: str | None) -> VoicePrompt:
     try:
         with safe_open(str(path), framework="pt", device="cpu") as f:
             meta, keys = f.metadata() or {}, set(f.keys())
-            tensors = {k: f.get_tensor(k) for k in keys & {"embeddings", "cache"}}
+            if meta.get("format") != VOICE_FORMAT:
+                raise ValueError(f"{path.name} is not a converted voice prompt (format {meta.get('format')!r})")
+            if expected_source is not None and meta.get("source_sha256") != expected_source:
+                raise ValueError(f"{path.name} was converted from a different file")
+            if keys != {"embeddings", "cache"}:
+                raise ValueError(f"{path.name}: expected tensors 'embeddings' and 'cache', got {sorted(keys)}")
+            _check_voice_sizes(tuple(f.get_slice("embeddings").get_shape()), tuple(f.get_slice("cache").get_shape()),
+                               f"voice prompt {path.name}")
+            tensors = {k: f.get_tensor(k) for k in keys}
     except (SafetensorError, OSError) as e:
         raise ValueError(f"voice prompt {path.name} is not a readable safetensors file: {e}") from e
-    if meta.get("format") != VOICE_FORMAT:
-        raise ValueError(f"{path.name} is not a converted voice prompt (format {meta.get('format')!r})")
-    if expected_source is not None and meta.get("source_sha256") != expected_source:
-        raise ValueError(f"{path.name} was converted from a different file")
-    if keys != {"embeddings", "cache"}:
-        raise ValueError(f"{path.name}: expected tensors 'embeddings' and 'cache', got {sorted(keys)}")
     return VoicePrompt(embeddings=tensors["embeddings"], cache=tensors["cache"])
 
 
@@ -239,6 +265,10 @@ def run_prompt_phases(gen: PersonaPlexGenerator, state: StateTree, voice: VoiceP
         if voice.cache.shape[1:] != state["tokens"]["cache"].shape[1:]:
             raise ValueError(f"the voice prompt's token cache {tuple(voice.cache.shape)} does not fit this "
                              f"model's {tuple(state['tokens']['cache'].shape)}")
+        if voice.embeddings.shape[3] != gen.config.dim:
+            raise ValueError(f"the voice prompt's embeddings are {voice.embeddings.shape[3]} wide, this model's "
+                             f"{gen.config.dim}")
+        check_token_cache(voice.cache, gen.config, "the voice prompt's token cache")
         for e in voice.embeddings:
             done.append(PromptStep("voice", *embedded(e.expand(batch, -1, -1).to(device))))
         state["tokens"]["cache"].copy_(voice.cache.expand(batch, -1, -1))

@@ -17,13 +17,19 @@ import torch
 
 from ..audio import SAMPLE_RATE, read_audio
 from ..loudness import normalize_loudness
-from .personaplex import VoicePrompt, text_prompt_tokens, voice_prompt_from_pcm
+from .personaplex import MAX_VOICE_SECONDS, VoicePrompt, text_prompt_tokens, voice_prompt_from_pcm
 
 log = logging.getLogger(__name__)
 
 VOICE_SUFFIXES = (".pt", ".safetensors")  # a shipped voice: released pickle or our converted copy
 DEFAULT_VOICE = "NATF0"
 NO_VOICE = "none"
+
+
+class ShippedVoiceName(str):
+    """A voice named by a file's header (a conversation, compact file or journal from anywhere): it
+    is looked up only among the voices the model ships, never as a path on this machine, nor among
+    the user's own voices."""
 
 DEFAULT_ROLE = ("You are a wise and friendly teacher. Answer questions or provide advice in a clear and "
                 "engaging way.")
@@ -45,7 +51,7 @@ def voice_prompt_from_recording(path: str | Path, encode: Callable[[torch.Tensor
     """A voice prompt from a recording, prepared as PersonaPlex prepares it: decoded, averaged to
     mono, resampled to 24 kHz, normalised to -24 LUFS, then encoded (``encode``: PCM [1, 1, n] ->
     codes [1, 8, frames], see ``voice_prompt_from_pcm``)."""
-    return voice_prompt_from_audio(read_audio(path), encode, device)
+    return voice_prompt_from_audio(read_audio(path, max_seconds=MAX_VOICE_SECONDS), encode, device)
 
 
 def voice_prompt_from_audio(pcm: np.ndarray, encode: Callable[[torch.Tensor], torch.Tensor],

@@ -356,7 +356,7 @@ class Session:
     def restore(self, path: str | Path) -> None:
         """Replace this conversation with a saved one, in place: the same state buffers (a captured
         CUDA graph stays valid), no prompt phases. Everything is checked before anything changes."""
-        record = conversation.read_session_file(path, self.model.info.fingerprint, self.state)
+        record = conversation.read_session_file(path, self.model.info.fingerprint, self.state, self.model.lm.config)
         self._use(record.sampling)
         conversation.copy_into_state(self.state, record.state)
         self.seed = record.seed

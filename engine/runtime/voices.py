@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import ModelError
+from ..files.demo import cache_root
 from ..files.voices import VoiceLibrary
 from ..lm import prompts
 from ..lm.personaplex import VoicePrompt, load_voice_prompt
@@ -18,17 +19,22 @@ def load_voice(model, spec: str) -> VoicePrompt:
     """``spec``: a shipped voice name (``NATF2`` or ``NATF2.pt``) from the model's voices folder, a
     voice of the user's library by name (its cached codes, see ``engine.files.voices``), or a
     ``.pt``/``.safetensors`` voice file, or a recording in any common audio format (WAV, FLAC,
-    Ogg, MP3; normalised and encoded with the model's Mimi, see ``voice_prompt_from_recording``)."""
+    Ogg, MP3; normalised and encoded with the model's Mimi, see ``voice_prompt_from_recording``).
+    A ``ShippedVoiceName`` (a voice a received file named) is only looked up among the shipped voices."""
+    named_by_a_file = isinstance(spec, prompts.ShippedVoiceName)
     path = Path(spec).expanduser()
-    if not path.is_file():
+    if named_by_a_file or not path.is_file():
         voices = model.files.voices_dir
         candidates = [voices / f"{path.stem}.pt", voices / f"{path.stem}.safetensors"] if voices else []
         found = [c for c in candidates if c.is_file()]
+        shipped = prompts.shipped_voices(voices)
+        if not found and named_by_a_file:
+            raise ModelError(f"the conversation names the voice {spec!r}, which this model does not ship "
+                             f"({', '.join(shipped) or 'it ships none'}): open it with the model it was made with")
         library = VoiceLibrary()
         if not found and library.find(spec) is not None:
             return VoicePrompt(codes=library.codes(spec, model, lambda pcm: prompts.encode_recording(model, pcm).codes))
         if not found:
-            shipped = prompts.shipped_voices(voices)
             own = [v.name for v in library.voices()]
             raise ModelError(f"voice prompt {spec!r} not found: give a .pt or .safetensors voice, a recording "
                              f"(WAV, FLAC, Ogg, MP3), {prompts.NO_VOICE!r}, one of "
@@ -37,7 +43,7 @@ def load_voice(model, spec: str) -> VoicePrompt:
         path = found[0]
     if path.suffix.lower() not in prompts.VOICE_SUFFIXES:
         return prompts.voice_prompt_from_recording(path, prompts.mimi_encoder(model), model.device)
-    voice = load_voice_prompt(path, cache_dir=Path(model.files.lm_path).parent / "voices-converted")
+    voice = load_voice_prompt(path, cache_dir=cache_root() / "voices")
     if voice.embeddings is not None:
         voice = VoicePrompt(embeddings=voice.embeddings.to(model.device), cache=voice.cache.to(model.device))
     return voice

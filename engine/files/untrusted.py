@@ -1,0 +1,192 @@
+"""Reading files that anyone may have written (conversation files, compact files, journals): their
+JSON parsed totally and their fields read with types and bounds checked.
+
+Every failure of a parse here is a ``ValueError`` with a one-line reason, never an OverflowError
+(``"frames": 1e400`` overflows to infinity, then ``int()`` of it), a RecursionError (JSON nested
+thousands deep) or a blocked thread (a FIFO named like a conversation), which would pass every
+handler of the caller. The readers of each format turn that ``ValueError`` into their own error
+naming the file.
+
+- JSON: no ``NaN``/``Infinity`` constants, no number that overflows to them, no integer longer
+  than ``MAX_INT_DIGITS`` digits (Python's own limit is a ValueError only past 4300).
+- Fields: an integer is an ``int`` (not ``2.0``, not ``true``) within stated bounds; a number is
+  finite and within bounds; a string has a bounded length.
+- Files: only regular files are opened, and without blocking (``open_regular``).
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import math
+import os
+import re
+import stat
+from collections.abc import Mapping
+from typing import Any, BinaryIO
+
+from ..lm.generate import SamplingConfig
+from ..lm.prompts import NO_VOICE, VOICE_SUFFIXES, ShippedVoiceName
+
+MAX_INT_DIGITS = 24  # the largest integer any header holds is a 64-bit seed (19 digits and a sign)
+MAX_TEXT_CHARS = 64 * 1024  # one free-text field: a role prompt, a model name
+MAX_NAME_CHARS = 64  # a voice name
+_VOICE_NAME = re.compile(rf"[A-Za-z0-9][A-Za-z0-9_-]{{0,{MAX_NAME_CHARS - 1}}}")
+INT64 = (-(2**63), 2**63 - 1)
+
+
+# ---- files -----------------------------------------------------------------------------------
+
+def is_regular_file(path: str | os.PathLike) -> bool:
+    """Whether ``path`` is a regular file (following links), found with ``stat`` alone: nothing is
+    opened, so a FIFO, a device or a link to one never blocks the caller. For listing a folder."""
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except (OSError, ValueError):  # ValueError: a NUL in the name
+        return False
+
+
+def open_regular(path: str | os.PathLike) -> BinaryIO:
+    """Open ``path`` for reading only if it is a regular file. It is opened without blocking
+    (``O_NONBLOCK``, where the OS has it) and checked on the open descriptor, so a FIFO that
+    replaces a file between a listing and this open is refused instead of waiting for a writer.
+    Raises ``OSError`` (its ``strerror`` says why) for anything else."""
+    flags = os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0)
+    fd = os.open(path, flags)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file (a folder, pipe or device)", os.fspath(path))
+        return os.fdopen(fd, "rb")  # O_NONBLOCK does not change reads of a regular file
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+# ---- JSON ------------------------------------------------------------------------------------
+
+def _constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number a Parley file holds")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"the number {text[:24]} is out of range")
+    return value
+
+
+def _bounded_int(text: str) -> int:
+    if len(text) > MAX_INT_DIGITS:
+        raise ValueError(f"an integer of {len(text)} digits")
+    return int(text)
+
+
+_STRICT = {"parse_constant": _constant, "parse_float": _finite_float, "parse_int": _bounded_int}
+DECODER = json.JSONDecoder(**_STRICT)  # the same rules, for reading JSON a value at a time (``raw_decode``)
+
+
+def parse_json_object(data: bytes | str) -> dict:
+    """A JSON object from untrusted bytes; ``ValueError`` for anything else (see the module)."""
+    value = parse_json(data)
+    if not isinstance(value, dict):
+        raise ValueError(f"a JSON {type(value).__name__} where an object belongs")
+    return value
+
+
+def parse_json(data: bytes | str) -> Any:
+    """Any JSON value from untrusted bytes; ``ValueError`` for anything else (see the module)."""
+    try:
+        value = json.loads(data, **_STRICT)
+    except RecursionError:
+        raise ValueError("JSON nested too deeply") from None
+    except UnicodeDecodeError:
+        raise ValueError("not UTF-8 text") from None
+    except json.JSONDecodeError as e:
+        raise ValueError(f"not valid JSON ({e.msg} at character {e.pos})") from None
+    return value
+
+
+# ---- fields ----------------------------------------------------------------------------------
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def integer(obj: Mapping, key: str, low: int, high: int, default: int | None = None) -> int:
+    """``obj[key]`` as an integer in [low, high] (``default`` when absent, if given)."""
+    value = obj.get(key, default)
+    if type(value) is not int or not low <= value <= high:
+        raise ValueError(f"'{key}' is {_shown(value)}, expected an integer in [{low}, {high}]")
+    return value
+
+
+def number(obj: Mapping, key: str, low: float, high: float) -> float:
+    """``obj[key]`` as a finite number in [low, high]."""
+    value = obj.get(key)
+    if type(value) not in (int, float) or not low <= value <= high:
+        raise ValueError(f"'{key}' is {_shown(value)}, expected a number in [{low:g}, {high:g}]")
+    return float(value)
+
+
+def text(obj: Mapping, key: str, max_chars: int = MAX_TEXT_CHARS, default: str | None = None,
+         optional: bool = False) -> str | None:
+    """``obj[key]`` as a string of at most ``max_chars``; None allowed when ``optional``."""
+    value = obj.get(key, default)
+    if value is None and optional:
+        return None
+    if not isinstance(value, str) or len(value) > max_chars:
+        raise ValueError(f"'{key}' is {_shown(value)}, expected text of at most {max_chars} characters")
+    return value
+
+
+def mapping(obj: Mapping, key: str) -> dict:
+    value = obj.get(key)
+    if not isinstance(value, dict):
+        raise ValueError(f"'{key}' is {_shown(value)}, expected an object")
+    return value
+
+
+def sequence(obj: Mapping, key: str, max_items: int) -> list:
+    value = obj.get(key, [])
+    if not isinstance(value, list) or len(value) > max_items:
+        raise ValueError(f"'{key}' is not a list of at most {max_items} items")
+    return value
+
+
+# ---- what the headers hold -------------------------------------------------------------------
+
+def sampling(obj: Mapping) -> SamplingConfig:
+    """The sampling settings a header stores (``asdict(SamplingConfig)``), checked as
+    ``SamplingConfig`` checks them."""
+    settings = mapping(obj, "sampling")
+    unknown = set(settings) - set(SamplingConfig.__dataclass_fields__)
+    if unknown:
+        raise ValueError(f"'sampling' has unknown settings {sorted(unknown)[:3]}")
+    return SamplingConfig(**settings)
+
+
+def voice_name(value: Any) -> ShippedVoiceName | None:
+    """A voice named in a file's header: only the name of a voice a model ships (``NATF2``,
+    ``NATF2.pt``) or ``"none"``. A path is refused: a received file must not make this machine
+    read one of its files as a voice."""
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str):
+        raise ValueError(f"the voice is {_shown(value)}, expected a voice name")
+    stem = value
+    for suffix in VOICE_SUFFIXES:
+        stem = stem.removesuffix(suffix)
+    if value != NO_VOICE and not _VOICE_NAME.fullmatch(stem):
+        raise ValueError(f"the voice {_shown(value)} is not the name of a shipped voice (a file can name only "
+                         "the voices a model ships, never a file on this machine); start a new conversation "
+                         "with that voice instead")
+    return ShippedVoiceName(value)
+
+
+def prompts(obj: Mapping) -> dict:
+    """``{"voice": shipped voice name or None, "text": role text or None}`` from a header."""
+    stored = obj.get("prompts") or {}
+    if not isinstance(stored, dict):
+        raise ValueError(f"'prompts' is {_shown(stored)}, expected an object")
+    return {"voice": voice_name(stored.get("voice")), "text": text(stored, "text", optional=True)}
