@@ -1,5 +1,6 @@
 """Host memory of a PersonaPlex load: the 8-step checkpoint streams into the 16-step model tensor by
-tensor, so the transient memory is about one tensor, not the file (a 16.7 GB file on a 16 GB host).
+tensor, so the transient memory is about one tensor, not the file (a 16.7 GB file on a 16 GB host),
+and the model holds each stored weight once (steps 8..15 share 0..7's), so what stays is the file.
 
 Measured in a fresh process: resident memory (``RssAnon + RssFile``: a mapped file's pages count)
 sampled every millisecond during ``load_lm``. The transient is what the peak holds beyond what
@@ -64,7 +65,9 @@ def test_a_personaplex_load_holds_about_one_tensor_not_the_file(tmp_path):
     out = subprocess.run([sys.executable, "-c", MEASURE, str(path), json.dumps(overrides)],
                          capture_output=True, text=True, timeout=300, check=True)
     got = json.loads(out.stdout.strip().splitlines()[-1])
-    assert got["params"] > file_bytes  # the 16-step model is larger than the 8-step file it expands
+    assert got["params"] == file_bytes  # the 16-step model holds the 8-step file's weights, once each
     assert largest * 8 < file_bytes  # the test means something: the file is many tensors
-    assert got["kept"] <= 1.25 * got["params"], got
+    # What stays beyond the weights is ~90 MB here (torch's own): 1.29x the file; holding steps 8..15
+    # as copies kept 1.74x (a 2-core AMD EPYC VM, torch 2.13).
+    assert got["kept"] <= 1.4 * file_bytes, (got, file_bytes)
     assert got["transient"] <= 2 * largest + (4 << 20), (got, largest, file_bytes)
