@@ -8,6 +8,7 @@ tokenizer once, and pick the kernels the precision implies.
 from __future__ import annotations
 
 import enum
+import logging
 from dataclasses import dataclass, replace
 
 import torch
@@ -25,6 +26,8 @@ from ..lm.tokenizer import TextTokenizer
 from .gpu_memory import Gpu, choose_precision, out_of_memory_error
 from .kernel_plan import KernelPlan, plan_kernels, silent_frame_runner
 from .threads import ThreadChoice, choose_threads
+
+log = logging.getLogger(__name__)
 
 
 class Precision(enum.Enum):
@@ -128,6 +131,7 @@ class LoadedModel:
             choice = choose_precision(files.name, self.lm_config, Gpu.of(device), allow_int4,
                                       checkpoint_shapes(files.lm_path))
             precision, reason = Precision(choice.precision), choice.reason
+            log.warning("%s", reason)  # said where the app's and the command's messages go
         precision = precision.resolve(device)
         self.files, self.device, self.precision = files, device, precision
         self.dtype = precision.activation_dtype(device)
