@@ -202,6 +202,9 @@ def test_gpu_load_smoke_runs_on_cpu(tmp_path):
         assert run["precision"] == precision and run["frames"]["n"] == 3 and run["load_s"] > 0
         assert run["prompt_steps"] > 125 + 12  # the stored voice, two silences and the role prompt's tokens
         assert run["graph_active"] is False and run["gpu_after_load"] is None
+        assert run["precision_reason"] == "" and run["host_load_gb"]["peak"] >= run["host_load_gb"]["kept"]
+    # int8 quantises as the file streams: no float LM passes through host memory on the way
+    assert entry["int8"]["host_load_gb"]["peak"] <= entry["float32"]["host_load_gb"]["peak"]
     assert entry["16gb_gpu"] == {"skipped": "needs a CUDA device"}
 
 

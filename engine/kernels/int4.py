@@ -21,6 +21,8 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
+from .weight import QuantizedWeight
+
 INT4_LEVELS = 15
 INT4_OFFSET = 8
 GROUP_SIZES = (128, 64, 32)  # the first that divides a row's length; else the whole row is one group
@@ -30,9 +32,8 @@ def group_size(cols: int) -> int:
     return next((g for g in GROUP_SIZES if cols % g == 0), cols)
 
 
-class Int4Weight:
-    """A group-quantised 2-D weight standing in for the float parameter it replaced (row slicing,
-    ``F.linear``, ``copy_`` of float rows, like ``Int8Weight``)."""
+class Int4Weight(QuantizedWeight):
+    """A group-quantised 2-D weight standing in for the float parameter it replaced."""
 
     PARTS = ("int4", "scale", "zero")  # buffer suffixes, in constructor order
     __slots__ = ("packed", "scale", "zero")
@@ -44,42 +45,15 @@ class Int4Weight:
     def quantize(cls, weight: torch.Tensor) -> Int4Weight:
         return cls(*quantize_groups(weight))
 
-    def tensors(self) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        return self.packed, self.scale, self.zero
-
     @property
     def shape(self) -> torch.Size:
         return torch.Size((self.packed.shape[0], 2 * self.packed.shape[1]))
 
-    @property
-    def dtype(self) -> torch.dtype:
-        return self.scale.dtype
-
-    @property
-    def device(self) -> torch.device:
-        return self.packed.device
-
-    def __getitem__(self, rows: slice) -> Int4Weight:
-        if not isinstance(rows, slice):
-            raise TypeError(f"an int4 weight supports row slices only, got {rows!r}")
-        return Int4Weight(self.packed[rows], self.scale[rows], self.zero[rows])
-
-    def copy_(self, weight: torch.Tensor) -> Int4Weight:
-        for mine, new in zip(self.tensors(), quantize_groups(weight.to(self.dtype))):
-            mine.copy_(new)
-        return self
-
     def dequantized(self) -> torch.Tensor:
         return dequantize_groups(self.packed, self.scale, self.zero)
 
-    @classmethod
-    def __torch_function__(cls, func, types, args=(), kwargs=None):
-        kwargs = kwargs or {}
-        if func is F.linear:
-            x, weight = args[0], args[1]
-            bias = args[2] if len(args) > 2 else kwargs.get("bias")
-            return F.linear(x, weight.dequantized().to(x.dtype), bias)
-        raise TypeError(f"{getattr(func, '__name__', func)} is not supported on an int4 weight")
+    def linear(self, x: torch.Tensor) -> torch.Tensor:
+        return F.linear(x, self.dequantized().to(x.dtype))
 
 
 def quantize_groups(weight: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:

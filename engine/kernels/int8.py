@@ -34,6 +34,8 @@ from collections.abc import Callable
 import torch
 import torch.nn.functional as F
 
+from .weight import QuantizedWeight
+
 INT8_MAX = 127
 # The most a kernel's output may differ from the dequantised reference, relative to the output's
 # largest magnitude: bfloat16 rounding of the output (2^-8) and, for int_mm, of the activations.
@@ -45,13 +47,8 @@ TIMED_SHAPES = ((4096, 22528), (11264, 4096), (1024, 3072), (1024, 5632))
 INT_MM_MIN_ROWS = 17  # torch._int_mm on CUDA needs more than 16 rows: fewer are padded
 
 
-class Int8Weight:
-    """A row-quantised 2-D weight standing in for the float parameter it replaced.
-
-    Supports what the model does with its weights: row slicing (``w[a:b]``), ``F.linear`` and, for
-    loading, ``copy_`` of float rows (quantised on the way in). Any other torch function raises a
-    TypeError naming it.
-    """
+class Int8Weight(QuantizedWeight):
+    """A row-quantised 2-D weight standing in for the float parameter it replaced."""
 
     PARTS = ("int8", "scale")  # buffer suffixes, in constructor order
     __slots__ = ("q", "scale")
@@ -63,44 +60,12 @@ class Int8Weight:
     def quantize(cls, weight: torch.Tensor) -> Int8Weight:
         return cls(*quantize_rows(weight))
 
-    def tensors(self) -> tuple[torch.Tensor, torch.Tensor]:
-        return self.q, self.scale
-
     @property
     def shape(self) -> torch.Size:
         return self.q.shape
 
-    @property
-    def dtype(self) -> torch.dtype:
-        """The compute dtype (what the float weight had)."""
-        return self.scale.dtype
-
-    @property
-    def device(self) -> torch.device:
-        return self.q.device
-
-    def __getitem__(self, rows: slice) -> Int8Weight:
-        if not isinstance(rows, slice):
-            raise TypeError(f"an int8 weight supports row slices only, got {rows!r}")
-        return Int8Weight(self.q[rows], self.scale[rows])
-
-    def copy_(self, weight: torch.Tensor) -> Int8Weight:
-        """Quantise ``weight`` (cast to the compute dtype first, as a float model would hold it)
-        into these rows."""
-        q, scale = quantize_rows(weight.to(self.dtype))
-        self.q.copy_(q)
-        self.scale.copy_(scale)
-        return self
-
-    @classmethod
-    def __torch_function__(cls, func, types, args=(), kwargs=None):
-        kwargs = kwargs or {}
-        if func is F.linear:
-            x, weight = args[0], args[1]
-            bias = args[2] if len(args) > 2 else kwargs.get("bias")
-            y = KERNELS[chosen_kernel(x.device, x.dtype)](x, weight.q, weight.scale)
-            return y if bias is None else y + bias
-        raise TypeError(f"{getattr(func, '__name__', func)} is not supported on an int8 weight")
+    def linear(self, x: torch.Tensor) -> torch.Tensor:
+        return KERNELS[chosen_kernel(x.device, x.dtype)](x, self.q, self.scale)
 
 
 def quantize_rows(weight: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
