@@ -3,7 +3,8 @@ each precision (bfloat16, int8 with each kernel candidate, int4), the reference 
 the memory-bandwidth floor, and each precision under the memory of an 8, 12, 16 and 24 GB card.
 
 For the demo model (built locally, no download) and for random-weight models with the full 7B
-Moshi and PersonaPlex configurations (built on the device in bf16):
+Moshi and PersonaPlex configurations in the released layout (built on the device as a load
+builds them: ``random_lm``):
 
 - eager ``FrameStep`` vs graph ``FrameStep`` from the same seed over ``--frames`` frames (sampled):
   the tokens must be identical (``parity``);
@@ -66,9 +67,9 @@ from engine.codec.mimi import Mimi, MimiConfig, load_mimi  # noqa: E402
 from engine.files.hub_layout import MIMI_NAME, MOSHI_NAME  # noqa: E402
 from engine.kernels import int8  # noqa: E402
 from engine.kernels.int4 import Int4Weight  # noqa: E402
-from engine.kernels.quantize import quantizer, weight_bytes  # noqa: E402
+from engine.kernels.quantize import load_targets, quantizer, weight_bytes  # noqa: E402
 from engine.lm.generate import SamplingConfig, make_generator  # noqa: E402
-from engine.lm.model import LMConfig, LMModel, load_lm  # noqa: E402
+from engine.lm.model import LMConfig, LMModel, load_lm, share_stored_steps  # noqa: E402
 from engine.lm.personaplex import VoicePrompt, run_prompt_phases  # noqa: E402
 from engine.runtime.cpu import cpu_model  # noqa: E402
 from engine.runtime.frame_step import FrameStep, sync_debug_error  # noqa: E402
@@ -222,16 +223,46 @@ def touched_bytes(mimi, lm, state_bytes_kv: int) -> int:
     return weight_bytes(lm)["total"] - embeddings + state_bytes_kv + codec
 
 
-def build_ours(name: str, device: torch.device, dtype: torch.dtype):
-    """(mimi, lm): the demo's files, or random weights with the 7B (or a tiny) configuration."""
+def build_ours(name: str, device: torch.device, dtype: torch.dtype, precision: str = "bfloat16"):
+    """(mimi, lm): the demo's files, or random weights with the 7B (or a tiny) configuration, in
+    the released layout (PersonaPlex: 8 stored depth-transformer steps, held once), with the LM's
+    matmul weights at ``precision``."""
     if name == "demo":
         folder = demo_folder()
         return (load_mimi(folder / MIMI_NAME, device=device),
-                load_lm(folder / MOSHI_NAME, build_config(name), device=device, dtype=dtype))
+                load_lm(folder / MOSHI_NAME, build_config(name), device=device, dtype=dtype,
+                        quantize=quantizer(precision)))
     torch.manual_seed(0)
     mimi = Mimi(MimiConfig()).to(device).eval().requires_grad_(False)
     mimi.prepare()
-    return mimi, LMModel(build_config(name), device=device, dtype=dtype).eval().requires_grad_(False)
+    return mimi, random_lm(build_config(name), device, dtype, precision)
+
+
+def random_lm(config: LMConfig, device: torch.device, dtype: torch.dtype, precision: str) -> LMModel:
+    """An LM with seeded random weights, built as a load builds it: on the meta device, PersonaPlex's
+    steps shared as its released 8-step file would have them, quantised there, then each weight
+    filled in place (a quantised one quantises its float rows), so that no float copy of a
+    quantised LM occupies the device. Every precision draws the same float weights."""
+    with torch.device("meta"):
+        lm = LMModel(config, dtype=dtype)
+    if config.is_personaplex:
+        released = LMModel(replace(config, dep_q=config.dep_q // 2, model_type="moshi"), device="meta")
+        shapes = {k: tuple(v.shape) for k, v in released.state_dict().items()}
+        share_stored_steps(lm, {**shapes, "depformer_emb.7.weight": (config.card + 1, config.depformer_dim)})
+    quantize = quantizer(precision)
+    if quantize is not None:
+        quantize(lm)
+    lm = lm.to_empty(device=device)
+    gen = torch.Generator(device=device).manual_seed(0)
+    with torch.no_grad():
+        for key, target in sorted(load_targets(lm).items()):
+            shape = tuple(target.shape)
+            if len(shape) != 2:  # the norms' gains (and layer scales)
+                target.copy_(torch.ones(shape, device=device))
+                continue
+            w = torch.randn(shape, generator=gen, device=device)
+            target.copy_(w if "emb" in key else w * shape[1] ** -0.5)
+    return lm.eval().requires_grad_(False)
 
 
 def build_config(name: str) -> LMConfig:
@@ -346,14 +377,9 @@ def floor(mimi, lm, bandwidth: float) -> dict:
 
 
 def build_quantised(name: str, precision: str, device: torch.device, dtype: torch.dtype):
-    """(mimi, lm, seconds): the model built as ``build_ours`` does (the same random weights), its
-    matmul weights quantised to ``precision`` on the device (each replaces its float parameter)."""
+    """(mimi, lm, seconds): ``build_ours`` at ``precision``, timed."""
     t0 = time.perf_counter()
-    mimi, lm = build_ours(name, device, dtype)
-    quantize = quantizer(precision)
-    if quantize is not None:
-        quantize(lm)
-    release(device)
+    mimi, lm = build_ours(name, device, dtype, precision)
     if device.type == "cuda":
         torch.cuda.synchronize(device)
     return mimi, lm, round(time.perf_counter() - t0, 2)
@@ -513,7 +539,8 @@ def main(argv=None) -> int:
     report.data["kernels"] = kernel_times(device, dtype, repeats=3 if args.smoke else 20)
     report.write()
     for name in models:
-        check(name, device, dtype, frames, bandwidth, report, args.precisions, caps if name.endswith("7b") else ())
+        precisions = args.precisions if name == "tiny" or not args.smoke else ["bfloat16"]  # a fast smoke run
+        check(name, device, dtype, frames, bandwidth, report, precisions, caps if name.endswith("7b") else ())
     report.data["wall_s"] = round(time.perf_counter() - t0, 1)
     report.data["complete"] = True
     report.write()
