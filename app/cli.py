@@ -8,7 +8,7 @@ import sys
 
 from app.voices_cli import add_voices_parser
 
-PRECISIONS = ("auto", "float32", "bfloat16", "int8")  # engine.Precision's values (tested to match)
+PRECISIONS = ("auto", "float32", "bfloat16", "int8", "int4")  # engine.Precision's values (tested to match)
 
 
 def _add_model_options(p: argparse.ArgumentParser, remembered: bool = False) -> None:
@@ -17,9 +17,11 @@ def _add_model_options(p: argparse.ArgumentParser, remembered: bool = False) -> 
                    help="a preset (demo, moshiko, moshika, personaplex) or a model folder")
     p.add_argument("--device", default=None if remembered else "auto", choices=["auto", "cpu", "cuda"])
     p.add_argument("--precision", default=None if remembered else "auto", choices=PRECISIONS,
-                   help="auto: bfloat16 on CUDA and on CPUs with AMX or AVX512-BF16 (there, bfloat16 weights only "
-                        "for the matmuls measured faster), float32 elsewhere; float32: the reference's exact "
-                        "results; int8: int8 LM weights (a 7B fits a 16 GB GPU; slower than bfloat16)")
+                   help="auto: on CUDA bfloat16 where it fits in the GPU's free memory, else int8 (it says which "
+                        "and why); on CPUs with AMX or AVX512-BF16 bfloat16 (weights only for the matmuls "
+                        "measured faster), float32 elsewhere; float32: the reference's exact results; int8: int8 "
+                        "LM weights, quantised while loading; int4: 4-bit LM weights (experimental, opt-in: can "
+                        "lower the model's quality)")
     p.add_argument("--int8", dest="precision", action="store_const", const="int8", help="same as --precision int8")
     p.add_argument("--no-cuda-graph", action="store_true", help="run the frame step eagerly on CUDA")
     p.add_argument("--verbose", action="store_true", help="show tracebacks and debug logs")

@@ -40,6 +40,19 @@ def this_gpu() -> str:
     return f"This computer's GPU: {props.name}, {props.total_memory / 1e9:.1f} GB."
 
 
+def auto_precision(preset: engine.Preset, gpu) -> str:
+    """Which precision ``auto`` loads ``preset`` in on ``gpu`` (an ``engine.runtime.gpu_memory.Gpu``),
+    and why; or why it does not fit."""
+    from engine.lm.model import LMConfig
+    from engine.runtime.gpu_memory import choose_precision
+
+    config = LMConfig.personaplex_7b() if preset.family == "personaplex" else LMConfig.moshi_7b()
+    try:
+        return f"Precision auto here: {choose_precision(preset.name, config, gpu).reason}"
+    except engine.ModelError as e:
+        return str(e)
+
+
 class ModelManagerDialog(QDialog):
     model_chosen = Signal(str, str, str)  # preset name, device, precision
 
@@ -48,6 +61,13 @@ class ModelManagerDialog(QDialog):
         self.presets = engine.PRESETS
         self.download: ModelDownload | None = None
         self.gpu = this_gpu()
+        self.cuda = None  # the GPU's memory, for what auto would choose
+        if cuda_unavailable_reason() is None:
+            import torch
+
+            from engine.runtime.gpu_memory import Gpu
+
+            self.cuda = Gpu.of(torch.device("cuda", 0))
         self.setWindowTitle("Models")
         self.setMinimumSize(760, 420)
         layout = QVBoxLayout(self)
@@ -87,6 +107,9 @@ class ModelManagerDialog(QDialog):
         self.device_combo.setCurrentText(settings.device if settings.device in DEVICES else "auto")
         self.precision_combo = QComboBox()
         self.precision_combo.addItems(PRECISIONS)
+        self.precision_combo.setToolTip("auto: the heaviest precision that fits in the GPU's free memory (bfloat16, "
+                                        "else int8); int4 is experimental: it fits an 8 GB card but can lower "
+                                        "the model's quality")
         self.precision_combo.setCurrentText(settings.precision if settings.precision in PRECISIONS else "auto")
         options.addWidget(QLabel("Device"))
         options.addWidget(self.device_combo)
@@ -151,6 +174,8 @@ class ModelManagerDialog(QDialog):
         text = preset.description
         if preset.repo is not None:  # a real model: it needs a GPU
             text += f"<br>{self.gpu}"
+            if self.cuda is not None:
+                text += f"<br>{auto_precision(preset, self.cuda)}"
         if preset.gated:
             text += (f"<br><b>Licence:</b> {preset.licence}. This model is gated: open "
                      f"<a href='{preset.page}'>{preset.page}</a>, accept the terms while logged in, then set "

@@ -1,14 +1,27 @@
-"""One GPU check (< 5 minutes on a CUDA machine): CUDA graph vs eager parity, per-frame times,
-int8, the reference on the same GPU, and the memory-bandwidth floor.
+"""One GPU check (< 10 minutes on a CUDA machine): CUDA graph vs eager parity, per-frame times in
+each precision (bfloat16, int8 with each kernel candidate, int4), the reference on the same GPU,
+the memory-bandwidth floor, and each precision under the memory of an 8, 12, 16 and 24 GB card.
 
 For the demo model (built locally, no download) and for random-weight models with the full 7B
-Moshi and PersonaPlex configurations (built on the device in bf16):
+Moshi and PersonaPlex configurations in the released layout (built on the device as a load
+builds them: ``random_lm``):
 
 - eager ``FrameStep`` vs graph ``FrameStep`` from the same seed over ``--frames`` frames (sampled):
   the tokens must be identical (``parity``);
-- per-frame time with CUDA events (median, p99): eager, graph, graph + int8 weight-only (with the
-  int8 kernel the engine chose by timing, fused or unfused, and with the other one), each run
-  with whether it really replayed a graph (``graph_active``) or why not (``fallback_reason``);
+- per-frame time with CUDA events (median, p95, p99): eager, graph, and per quantised precision
+  (``precisions``): the graph with int8 weights through each kernel candidate that agrees with its
+  dequantised reference (``engine.kernels.int8``; which one the engine chose by timing), and with
+  int4 weights; each with the ratio of its median to bfloat16's, the time to build and quantise
+  (``load_s``), the tokens identical to bfloat16's, and whether it really replayed a graph
+  (``graph_active``) or why not (``fallback_reason``);
+- ``kernels``: each int8 candidate's time at the 7B matmul shapes, and the int4 ones (the plain
+  dequantising path and torch's ``_weight_int4pack_mm`` on its tiled layout), each against its
+  reference;
+- ``memory_caps`` (``--caps``): per precision and card size, the process limited with
+  ``torch.cuda.set_per_process_memory_fraction`` to what such a card leaves beside this CUDA
+  context: the model built, quantised and run for a few frames (the KV cache is allocated for the
+  full context from the start), whether it fit, the memory in use, and the estimate
+  (``engine.runtime.gpu_memory.needed_gb``) that must not be below it (``estimate_ok``);
 - the reference ``moshi`` LMGen + Mimi (its own CUDA graphs, no torch.compile) on the same GPU;
 - demo only (both load its files): ours and the reference greedy in float32 on the same GPU, the
   frames whose tokens are identical (exactness on the device, not only on the CPU);
@@ -23,18 +36,21 @@ Graph frames run under ``torch.cuda.set_sync_debug_mode("error")`` (a host sync 
 capture uses ``capture_error_mode="global"`` (inside ``FrameStep``).
 
     python -m bench.gpu_check                 # CUDA: writes bench/results/gpu_check.json
-    python -m bench.gpu_check --smoke --out X # CPU: tiny LMs and the demo, 5 frames (CI keeps it working)
+    python -m bench.gpu_check --smoke         # CPU: tiny LMs and the demo, 5 frames (CI keeps it working);
+                                              # writes SMOKE_OUT unless --out says where
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
 import json
 import os
 import platform
 import statistics
 import sys
+import tempfile
 import time
 import traceback
 from contextlib import nullcontext
@@ -49,22 +65,21 @@ from bench.common import summary  # noqa: E402
 from engine.atomic import write_atomically  # noqa: E402
 from engine.codec.mimi import Mimi, MimiConfig, load_mimi  # noqa: E402
 from engine.files.hub_layout import MIMI_NAME, MOSHI_NAME  # noqa: E402
-from engine.kernels.quantize import (  # noqa: E402
-    _FUSED,
-    KERNEL_CHOICES,
-    fused_kernel_usable,
-    quantize_lm_int8,
-    weight_bytes,
-)
+from engine.kernels import int8  # noqa: E402
+from engine.kernels.int4 import Int4Weight  # noqa: E402
+from engine.kernels.quantize import load_targets, quantizer, weight_bytes  # noqa: E402
 from engine.lm.generate import SamplingConfig, make_generator  # noqa: E402
-from engine.lm.model import LMConfig, LMModel, load_lm  # noqa: E402
+from engine.lm.model import LMConfig, LMModel, load_lm, share_stored_steps  # noqa: E402
 from engine.lm.personaplex import VoicePrompt, run_prompt_phases  # noqa: E402
 from engine.runtime.cpu import cpu_model  # noqa: E402
 from engine.runtime.frame_step import FrameStep, sync_debug_error  # noqa: E402
-from engine.runtime.gpu_memory import kv_cache_bytes  # noqa: E402
+from engine.runtime.gpu_memory import kv_cache_bytes, needed_gb  # noqa: E402
 from engine.runtime.prompt_steps import PromptSteps  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results"
+SMOKE_OUT = Path(tempfile.gettempdir()) / "parley-gpu_check-smoke.json"  # never the stored GPU results
+CARDS_GB = (8, 12, 16, 24)
+QUANTISED = ("int8", "int4")
 MODELS = ("demo", "moshi-7b", "personaplex-7b", "tiny", "tiny-personaplex")
 PROMPT_VOICE_FRAMES = 125  # a 10 s voice recording at 12.5 frames/s
 PROMPT_TEXT_TOKENS = 30  # a one-sentence role prompt with its <system> tags
@@ -208,19 +223,53 @@ def touched_bytes(mimi, lm, state_bytes_kv: int) -> int:
     return weight_bytes(lm)["total"] - embeddings + state_bytes_kv + codec
 
 
-def build_ours(name: str, device: torch.device, dtype: torch.dtype):
-    """(mimi, lm): the demo's files, or random weights with the 7B (or a tiny) configuration."""
+def build_ours(name: str, device: torch.device, dtype: torch.dtype, precision: str = "bfloat16"):
+    """(mimi, lm): the demo's files, or random weights with the 7B (or a tiny) configuration, in
+    the released layout (PersonaPlex: 8 stored depth-transformer steps, held once), with the LM's
+    matmul weights at ``precision``."""
     if name == "demo":
         folder = demo_folder()
-        config = LMConfig.from_hub_config(json.loads((folder / "config.json").read_text()))
         return (load_mimi(folder / MIMI_NAME, device=device),
-                load_lm(folder / MOSHI_NAME, config, device=device, dtype=dtype))
+                load_lm(folder / MOSHI_NAME, build_config(name), device=device, dtype=dtype,
+                        quantize=quantizer(precision)))
     torch.manual_seed(0)
     mimi = Mimi(MimiConfig()).to(device).eval().requires_grad_(False)
     mimi.prepare()
-    config = {"tiny": TINY, "tiny-personaplex": replace(TINY, dep_q=16, model_type="personaplex"),
-              "moshi-7b": LMConfig.moshi_7b(), "personaplex-7b": LMConfig.personaplex_7b()}[name]
-    return mimi, LMModel(config, device=device, dtype=dtype).eval().requires_grad_(False)
+    return mimi, random_lm(build_config(name), device, dtype, precision)
+
+
+def random_lm(config: LMConfig, device: torch.device, dtype: torch.dtype, precision: str) -> LMModel:
+    """An LM with seeded random weights, built as a load builds it: on the meta device, PersonaPlex's
+    steps shared as its released 8-step file would have them, quantised there, then each weight
+    filled in place (a quantised one quantises its float rows), so that no float copy of a
+    quantised LM occupies the device. Every precision draws the same float weights."""
+    with torch.device("meta"):
+        lm = LMModel(config, dtype=dtype)
+    if config.is_personaplex:
+        released = LMModel(replace(config, dep_q=config.dep_q // 2, model_type="moshi"), device="meta")
+        shapes = {k: tuple(v.shape) for k, v in released.state_dict().items()}
+        share_stored_steps(lm, {**shapes, "depformer_emb.7.weight": (config.card + 1, config.depformer_dim)})
+    quantize = quantizer(precision)
+    if quantize is not None:
+        quantize(lm)
+    lm = lm.to_empty(device=device)
+    gen = torch.Generator(device=device).manual_seed(0)
+    with torch.no_grad():
+        for key, target in sorted(load_targets(lm).items()):
+            shape = tuple(target.shape)
+            if len(shape) != 2:  # the norms' gains (and layer scales)
+                target.copy_(torch.ones(shape, device=device))
+                continue
+            w = torch.randn(shape, generator=gen, device=device)
+            target.copy_(w if "emb" in key else w * shape[1] ** -0.5)
+    return lm.eval().requires_grad_(False)
+
+
+def build_config(name: str) -> LMConfig:
+    if name == "demo":
+        return LMConfig.from_hub_config(json.loads((demo_folder() / "config.json").read_text()))
+    return {"tiny": TINY, "tiny-personaplex": replace(TINY, dep_q=16, model_type="personaplex"),
+            "moshi-7b": LMConfig.moshi_7b(), "personaplex-7b": LMConfig.personaplex_7b()}[name]
 
 
 def build_reference(name: str, device: torch.device, dtype: torch.dtype):
@@ -274,7 +323,7 @@ class Report:
 
 
 def check(name: str, device: torch.device, dtype: torch.dtype, frames: int, bandwidth: float,
-          report: Report) -> None:
+          report: Report, precisions=("bfloat16", *QUANTISED), caps=()) -> None:
     """Every stage of one model, each recorded in ``report`` as it finishes (see ``Report``)."""
     if name not in MODELS:
         raise ValueError(f"unknown model {name!r}: expected one of {', '.join(MODELS)}")
@@ -300,14 +349,14 @@ def check(name: str, device: torch.device, dtype: torch.dtype, frames: int, band
             if eager_prompt and graph_prompt:  # None where no graph replayed (eager against eager)
                 entry["prompt_parity_graph_vs_eager"] = (eager_prompt["tokens"] == graph_prompt["tokens"]
                                                          if graph_prompt["graphs_active"] else None)
-        if report.stage(name, "quantize_int8", lambda: quantize_with_choice(lm, device, dtype)) is not None:
-            int8 = report.stage(name, "graph_int8", lambda: run_ours(mimi, lm, inputs, device, graph=True))
-            if int8 and graph:
-                entry["int8_frames_identical_to_bf16"] = sum(a == b for a, b in zip(graph["tokens"], int8["tokens"]))
-            report.stage(name, "graph_int8_other_kernel", lambda: with_other_int8_kernel(
-                device, dtype, lambda: run_ours(mimi, lm, inputs, device, graph=True)))
-            report.stage(name, "floor_int8", lambda: floor(mimi, lm, bandwidth))
+        bf16 = graph
         del mimi, lm, built
+        for precision in precisions:
+            release(device)
+            check_precision(name, precision, device, dtype, inputs, bf16, bandwidth, report)
+    release(device)
+    if caps:
+        report.stage(name, "memory_caps", lambda: memory_caps(name, device, dtype, inputs[:8], caps, precisions))
     release(device)
     if name == "demo":  # both load its files: the same weights (the others are random, each its own)
         report.stage(name, "greedy_float32_vs_reference", lambda: greedy_parity(name, device, inputs))
@@ -330,25 +379,126 @@ def floor(mimi, lm, bandwidth: float) -> dict:
     return {"bytes_per_frame": nbytes, "floor_ms": round(nbytes / bandwidth * 1e3, 3)}
 
 
-def quantize_with_choice(lm, device, dtype) -> dict:
-    """Quantise, then make (and report) the fused-or-unfused choice for the device the LM is on."""
-    quantize_lm_int8(lm)
-    fused_kernel_usable(device, dtype)
-    return {"kernel_choice": KERNEL_CHOICES.get((device.type, dtype))}
+def build_quantised(name: str, precision: str, device: torch.device, dtype: torch.dtype):
+    """(mimi, lm, seconds): ``build_ours`` at ``precision``, timed."""
+    t0 = time.perf_counter()
+    mimi, lm = build_ours(name, device, dtype, precision)
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+    return mimi, lm, round(time.perf_counter() - t0, 2)
 
 
-def with_other_int8_kernel(device, dtype, run):
-    """``run`` with the int8 kernel that was not chosen (fused <-> unfused), to see the difference;
-    skipped where the fused kernel is unusable."""
+def check_precision(name: str, precision: str, device, dtype, inputs, bf16: dict | None, bandwidth: float,
+                    report: Report) -> None:
+    """The graph frames of one quantised precision, under ``precisions/<precision>[/<kernel>]``:
+    int8 once per kernel candidate that agrees with its reference here (the chosen one first)."""
+    if precision == "bfloat16":
+        return
+    entry = report.data["models"][name].setdefault("precisions", {})
+    built = report.stage(name, f"build_{precision}", lambda: dict(zip(
+        ("mimi", "lm", "load_s"), build_quantised(name, precision, device, dtype))),
+        record=lambda b: {"load_s": b["load_s"], "weight_bytes": weight_bytes(b["lm"])})
+    if built is None:
+        return
+    mimi, lm = built["mimi"], built["lm"]
+    kernels = [None]
+    if precision == "int8":
+        chosen = int8.chosen_kernel(device, dtype)
+        agree = int8.KERNEL_CHOICES.get((device.type, dtype), {}).get("agree", [chosen])
+        kernels = [chosen, *(k for k in agree if k != chosen)]
+    for kernel in kernels:
+        label = precision if kernel is None else f"{precision}/{kernel}"
+        run = report.stage(name, f"graph_{label}", lambda kernel=kernel: with_int8_kernel(
+            device, dtype, kernel, lambda: run_ours(mimi, lm, inputs, device, graph=True)))
+        if run is None:
+            continue
+        median = run["times"].get("median_ms")
+        base = ((bf16 or {}).get("times") or {}).get("median_ms")
+        entry[label] = {"times": run["times"], "gpu_memory": run["gpu_memory"], "load_s": built["load_s"],
+                        "graph_active": run["graph_active"], "fallback_reason": run["fallback_reason"],
+                        "chosen": kernel is None or kernel == kernels[0],
+                        "ratio_to_bf16": round(median / base, 3) if median and base else None,
+                        "frames_identical_to_bf16": sum(a == b for a, b in zip((bf16 or {}).get("tokens", []),
+                                                                               run["tokens"])),
+                        "floor": floor(mimi, lm, bandwidth)}
+    report.write()
+
+
+def with_int8_kernel(device, dtype, kernel: str | None, run):
+    """``run`` with int8 matmuls through ``kernel`` (None: as chosen), the choice restored after."""
     key = (device.type, dtype)
-    if not KERNEL_CHOICES.get(key, {}).get("fused_correct"):
-        return {"skipped": "the fused kernel does not run (or disagrees) here"}
-    chosen = _FUSED[key]
-    _FUSED[key] = not chosen
+    chosen = int8.chosen_kernel(device, dtype)
+    int8._CHOSEN[key] = kernel or chosen
     try:
-        return {**run(), "kernel": "unfused" if chosen else "fused"}
+        return run()
     finally:
-        _FUSED[key] = chosen
+        int8._CHOSEN[key] = chosen
+
+
+def kernel_times(device: torch.device, dtype: torch.dtype, repeats: int = 20) -> dict:
+    """Each int8 candidate at the 7B shapes (those that agree with the reference), and int4: the
+    plain dequantising path against torch's fused ``_weight_int4pack_mm`` (CUDA only)."""
+    shapes = int8.TIMED_SHAPES if device.type == "cuda" else ((64, 48), (32, 96))
+    tried = [k for k in int8.KERNELS if device.type == "cuda" or k != "compiled"]  # the CPU compiles for minutes
+    agree = [k for k in tried if int8.kernel_agrees(k, device, dtype)]
+    out = {"int8_agree": agree, "int8_ms": int8.time_kernels(device, dtype, agree, shapes, repeats),
+           "int4_ms": {"plain": 0.0}}
+    gen = torch.Generator().manual_seed(0)
+    for n_in, n_out in shapes:
+        x = torch.randn(1, n_in, generator=gen).to(device, dtype)
+        weight = Int4Weight.quantize(torch.randn(n_out, n_in, generator=gen).to(device, dtype) * n_in ** -0.5)
+        calls = {"plain": functools.partial(torch.nn.functional.linear, x, weight)}
+        if device.type == "cuda":
+            calls["int4pack"] = int4pack_call(x, weight)
+        want = calls["plain"]().float()
+        for kernel, call in calls.items():
+            got = call().float()
+            if not bool((got - want).abs().max() <= int8.KERNEL_TOLERANCE * want.abs().max()):
+                out.setdefault("int4_disagree", []).append(kernel)
+            ms = statistics.median(int8.time_call(call, device, repeats))
+            out["int4_ms"][kernel] = round(out["int4_ms"].get(kernel, 0.0) + ms, 4)
+    return out
+
+
+def int4pack_call(x: torch.Tensor, weight: Int4Weight):
+    """torch's CUDA int4 matmul on ``weight`` converted to its tiled layout (even columns in the
+    high nibble there; the same ``(q - 8) * scale + zero`` groups)."""
+    swapped = ((weight.packed & 0xF) << 4) | (weight.packed >> 4)
+    tiled = torch._convert_weight_to_int4pack(swapped.contiguous(), 8)
+    scales_and_zeros = torch.stack([weight.scale, weight.zero], dim=-1).transpose(0, 1).contiguous()
+    group = weight.shape[1] // weight.scale.shape[1]
+    return lambda: torch._weight_int4pack_mm(x, tiled, group, scales_and_zeros)
+
+
+def memory_caps(name: str, device: torch.device, dtype: torch.dtype, inputs, caps, precisions) -> dict:
+    """Per precision and card size: does the model run in what such a card leaves beside this
+    process's CUDA context, how much is in use after a few frames, and is the estimate above it."""
+    if device.type != "cuda":
+        return {"skipped": "needs a CUDA device"}
+    release(device)
+    free, total = torch.cuda.mem_get_info(device)
+    context = (total - free - torch.cuda.memory_reserved(device)) / 1e9  # the CUDA context and the driver's
+    out = {"context_gb": round(context, 2), "total_gb": round(total / 1e9, 2)}
+    config = build_config(name)
+    for precision in precisions:
+        estimate = needed_gb(config, precision, dtype)
+        for card in caps:
+            key = f"{precision}@{card}GB"
+            torch.cuda.set_per_process_memory_fraction(max(card - context, 0.1) * 1e9 / total, device)
+            try:
+                mimi, lm, load_s = build_quantised(name, precision, device, dtype)
+                run = run_ours(mimi, lm, inputs, device, graph=True)
+                used = run["gpu_memory"]["device_used_gb"]
+                out[key] = {"fits": True, "load_s": load_s, "times": run["times"], "gpu_memory": run["gpu_memory"],
+                            "estimate_gb": round(estimate, 2), "estimate_ok": estimate >= used}
+                del mimi, lm, run
+            except torch.OutOfMemoryError as e:
+                out[key] = {"fits": False, "error": str(e).splitlines()[0], "estimate_gb": round(estimate, 2),
+                            "estimate_ok": estimate > card}
+            finally:
+                torch.cuda.set_per_process_memory_fraction(1.0, device)
+                release(device)
+    return out
 
 
 def release(device: torch.device) -> None:
@@ -362,7 +512,12 @@ def main(argv=None) -> int:
     parser.add_argument("--smoke", action="store_true", help="CPU-friendly: tiny configs, a few frames")
     parser.add_argument("--frames", type=int, default=None, help="frames per run (default 60; smoke 5)")
     parser.add_argument("--models", nargs="+", default=None, help=", ".join(MODELS))
-    parser.add_argument("--out", type=Path, default=None, help="JSON output (default bench/results/gpu_check.json)")
+    parser.add_argument("--precisions", nargs="+", default=["bfloat16", *QUANTISED],
+                        help="bfloat16 (always run), int8 (each kernel candidate), int4")
+    parser.add_argument("--caps", nargs="*", type=int, default=None,
+                        help=f"card sizes (GB) to run each precision under (default {CARDS_GB} on CUDA; none in smoke)")
+    parser.add_argument("--out", type=Path, default=None,
+                        help=f"JSON output (default bench/results/gpu_check.json; with --smoke {SMOKE_OUT})")
     args = parser.parse_args(argv)
     t0 = time.perf_counter()
     device = torch.device("cuda" if torch.cuda.is_available() and not args.smoke else "cpu")
@@ -374,17 +529,21 @@ def main(argv=None) -> int:
     smoke_models, gpu_models = ["tiny", "tiny-personaplex", "demo"], ["demo", "moshi-7b", "personaplex-7b"]
     models = args.models or (smoke_models if args.smoke else gpu_models)
     bandwidth = copy_bandwidth(device, (64 << 20) if args.smoke else (1 << 30))
-    out = args.out or RESULTS / "gpu_check.json"
+    out = args.out or (SMOKE_OUT if args.smoke else RESULTS / "gpu_check.json")
+    caps = args.caps if args.caps is not None else (() if args.smoke else CARDS_GB)
     report = Report(out, {
         "device": torch.cuda.get_device_name(device) if device.type == "cuda" else platform.processor() or "cpu",
         "cpu": cpu_model(), "cores": os.cpu_count(),
         "torch": torch.__version__, "dtype": str(dtype), "smoke": args.smoke,
         "copy_bandwidth_gb_s": round(bandwidth / 1e9, 1),
         "reference_cuda_graph": os.environ.get("NO_CUDA_GRAPH", "0") in ("", "0"),
-        "complete": False, "models": {},
+        "complete": False, "models": {}, "kernels": None,
     })
+    report.data["kernels"] = kernel_times(device, dtype, repeats=3 if args.smoke else 20)
+    report.write()
     for name in models:
-        check(name, device, dtype, frames, bandwidth, report)
+        precisions = args.precisions if name == "tiny" or not args.smoke else ["bfloat16"]  # a fast smoke run
+        check(name, device, dtype, frames, bandwidth, report, precisions, caps if name.endswith("7b") else ())
     report.data["wall_s"] = round(time.perf_counter() - t0, 1)
     report.data["complete"] = True
     report.write()
@@ -404,16 +563,20 @@ def main(argv=None) -> int:
 
 def print_table(report: dict) -> None:
     print(f"{report['device']}  torch {report['torch']}  {report['dtype']}  copy {report['copy_bandwidth_gb_s']} GB/s")
-    print(f"{'model':16} {'run':24} {'median ms':>10} {'p99 ms':>8}  graph")
+    kernels = report.get("kernels") or {}
+    print(f"int8 kernels (ms at the 7B shapes): {kernels.get('int8_ms')}; int4: {kernels.get('int4_ms')}")
+    print(f"{'model':16} {'run':24} {'median ms':>10} {'p95 ms':>8} {'x bf16':>7}  graph")
     for name, r in report["models"].items():
-        for run in ("eager", "graph", "graph_int8", "graph_int8_other_kernel", "reference"):
-            v = r.get(run) or {}
+        runs = [(run, r.get(run) or {}) for run in ("eager", "graph", "reference")]
+        runs += list((r.get("precisions") or {}).items())
+        for run, v in runs:
             t = v.get("times") or {}
             if t.get("n"):
-                graph = "" if "graph_active" not in v else f"{v['graph_active']} ({v['fallback_reason']})"
+                graph = "" if "graph_active" not in v else f"{v['graph_active']} ({v.get('fallback_reason')})"
                 mem = v.get("gpu_memory")
                 mem = f"  {mem['peak_allocated_gb']} GB peak, {mem['device_used_gb']} GB in use" if mem else ""
-                print(f"{name:16} {run:24} {t['median_ms']:>10.2f} {t['p99_ms']:>8.2f}  {graph}{mem}")
+                ratio = v.get("ratio_to_bf16") or ""
+                print(f"{name:16} {run:24} {t['median_ms']:>10.2f} {t['p95_ms']:>8.2f} {ratio:>7}  {graph}{mem}")
             elif "error" in v:
                 print(f"{name:16} {run:24} failed: {v['error']}")
         for run in ("prompt_eager", "prompt_graph"):
@@ -423,11 +586,13 @@ def print_table(report: dict) -> None:
         greedy = r.get("greedy_float32_vs_reference") or {}
         if "identical" in greedy:
             print(f"{name:16} greedy float32 vs reference: {greedy['identical']}/{greedy['frames']} frames identical")
-        print(f"{name:16} floor bf16/int8: {(r.get('floor') or {}).get('floor_ms')} / "
-              f"{(r.get('floor_int8') or {}).get('floor_ms')} ms; "
-              f"parity {r.get('frames_identical')}/{r.get('frames')}; "
-              f"int8 kernel {(r.get('quantize_int8') or {}).get('kernel_choice')}; "
-              f"ours/reference {r.get('ours_over_reference')}")
+        for cap, v in (r.get("memory_caps") or {}).items():
+            if isinstance(v, dict):
+                used = (v.get("gpu_memory") or {}).get("device_used_gb")
+                print(f"{name:16} {cap:24} fits {v['fits']}, {used} GB in use, estimate {v['estimate_gb']} GB "
+                      f"(ok {v['estimate_ok']})")
+        print(f"{name:16} floor bf16: {(r.get('floor') or {}).get('floor_ms')} ms; "
+              f"parity {r.get('frames_identical')}/{r.get('frames')}; ours/reference {r.get('ours_over_reference')}")
 
 
 if __name__ == "__main__":

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Protocol
 
 import torch
 from safetensors import safe_open
@@ -17,14 +18,23 @@ _SPLIT = re.compile(r"^(?P<prefix>.*self_attn\.)(?P<kind>in_projs|out_projs)\.(?
 @dataclass(frozen=True)
 class Source:
     """Where one model tensor comes from in a checkpoint: the file tensors ``keys`` concatenated
-    along dim 0, that concatenation repeated ``repeat`` times along dim 0 (PersonaPlex's rule for
-    a depth transformer stored with half its steps)."""
+    along dim 0."""
 
     keys: tuple[str, ...]
-    repeat: int = 1
 
 
 Shapes = Mapping[str, tuple[int, ...]]
+
+
+class Target(Protocol):
+    """What a checkpoint tensor is copied into: a tensor, or a tensor-like weight (quantised) that
+    converts the rows copied into it."""
+
+    shape: torch.Size
+
+    def __getitem__(self, rows: slice) -> Target: ...
+
+    def copy_(self, source: torch.Tensor) -> object: ...
 
 
 def stacked_sources(file_shapes: Shapes) -> dict[str, Source]:
@@ -50,11 +60,11 @@ def stacked_sources(file_shapes: Shapes) -> dict[str, Source]:
 def source_shape(source: Source, file_shapes: Shapes, key: str = "") -> tuple[int, ...]:
     """The shape of the tensor ``source`` builds (ValueError if its parts cannot be stacked)."""
     parts = [tuple(file_shapes[k]) for k in source.keys]
-    if len(parts) == 1 and source.repeat == 1:
+    if len(parts) == 1:
         return parts[0]
     if any(len(p) == 0 or p[1:] != parts[0][1:] for p in parts):
         raise ValueError(f"checkpoint tensors {', '.join(source.keys)} for {key} cannot be stacked: shapes {parts}")
-    return (source.repeat * sum(p[0] for p in parts), *parts[0][1:])
+    return (sum(p[0] for p in parts), *parts[0][1:])
 
 
 def stack_split_attention(state_dict: Mapping[str, torch.Tensor]) -> dict[str, torch.Tensor]:
@@ -64,11 +74,24 @@ def stack_split_attention(state_dict: Mapping[str, torch.Tensor]) -> dict[str, t
             for k, s in sources.items()}
 
 
+def distinct_tensors(module: nn.Module) -> dict[str, torch.Tensor]:
+    """``module``'s state (parameters and buffers) with each tensor once, under its first key: a
+    module that appears twice (PersonaPlex's shared depformer steps) is stored and loaded once."""
+    out: dict[str, torch.Tensor] = {}
+    seen: set[int] = set()
+    for key, tensor in module.state_dict(keep_vars=True).items():
+        if id(tensor) not in seen:
+            seen.add(id(tensor))
+            out[key] = tensor
+    return out
+
+
 def check_strict(module: nn.Module, shapes: Mapping[str, tuple[int, ...]], what: str,
-                 ignore: tuple[str, ...] = ()) -> dict[str, torch.Tensor]:
-    """Every parameter of ``module`` must be in ``shapes`` (checkpoint key -> shape) with its shape,
-    and no unknown key may remain (except prefixes in ``ignore``). Returns the module's tensors."""
-    params = dict(module.state_dict())
+                 ignore: tuple[str, ...] = (), targets: Mapping[str, Target] | None = None) -> dict[str, Target]:
+    """Every target of ``module`` (by default its distinct tensors) must be in ``shapes``
+    (checkpoint key -> shape) with its shape, and no unknown key may remain (except prefixes in
+    ``ignore``). Returns the targets."""
+    params = dict(distinct_tensors(module) if targets is None else targets)
     missing = sorted(set(params) - set(shapes))
     unexpected = sorted(k for k in set(shapes) - set(params) if not k.startswith(ignore))
     wrong = [f"{k}: file {tuple(shapes[k])}, model {tuple(params[k].shape)}"
@@ -93,33 +116,38 @@ def load_strict(module: nn.Module, state_dict: Mapping[str, torch.Tensor], what:
             p.copy_(state_dict[k])
 
 
-def load_strict_streaming(module: nn.Module, path: str | os.PathLike, what: str,
-                          plan: Callable[[dict[str, Source], Shapes], dict[str, Source]] | None = None) -> None:
-    """Copy a safetensors file into ``module`` one file tensor at a time, after ``check_strict`` on
-    the shapes its header implies. Host memory holds one file tensor at a time, not the whole
-    (15 GB) file, read with ``pread``. ``plan`` rewrites the model-key -> Source map first (PersonaPlex's expansion)."""
+def _open(path: str | os.PathLike):
     # pread, not mmap: a mapped file's pages stay resident (as the process's memory) until it is
     # closed, so a mapping would still put the whole file in host RAM by the end of the load.
-    with safe_open(os.fspath(path), framework="pt", device="cpu", backend="pread") as f:
-        file_shapes = {k: tuple(f.get_slice(k).get_shape()) for k in f.keys()}  # noqa: SIM118 (not a dict)
+    return safe_open(os.fspath(path), framework="pt", device="cpu", backend="pread")
+
+
+def _shapes(f) -> dict[str, tuple[int, ...]]:
+    return {k: tuple(f.get_slice(k).get_shape()) for k in f.keys()}  # noqa: SIM118 (not a dict)
+
+
+def checkpoint_shapes(path: str | os.PathLike) -> dict[str, tuple[int, ...]]:
+    """File key -> shape of a safetensors file, from its header (no tensor is read)."""
+    with _open(path) as f:
+        return _shapes(f)
+
+
+def load_strict_streaming(module: nn.Module, path: str | os.PathLike, what: str,
+                          targets: Mapping[str, Target] | None = None) -> None:
+    """Copy a safetensors file into ``module`` one file tensor at a time, after ``check_strict`` on
+    the shapes its header implies. Host memory holds one file tensor at a time, not the whole
+    (15 GB) file, read with ``pread``. ``targets`` (model key -> what a file tensor is copied into;
+    by default the module's distinct tensors) may hold objects that convert what is copied into
+    them, such as quantised weights."""
+    with _open(path) as f:
+        file_shapes = _shapes(f)
         sources = stacked_sources(file_shapes)
-        if plan is not None:
-            sources = plan(sources, file_shapes)
-        params = check_strict(module, {k: source_shape(s, file_shapes, k) for k, s in sources.items()}, what)
+        shapes = {k: source_shape(s, file_shapes, k) for k, s in sources.items()}
+        params = check_strict(module, shapes, what, targets=targets)
         with torch.no_grad():
-            for k, p in params.items():
-                _copy_source(p, sources[k], file_shapes, f.get_tensor)
-
-
-def _copy_source(param: torch.Tensor, source: Source, file_shapes: Shapes, read) -> None:
-    """Fill ``param`` from its Source, reading each file tensor once (also when repeated)."""
-    if len(source.keys) == 1 and source.repeat == 1:
-        param.copy_(read(source.keys[0]))
-        return
-    period = sum(file_shapes[k][0] for k in source.keys)
-    row = 0
-    for key in source.keys:
-        part = read(key)
-        for r in range(source.repeat):
-            param[r * period + row:r * period + row + part.shape[0]].copy_(part)
-        row += part.shape[0]
+            for k, target in params.items():
+                row = 0
+                for key in sources[k].keys:  # split attention parts fill consecutive rows
+                    part = f.get_tensor(key)
+                    target[row:row + part.shape[0]].copy_(part)
+                    row += part.shape[0]

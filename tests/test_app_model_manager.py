@@ -97,3 +97,17 @@ def test_a_real_model_says_which_gpu_this_computer_has(qtbot, empty_hub, monkeyp
     monkeypatch.setattr(model_manager, "cuda_unavailable_reason", lambda: None)
     monkeypatch.setattr(torch.cuda, "get_device_properties", lambda index: Card())
     assert model_manager.this_gpu() == "This computer's GPU: NVIDIA GeForce RTX 4080, 16.4 GB."
+
+
+def test_the_manager_says_what_auto_would_choose_on_a_gpu_and_why():
+    from engine.lm.model import LMConfig
+    from engine.runtime.gpu_memory import Gpu, needed_gb
+
+    card = Gpu("NVIDIA GeForce RTX 4080", 16.4, 15.9, (8, 9))
+    int8 = needed_gb(LMConfig.moshi_7b(), "int8")
+    text = model_manager.auto_precision(PRESETS["moshiko"], card)
+    assert text.startswith(f"Precision auto here: int8: moshiko needs about {int8:.1f} GB in int8, and the NVIDIA "
+                           "GeForce RTX 4080 has 15.9 GB free (bfloat16 would need about")
+    small = model_manager.auto_precision(PRESETS["personaplex"], Gpu("NVIDIA GeForce RTX 3060", 12.9, 12.4, (8, 6)))
+    assert small.startswith("personaplex does not fit in this GPU's memory: in int8 it needs about")
+    assert "--precision int4" in small

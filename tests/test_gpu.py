@@ -33,12 +33,17 @@ def test_gpu_check_smoke_runs_on_cpu(tmp_path):
     tiny = report["models"]["tiny"]
     # No graph replays on the CPU: the check claims no graph/eager parity from two eager runs.
     assert report["complete"] and tiny["parity_graph_vs_eager"] is None and "frames_identical" not in tiny
-    for run in ("eager", "graph", "graph_int8"):  # every run says whether it replayed a graph, and why not
-        assert tiny[run]["times"]["n"] > 0 and tiny[run]["graph_active"] is False
-        assert "CUDA" in tiny[run]["fallback_reason"] or "eager" in tiny[run]["fallback_reason"], tiny[run]
+    runs = [tiny["eager"], tiny["graph"], *tiny["precisions"].values()]
+    for run in runs:  # every run says whether it replayed a graph, and why not
+        assert run["times"]["n"] > 0 and run["graph_active"] is False
+        assert "CUDA" in run["fallback_reason"] or "eager" in run["fallback_reason"], run
     assert tiny["reference"]["times"]["n"] > 0 and tiny["floor"]["floor_ms"] > 0
-    assert tiny["floor_int8"]["bytes_per_frame"] < tiny["floor"]["bytes_per_frame"]
-    assert tiny["quantize_int8"]["kernel_choice"]["fused"] is False  # the CPU takes the unfused form
+    assert set(tiny["precisions"]) == {"int8/unfused", "int4"}  # the CPU takes the unfused int8 kernel
+    int8, int4 = tiny["precisions"]["int8/unfused"], tiny["precisions"]["int4"]
+    assert int4["floor"]["bytes_per_frame"] < int8["floor"]["bytes_per_frame"] < tiny["floor"]["bytes_per_frame"]
+    assert int8["ratio_to_bf16"] > 0 and int8["chosen"] and int8["frames_identical_to_bf16"] <= 5
+    assert {"unfused", "int8pack", "int_mm"} <= set(report["kernels"]["int8_agree"])
+    assert "int4_disagree" not in report["kernels"]
     greedy = report["models"]["demo"]["greedy_float32_vs_reference"]  # the CPU's parity: ours vs the reference
     assert greedy["identical"] == greedy["frames"] == 4 and greedy["first_difference"] is None
     persona = report["models"]["tiny-personaplex"]  # its prompt phases ran eagerly and through the graph runner
@@ -46,6 +51,13 @@ def test_gpu_check_smoke_runs_on_cpu(tmp_path):
     assert persona["prompt_eager"]["steps"] == persona["prompt_graph"]["steps"] > 125
     assert persona["prompt_graph"]["graphs_active"] == 0 and "skipped" in persona["reference"]
     assert "median ms" in proc.stdout
+
+
+def test_a_smoke_run_never_writes_the_stored_gpu_results():
+    from bench import gpu_check
+
+    assert gpu_check.SMOKE_OUT.parent != gpu_check.RESULTS and gpu_check.SMOKE_OUT.name != "gpu_check.json"
+    assert "SMOKE_OUT unless --out" in gpu_check.__doc__
 
 
 def test_gpu_check_records_a_failed_stage_and_goes_on(tmp_path):
@@ -60,7 +72,7 @@ def test_gpu_check_records_a_failed_stage_and_goes_on(tmp_path):
     report = json.loads(out.read_text())
     tiny = report["models"]["tiny"]
     assert report["complete"] and "ModuleNotFoundError" in tiny["reference"]["error"]
-    assert "error" not in tiny["graph"] and tiny["graph_int8"]["times"]["n"] > 0
+    assert "error" not in tiny["graph"] and tiny["precisions"]["int8/unfused"]["times"]["n"] > 0
 
 
 @pytest.fixture(scope="module")
@@ -186,4 +198,56 @@ def test_gpu_load_smoke_runs_on_cpu(tmp_path):
         assert run["precision"] == precision and run["frames"]["n"] == 3 and run["load_s"] > 0
         assert run["prompt_steps"] > 125 + 12  # the stored voice, two silences and the role prompt's tokens
         assert run["graph_active"] is False and run["gpu_after_load"] is None
+        assert run["precision_reason"] == "" and run["host_load_gb"]["peak"] >= run["host_load_gb"]["kept"]
+    # int8 quantises as the file streams: no float LM passes through host memory on the way
+    assert entry["int8"]["host_load_gb"]["peak"] <= entry["float32"]["host_load_gb"]["peak"]
     assert entry["16gb_gpu"] == {"skipped": "needs a CUDA device"}
+
+
+# ------------------------------------------------------------------------- quantised weights
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("kernel", ["unfused", "compiled", "int8pack", "int_mm"])
+def test_each_int8_kernel_equals_its_reference_on_the_gpu(kernel):
+    """Each candidate that runs here equals its dequantised reference within the stated bound
+    (``compiled`` needs Triton: where it does not run, it is not a candidate, and says so)."""
+    from engine.kernels import int8
+
+    device = torch.device("cuda")
+    q, scale = int8.quantize_rows(torch.randn(4096, 1024, device=device, dtype=torch.bfloat16))
+    runs = int8.kernel_agrees(kernel, device, torch.bfloat16)
+    if kernel == "compiled" and not runs:
+        pytest.skip("torch.compile does not run here (no Triton?)")
+    assert runs
+    for rows in (1, 17, 64):
+        x = torch.randn(1, rows, 1024, device=device, dtype=torch.bfloat16)
+        got, want = int8.KERNELS[kernel](x, q, scale).float(), int8.reference_linear(x, q, scale).float()
+        assert float((got - want).abs().max()) <= int8.KERNEL_TOLERANCE * float(want.abs().max())
+    assert int8.chosen_kernel(device, torch.bfloat16) in int8.KERNEL_CHOICES[("cuda", torch.bfloat16)]["agree"]
+
+
+@pytest.mark.gpu
+def test_torch_int4pack_kernel_equals_the_plain_int4_reference():
+    from bench.gpu_check import int4pack_call
+    from engine.kernels.int4 import Int4Weight
+    from engine.kernels.int8 import KERNEL_TOLERANCE
+
+    weight = Int4Weight.quantize(torch.randn(3072, 1024, device="cuda", dtype=torch.bfloat16) / 32)
+    x = torch.randn(1, 1024, device="cuda", dtype=torch.bfloat16)
+    got, want = int4pack_call(x, weight)().float(), torch.nn.functional.linear(x, weight).float()
+    assert float((got - want).abs().max()) <= KERNEL_TOLERANCE * float(want.abs().max())
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("precision", ["int8", "int4"])
+def test_a_load_quantised_on_the_gpu_equals_one_quantised_on_the_cpu(demo_model_dir, precision):
+    """The file streams into the GPU's quantised buffers (no float copy there); the buffers equal
+    the CPU's bit for bit."""
+    from engine.kernels.quantize import quantizer
+
+    config = LMConfig.from_hub_config(json.loads((demo_model_dir / "config.json").read_text()))
+    path = demo_model_dir / "model.safetensors"
+    gpu = load_lm(path, config, device="cuda", dtype=torch.bfloat16, quantize=quantizer(precision))
+    cpu = load_lm(path, config, device="cpu", dtype=torch.bfloat16, quantize=quantizer(precision))
+    want = cpu.state_dict()
+    assert all(torch.equal(t.cpu(), want[k]) for k, t in gpu.state_dict().items())

@@ -11,9 +11,9 @@ import pytest
 import torch
 
 from engine import ModelError, load_model
-from engine.lm.model import LMConfig
+from engine.lm.model import LMConfig, LMModel
 from engine.runtime import loading
-from engine.runtime.gpu_memory import needed_gb, too_big_message
+from engine.runtime.gpu_memory import Gpu, choose_precision, needed_gb, too_big_message
 
 # In use on an NVIDIA H200 after live frames (bench/results/gpu_check.json and gpu_load.json).
 MEASURED_GB = {("moshi", False): 19.1, ("moshi", True): 13.1, ("personaplex", False): 22.1, ("personaplex", True): 15.1}
@@ -21,20 +21,68 @@ MEASURED_GB = {("moshi", False): 19.1, ("moshi", True): 13.1, ("personaplex", Fa
 
 @pytest.mark.parametrize(("family", "int8"), list(MEASURED_GB))
 def test_the_estimate_errs_high_but_not_by_much(family, int8):
+    """Measured with PersonaPlex's steps 8..15 held as copies, so estimated without the file."""
     config = LMConfig.personaplex_7b() if family == "personaplex" else LMConfig.moshi_7b()
     measured = MEASURED_GB[family, int8]
-    assert measured <= needed_gb(config, int8=int8) <= measured + 3
+    assert measured <= needed_gb(config, "int8" if int8 else "bfloat16") <= measured + 3
+
+
+def eight_step_shapes() -> dict[str, tuple[int, ...]]:
+    """The shapes of PersonaPlex's released file: the Moshi 7B layout plus ``depformer_emb.7``."""
+    shapes = {k: tuple(v.shape) for k, v in LMModel(LMConfig.moshi_7b(), device="meta").state_dict().items()}
+    return {**shapes, "depformer_emb.7.weight": (2049, 1024)}
+
+
+def test_the_estimate_counts_each_stored_weight_once_and_falls_with_the_precision():
+    pp = LMConfig.personaplex_7b()
+    separate = needed_gb(pp, "bfloat16")
+    shared = needed_gb(pp, "bfloat16", file_shapes=eight_step_shapes())
+    assert 1.3 < separate - shared < 1.4  # 0.68 B bfloat16 weights of steps 8..15
+    assert abs(shared - needed_gb(LMConfig.moshi_7b(), "bfloat16")) < 0.01  # the same weights as Moshi, + 1 table
+    assert needed_gb(pp, "int4") < needed_gb(pp, "int8") < separate
+
+
+GB = {p: needed_gb(LMConfig.personaplex_7b(), p, file_shapes=eight_step_shapes()) for p in ("bfloat16", "int8", "int4")}
+
+
+@pytest.mark.parametrize(("free", "allow_int4", "chosen"), [
+    (GB["bfloat16"] + 0.1, False, "bfloat16"), (GB["bfloat16"] - 0.1, False, "int8"), (GB["int8"], True, "int8"),
+    (GB["int8"] - 0.1, True, "int4"), (GB["int8"] - 0.1, False, None), (GB["int4"] - 0.1, True, None)])
+def test_auto_chooses_the_heaviest_precision_that_fits_and_says_why(free, allow_int4, chosen):
+    gpu = Gpu("NVIDIA GeForce RTX 4070", free + 0.5, free, (8, 9))
+    config = LMConfig.personaplex_7b()
+    if chosen is None:
+        with pytest.raises(ModelError, match="personaplex does not fit in this GPU's memory: in "
+                                             f"{'int4' if allow_int4 else 'int8'} it needs about"):
+            choose_precision("personaplex", config, gpu, allow_int4, eight_step_shapes())
+        return
+    choice = choose_precision("personaplex", config, gpu, allow_int4, eight_step_shapes())
+    assert choice.precision == chosen
+    assert choice.reason.startswith(f"{chosen}: personaplex needs about {GB[chosen]:.1f} GB in {chosen}, and the "
+                                    f"NVIDIA GeForce RTX 4070 has {free:.1f} GB free")
+    assert ("experimental" in choice.reason) == (chosen == "int4")
+    assert "no native bfloat16" not in choice.reason
+
+
+def test_auto_says_what_a_gpu_without_native_bfloat16_can_do():
+    gpu = Gpu("NVIDIA GeForce RTX 2080 Ti", 40.0, 39.0, (7, 5))
+    choice = choose_precision("moshiko", LMConfig.moshi_7b(), gpu)
+    assert choice.reason.endswith("this GPU (compute capability 7.5) has no native bfloat16, which it emulates: "
+                                  "the frame may not run in real time.")
 
 
 def test_the_message_names_the_need_the_gpu_and_what_helps():
-    bf16 = too_big_message("moshiko", "bfloat16", 21.8, 14.4, "NVIDIA GeForce RTX 4080", 16.0, 15.2)
+    needs = {"bfloat16": 21.8, "int8": 14.4, "int4": 10.9}
+    bf16 = too_big_message("moshiko", "bfloat16", needs, Gpu("NVIDIA GeForce RTX 4080", 16.0, 15.2, (8, 9)))
     assert bf16 == ("moshiko does not fit in this GPU's memory: in bfloat16 it needs about 22 GB, and the NVIDIA "
                     "GeForce RTX 4080 has 16.0 GB (15.2 GB free). Try to load it in int8 (about 14 GB: precision "
-                    "int8 in Model → Model manager, or --int8), or close other programs that use the GPU, or "
-                    "use a GPU with more memory.")
-    # Already int8, or int8 would not fit either: only what can still help.
-    for message in (too_big_message("personaplex", "int8", 15.1, 15.1, "GPU", 12.0, 11.0),
-                    too_big_message("personaplex", "bfloat16", 23.1, 15.1, "GPU", 12.0, 11.0)):
+                    "int8 in Model → Model manager, or --precision int8), or load it in int4, which is "
+                    "experimental and can lower its quality (about 11 GB: --precision int4), or close other "
+                    "programs that use the GPU, or use a GPU with more memory.")
+    # Already int8, or int8 and int4 would not fit either: only what can still help.
+    small = Gpu("GPU", 10.0, 9.0, (8, 6))
+    for message in (too_big_message("personaplex", "int4", needs, small),
+                    too_big_message("personaplex", "bfloat16", needs, small)):
         assert "int8 (about" not in message and message.endswith(
             "Try to close other programs that use the GPU, or use a GPU with more memory.")
 

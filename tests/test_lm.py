@@ -11,8 +11,8 @@ import pytest
 import torch
 from safetensors.torch import save_file
 
-from engine.checkpoint import source_shape, stack_split_attention, stacked_sources
-from engine.lm.model import MOSHI_DELAYS, LMConfig, LMModel, load_lm, personaplex_sources
+from engine.checkpoint import distinct_tensors, stack_split_attention
+from engine.lm.model import MOSHI_DELAYS, LMConfig, LMModel, load_lm, share_stored_steps
 from tests.reference import require_moshi
 
 TINY = dict(dim=128, num_heads=4, num_layers=2, hidden_scale=4.125, context=20, text_card=100, card=256,
@@ -150,15 +150,19 @@ def test_7b_keys_match_notes_and_reference(preset):
     assert abs(params / 1e9 - (7.688 if cfg.dep_q == 8 else 8.371)) < 0.001
 
 
-def test_personaplex_expands_8_step_file_on_meta():
-    """The 8-step file rule on the full-size shapes: every 16-step key but ``depformer_emb.7`` is
-    produced (the rule copies tables 0..6 to 8..14 only), with nothing left over."""
+def test_personaplex_holds_an_8_step_file_once_on_meta():
+    """The 8-step file rule on the full-size shapes: the 16-step model, its shared steps held once,
+    has exactly the file's tensors (and ``depformer_emb.7``, which the rule cannot produce: the
+    released files hold it), about 0.68 B parameters fewer than 16 separate steps."""
     eight = {k: tuple(v.shape) for k, v in LMModel(LMConfig.moshi_7b(), device="meta").state_dict().items()}
-    expanded = personaplex_sources(stacked_sources(eight), eight, LMConfig.personaplex_7b())
-    want = {k: tuple(v.shape) for k, v in LMModel(LMConfig.personaplex_7b(), device="meta").state_dict().items()}
-    got = {k: source_shape(s, eight, k) for k, s in expanded.items()}
-    assert set(want) - set(got) == {"depformer_emb.7.weight"}
-    assert got == {k: v for k, v in want.items() if k != "depformer_emb.7.weight"}
+    model = LMModel(LMConfig.personaplex_7b(), device="meta")
+    share_stored_steps(model, eight)
+    got = {k: tuple(v.shape) for k, v in distinct_tensors(model).items()}
+    assert set(got) - set(eight) == {"depformer_emb.7.weight"}
+    assert {k: v for k, v in got.items() if k != "depformer_emb.7.weight"} == eight
+    assert set(model.state_dict()) == set(LMModel(LMConfig.personaplex_7b(), device="meta").state_dict())
+    params = sum(v.numel() for v in model.parameters())
+    assert abs(params / 1e9 - 7.690) < 0.001  # 8.371 with 16 separate steps
 
 
 # ---------------------------------------------------------------------------------- loading
@@ -232,15 +236,16 @@ def test_personaplex_loads_8_step_file(tmp_path):
     pp = load_lm(path, tiny_config(dep_q=16, model_type="personaplex"), dtype=torch.float32)
     assert torch.equal(pp.depformer_emb[7].weight, sd["depformer_emb.7.weight"])
     assert len(pp.linears) == 16 and len(pp.depformer_emb) == 15
-    for i in range(8, 16):
-        assert torch.equal(pp.linears[i].weight, pp.linears[i - 8].weight)
-        assert torch.equal(pp.depformer_in[i].weight, pp.depformer_in[i - 8].weight)
-        assert torch.equal(pp.depformer.layers[1].gating[i].linear_in.weight,
-                           pp.depformer.layers[1].gating[i - 8].linear_in.weight)
+    for i in range(8, 16):  # the same weights, stored once
+        assert pp.linears[i].weight.data_ptr() == pp.linears[i - 8].weight.data_ptr()
+        assert pp.depformer_in[i].weight.data_ptr() == pp.depformer_in[i - 8].weight.data_ptr()
+        assert (pp.depformer.layers[1].gating[i].linear_in.weight.data_ptr()
+                == pp.depformer.layers[1].gating[i - 8].linear_in.weight.data_ptr())
     for i in range(8, 15):
-        assert torch.equal(pp.depformer_emb[i].weight, pp.depformer_emb[i - 8].weight)
-    w = pp.depformer.layers[0].self_attn.in_proj_weight
-    assert torch.equal(w[8 * 192:], w[:8 * 192])
+        assert pp.depformer_emb[i].weight.data_ptr() == pp.depformer_emb[i - 8].weight.data_ptr()
+    assert pp.depformer_emb[7].weight.data_ptr() != pp.depformer_emb[6].weight.data_ptr()
+    assert pp.depformer.layers[0].self_attn.in_proj_weight.shape == (8 * 192, 64)  # steps 8..15 read 0..7
+    assert sum(p.numel() for p in pp.parameters()) == sum(t.numel() for t in sd.values())
     # A genuine 16-step file loads unchanged.
     ref16 = tiny_reference(tiny_config(dep_q=16), seed=1)
     path16 = save_hub_checkpoint(ref16, tmp_path / "m16.safetensors")

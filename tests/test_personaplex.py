@@ -4,6 +4,8 @@ text role prompt with a real SentencePiece model."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 import torch
 from safetensors.torch import save_file
@@ -416,3 +418,63 @@ def test_text_prompt_wrapping_and_sentencepiece(tmp_path):
     assert sp.piece_to_id("<system>") in tokens and sp.bos_id() not in tokens
     with pytest.raises(ValueError, match="str"):
         text_prompt_tokens(["x"], sp)
+
+
+# ------------------------------------------------------------------------ weights stored once
+
+_STEP = re.compile(r"(?:gating|linears|depformer_in|depformer_emb)\.(\d+)\.")
+
+
+def eight_step_file(path, lm: LMModel) -> dict[str, torch.Tensor]:
+    """``lm``'s steps 0..7 as an 8-step file (PersonaPlex's released layout; ``depformer_emb.7``
+    included); returns the 16-step state that the rule expands it to (steps 8..15 = 0..7)."""
+    state = lm.state_dict()
+    eight, expanded = {}, {}
+    for key, tensor in state.items():
+        m = _STEP.search(key)
+        if m is not None and int(m[1]) >= 8:
+            expanded[key] = state[key[:m.start(1)] + str(int(m[1]) - 8) + key[m.end(1):]]
+        elif key.startswith("depformer.") and ".self_attn." in key:
+            eight[key] = tensor[:tensor.shape[0] // 2].clone()
+            expanded[key] = torch.cat([eight[key]] * 2)
+        else:
+            eight[key] = expanded[key] = tensor
+    save_file(eight, str(path))
+    return expanded
+
+
+@pytest.mark.parametrize("precision", ["float32", "int8"])
+def test_an_8_step_file_is_held_once_and_gives_the_tokens_of_16_copied_steps(lm, tmp_path, precision):
+    """The model loaded from an 8-step file holds each depformer weight once (steps 8..15 share
+    0..7's storage), also quantised as it streams, and generates, frame by frame, the tokens of a
+    model holding 16 separate steps with the copies (what loading did before), quantised after."""
+    from engine.kernels.quantize import quantizer, weight_bytes
+    from engine.lm.model import load_lm
+
+    quantize = quantizer(precision)
+    expanded = eight_step_file(tmp_path / "m8.safetensors", lm)
+    shared = load_lm(tmp_path / "m8.safetensors", lm.config, dtype=torch.float32, quantize=quantize)
+    separate = LMModel(lm.config).eval().requires_grad_(False)
+    separate.load_state_dict(expanded)
+    if quantize is not None:
+        quantize(separate)
+    first = {"float32": lambda m: m.linears[11].weight, "int8": lambda m: m.linears[11].weight.q}[precision]
+    copy = {"float32": lambda m: m.linears[3].weight, "int8": lambda m: m.linears[3].weight.q}[precision]
+    assert first(shared).data_ptr() == copy(shared).data_ptr()
+    assert first(separate).data_ptr() != copy(separate).data_ptr()
+    attn = shared.depformer.layers[0].self_attn
+    assert attn.in_proj_weight.shape[0] == 8 * 3 * lm.config.depformer_dim  # stored once
+    for heads in ("linears", "depformer_in"):
+        assert 2 * weight_bytes(getattr(shared, heads))["total"] == weight_bytes(getattr(separate, heads))["total"]
+    runs = []
+    for model in (shared, separate):
+        gen = PersonaPlexGenerator(model, SamplingConfig.greedy())
+        state = gen.init_state(1)
+        frames = []
+        for user, agent, text in frame_plan(20):
+            text_token, audio = gen.step(torch.tensor([user]), state, None if agent is None else torch.tensor([agent]),
+                                         None if text is None else torch.tensor([text]))
+            frames.append(torch.cat([text_token.view(1), audio.view(-1)]))
+        runs.append(frames)
+    assert all(torch.equal(a, b) for a, b in zip(*runs))
+    assert len(torch.unique(torch.cat(runs[0][-10:]))) > 10  # real, varied tokens were compared

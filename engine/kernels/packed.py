@@ -158,10 +158,13 @@ def pack_linears(module: nn.Module) -> None:
     """Give every plain ``nn.Linear`` under ``module`` the packed kernel (a ``PackedLinear``
     sharing its parameters), then ``repack()`` every module that has packed data (linears,
     convolutions, attention projections). Idempotent; call again after changing weights."""
+    packed: dict[nn.Linear, PackedLinear] = {}  # a linear shared by two entries stays shared
     for parent in list(module.modules()):
-        for name, child in list(parent.named_children()):
+        for name, child in list(parent._modules.items()):
             if type(child) is nn.Linear:
-                setattr(parent, name, PackedLinear.sharing(child))
+                if child not in packed:
+                    packed[child] = PackedLinear.sharing(child)
+                setattr(parent, name, packed[child])
     for m in module.modules():
         repack = getattr(m, "repack", None)
         if callable(repack):

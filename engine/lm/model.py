@@ -19,7 +19,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ..checkpoint import Shapes, Source, load_strict_streaming, source_shape
+from ..checkpoint import Shapes, checkpoint_shapes, load_strict_streaming, source_shape, stacked_sources
+from ..kernels.quantize import load_targets
 from ..state import StateTree
 from ..streaming.layers import make_norm
 from ..streaming.transformer import StreamingTransformer, TransformerConfig
@@ -261,62 +262,63 @@ class LMModel(nn.Module):
         return torch.stack(tokens, dim=1)
 
 
-_PP_COPIED = re.compile(r"(?:^|\.)(?:gating|linears|depformer_in|depformer_emb)\.(\d+)\.")
+_PP_COPIED = re.compile(r"(?:.*\.)?(?:gating|linears|depformer_in|depformer_emb)\.(\d+)")
 
 
-def personaplex_sources(sources: Mapping[str, Source], file_shapes: Shapes, config: LMConfig
-                        ) -> dict[str, Source]:
-    """PersonaPlex's rule for loading a file with half the model's depformer steps (8 of 16), as a
-    plan over the file's tensors (nothing is read here; the load streams tensor by tensor).
+def share_stored_steps(model: LMModel, file_shapes: Shapes) -> None:
+    """PersonaPlex's rule for a file with half the model's depformer steps (8 of 16), applied by
+    holding each stored weight once (call it on the meta device, before the weights are allocated).
 
-    (a) a depformer attention weight stored for half the steps is concatenated with itself along
-    dim 0 (steps 8..15 = steps 0..7); (b) a missing ``gating|linears|depformer_in|depformer_emb``
-    entry with index i in 8..15 is copied from index i - 8. Files that already hold 16 steps pass
-    through unchanged. Note that the rule never produces ``depformer_emb.7`` (an 8-step file has
-    tables 0..6 and the rule copies 0..6 to 8..14): a file without it cannot be loaded (PersonaPlex
-    itself would leave that table on the meta device), so the strict load reports it as missing.
+    (a) a depformer attention weight stored for half the steps keeps the file's rows: the stacked
+    matmuls serve step s with stored step ``s % stored`` (steps 8..15 = steps 0..7); (b) a
+    ``gating|linears|depformer_in|depformer_emb`` entry i in 8..15 that the file lacks becomes the
+    same module as entry i - 8 (its weights are aliases, not copies). Files that already hold 16
+    steps are left as they are. The rule never produces ``depformer_emb.7`` (an 8-step file has
+    tables 0..6 and the rule shares 0..6 with 8..14): a file without it cannot be loaded
+    (PersonaPlex itself would leave that table on the meta device), so the strict load reports it.
     """
-    out = dict(sources)
-    half = config.dep_q // 2
-    d = config.depformer_dim
-    full_rows = {"in_proj_weight": 3 * config.dep_q * d, "out_proj.weight": config.dep_q * d}
-    for key, source in sources.items():
-        if key.startswith("depformer.") and ".self_attn." in key:
-            rows = source_shape(source, file_shapes, key)[0]
-            for suffix, full in full_rows.items():
-                if key.endswith(suffix) and 2 * rows == full:
-                    out[key] = dataclasses.replace(source, repeat=2 * source.repeat)
-    for key in LMModel(config, device="meta").state_dict():
-        m = _PP_COPIED.search(key)
-        if key in out or m is None or not half <= int(m[1]) < 2 * half:
+    half = model.config.dep_q // 2
+    shapes = {k: source_shape(s, file_shapes, k) for k, s in stacked_sources(file_shapes).items()}
+    for key, param in list(model.named_parameters()):
+        stored = shapes.get(key)
+        if key.startswith("depformer.") and ".self_attn." in key and stored and 2 * stored[0] == param.shape[0]:
+            owner, _, name = key.rpartition(".")
+            setattr(model.get_submodule(owner), name,
+                    nn.Parameter(torch.empty(stored, dtype=param.dtype, device=param.device), requires_grad=False))
+    for name, _ in list(model.named_modules()):
+        m = _PP_COPIED.fullmatch(name)
+        if m is None or not half <= int(m[1]) < 2 * half or any(k.startswith(name + ".") for k in shapes):
             continue
-        origin = key[:m.start(1)] + str(int(m[1]) - half) + key[m.end(1):]
-        if origin in out:
-            out[key] = out[origin]
-    return out
+        entries = model.get_submodule(name[:m.start(1) - 1])
+        entries[int(m[1])] = entries[int(m[1]) - half]
 
 
 def load_lm(path: str | Path, config: LMConfig, device: torch.device | str = "cpu",
-            dtype: torch.dtype = torch.bfloat16) -> LMModel:
+            dtype: torch.dtype = torch.bfloat16, quantize: Callable[[nn.Module], object] | None = None) -> LMModel:
     """Load a released ``model.safetensors`` (stacked or split attention keys) strictly, cast to ``dtype``.
 
-    For PersonaPlex configurations an 8-step depformer file is expanded with PersonaPlex's rule.
-    Raises ValueError naming missing / unexpected keys or wrong shapes. Both kinds of file stream
-    into the model one tensor at a time: host memory peaks at about one tensor, not the file.
+    For PersonaPlex configurations an 8-step depformer file is loaded with PersonaPlex's rule, each
+    stored weight held once (``share_stored_steps``). ``quantize`` (e.g. ``quantize_lm_int8``)
+    replaces the matmul weights of the model while it is still on the meta device: each file tensor
+    is then quantised as it streams in, so no float copy of the LM ever exists. Raises ValueError
+    naming missing / unexpected keys or wrong shapes. Both kinds of file stream into the model one
+    tensor at a time: host memory peaks at about one tensor, not the file.
     """
     from safetensors import SafetensorError
 
     path = Path(path)
     if not path.is_file():
         raise ValueError(f"LM checkpoint {path} does not exist (expected a model.safetensors file)")
-    with torch.device("meta"):
-        model = LMModel(config, dtype=dtype)
-    model = model.to_empty(device=device)
-    what = f"LM checkpoint {path.name}"
     try:
-        plan = (lambda sources, shapes: personaplex_sources(sources, shapes, config)) if config.is_personaplex \
-            else None
-        load_strict_streaming(model, path, what, plan)
+        file_shapes = checkpoint_shapes(path)
+        with torch.device("meta"):
+            model = LMModel(config, dtype=dtype)
+        if config.is_personaplex:
+            share_stored_steps(model, file_shapes)
+        if quantize is not None:
+            quantize(model)
+        model = model.to_empty(device=device)
+        load_strict_streaming(model, path, f"LM checkpoint {path.name}", load_targets(model))
     except (SafetensorError, OSError) as e:
         raise ValueError(f"{path} is not a readable safetensors file: {e}") from e
     return model.eval().requires_grad_(False)

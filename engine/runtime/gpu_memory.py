@@ -10,21 +10,30 @@ the CUDA context on top. In use on an NVIDIA H200 after live frames (``bench/gpu
     PersonaPlex 7B   22.1 GB    15.1 GB
 
 ``needed_gb`` estimates it for any configuration: what the configuration says (weights at the
-precision, KV cache, Mimi) plus ``RUNTIME_GB``, the most measured beyond that.
+precision, each stored weight once, KV cache, Mimi) plus ``RUNTIME_GB``, the most measured beyond
+that (measured for bfloat16 and int8; ``bench/gpu_check.py`` measures every precision under each
+memory cap, so that an estimate below what was used shows there). ``choose_precision`` is what
+``auto`` does on a GPU.
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
 
 import torch
 
 from ..codec.mimi import Mimi
 from ..errors import ModelError
-from ..kernels.quantize import quantize_lm_int8, weight_bytes
-from ..lm.model import LMConfig, LMModel
+from ..kernels.quantize import quantizer, weight_bytes
+from ..lm.model import LMConfig, LMModel, share_stored_steps
 
 # In use beyond weights, KV cache and Mimi: 1.8, 3.2, 3.4 and 4.5 GB in the four measurements above
 # (PersonaPlex int8: 15.11 GB in use against 10.60 GB of those); the most, rounded up.
 RUNTIME_GB = 4.6
+# The precisions ``auto`` chooses among on a GPU, lightest last; int4 only where the user opted in.
+AUTO_ORDER = ("bfloat16", "int8", "int4")
+NATIVE_BF16_CAPABILITY = (8, 0)  # Ampere: the first NVIDIA GPUs that multiply bfloat16 natively
 
 
 def kv_cache_bytes(lm: LMModel) -> int:
@@ -33,35 +42,90 @@ def kv_cache_bytes(lm: LMModel) -> int:
     return sum(kv["k"].numel() * kv["k"].element_size() * 2 for kv in state["layers"].values())
 
 
-def needed_gb(config: LMConfig, int8: bool, dtype: torch.dtype = torch.bfloat16) -> float:
+def needed_gb(config: LMConfig, precision: str, dtype: torch.dtype = torch.bfloat16,
+              file_shapes: Mapping[str, tuple[int, ...]] | None = None) -> float:
     """GPU memory a model with ``config`` needs in use (an estimate that errs high, see the module
-    docstring): LM weights in ``dtype`` or int8, the KV cache, Mimi (float32), ``RUNTIME_GB``."""
+    docstring): LM weights at ``precision`` ("bfloat16", "float32", "int8", "int4"; activations in
+    ``dtype``), each stored weight once (``file_shapes``: the checkpoint's, where known, for
+    PersonaPlex's shared steps), the KV cache, Mimi (float32), ``RUNTIME_GB``."""
     lm = LMModel(config, device="meta", dtype=dtype)
-    if int8:
-        quantize_lm_int8(lm)
+    if config.is_personaplex and file_shapes is not None:
+        share_stored_steps(lm, file_shapes)
+    quantize = quantizer(precision)
+    if quantize is not None:
+        quantize(lm)
     with torch.device("meta"):
         mimi = sum(p.numel() * 4 for p in Mimi().parameters())
     return (weight_bytes(lm)["total"] + kv_cache_bytes(lm) + mimi) / 1e9 + RUNTIME_GB
 
 
-def too_big_message(name: str, precision: str, need_gb: float, int8_gb: float, gpu: str, total_gb: float,
-                    free_gb: float) -> str:
-    """What a person reads when ``name`` did not fit: the need, the GPU's memory, what can help."""
+@dataclass(frozen=True)
+class Gpu:
+    """What the precision choice needs to know of a GPU."""
+
+    name: str
+    total_gb: float
+    free_gb: float
+    capability: tuple[int, int]
+
+    @classmethod
+    def of(cls, device: torch.device) -> Gpu:
+        free, total = torch.cuda.mem_get_info(device)
+        return cls(torch.cuda.get_device_name(device), total / 1e9, free / 1e9,
+                   tuple(torch.cuda.get_device_capability(device)))
+
+
+@dataclass(frozen=True)
+class PrecisionChoice:
+    precision: str
+    reason: str  # one sentence a person reads: which precision, and why
+
+
+def choose_precision(name: str, config: LMConfig, gpu: Gpu, allow_int4: bool = False,
+                     file_shapes: Mapping[str, tuple[int, ...]] | None = None) -> PrecisionChoice:
+    """``auto`` on a GPU: bfloat16 where it fits in the free memory, else int8, else int4 where
+    the user opted in (``allow_int4``); else a ``ModelError`` saying how much each needs. On a
+    GPU without native bfloat16 (compute capability below 8.0) the reason says so: bfloat16 is
+    emulated there, and the frame may not run in real time."""
+    needs = {p: needed_gb(config, p, file_shapes=file_shapes) for p in AUTO_ORDER}
+    offered = AUTO_ORDER if allow_int4 else AUTO_ORDER[:-1]
+    fits = [p for p in offered if needs[p] <= gpu.free_gb]
+    if not fits:
+        raise ModelError(too_big_message(name, offered[-1], needs, gpu, allow_int4))
+    chosen = fits[0]
+    why = (f"{chosen}: {name} needs about {needs[chosen]:.1f} GB in {chosen}, and the {gpu.name} has "
+           f"{gpu.free_gb:.1f} GB free")
+    if chosen != "bfloat16":
+        why += f" (bfloat16 would need about {needs['bfloat16']:.1f} GB)"
+    if chosen == "int4":
+        why += "; 4-bit weights are experimental and can lower the model's quality"
+    if gpu.capability < NATIVE_BF16_CAPABILITY:
+        why += (f"; this GPU (compute capability {gpu.capability[0]}.{gpu.capability[1]}) has no native "
+                "bfloat16, which it emulates: the frame may not run in real time")
+    return PrecisionChoice(chosen, why + ".")
+
+
+def too_big_message(name: str, precision: str, needs: Mapping[str, float], gpu: Gpu, allow_int4: bool = False
+                    ) -> str:
+    """What a person reads when ``name`` did not fit in ``precision``: the need, the GPU's memory,
+    what can help (``needs``: precision -> GB; ``allow_int4``: int4 was already offered)."""
+    need = needs[precision]
     tries = []
-    if precision != "int8" and int8_gb < total_gb:
-        tries.append(f"load it in int8 (about {int8_gb:.0f} GB: precision int8 in Model → Model manager, "
-                     "or --int8)")
+    if precision not in ("int8", "int4") and needs["int8"] < gpu.total_gb:
+        tries.append(f"load it in int8 (about {needs['int8']:.0f} GB: precision int8 in Model → Model manager, "
+                     "or --precision int8)")
+    if precision != "int4" and not allow_int4 and needs["int4"] < gpu.total_gb:
+        tries.append(f"load it in int4, which is experimental and can lower its quality (about {needs['int4']:.0f} "
+                     "GB: --precision int4)")
     tries.append("close other programs that use the GPU, or use a GPU with more memory")
-    return (f"{name} does not fit in this GPU's memory: in {precision} it needs about {need_gb:.0f} GB, and "
-            f"the {gpu} has {total_gb:.1f} GB ({free_gb:.1f} GB free). Try to {', or '.join(tries)}.")
+    return (f"{name} does not fit in this GPU's memory: in {precision} it needs about {need:.0f} GB, and "
+            f"the {gpu.name} has {gpu.total_gb:.1f} GB ({gpu.free_gb:.1f} GB free). Try to {', or '.join(tries)}.")
 
 
 def out_of_memory_error(name: str, config: LMConfig, precision: str, dtype: torch.dtype,
-                        device: torch.device) -> ModelError:
+                        device: torch.device, file_shapes: Mapping[str, tuple[int, ...]] | None = None
+                        ) -> ModelError:
     """The ``ModelError`` for a load on ``device`` that ran out of memory (call it after the
     failed load's tensors were released, so that "free" means what another try would have)."""
-    free, total = torch.cuda.mem_get_info(device)
-    message = too_big_message(name, precision, needed_gb(config, int8=precision == "int8", dtype=dtype),
-                              needed_gb(config, int8=True), torch.cuda.get_device_name(device), total / 1e9,
-                              free / 1e9)
-    return ModelError(message)
+    needs = {p: needed_gb(config, p, dtype=dtype, file_shapes=file_shapes) for p in {*AUTO_ORDER, precision}}
+    return ModelError(too_big_message(name, precision, needs, Gpu.of(device)))

@@ -2,29 +2,33 @@
 tokenizer once, and pick the kernels the precision implies.
 
     model = load_model("demo")                      # auto device, auto precision
-    model = load_model("moshiko", precision="int8")  # the 7B with int8 weights: fits a 16 GB GPU
+    model = load_model("moshiko", precision="int8")  # the 7B with int8 weights, quantised as it streams
 """
 
 from __future__ import annotations
 
 import enum
+import logging
 from dataclasses import dataclass, replace
 
 import torch
 
+from ..checkpoint import checkpoint_shapes
 from ..codec.mimi import load_mimi
 from ..errors import ModelError
 from ..files.fingerprint import model_fingerprint
 from ..files.models import ModelFiles, resolve_model
 from ..kernels.packed import native_bf16_matmul, pack_linears
-from ..kernels.quantize import quantize_lm_int8
+from ..kernels.quantize import quantizer
 from ..lm.generate import SamplingConfig
 from ..lm.model import LMConfig, LMModel, load_lm
 from ..lm.sampling import DEFAULT_SEED
 from ..lm.tokenizer import TextTokenizer
-from .gpu_memory import out_of_memory_error
+from .gpu_memory import Gpu, choose_precision, out_of_memory_error
 from .kernel_plan import KernelPlan, plan_kernels, silent_frame_runner
 from .threads import ThreadChoice, choose_threads, use_threads
+
+log = logging.getLogger(__name__)
 
 
 class Precision(enum.Enum):
@@ -37,15 +41,19 @@ class Precision(enum.Enum):
     matmul measured faster, or the CPU cannot run oneDNN's bfloat16 matmul at all (AVX2 only), the
     model computes in float32, and says so.
 
-    ``auto``: bfloat16 on CUDA and on a CPU that multiplies bfloat16 natively, float32 elsewhere.
-    ``float32`` gives the reference's results exactly. ``int8`` stores the LM's matmul weights as
-    int8 with per-row scales; activations stay in the device's usual float type.
+    ``auto``: on CUDA the heaviest of bfloat16, int8 (and int4, where the user opted in) that fits
+    in the GPU's free memory (``engine.runtime.gpu_memory.choose_precision``, which says why); on a
+    CPU bfloat16 where it multiplies bfloat16 natively, float32 elsewhere. ``float32`` gives the
+    reference's results exactly. ``int8`` stores the LM's matmul weights as int8 with per-row
+    scales, ``int4`` (experimental, never chosen unless asked for) as group-wise 4-bit
+    (``engine.kernels``); activations stay in the device's usual float type.
     """
 
     AUTO = "auto"
     FLOAT32 = "float32"
     BFLOAT16 = "bfloat16"
     INT8 = "int8"
+    INT4 = "int4"
 
     @classmethod
     def parse(cls, value: Precision | str) -> Precision:
@@ -58,7 +66,8 @@ class Precision(enum.Enum):
                              f"{', '.join(p.value for p in cls)}") from None
 
     def resolve(self, device: torch.device) -> Precision:
-        """``auto`` made concrete for ``device``; other values are returned as they are."""
+        """``auto`` made concrete for ``device`` by its kind alone (a GPU's memory decides in
+        ``LoadedModel``); other values are returned as they are."""
         if self is Precision.AUTO:
             native = device.type == "cuda" or native_bf16_matmul()
             return Precision.BFLOAT16 if native else Precision.FLOAT32
@@ -90,6 +99,7 @@ class ModelInfo:
     dtype: str  # the activations' dtype, e.g. "bfloat16"
     cuda_graph_allowed: bool  # CUDA graphs asked for and possible here; a session says whether one runs
     fingerprint: str
+    precision_reason: str = ""  # why ``auto`` chose the precision on a GPU (empty when it was asked for)
 
     @property
     def lighter_precisions(self) -> tuple[str, ...]:
@@ -115,12 +125,18 @@ class LoadedModel:
     """Mimi + LM + tokenizer on one device, shared by the sessions opened on it."""
 
     def __init__(self, files: ModelFiles, device: torch.device, precision: Precision, cuda_graph: bool = True,
-                 on_stage=None):
+                 on_stage=None, allow_int4: bool = False):
+        self.lm_config = LMConfig.from_hub_config(files.lm_config)
+        reason = ""
+        if precision is Precision.AUTO and device.type == "cuda":
+            choice = choose_precision(files.name, self.lm_config, Gpu.of(device), allow_int4,
+                                      checkpoint_shapes(files.lm_path))
+            precision, reason = Precision(choice.precision), choice.reason
+            log.warning("%s", reason)  # said where the app's and the command's messages go
         precision = precision.resolve(device)
         self.files, self.device, self.precision = files, device, precision
         self.dtype = precision.activation_dtype(device)
         self.cuda_graph = device.type == "cuda" and cuda_graph
-        self.lm_config = LMConfig.from_hub_config(files.lm_config)
         self.tokenizer = TextTokenizer(files.tokenizer_path)
         if self.tokenizer.vocab_size > self.lm_config.text_card:
             raise ModelError(f"the text tokenizer ({self.tokenizer.vocab_size} pieces) does not belong to this "
@@ -129,7 +145,7 @@ class LoadedModel:
         self.info = ModelInfo(
             name=files.name, family=files.family, is_demo=files.source == "demo", device=str(device),
             precision=precision, dtype=str(self.dtype).removeprefix("torch."), cuda_graph_allowed=self.cuda_graph,
-            fingerprint=model_fingerprint(files))
+            fingerprint=model_fingerprint(files), precision_reason=reason)
         # On the CPU, each hot-path operation's kernel is measured here (or read from the cache).
         self.kernel_plan: KernelPlan | None = None
         self.thread_choice: ThreadChoice | None = None  # measured by use_best_threads()
@@ -201,8 +217,10 @@ class LoadedModel:
 
 
 def load_model(spec: str, device: str = "auto", precision: Precision | str = Precision.AUTO,
-               cuda_graph: bool = True, progress=None, on_stage=None) -> LoadedModel:
+               cuda_graph: bool = True, progress=None, on_stage=None, allow_int4: bool = False) -> LoadedModel:
     """Resolve (and if needed fetch) a model, then load it.
+
+    ``allow_int4``: ``auto`` may choose the experimental 4-bit weights where nothing else fits.
 
     ``cuda_graph``: capture each session's frame as one CUDA graph (CUDA only; a failed capture
     falls back to eager frames, and the session says why). ``progress`` is a ``tqdm`` class that
@@ -211,7 +229,7 @@ def load_model(spec: str, device: str = "auto", precision: Precision | str = Pre
     chosen = Precision.parse(precision)
     files = resolve_model(spec, progress=progress)
     with torch.inference_mode(False):
-        return LoadedModel(files, dev, chosen, cuda_graph, on_stage)
+        return LoadedModel(files, dev, chosen, cuda_graph, on_stage, allow_int4)
 
 
 def release_memory() -> None:
@@ -226,12 +244,11 @@ def release_memory() -> None:
 
 def _load_lm(files: ModelFiles, config: LMConfig, device: torch.device, dtype: torch.dtype,
              precision: Precision) -> LMModel:
-    """int8: quantise on the host, then move (the float copy never occupies the device).
-    On the CPU (float32 activations whatever the precision): matmuls with packed weights, whose
-    kernels the kernel plan chooses."""
-    if precision is Precision.INT8:
-        return quantize_lm_int8(load_lm(files.lm_path, config, device="cpu", dtype=dtype)).to(device)
-    lm = load_lm(files.lm_path, config, device=device, dtype=dtype)
-    if device.type == "cpu" and dtype == torch.float32:
+    """int8, int4: each weight is quantised as it streams from the file (no float copy of the LM
+    exists, on the host or the device). On the CPU (float32 activations whatever the precision):
+    float matmuls with packed weights, whose kernels the kernel plan chooses."""
+    quantize = quantizer(precision.value)
+    lm = load_lm(files.lm_path, config, device=device, dtype=dtype, quantize=quantize)
+    if quantize is None and device.type == "cpu" and dtype == torch.float32:
         pack_linears(lm)
     return lm

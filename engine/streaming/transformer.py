@@ -62,17 +62,27 @@ class TransformerConfig:
 
 
 class StackedMatmuls:
-    """The per-step slices of a stacked weight [mult*out, in], each with its packed matmul."""
+    """The per-step slices of a stacked weight [steps * rows, in], each with its packed matmul.
 
-    def __init__(self, mult: int):
+    A weight may store fewer steps than the module runs (a divisor of them: PersonaPlex's 8-step
+    files for 16 steps hold each weight once): step s then uses stored step ``s % stored``."""
+
+    def __init__(self, mult: int, rows: int):
+        self.rows = rows
         self.matmuls = [PackedMatmul() for _ in range(mult)]
 
     def repack(self, weight: torch.Tensor) -> None:
+        del self.matmuls[stored_steps(weight, self.rows):]  # one packed copy per stored step
         for step, mm in enumerate(self.matmuls):
             mm.pack(step_slice(weight, step, len(self.matmuls)))
 
     def __call__(self, x: torch.Tensor, weight: torch.Tensor, step: int) -> torch.Tensor:
-        return self.matmuls[step](x, step_slice(weight, step, len(self.matmuls)))
+        stored = stored_steps(weight, self.rows)
+        return self.matmuls[step % stored](x, step_slice(weight, step % stored, stored))
+
+
+def stored_steps(weight: torch.Tensor, rows: int) -> int:
+    return weight.shape[0] // rows
 
 
 def step_slice(weight: torch.Tensor, step: int, mult: int) -> torch.Tensor:
@@ -87,7 +97,7 @@ class StackedLinear(nn.Module):
         super().__init__()
         self.weight = nn.Parameter(torch.empty(mult * out_features, in_features, device=device, dtype=dtype))
         nn.init.normal_(self.weight, std=in_features ** -0.5)
-        self._matmuls = StackedMatmuls(mult)
+        self._matmuls = StackedMatmuls(mult, out_features)
 
     def repack(self) -> None:
         self._matmuls.repack(self.weight)
@@ -104,7 +114,7 @@ class StreamingAttention(nn.Module):
         d = cfg.d_model
         self.in_proj_weight = nn.Parameter(torch.empty(mult * 3 * d, d, device=device, dtype=dtype))
         nn.init.normal_(self.in_proj_weight, std=d ** -0.5)
-        self._in_proj = StackedMatmuls(mult)
+        self._in_proj = StackedMatmuls(mult, 3 * d)
         self.out_proj = StackedLinear(d, d, mult, device=device, dtype=dtype)
 
     def repack(self) -> None:
