@@ -32,9 +32,9 @@ from engine import (
     read_audio,
     read_conversation_info,
     read_journal,
+    record_frames,
     recover,
     save_conversation,
-    start_journal,
 )
 from engine.atomic import write_atomically
 from engine.files import compact, conversation, untrusted
@@ -296,7 +296,7 @@ def saved(app_demo_model, tmp_path_factory):
     tests only read them)."""
     model, tmp_path = app_demo_model, tmp_path_factory.mktemp("saved")
     session = model.new_session(SamplingConfig(), seed=3)
-    recorder = start_journal(session, tmp_path / "talk.journal")
+    recorder = record_frames(session, tmp_path / "talk.journal")
     pcm = np.random.default_rng(0).uniform(-0.3, 0.3, FRAMES * FRAME_SIZE).astype(np.float32)
     for i in range(FRAMES):
         session.step(np.round(pcm[i * FRAME_SIZE:(i + 1) * FRAME_SIZE] * 32768) / 32768)
