@@ -183,7 +183,8 @@ class ConversationController:
                     else "The current conversation is kept.")
             self.emit(m.ConversationFailed(f"Could not start a conversation with this persona: {e}\n{kept}"))
             return False
-        session.wait_for_user(self.wait_for_user)
+        if self.wait_for_user:  # a new session does not wait
+            session.wait_for_user(True)
         self._use_session(session)
         self._opened(session, "")
         return True

@@ -52,10 +52,12 @@ from engine import (
     FrameTimings,
     ModelInfo,
     Precision,
+    SamplingConfig,
     read_wav,
     write_atomically,
     write_wav,
 )
+from engine.files.conversation import SessionProgress
 from tests import audio_server
 
 TARGETS = {"erle_db": (">=", 25.0), "near_end_corr": (">=", 0.8), "model_hears_db": ("<=", -50.0)}
@@ -94,10 +96,17 @@ class PlaybackSession:
 
     graph = None
     prompts: dict = {}
+    record_audio = False
+    waiting_for_user = False
 
     def __init__(self, far: np.ndarray) -> None:
         self.far = far
         self.heard: list[np.ndarray] = []
+
+    def progress(self) -> SessionProgress:
+        frames = len(self.heard)
+        return SessionProgress(sampling=SamplingConfig(), seed=0, frames=frames, generator_steps=frames,
+                               decoded_frames=frames, prompts={}, transcript=())
 
     def step(self, heard: np.ndarray) -> FrameResult:
         index = len(self.heard)

@@ -51,11 +51,14 @@ def save_demo_conversation(path: Path, frames: int) -> None:
 
 
 def with_long_transcript(source: Path, target: Path, pieces: int) -> None:
-    """``source`` saved again at ``target`` with a transcript of ``pieces`` pieces, ``LAST_WORD`` last."""
+    """``source`` saved again at ``target`` with a transcript of ``pieces`` words, ``LAST_WORD`` last,
+    spread over its frames (a transcript holds at most one piece a frame)."""
     stored = read_conversation(source)
     meta = {k: v for k, v in stored.meta.items() if k not in ("format", "version", "checksum")}
-    transcript = [[i, round(i * 0.08, 2), f" word{i % 977}" if i < pieces - 1 else " " + LAST_WORD]
-                  for i in range(pieces)]
+    words = [f" word{i % 977}" for i in range(pieces - 1)] + [" " + LAST_WORD]
+    frames = min(meta["frames"], pieces)
+    cuts = np.linspace(0, pieces, frames + 1).astype(int)
+    transcript = [[i, round(i * 0.08, 2), "".join(words[cuts[i]:cuts[i + 1]])] for i in range(frames)]
     write_conversation(target, stored.tensors, {**meta, "transcript": transcript})
 
 

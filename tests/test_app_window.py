@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -61,11 +62,11 @@ class Harness:
     suppression would remove a steady tone); tests/test_echo.py covers the processed path.
     """
 
-    def __init__(self, qtbot, tmp_path, loader) -> None:
+    def __init__(self, qtbot, tmp_path, loader, journal_dir: Path | None = None) -> None:
         self.qtbot = qtbot
         store = settings_without_processing(tmp_path / "settings.ini")
         self.window = MainWindow(store, model_loader=loader, audio=False, worker_seed=1,
-                                 conversations_dir=conversations_dir(tmp_path))
+                                 conversations_dir=conversations_dir(tmp_path), journal_dir=journal_dir)
         self.window.show()
         self.recorder = SignalRecorder()  # receives in the GUI thread, after the window's own slots
         self.window.model.frame.connect(self.recorder.record)
@@ -409,7 +410,9 @@ class _FailingOnceSession(_SlowSession):
 
 def test_a_worker_error_is_shown_and_the_conversation_is_kept(qtbot, tmp_path, app_demo_model):
     failing = _WrappedModel(app_demo_model, lambda s: _FailingOnceSession(s, fail_at=2))
-    h = Harness(qtbot, tmp_path, lambda *args: failing)
+    journals = tmp_path / "journals"  # the app always journals: the rollback rebuilds from the recorded frames
+    journals.mkdir()
+    h = Harness(qtbot, tmp_path, lambda *args: failing, journal_dir=journals)
     try:
         first = h.frames(1)
         h.feeder.feed(tone_frames(1))
