@@ -80,6 +80,13 @@ def test_an_incomplete_download_of_another_commit_is_not_offered(hub):
     assert model_revisions.chosen_revisions() == {}  # nothing recorded for a commit that is not here
 
 
+def test_another_commit_with_a_damaged_config_is_not_offered_and_stops_nothing(hub):
+    pinned = add_to_cache(hub, REPO, model_files(b"pinned"))
+    add_to_cache(hub, REPO, {**model_files(b"newer"), "config.json": b"{damaged"}, revision=NEWER)
+    status = preset_status("moshiko")
+    assert status.present and status.path == pinned and status.other_revision is None
+
+
 @pytest.mark.parametrize("content", [b"{not json", b'{"moshiko": "main"}', b"[1, 2]", b'{"moshiko": 1e400}'])
 def test_a_damaged_revisions_file_means_the_pins(hub, content):
     pinned = add_to_cache(hub, REPO, model_files(b"pinned"))

@@ -406,10 +406,20 @@ def preset_status(name: str) -> PresetStatus:
     cache = hub_cache_dir()
     revision = revision_in_use(name, preset.revision)
     missing, path = _cached_files(preset, cache, revision)
+    return PresetStatus(name, not missing, path, missing, preset.approx_gb, revision,
+                        _other_complete_revision(preset, cache, revision))
+
+
+def _other_complete_revision(preset: Preset, cache: Path, revision: str | None) -> str | None:
+    """The commit the cache's main names, where it is not ``revision`` and all its files are here
+    (a download that followed main, before presets were pinned, or by another program)."""
     other = cached_main(_repo_folder(preset, cache))
-    if other == revision or (other is not None and _cached_files(preset, cache, other)[0]):
-        other = None
-    return PresetStatus(name, not missing, path, missing, preset.approx_gb, revision, other)
+    if other is None or other == revision:
+        return None
+    try:
+        return None if _cached_files(preset, cache, other)[0] else other
+    except ModelError:  # its config.json is damaged: nothing to offer
+        return None
 
 
 def _cached_files(preset: Preset, cache: Path, revision: str | None) -> tuple[tuple[str, ...], Path | None]:
