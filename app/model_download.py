@@ -70,7 +70,7 @@ class ModelDownload:
     ``poll()`` it from a timer, ``cancel()`` kills the child."""
 
     def __init__(self, name: str, revision: str | None = None, check: bool = False) -> None:
-        self.check = check
+        self.name, self.check = name, check
         context = mp.get_context("spawn")  # the same on every OS; no forked Qt or torch state
         self._messages = context.Queue()
         self._process = context.Process(target=_child, args=(name, revision, check, self._messages), daemon=True,

@@ -256,15 +256,16 @@ class ModelManagerDialog(QDialog):
                 self.progress_label.setText(
                     f"{update.text} {update.done_bytes / 2**30:.2f} / {update.total_bytes / 2**30:.2f} GB")
             elif update.kind == "done" and self.download.check:
-                self._checked(update.text)
+                self._checked(self.download.name, update.text)
             elif update.kind == "done":
                 self._finish_download(f"Downloaded to {update.text}")
             elif update.kind == "failed":
-                self._finish_download(f"Download failed: {update.text}")
+                what = "Checking for an update" if self.download.check else "Download"
+                self._finish_download(f"{what} failed: {update.text}")
 
-    def _checked(self, latest: str) -> None:
-        name = self.selected_name()
-        in_use = self.statuses[name].revision
+    def _checked(self, name: str, latest: str) -> None:
+        status = self.statuses.get(name)
+        in_use = status.revision if status is not None else self.presets[name].revision
         if latest == in_use:
             self._finish_download(f"{name} is up to date: the hub's main is at {short(latest)}, the revision in use.")
             return

@@ -134,7 +134,9 @@ def test_checking_for_an_update_offline_says_so_and_changes_nothing(qtbot, empty
     assert dialog.update_button.text() == "Check for update" and not dialog.download_button.isEnabled()
     qtbot.mouseClick(dialog.update_button, Qt.LeftButton)
     qtbot.waitUntil(lambda: dialog.download is None, timeout=60_000)
-    assert "Offline mode is on" in dialog.description.text() and "HF_HUB_OFFLINE" in dialog.description.text()
+    text = dialog.description.text()
+    assert text.startswith("Checking for an update failed:")
+    assert "Offline mode is on" in text and "HF_HUB_OFFLINE" in text
     assert dialog.update_button.text() == "Check for update" and dialog.statuses["moshiko"].revision == pin
 
 
@@ -155,3 +157,18 @@ def test_a_download_that_followed_main_is_offered_and_taken_when_asked(qtbot, em
     assert dialog.update_button.text() == "Check for update"
     dialog._selection_changed()
     assert "Revision 0123456 of kyutai/moshiko-pytorch-bf16 (chosen here by an update)" in dialog.description.text()
+
+
+def test_a_newer_commit_on_the_hub_is_offered_not_taken(qtbot, empty_hub, monkeypatch):
+    from tests.test_model_revisions import NEWER, _HubInfo, local_hub
+
+    monkeypatch.setenv("PARLEY_CACHE_DIR", str(empty_hub.parent / "parley"))
+    pinned_cache(empty_hub, PRESETS["moshiko"].revision)
+    dialog = open_dialog(qtbot, "moshiko")
+    with local_hub(_HubInfo) as endpoint:
+        monkeypatch.setenv("HF_ENDPOINT", endpoint)  # inherited by the child that asks
+        qtbot.mouseClick(dialog.update_button, Qt.LeftButton)
+        qtbot.waitUntil(lambda: dialog.download is None, timeout=60_000)
+    assert dialog.description.text().startswith(f"The hub has another revision of moshiko: {NEWER[:7]}")
+    assert dialog.update_button.text() == f"Update to {NEWER[:7]}"
+    assert dialog.statuses["moshiko"].revision == PRESETS["moshiko"].revision  # nothing changed yet
