@@ -142,13 +142,13 @@ def test_checking_for_an_update_offline_says_so_and_changes_nothing(qtbot, empty
 
 def test_a_download_that_followed_main_is_offered_and_taken_when_asked(qtbot, empty_hub, monkeypatch):
     monkeypatch.setenv("PARLEY_CACHE_DIR", str(empty_hub.parent / "parley"))
-    newer = "0123456789abcdef0123456789abcdef01234567"
+    from tests.test_models import NEWER as newer
     pinned_cache(empty_hub, newer)  # downloaded before the presets were pinned: main was at another commit
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     dialog = open_dialog(qtbot, "moshiko")
     assert not dialog.statuses["moshiko"].present
-    assert "Revision 0123456 is offered" in dialog.description.text()
-    assert dialog.update_button.text() == "Update to 0123456"
+    assert f"Revision {newer[:7]} is offered" in dialog.description.text()
+    assert dialog.update_button.text() == f"Update to {newer[:7]}"
     qtbot.mouseClick(dialog.update_button, Qt.LeftButton)
     qtbot.waitUntil(lambda: dialog.download is None, timeout=60_000)
     assert dialog.description.text().startswith("Downloaded to"), dialog.description.text()
@@ -156,7 +156,8 @@ def test_a_download_that_followed_main_is_offered_and_taken_when_asked(qtbot, em
     assert status.present and status.revision == newer
     assert dialog.update_button.text() == "Check for update"
     dialog._selection_changed()
-    assert "Revision 0123456 of kyutai/moshiko-pytorch-bf16 (chosen here by an update)" in dialog.description.text()
+    assert f"Revision {newer[:7]} of kyutai/moshiko-pytorch-bf16 (chosen here by an update)" in \
+        dialog.description.text()
 
 
 def test_a_newer_commit_on_the_hub_is_offered_not_taken(qtbot, empty_hub, monkeypatch):
