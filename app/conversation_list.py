@@ -1,9 +1,11 @@
 """The saved conversations of a folder, as the library and `parley conversations` list them.
 
-Only file headers are read (``engine.read_conversation_info``). A file that cannot be read is
-listed with the reason, never dropped and never a reason to stop the listing: whatever reading
-one file raises is that file's damage. Anything that is not a regular file (a pipe, a device, a
-folder, or a link to one) is listed as such without being opened: opening a pipe blocks.
+Only the start of each file's header is read (``engine.read_conversation_summary``: a capped read,
+however long the transcript), so listing thousands of long conversations reads kilobytes each. A
+file that cannot be read is listed with the reason, never dropped and never a reason to stop the
+listing: whatever reading one file raises is that file's damage. Anything that is not a regular
+file (a pipe, a device, a folder, or a link to one) is listed as such without being opened: opening
+a pipe blocks.
 
 An entry keeps only the start of the assistant's text (its title); search reads the transcript
 from the file when asked (``transcript_text``), so listing thousands of long conversations holds
@@ -19,7 +21,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from engine import ConversationFileError, ConversationInfo, read_conversation_info
+from engine import ConversationFileError, ConversationSummary, read_conversation_info, read_conversation_summary
 
 SUFFIX = ".parley"
 TITLE_WORDS = 8
@@ -31,7 +33,7 @@ UNNAMED = re.compile(r"(conversation|untitled)([ _-]*\(?\d+\)?)*", re.IGNORECASE
 @dataclass(frozen=True)
 class ConversationEntry:
     path: Path
-    info: ConversationInfo | None  # None: unreadable (see error); its transcript is not kept (see preview)
+    info: ConversationSummary | None  # None: unreadable (see error); its text is not kept (see preview)
     error: str = ""
     preview: str = ""  # the start of the assistant's text
 
@@ -87,12 +89,12 @@ def read_entry_keyed(path: Path) -> tuple[FileKey | None, ConversationEntry]:
     if problem:
         return None, ConversationEntry(path, None, problem)
     try:
-        info = read_conversation_info(path)
+        info = read_conversation_summary(path)
     except ConversationFileError as e:
         return key, ConversationEntry(path, None, str(e))
     except Exception as e:  # noqa: BLE001 - OverflowError, RecursionError, MemoryError...: this file's damage
         return key, ConversationEntry(path, None, f"{path.name} is damaged ({type(e).__name__}: {e}).")
-    return key, ConversationEntry(path, replace(info, transcript=()), preview=info.text[:PREVIEW_CHARS])
+    return key, ConversationEntry(path, replace(info, text=""), preview=info.text[:PREVIEW_CHARS])
 
 
 def scan(folder: Path, known: Mapping[Path, tuple[FileKey, ConversationEntry]] = {}

@@ -116,7 +116,8 @@ class ConversationModel(QObject):
         self._last_release_time = float("-inf")
         self._requested_model: tuple[str, str, str] | None = None
 
-        self.pending_journals = recovery.pending_journals(journal_dir) if journal_dir else []  # before any new one
+        # Listed before the worker starts a journal of its own, read off the GUI thread.
+        self._pending_journals = recovery.pending_journals_in_background(journal_dir) if journal_dir else None
         self.processing_problem = ""  # why echo cancellation etc. cannot run here ("" when they can)
         self.processing = processing_from(self.settings)  # microphone processing wanted (Audio menu)
         self.worker = EngineWorker(model_loader, seed=worker_seed, cuda_graph=cuda_graph, journal_dir=journal_dir)
@@ -357,12 +358,27 @@ class ConversationModel(QObject):
         self.model_changed.emit()
         self.real_time.reset()  # the old model's speed says nothing about this one
         self._update_speed_warning()
-        if self.pending_journals:  # the first model of this run: offer what a crash left behind
-            journals, self.pending_journals = self.pending_journals, []
-            self.recovery_offered.emit(journals)
+        self._offer_pending_journals()
         if self._requested_model is not None:
             name, device, precision = self._requested_model
             self.update_settings(model=name, device=device, precision=precision)
+
+    @property
+    def journal_offer_pending(self) -> bool:
+        """Whether the journals a crash left are yet to be offered: they are being read, or no model is loaded yet."""
+        return self._pending_journals is not None
+
+    def _offer_pending_journals(self) -> None:
+        """Once the first model of this run is loaded: offer what a crash left behind, when read."""
+        if self._pending_journals is None:
+            return
+        if not self._pending_journals.done():
+            QTimer.singleShot(50, self, self._offer_pending_journals)
+            return
+        future, self._pending_journals = self._pending_journals, None
+        journals = [] if future.exception() is not None else future.result()
+        if journals:
+            self.recovery_offered.emit(journals)
 
     def _on_conversation_opened(self, event: m.ConversationOpened) -> None:
         self.prompts_in_use = (event.voice, event.role)

@@ -1,8 +1,9 @@
-"""Model downloads in a child process, so that Cancel can kill them at once.
+"""Model downloads (and the hub questions a person asks) in a child process, so that Cancel can kill them at once.
 
-The child resolves a preset with ``engine.files.models.resolve_model(download=True)`` and reports
-progress through a multiprocessing queue as plain tuples:
-``("progress", done_bytes, total_bytes, description)``, then ``("done", path)`` or
+The child resolves a preset with ``engine.files.models.resolve_model(download=True)`` (at the
+commit in use), or moves it to another commit with ``use_revision``, or only asks the hub which
+commit its ``main`` is at (``hub_revision``), and reports through a multiprocessing queue as plain
+tuples: ``("progress", done_bytes, total_bytes, description)``, then ``("done", path or commit)`` or
 ``("failed", message)``. The parent polls the queue from a GUI timer (no threads, no signals
 from foreign threads).
 """
@@ -24,7 +25,7 @@ class _Discard:
         pass
 
 
-def _child(name: str, messages) -> None:
+def _child(name: str, revision: str | None, check: bool, messages) -> None:
     from tqdm.auto import tqdm
 
     class QueueProgress(tqdm):
@@ -41,9 +42,15 @@ def _child(name: str, messages) -> None:
             return result
 
     try:
-        from engine import resolve_model
+        import engine
 
-        files = resolve_model(name, download=True, progress=QueueProgress)
+        if check:
+            messages.put(("done", engine.hub_revision(name)))
+            return
+        if revision is None:
+            files = engine.resolve_model(name, download=True, progress=QueueProgress)
+        else:
+            files = engine.use_revision(name, revision, progress=QueueProgress)
         messages.put(("done", str(files.lm_path.parent)))
     except Exception as e:  # everything goes back to the dialog as a message
         messages.put(("failed", str(e)))
@@ -58,12 +65,15 @@ class DownloadUpdate:
 
 
 class ModelDownload:
-    """One download of one preset; ``poll()`` it from a timer, ``cancel()`` kills the child."""
+    """One download of one preset (at ``revision``: move it there; None: the commit in use), or with
+    ``check`` only the question which commit the hub's main is at (``done``'s text is that commit);
+    ``poll()`` it from a timer, ``cancel()`` kills the child."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, revision: str | None = None, check: bool = False) -> None:
+        self.name, self.check = name, check
         context = mp.get_context("spawn")  # the same on every OS; no forked Qt or torch state
         self._messages = context.Queue()
-        self._process = context.Process(target=_child, args=(name, self._messages), daemon=True,
+        self._process = context.Process(target=_child, args=(name, revision, check, self._messages), daemon=True,
                                         name=f"parley-download-{name}")
         self._process.start()
         self.finished = False

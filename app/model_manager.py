@@ -1,4 +1,5 @@
-"""The model manager: which presets exist, which are on this machine, download them, pick one."""
+"""The model manager: which presets exist, which are on this machine, download them, pick one,
+and move a preset to a newer commit of its hub repository when (only when) the person asks."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ import engine
 from app.device_report import cuda_unavailable_reason
 from app.model_download import ModelDownload
 from app.settings import AppSettings
+from engine.files.model_revisions import short
 
 DEVICES = ("auto", "cpu", "cuda")
 PRECISIONS = tuple(p.value for p in engine.Precision)
@@ -53,6 +55,15 @@ def auto_precision(preset: engine.Preset, gpu) -> str:
         return str(e)
 
 
+def revision_note(preset: engine.Preset, in_use: str, offered: str | None) -> str:
+    """Which commit of its repository a preset is used at, and the one offered instead, if any."""
+    whose = "the one Parley was tested with" if in_use == preset.revision else "chosen here by an update"
+    note = f"Revision {short(in_use)} of {preset.repo} ({whose})."
+    if offered is not None:
+        note += f" Revision {short(offered)} is offered: 'Update to {short(offered)}' switches to it."
+    return note
+
+
 class ModelManagerDialog(QDialog):
     model_chosen = Signal(str, str, str)  # preset name, device, precision
 
@@ -60,6 +71,7 @@ class ModelManagerDialog(QDialog):
         super().__init__(parent)
         self.presets = engine.PRESETS
         self.download: ModelDownload | None = None
+        self.offered: dict[str, str] = {}  # preset -> a commit other than the one in use, found when asked
         self.gpu = this_gpu()
         self.cuda = None  # the GPU's memory, for what auto would choose
         if cuda_unavailable_reason() is None:
@@ -123,6 +135,8 @@ class ModelManagerDialog(QDialog):
         self.folder_button.clicked.connect(self.open_folder)
         self.download_button = QPushButton("Download")
         self.download_button.clicked.connect(self.start_download)
+        self.update_button = QPushButton("Check for update")
+        self.update_button.clicked.connect(self.update_clicked)
         self.use_button = QPushButton("Use this model")
         self.use_button.setDefault(True)
         self.use_button.clicked.connect(self._use)
@@ -130,6 +144,7 @@ class ModelManagerDialog(QDialog):
         close.clicked.connect(self.reject)
         buttons.addWidget(self.folder_button)
         buttons.addStretch(1)
+        buttons.addWidget(self.update_button)
         buttons.addWidget(self.download_button)
         buttons.addWidget(self.use_button)
         buttons.addWidget(close)
@@ -153,6 +168,10 @@ class ModelManagerDialog(QDialog):
             except (engine.ModelError, OSError) as e:
                 status, where = None, f"unknown: {e}"
             self.statuses[name] = status
+            if status is not None and status.other_revision is not None:
+                self.offered.setdefault(name, status.other_revision)
+            if status is not None and self.offered.get(name) == status.revision:
+                self.offered.pop(name, None)  # moved there
             if name == "demo" and status is not None and not status.present:
                 where = "built on first use (about a minute)"
             cells = (name, f"{preset.approx_gb:.1f} GB", where,
@@ -182,9 +201,14 @@ class ModelManagerDialog(QDialog):
                      "HF_TOKEN (or run <code>hf auth login</code>) before downloading.")
         elif preset.page:
             text += f"<br>Source: <a href='{preset.page}'>{preset.page}</a> · licence {preset.licence}"
+        if status is not None and status.revision is not None:
+            text += f"<br>{revision_note(preset, status.revision, self.offered.get(name))}"
         self.description.setText(text)
         downloadable = preset.repo is not None and not (status and status.present)
         self.download_button.setEnabled(downloadable and self.download is None)
+        offered = self.offered.get(name)
+        self.update_button.setText(f"Update to {short(offered)}" if offered else "Check for update")
+        self.update_button.setEnabled(preset.repo is not None and self.download is None)
 
     # -- actions -----------------------------------------------------------------------------
     def open_folder(self) -> None:
@@ -193,14 +217,28 @@ class ModelManagerDialog(QDialog):
         QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder)))
 
     def start_download(self) -> None:
+        if self.download is None:
+            name = self.selected_name()
+            self._start(ModelDownload(name), f"Downloading {name}...")
+
+    def update_clicked(self) -> None:
+        """Ask the hub which commit main is at, or, once a newer one is offered, move to it."""
         if self.download is not None:
             return
         name = self.selected_name()
-        self.download = ModelDownload(name)
+        offered = self.offered.get(name)
+        if offered is None:
+            self._start(ModelDownload(name, check=True), f"Asking the hub about {name}...")
+        else:
+            self._start(ModelDownload(name, revision=offered), f"Updating {name} to {short(offered)}...")
+
+    def _start(self, task: ModelDownload, label: str) -> None:
+        self.download = task
         self.progress.setRange(0, 0)  # busy until the first byte counts arrive
-        self.progress_label.setText(f"Downloading {name}...")
+        self.progress_label.setText(label)
         self._show_progress(True)
         self.download_button.setEnabled(False)
+        self.update_button.setEnabled(False)
         self.timer.start()
 
     def cancel_download(self) -> None:
@@ -217,10 +255,24 @@ class ModelManagerDialog(QDialog):
                 self.progress.setValue(int(1000 * update.done_bytes / update.total_bytes))
                 self.progress_label.setText(
                     f"{update.text} {update.done_bytes / 2**30:.2f} / {update.total_bytes / 2**30:.2f} GB")
+            elif update.kind == "done" and self.download.check:
+                self._checked(self.download.name, update.text)
             elif update.kind == "done":
                 self._finish_download(f"Downloaded to {update.text}")
             elif update.kind == "failed":
-                self._finish_download(f"Download failed: {update.text}")
+                what = "Checking for an update" if self.download.check else "Download"
+                self._finish_download(f"{what} failed: {update.text}")
+
+    def _checked(self, name: str, latest: str) -> None:
+        status = self.statuses.get(name)
+        in_use = status.revision if status is not None else self.presets[name].revision
+        if latest == in_use:
+            self._finish_download(f"{name} is up to date: the hub's main is at {short(latest)}, the revision in use.")
+            return
+        self.offered[name] = latest
+        self._finish_download(f"The hub has another revision of {name}: {short(latest)} (in use: {short(in_use)}). "
+                              f"'Update to {short(latest)}' downloads it (files that did not change are not "
+                              "downloaded again); until then nothing changes.")
 
     def _finish_download(self, message: str) -> None:
         self.timer.stop()

@@ -17,6 +17,7 @@ import logging
 import stat
 import threading
 from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,14 +40,42 @@ class PendingJournal:
     lock: JournalLock  # held by this window until the journal is recovered, discarded or left for later
 
 
-def pending_journals(folder: Path) -> list[PendingJournal]:
-    """Journals left by runs that crashed, newest first, each locked by this window. A journal
+def journals_in(folder: Path) -> list[Path]:
+    """The journals in ``folder`` now: listed before this window starts one of its own."""
+    try:
+        return list(folder.glob("*.journal"))
+    except OSError as e:
+        log.warning("journals in %s cannot be listed: %s", folder, e)
+        return []
+
+
+def pending_journals_in_background(folder: Path) -> Future:
+    """``pending_journals`` of the journals in ``folder`` now, read on a thread: reading them (each
+    is every frame's microphone audio) must not hold up the window's start. The future's result is
+    the list."""
+    future: Future = Future()
+    paths = journals_in(folder)  # listed here, so that this window's own new journal is never among them
+
+    def read() -> None:
+        try:
+            future.set_result(pending_journals(folder, paths))
+        except Exception as e:  # noqa: BLE001 - no journal can stop the start; each is logged
+            log.exception("looking for journals to recover failed")
+            future.set_exception(e)
+
+    threading.Thread(target=read, name="parley-journals", daemon=True).start()
+    return future
+
+
+def pending_journals(folder: Path, paths: list[Path] | None = None) -> list[PendingJournal]:
+    """Journals left by runs that crashed (those of ``folder``, or ``paths`` of it), newest first,
+    each locked by this window. A journal
     another window holds (live) is skipped untouched. One without a whole frame (a crash before the
     conversation began), or with no frame more than its last save, holds nothing to recover and is
     removed; one that cannot be read at all is kept for the person to look at, and logged; anything
     that is not a regular file is never opened."""
     found = []
-    for path in folder.glob("*.journal"):
+    for path in journals_in(folder) if paths is None else paths:
         try:
             st = path.stat()
             if not stat.S_ISREG(st.st_mode):

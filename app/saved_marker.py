@@ -3,7 +3,9 @@
 A conversation goes on after it is saved, so its journal must too (a crash later would lose what
 was said since). When the person saves, the worker writes beside the journal how many frames the
 saved file holds; a journal found at the next start that holds no more than that needs no
-recovery and is removed with its marker, as if the save had removed it.
+recovery and is removed with its marker, as if the save had removed it. A marker whose file is gone
+(deleted from the library, or outside the app) is no marker: nothing is saved any more, so the
+whole journal is offered and nothing claims a save.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine import write_atomically
+from engine import is_regular_file, write_atomically
 
 SUFFIX = ".saved"
 
@@ -32,12 +34,14 @@ def mark_saved(journal: Path, frames: int, file: str) -> None:
 
 
 def read_mark(journal: Path) -> SavedMark | None:
-    """The save recorded beside ``journal``; None when there is none or it cannot be read."""
+    """The save recorded beside ``journal``; None when there is none, it cannot be read, or the
+    saved file is no longer there."""
     try:
         data = json.loads(marker_path(journal).read_text())
-        return SavedMark(int(data["frames"]), str(data["file"]))
+        mark = SavedMark(int(data["frames"]), str(data["file"]))
     except Exception:  # noqa: BLE001 - a damaged marker (1e400 frames, deep nesting...) is no marker
         return None
+    return mark if is_regular_file(mark.file) else None
 
 
 def remove_mark(journal: Path) -> None:

@@ -51,15 +51,15 @@ def save_demo_conversation(path: Path, frames: int) -> None:
 
 
 def with_long_transcript(source: Path, target: Path, pieces: int) -> None:
-    """``source`` saved again at ``target`` with a transcript of ``pieces`` words, ``LAST_WORD`` last,
-    spread over its frames (a transcript holds at most one piece a frame)."""
+    """``source`` saved again at ``target`` with a transcript of ``pieces`` pieces, ``LAST_WORD`` last:
+    the header of a conversation of at least ``pieces`` frames (a transcript has at most one piece a
+    frame), over ``source``'s tensors (listing and search never read them)."""
     stored = read_conversation(source)
     meta = {k: v for k, v in stored.meta.items() if k not in ("format", "version", "checksum")}
-    words = [f" word{i % 977}" for i in range(pieces - 1)] + [" " + LAST_WORD]
-    frames = min(meta["frames"], pieces)
-    cuts = np.linspace(0, pieces, frames + 1).astype(int)
-    transcript = [[i, round(i * 0.08, 2), "".join(words[cuts[i]:cuts[i + 1]])] for i in range(frames)]
-    write_conversation(target, stored.tensors, {**meta, "transcript": transcript})
+    transcript = [[i, round(i * 0.08, 2), f" word{i % 977}" if i < pieces - 1 else " " + LAST_WORD]
+                  for i in range(pieces)]
+    frames = max(meta["frames"], pieces)
+    write_conversation(target, stored.tensors, {**meta, "frames": frames, "transcript": transcript})
 
 
 def _header_file(path: Path, header: bytes) -> None:

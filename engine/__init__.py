@@ -29,7 +29,16 @@ from .files.conversation_info import (
     read_conversation_summary,
 )
 from .files.journal import Journal, JournalWriter, read_journal
-from .files.models import PRESETS, Preset, PresetStatus, hub_cache_dir, preset_status, resolve_model
+from .files.models import (
+    PRESETS,
+    Preset,
+    PresetStatus,
+    hub_cache_dir,
+    hub_revision,
+    preset_status,
+    resolve_model,
+    use_revision,
+)
 from .files.untrusted import is_regular_file
 from .files.voices import MAX_SECONDS as VOICE_MAX_SECONDS
 from .files.voices import MIN_SECONDS as VOICE_MIN_SECONDS
@@ -75,6 +84,7 @@ __all__ = [
     "starting_threads", "to_16_bit", "transcript_tuples", "use_threads", "write_atomically", "write_wav",
     "VOICE_MAX_SECONDS", "VOICE_MIN_SECONDS", "Assessment", "UserVoice", "VoiceLibrary", "VoiceLibraryError",
     "assess_recording",
+    "hub_revision", "use_revision",
     # reading files from anywhere: a list row, and whether a path is a regular file (never opened)
     "ConversationSummary", "is_regular_file", "read_conversation_summary",
 ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import socket
 
 import pytest
@@ -10,7 +11,7 @@ from PySide6.QtCore import Qt
 from app import model_manager
 from app.model_manager import ModelManagerDialog
 from app.settings import AppSettings
-from engine.files.models import PRESETS
+from engine.files.models import MIMI_NAME, MOSHI_NAME, PRESETS, TOKENIZER_NAME
 
 
 @pytest.fixture
@@ -111,3 +112,64 @@ def test_the_manager_says_what_auto_would_choose_on_a_gpu_and_why():
     small = model_manager.auto_precision(PRESETS["personaplex"], Gpu("NVIDIA GeForce RTX 3060", 12.9, 12.4, (8, 6)))
     assert small.startswith("personaplex does not fit in this GPU's memory: in int8 it needs about")
     assert "--precision int4" in small
+
+
+def pinned_cache(hf_home, revision: str) -> None:
+    """moshiko's files in a Hugging Face cache at ``revision``, as a download of main at it leaves them."""
+    from tests.test_models import add_to_cache, moshi_config
+
+    add_to_cache(hf_home / "hub", PRESETS["moshiko"].repo, {
+        "config.json": json.dumps(moshi_config()).encode(), MOSHI_NAME: b"lm", MIMI_NAME: b"m", TOKENIZER_NAME: b"t"},
+        revision=revision)
+
+
+def test_checking_for_an_update_offline_says_so_and_changes_nothing(qtbot, empty_hub, monkeypatch):
+    monkeypatch.setenv("PARLEY_CACHE_DIR", str(empty_hub.parent / "parley"))
+    pinned_cache(empty_hub, PRESETS["moshiko"].revision)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    dialog = open_dialog(qtbot, "moshiko")
+    pin = PRESETS["moshiko"].revision
+    assert f"Revision {pin[:7]} of kyutai/moshiko-pytorch-bf16 (the one Parley was tested with)" in \
+        dialog.description.text()
+    assert dialog.update_button.text() == "Check for update" and not dialog.download_button.isEnabled()
+    qtbot.mouseClick(dialog.update_button, Qt.LeftButton)
+    qtbot.waitUntil(lambda: dialog.download is None, timeout=60_000)
+    text = dialog.description.text()
+    assert text.startswith("Checking for an update failed:")
+    assert "Offline mode is on" in text and "HF_HUB_OFFLINE" in text
+    assert dialog.update_button.text() == "Check for update" and dialog.statuses["moshiko"].revision == pin
+
+
+def test_a_download_that_followed_main_is_offered_and_taken_when_asked(qtbot, empty_hub, monkeypatch):
+    monkeypatch.setenv("PARLEY_CACHE_DIR", str(empty_hub.parent / "parley"))
+    from tests.test_models import NEWER as newer
+    pinned_cache(empty_hub, newer)  # downloaded before the presets were pinned: main was at another commit
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    dialog = open_dialog(qtbot, "moshiko")
+    assert not dialog.statuses["moshiko"].present
+    assert f"Revision {newer[:7]} is offered" in dialog.description.text()
+    assert dialog.update_button.text() == f"Update to {newer[:7]}"
+    qtbot.mouseClick(dialog.update_button, Qt.LeftButton)
+    qtbot.waitUntil(lambda: dialog.download is None, timeout=60_000)
+    assert dialog.description.text().startswith("Downloaded to"), dialog.description.text()
+    status = dialog.statuses["moshiko"]
+    assert status.present and status.revision == newer
+    assert dialog.update_button.text() == "Check for update"
+    dialog._selection_changed()
+    assert f"Revision {newer[:7]} of kyutai/moshiko-pytorch-bf16 (chosen here by an update)" in \
+        dialog.description.text()
+
+
+def test_a_newer_commit_on_the_hub_is_offered_not_taken(qtbot, empty_hub, monkeypatch):
+    from tests.test_model_revisions import NEWER, _HubInfo, local_hub
+
+    monkeypatch.setenv("PARLEY_CACHE_DIR", str(empty_hub.parent / "parley"))
+    pinned_cache(empty_hub, PRESETS["moshiko"].revision)
+    dialog = open_dialog(qtbot, "moshiko")
+    with local_hub(_HubInfo) as endpoint:
+        monkeypatch.setenv("HF_ENDPOINT", endpoint)  # inherited by the child that asks
+        qtbot.mouseClick(dialog.update_button, Qt.LeftButton)
+        qtbot.waitUntil(lambda: dialog.download is None, timeout=60_000)
+    assert dialog.description.text().startswith(f"The hub has another revision of moshiko: {NEWER[:7]}")
+    assert dialog.update_button.text() == f"Update to {NEWER[:7]}"
+    assert dialog.statuses["moshiko"].revision == PRESETS["moshiko"].revision  # nothing changed yet

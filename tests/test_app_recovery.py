@@ -9,6 +9,7 @@ import shutil
 import struct
 import subprocess
 import sys
+import threading
 import time
 import zlib
 from pathlib import Path
@@ -59,6 +60,7 @@ class App:
         self.window.model.conversation_replaced.connect(self.opened.record)
         self.window.load_model("demo", "cpu", "float32")
         qtbot.waitUntil(lambda: self.window.model.model_info is not None and len(self.opened) == 1, timeout=60_000)
+        qtbot.waitUntil(lambda: not self.window.model.journal_offer_pending, timeout=10_000)  # read off the GUI thread
 
     def talk(self, frames: int) -> None:
         self.window.model.worker.submit(SetMicOpen(True))
@@ -182,6 +184,35 @@ def test_a_saved_conversation_needs_no_recovery_until_it_goes_on(qtbot, tmp_path
     assert "kept.parley" in dialogs.question.text()
     dialogs.discard_button.click()
     assert not (later / journal.name).exists() and not (later / marker_path(journal).name).exists()
+    app.close()
+
+
+def test_journals_are_read_off_the_gui_thread_and_a_deleted_save_claims_nothing(qtbot, tmp_path, app_demo_model,
+                                                                                 monkeypatch):
+    """The journals a crash left are read on a thread; a journal whose saved file was deleted since
+    (from the library) is offered whole, and the offer says nothing of a save."""
+    from app.saved_marker import mark_saved
+
+    crashed = tmp_path / "crashed"
+    crashed.mkdir()
+    one_frame_journal(app_demo_model, crashed / "old.journal")
+    saved = tmp_path / "deleted.parley"
+    saved.write_bytes(b"the saved conversation")
+    mark_saved(crashed / "old.journal", 1, str(saved))  # all of it saved...
+    saved.unlink()  # ...then the file deleted before the crash
+    readers, read_journal = [], engine.read_journal
+
+    def read_and_note_the_thread(path):
+        readers.append(threading.current_thread())
+        return read_journal(path)
+
+    monkeypatch.setattr(engine, "read_journal", read_and_note_the_thread)
+    app = App(qtbot, tmp_path, app_demo_model, crashed)
+    assert readers and threading.main_thread() not in readers
+    dialogs = app.window.recovery
+    assert dialogs is not None and dialogs.offer.frames == 1
+    assert "saved" not in dialogs.question.text()
+    dialogs.discard_button.click()
     app.close()
 
 

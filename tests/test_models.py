@@ -29,7 +29,7 @@ from engine.files.models import (
 )
 from engine.lm.model import LMConfig
 
-REV = "0123456789abcdef0123456789abcdef01234567"
+NEWER = "0123456789abcdef0123456789abcdef01234567"  # a commit after the presets' pins
 
 
 @pytest.fixture
@@ -43,14 +43,16 @@ def hub(tmp_path, monkeypatch) -> Path:
     return tmp_path / "hf" / "hub"
 
 
-def add_to_cache(hub: Path, repo: str, files: dict[str, bytes]) -> Path:
-    """Lay files out as huggingface_hub does: blobs by hash, snapshot symlinks, refs/main."""
+def add_to_cache(hub: Path, repo: str, files: dict[str, bytes], revision: str | None = None) -> Path:
+    """Lay files out as huggingface_hub does after a download of ``main`` at ``revision`` (by default
+    the preset's pinned commit): blobs by hash, snapshot symlinks, refs/main."""
+    revision = revision or next(p.revision for p in PRESETS.values() if p.repo == repo)
     root = hub / ("models--" + repo.replace("/", "--"))
-    snap = root / "snapshots" / REV
+    snap = root / "snapshots" / revision
     snap.mkdir(parents=True, exist_ok=True)
     (root / "blobs").mkdir(exist_ok=True)
     (root / "refs").mkdir(exist_ok=True)
-    (root / "refs" / "main").write_text(REV)
+    (root / "refs" / "main").write_text(revision)
     for name, data in files.items():
         digest = hashlib.sha256(data).hexdigest()
         (root / "blobs" / digest).write_bytes(data)
@@ -131,7 +133,8 @@ def test_offline_lists_exactly_the_missing_files_and_where_to_put_them(hub):
     assert "HF_HUB_OFFLINE" in msg
     assert f"{MIMI_NAME}, {TOKENIZER_NAME}" in msg and f"{MOSHI_NAME}," not in msg
     assert str(hub / "models--kyutai--moshiko-pytorch-bf16") in msg
-    assert f"hf download kyutai/moshiko-pytorch-bf16 {MIMI_NAME} {TOKENIZER_NAME}" in msg
+    pin = PRESETS["moshiko"].revision
+    assert f"hf download kyutai/moshiko-pytorch-bf16 --revision {pin} {MIMI_NAME} {TOKENIZER_NAME}" in msg
     status = preset_status("moshiko")
     assert not status.present and status.missing == (MIMI_NAME, TOKENIZER_NAME)
 

@@ -25,6 +25,7 @@ from ..lm.model import LMConfig
 from . import untrusted
 from .demo import built_demo_dir, ensure_demo_model
 from .hub_layout import CONFIG_NAME, MIMI_NAME, MOSHI_NAME, TOKENIZER_NAME, VOICES_ARCHIVE, VOICES_DIR
+from .model_revisions import cached_main, is_commit, record_revision, revision_in_use, short
 
 _SUPPORTED_MODEL_TYPES = ("moshi", "personaplex")
 
@@ -38,23 +39,33 @@ class Preset:
     licence: str
     approx_gb: float
     description: str
+    revision: str | None = None  # the repository's commit Parley was tested with (never its moving main)
 
     @property
     def page(self) -> str | None:
         return f"https://huggingface.co/{self.repo}" if self.repo else None
 
 
+# What a real model needs, said once: the precision is chosen by ``--precision auto`` from the GPU's
+# free memory (``engine.runtime.gpu_memory.choose_precision``), which the model manager shows per GPU.
+_GPU_NEED = ("needs an NVIDIA GPU: precision auto loads bfloat16 where it fits in the GPU's free memory, else "
+             "int8 weights (int4 is experimental and opt-in)")
+# Revisions: the commits of the hub repositories these presets were tested with (their snapshot
+# folders' names in a Hugging Face cache); a newer one is taken only when a person asks (model_revisions).
 PRESETS: dict[str, Preset] = {p.name: p for p in (
     Preset("demo", None, "moshi", False, "MIT (random weights)", 0.47,
            "demo (untrained, babbles): a tiny random-weight model built on this machine; "
            "exercises the whole pipeline on CPU in real time"),
     Preset("moshiko", "kyutai/moshiko-pytorch-bf16", "moshi", False, "CC-BY 4.0", 15.4,
-           "Moshi with a male voice (kyutai), bf16; needs a CUDA GPU with 24 GB (16 GB in int8)"),
+           f"Moshi with a male voice (kyutai), bf16 weights; {_GPU_NEED}",
+           revision="2bfc9ae6e89079a5cc7ed2a68436010d91a3d289"),
     Preset("moshika", "kyutai/moshika-pytorch-bf16", "moshi", False, "CC-BY 4.0", 15.4,
-           "Moshi with a female voice (kyutai), bf16; needs a CUDA GPU with 24 GB (16 GB in int8)"),
+           f"Moshi with a female voice (kyutai), bf16 weights; {_GPU_NEED}",
+           revision="a49141e28b3d9c947cf9aa5314431e1b11cbd2f5"),
     Preset("personaplex", "nvidia/personaplex-7b-v1", "personaplex", True, "NVIDIA Open Model License", 16.7,
            "PersonaPlex-7B (NVIDIA): choose a voice and a text role prompt; gated, accept the "
-           "licence on its page first; needs a CUDA GPU with 24 GB (16 GB in int8)"),
+           f"licence on its page first; {_GPU_NEED}",
+           revision="fdaf4090a61cb315c138a1faee287ffd6c716309"),
 )}
 
 
@@ -77,6 +88,8 @@ class PresetStatus:
     path: Path | None  # the folder holding the files when present
     missing: tuple[str, ...]  # file names still to download
     approx_gb: float
+    revision: str | None = None  # the commit in use (model_revisions); None for the demo
+    other_revision: str | None = None  # a complete download of another commit (the cache's main), if any
 
 
 # ---------------------------------------------------------------------------------------------
@@ -245,17 +258,18 @@ class _NoNetwork(Exception):
     pass
 
 
-def _cached(repo: str, filename: str, cache: Path) -> Path | bool | None:
+def _cached(repo: str, filename: str, cache: Path, revision: str | None) -> Path | bool | None:
     """Path if cached, False if the cache knows the file does not exist, None if unknown."""
     from huggingface_hub import try_to_load_from_cache
 
-    found = try_to_load_from_cache(repo, filename, cache_dir=cache)
+    found = try_to_load_from_cache(repo, filename, cache_dir=cache, revision=revision)
     if isinstance(found, str):
         return Path(found)
     return None if found is None else False
 
 
-def _download(preset: Preset, filename: str, cache: Path, progress, optional: bool = False) -> Path | None:
+def _download(preset: Preset, filename: str, cache: Path, revision: str | None, progress,
+              optional: bool = False) -> Path | None:
     from huggingface_hub import constants, hf_hub_download
     from huggingface_hub.errors import (
         GatedRepoError,
@@ -266,8 +280,8 @@ def _download(preset: Preset, filename: str, cache: Path, progress, optional: bo
 
     constants.HF_HUB_OFFLINE = False  # we only get here when offline mode is off now (see module docstring)
     try:
-        return Path(hf_hub_download(preset.repo, filename, cache_dir=cache, tqdm_class=progress,
-                                    endpoint=os.environ.get("HF_ENDPOINT") or None))
+        return Path(hf_hub_download(preset.repo, filename, cache_dir=cache, revision=revision,
+                                    tqdm_class=progress, endpoint=os.environ.get("HF_ENDPOINT") or None))
     except RemoteEntryNotFoundError as e:
         if optional:
             return None
@@ -295,16 +309,26 @@ def _gated_message(preset: Preset) -> str:
             "(create one at https://huggingface.co/settings/tokens) or run `hf auth login` once.")
 
 
-def _missing_message(preset: Preset, missing: list[str], cache: Path, why: str) -> str:
-    folder = cache / ("models--" + preset.repo.replace("/", "--"))
-    return (f"{why}, and these files of {preset.repo} are not in the Hugging Face cache "
-            f"({folder}): {', '.join(missing)}. Either connect to the internet and try again"
-            f"{' (unset HF_HUB_OFFLINE)' if hub_offline() else ''}; or fetch them elsewhere with "
-            f"`hf download {preset.repo} {' '.join(missing)}` and copy that cache folder to {folder}; "
+def _repo_folder(preset: Preset, cache: Path) -> Path:
+    """huggingface_hub's folder of the repository in its cache."""
+    return cache / ("models--" + preset.repo.replace("/", "--"))
+
+
+def _missing_message(preset: Preset, revision: str | None, missing: list[str], cache: Path, why: str) -> str:
+    folder = _repo_folder(preset, cache)
+    at = f" --revision {revision}" if revision else ""
+    return (f"{why}, and these files of {preset.repo}{f' at revision {short(revision)}' if revision else ''} "
+            f"are not in the Hugging Face cache ({folder}): {', '.join(missing)}. Either connect to the internet "
+            f"and try again{' (unset HF_HUB_OFFLINE)' if hub_offline() else ''}; or fetch them elsewhere with "
+            f"`hf download {preset.repo}{at} {' '.join(missing)}` and copy that cache folder to {folder}; "
             f"or put all the model files in one folder and give its path instead of '{preset.name}'.")
 
 
-def _resolve_preset(preset: Preset, download: bool, progress) -> ModelFiles:
+def _wanted(preset: Preset, layout: _Layout) -> list[str]:
+    return layout.weight_names() + ([VOICES_ARCHIVE] if preset.family == "personaplex" else [])
+
+
+def _resolve_preset(preset: Preset, revision: str | None, download: bool, progress) -> ModelFiles:
     cache = hub_cache_dir()
     offline = hub_offline() or not download
     no_network = None
@@ -312,11 +336,11 @@ def _resolve_preset(preset: Preset, download: bool, progress) -> ModelFiles:
 
     def get(filename: str, optional: bool = False) -> Path | bool | None:
         nonlocal no_network, fetched
-        found = _cached(preset.repo, filename, cache)
+        found = _cached(preset.repo, filename, cache, revision)
         if isinstance(found, Path) or offline or no_network is not None or (found is False and optional):
             return found
         try:
-            path = _download(preset, filename, cache, progress, optional)
+            path = _download(preset, filename, cache, revision, progress, optional)
         except _NoNetwork as e:
             no_network = str(e)
             return found
@@ -326,8 +350,7 @@ def _resolve_preset(preset: Preset, download: bool, progress) -> ModelFiles:
     config = get(CONFIG_NAME, optional=True)
     raw = _read_config(config) if isinstance(config, Path) else None
     layout = _layout(raw, f"{preset.repo}/{CONFIG_NAME}", preset.family)
-    wanted = layout.weight_names() + ([VOICES_ARCHIVE] if preset.family == "personaplex" else [])
-    paths = {n: get(n) for n in wanted}
+    paths = {n: get(n) for n in _wanted(preset, layout)}
     missing = [n for n, p in paths.items() if not isinstance(p, Path)]
     if missing:
         if no_network is not None:
@@ -336,7 +359,7 @@ def _resolve_preset(preset: Preset, download: bool, progress) -> ModelFiles:
             why = "Offline mode is on (HF_HUB_OFFLINE=1)"
         else:
             why = "Downloading is turned off"
-        raise ModelError(_missing_message(preset, missing, cache, why))
+        raise ModelError(_missing_message(preset, revision, missing, cache, why))
     voices = extract_voices(paths[VOICES_ARCHIVE]) if VOICES_ARCHIVE in paths else None
     return ModelFiles(preset.name, layout.family, layout.lm_config, paths[layout.lm_name],
                       paths[layout.mimi_name], paths[layout.tokenizer_name], voices,
@@ -350,13 +373,14 @@ def _resolve_preset(preset: Preset, download: bool, progress) -> ModelFiles:
 def resolve_model(spec: str | os.PathLike, *, download: bool = True, progress=None) -> ModelFiles:
     """A model folder path or a preset name -> its files, fetching a preset if needed and allowed.
 
+    A preset is read (and downloaded) at the commit in use on this machine (``model_revisions``).
     ``progress`` is a ``tqdm`` subclass that huggingface_hub drives for each downloaded file.
     """
     if isinstance(spec, str) and spec in PRESETS:
         preset = PRESETS[spec]
         if preset.repo is None:
             return read_model_dir(ensure_demo_model(), name=preset.name, source="demo")
-        return _resolve_preset(preset, download, progress)
+        return _resolve_preset(preset, revision_in_use(preset.name, preset.revision), download, progress)
     path = Path(spec).expanduser()
     if path.is_dir():
         return read_model_dir(path)
@@ -380,11 +404,74 @@ def preset_status(name: str) -> PresetStatus:
         built = built_demo_dir()
         return PresetStatus(name, built is not None, built, (), preset.approx_gb)
     cache = hub_cache_dir()
-    config = _cached(preset.repo, CONFIG_NAME, cache)
+    revision = revision_in_use(name, preset.revision)
+    missing, path = _cached_files(preset, cache, revision)
+    return PresetStatus(name, not missing, path, missing, preset.approx_gb, revision,
+                        _other_complete_revision(preset, cache, revision))
+
+
+def _other_complete_revision(preset: Preset, cache: Path, revision: str | None) -> str | None:
+    """The commit the cache's main names, where it is not ``revision`` and all its files are here
+    (a download that followed main, before presets were pinned, or by another program)."""
+    other = cached_main(_repo_folder(preset, cache))
+    if other is None or other == revision:
+        return None
+    try:
+        return None if _cached_files(preset, cache, other)[0] else other
+    except ModelError:  # its config.json is damaged: nothing to offer
+        return None
+
+
+def _cached_files(preset: Preset, cache: Path, revision: str | None) -> tuple[tuple[str, ...], Path | None]:
+    """The files of ``preset`` at ``revision`` not in the cache, and the folder of those that are."""
+    config = _cached(preset.repo, CONFIG_NAME, cache, revision)
     raw = _read_config(config) if isinstance(config, Path) else None
     layout = _layout(raw, f"{preset.repo}/{CONFIG_NAME}", preset.family)
-    wanted = layout.weight_names() + ([VOICES_ARCHIVE] if preset.family == "personaplex" else [])
-    found = {n: _cached(preset.repo, n, cache) for n in wanted}
+    found = {n: _cached(preset.repo, n, cache, revision) for n in _wanted(preset, layout)}
     missing = tuple(n for n, p in found.items() if not isinstance(p, Path))
-    path = next((p.parent for p in found.values() if isinstance(p, Path)), None)
-    return PresetStatus(name, not missing, path, missing, preset.approx_gb)
+    return missing, next((p.parent for p in found.values() if isinstance(p, Path)), None)
+
+
+def hub_revision(name: str) -> str:
+    """The commit the hub's ``main`` of preset ``name`` is at now: asked only when a person asks
+    whether there is an update. A ModelError says why it could not be asked (offline, no network)."""
+    from huggingface_hub import HfApi, constants
+    from huggingface_hub.errors import GatedRepoError, HfHubHTTPError
+
+    preset = _real_preset(name)
+    if hub_offline():
+        raise ModelError(f"Offline mode is on (HF_HUB_OFFLINE=1): Parley cannot ask {preset.repo} for a newer "
+                         "revision. Unset HF_HUB_OFFLINE and check again.")
+    constants.HF_HUB_OFFLINE = False  # see the module docstring
+    try:
+        commit = HfApi(endpoint=os.environ.get("HF_ENDPOINT") or None).model_info(
+            preset.repo, revision="main", timeout=30).sha
+    except GatedRepoError as e:
+        raise ModelError(_gated_message(preset)) from e
+    except HfHubHTTPError as e:
+        raise ModelError(f"asking {preset.repo} for its latest revision failed: {e}") from e
+    except Exception as e:  # the HTTP client's own errors (no connection, a timeout): huggingface_hub's
+        # client library is its choice, so they are caught whole; asked only when a person asks
+        raise ModelError(f"Cannot reach the Hugging Face hub to check {preset.repo} for an update "
+                         f"({type(e).__name__}: {e}). {preset.name} stays at revision "
+                         f"{short(revision_in_use(name, preset.revision))}; check the internet connection "
+                         "and try again.") from e
+    if not is_commit(commit):
+        raise ModelError(f"the hub answered {commit!r} as the revision of {preset.repo}, not a commit hash")
+    return commit
+
+
+def use_revision(name: str, commit: str, *, progress=None) -> ModelFiles:
+    """Move preset ``name`` to ``commit`` (a person asked for it): its files at that commit are
+    fetched (or found in the cache), then the commit is recorded as the one in use."""
+    preset = _real_preset(name)
+    files = _resolve_preset(preset, commit, True, progress)
+    record_revision(name, commit)
+    return files
+
+
+def _real_preset(name: str) -> Preset:
+    if name not in PRESETS or PRESETS[name].repo is None:
+        raise ModelError(f"{name!r} is not a preset downloaded from the hub: expected one of "
+                         f"{', '.join(n for n, p in PRESETS.items() if p.repo)}")
+    return PRESETS[name]
