@@ -57,7 +57,7 @@ bench: $(STAMP_TEST)
 
 screenshots: $(STAMP_TEST)
 	@bash tests/setup_system.sh
-	QT_QPA_PLATFORM=offscreen $(PY) -m app.screenshots screenshots
+	QT_QPA_PLATFORM=offscreen $(PY) -m app.window.screenshots screenshots
 
 # dist/parley/ (PyInstaller onedir) + dist/*.tar.gz + dist/*.deb, from a CPU-only torch environment
 # (build.py refuses a CUDA torch and says how to make a CPU venv: make package VENV=build/venv-cpu).

@@ -16,7 +16,7 @@ def conversations_dir() -> Path:
 
 
 def journal_dir() -> Path:
-    """Crash journals of running conversations (see app.recovery)."""
+    """Crash journals of running conversations (see app.journals.pending)."""
     return _ensure(Path(platformdirs.user_state_dir(APP_NAME, appauthor=False)) / "journals")
 
 

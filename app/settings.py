@@ -6,6 +6,8 @@ from dataclasses import dataclass, fields, replace
 
 from PySide6.QtCore import QSettings
 
+from app.audio.echo import ProcessingSettings
+
 MAX_RECENT = 8
 
 
@@ -18,7 +20,7 @@ class AppSettings:
     output_device: str = ""
     open_mic: bool = False  # hands-free: the model hears the microphone without push-to-talk
     wait_for_user: bool = False  # "wait for me": a new conversation's assistant is silent until the user speaks
-    # Microphone processing (app.echo.ProcessingSettings), each stage on or off.
+    # Microphone processing (app.audio.echo.ProcessingSettings), each stage on or off.
     echo_cancellation: bool = True
     noise_suppression: bool = True
     high_pass_filter: bool = True
@@ -69,3 +71,8 @@ def _coerce(raw, default):
         items = [raw] if isinstance(raw, str) else list(raw) if isinstance(raw, (list, tuple)) else []
         return tuple(str(x) for x in items if x)
     return str(raw)
+
+
+def processing_from(settings: AppSettings) -> ProcessingSettings:
+    """The microphone processing stages stored in ``settings`` (it has one field per stage)."""
+    return ProcessingSettings(**{f.name: getattr(settings, f.name) for f in fields(ProcessingSettings)})

@@ -5,7 +5,7 @@ on the PulseAudio test devices (``tests/audio_server.py``; started here when non
 recording, looped, plays into the microphone feed for the whole run, and Talk is held for
 ``TALK_PERIOD_S`` and released for as long, in turn, by the push-to-talk key's own events (Space),
 as a person talking and listening would. Everything else is as ``parley`` runs: default settings
-(microphone processing on), a crash journal, torch threads as ``app.gui`` sets them, and a Qt event
+(microphone processing on), a crash journal, torch threads as ``app.window.gui`` sets them, and a Qt event
 loop (the benchmark's own timer ticks every ``TICK_MS``; it once polled events every 5 ms).
 
 Then the same loaded model runs as many frames offline in this process (``Session.step`` on the same
@@ -20,7 +20,7 @@ flatter the app's ratio (the app itself runs torch on its worker thread only). `
 frames: ~5% on an Intel Xeon VM) and keeps what the app adds: the GUI, the audio callbacks, the
 sound server, the microphone processing and the journal compete with the worker for the cores.
 
-Reported (per-frame times as ``app.real_time`` defines them: compute after the warm-up frames):
+Reported (per-frame times as ``app.engine_thread.real_time`` defines them: compute after the warm-up frames):
 ``cpu``, ``threads`` (torch's: what the worker measured and ran the frames with),
 ``thread_mean_ms`` and ``thread_p90_ms`` (what it measured, per thread count), ``frames``,
 ``rtf_median``, ``rtf_p95``
@@ -60,13 +60,13 @@ from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QApplication
 
 import engine
-from app.audio_bridge import AudioBridge
-from app.conversation_controller import load_engine_model
-from app.frame_stats import FrameStats
-from app.gui import share_cores_with_the_gui
-from app.headless import SignalRecorder, wait_until
-from app.main_window import MainWindow
-from app.real_time import WARMUP_FRAMES, FrameTimeSummary
+from app.audio.bridge import AudioBridge
+from app.audio.headless import SignalRecorder, wait_until
+from app.engine_thread.controller import load_engine_model
+from app.engine_thread.frame_stats import FrameStats
+from app.engine_thread.real_time import WARMUP_FRAMES, FrameTimeSummary
+from app.window.gui import share_cores_with_the_gui
+from app.window.main_window import MainWindow
 from bench.common import cpu_model, rss_bytes
 from tests import audio_server
 

@@ -1,7 +1,7 @@
 """Echo cancellation on a real echo path: the app's audio I/O and microphone processing, PulseAudio.
 
 The app's own parts run as in the app: ``AudioIO`` opens the default PortAudio devices, the
-``EngineWorker`` pumps the microphone through ``app.echo`` and steps a session per 80 ms frame,
+``EngineWorker`` pumps the microphone through ``app.audio.echo`` and steps a session per 80 ms frame,
 and queues the session's reply for the output callback. Only the model is replaced: a playback
 model whose "assistant" says FAR (looped) and which keeps every frame it heard.
 
@@ -37,12 +37,12 @@ from dataclasses import asdict, dataclass, field, replace
 import numpy as np
 from PySide6.QtCore import QCoreApplication, QThread
 
-from app.audio_io import AudioIO
-from app.echo import ECHO_LAG_AGREEMENT_S, LIBRARY, MicProcessor, ProcessingSettings, processing_rate
-from app.engine_messages import FrameDone, LoadModel, ProcessingUnavailable, SetMicOpen, SetProcessing
-from app.engine_worker import EngineWorker
-from app.frame_stats import level_db
-from app.headless import EventRecorder, wait_until
+from app.audio.echo import ECHO_LAG_AGREEMENT_S, LIBRARY, MicProcessor, ProcessingSettings, processing_rate
+from app.audio.headless import EventRecorder, wait_until
+from app.audio.levels import level_db
+from app.audio.streams import AudioIO
+from app.engine_thread.messages import FrameDone, LoadModel, ProcessingUnavailable, SetMicOpen, SetProcessing
+from app.engine_thread.worker import EngineWorker
 from bench.common import cpu_model
 from engine import (
     FRAME_MS,
@@ -69,7 +69,7 @@ START_TIMEOUT_S = 30.0
 @dataclass(frozen=True)
 class EchoRun:
     # The far end plays alone this long before the measured window. Through PulseAudio the capture
-    # stream's times settle only ~2 s after it opens (see app/echo.py: until then the pairing
+    # stream's times settle only ~2 s after it opens (see app/audio/echo.py: until then the pairing
     # follows them and AEC3 keeps re-converging); 4 s gives the canceller 2 s after they settle.
     # With 2 s the measured window began while it was still converging: ERLE 15-66 dB run to run
     # on the same machine, against 64-67 dB with 4 s (idle and with two CPU burners beside it).

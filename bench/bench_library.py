@@ -1,5 +1,5 @@
 """Listing saved conversations from their headers: ``--files`` conversations (default 500) in a
-temporary folder, listed by ``app.conversation_list.list_conversations`` (what `parley
+temporary folder, listed by ``app.library.listing.list_conversations`` (what `parley
 conversations` and the library panel read), ``--repeats`` times; median and worst wall time.
 
 The files are one real demo-model conversation (``--frames`` frames, saved by a session) linked
@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from app.conversation_list import list_conversations
+from app.library.listing import list_conversations
 from bench.common import cpu_model, rss_bytes
 from engine import FRAME_SIZE, load_model
 from engine.files.conversation import read_conversation, write_conversation
@@ -95,8 +95,8 @@ def bench_window(args) -> dict:
     from PySide6.QtCore import QElapsedTimer, QTimer
     from PySide6.QtWidgets import QApplication
 
-    from app.library import LibraryModel
-    from app.library_panel import LibraryPanel
+    from app.library.model import LibraryModel
+    from app.library.panel import LibraryPanel
 
     qt = QApplication.instance() or QApplication([])
     with tempfile.TemporaryDirectory(prefix="parley-bench-library-") as tmp:

@@ -5,6 +5,6 @@ import sys
 
 if __name__ == "__main__":
     multiprocessing.freeze_support()  # model downloads run in a spawned child process
-    from app.cli import main
+    from app.cli.command import main
 
     sys.exit(main())

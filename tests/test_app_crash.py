@@ -18,8 +18,8 @@ import torch
 from PySide6.QtCore import QSettings
 
 import engine
-from app.gui import share_cores_with_the_gui
-from app.main_window import MainWindow
+from app.window.gui import share_cores_with_the_gui
+from app.window.main_window import MainWindow
 from engine.state import flatten
 from tests import audio_server
 
@@ -65,7 +65,7 @@ def test_killed_app_recovers_its_conversation_bit_for_bit(pulse_audio, qtbot, tm
     speech = 0.25 * np.sin(2 * np.pi * (160 + 90 * np.sin(2 * np.pi * 0.7 * t)) * t) * (np.sin(2 * np.pi * 0.4 * t) > 0)
     engine.write_wav(tmp_path / "talk.wav", speech.astype(np.float32))
     journals = state / "Parley" / "journals"
-    app = subprocess.Popen([sys.executable, "-m", "app.cli", "--model", "demo", "--device", "cpu",
+    app = subprocess.Popen([sys.executable, "-m", "app.cli.command", "--model", "demo", "--device", "cpu",
                             "--precision", "float32"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
                            stderr=subprocess.PIPE)
     player = None

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QSettings
 
-from app.conversation_controller import write_stereo_wav
+from app.conversation.transcript import FrameObservation, Transcript
+from app.engine_thread.controller import write_stereo_wav
 from app.settings import MAX_RECENT, AppSettings, load_settings, save_settings
-from app.transcript import FrameObservation, Transcript
 from engine import FRAME_SECONDS
 
 

@@ -18,13 +18,13 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox
 
-from app.cli import main as cli_main
-from app.conversation_list import PREVIEW_CHARS, list_conversations
-from app.headless import SignalRecorder
-from app.library import LibraryFilter, LibraryModel, rename_no_replace
-from app.library_panel import LibraryPanel
-from app.replay import PLAYING, STOPPED, ReplayPlayer
-from app.transcript import YOU
+from app.audio.headless import SignalRecorder
+from app.cli.command import main as cli_main
+from app.conversation.replay import PLAYING, STOPPED, ReplayPlayer
+from app.conversation.transcript import YOU
+from app.library.listing import PREVIEW_CHARS, list_conversations
+from app.library.model import LibraryFilter, LibraryModel, rename_no_replace
+from app.library.panel import LibraryPanel
 from bench.bench_library import LAST_WORD, craft_damaged_files, with_long_transcript
 from engine import FRAME_SECONDS, SAMPLE_RATE, read_conversation_info
 from engine.files.conversation import read_conversation, write_conversation
@@ -367,7 +367,7 @@ def test_replay_lays_out_seconds_ahead_and_plays_what_laying_out_the_whole_file_
     the layout up between them; never more than a few seconds are laid out."""
     import soxr
 
-    from app.replay import LAYOUT_AHEAD_S, LAYOUT_CHUNK_S
+    from app.conversation.replay import LAYOUT_AHEAD_S, LAYOUT_CHUNK_S
 
     rng = np.random.default_rng(7)
     user, assistant = (rng.uniform(-0.6, 0.6, 10 * SAMPLE_RATE + 123).astype(np.float32) for _ in range(2))

@@ -8,8 +8,8 @@ import socket
 import pytest
 from PySide6.QtCore import Qt
 
-from app import model_manager
-from app.model_manager import ModelManagerDialog
+from app.models import manager as model_manager
+from app.models.manager import ModelManagerDialog
 from app.settings import AppSettings
 from engine.files.models import MIMI_NAME, MOSHI_NAME, PRESETS, TOKENIZER_NAME
 

@@ -13,8 +13,8 @@ import weakref
 
 import pytest
 
-from app.conversation_controller import ConversationController
-from app.engine_messages import LoadModel, ModelFailed, ModelLoaded, PreviousModelOffered
+from app.engine_thread.controller import ConversationController
+from app.engine_thread.messages import LoadModel, ModelFailed, ModelLoaded, PreviousModelOffered
 from engine import ModelError
 
 

@@ -12,8 +12,8 @@ import pytest
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
-from app.engine_messages import NewConversation
-from app.persona import (
+from app.engine_thread.messages import NewConversation
+from app.voices.persona import (
     DEFAULT_VOICE_ITEM,
     FROM_RECORDING,
     NO_VOICE_ITEM,

@@ -19,12 +19,12 @@ import pytest
 import torch
 
 import engine
-from app.audio_bridge import AudioBridge
-from app.engine_messages import RecoveryProgress, SetMicOpen
-from app.headless import BridgeFeeder, SignalRecorder
-from app.journal_lock import JournalLock, lock_path
-from app.main_window import MainWindow
-from app.recovery import pending_journals
+from app.audio.bridge import AudioBridge
+from app.audio.headless import BridgeFeeder, SignalRecorder
+from app.engine_thread.messages import RecoveryProgress, SetMicOpen
+from app.journals.lock import JournalLock, lock_path
+from app.journals.pending import pending_journals
+from app.window.main_window import MainWindow
 from engine.files.journal import MAGIC, encode_start
 from engine.runtime.replay import journal_header
 from engine.state import flatten
@@ -150,7 +150,7 @@ def test_later_keeps_the_journal_and_discard_removes_it(qtbot, tmp_path, app_dem
 
 
 def test_a_saved_conversation_needs_no_recovery_until_it_goes_on(qtbot, tmp_path, app_demo_model):
-    from app.saved_marker import marker_path
+    from app.journals.saved_marker import marker_path
 
     journals, crashed = tmp_path / "journals", tmp_path / "crashed"
     journals.mkdir()
@@ -191,7 +191,7 @@ def test_journals_are_read_off_the_gui_thread_and_a_deleted_save_claims_nothing(
                                                                                  monkeypatch):
     """The journals a crash left are read on a thread; a journal whose saved file was deleted since
     (from the library) is offered whole, and the offer says nothing of a save."""
-    from app.saved_marker import mark_saved
+    from app.journals.saved_marker import mark_saved
 
     crashed = tmp_path / "crashed"
     crashed.mkdir()
@@ -225,7 +225,7 @@ def test_a_journal_lock_has_one_holder_and_a_dead_process_holds_none(tmp_path):
     assert again is not None
     again.release()
     holder = subprocess.Popen(
-        [sys.executable, "-c", "import sys, time; from pathlib import Path; from app.journal_lock import JournalLock; "
+        [sys.executable, "-c", "import sys, time; from pathlib import Path; from app.journals.lock import JournalLock; "
          "print(JournalLock.try_acquire(Path(sys.argv[1])) is not None, flush=True); time.sleep(60)", str(journal)],
         stdout=subprocess.PIPE, env={**os.environ, "PYTHONPATH": str(ROOT)})
     try:

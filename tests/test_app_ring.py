@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from app.audio_bridge import AudioBridge
-from app.output_cushion import MARGIN_S, WINDOW_FRAMES, OutputCushion
-from app.resample import FrameAssembler, OutputConverter
-from app.ring import SampleRing
+from app.audio.bridge import AudioBridge
+from app.audio.output_cushion import MARGIN_S, WINDOW_FRAMES, OutputCushion
+from app.audio.resample import FrameAssembler, OutputConverter
+from app.audio.ring import SampleRing
 from engine import FRAME_SIZE
 
 

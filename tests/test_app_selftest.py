@@ -8,8 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from app.real_time import WARMUP_FRAMES
-from app.selftest import STEADY_FRAMES
+from app.cli.selftest import STEADY_FRAMES
+from app.engine_thread.real_time import WARMUP_FRAMES
 from engine import FRAME_MS
 from tests.test_kernel_plan import assert_best_thread_count
 
@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def test_selftest_prints_one_json_line_and_succeeds(tmp_path):
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "XDG_CONFIG_HOME": str(tmp_path / "config")}
-    done = subprocess.run([sys.executable, "-m", "app.cli", "selftest"], cwd=ROOT, env=env,
+    done = subprocess.run([sys.executable, "-m", "app.cli.command", "selftest"], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=600)
     lines = done.stdout.splitlines()
     assert len(lines) == 1, f"stdout must be one JSON line, got: {done.stdout!r}\nstderr: {done.stderr[-2000:]}"

@@ -10,9 +10,12 @@ import pytest
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QFont, QFontMetrics
 
-from app.audio_bridge import AudioBridge
-from app.conversation_model import ConversationModel
-from app.conversation_view import (
+from app.audio.bridge import AudioBridge
+from app.audio.headless import BridgeFeeder, SignalRecorder
+from app.audio.levels import SPEECH_DB
+from app.conversation.transcript import ASSISTANT, MAX_TURN_S, YOU, FrameObservation, Transcript
+from app.conversation.turn_list import TurnListModel
+from app.conversation.view import (
     OVERLAP_TAG,
     PADDING,
     STRIP_HEIGHT,
@@ -21,11 +24,8 @@ from app.conversation_view import (
     fitted_header,
     strip_bar_heights,
 )
-from app.headless import BridgeFeeder, SignalRecorder
-from app.status import SPEECH_DB
-from app.throttle import READOUT_INTERVAL_MS
-from app.transcript import ASSISTANT, MAX_TURN_S, YOU, FrameObservation, Transcript
-from app.turn_list import TurnListModel
+from app.conversation.view_model import ConversationModel
+from app.widgets.throttle import READOUT_INTERVAL_MS
 from engine import FRAME_SECONDS, FRAME_SIZE
 from tests.test_app_window import Harness, settings_without_processing, tone_frames
 
@@ -300,7 +300,7 @@ def test_a_narrow_bubble_shortens_its_header_instead_of_painting_over_the_overla
 
 
 def test_the_view_model_tracks_status_file_unsaved_changes_and_settings_without_widgets(vm, qtbot, tmp_path):
-    from app.status import Status
+    from app.conversation.status import Status
 
     m = vm.model
     assert m.title() == "Untitled conversation — Parley"

@@ -9,11 +9,11 @@ import pytest
 import torch
 from PySide6.QtWidgets import QDialog, QMessageBox
 
-from app.audio_bridge import AudioBridge
-from app.headless import speak_into
-from app.voice_recorder import DEVICE_CHANGED, NO_DEVICE, VoiceRecorder
-from app.voices_dialog import NO_SHIPPED, TEXT_TO_READ, RecordVoiceDialog, VoiceLibraryDialog
-from app.voices_model import CONSENT, VoicesModel
+from app.audio.bridge import AudioBridge
+from app.audio.headless import speak_into
+from app.voices.dialog import NO_SHIPPED, TEXT_TO_READ, RecordVoiceDialog, VoiceLibraryDialog
+from app.voices.recorder import DEVICE_CHANGED, NO_DEVICE, VoiceRecorder
+from app.voices.view_model import CONSENT, VoicesModel
 from engine import FRAME_SIZE, SAMPLE_RATE, VOICE_MIN_SECONDS, VoiceLibrary, to_16_bit, write_wav
 from engine.audio import exact_int16
 from engine.runtime.voices import load_voice
@@ -133,14 +133,14 @@ def test_the_library_dialog_lists_plays_renames_and_removes(qtbot, library, monk
     assert bridge.output.available() > 0
     dialog.play_button.click()
     assert recorder.state == "idle"
-    monkeypatch.setattr("app.voices_dialog.QInputDialog.getText", lambda *a, **k: ("NATM0", True))
+    monkeypatch.setattr("app.voices.dialog.QInputDialog.getText", lambda *a, **k: ("NATM0", True))
     dialog.rename()
     assert "reserved" in dialog.note.text() and [v.name for v in library.voices()] == ["Zoe"]
-    monkeypatch.setattr("app.voices_dialog.QInputDialog.getText", lambda *a, **k: ("Zoe at work", True))
+    monkeypatch.setattr("app.voices.dialog.QInputDialog.getText", lambda *a, **k: ("Zoe at work", True))
     dialog.rename()
     assert dialog.note.text() == "Renamed Zoe to Zoe at work." and dialog.selected() is None
     dialog.list.setCurrentRow(4)
-    monkeypatch.setattr("app.voices_dialog.QMessageBox.question", lambda *a, **k: QMessageBox.Yes)
+    monkeypatch.setattr("app.voices.dialog.QMessageBox.question", lambda *a, **k: QMessageBox.Yes)
     dialog.remove()
     assert library.voices() == [] and dialog.list.item(4).text() == "None yet: record one or import a recording."
     empty = VoiceLibraryDialog(VoicesModel(library, [], recorder))

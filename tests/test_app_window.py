@@ -19,16 +19,16 @@ from PySide6.QtCore import QEvent, QObject, QSettings, Qt, QTimer
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QApplication, QFileDialog, QLabel, QMessageBox
 
-from app import output_cushion
-from app.audio_bridge import AudioBridge
-from app.engine_messages import FrameDone
-from app.frame_stats import SILENCE_DB
-from app.headless import BridgeFeeder, SignalRecorder
-from app.main_window import MainWindow
-from app.real_time import SUSTAINED_FRAMES
+from app.audio import output_cushion
+from app.audio.bridge import AudioBridge
+from app.audio.headless import BridgeFeeder, SignalRecorder
+from app.audio.levels import SILENCE_DB, SPEECH_DB
+from app.conversation.status import Status
+from app.engine_thread.messages import FrameDone
+from app.engine_thread.real_time import SUSTAINED_FRAMES
 from app.settings import load_settings, save_settings
-from app.status import SPEECH_DB, Status
-from app.throttle import READOUT_INTERVAL_MS
+from app.widgets.throttle import READOUT_INTERVAL_MS
+from app.window.main_window import MainWindow
 from engine import FRAME_MS, FRAME_SIZE, SAMPLE_RATE, read_conversation_info
 
 TONE_DB = 20 * np.log10(0.2 / np.sqrt(2))  # RMS level of the 0.2-amplitude test tone

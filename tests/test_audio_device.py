@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QSettings
 
-from app.headless import SignalRecorder
-from app.main_window import MainWindow
+from app.audio.headless import SignalRecorder
+from app.window.main_window import MainWindow
 from tests import audio_server
 from tests.conftest import SPEECH
 from tests.test_app_window import conversations_dir

@@ -17,7 +17,7 @@ import time
 
 import pytest
 
-from app.audio_io import portaudio_held, run_with_timeout
+from app.audio.streams import portaudio_held, run_with_timeout
 from tests.test_app_crash import ROOT
 
 STRESS_SECONDS = 6.0
@@ -25,7 +25,7 @@ STRESS_SECONDS = 6.0
 CHILD = textwrap.dedent(f"""
     import threading, time
     import sounddevice as sd
-    from app.audio_io import AudioIO, _query_devices, _reinitialise
+    from app.audio.streams import AudioIO, _query_devices, _reinitialise
 
     ios = [AudioIO(on_bridge=lambda bridge: None) for _ in range(2)]
     for io in ios:

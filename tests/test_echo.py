@@ -1,4 +1,4 @@
-"""Microphone processing (app/echo.py): the WebRTC library itself on synthetic echoes, the far-end
+"""Microphone processing (app/audio/echo.py): the WebRTC library itself on synthetic echoes, the far-end
 ring the output callback fills, and the window + worker with the real demo model (no sound card).
 The real echo path through PulseAudio is tests/test_echo_path.py."""
 
@@ -12,17 +12,15 @@ import pytest
 import soxr
 from PySide6.QtCore import QSettings
 
-from app import echo
-from app.audio_bridge import AudioBridge
-from app.audio_menu import processing_from
-from app.echo import MicProcessor, ProcessingSettings, processing_rate
-from app.echo_lag import EchoLagEstimator
-from app.echo_meter import erle_text
-from app.engine_messages import ProcessingUnavailable
-from app.frame_stats import EchoReading
-from app.headless import BridgeFeeder, EventRecorder, SignalRecorder
-from app.main_window import MainWindow
-from app.settings import load_settings
+from app.audio import echo
+from app.audio.bridge import AudioBridge
+from app.audio.echo import EchoReading, MicProcessor, ProcessingSettings, processing_rate
+from app.audio.echo_lag import EchoLagEstimator
+from app.audio.headless import BridgeFeeder, EventRecorder, SignalRecorder
+from app.engine_thread.messages import ProcessingUnavailable
+from app.settings import load_settings, processing_from
+from app.widgets.echo_meter import erle_text
+from app.window.main_window import MainWindow
 
 RATE = 24_000
 BLOCK = RATE // 50  # 20 ms, as PortAudio delivers

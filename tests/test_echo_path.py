@@ -2,7 +2,7 @@
 
 The app's AudioIO plays a voice (espeak-ng) to the null speaker sink; module-loopback carries it
 back into the microphone feed 60 ms later at -10 dB; a second voice (another espeak-ng voice at
-another speaking rate) joins as the user. The worker processes the microphone with app.echo and
+another speaking rate) joins as the user. The worker processes the microphone with app.audio.echo and
 steps a playback model that records what it hears.
 
 The measured window starts after the bench's convergence time (4 s: PulseAudio's capture times
@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from app.echo import ECHO_LAG_RANGE_S
+from app.audio.echo import ECHO_LAG_RANGE_S
 from bench.bench_echo import EchoRun, run_path
 from engine import read_wav
 from tests import audio_server

@@ -8,8 +8,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QImage, QPalette
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
-from app.history_plot import SERIES_COLOURS, HistoryPlot
-from app.meters import LevelMeter
+from app.widgets.history_plot import SERIES_COLOURS, HistoryPlot
+from app.widgets.meters import LevelMeter
 
 LENGTH = 50
 

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 import torch
 
-from app.real_time import WARMUP_FRAMES, FrameTimeSummary
+from app.engine_thread.real_time import WARMUP_FRAMES, FrameTimeSummary
 from engine.audio import read_wav, write_wav
 from tests.conftest import SPEECH
 from tests.reference import require_moshi
@@ -29,7 +29,7 @@ def cache_env(demo_model_dir):
 
 
 def parley(env, *args, check=True):
-    proc = subprocess.run([sys.executable, "-m", "app.cli", *args], cwd=ROOT, env=env, capture_output=True,
+    proc = subprocess.run([sys.executable, "-m", "app.cli.command", *args], cwd=ROOT, env=env, capture_output=True,
                           text=True, timeout=600)
     if check and proc.returncode != 0:
         raise AssertionError(f"parley {' '.join(args)} failed ({proc.returncode}):\n{proc.stderr}")
@@ -203,7 +203,7 @@ def test_resume_refuses_a_file_from_another_model(cache_env, tmp_path):
 
 
 def test_the_cli_offers_exactly_the_engines_precisions():
-    from app.cli import PRECISIONS, build_parser
+    from app.cli.command import PRECISIONS, build_parser
     from engine import Precision
 
     assert tuple(p.value for p in Precision) == PRECISIONS

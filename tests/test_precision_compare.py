@@ -6,7 +6,7 @@ import json
 
 import numpy as np
 
-from app.cli import main
+from app.cli.command import main
 from engine import write_wav
 
 FRAMES = 10

@@ -1,4 +1,4 @@
-"""The too-slow warning names only what can help on this machine (app.real_time.too_slow_text with
+"""The too-slow warning names only what can help on this machine (app.engine_thread.real_time.too_slow_text with
 engine.Precision.lighter): no precision the model already uses, none that would not compute faster
 here (int8 anywhere, bfloat16 where the CPU does not multiply it natively), no GPU to someone on one."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from app.real_time import too_slow_text
+from app.engine_thread.real_time import too_slow_text
 from engine import Precision
 from engine.runtime import loading
 

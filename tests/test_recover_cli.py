@@ -21,7 +21,7 @@ MORE = 6  # frames fed after the recovery
 
 
 def parley(env, *args):
-    proc = subprocess.run([sys.executable, "-m", "app.cli", *args], cwd=ROOT, env=env, capture_output=True,
+    proc = subprocess.run([sys.executable, "-m", "app.cli.command", *args], cwd=ROOT, env=env, capture_output=True,
                           text=True, timeout=600)
     assert proc.returncode == 0, f"parley {' '.join(args)} failed ({proc.returncode}):\n{proc.stderr}"
     return proc
@@ -45,8 +45,9 @@ def test_killed_offline_run_recovers_and_resumes_to_the_same_tokens(demo_model_d
     write_wav(tmp_path / "long.wav", talk)
     pcm = read_wav(tmp_path / "long.wav")  # exactly what the runs read (16-bit samples)
     journal = tmp_path / "talk.journal"
-    run = subprocess.Popen([sys.executable, "-m", "app.cli", "offline", *model, "--input", str(tmp_path / "long.wav"),
-                            "--output", str(tmp_path / "never.wav"), "--journal", str(journal)],
+    run = subprocess.Popen([sys.executable, "-m", "app.cli.command", "offline", *model,
+                            "--input", str(tmp_path / "long.wav"), "--output", str(tmp_path / "never.wav"),
+                            "--journal", str(journal)],
                            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         deadline = time.monotonic() + 300
@@ -82,7 +83,7 @@ def test_killed_offline_run_recovers_and_resumes_to_the_same_tokens(demo_model_d
 def test_recover_errors_are_one_line(demo_model_dir, tmp_path):
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "OMP_NUM_THREADS": "1"}
     (tmp_path / "bad.journal").write_bytes(b"not a journal at all")
-    proc = subprocess.run([sys.executable, "-m", "app.cli", "recover", str(tmp_path / "bad.journal"),
+    proc = subprocess.run([sys.executable, "-m", "app.cli.command", "recover", str(tmp_path / "bad.journal"),
                            "--model", str(demo_model_dir), "--device", "cpu",
                            "--save-state", str(tmp_path / "o.parley")],
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)

@@ -514,8 +514,8 @@ def test_conversations_and_journals_are_readable_by_the_user_only(model, saved):
 def test_parley_offline_gives_one_line_errors_for_crafted_inputs(tmp_path, capsys):
     """The inputs `parley offline` reads before the model (a crafted --resume file is open_conversation's,
     tested above with the model)."""
-    from app.cli import build_parser
-    from app.offline import run_offline
+    from app.cli.command import build_parser
+    from app.cli.offline import run_offline
 
     wav, flac = tmp_path / "in.wav", tmp_path / "in.flac"
     wav.write_bytes(wav_bytes(1, np.zeros(1000, np.int16)))

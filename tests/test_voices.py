@@ -15,7 +15,7 @@ import torch
 
 import engine.files.voices as voices_module
 import engine.lm.prompts as prompts
-from app.cli import main as cli_main
+from app.cli.command import main as cli_main
 from engine import AudioFileError, ModelError, VoiceLibrary, VoiceLibraryError, assess_recording, load_model
 from engine.atomic import write_atomically
 from engine.audio import SAMPLE_RATE, write_wav

@@ -1,0 +1,1 @@
+"""Sound in and out: PortAudio streams, the real-time rings, resampling, microphone processing."""

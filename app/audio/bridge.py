@@ -1,0 +1,133 @@
+"""The hand-off between PortAudio's real-time callbacks and the engine worker.
+
+One ``AudioBridge`` exists per opened pair of streams (rates and channel counts are fixed for
+its lifetime). Its two callback methods are what python-sounddevice calls; they only copy
+between PortAudio's buffers and preallocated rings, bump plain int counters and set one event.
+No allocation of sample buffers, no Qt, no torch, no locks held for long. Everything else reads
+the counters (the GUI on a timer, the worker between frames).
+
+The same callbacks can be driven by hand (a test or the self-test feeding a wav through the
+real input path at any speed) because they do not depend on a live stream.
+
+Each callback also records when its block is captured or played, as a ``BlockClock``: the time
+of ring position 0 on some clock, so that position ``p`` is due at ``offset + p / rate``. The
+clock is PortAudio's stream time (``inputBufferAdcTime`` / ``outputBufferDacTime``: the device's
+own buffer fill, exact to a fraction of a millisecond even when callbacks come in bursts), else,
+where a host API reports no times, the callback's monotonic time shifted by the stream latency,
+else (callbacks driven by hand, no time info at all) the sample count itself.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import NamedTuple
+
+import numpy as np
+
+from app.audio.ring import SampleRing
+
+RING_SECONDS = 2.0
+# The output callback plays at most this much queued assistant audio; anything older is skipped
+# so that a worker burst (after a stall) cannot leave the speaker permanently behind.
+MAX_OUTPUT_BACKLOG_SECONDS = 0.4
+
+
+class BlockClock(NamedTuple):
+    """When ring position ``p`` is due: ``offset + p / rate`` seconds on ``clock``."""
+
+    clock: str  # "stream" (PortAudio's), "monotonic" or "samples"
+    offset: float
+
+    @staticmethod
+    def of_block(reported: float | None, latency: float, position: int, rate: int) -> BlockClock:
+        """The clock of a block whose first sample is at ``position`` and, by PortAudio, at
+        ``reported`` (None: no time info; 0: the host API gives none; ``latency`` is signed: +
+        for output, whose samples play later, - for input, captured earlier)."""
+        if reported is None:
+            return BlockClock("samples", 0.0)
+        if reported > 0:
+            return BlockClock("stream", reported - position / rate)
+        return BlockClock("monotonic", time.monotonic() + latency - position / rate)
+
+
+SAMPLE_CLOCK = BlockClock("samples", 0.0)
+
+
+class AudioBridge:
+    """Rings, counters and the two callbacks for one input rate/channels and one output rate/channels."""
+
+    def __init__(self, input_rate: int, input_channels: int, output_rate: int, output_channels: int) -> None:
+        self.input_rate = input_rate
+        self.output_rate = output_rate
+        self.input = SampleRing(int(RING_SECONDS * input_rate), input_channels)
+        self.output = SampleRing(int(RING_SECONDS * output_rate), 1)
+        # What the output callback handed to the device, for echo cancellation (the far end). The
+        # worker drains it; when nobody does, it fills up and the callback's writes are dropped.
+        self.far = SampleRing(int(RING_SECONDS * output_rate), 1)
+        self.max_output_backlog = int(MAX_OUTPUT_BACKLOG_SECONDS * output_rate)
+        self._output_scratch = np.zeros((self.output.capacity, 1), dtype=np.float32)
+        self.data_ready = threading.Event()
+        # Plain counters written by the callbacks; readers only sample them.
+        self.input_callbacks = 0
+        self.output_callbacks = 0
+        self.input_overflows = 0
+        self.output_underflows = 0
+        # Zeros played because the worker had nothing queued, once it had queued its first frame:
+        # the silence before it (the model loading, measuring its threads) is no gap in a reply.
+        self.output_starved_samples = 0
+        self.last_input_time = 0.0  # time.monotonic() of the newest input block
+        self.last_output_time = 0.0
+        # Device-reported latencies (seconds), filled in by whoever opens the streams.
+        self.input_device_latency = 0.0
+        self.output_device_latency = 0.0
+        # When the newest block of each ring is captured / played (replaced whole: atomic).
+        self.input_clock = SAMPLE_CLOCK
+        self.far_clock = SAMPLE_CLOCK
+
+    # -- PortAudio callbacks (real-time context) --------------------------------------------
+    def input_callback(self, indata: np.ndarray, frames: int, time_info, status) -> None:
+        if status and status.input_overflow:
+            self.input_overflows += 1
+        reported = None if time_info is None else time_info.inputBufferAdcTime
+        self.input_clock = BlockClock.of_block(reported, -self.input_device_latency, self.input.written,
+                                               self.input_rate)
+        self.input.write(indata)
+        self.last_input_time = time.monotonic()
+        self.input_callbacks += 1
+        self.data_ready.set()
+
+    def output_callback(self, outdata: np.ndarray, frames: int, time_info, status) -> None:
+        if status and status.output_underflow:
+            self.output_underflows += 1
+        mono = self._output_scratch[:frames]
+        got = self.output.read_into(mono, max_backlog=self.max_output_backlog)
+        if got < frames:
+            mono[got:] = 0.0
+            if self.output.written:
+                self.output_starved_samples += frames - got
+        # Every channel gets the mono assistant (copied from a separate buffer: assigning between
+        # overlapping columns of outdata would make numpy allocate a temporary).
+        outdata[:] = mono
+        reported = None if time_info is None else time_info.outputBufferDacTime
+        self.far_clock = BlockClock.of_block(reported, self.output_device_latency, self.far.written,
+                                             self.output_rate)
+        self.far.write(mono)
+        self.last_output_time = time.monotonic()
+        self.output_callbacks += 1
+
+    # -- readers -----------------------------------------------------------------------------
+    def capture_and_play_times(self, input_position: int, far_position: int) -> tuple[float, float]:
+        """When input ring position ``input_position`` was captured and far ring position
+        ``far_position`` is played, on one clock: the sample clock where the two streams' clocks
+        differ (a host API with times for one stream only, or hand-driven callbacks)."""
+        input_clock, far_clock = self.input_clock, self.far_clock
+        if input_clock.clock != far_clock.clock:
+            input_clock = far_clock = SAMPLE_CLOCK
+        return (input_clock.offset + input_position / self.input_rate,
+                far_clock.offset + far_position / self.output_rate)
+
+    def output_queue_seconds(self) -> float:
+        """Assistant audio queued and not yet handed to the device."""
+        return self.output.available() / self.output_rate
+

@@ -1,0 +1,1 @@
+"""The `parley` command and its headless sub-commands."""

@@ -1,0 +1,138 @@
+"""The `parley` command: the desktop app by default, plus `offline`, `recover`, `compare-precision`, `selftest`,
+`conversations` and `voices`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from app.voices.cli import add_voices_parser
+
+PRECISIONS = ("auto", "float32", "bfloat16", "int8", "int4")  # engine.Precision's values (tested to match)
+
+
+def _add_model_options(p: argparse.ArgumentParser, remembered: bool = False) -> None:
+    """``remembered``: the app falls back to the choices saved in its settings (defaults None)."""
+    p.add_argument("--model", default=None if remembered else "demo",
+                   help="a preset (demo, moshiko, moshika, personaplex) or a model folder")
+    p.add_argument("--device", default=None if remembered else "auto", choices=["auto", "cpu", "cuda"])
+    p.add_argument("--precision", default=None if remembered else "auto", choices=PRECISIONS,
+                   help="auto: on CUDA bfloat16 where it fits in the GPU's free memory, else int8 (it says which "
+                        "and why); on CPUs with AMX or AVX512-BF16 bfloat16 (weights only for the matmuls "
+                        "measured faster), float32 elsewhere; float32: the reference's exact results; int8: int8 "
+                        "LM weights, quantised while loading; int4: 4-bit LM weights (experimental, opt-in: can "
+                        "lower the model's quality)")
+    p.add_argument("--int8", dest="precision", action="store_const", const="int8", help="same as --precision int8")
+    p.add_argument("--no-cuda-graph", action="store_true", help="run the frame step eagerly on CUDA")
+    p.add_argument("--verbose", action="store_true", help="show tracebacks and debug logs")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from engine import DEFAULT_SEED, SamplingConfig
+
+    defaults = SamplingConfig()
+    parser = argparse.ArgumentParser(prog="parley", description="Local real-time voice assistant.")
+    _add_model_options(parser, remembered=True)
+    sub = parser.add_subparsers(dest="command")
+
+    off = sub.add_parser("offline", help="run a wav through the model and write the reply")
+    _add_model_options(off)
+    off.add_argument("--input", required=False, help="input wav (any rate, any channel count)")
+    off.add_argument("--output", required=False, help="output wav, 24 kHz mono, as long as the input")
+    off.add_argument("--json", help="write text and tokens as JSON here")
+    off.add_argument("--seed", type=int, default=DEFAULT_SEED)
+    off.add_argument("--temp", type=float, default=defaults.temp, help="audio temperature (0 = greedy)")
+    off.add_argument("--temp-text", type=float, default=defaults.temp_text, help="text temperature (0 = greedy)")
+    off.add_argument("--top-k", type=int, default=defaults.top_k)
+    off.add_argument("--top-k-text", type=int, default=defaults.top_k_text)
+    off.add_argument("--voice-prompt", help="PersonaPlex voice: a shipped name (default NATF0), the name of one of "
+                     "your voices (`parley voices`), a .pt file, a recording (WAV, FLAC, Ogg, MP3), or 'none' "
+                     "(advanced: no voice prompt, an arbitrary voice)")
+    off.add_argument("--text-prompt", help="PersonaPlex role prompt")
+    off.add_argument("--save-state", help="save the conversation here at the end of the input")
+    off.add_argument("--resume", help="continue the conversation saved in this file (either kind)")
+    off.add_argument("--compact", action="store_true",
+                     help="save the frames to replay instead of the state snapshot (default for the 7B models)")
+    off.add_argument("--journal", help="write a crash journal here as frames run (see `parley recover`)")
+
+    rec = sub.add_parser("recover", help="rebuild a conversation file from a crash journal")
+    _add_model_options(rec)
+    rec.add_argument("journal", help="the journal (written by the app or `parley offline --journal`)")
+    rec.add_argument("--save-state", required=True, help="write the rebuilt conversation here")
+    rec.add_argument("--json", help="write frames recovered, frames lost and rebuild_seconds as JSON here")
+
+    test = sub.add_parser("selftest", help="headless check of the whole chain; prints one JSON line")
+    test.add_argument("--device", dest="selftest_device", default="cpu", choices=["auto", "cpu", "cuda"],
+                      help="where the chain runs (default cpu); cuda adds the GPU and CUDA-graph check")
+
+    cmp = sub.add_parser("compare-precision", help="how far lighter precisions' tokens are from a reference "
+                         "precision's on one recording (teacher-forced agreement and text KL)")
+    cmp.add_argument("--model", default="demo", help="a preset (demo, moshiko, moshika, personaplex) or a model folder")
+    cmp.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
+    cmp.add_argument("--verbose", action="store_true", help="show tracebacks and debug logs")
+    cmp.add_argument("--input", required=True, help="the user's side of a conversation (any rate, channels)")
+    cmp.add_argument("--precisions", nargs="+", required=True, choices=[p for p in PRECISIONS if p != "auto"],
+                     help="the first is the reference, e.g. bfloat16 int8")
+    cmp.add_argument("--json", help="write the figures as JSON here")
+
+    conv = sub.add_parser("conversations", help="list the saved conversations (reads file headers only)")
+    conv.add_argument("--folder", help="the folder to list (default: the app's conversations folder)")
+    conv.add_argument("--json", action="store_true",
+                      help="one JSON object per line: path, title, created, seconds, model, bytes (or error)")
+    add_voices_parser(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.command == "voices":  # no model runs: nothing to announce
+        from app.voices.cli import voices_command
+
+        return voices_command(args)
+    if args.command not in ("selftest", "conversations"):  # the selftest reports it in its JSON line
+        from app.models.device_report import announce_cpu_fallback
+
+        announce_cpu_fallback(args.device)
+    if args.command == "offline":
+        from app.cli.offline import run_offline
+
+        return run_offline(args)
+    if args.command == "recover":
+        from app.cli.offline import run_recover
+
+        return run_recover(args)
+    if args.command == "compare-precision":
+        from app.cli.offline import run_compare_precision
+
+        return run_compare_precision(args)
+    if args.command == "conversations":
+        return list_conversations_command(args)
+    if args.command == "selftest":
+        from app.cli.selftest import run_selftest
+
+        return run_selftest(args.selftest_device)
+    from app.window.gui import run_gui
+
+    return run_gui(args)
+
+
+def list_conversations_command(args) -> int:
+    """One line (tab-separated) or one JSON object per conversation; unreadable files say why.
+    Exit code 2 only when the folder itself cannot be listed."""
+    import json
+    from pathlib import Path
+
+    from app import paths
+    from app.library.listing import list_conversations
+
+    folder = Path(args.folder) if args.folder else paths.conversations_dir()
+    if not folder.is_dir():
+        print(f"parley: {folder} is not a folder", file=sys.stderr)
+        return 2
+    for entry in list_conversations(folder):
+        print(json.dumps(entry.as_json(), ensure_ascii=False) if args.json else entry.as_line())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

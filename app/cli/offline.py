@@ -1,0 +1,168 @@
+"""`parley offline`: run a wav through a model, write the reply (wav + optional JSON); `parley
+recover`: rebuild a conversation file from a crash journal."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+
+class UsageError(Exception):
+    """A problem the user can fix; printed as one line, exit code 2."""
+
+
+def run_offline(args) -> int:
+    return _one_line_errors(_run, args)
+
+
+def run_recover(args) -> int:
+    return _one_line_errors(_recover, args)
+
+
+def run_compare_precision(args) -> int:
+    return _one_line_errors(_compare_precision, args)
+
+
+def _one_line_errors(command, args) -> int:
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING)
+    try:
+        command(args)
+    except KeyboardInterrupt:
+        print("parley: interrupted", file=sys.stderr)
+        return 130
+    except Exception as e:  # every failure becomes one actionable line unless --verbose
+        if args.verbose:
+            raise
+        message = str(e) if _is_user_facing(e) else f"{type(e).__name__}: {e} (run with --verbose for details)"
+        print(f"parley: error: {message}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def _is_user_facing(e: Exception) -> bool:
+    from engine import ModelError
+
+    return isinstance(e, (UsageError, ModelError, FileNotFoundError, ValueError))
+
+
+def _run(args) -> None:
+    from app.engine_thread.real_time import FrameTimeSummary
+    from engine import (
+        SamplingConfig,
+        load_model,
+        open_conversation,
+        read_audio,
+        record_frames,
+        save_conversation,
+        write_atomically,
+        write_wav,
+    )
+
+    if not args.input or not args.output:
+        raise UsageError("offline needs --input IN.wav and --output OUT.wav")
+    if args.resume and (args.voice_prompt or args.text_prompt):
+        raise UsageError("--voice-prompt/--text-prompt apply to a new conversation, not to --resume")
+    pcm = read_audio(args.input)
+    if pcm.size == 0:
+        raise UsageError(f"{args.input} contains no audio")
+    if args.resume and args.journal:
+        raise UsageError("--journal records a new conversation; it cannot continue a --resume'd one")
+    for out in (args.output, args.json, args.save_state, args.journal):
+        if out and not Path(out).resolve().parent.is_dir():
+            raise UsageError(f"the folder for {out} does not exist")
+
+    model = load_model(args.model, device=args.device, precision=args.precision, cuda_graph=not args.no_cuda_graph)
+    if args.compact and not args.save_state:
+        raise UsageError("--compact applies to --save-state")
+    if args.resume:
+        session = open_conversation(model, args.resume)  # a compact file is rebuilt by replay
+    else:
+        sampling = SamplingConfig(temp=args.temp, temp_text=args.temp_text, top_k=args.top_k,
+                                  top_k_text=args.top_k_text)
+        session = model.new_session(sampling=sampling, seed=args.seed, voice_prompt=args.voice_prompt,
+                                    text_prompt=args.text_prompt)
+
+    # A new conversation records its frames (it can then be saved compact), journaled with --journal.
+    recorder = None if args.resume else record_frames(session, args.journal)
+    t0 = time.perf_counter()
+    try:
+        result = session.process(pcm)
+    finally:
+        if recorder is not None:
+            recorder.close()
+    elapsed = time.perf_counter() - t0
+    write_wav(args.output, result.pcm[: pcm.size] if result.pcm.size >= pcm.size
+              else np.pad(result.pcm, (0, pcm.size - result.pcm.size)))
+    if args.json:
+        timing = FrameTimeSummary.of(result.frame_ms)
+        payload = {
+            "text": result.text,
+            "text_tokens": result.text_tokens,
+            "audio_codes": result.audio_codes,
+            "frames_in": result.frames_in,
+            "ms_per_frame": 1000 * elapsed / max(result.frames_in, 1),  # wall time over all frames
+            # Compute per frame after the warm-up (app.engine_thread.real_time.WARMUP_FRAMES); null when the input
+            # is no longer than the warm-up.
+            "ms_per_frame_median": timing.median_ms,
+            "ms_per_frame_p95": timing.p95_ms,
+            "warmup_frames": len(timing.warmup_ms),
+            "warmup_ms": list(timing.warmup_ms),
+        }
+        write_atomically(args.json, json.dumps(payload).encode("utf-8"))
+    if args.save_state:
+        save_conversation(session, args.save_state, compact=True if args.compact else None)
+    print(f"{result.frames_in} frames, {1000 * elapsed / max(result.frames_in, 1):.1f} ms/frame"
+          f" -> {args.output}", file=sys.stderr)
+
+
+def _recover(args) -> None:
+    from engine import load_model, recover, write_atomically
+
+    for out in (args.save_state, args.json):
+        if out and not Path(out).resolve().parent.is_dir():
+            raise UsageError(f"the folder for {out} does not exist")
+    if not Path(args.journal).is_file():
+        raise UsageError(f"{args.journal} does not exist")
+    model = load_model(args.model, device=args.device, precision=args.precision, cuda_graph=not args.no_cuda_graph)
+    recovery = recover(model, args.journal)
+    if recovery.frames == 0:
+        raise UsageError(f"{args.journal} holds no whole frame ({recovery.damage or 'empty'}); nothing to recover")
+    recovery.session.save(args.save_state)
+    if args.json:
+        payload = {"frames": recovery.frames, "lost_frames": recovery.lost_frames, "damage": recovery.damage,
+                   "encoder_mismatches": recovery.encoder_mismatches,
+                   "rebuild_seconds": round(recovery.rebuild_seconds, 3)}
+        write_atomically(args.json, json.dumps(payload).encode("utf-8"))
+    lost = f", {recovery.lost_frames} frames lost ({recovery.damage})" if recovery.damage else ""
+    print(f"recovered {recovery.frames} frames in {recovery.rebuild_seconds:.1f} s{lost} -> {args.save_state}",
+          file=sys.stderr)
+
+
+def _compare_precision(args) -> None:
+    from engine import load_model, read_audio, release_memory, write_atomically
+    from engine.runtime.precision_compare import compare_precisions
+
+    if args.json and not Path(args.json).resolve().parent.is_dir():
+        raise UsageError(f"the folder for {args.json} does not exist")
+    pcm = read_audio(args.input)
+    if pcm.size == 0:
+        raise UsageError(f"{args.input} contains no audio")
+
+    def load(precision: str):
+        release_memory()  # the previous precision's model, before the next is loaded
+        return load_model(args.model, device=args.device, precision=precision, cuda_graph=False)
+
+    results = compare_precisions(load, pcm, args.precisions)
+    for r in results:
+        print(f"{r.precision:>9}: text {r.text_agreement:.3f}, audio {r.audio_agreement:.3f}, whole frames "
+              f"{r.frame_agreement:.3f} agree with {args.precisions[0]}; text KL {r.mean_text_kl:.4f} nats "
+              f"({r.frames} frames, teacher-forced)")
+    if args.json:
+        payload = {"model": args.model, "input": str(args.input), "reference": args.precisions[0],
+                   "results": [r.as_json() for r in results]}
+        write_atomically(args.json, json.dumps(payload, indent=1).encode("utf-8"))

@@ -1,0 +1,209 @@
+"""The conversation panel: the turns, the replay bar and the talk controls.
+
+It shows the live conversation's turns, or, while a saved one is replayed, the replayed turns
+with the one being played selected; clicking a turn there seeks to it.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSlider,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.conversation.replay import PLAYING, STOPPED, ReplayPlayer
+from app.conversation.transcript import clock
+from app.conversation.view import ConversationView
+from app.conversation.view_model import ConversationModel
+from app.library.listing import read_entry
+
+SLIDER_STEPS_PER_SECOND = 10
+WARNING_COLOUR = "#c58a16"
+
+
+class ReplayBar(QFrame):
+    """Play/pause, position, the channel layout and Close, for the conversation being replayed."""
+
+    def __init__(self, replay: ReplayPlayer, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.replay = replay
+        self.setObjectName("replayBar")
+        self.setFrameShape(QFrame.StyledPanel)
+        rows = QVBoxLayout(self)
+        self.title_label = QLabel()
+        self.title_label.setStyleSheet("font-weight: bold;")
+        title_row, layout = QHBoxLayout(), QHBoxLayout()  # title and options; transport
+        rows.addLayout(title_row)
+        rows.addLayout(layout)
+        self.play_button = QPushButton("Play")
+        self.position = QSlider(Qt.Horizontal)
+        self.position.setMinimumWidth(120)
+        self.position.setAccessibleName("replay position")
+        self.time_label = QLabel("00:00.0")
+        self.split_box = QCheckBox("You left, assistant right")
+        self.split_box.setToolTip("Off: both sides mixed on both speakers")
+        self.close_button = QPushButton("Close replay")
+        for button in (self.play_button, self.close_button, self.split_box):
+            button.setFocusPolicy(Qt.NoFocus)
+        self.position.setFocusPolicy(Qt.NoFocus)
+        title_row.addWidget(self.title_label, 1)
+        title_row.addWidget(self.split_box)
+        title_row.addWidget(self.close_button)
+        layout.addWidget(self.play_button)
+        layout.addWidget(self.position, 1)
+        layout.addWidget(self.time_label)
+        self.play_button.clicked.connect(self._toggle)
+        self.position.sliderMoved.connect(lambda v: replay.seek(v / SLIDER_STEPS_PER_SECOND))
+        self.split_box.toggled.connect(replay.set_split)
+        replay.state_changed.connect(self._render_state)
+        replay.position_changed.connect(self._render_position)
+        replay.loaded.connect(self._render_loaded)
+
+    def _toggle(self) -> None:
+        if self.replay.state == PLAYING:
+            self.replay.pause()
+        else:
+            self.replay.play()
+
+    def _render_loaded(self, path: str) -> None:
+        self.title_label.setText(f"Replay: {read_entry(self.replay.path).title}")
+        self.position.setRange(0, int(self.replay.duration * SLIDER_STEPS_PER_SECOND))
+        self._render_state(self.replay.state)
+
+    def _render_state(self, state: str) -> None:
+        self.play_button.setText("Pause" if state == PLAYING else "Play")
+
+    def _render_position(self, seconds: float) -> None:
+        if not self.position.isSliderDown():
+            self.position.setValue(int(seconds * SLIDER_STEPS_PER_SECOND))
+        self.time_label.setText(f"{clock(seconds)} / {clock(self.replay.duration)}")
+
+
+class ConversationPanel(QWidget):
+    def __init__(self, model: ConversationModel, replay: ReplayPlayer, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.model = model
+        self.replay = replay
+        self.replaying = False
+        self._clip_pending = False  # a live turn to play once its audio arrives
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.replay_bar = ReplayBar(replay)
+        self.replay_bar.hide()
+        self.replay_bar.close_button.clicked.connect(self.close_replay)
+        layout.addWidget(self.replay_bar)
+        self.view = ConversationView()
+        self.view.setModel(model.turns)
+        self.view.clicked.connect(self._turn_clicked)
+        self.view.play_requested.connect(self._play_turn)
+        layout.addWidget(self.view, 1)
+        self.placeholder = QLabel("Hold Space (or the Talk button) and speak. The conversation appears here.")
+        self.placeholder.setAlignment(Qt.AlignCenter)
+        self.placeholder.setStyleSheet("color: palette(placeholder-text);")
+        layout.addWidget(self.placeholder)
+        self.speed_warning = QLabel()
+        self.speed_warning.setObjectName("speedWarning")
+        self.speed_warning.setWordWrap(True)
+        self.speed_warning.setStyleSheet(f"#speedWarning {{ color: {WARNING_COLOUR}; font-weight: bold; }}")
+        model.speed_warning_changed.connect(self._render_speed_warning)
+        layout.addWidget(self.speed_warning)
+
+        controls = QHBoxLayout()
+        self.talk_button = QPushButton("Hold to talk  (Space)")
+        self.talk_button.setFocusPolicy(Qt.NoFocus)
+        self.talk_button.setMinimumHeight(44)
+        self.talk_button.pressed.connect(lambda: model.press_talk("button"))
+        self.talk_button.released.connect(lambda: model.release_talk("button"))
+        self.open_mic_box = QCheckBox("Open mic (hands-free)")
+        self.open_mic_box.setFocusPolicy(Qt.NoFocus)
+        self.open_mic_box.setChecked(model.settings.open_mic)
+        self.open_mic_box.setToolTip("The model hears the microphone all the time. Echo cancellation "
+                                     "(Audio menu) keeps it from hearing itself on speakers.")
+        self.open_mic_box.toggled.connect(model.set_open_mic)
+        controls.addWidget(self.talk_button, 1)
+        controls.addWidget(self.open_mic_box)
+        layout.addLayout(controls)
+        self.headphones_note = QLabel()
+        self.headphones_note.setWordWrap(True)
+        model.processing_changed.connect(self._render_open_mic_note)
+        layout.addWidget(self.headphones_note)
+
+        model.talk_changed.connect(self._render_talk)
+        model.turns.rowsInserted.connect(self._render_placeholder)
+        model.turns.modelReset.connect(self._render_placeholder)
+        replay.position_changed.connect(self._follow_replay)
+        replay.loaded.connect(self._show_replay)
+        model.clip_ready.connect(self._play_clip)
+        self._render_placeholder()
+        self._render_open_mic_note()
+        self._render_speed_warning(model.speed_warning)
+
+    # -- live ----------------------------------------------------------------------------------
+    def _render_talk(self, talk) -> None:
+        self.talk_button.setDown(bool(talk.held_by))
+        self.headphones_note.setVisible(talk.open_mic)
+
+    def _render_speed_warning(self, text: str) -> None:
+        self.speed_warning.setText(text)
+        self.speed_warning.setVisible(bool(text))
+
+    def _render_open_mic_note(self) -> None:
+        text, warning = self.model.open_mic_note()
+        self.headphones_note.setText(text)
+        self.headphones_note.setStyleSheet(f"color: {WARNING_COLOUR};" if warning else "")
+        self.headphones_note.setVisible(self.model.talk.open_mic)
+
+    def _render_placeholder(self, *_args) -> None:
+        self.placeholder.setVisible(not self.replaying and self.model.turns.rowCount() == 0)
+
+    # -- replay --------------------------------------------------------------------------------
+    def _show_replay(self, _path: str) -> None:
+        self.replaying = True
+        self.view.setModel(self.replay.turns)
+        self.view.follow = False  # replay follows the turn being played instead
+        self.replay_bar.show()
+        self._render_placeholder()
+
+    def close_replay(self) -> None:
+        self.replay.stop()
+        self.replaying = False
+        self.view.setModel(self.model.turns)
+        self.replay_bar.hide()
+        self._render_placeholder()
+
+    def _turn_clicked(self, index: QModelIndex) -> None:
+        if self.replaying:
+            self.replay.seek(self.replay.turns.transcript.turns[index.row()].start)
+
+    def _play_turn(self, row: int) -> None:
+        """A user turn's play button: in replay, play on from that turn; live, play that turn
+        from the conversation's recording (asked of the worker, which holds it)."""
+        if self.replaying:
+            self.replay.seek(self.replay.turns.transcript.turns[row].start)
+            if self.replay.state != PLAYING:
+                self.replay.play()
+            return
+        turn = self.model.transcript.turns[row]
+        self._clip_pending = True
+        self.model.request_clip(turn.start, turn.end)
+
+    def _play_clip(self, clip) -> None:  # an engine_messages.ClipReady
+        if self._clip_pending and not self.replaying:
+            self.replay.play_clip(clip.user, clip.assistant, clip.start_s)
+        self._clip_pending = False
+
+    def _follow_replay(self, seconds: float) -> None:
+        if not self.replaying or self.replay.state == STOPPED and seconds == 0.0:
+            return
+        row = self.replay.turns.transcript.turn_at(seconds)
+        if row is not None and self.view.currentIndex().row() != row:
+            index = self.replay.turns.index(row)
+            self.view.setCurrentIndex(index)
+            self.view.scrollTo(index)

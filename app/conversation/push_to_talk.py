@@ -1,0 +1,31 @@
+"""Push-to-talk as explicit state: which inputs hold the microphone open, and the open-mic setting."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from app.audio.echo import ProcessingSettings
+
+
+@dataclass(frozen=True)
+class TalkState:
+    held_by: frozenset[str] = frozenset()  # "key", "button": each can hold independently
+    open_mic: bool = False  # hands-free: the microphone is always open
+
+    @property
+    def mic_open(self) -> bool:
+        return self.open_mic or bool(self.held_by)
+
+    def press(self, source: str) -> TalkState:
+        return replace(self, held_by=self.held_by | {source})
+
+    def release(self, source: str) -> TalkState:
+        return replace(self, held_by=self.held_by - {source})
+
+
+def open_mic_note(processing: ProcessingSettings, problem: str) -> tuple[str, bool]:
+    """What the window says while open mic is on, and whether it is a warning."""
+    if processing.echo_cancellation and not problem:
+        return "Open mic is on, with echo cancellation: speakers work; headphones still sound cleanest.", False
+    why = "echo cancellation is unavailable" if problem else "echo cancellation is off (Audio menu)"
+    return f"Open mic is on and {why}: use headphones, or the assistant will hear itself.", True

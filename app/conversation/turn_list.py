@@ -1,0 +1,50 @@
+"""The turns of a ``Transcript`` as a Qt item model (no widgets): what the conversation view renders."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt
+
+from app.conversation.transcript import FrameObservation, Transcript
+
+TurnRole = Qt.UserRole + 1  # the Turn itself
+OverlapRole = Qt.UserRole + 2  # whether it overlaps a turn of the other side
+
+
+class TurnListModel(QAbstractListModel):
+    def __init__(self, transcript: Transcript | None = None, parent=None) -> None:
+        super().__init__(parent)
+        self.transcript = transcript if transcript is not None else Transcript()
+
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self.transcript.turns)
+
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.DisplayRole):
+        if not index.isValid() or not 0 <= index.row() < len(self.transcript.turns):
+            return None
+        turn = self.transcript.turns[index.row()]
+        if role == TurnRole:
+            return turn
+        if role == OverlapRole:
+            return self.transcript.overlapping(index.row())
+        if role in (Qt.DisplayRole, Qt.AccessibleTextRole):
+            return turn.text.strip() if turn.text else ("You" if turn.speaker == "you" else "Assistant")
+        return None
+
+    def add_frame(self, frame: FrameObservation) -> None:
+        before = len(self.transcript.turns)
+        changed = self.transcript.add_frame(frame)
+        after = len(self.transcript.turns)
+        if after > before:
+            self.beginInsertRows(QModelIndex(), before, after - 1)
+            self.endInsertRows()
+        # An overlap marker can change on a neighbour too, so every open turn is repainted.
+        for row in sorted(i for i in changed if i < before):
+            self.dataChanged.emit(self.index(row), self.index(row))
+        if after > before and before:
+            self.dataChanged.emit(self.index(max(0, before - 2)), self.index(before - 1))
+
+    def reset(self, entries=(), recording=()) -> None:
+        """Rebuild from a saved transcript and (if any) its recorded (user, assistant) audio."""
+        self.beginResetModel()
+        self.transcript.load(entries, *(recording or (None, None)))
+        self.endResetModel()

@@ -1,0 +1,525 @@
+"""The conversation view-model: everything the window shows, as state and signals, with no widgets.
+
+It owns the engine worker (in its thread) and the audio streams, the push-to-talk state, the
+turns, the status, the current file and its unsaved changes, and the settings. Panels render its
+state and call its commands; they never talk to the worker or read the audio bridge themselves.
+Questions to the user (file dialogs, "discard changes?") stay in the window: the view-model only
+acts on the answers.
+
+It never waits for the engine thread: it submits typed commands (``app.engine_thread.messages``) to
+``EngineWorker`` and handles the typed events that come back through one queued signal. Audio
+device health is polled by a timer (PortAudio threads must not emit Qt signals).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from dataclasses import asdict, replace
+from pathlib import Path
+
+from PySide6.QtCore import QObject, QSettings, QThread, QTimer, Signal
+
+from app.audio.levels import SPEECH_DB
+from app.audio.streams import AudioIO, DeviceStatus
+from app.conversation.push_to_talk import TalkState, open_mic_note
+from app.conversation.status import Status, StatusInputs, derive_status
+from app.conversation.transcript import FrameObservation, Transcript
+from app.conversation.turn_list import TurnListModel
+from app.engine_thread import messages as m
+from app.engine_thread.controller import ModelLoader, load_engine_model
+from app.engine_thread.frame_stats import FrameStats
+from app.engine_thread.real_time import RealTimeMonitor, too_slow_text
+from app.engine_thread.worker import EngineWorker
+from app.journals.pending import pending_journals_in_background
+from app.settings import AppSettings, load_settings, processing_from, save_settings
+from engine import DEFAULT_ROLE
+
+log = logging.getLogger(__name__)
+
+UI_TIMER_MS = 50
+# Loading reads the weights and, on the CPU, the kernel plan (measured on a first start here).
+FIRST_LOADING_STAGE = "reading the weights and choosing the fastest kernels for this computer..."
+
+
+def same_file_name(a: str, b: str) -> bool:
+    """Whether two paths name the same file, whether or not it exists (a removed file's old name)."""
+    return os.path.normcase(os.path.realpath(a)) == os.path.normcase(os.path.realpath(b))
+
+
+def graph_text(graph) -> str:
+    """The CUDA-graph part of the model line: the truth of the running session, not the setting."""
+    if graph is None:
+        return "-"
+    if graph.active:
+        return "on"
+    if graph.pending:
+        return "warming up"
+    return "off"
+
+
+class ConversationModel(QObject):
+    status_changed = Signal(object)  # Status
+    talk_changed = Signal(object)  # TalkState
+    model_changed = Signal()  # model_info, loading, graph: see model_text()
+    persona_changed = Signal()  # prompts_in_use, voices
+    title_changed = Signal(str)
+    frame = Signal(object)  # FrameStats of the newest frame (meters and latency)
+    health_changed = Signal(str)  # dropped frames, xruns, output gaps
+    speed_warning_changed = Signal(str)  # see speed_warning
+    devices_changed = Signal(object)  # DeviceStatus
+    error = Signal(str, bool)  # (message, resumable)
+    message = Signal(str)  # a transient note for the status bar
+    settings_changed = Signal(object)  # AppSettings
+    saved = Signal(str)  # path
+    conversation_replaced = Signal()  # a new or opened conversation replaced the turns
+    clip_ready = Signal(object)  # an engine_messages.ClipReady, after request_clip()
+    recovery_event = Signal(object)  # engine_messages.RecoveryProgress / RecoveryDone, after recover()
+    processing_changed = Signal()  # echo cancellation etc.: the settings or whether they can run
+    # (name, device, precision) of the model released to make room on the GPU for one that then
+    # failed to load: nothing is loaded now, and the window offers to load it again.
+    previous_model_offered = Signal(str, str, str)
+    recovery_offered = Signal(object)  # [PendingJournal] a crashed run left, once the first model loaded
+    crash_protection_changed = Signal(str)  # see crash_protection_problem
+
+    def __init__(self, store: QSettings, model_loader: ModelLoader = load_engine_model, audio: bool = True,
+                 worker_seed: int | None = None, cuda_graph: bool = True, journal_dir: Path | None = None,
+                 parent: QObject | None = None) -> None:
+        """``journal_dir``: crash journals (offered for recovery at start); None: no journals."""
+        super().__init__(parent)
+        self.store = store
+        self.settings: AppSettings = load_settings(store)
+        self.talk = TalkState(open_mic=self.settings.open_mic)
+        self.turns = TurnListModel(Transcript(), self)
+        self.conversation_path: str | None = None
+        self.unsaved_frames = 0
+        self.model_info = None
+        self.loading_model: str | None = None
+        self.loading_stage = ""  # what loading is doing now (shown after the model's name)
+        self.graph = None  # the running session's engine.GraphStatus, as the last frame reported it
+        self.voices: list[str] = []  # shipped voices of the loaded model (reported by the worker)
+        self.prompts_in_use = ("", "")  # (voice, role) of the current conversation
+        self.streaming = False
+        self.waiting_for_user = False  # the assistant is held silent until the user speaks ("wait for me")
+        self.last_stats: FrameStats | None = None
+        self.device_status = DeviceStatus()
+        self.health = ""
+        self.real_time = RealTimeMonitor()
+        # Says what to do while the machine is too slow to run the model in real time; "" when it is not.
+        self.speed_warning = ""
+        # Why the conversation is not journaled for crash recovery now (a full disk); "" when it is.
+        self.crash_protection_problem = ""
+        self.status = Status.IDLE
+        self._last_speech_time = float("-inf")
+        self._last_release_time = float("-inf")
+        self._requested_model: tuple[str, str, str] | None = None
+
+        # Listed before the worker starts a journal of its own, read off the GUI thread.
+        self._pending_journals = pending_journals_in_background(journal_dir) if journal_dir else None
+        self.processing_problem = ""  # why echo cancellation etc. cannot run here ("" when they can)
+        self.processing = processing_from(self.settings)  # microphone processing wanted (Audio menu)
+        self.worker = EngineWorker(model_loader, seed=worker_seed, cuda_graph=cuda_graph, journal_dir=journal_dir)
+        self.worker.submit(m.SetSaveKind(self.settings.save_compact))
+        self.worker.submit(m.SetProcessing(self.processing))
+        self.worker.submit(m.SetMicOpen(self.talk.mic_open))
+        self.worker.submit(m.SetWaitForUser(self.settings.wait_for_user))
+        self.worker_thread = QThread(self)
+        self.worker_thread.setObjectName("parley-engine")
+        self.worker.moveToThread(self.worker_thread)
+        self.worker_thread.started.connect(self.worker.run)
+        # A bound method of this object: PySide6 would run a lambda in the engine thread.
+        self.worker.event.connect(self._on_event)
+        self._handlers = {
+            m.ModelLoading: self._on_model_loading, m.ModelStage: self._on_model_stage,
+            m.ModelLoaded: self._on_model_loaded, m.ModelFailed: self._on_model_failed,
+            m.PreviousModelOffered: self._on_previous_model_offered,
+            m.ProcessingUnavailable: self._on_processing_unavailable,
+            m.ConversationOpened: self._on_conversation_opened, m.ConversationFailed: self._on_conversation_failed,
+            m.FrameDone: self._on_frame, m.EngineError: self._on_engine_error, m.FileDone: self._on_file_done,
+            m.ConversationSaved: self._on_conversation_saved, m.FileFailed: self._on_file_failed,
+            m.ClipReady: self.clip_ready.emit, m.RecoveryProgress: self.recovery_event.emit,
+            m.RecoveryDone: self.recovery_event.emit, m.JournalState: self._on_journal_state,
+        }
+        self.worker_thread.start()
+
+        self._audio_borrower = None  # has the devices instead of the worker (see lend_audio)
+        self.audio = AudioIO(self._bridge_opened) if audio else None
+        self.timer = QTimer(self)
+        self.timer.setInterval(UI_TIMER_MS)
+        self.timer.timeout.connect(self.tick)
+        self.timer.start()
+        if self.audio is not None:
+            self.audio.start(self.settings.input_device or None, self.settings.output_device or None)
+
+    def _on_event(self, event) -> None:
+        self._handlers[type(event)](event)
+
+    # -- derived state -----------------------------------------------------------------------
+    @property
+    def transcript(self) -> Transcript:
+        return self.turns.transcript
+
+    @property
+    def is_personaplex(self) -> bool:
+        return self.model_info is not None and self.model_info.family == "personaplex"
+
+    def model_text(self) -> tuple[str, str]:
+        """(the model line, its tooltip)."""
+        if self.loading_model is not None:
+            return f"Loading model {self.loading_model}: {self.loading_stage}", ""
+        info = self.model_info
+        if info is None:
+            return "No model loaded (Model → Model manager...)", ""
+        # info.label says plainly when it is the untrained demo model.
+        return (f"Model: {info.label} · {info.device} · {info.precision.value} · CUDA graph: "
+                f"{graph_text(self.graph)}", (self.graph.reason or "") if self.graph else "")
+
+    def open_mic_note(self) -> tuple[str, bool]:
+        """(the note under the open-mic switch, whether it is a warning)."""
+        return open_mic_note(self.processing, self.processing_problem)
+
+    def title(self) -> str:
+        name = Path(self.conversation_path).name if self.conversation_path else "Untitled conversation"
+        return f"{name}{' *' if self.unsaved_frames else ''} — Parley"
+
+    def persona_prompts(self) -> tuple[str | None, str | None]:
+        """The saved voice and role for a new conversation; none unless the model is PersonaPlex."""
+        if not self.is_personaplex:
+            return None, None
+        return self.settings.persona_voice or None, self.settings.persona_role or None
+
+    # -- push-to-talk ------------------------------------------------------------------------
+    def press_talk(self, source: str) -> None:
+        was_open = self.talk.mic_open
+        self._set_talk(self.talk.press(source))
+        if not was_open and self.status is Status.SPEAKING:
+            self.worker.barge_in()  # the user interrupts: silence what the assistant still had queued
+            self._last_speech_time = float("-inf")
+        self._update_status()
+
+    def release_talk(self, source: str) -> None:
+        was_open = self.talk.mic_open
+        self._set_talk(self.talk.release(source))
+        if was_open and not self.talk.mic_open:
+            self._last_release_time = time.monotonic()
+        self._update_status()
+
+    def set_open_mic(self, on: bool) -> None:
+        self._set_talk(TalkState(self.talk.held_by, open_mic=on))
+        self.update_settings(open_mic=on)
+        self._update_status()
+
+    def _set_talk(self, talk: TalkState) -> None:
+        self.talk = talk
+        self.worker.submit(m.SetMicOpen(talk.mic_open, talk_held=bool(talk.held_by)))
+        self.talk_changed.emit(talk)
+
+    # -- commands ----------------------------------------------------------------------------
+    def load_model(self, name: str, device: str, precision: str) -> None:
+        """Load in the worker; the choice is remembered once it loaded (a failed one is not)."""
+        self._requested_model = (name, device, precision)
+        self.graph = None
+        # The saved persona is used if the model turns out to be PersonaPlex (the worker knows).
+        self.worker.submit(m.LoadModel(name, device, precision, self.settings.persona_voice or None,
+                                       self.settings.persona_role or None))
+
+    def switch_model_and_open(self, model: str, path: str) -> None:
+        """Load ``model`` (with the remembered device and precision), then open ``path`` on it; the
+        worker runs both in order, and a failed load leaves the running model, which refuses the file."""
+        self.load_model(model, self.settings.device, self.settings.precision)
+        self.worker.submit(m.OpenConversation(path))
+
+    def new_conversation(self) -> None:
+        self.worker.submit(m.NewConversation(*self.persona_prompts()))
+
+    def start_with_persona(self, voice: str, role: str) -> None:
+        """Remember the choice, then start a new conversation with it (in the worker); if the engine
+        refuses the prompts, the error shows and the current conversation carries on."""
+        if role.strip() == DEFAULT_ROLE:
+            role = ""  # the default, wherever it changes later
+        self.update_settings(persona_voice=voice, persona_role=role)
+        self.worker.submit(m.NewConversation(voice or None, role or None))
+
+    def open_conversation(self, path: str) -> None:
+        self.worker.submit(m.OpenConversation(path))
+
+    def save(self, path: str) -> None:
+        self.worker.submit(m.SaveConversation(path))
+
+    def export_audio(self, path: str) -> None:
+        self.worker.submit(m.ExportAudio(path))
+
+    def recover(self, journal: str) -> threading.Event:
+        """Rebuild a crash journal's conversation (``recovery_event`` says how it goes); set the
+        returned event to cancel it."""
+        command = m.RecoverJournal(journal)
+        self.worker.submit(command)
+        return command.cancel
+
+    def export_transcript(self, path: str) -> None:
+        try:
+            self.transcript.export(path)
+        except (OSError, ValueError) as e:
+            self._on_error(f"Could not export the transcript: {e}")
+            return
+        self.message.emit(f"Exported transcript: {path}")
+
+    def forget_recent(self, path: str) -> None:
+        self.update_settings(recent_files=tuple(p for p in self.settings.recent_files if p != path))
+
+    def request_clip(self, start_s: float, end_s: float) -> None:
+        self.worker.submit(m.RequestClip(start_s, end_s))
+
+    def resume(self) -> None:
+        self.worker.submit(m.Resume())
+
+    def set_wait_for_user(self, on: bool) -> None:
+        """"Wait for me" for the conversations started from now on (persisted)."""
+        self.update_settings(wait_for_user=on)
+        self.worker.submit(m.SetWaitForUser(on))
+
+    def set_processing(self, processing) -> None:
+        """An app.audio.echo.ProcessingSettings chosen in the Audio menu: applied at once and persisted."""
+        self.processing = processing
+        self.worker.submit(m.SetProcessing(processing))
+        self.update_settings(**asdict(processing))
+        self.processing_changed.emit()
+
+    def set_file_kind(self, kind: str) -> None:
+        """File > Conversation files: the kind the next saves write (an AppSettings.file_kind)."""
+        self.update_settings(file_kind=kind)
+        self.worker.submit(m.SetSaveKind(self.settings.save_compact))
+
+    def choose_devices(self, input_label: str, output_label: str) -> None:
+        """Device labels as the pickers show them; "" = the system default."""
+        self.update_settings(input_device=input_label, output_device=output_label)
+        if self.audio is not None:
+            self.audio.start(input_label or None, output_label or None)
+
+    def lend_audio(self, borrower) -> None:
+        """Give the audio devices to ``borrower`` (an object with ``set_bridge(bridge | None)``,
+        e.g. the voice recorder) until ``take_back_audio``: the worker lets go of them, so the
+        conversation pauses, and only one side reads the input ring."""
+        self._audio_borrower = borrower
+        self.worker.set_bridge(None)
+        borrower.set_bridge(self.audio.bridge if self.audio is not None else None)
+
+    def take_back_audio(self) -> None:
+        borrower, self._audio_borrower = self._audio_borrower, None
+        if borrower is not None:
+            borrower.set_bridge(None)
+        self.worker.set_bridge(self.audio.bridge if self.audio is not None else None)
+
+    def _bridge_opened(self, bridge) -> None:
+        """A device (re)opened or closed, in the audio control thread: it goes to whoever has the audio."""
+        (self._audio_borrower or self.worker).set_bridge(bridge)
+
+    def refresh_devices(self) -> None:
+        if self.audio is not None:
+            self.audio.refresh_devices()
+
+    def update_settings(self, **changes) -> None:
+        self.settings = replace(self.settings, **changes)
+        save_settings(self.store, self.settings)
+        self.settings_changed.emit(self.settings)
+
+    # -- worker results ----------------------------------------------------------------------
+    def _on_model_loading(self, event: m.ModelLoading) -> None:
+        self.loading_model, self.loading_stage = event.name, FIRST_LOADING_STAGE
+        self.model_changed.emit()
+
+    def _on_model_stage(self, event: m.ModelStage) -> None:
+        self.loading_stage = event.text
+        self.model_changed.emit()
+
+    def _on_model_failed(self, event: m.ModelFailed) -> None:
+        """The previous model (if any) and its conversation stay loaded and keep running."""
+        self.loading_model = None
+        self.model_changed.emit()
+        self._on_error(event.message)
+
+    def _on_previous_model_offered(self, event: m.PreviousModelOffered) -> None:
+        self.model_info = None
+        self.model_changed.emit()
+        self.previous_model_offered.emit(event.name, event.device, event.precision)
+
+    def _on_processing_unavailable(self, event: m.ProcessingUnavailable) -> None:
+        self.processing_problem = event.message
+        self.processing_changed.emit()
+        self.message.emit(event.message)
+
+    def _on_model_loaded(self, event: m.ModelLoaded) -> None:
+        self.model_info = event.info
+        self.voices = list(event.voices)
+        self.persona_changed.emit()
+        self.loading_model = None
+        self.model_changed.emit()
+        self.real_time.reset()  # the old model's speed says nothing about this one
+        self._update_speed_warning()
+        self._offer_pending_journals()
+        if self._requested_model is not None:
+            name, device, precision = self._requested_model
+            self.update_settings(model=name, device=device, precision=precision)
+
+    @property
+    def journal_offer_pending(self) -> bool:
+        """Whether the journals a crash left are yet to be offered: they are being read, or no model is loaded yet."""
+        return self._pending_journals is not None
+
+    def _offer_pending_journals(self) -> None:
+        """Once the first model of this run is loaded: offer what a crash left behind, when read."""
+        if self._pending_journals is None:
+            return
+        if not self._pending_journals.done():
+            QTimer.singleShot(50, self, self._offer_pending_journals)
+            return
+        future, self._pending_journals = self._pending_journals, None
+        journals = [] if future.exception() is not None else future.result()
+        if journals:
+            self.recovery_offered.emit(journals)
+
+    def _on_conversation_opened(self, event: m.ConversationOpened) -> None:
+        self.prompts_in_use = (event.voice, event.role)
+        self.persona_changed.emit()
+        self.turns.reset(event.transcript, event.recording)
+        self.conversation_path = event.path or None
+        self.unsaved_frames = 0
+        if event.path:
+            self.update_settings(recent_files=self.settings.with_recent(event.path).recent_files)
+        self.conversation_replaced.emit()
+        self.title_changed.emit(self.title())
+
+    def _on_conversation_failed(self, event: m.ConversationFailed) -> None:
+        self._on_error(event.message)
+
+    def _on_frame(self, event: m.FrameDone) -> None:
+        stats: FrameStats = event.stats
+        self.last_stats = stats
+        if event.waiting_for_user != self.waiting_for_user:
+            self.waiting_for_user = event.waiting_for_user
+            if event.waiting_for_user:
+                self.message.emit("The assistant waits for you to speak first.")
+        if stats.graph != self.graph:
+            self.graph = stats.graph
+            self.model_changed.emit()
+        self.streaming = True
+        self.unsaved_frames += 1
+        self.real_time.add(stats.step_ms)
+        self._update_speed_warning()
+        if stats.output_db > SPEECH_DB:
+            self._last_speech_time = time.monotonic()
+        # Push-to-talk held: the whole hold is the user's turn; open mic: only where they are heard.
+        user_talking = stats.mic_open and (bool(self.talk.held_by) or stats.model_input_db > SPEECH_DB)
+        self.turns.add_frame(FrameObservation(stats.seconds, user_talking, stats.model_input_db, stats.output_db,
+                                              stats.text))
+        self.frame.emit(stats)
+        if self.unsaved_frames == 1:
+            self.title_changed.emit(self.title())
+
+    def _update_speed_warning(self) -> None:
+        text = ""
+        if self.real_time.too_slow and self.model_info is not None:
+            info = self.model_info
+            text = too_slow_text("the demo model" if info.is_demo else info.name, self.real_time.median_ms,
+                                 info.lighter_precisions, info.device != "cpu")
+        if text != self.speed_warning:
+            self.speed_warning = text
+            self.speed_warning_changed.emit(text)
+
+    def _on_engine_error(self, event: m.EngineError) -> None:
+        if event.resumable:
+            self.error.emit(event.message + "\nThe conversation is kept; press Resume to continue.", True)
+        else:
+            self._on_error(event.message)
+
+    def _on_journal_state(self, event: m.JournalState) -> None:
+        self.crash_protection_problem = event.problem
+        self.crash_protection_changed.emit(event.problem)
+
+    def file_renamed(self, old: str, new: str) -> None:
+        """A file was renamed in the library: the conversation saved there follows it (Save writes
+        the new name, never the old one again)."""
+        if self.conversation_path and same_file_name(self.conversation_path, old):
+            self.conversation_path = new
+            self.title_changed.emit(self.title())
+
+    def file_removed(self, path: str) -> None:
+        """A file was moved to the trash in the library: the conversation saved there is unsaved
+        again (Save asks where, instead of writing the removed name back)."""
+        if self.conversation_path and same_file_name(self.conversation_path, path):
+            self.conversation_path = None
+            self.unsaved_frames = max(self.unsaved_frames, 1)
+            self.title_changed.emit(self.title())
+
+
+    def _on_file_done(self, event: m.FileDone) -> None:
+        self.message.emit(f"{event.what.capitalize()}: {event.path}")
+
+    def _on_conversation_saved(self, event: m.ConversationSaved) -> None:
+        """``unsaved_frames``: the frames that ran while the file was written (not in it)."""
+        path = event.path
+        self.conversation_path = path
+        self.unsaved_frames = event.unsaved_frames
+        self.update_settings(recent_files=self.settings.with_recent(path).recent_files)
+        self.title_changed.emit(self.title())
+        self.saved.emit(path)
+        self.message.emit(f"Saved: {path}")
+
+    def _on_file_failed(self, event: m.FileFailed) -> None:
+        self._on_error(event.message)
+
+    def _on_error(self, message: str) -> None:
+        log.error("%s", message)
+        self.error.emit(message, False)
+
+    # -- timer: audio health, status ---------------------------------------------------------
+    def tick(self) -> None:
+        if self.audio is not None:
+            self._poll_audio()
+        self._update_status()
+
+    def _poll_audio(self) -> None:
+        status = self.audio.poll()
+        if status != self.device_status:
+            self.device_status = status
+            self.devices_changed.emit(status)
+        bridge = self.audio.bridge
+        dropped = self.last_stats.dropped_frames if self.last_stats else 0
+        xruns = (bridge.input_overflows + bridge.output_underflows) if bridge else 0
+        starved = bridge.output_starved_samples / bridge.output_rate if bridge else 0.0
+        health = f"{dropped} frames dropped · {xruns} xruns · {starved:.1f} s output gaps"
+        if health != self.health:
+            self.health = health
+            self.health_changed.emit(health)
+        if status.state != "running":
+            self.streaming = False
+
+    def _update_status(self) -> None:
+        status = derive_status(StatusInputs(
+            streaming=self.streaming and self.model_info is not None,
+            mic_open=self.talk.mic_open,
+            now=time.monotonic(),
+            last_speech_time=self._last_speech_time,
+            last_release_time=self._last_release_time,
+        ))
+        if status is not self.status:
+            self.status = status
+            self.status_changed.emit(status)
+
+    # -- shutdown ----------------------------------------------------------------------------
+    def shutdown(self) -> bool:
+        """Stop the timer, the audio streams and the worker thread, each with a bounded wait.
+
+        Returns False when the worker is still busy (e.g. inside a model load, which cannot be
+        interrupted): the caller must then leave the process without destroying that thread.
+        """
+        if not self.timer.isActive():
+            return not self.worker_thread.isRunning()
+        self.timer.stop()
+        if self.audio is not None:
+            self.audio.stop(timeout=2.0)
+        self.worker.stop()
+        self.worker_thread.quit()
+        return self.worker_thread.wait(5000)

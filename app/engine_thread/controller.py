@@ -1,0 +1,407 @@
+"""The engine thread's decisions: the model, the conversation, its files, its journal, recovery.
+
+``ConversationController`` has no Qt and no audio. It executes the typed commands of
+``app.engine_thread.messages`` one at a time on the engine thread and reports what happened as typed
+events through ``emit``. It owns:
+
+- the model and its lifecycle: loading, and releasing a GPU model before loading another (a 24 GB
+  card cannot hold two 7B models), and the CPU thread count each conversation runs with;
+- the conversation (an ``engine.Session``) and whether streaming is halted after a failed frame;
+- conversation files: open (a full file in place, a compact one rebuilt), save (a snapshot taken
+  between two frames, written by a thread of its own so the frames go on), audio export;
+- the crash journal of every conversation, and recovery from one.
+
+``conversation`` counts the conversations: the frame pump starts its stream afresh when it changes.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+import engine
+from app.engine_thread import messages as m
+from app.journals.lock import JournalLock
+from app.journals.saved_marker import mark_saved, read_mark, remove_mark
+
+log = logging.getLogger(__name__)
+
+ModelLoader = Callable[[str, str, str, bool], object]  # (name, device, precision, cuda_graph) -> LoadedModel
+Emit = Callable[[object], None]  # called with an app.engine_thread.messages event, from any thread
+Post = Callable[[object], None]  # queues a command for the engine thread, from any thread
+JOURNAL_RETRY_S = 5.0  # how often a journal that failed to write (a full disk) is started again
+
+
+@dataclass(frozen=True)
+class _Saved:
+    """A save was written: posted from the file writer's thread back to the engine thread."""
+
+    path: str
+    conversation: int
+    frames: int
+
+
+def load_engine_model(name: str, device: str, precision: str, cuda_graph: bool):
+    return engine.load_model(name, device=device, precision=precision, cuda_graph=cuda_graph)
+
+
+class ConversationController:
+    def __init__(self, emit: Emit, post: Post, model_loader: ModelLoader = load_engine_model,
+                 seed: int | None = None, cuda_graph: bool = True, journal_dir: Path | None = None) -> None:
+        """``post`` queues a command for the engine thread (a written save comes back that way);
+        ``journal_dir``: where each conversation's crash journal is written (None: no journals)."""
+        self.emit, self._post = emit, post
+        self._load = model_loader
+        self._seed = seed
+        self._cuda_graph = cuda_graph
+        self._journal_dir = journal_dir
+        self._file_writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="parley-save")  # saves, in order
+        self.model = None
+        self._loaded_as: tuple[str, str, str] | None = None  # (name, device, precision) of self.model
+        self.session = None
+        self.conversation = 0  # counts the conversations (a file opened in place reuses the session)
+        self.halted = False  # a frame failed: no frames until Resume or another conversation
+        self.save_compact: bool | None = None  # None: the engine's default kind for the model
+        self.wait_for_user = False  # new conversations wait for the user to speak first
+        self._recorder = None  # the current conversation's engine FrameRecorder (with its journal)
+        self.journal_path: Path | None = None  # the current conversation's journal
+        self._journal_lock: JournalLock | None = None  # held while journal_path is live
+        self.journal_problem = ""  # why journaling stopped ("" while it runs or there is none)
+        self.journal_retry_s = JOURNAL_RETRY_S
+        self._journal_retry_at = 0.0
+        self._handlers = {
+            m.LoadModel: self._load_model, m.NewConversation: self._new_conversation,
+            m.OpenConversation: self._open, m.SaveConversation: self._save, m.ExportAudio: self._export_audio,
+            m.RecoverJournal: self._recover, m.RequestClip: self._clip, m.Resume: self._resume,
+            m.SetSaveKind: self._set_save_kind, m.SetWaitForUser: self._set_wait_for_user, _Saved: self._saved,
+        }
+
+    @property
+    def streaming(self) -> bool:
+        """Whether frames may run: a conversation, not halted."""
+        return self.session is not None and not self.halted
+
+    def execute(self, command) -> None:
+        """Run one command; a failure is reported, never raised (the engine thread must go on)."""
+        try:
+            self._handlers[type(command)](command)
+        except Exception as e:
+            log.exception("%s failed", type(command).__name__)
+            self.emit(m.EngineError(f"{type(command).__name__} failed: {e}", resumable=False))
+
+    def halt(self) -> None:
+        """A frame failed: the conversation is kept, frames stop until ``Resume``, which first rolls
+        it back to its last complete frame (the failed step may have half-advanced its state)."""
+        self.halted = True
+
+    def close(self) -> None:
+        """A clean exit: a save in progress is finished, not cut off; the conversation needs no recovery."""
+        self._file_writer.shutdown(wait=True)
+        self._end_journal()
+
+    # ---- the model ---------------------------------------------------------------------------
+
+    def _load_model(self, c: m.LoadModel) -> None:
+        self.emit(m.ModelLoading(c.name))
+        released = self._release_gpu_model()
+        try:
+            model = self._load(c.name, c.device, c.precision, self._cuda_graph)
+        except Exception as e:
+            log.exception("loading model %s failed", c.name)
+            message = f"Could not load model {c.name!r}: {e}"
+            if released is not None:
+                message += f"\nThe previous model ({released[0]}) was unloaded first to free the GPU's memory."
+            self.emit(m.ModelFailed(message))
+            if released is not None:
+                self.emit(m.PreviousModelOffered(*released))
+            return
+        self.model, self._loaded_as = model, (c.name, c.device, c.precision)
+        self._use_threads_for(None)  # measured now, while the window still says it is loading
+        files = getattr(model, "files", None)
+        self.emit(m.ModelLoaded(model.info, tuple(engine.shipped_voices(getattr(files, "voices_dir", None)))))
+        prompts = c.voice_prompt or c.text_prompt
+        if model.info.family != "personaplex" or not prompts:
+            self._start(None, None)
+        elif not self._start(c.voice_prompt, c.text_prompt, fallback=True):
+            self._start(None, None)  # the old conversation belongs to the old model: start one without prompts
+
+    def _use_threads_for(self, session) -> None:  # session: None before the first
+        """A rebuilt conversation keeps the thread count its frames ran with; any other gets the
+        model's fastest (measured once per model, with the window and audio threads running)."""
+        model = self.model
+        if not isinstance(model, engine.LoadedModel) or model.device.type != "cpu":
+            return
+        if session is not None and getattr(session, "threads", None):
+            engine.use_threads(session.threads)
+            return
+        if model.thread_choice is None:
+            self.emit(m.ModelStage("Measuring how many threads run this model fastest here..."))
+        choice = model.use_best_threads()
+        log.info("torch threads: %d (ms per frame by thread count: mean %s, p90 %s; measured in %.1f s)",
+                 choice.threads, choice.mean_ms, choice.p90_ms, choice.seconds)
+
+    def _release_gpu_model(self) -> tuple[str, str, str] | None:
+        """Unload a model that lives on a GPU (and its conversation) before loading another. Returns
+        how it was loaded, or None if none was released (on the CPU the old model keeps running
+        until the new one is ready)."""
+        model = self.model
+        if model is None or not str(model.info.device).startswith("cuda"):
+            return None
+        released = self._loaded_as
+        self.session = self.model = self._loaded_as = None
+        self.conversation += 1
+        del model
+        engine.release_memory()
+        return released
+
+    # ---- conversations -----------------------------------------------------------------------
+
+    def _new_conversation(self, c: m.NewConversation) -> None:
+        self._start(c.voice_prompt, c.text_prompt)
+
+    def _start(self, voice_prompt: str | None, text_prompt: str | None, fallback: bool = False) -> bool:
+        """Start a conversation; with prompts that fail (missing voice file, bad wav, not a PersonaPlex
+        model) it reports ``ConversationFailed`` and keeps the current one. Returns whether it started."""
+        if self.model is None:
+            return False
+        seed = self._seed if self._seed is not None else secrets.randbelow(2**31)
+        try:
+            session = self.model.new_session(sampling=engine.SamplingConfig(), seed=seed,
+                                             voice_prompt=voice_prompt or None, text_prompt=text_prompt or None)
+        except Exception as e:
+            if not (voice_prompt or text_prompt):
+                raise  # no prompts: a real failure, reported by execute
+            log.exception("a new conversation with prompts failed")
+            kept = ("Started one with the default voice and role instead." if fallback
+                    else "The current conversation is kept.")
+            self.emit(m.ConversationFailed(f"Could not start a conversation with this persona: {e}\n{kept}"))
+            return False
+        if self.wait_for_user:  # a new session does not wait
+            session.wait_for_user(True)
+        self._use_session(session)
+        self._opened(session, "")
+        return True
+
+    def _opened(self, session, path: str) -> None:
+        prompts = getattr(session, "prompts", None) or {}
+        recording = session.audio() if session.record_audio else ()
+        self.emit(m.ConversationOpened(session.progress().transcript, path, recording, str(prompts.get("voice") or ""),
+                                       str(prompts.get("text") or "")))
+
+    def _open(self, c: m.OpenConversation) -> None:
+        if self.model is None:
+            self.emit(m.FileFailed("open", "Load a model before opening a conversation."))
+            return
+        session = self.session
+        try:
+            if session is None or engine.conversation_kind(c.path) == "compact":  # a compact one is rebuilt
+                session = engine.open_conversation(self.model, c.path)
+            else:  # in place: the same buffers and CUDA graph, no prompt phases
+                session.restore(c.path)
+                session.observe(None)  # the recorded frames were the previous conversation's
+        except (OSError, ValueError) as e:  # the current conversation stays as it is
+            self.emit(m.FileFailed("open", f"Could not open {Path(c.path).name}: {e}"))
+            return
+        self._use_session(session)
+        self._opened(session, c.path)
+
+    def _recover(self, c: m.RecoverJournal) -> None:
+        if self.model is None:
+            self.emit(m.RecoveryDone("Load a model before recovering a conversation."))
+            return
+        try:
+            recovery = engine.recover(self.model, c.path, progress=lambda n, total: self.emit(
+                m.RecoveryProgress(n, total)), cancel=c.cancel.is_set)
+        except engine.RecoveryCancelled:
+            self.emit(m.RecoveryDone("Recovery cancelled; the journal is kept."))
+            return
+        except (OSError, ValueError) as e:  # the current conversation stays as it is
+            self.emit(m.RecoveryDone(f"Could not recover {Path(c.path).name}: {e}"))
+            return
+        self._use_session(recovery.session)  # journals it again, all its frames first
+        Path(c.path).unlink(missing_ok=True)
+        self._opened(recovery.session, "")
+        self.emit(m.RecoveryDone(""))
+        lost = f" ({recovery.lost_frames} damaged frames at the end were lost)" if recovery.lost_frames else ""
+        log.info("recovered %d frames from %s in %.1f s%s", recovery.frames, c.path, recovery.rebuild_seconds, lost)
+
+    def _clip(self, c: m.RequestClip) -> None:
+        """Only the clip is copied: after an hour, copying the whole recording took the engine thread
+        1.7 s (frames dropped) and the window another 7.5 s to lay it out for playing."""
+        if self.session is not None:
+            self.emit(m.ClipReady(*self.session.audio_between(c.start_s, c.end_s), c.start_s))
+
+    def _resume(self, _: m.Resume) -> None:
+        if not self.halted or self.session is None:
+            return
+        if not engine.can_save_compact(self.session):  # opened from a full file: nothing to rebuild from
+            log.warning("resuming after a failed frame without rolling back: the frames were not recorded")
+            self.halted = False
+            return
+        self._use_session(engine.roll_back(self.session))  # journaled anew, all its frames first
+
+    def _set_save_kind(self, c: m.SetSaveKind) -> None:
+        self.save_compact = c.compact
+
+    def _set_wait_for_user(self, c: m.SetWaitForUser) -> None:
+        self.wait_for_user = c.on
+
+    # ---- files -------------------------------------------------------------------------------
+
+    def _save(self, c: m.SaveConversation) -> None:
+        session = self.session
+        if session is None:
+            self.emit(m.FileFailed("save", "There is no conversation to save."))
+            return
+        try:
+            snapshot = engine.snapshot_conversation(session, compact=self.save_compact and
+                                                    engine.can_save_compact(session))
+        except (OSError, ValueError) as e:
+            self.emit(m.FileFailed("save", f"Could not save {Path(c.path).name}: {e}"))
+            return
+        self._file_writer.submit(self._write_snapshot, snapshot, c.path, self.conversation)
+
+    def _write_snapshot(self, snapshot, path: str, conversation: int) -> None:
+        """On the file writer's thread; the engine thread notes the save when it is written (``_saved``)."""
+        if self._write_file("save", path, lambda: snapshot.write(path)):
+            self._post(_Saved(path, conversation, snapshot.frames))
+
+    def _saved(self, c: _Saved) -> None:
+        if c.conversation != self.conversation:  # another conversation since: nothing of this one to mark
+            self.emit(m.FileDone("saved", c.path))
+            return
+        if self.journal_path is not None:
+            try:
+                mark_saved(self.journal_path, c.frames, c.path)
+            except OSError as e:  # the journal stays whole: a crash offers all of it
+                log.warning("could not note the save beside the journal: %s", e)
+        self.emit(m.ConversationSaved(c.path, self.session.frames - c.frames))
+
+    def _export_audio(self, c: m.ExportAudio) -> None:
+        if self.session is None:
+            self.emit(m.FileFailed("export audio", "There is no conversation to export."))
+            return
+        self._file_writer.submit(self._write_audio, *self.session.recording(), c.path)
+
+    def _write_audio(self, user, assistant, path: str) -> None:
+        """On the file writer's thread: the recordings as they were when the export was asked for."""
+        if self._write_file("export audio", path, lambda: write_stereo_wav(path, user.array(), assistant.array())):
+            self.emit(m.FileDone("exported audio", path))
+
+    def _write_file(self, what: str, path: str, write: Callable[[], None]) -> bool:
+        """On the file writer's thread: ``write()``; False, with ``FileFailed`` sent, when it failed."""
+        try:
+            write()
+            return True
+        except Exception as e:  # said, whatever it is: the person must not believe the file written
+            if not isinstance(e, (OSError, ValueError)):
+                log.exception("writing %s failed", path)
+            self.emit(m.FileFailed(what, f"Could not {what} {Path(path).name}: {e}"))
+            return False
+
+    # ---- the crash journal -------------------------------------------------------------------
+
+    def _use_session(self, session) -> None:
+        """Make ``session`` the conversation: the previous one's journal is removed (it ended by the
+        person's choice) and the new one is journaled when it can be (a conversation restored from a
+        full snapshot has no recorded frames to journal from)."""
+        self._end_journal()
+        self.session = session
+        self.conversation += 1
+        self.halted = False
+        self._use_threads_for(session)
+        if self._journal_dir is None:
+            return
+        if session.frames and not engine.can_save_compact(session):
+            self._say_journal_problem("")  # none to protect: not a stopped one
+            return
+        self._start_journal(session)
+
+    def _start_journal(self, session) -> None:
+        """Journal ``session`` (every frame it recorded first) under a new name and lock. When that
+        fails (a full disk) ``JournalState`` says crash protection stopped, the frames are recorded
+        in memory meanwhile, and ``check_journal`` tries again; the journal it replaces goes."""
+        path = self._journal_dir / f"conversation-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}.journal"
+        lock = None
+        try:
+            lock = JournalLock.try_acquire(path)
+            if lock is None:
+                raise OSError(f"{path.name} is locked by another window")
+            recorder = engine.record_frames(session, path)
+        except (OSError, ValueError) as e:
+            if lock is not None:
+                path.unlink(missing_ok=True)  # what a failed start wrote
+                lock.release()
+            if self._recorder is None:  # recorded in memory: a journal started later holds these frames
+                self._recorder = engine.record_frames(session)
+            self._journal_stopped(f"no crash journal for this conversation: {getattr(e, 'strerror', None) or e}")
+            return
+        old, old_path, old_lock = self._recorder, self.journal_path, self._journal_lock
+        self._recorder, self.journal_path, self._journal_lock = recorder, path, lock
+        if old is not None:  # the one that failed: the new journal holds all of it
+            close_recorder(old, old_path)
+        if old_path is not None:
+            if (mark := read_mark(old_path)) is not None:
+                mark_saved(path, mark.frames, mark.file)
+            remove_mark(old_path)
+        if old_lock is not None:
+            old_lock.release()
+        self._say_journal_problem("")
+
+    def _journal_stopped(self, why: str) -> None:
+        self._journal_retry_at = time.monotonic() + self.journal_retry_s
+        self._say_journal_problem(why)
+
+    def _say_journal_problem(self, why: str) -> None:
+        if why != self.journal_problem:
+            log.log(logging.ERROR if why else logging.INFO, "%s", why or "crash protection resumed")
+            self.journal_problem = why
+            self.emit(m.JournalState(why))
+
+    def check_journal(self) -> None:
+        """After frames: a journal write that failed is said; a stopped journal is retried."""
+        if self._journal_dir is None:
+            return
+        if self.journal_problem:
+            if time.monotonic() >= self._journal_retry_at and self.session is not None:
+                self._start_journal(self.session)
+            return
+        writer = getattr(self._recorder, "journal", None)
+        if writer is not None and writer.error:
+            self._journal_stopped(writer.error)
+
+    def _end_journal(self) -> None:
+        if self._recorder is not None:
+            close_recorder(self._recorder, self.journal_path)
+        if self.journal_path is not None:
+            remove_mark(self.journal_path)
+        if self._journal_lock is not None:
+            self._journal_lock.release()
+        self._recorder, self.journal_path, self._journal_lock = None, None, None
+
+
+def close_recorder(recorder, journal: Path | None) -> None:
+    """Close a conversation's recorder and remove its journal, also when the journal's last write
+    fails on closing (a full disk: the file's buffer cannot be flushed)."""
+    try:
+        recorder.close(remove=True)
+    except OSError as e:
+        log.warning("the journal %s failed on closing: %s", journal, e)
+        if journal is not None:
+            journal.unlink(missing_ok=True)
+
+
+def write_stereo_wav(path: str, left: np.ndarray, right: np.ndarray) -> None:
+    """A 16-bit stereo wav of the conversation (left: user, right: assistant), written atomically."""
+    n = max(len(left), len(right))
+    stereo = np.zeros((n, 2), dtype=np.float32)
+    stereo[: len(left), 0] = left
+    stereo[: len(right), 1] = right
+    engine.write_wav(path, stereo)

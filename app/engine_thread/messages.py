@@ -1,0 +1,235 @@
+"""The typed messages between the window and the engine thread.
+
+Commands go from the GUI thread to the engine thread (``EngineWorker.submit``), events come back
+(``EngineWorker.event``, a queued Qt signal carrying one of the event classes). Each is a frozen
+dataclass, so a message is a value: it can be logged, compared in tests and never changed in
+flight. Recordings and transcripts ride in them as plain tuples and arrays; never None through a
+queued ``object`` argument (PySide6 mis-counts its references and aborts the process), which is
+one more reason to wrap everything in a dataclass.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+
+import numpy as np
+
+# ---- commands (GUI -> engine thread) -----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LoadModel:
+    """Load a model; the prompts start its first conversation if it turns out to be PersonaPlex."""
+
+    name: str
+    device: str = "auto"
+    precision: str = "auto"
+    voice_prompt: str | None = None
+    text_prompt: str | None = None
+
+
+@dataclass(frozen=True)
+class NewConversation:
+    """A PersonaPlex voice prompt (shipped name or file) and role text; None: none / the default."""
+
+    voice_prompt: str | None = None
+    text_prompt: str | None = None
+
+
+@dataclass(frozen=True)
+class OpenConversation:
+    path: str
+
+
+@dataclass(frozen=True)
+class SaveConversation:
+    path: str
+
+
+@dataclass(frozen=True)
+class ExportAudio:
+    path: str
+
+
+@dataclass(frozen=True)
+class RecoverJournal:
+    """Rebuild a crash journal's conversation (``RecoveryProgress``, then ``RecoveryDone``). The
+    GUI keeps ``cancel`` and sets it to stop the rebuild (checked every frame)."""
+
+    path: str
+    cancel: threading.Event = field(default_factory=threading.Event, compare=False)
+
+
+@dataclass(frozen=True)
+class RequestClip:
+    """The conversation's recording from ``start_s`` to ``end_s`` seconds (answered by ``ClipReady``)."""
+
+    start_s: float
+    end_s: float
+
+
+@dataclass(frozen=True)
+class Resume:
+    """Continue streaming after a failed frame."""
+
+
+@dataclass(frozen=True)
+class SetMicOpen:
+    """Whether the model hears the microphone (push-to-talk held or open mic) from the next frame,
+    and whether Talk is held (which ends a "wait for me" at once)."""
+
+    open: bool
+    talk_held: bool = False
+
+
+@dataclass(frozen=True)
+class SetWaitForUser:
+    """"Wait for me": new conversations start with the assistant silent until the user first speaks
+    (Talk pressed, or voice heard); off: they start as the model likes."""
+
+    on: bool
+
+
+@dataclass(frozen=True)
+class SetProcessing:
+    """Microphone processing wanted (an ``app.audio.echo.ProcessingSettings``)."""
+
+    settings: object
+
+
+@dataclass(frozen=True)
+class SetSaveKind:
+    """The kind the next saves write: True compact, False full, None the engine's default for the model."""
+
+    compact: bool | None
+
+
+@dataclass(frozen=True)
+class Wake:
+    """Nothing to do: wakes the loop so that it sees a stop request."""
+
+
+# ---- events (engine thread -> GUI) -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ModelLoading:
+    name: str
+
+
+@dataclass(frozen=True)
+class ModelStage:
+    """A slow step of loading a model (shown while it runs)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class ModelLoaded:
+    info: object  # engine.ModelInfo
+    voices: tuple[str, ...]  # the voices shipped with it (PersonaPlex), () for others
+
+
+@dataclass(frozen=True)
+class ModelFailed:
+    message: str
+
+
+@dataclass(frozen=True)
+class PreviousModelOffered:
+    """The model released to make room on the GPU for one that then failed to load: nothing is
+    loaded now, and the window offers to load it again. Sent after ``ModelFailed``."""
+
+    name: str
+    device: str
+    precision: str
+
+
+@dataclass(frozen=True)
+class ConversationOpened:
+    """A new, opened or recovered conversation: its transcript, file ("" for none) and recording."""
+
+    transcript: tuple[tuple[int, float, str], ...]
+    path: str
+    recording: tuple[np.ndarray, np.ndarray] | tuple[()]
+    voice: str  # the prompts in use; "" = none / the default
+    role: str
+
+
+@dataclass(frozen=True)
+class ConversationFailed:
+    """A new conversation could not start (bad prompts); the old one is kept."""
+
+    message: str
+
+
+@dataclass(frozen=True)
+class FrameDone:
+    stats: object  # app.engine_thread.frame_stats.FrameStats
+    waiting_for_user: bool = False  # the assistant was held silent ("wait for me")
+
+
+@dataclass(frozen=True)
+class EngineError:
+    """A frame or a command failed; after a frame, streaming pauses until ``Resume``."""
+
+    message: str
+    resumable: bool
+
+
+@dataclass(frozen=True)
+class FileDone:
+    """``what`` ("exported audio", or "saved" for a conversation replaced since) was written to ``path``."""
+
+    what: str
+    path: str
+
+
+@dataclass(frozen=True)
+class ConversationSaved:
+    """The current conversation was saved; ``unsaved_frames`` ran since the snapshot the file holds."""
+
+    path: str
+    unsaved_frames: int
+
+
+@dataclass(frozen=True)
+class FileFailed:
+    what: str
+    message: str
+
+
+@dataclass(frozen=True)
+class RecoveryProgress:
+    frames: int
+    total: int
+
+
+@dataclass(frozen=True)
+class RecoveryDone:
+    """``problem`` is "" when the conversation was recovered, else why not."""
+
+    problem: str
+
+
+@dataclass(frozen=True)
+class JournalState:
+    """"" while the conversation is journaled (crash protection on); else why journaling stopped (a
+    full disk): it is started again every ``JOURNAL_RETRY_S``, with every frame so far."""
+
+    problem: str
+
+
+@dataclass(frozen=True)
+class ProcessingUnavailable:
+    """Echo cancellation etc. cannot run here (sent once): why."""
+
+    message: str
+
+
+@dataclass(frozen=True)
+class ClipReady:
+    user: np.ndarray
+    assistant: np.ndarray
+    start_s: float

@@ -1,0 +1,1 @@
+"""The saved conversations: their listing, the library's item model and panel."""

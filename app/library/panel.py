@@ -1,0 +1,195 @@
+"""The library side panel: search, the list of saved conversations, open / play / rename / delete.
+
+It renders a ``LibraryModel`` through a ``LibraryFilter`` and says what the user asked for with
+signals; the window decides what opening means (unsaved changes, another model).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from PySide6.QtCore import QModelIndex, QRect, QSize, Qt, Signal
+from PySide6.QtGui import QFont, QKeySequence, QPalette, QShortcut
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QInputDialog,
+    QLabel,
+    QLineEdit,
+    QListView,
+    QMessageBox,
+    QPushButton,
+    QStyle,
+    QStyledItemDelegate,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.library.listing import ConversationEntry, human_size
+from app.library.model import EntryRole, LibraryFilter, LibraryModel
+
+ROW_PADDING = 6
+
+
+def describe(entry: ConversationEntry) -> str:
+    """The second line of a row: date, duration, model, size (or why the file cannot be read)."""
+    info = entry.info
+    if info is None:
+        return f"Unreadable: {entry.error}"
+    try:
+        when = datetime.fromisoformat(info.created).astimezone().strftime("%Y-%m-%d %H:%M")
+    except (ValueError, OverflowError, OSError):
+        when = info.created or "unknown date"
+    minutes, seconds = divmod(int(round(info.seconds)), 60)
+    return f"{when} · {minutes}:{seconds:02d} · {info.model} · {human_size(info.bytes)}"
+
+
+class EntryDelegate(QStyledItemDelegate):
+    def sizeHint(self, option, index) -> QSize:
+        return QSize(200, 2 * option.fontMetrics.height() + 3 * ROW_PADDING)
+
+    def paint(self, painter, option, index) -> None:
+        entry: ConversationEntry = index.data(EntryRole)
+        painter.save()
+        selected = bool(option.state & QStyle.State_Selected)
+        if selected:
+            painter.fillRect(option.rect, option.palette.highlight())
+        text_colour = option.palette.color(QPalette.HighlightedText if selected else QPalette.Text)
+        rect = option.rect.adjusted(ROW_PADDING, ROW_PADDING, -ROW_PADDING, -ROW_PADDING)
+        line = option.fontMetrics.height()
+        title_font = QFont(option.font)
+        title_font.setBold(True)
+        painter.setFont(title_font)
+        painter.setPen(text_colour)
+        title = painter.fontMetrics().elidedText(entry.title, Qt.ElideRight, rect.width())
+        painter.drawText(QRect(rect.left(), rect.top(), rect.width(), line), Qt.AlignLeft, title)
+        painter.setFont(option.font)
+        if not selected:
+            painter.setPen(option.palette.color(QPalette.PlaceholderText))
+        detail = option.fontMetrics.elidedText(describe(entry), Qt.ElideRight, rect.width())
+        painter.drawText(QRect(rect.left(), rect.top() + line + ROW_PADDING, rect.width(), line), Qt.AlignLeft,
+                         detail)
+        painter.restore()
+
+
+class LibraryPanel(QWidget):
+    open_requested = Signal(object)  # ConversationEntry
+    replay_requested = Signal(object)  # ConversationEntry
+
+    def __init__(self, library: LibraryModel, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.library = library
+        self.filter = LibraryFilter(library, self)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        heading = QLabel("Conversations")
+        heading.setStyleSheet("font-weight: bold;")
+        layout.addWidget(heading)
+        self.search = QLineEdit()
+        self.search.setPlaceholderText("Search titles and transcripts")
+        self.search.setClearButtonEnabled(True)
+        self.search.setFocusPolicy(Qt.ClickFocus)  # not on start: Space must stay push-to-talk
+        self.search.textChanged.connect(self.filter.set_query)
+        layout.addWidget(self.search)
+        self.list = QListView()
+        self.list.setModel(self.filter)
+        self.list.setItemDelegate(EntryDelegate(self.list))
+        self.list.setUniformItemSizes(True)  # every row is two lines: a reset of 5,000 rows measures one
+        self.list.setAccessibleName("saved conversations")
+        self.list.activated.connect(self._activated)  # double click or Enter
+        layout.addWidget(self.list, 1)
+        self.empty_label = QLabel()
+        self.empty_label.setWordWrap(True)
+        layout.addWidget(self.empty_label)
+        buttons = QHBoxLayout()
+        self.open_button = QPushButton("Open")
+        self.play_button = QPushButton("Play")
+        self.rename_button = QPushButton("Rename")
+        self.delete_button = QPushButton("Delete")
+        for button, slot in ((self.open_button, self._open), (self.play_button, self._play),
+                             (self.rename_button, self.rename_selected), (self.delete_button, self.delete_selected)):
+            button.setFocusPolicy(Qt.NoFocus)  # Space stays push-to-talk
+            button.clicked.connect(slot)
+            buttons.addWidget(button)
+        layout.addLayout(buttons)
+        QShortcut(QKeySequence(Qt.Key_F2), self.list, self.rename_selected, context=Qt.WidgetShortcut)
+        QShortcut(QKeySequence.Delete, self.list, self.delete_selected, context=Qt.WidgetShortcut)
+        library.changed.connect(self._render_empty)
+        library.scanned.connect(self._render_empty)
+        self._kept_view: tuple[object, int] = (None, 0)  # (selected path, scroll position) over a reset
+        library.modelAboutToBeReset.connect(self._keep_view)
+        library.modelReset.connect(self._restore_view)
+        self._render_empty()
+
+    def selected(self) -> ConversationEntry | None:
+        index = self.list.currentIndex()
+        return index.data(EntryRole) if index.isValid() else None
+
+    def select_path(self, path) -> bool:
+        row = self.library.row_of(path)
+        if row is None:
+            return False
+        index = self.filter.mapFromSource(self.library.index(row))
+        if not index.isValid():
+            return False
+        self.list.setCurrentIndex(index)
+        return True
+
+    def _keep_view(self) -> None:
+        """Rows arrive in batches while the folder is read: the row the person chose stays chosen."""
+        entry = self.selected()
+        self._kept_view = (entry.path if entry is not None else None, self.list.verticalScrollBar().value())
+
+    def _restore_view(self) -> None:
+        path, scrolled = self._kept_view
+        self.list.verticalScrollBar().setValue(scrolled)
+        if path is not None and self.select_path(path):
+            self.list.scrollTo(self.list.currentIndex())
+
+    def _render_empty(self) -> None:
+        self.empty_label.setText("Reading the conversations folder..." if self.library.scanning
+                                 else "No saved conversations yet. File → Save keeps one here.")
+        self.empty_label.setVisible(not self.library.entries)
+
+    def _activated(self, index: QModelIndex) -> None:
+        entry = index.data(EntryRole)
+        if entry is not None:
+            self.open_requested.emit(entry)
+
+    def _open(self) -> None:
+        if (entry := self.selected()) is not None:
+            self.open_requested.emit(entry)
+
+    def _play(self) -> None:
+        if (entry := self.selected()) is not None:
+            self.replay_requested.emit(entry)
+
+    def rename_selected(self) -> None:
+        entry = self.selected()
+        if entry is None:
+            return
+        name, ok = QInputDialog.getText(self, "Rename conversation", "Name:", text=entry.title)
+        if ok:
+            self.rename(entry, name)
+
+    def rename(self, entry: ConversationEntry, name: str) -> bool:
+        problem = self._on_row_of(entry, lambda row: self.library.rename(row, name))
+        if problem:
+            QMessageBox.warning(self, "Rename conversation", problem)
+        return problem is None
+
+    def _on_row_of(self, entry: ConversationEntry, action) -> str | None:
+        """``action(row)`` of the entry's row now (a rescan may have moved or removed it)."""
+        row = self.library.row_of(entry.path)
+        return f"{entry.path.name} is no longer in the conversations folder." if row is None else action(row)
+
+    def delete_selected(self) -> None:
+        entry = self.selected()
+        if entry is None:
+            return
+        answer = QMessageBox.question(self, "Delete conversation",
+                                      f"Move “{entry.title}” to the trash?",
+                                      QMessageBox.Yes | QMessageBox.Cancel, QMessageBox.Cancel)
+        if answer == QMessageBox.Yes:
+            problem = self._on_row_of(entry, self.library.move_to_trash)
+            if problem:
+                QMessageBox.warning(self, "Delete conversation", problem)

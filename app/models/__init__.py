@@ -1,0 +1,1 @@
+"""Speech models on this machine: presets, downloads, the device they run on."""

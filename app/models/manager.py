@@ -1,0 +1,298 @@
+"""The model manager: which presets exist, which are on this machine, download them, pick one,
+and move a preset to a newer commit of its hub repository when (only when) the person asks."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, QTimer, QUrl, Signal
+from PySide6.QtGui import QDesktopServices
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+)
+
+import engine
+from app.models.device_report import cuda_unavailable_reason
+from app.models.download import ModelDownload
+from app.settings import AppSettings
+from engine.files.model_revisions import short
+
+DEVICES = ("auto", "cpu", "cuda")
+PRECISIONS = tuple(p.value for p in engine.Precision)
+COLUMNS = ("Model", "Size", "On this machine", "Licence")
+
+
+def this_gpu() -> str:
+    """The GPU a real model would run on here, or why there is none: said beside each real
+    model's memory need, before a download of 15 GB."""
+    reason = cuda_unavailable_reason()
+    if reason is not None:
+        return f"This computer has no GPU these models can use ({reason}); here they would not run in real time."
+    import torch
+
+    props = torch.cuda.get_device_properties(0)
+    return f"This computer's GPU: {props.name}, {props.total_memory / 1e9:.1f} GB."
+
+
+def auto_precision(preset: engine.Preset, gpu) -> str:
+    """Which precision ``auto`` loads ``preset`` in on ``gpu`` (an ``engine.runtime.gpu_memory.Gpu``),
+    and why; or why it does not fit."""
+    from engine.lm.model import LMConfig
+    from engine.runtime.gpu_memory import choose_precision
+
+    config = LMConfig.personaplex_7b() if preset.family == "personaplex" else LMConfig.moshi_7b()
+    try:
+        return f"Precision auto here: {choose_precision(preset.name, config, gpu).reason}"
+    except engine.ModelError as e:
+        return str(e)
+
+
+def revision_note(preset: engine.Preset, in_use: str, offered: str | None) -> str:
+    """Which commit of its repository a preset is used at, and the one offered instead, if any."""
+    whose = "the one Parley was tested with" if in_use == preset.revision else "chosen here by an update"
+    note = f"Revision {short(in_use)} of {preset.repo} ({whose})."
+    if offered is not None:
+        note += f" Revision {short(offered)} is offered: 'Update to {short(offered)}' switches to it."
+    return note
+
+
+class ModelManagerDialog(QDialog):
+    model_chosen = Signal(str, str, str)  # preset name, device, precision
+
+    def __init__(self, settings: AppSettings, parent=None) -> None:
+        super().__init__(parent)
+        self.presets = engine.PRESETS
+        self.download: ModelDownload | None = None
+        self.offered: dict[str, str] = {}  # preset -> a commit other than the one in use, found when asked
+        self.gpu = this_gpu()
+        self.cuda = None  # the GPU's memory, for what auto would choose
+        if cuda_unavailable_reason() is None:
+            import torch
+
+            from engine.runtime.gpu_memory import Gpu
+
+            self.cuda = Gpu.of(torch.device("cuda", 0))
+        self.setWindowTitle("Models")
+        self.setMinimumSize(760, 420)
+        layout = QVBoxLayout(self)
+
+        self.table = QTableWidget(len(self.presets), len(COLUMNS))
+        self.table.setHorizontalHeaderLabels(COLUMNS)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.table.verticalHeader().hide()
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
+        self.table.horizontalHeader().setSectionResizeMode(2, QHeaderView.Stretch)
+        self.table.itemSelectionChanged.connect(self._selection_changed)
+        layout.addWidget(self.table, 1)
+
+        self.description = QLabel()
+        self.description.setWordWrap(True)
+        self.description.setTextInteractionFlags(Qt.TextSelectableByMouse | Qt.LinksAccessibleByMouse)
+        self.description.setOpenExternalLinks(True)
+        layout.addWidget(self.description)
+
+        progress_row = QHBoxLayout()
+        self.progress = QProgressBar()
+        self.progress.setFormat("%p%")
+        self.progress_label = QLabel()
+        self.cancel_button = QPushButton("Cancel download")
+        self.cancel_button.clicked.connect(self.cancel_download)
+        progress_row.addWidget(self.progress, 1)
+        progress_row.addWidget(self.progress_label)
+        progress_row.addWidget(self.cancel_button)
+        layout.addLayout(progress_row)
+        self._show_progress(False)
+
+        options = QHBoxLayout()
+        self.device_combo = QComboBox()
+        self.device_combo.addItems(DEVICES)
+        self.device_combo.setCurrentText(settings.device if settings.device in DEVICES else "auto")
+        self.precision_combo = QComboBox()
+        self.precision_combo.addItems(PRECISIONS)
+        self.precision_combo.setToolTip("auto: the heaviest precision that fits in the GPU's free memory (bfloat16, "
+                                        "else int8); int4 is experimental: it fits an 8 GB card but can lower "
+                                        "the model's quality")
+        self.precision_combo.setCurrentText(settings.precision if settings.precision in PRECISIONS else "auto")
+        options.addWidget(QLabel("Device"))
+        options.addWidget(self.device_combo)
+        options.addWidget(QLabel("Precision"))
+        options.addWidget(self.precision_combo)
+        options.addStretch(1)
+        layout.addLayout(options)
+
+        buttons = QHBoxLayout()
+        self.folder_button = QPushButton("Open models folder")
+        self.folder_button.clicked.connect(self.open_folder)
+        self.download_button = QPushButton("Download")
+        self.download_button.clicked.connect(self.start_download)
+        self.update_button = QPushButton("Check for update")
+        self.update_button.clicked.connect(self.update_clicked)
+        self.use_button = QPushButton("Use this model")
+        self.use_button.setDefault(True)
+        self.use_button.clicked.connect(self._use)
+        close = QPushButton("Close")
+        close.clicked.connect(self.reject)
+        buttons.addWidget(self.folder_button)
+        buttons.addStretch(1)
+        buttons.addWidget(self.update_button)
+        buttons.addWidget(self.download_button)
+        buttons.addWidget(self.use_button)
+        buttons.addWidget(close)
+        layout.addLayout(buttons)
+
+        self.timer = QTimer(self)
+        self.timer.setInterval(100)
+        self.timer.timeout.connect(self._poll_download)
+        self.refresh()
+        names = list(self.presets)
+        self.table.selectRow(names.index(settings.model) if settings.model in names else 0)
+
+    # -- table -------------------------------------------------------------------------------
+    def refresh(self) -> None:
+        self.statuses = {}
+        for row, (name, preset) in enumerate(self.presets.items()):
+            try:
+                status = engine.preset_status(name)
+                where = str(status.path) if status.present else (
+                    "not downloaded" if not status.path else f"partly downloaded ({len(status.missing)} files missing)")
+            except (engine.ModelError, OSError) as e:
+                status, where = None, f"unknown: {e}"
+            self.statuses[name] = status
+            if status is not None and status.other_revision is not None:
+                self.offered.setdefault(name, status.other_revision)
+            if status is not None and self.offered.get(name) == status.revision:
+                self.offered.pop(name, None)  # moved there
+            if name == "demo" and status is not None and not status.present:
+                where = "built on first use (about a minute)"
+            cells = (name, f"{preset.approx_gb:.1f} GB", where,
+                     preset.licence + (" (gated: accept on Hugging Face)" if preset.gated else ""))
+            for column, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                item.setToolTip(text)
+                self.table.setItem(row, column, item)
+        self._selection_changed()
+
+    def selected_name(self) -> str:
+        rows = self.table.selectionModel().selectedRows()
+        return list(self.presets)[rows[0].row() if rows else 0]
+
+    def _selection_changed(self) -> None:
+        name = self.selected_name()
+        preset = self.presets[name]
+        status = self.statuses.get(name)
+        text = preset.description
+        if preset.repo is not None:  # a real model: it needs a GPU
+            text += f"<br>{self.gpu}"
+            if self.cuda is not None:
+                text += f"<br>{auto_precision(preset, self.cuda)}"
+        if preset.gated:
+            text += (f"<br><b>Licence:</b> {preset.licence}. This model is gated: open "
+                     f"<a href='{preset.page}'>{preset.page}</a>, accept the terms while logged in, then set "
+                     "HF_TOKEN (or run <code>hf auth login</code>) before downloading.")
+        elif preset.page:
+            text += f"<br>Source: <a href='{preset.page}'>{preset.page}</a> · licence {preset.licence}"
+        if status is not None and status.revision is not None:
+            text += f"<br>{revision_note(preset, status.revision, self.offered.get(name))}"
+        self.description.setText(text)
+        downloadable = preset.repo is not None and not (status and status.present)
+        self.download_button.setEnabled(downloadable and self.download is None)
+        offered = self.offered.get(name)
+        self.update_button.setText(f"Update to {short(offered)}" if offered else "Check for update")
+        self.update_button.setEnabled(preset.repo is not None and self.download is None)
+
+    # -- actions -----------------------------------------------------------------------------
+    def open_folder(self) -> None:
+        status = self.statuses.get(self.selected_name())
+        folder = status.path if status is not None and status.path else engine.hub_cache_dir()
+        QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder)))
+
+    def start_download(self) -> None:
+        if self.download is None:
+            name = self.selected_name()
+            self._start(ModelDownload(name), f"Downloading {name}...")
+
+    def update_clicked(self) -> None:
+        """Ask the hub which commit main is at, or, once a newer one is offered, move to it."""
+        if self.download is not None:
+            return
+        name = self.selected_name()
+        offered = self.offered.get(name)
+        if offered is None:
+            self._start(ModelDownload(name, check=True), f"Asking the hub about {name}...")
+        else:
+            self._start(ModelDownload(name, revision=offered), f"Updating {name} to {short(offered)}...")
+
+    def _start(self, task: ModelDownload, label: str) -> None:
+        self.download = task
+        self.progress.setRange(0, 0)  # busy until the first byte counts arrive
+        self.progress_label.setText(label)
+        self._show_progress(True)
+        self.download_button.setEnabled(False)
+        self.update_button.setEnabled(False)
+        self.timer.start()
+
+    def cancel_download(self) -> None:
+        if self.download is not None:
+            self.download.cancel()
+            self._finish_download("Download cancelled; completed files are kept, the rest restarts next time.")
+
+    def _poll_download(self) -> None:
+        if self.download is None:
+            return
+        for update in self.download.poll():
+            if update.kind == "progress" and update.total_bytes:
+                self.progress.setRange(0, 1000)
+                self.progress.setValue(int(1000 * update.done_bytes / update.total_bytes))
+                self.progress_label.setText(
+                    f"{update.text} {update.done_bytes / 2**30:.2f} / {update.total_bytes / 2**30:.2f} GB")
+            elif update.kind == "done" and self.download.check:
+                self._checked(self.download.name, update.text)
+            elif update.kind == "done":
+                self._finish_download(f"Downloaded to {update.text}")
+            elif update.kind == "failed":
+                what = "Checking for an update" if self.download.check else "Download"
+                self._finish_download(f"{what} failed: {update.text}")
+
+    def _checked(self, name: str, latest: str) -> None:
+        status = self.statuses.get(name)
+        in_use = status.revision if status is not None else self.presets[name].revision
+        if latest == in_use:
+            self._finish_download(f"{name} is up to date: the hub's main is at {short(latest)}, the revision in use.")
+            return
+        self.offered[name] = latest
+        self._finish_download(f"The hub has another revision of {name}: {short(latest)} (in use: {short(in_use)}). "
+                              f"'Update to {short(latest)}' downloads it (files that did not change are not "
+                              "downloaded again); until then nothing changes.")
+
+    def _finish_download(self, message: str) -> None:
+        self.timer.stop()
+        self.download = None
+        self._show_progress(False)
+        self.refresh()
+        self.description.setText(message)
+
+    def _show_progress(self, visible: bool) -> None:
+        for widget in (self.progress, self.progress_label, self.cancel_button):
+            widget.setVisible(visible)
+
+    def _use(self) -> None:
+        self.model_chosen.emit(self.selected_name(), self.device_combo.currentText(),
+                               self.precision_combo.currentText())
+        self.accept()
+
+    def done(self, result: int) -> None:
+        if self.download is not None:
+            self.download.cancel()
+            self.download = None
+        self.timer.stop()
+        super().done(result)

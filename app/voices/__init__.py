@@ -1,0 +1,1 @@
+"""Voices and personas: the library of voices, recording one, the dialogs and the command."""

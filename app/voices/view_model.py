@@ -1,0 +1,92 @@
+"""The voice library as the dialogs see it: a widget-free QObject over ``engine.VoiceLibrary``.
+
+It lists the shipped voices (of the loaded PersonaPlex model, by name) and the user's own, and runs
+the user's commands (save a recording, import a file, rename, remove, play); each failure becomes
+``error`` in plain words and changes nothing. The dialogs render ``entries``, ``error`` and
+``message`` on ``changed``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PySide6.QtCore import QObject, Signal
+
+from app.voices.recorder import VoiceRecorder
+from engine import VoiceLibrary
+
+CONSENT = ("Record or import only your own voice, or a voice used with its owner's consent. "
+           "Recordings stay on this computer, readable by you only; nothing is sent anywhere.")
+
+
+@dataclass(frozen=True)
+class VoiceEntry:
+    name: str
+    kind: str  # "shipped" (with the model) or "user"
+    seconds: float = 0.0
+    problem: str = ""  # why a user's recording cannot be used
+
+    @property
+    def label(self) -> str:
+        if self.kind == "shipped":
+            return self.name
+        return f"{self.name}  ·  damaged" if self.problem else f"{self.name}  ·  {self.seconds:.0f} s"
+
+
+class VoicesModel(QObject):
+    changed = Signal()
+
+    def __init__(self, library: VoiceLibrary, shipped: list[str], recorder: VoiceRecorder,
+                 parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.library = library
+        self.shipped = list(shipped)
+        self.recorder = recorder
+        self.entries: tuple[VoiceEntry, ...] = ()
+        self.error = ""
+        self.message = ""
+        self.refresh()
+
+    def refresh(self) -> None:
+        own = tuple(VoiceEntry(v.name, "user", v.seconds, v.problem) for v in self.library.voices())
+        self.entries = tuple(VoiceEntry(name, "shipped") for name in self.shipped) + own
+        self.changed.emit()
+
+    def entry(self, name: str) -> VoiceEntry | None:
+        return next((e for e in self.entries if e.name == name), None)
+
+    # -- commands: True when done; else ``error`` says why ------------------------------------
+    def save_recording(self, name: str) -> bool:
+        return self._run(lambda: f"Saved the voice {self.library.add(name, self.recorder.recording()).name}.")
+
+    def import_file(self, name: str, path: str) -> bool:
+        def run():
+            voice = self.library.import_file(name, path)
+            return f"Imported {voice.name} ({voice.seconds:.0f} s)."
+
+        return self._run(run)
+
+    def rename(self, name: str, new_name: str) -> bool:
+        return self._run(lambda: f"Renamed {name} to {self.library.rename(name, new_name).name}.")
+
+    def remove(self, name: str) -> bool:
+        def run():
+            self.library.remove(name)
+            return f"Removed {name}."
+
+        return self._run(run)
+
+    def play(self, name: str) -> bool:
+        def run():
+            self.recorder.play(self.library.recording(name))
+            return self.recorder.error or f"Playing {name}..."
+
+        return self._run(run)
+
+    def _run(self, command) -> bool:
+        try:
+            self.message, self.error = command(), ""
+        except (ValueError, OSError) as e:  # VoiceLibraryError, AudioFileError, a file that vanished
+            self.message, self.error = "", str(e)
+        self.refresh()
+        return not self.error

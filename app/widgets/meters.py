@@ -1,0 +1,62 @@
+"""A level meter painted with QPainter: RMS bar in dBFS with a slowly falling peak marker."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QRectF, QSize, Qt
+from PySide6.QtGui import QColor, QPainter
+from PySide6.QtWidgets import QSizePolicy, QWidget
+
+from app.audio.levels import DISPLAY_FLOOR_DB
+
+PEAK_FALL_DB_PER_UPDATE = 1.5
+
+
+class LevelMeter(QWidget):
+    """Horizontal meter; ``set_level(db)`` on every frame, the widget repaints itself."""
+
+    def __init__(self, label: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.label = label
+        self.level_db = DISPLAY_FLOOR_DB
+        self.peak_db = DISPLAY_FLOOR_DB
+        self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Fixed)
+        self.setAccessibleName(f"{label} level")
+        self.setAttribute(Qt.WA_OpaquePaintEvent)  # paints every pixel: Qt need not paint the parent under it
+
+    def sizeHint(self) -> QSize:
+        return QSize(220, 22)
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(120, 18)
+
+    def set_level(self, db: float) -> None:
+        self.level_db = max(DISPLAY_FLOOR_DB, min(0.0, db))
+        self.peak_db = max(self.level_db, self.peak_db - PEAK_FALL_DB_PER_UPDATE)
+        self.setAccessibleDescription(f"{self.level_db:.0f} dBFS")
+        self.update()
+
+    def paintEvent(self, event) -> None:
+        p = QPainter(self)
+        p.setRenderHint(QPainter.Antialiasing, False)
+        rect = QRectF(self.rect()).adjusted(0.5, 0.5, -0.5, -0.5)
+        palette = self.palette()
+        p.fillRect(rect, palette.base())
+        fraction = (self.level_db - DISPLAY_FLOOR_DB) / -DISPLAY_FLOOR_DB
+        bar = QRectF(rect.left(), rect.top(), rect.width() * fraction, rect.height())
+        p.fillRect(bar, _colour(self.level_db))
+        peak_x = rect.left() + rect.width() * (self.peak_db - DISPLAY_FLOOR_DB) / -DISPLAY_FLOOR_DB
+        p.setPen(palette.text().color())
+        p.drawLine(int(peak_x), int(rect.top()), int(peak_x), int(rect.bottom()))
+        p.setPen(palette.mid().color())
+        p.drawRect(rect)
+        p.setPen(palette.text().color())
+        text = f"{self.label}  {self.level_db:.0f} dB" if self.level_db > DISPLAY_FLOOR_DB else f"{self.label}  silent"
+        p.drawText(rect.adjusted(6, 0, -6, 0), Qt.AlignVCenter | Qt.AlignLeft, text)
+
+
+def _colour(db: float) -> QColor:
+    if db > -6:
+        return QColor(214, 69, 65)
+    if db > -18:
+        return QColor(230, 176, 50)
+    return QColor(64, 168, 96)

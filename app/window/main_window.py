@@ -1,0 +1,452 @@
+"""The main window: lays out the panels, asks the user (file dialogs, confirmations) and forwards
+the answers to the conversation view-model, which holds the state (``app.conversation.view_model``).
+
+Layout: the library on the left, the conversation in the middle, meters and devices on the
+right; a header with the status, the model and the persona; an error box under it. Panels render
+the view-model; adding a feature means a view-model signal or command and a few lines here.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+
+from PySide6.QtCore import QEvent, QObject, QSettings, Qt
+from PySide6.QtWidgets import (
+    QApplication,
+    QFileDialog,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QPushButton,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app import paths
+from app.conversation.panel import ConversationPanel
+from app.conversation.replay import ReplayPlayer
+from app.conversation.status import Status
+from app.conversation.view_model import ConversationModel
+from app.engine_thread.controller import ModelLoader, load_engine_model
+from app.library.listing import ConversationEntry
+from app.library.model import LibraryModel
+from app.library.panel import LibraryPanel
+from app.voices.persona import PERSONAPLEX_ONLY, PersonaDialog, describe_voice
+from app.window import recovery
+from app.window.audio_menu import disable_processing_actions
+from app.window.devices_panel import DevicesPanel
+from app.window.menus import Menus
+from app.window.meters_panel import MetersPanel
+from engine import DEFAULT_ROLE, VoiceLibrary
+
+log = logging.getLogger(__name__)
+
+CONVERSATION_FILTER = "Parley conversation (*.parley);;All files (*)"
+STATUS_COLOURS = {
+    Status.IDLE: "#7a7f87",
+    Status.LISTENING: "#2e9d5b",
+    Status.THINKING: "#c58a16",
+    Status.SPEAKING: "#2f7fd8",
+}
+MESSAGE_MS = 5000
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, store: QSettings, model_loader: ModelLoader = load_engine_model,
+                 audio: bool = True, worker_seed: int | None = None, cuda_graph: bool = True,
+                 conversations_dir: Path | None = None, journal_dir: Path | None = None) -> None:
+        """``journal_dir``: crash journals (offered for recovery once the first model loaded)."""
+        super().__init__()
+        self.model = ConversationModel(store, model_loader, audio=audio, worker_seed=worker_seed,
+                                       cuda_graph=cuda_graph, journal_dir=journal_dir, parent=self)
+        self.recovery: recovery.RecoveryDialogs | None = None
+        self.replay = ReplayPlayer(self)
+        self.replay.output_device = self.model.settings.output_device
+        self.library = LibraryModel(conversations_dir or paths.conversations_dir(), self)
+        self._close_after_save = False
+        self.shut_down_cleanly = True
+
+        self.setWindowTitle("Parley")
+        self._build_ui()
+        self.menus = Menus(self)
+        self._connect_model()
+        self._render_model()
+        self._render_persona()
+        self._render_status(self.model.status)
+        self.installEventFilter(self)
+        QApplication.instance().focusChanged.connect(self._watch_focus)
+        self._build_crash_protection_note()
+        self.library.renamed.connect(self.model.file_renamed)
+        self.library.removed.connect(self.model.file_removed)
+
+    # -- construction ------------------------------------------------------------------------
+    def _build_ui(self) -> None:
+        central = QWidget(self)
+        outer = QVBoxLayout(central)
+
+        top = QHBoxLayout()
+        self.status_label = QLabel()
+        self.status_label.setObjectName("status")
+        self.status_label.setAlignment(Qt.AlignCenter)
+        self.status_label.setMinimumWidth(120)
+        self.model_label = QLabel()
+        self.model_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.persona_button = QPushButton("Persona...")
+        self.persona_button.setFocusPolicy(Qt.NoFocus)  # Space stays push-to-talk; Ctrl+P opens it too
+        self.persona_button.clicked.connect(self.open_persona_dialog)
+        top.addWidget(self.status_label)
+        top.addWidget(self.model_label, 1)
+        top.addWidget(self.persona_button)
+        outer.addLayout(top)
+        self.persona_label = QLabel()
+        self.persona_label.setWordWrap(True)
+        self.persona_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.persona_label.hide()
+        outer.addWidget(self.persona_label)
+        outer.addWidget(self._build_error_box())
+
+        self.library_panel = LibraryPanel(self.library)
+        self.library_panel.open_requested.connect(self.open_entry)
+        self.library_panel.replay_requested.connect(self.replay_entry)
+        self.conversation_panel = ConversationPanel(self.model, self.replay)
+        side = QWidget()
+        side_layout = QVBoxLayout(side)
+        side_layout.setContentsMargins(0, 0, 0, 0)
+        self.meters_panel = MetersPanel(self.model)
+        self.devices_panel = DevicesPanel(self.model)
+        side_layout.addWidget(self.meters_panel, 1)
+        side_layout.addWidget(self.devices_panel)
+        self.side_panel = side
+        splitter = QSplitter(Qt.Horizontal)
+        for widget, stretch in ((self.library_panel, 2), (self.conversation_panel, 5), (side, 2)):
+            splitter.addWidget(widget)
+            splitter.setStretchFactor(splitter.count() - 1, stretch)
+        splitter.setSizes([250, 560, 300])
+        outer.addWidget(splitter, 1)
+        self.setCentralWidget(central)
+
+    def _build_error_box(self) -> QFrame:
+        self.error_box = QFrame()
+        self.error_box.setObjectName("errorBox")
+        self.error_box.setStyleSheet("#errorBox { background: #5c1f1f; border-radius: 4px; }"
+                                     "#errorBox QLabel { color: #ffecec; }")
+        layout = QHBoxLayout(self.error_box)
+        self.error_label = QLabel()
+        self.error_label.setWordWrap(True)
+        self.error_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.resume_button = QPushButton("Resume")
+        self.resume_button.setFocusPolicy(Qt.NoFocus)
+        self.resume_button.clicked.connect(self._resume)
+        self.dismiss_button = QPushButton("Dismiss")
+        self.dismiss_button.setFocusPolicy(Qt.NoFocus)
+        self.dismiss_button.clicked.connect(self.error_box.hide)
+        layout.addWidget(self.error_label, 1)
+        layout.addWidget(self.resume_button)
+        layout.addWidget(self.dismiss_button)
+        self.error_box.hide()
+        return self.error_box
+
+    def _build_crash_protection_note(self) -> None:
+        """A lasting note in the status bar while the conversation is not journaled (a full disk)."""
+        self.crash_protection_label = QLabel()
+        self.crash_protection_label.setWordWrap(True)
+        self.crash_protection_label.setStyleSheet("color: #b3261e; font-weight: bold;")
+        self.statusBar().addPermanentWidget(self.crash_protection_label, 1)
+        self.model.crash_protection_changed.connect(self._render_crash_protection)
+        self._render_crash_protection(self.model.crash_protection_problem)
+
+    def _render_crash_protection(self, problem: str) -> None:
+        self.crash_protection_label.setText(
+            f"Crash protection stopped: {problem}. Parley keeps trying and resumes it once the disk "
+            "has room; save the conversation to keep it." if problem else "")
+        self.crash_protection_label.setToolTip(problem)
+        self.crash_protection_label.setVisible(bool(problem))
+
+    def _connect_model(self) -> None:
+        m = self.model
+        m.status_changed.connect(self._render_status)
+        m.model_changed.connect(self._render_model)
+        m.persona_changed.connect(self._render_persona)
+        m.title_changed.connect(self.setWindowTitle)
+        m.error.connect(self.show_error)
+        m.message.connect(lambda text: self.statusBar().showMessage(text, MESSAGE_MS))
+        m.settings_changed.connect(self._settings_changed)
+        m.saved.connect(self._saved)
+        m.processing_changed.connect(self._render_processing)
+        m.previous_model_offered.connect(self._offer_previous_model)
+        m.recovery_offered.connect(self._offer_recovery)
+        self.replay.failed.connect(self.show_error)
+
+    # -- rendering ---------------------------------------------------------------------------
+    def _render_status(self, status: Status) -> None:
+        self.status_label.setText(status.value.capitalize())
+        self.status_label.setStyleSheet(
+            f"#status {{ background: {STATUS_COLOURS[status]}; color: white; font-weight: bold;"
+            " border-radius: 10px; padding: 4px 12px; }")
+
+    def _render_model(self) -> None:
+        text, tip = self.model.model_text()
+        self.model_label.setText(text)
+        self.model_label.setToolTip(tip)
+        self._render_persona()
+
+    def _render_persona(self) -> None:
+        info = self.model.model_info
+        enabled = self.model.is_personaplex
+        if enabled:
+            tip = "Choose the assistant's voice and role; applying starts a new conversation."
+        elif info is None:
+            tip = PERSONAPLEX_ONLY + " Load one with Model → Model manager."
+        else:
+            tip = f"{PERSONAPLEX_ONLY} The loaded model ({info.label}) has no persona."
+        for control in (self.persona_button, self.menus.persona_action):
+            control.setEnabled(enabled)
+            control.setToolTip(tip)
+        self.persona_label.setVisible(enabled)
+        voice, role = self.model.prompts_in_use
+        role = role or DEFAULT_ROLE
+        short = role if len(role) <= 90 else role[:89] + "…"
+        self.persona_label.setText(f"Persona: voice {describe_voice(voice)} · role: {short}")
+        self.persona_label.setToolTip(f"Voice: {voice or 'none'}\n\n{role}")
+
+    def _render_processing(self) -> None:
+        if self.model.processing_problem:
+            disable_processing_actions(self.menus.processing_actions, self.model.processing_problem)
+
+    def _offer_previous_model(self, name: str, device: str, precision: str) -> None:
+        """The old model was unloaded to make room on the GPU and the new one failed to load."""
+        answer = QMessageBox.question(self, "No model loaded", f"Load the previous model ({name}) again?",
+                                      QMessageBox.Yes | QMessageBox.No, QMessageBox.Yes)
+        if answer == QMessageBox.Yes:
+            self.model.load_model(name, device, precision)
+
+    def _offer_recovery(self, journals) -> None:
+        self.recovery = recovery.offer_recovery(self, self.model, journals, self.show_error)
+
+    def _settings_changed(self, settings) -> None:
+        self.menus.rebuild_recent(settings.recent_files)
+        self.replay.output_device = settings.output_device
+
+    def show_error(self, message: str, resumable: bool = False) -> None:
+        self._close_after_save = False
+        self.error_label.setText(message)
+        self.resume_button.setVisible(resumable)
+        self.error_box.show()
+
+    def _resume(self) -> None:
+        self.error_box.hide()
+        self.model.resume()
+
+    # -- push-to-talk ------------------------------------------------------------------------
+    def _watch_focus(self, _old: QWidget | None, new: QWidget | None) -> None:
+        """A key goes to the focused widget (to the window when none has focus), so the
+        push-to-talk filter watches each widget of this window that takes focus. A filter on the
+        whole application ran Python for every event of every widget: ~60 per frame on the GUI
+        thread, which the engine's worker shares the cores and the interpreter with."""
+        if new is not None and new.window() is self:
+            new.installEventFilter(self)  # once: installing it again only moves it to the front
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:
+        """Space anywhere in this window is push-to-talk (buttons never take focus), except in
+        a text field (the library's search)."""
+        if event.type() in (QEvent.KeyPress, QEvent.KeyRelease) and event.key() == Qt.Key_Space \
+                and isinstance(obj, QWidget) and obj.window() is self and obj is not self.library_panel.search:
+            if not event.isAutoRepeat():
+                if event.type() == QEvent.KeyPress:
+                    self.press_talk("key")
+                else:
+                    self.release_talk("key")
+            return True
+        return super().eventFilter(obj, event)
+
+    def press_talk(self, source: str) -> None:
+        self.model.press_talk(source)
+
+    def release_talk(self, source: str) -> None:
+        self.model.release_talk(source)
+
+    def set_open_mic(self, on: bool) -> None:
+        self.conversation_panel.open_mic_box.setChecked(on)
+
+    def refresh_devices(self) -> None:
+        self.model.refresh_devices()
+
+    def set_library_visible(self, visible: bool) -> None:
+        self.library_panel.setVisible(visible)
+
+    def set_meters_visible(self, visible: bool) -> None:
+        self.side_panel.setVisible(visible)
+
+    # -- persona -----------------------------------------------------------------------------
+    def persona_prompts(self) -> tuple[str | None, str | None]:
+        return self.model.persona_prompts()
+
+    def open_persona_dialog(self) -> PersonaDialog | None:
+        if not self.model.is_personaplex:
+            self.statusBar().showMessage(PERSONAPLEX_ONLY, MESSAGE_MS)
+            return None
+        s = self.model.settings
+        own = [v.name for v in VoiceLibrary().voices() if not v.problem]  # by name, as personas keep them
+        dialog = PersonaDialog(self.model.voices + own, s.persona_voice, s.persona_role, self)
+        dialog.setAttribute(Qt.WA_DeleteOnClose)
+        dialog.applied.connect(self.apply_persona)
+        dialog.open()
+        return dialog
+
+    def open_voices_dialog(self):
+        """The voice library; the devices are lent to its recorder while it is open."""
+        from app.voices.dialog import VoiceLibraryDialog
+        from app.voices.recorder import VoiceRecorder
+        from app.voices.view_model import VoicesModel
+
+        recorder = VoiceRecorder()
+        dialog = VoiceLibraryDialog(VoicesModel(VoiceLibrary(), self.model.voices, recorder), self)
+        recorder.setParent(dialog)
+        dialog.setAttribute(Qt.WA_DeleteOnClose)
+        self.model.lend_audio(recorder)
+        dialog.finished.connect(self.model.take_back_audio)
+        dialog.open()
+        return dialog
+
+    def apply_persona(self, voice: str, role: str) -> None:
+        if self._confirm_discard():
+            self.model.start_with_persona(voice, role)
+
+    # -- conversations -----------------------------------------------------------------------
+    def load_model(self, name: str, device: str, precision: str) -> None:
+        self.model.load_model(name, device, precision)
+
+    def new_conversation(self) -> None:
+        if self._confirm_discard():
+            self.model.new_conversation()
+
+    def open_conversation_dialog(self) -> None:
+        if not self._confirm_discard():
+            return
+        path, _ = QFileDialog.getOpenFileName(self, "Open conversation", str(self.library.folder),
+                                              CONVERSATION_FILTER)
+        if path:
+            self.model.open_conversation(path)
+
+    def open_conversation(self, path: str) -> None:
+        self.model.open_conversation(path)
+
+    def open_entry(self, entry: ConversationEntry) -> None:
+        """Open a library entry; one saved with another model offers to switch to that model."""
+        if entry.info is None:
+            self.show_error(entry.error)
+            return
+        info = self.model.model_info
+        if info is not None and entry.info.fingerprint != info.fingerprint:
+            answer = QMessageBox.question(
+                self, "Another model",
+                f"“{entry.title}” was saved with the model {entry.info.model}; the loaded model is "
+                f"{info.label}. Switch to {entry.info.model} and open it?",
+                QMessageBox.Yes | QMessageBox.Cancel, QMessageBox.Yes)
+            if answer == QMessageBox.Yes and self._confirm_discard():
+                self.model.switch_model_and_open(entry.info.model, str(entry.path))
+            return
+        if self._confirm_discard():
+            self.model.open_conversation(str(entry.path))
+
+    def replay_entry(self, entry: ConversationEntry) -> None:
+        """Play a saved conversation's recording; needs no model, the live one keeps running."""
+        if self.replay.load(str(entry.path)):
+            self.replay.play()
+
+    def open_recent(self, path: str) -> None:
+        if not os.path.exists(path):
+            self.show_error(f"{path} no longer exists.")
+            self.model.forget_recent(path)
+            return
+        if self._confirm_discard():
+            self.model.open_conversation(path)
+
+    def save(self) -> None:
+        if self.model.conversation_path and os.path.isfile(self.model.conversation_path):
+            self.model.save(self.model.conversation_path)
+        else:
+            self.save_as_dialog()
+
+    def save_as_dialog(self) -> None:
+        start = self.model.conversation_path or str(self.library.folder / "conversation.parley")
+        path, _ = QFileDialog.getSaveFileName(self, "Save conversation", start, CONVERSATION_FILTER)
+        if path:
+            self.model.save(path if Path(path).suffix else path + ".parley")
+        else:
+            self._close_after_save = False
+
+    def _saved(self, _path: str) -> None:
+        if self._close_after_save:
+            self.close()
+
+    def export_transcript_dialog(self) -> None:
+        path, chosen = QFileDialog.getSaveFileName(self, "Export transcript",
+                                                   str(self.library.folder / "transcript.txt"),
+                                                   "Text (*.txt);;JSON (*.json)")
+        if path:
+            if not Path(path).suffix:
+                path += ".json" if "json" in chosen.lower() else ".txt"
+            self.model.export_transcript(path)
+
+    def export_audio_dialog(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Export conversation audio",
+                                              str(self.library.folder / "conversation.wav"),
+                                              "WAV audio, left: you, right: assistant (*.wav)")
+        if path:
+            self.model.export_audio(path if path.lower().endswith(".wav") else path + ".wav")
+
+    def _confirm_discard(self) -> bool:
+        if not self.model.unsaved_frames:
+            return True
+        answer = QMessageBox.question(self, "Unsaved conversation",
+                                      "The current conversation has unsaved changes. Discard them?",
+                                      QMessageBox.Discard | QMessageBox.Cancel, QMessageBox.Cancel)
+        return answer == QMessageBox.Discard
+
+    # -- dialogs -----------------------------------------------------------------------------
+    def open_model_manager(self) -> None:
+        from app.models.manager import ModelManagerDialog
+
+        dialog = ModelManagerDialog(self.model.settings, self)
+        dialog.model_chosen.connect(self._model_chosen)
+        dialog.open()
+
+    def _model_chosen(self, name: str, device: str, precision: str) -> None:
+        if self._confirm_discard():
+            self.model.load_model(name, device, precision)
+
+    def about(self) -> None:
+        QMessageBox.about(self, "About Parley",
+                          "Parley: a local, real-time, full-duplex voice assistant for the Moshi family "
+                          f"of speech models.\n\nLog file: {paths.log_file()}")
+
+    # -- shutdown ----------------------------------------------------------------------------
+    def closeEvent(self, event) -> None:
+        if self.model.unsaved_frames and not self._close_after_save:
+            answer = QMessageBox.question(
+                self, "Save conversation?", "Save the current conversation before quitting?",
+                QMessageBox.Save | QMessageBox.Discard | QMessageBox.Cancel, QMessageBox.Save)
+            if answer == QMessageBox.Cancel:
+                event.ignore()
+                return
+            if answer == QMessageBox.Save:
+                self._close_after_save = True
+                self.save()
+                event.ignore()  # closes again once the worker reports the file saved
+                return
+        self.shut_down_cleanly = self.shutdown()
+        super().closeEvent(event)
+
+    def shutdown(self) -> bool:
+        """See ``ConversationModel.shutdown``; also stops a replay and the key filter."""
+        QApplication.instance().removeEventFilter(self)
+        self.replay.stop()
+        if self.recovery is not None:  # an offer left open: the journal stays for a later start
+            self.recovery.offer.lock.release()
+        return self.model.shutdown()

@@ -1,0 +1,83 @@
+"""The window's menus: each action calls a window command (dialogs live in the window, state in the
+view-model). A new menu item is one ``add`` line here and one method on the window."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QUrl
+from PySide6.QtGui import QAction, QDesktopServices, QKeySequence
+
+from app import paths
+from app.window.audio_menu import add_processing_actions
+from app.window.file_kind_menu import add_file_kind_menu
+
+
+def open_folder(path: Path) -> None:
+    QDesktopServices.openUrl(QUrl.fromLocalFile(str(path)))
+
+
+class Menus:
+    def __init__(self, window) -> None:
+        self.window = window
+        bar = window.menuBar()
+        file_menu = bar.addMenu("&File")
+        self.new_action = self.add(file_menu, "&New conversation", QKeySequence.New, window.new_conversation)
+        self.open_action = self.add(file_menu, "&Open...", QKeySequence.Open, window.open_conversation_dialog)
+        self.recent_menu = file_menu.addMenu("Open &recent")
+        self.save_action = self.add(file_menu, "&Save", QKeySequence.Save, window.save)
+        self.save_as_action = self.add(file_menu, "Save &as...", QKeySequence.SaveAs, window.save_as_dialog)
+        self.file_kind_actions = add_file_kind_menu(file_menu, window.model.settings.file_kind,
+                                                    window.model.set_file_kind)
+        file_menu.addSeparator()
+        self.add(file_menu, "Export &transcript...", None, window.export_transcript_dialog)
+        self.add(file_menu, "Export a&udio...", None, window.export_audio_dialog)
+        file_menu.addSeparator()
+        self.add(file_menu, "Open conversations &folder", None, lambda: open_folder(paths.conversations_dir()))
+        self.add(file_menu, "&Quit", QKeySequence.Quit, window.close)
+
+        model_menu = bar.addMenu("&Model")
+        model_menu.setToolTipsVisible(True)  # says why Persona is disabled
+        self.add(model_menu, "&Model manager...", QKeySequence("Ctrl+M"), window.open_model_manager)
+        self.persona_action = self.add(model_menu, "&Persona (voice and role)...", QKeySequence("Ctrl+P"),
+                                       window.open_persona_dialog)
+        self.voices_action = self.add(model_menu, "&Voices (record, import)...", None, window.open_voices_dialog)
+        self.wait_action = self.add(model_menu, "&Wait for me to speak first", None, window.model.set_wait_for_user)
+        self.wait_action.setCheckable(True)
+        self.wait_action.setChecked(window.model.settings.wait_for_user)
+        self.wait_action.setToolTip("New conversations: the assistant stays silent until you press Talk or speak.")
+
+        self.audio_menu = bar.addMenu("&Audio")
+        self.add(self.audio_menu, "&Refresh devices", QKeySequence("F5"), window.model.refresh_devices)
+        self.processing_actions = add_processing_actions(self.audio_menu, window.model.processing,
+                                                         window.model.set_processing)
+
+        view_menu = bar.addMenu("&View")
+        self.library_action = self.add(view_menu, "&Library", QKeySequence("Ctrl+L"), window.set_library_visible)
+        self.library_action.setCheckable(True)
+        self.library_action.setChecked(True)
+        self.meters_action = self.add(view_menu, "&Meters and latency", QKeySequence("Ctrl+Shift+M"),
+                                      window.set_meters_visible)
+        self.meters_action.setCheckable(True)
+        self.meters_action.setChecked(True)
+
+        help_menu = bar.addMenu("&Help")
+        self.add(help_menu, "Open &log folder", None, lambda: open_folder(paths.log_dir()))
+        self.add(help_menu, "&About Parley", None, window.about)
+        self.rebuild_recent(window.model.settings.recent_files)
+
+    def add(self, menu, text: str, shortcut, slot) -> QAction:
+        action = QAction(text, self.window)
+        if shortcut is not None:
+            action.setShortcut(shortcut)
+        action.triggered.connect(slot)
+        menu.addAction(action)
+        return action
+
+    def rebuild_recent(self, recent_files: tuple[str, ...]) -> None:
+        self.recent_menu.clear()
+        for path in recent_files:
+            action = self.recent_menu.addAction(Path(path).name)
+            action.setToolTip(path)
+            action.triggered.connect(lambda checked=False, p=path: self.window.open_recent(p))
+        self.recent_menu.setEnabled(bool(recent_files))

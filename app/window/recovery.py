@@ -1,0 +1,134 @@
+"""Recovering a conversation after a crash: the offer to recover a journal that a previous run left
+(``app.journals.pending`` finds them), and the rebuild's progress bar (cancellable).
+
+``RecoveryOffer`` is the widget-free state; ``RecoveryDialogs`` renders it: a question (Recover /
+Later / Discard; "Later" keeps the journal for the next start), then a progress dialog while the
+engine thread rebuilds the state.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtWidgets import QMessageBox, QProgressDialog, QWidget
+
+from app.engine_thread.messages import RecoveryProgress
+from app.journals.pending import PendingJournal
+from app.journals.saved_marker import read_mark, remove_mark
+from engine import FRAME_SECONDS
+
+log = logging.getLogger(__name__)
+
+
+class RecoveryOffer(QObject):
+    """The state of one offer: which journal, whether it is being rebuilt, how far, and the outcome."""
+
+    changed = Signal()
+
+    def __init__(self, model, pending: PendingJournal, parent: QObject | None = None):
+        """``model``: the window's ``ConversationModel``, which runs the rebuild."""
+        super().__init__(parent)
+        self.model, self.journal, self.frames, self.lock = model, pending.path, pending.frames, pending.lock
+        self.running = False
+        self.done = (0, self.frames)
+        self.outcome: str | None = None  # None while undecided or running; "" recovered; else why not
+        self._cancel: threading.Event | None = None
+        model.recovery_event.connect(self._on_event)
+
+    @property
+    def seconds(self) -> float:
+        return self.frames * FRAME_SECONDS
+
+    def recover(self) -> None:
+        self.running, self.outcome = True, None
+        self._cancel = self.model.recover(str(self.journal))
+        self.changed.emit()
+
+    def cancel(self) -> None:
+        if self._cancel is not None:
+            self._cancel.set()
+
+    def discard(self) -> None:
+        self.journal.unlink(missing_ok=True)
+        remove_mark(self.journal)
+        self.lock.release()
+        self.outcome = "discarded"
+        self.changed.emit()
+
+    def later(self) -> None:
+        """Keep the journal for a later start (or another window) to offer."""
+        self.lock.release()
+
+    def _on_event(self, event) -> None:
+        if isinstance(event, RecoveryProgress):
+            self.done = (event.frames, event.total)
+        else:
+            if not event.problem:  # recovered: the engine thread removed the journal
+                self.lock.release()
+            self.running, self.outcome = False, event.problem
+        self.changed.emit()
+
+
+class RecoveryDialogs(QObject):
+    """Renders a ``RecoveryOffer``: the question, then the progress of the rebuild."""
+
+    def __init__(self, parent: QWidget, offer: RecoveryOffer, show_error: Callable[[str], None]):
+        super().__init__(parent)
+        self.offer, self.show_error = offer, show_error
+        mark = read_mark(offer.journal)
+        saved = (f"\n\nIt was last saved to {Path(mark.file).name} "
+                 f"{(offer.frames - mark.frames) * FRAME_SECONDS:.0f} s before the end." if mark else "")
+        self.question = QMessageBox(QMessageBox.Question, "Recover conversation?",
+                                    f"Parley did not close properly. Recover the conversation it was having "
+                                    f"({offer.seconds:.0f} s)?{saved}\n\n'Later' keeps it for the next start.",
+                                    QMessageBox.NoButton, parent)
+        self.recover_button = self.question.addButton("Recover", QMessageBox.AcceptRole)
+        self.later_button = self.question.addButton("Later", QMessageBox.RejectRole)
+        self.discard_button = self.question.addButton("Discard", QMessageBox.DestructiveRole)
+        self.question.buttonClicked.connect(self._on_answer)
+        self.progress = QProgressDialog("Rebuilding the conversation...", "Cancel", 0, max(offer.frames, 1), parent)
+        self.progress.setWindowModality(Qt.WindowModal)
+        self.progress.setAutoClose(False)
+        self.progress.setAutoReset(False)
+        self.progress.canceled.connect(offer.cancel)
+        self.progress.hide()
+        offer.changed.connect(self.render)
+
+    def show(self) -> None:
+        self.question.open()
+
+    def _on_answer(self, button) -> None:
+        if button is self.recover_button:
+            self.offer.recover()
+        elif button is self.discard_button:
+            self.offer.discard()
+        else:
+            self.offer.later()
+
+    def render(self) -> None:
+        offer = self.offer
+        done, total = offer.done
+        self.progress.setMaximum(max(total, 1))
+        self.progress.setValue(done)
+        if offer.running and not self.progress.isVisible():
+            self.progress.show()
+        if not offer.running:
+            self.progress.hide()
+            if offer.outcome and offer.outcome != "discarded":
+                self.show_error(offer.outcome)
+
+
+def offer_recovery(parent: QWidget, model, pending: list[PendingJournal],
+                   show_error: Callable[[str], None]) -> RecoveryDialogs | None:
+    """Offer the newest crashed conversation (older ones wait for later starts, unlocked)."""
+    for older in pending[1:]:
+        older.lock.release()
+    if not pending:
+        return None
+    dialogs = RecoveryDialogs(parent, RecoveryOffer(model, pending[0], parent), show_error)
+    dialogs.show()
+    return dialogs

@@ -1,0 +1,193 @@
+"""`python -m app.window.screenshots DIR`: PNGs of the main window in its main states, rendered offscreen.
+
+States, light and dark (``-dark``): 1-idle, 2-conversation (turns of both sides, overlapping),
+3-library, 4-library-search, 5-replay, 6-error, 7-model-manager, 8-voices (the voice library),
+9-record-voice (the guided recording, idle), 10-record-voice-levels (recording, the meter live),
+11-record-voice-too-quiet. They are reached the way a user reaches them (the demo model,
+push-to-talk, a test tone through the real input callback, saving into the library folder,
+replaying a saved file, opening a damaged file, recording voices through the input callback into a
+voice library in a temporary folder), not painted by hand.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+
+def take_screenshots(out_dir: Path, dark: bool = False) -> list[Path]:
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6.QtCore import QSettings
+    from PySide6.QtWidgets import QApplication
+
+    from app.audio.bridge import AudioBridge
+    from app.audio.headless import BridgeFeeder, SignalRecorder, wait_until
+    from app.conversation.status import Status
+    from app.models.manager import ModelManagerDialog
+    from app.window.main_window import MainWindow
+    from engine import FRAME_MS, SAMPLE_RATE
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    if dark:
+        app.setStyle("Fusion")
+        app.setPalette(dark_palette())
+    out_dir.mkdir(parents=True, exist_ok=True)
+    suffix = "-dark" if dark else ""
+    written: list[Path] = []
+
+    def shot(widget, name: str) -> None:
+        app.processEvents()
+        path = out_dir / f"{name}{suffix}.png"
+        if not widget.grab().save(str(path)):
+            raise OSError(f"could not write {path}")
+        written.append(path)
+
+    with tempfile.TemporaryDirectory(prefix="parley-shots-") as tmp:
+        library = Path(tmp) / "conversations"
+        library.mkdir()
+        window = MainWindow(QSettings(str(Path(tmp) / "settings.ini"), QSettings.IniFormat), audio=False,
+                            worker_seed=3, conversations_dir=library)
+        window.resize(1280, 760)
+        window.show()
+        window.devices_panel.device_label.setText(f"Audio: default ({SAMPLE_RATE} Hz) → default ({SAMPLE_RATE} Hz)")
+        opened = SignalRecorder()
+        window.model.conversation_replaced.connect(opened.record)
+        window.load_model("demo", "cpu", "auto")
+        if not wait_until(lambda: window.model.model_info is not None and len(opened) > 0, 600):
+            raise TimeoutError("the demo model did not load")
+        shot(window, "1-idle")
+
+        bridge = AudioBridge(SAMPLE_RATE, 1, SAMPLE_RATE, 1)
+        window.model.worker.set_bridge(bridge)
+        feeder = BridgeFeeder(bridge, lambda: window.model.worker.processed_position)
+        block = int(SAMPLE_RATE * FRAME_MS / 1000)
+        t = np.arange(block * 25) / SAMPLE_RATE
+        speech_like = (0.25 * np.sin(2 * np.pi * 180 * t) * (0.6 + 0.4 * np.sin(2 * np.pi * 3 * t))).astype(np.float32)
+        quiet = np.zeros(block * 30, np.float32)
+        for _ in range(2):  # two user turns, the assistant babbling through them
+            window.press_talk("key")
+            feeder.feed(speech_like)
+            window.release_talk("key")
+            feeder.feed(quiet)
+        window.press_talk("key")
+        feeder.feed(speech_like[: block * 10])
+        shot(window, "2-conversation")
+        window.release_talk("key")
+        feeder.feed(quiet[: block * 10])
+        wait_until(lambda: window.model.status is Status.SPEAKING, 2.0)
+
+        saved = SignalRecorder()
+        window.model.saved.connect(saved.record)
+        for name in ("conversation.parley", "Trip to Lisbon.parley"):
+            window.model.save(str(library / name))
+            wait_until(lambda n=len(saved) + 1: len(saved) >= n, 60.0)
+        wait_until(lambda: len(window.library.entries) == 2, 5.0)
+        shot(window, "3-library")
+        window.library_panel.search.setText("lisbon")
+        window.library_panel.list.setCurrentIndex(window.library_panel.filter.index(0, 0))
+        shot(window, "4-library-search")
+        window.library_panel.search.clear()
+
+        window.replay.load(str(library / "Trip to Lisbon.parley"))
+        window.replay.seek(4.5)
+        shot(window, "5-replay")
+        window.conversation_panel.close_replay()
+
+        broken = library / "holiday-plans.parley"
+        broken.write_bytes(b"not a conversation")
+        window.open_conversation(str(broken))
+        wait_until(window.error_box.isVisible, 10.0)
+        shot(window, "6-error")
+        window.error_box.hide()
+
+        dialog = ModelManagerDialog(window.model.settings, window)
+        dialog.show()
+        shot(dialog, "7-model-manager")
+        dialog.close()
+
+        voice_shots(window, bridge, speech_like, Path(tmp) / "voices", shot)
+        window.model.unsaved_frames = 0
+        window.close()
+    return written
+
+
+def voice_shots(window, bridge, speech_like: np.ndarray, folder: Path, shot) -> None:
+    """The voice library and the recording dialog; voices recorded through ``bridge``'s input
+    callback into a library in ``folder`` (never the user's own)."""
+    from app.audio.headless import speak_into
+    from engine import SAMPLE_RATE, VOICE_MIN_SECONDS
+
+    before = os.environ.get("PARLEY_VOICES_DIR")
+    os.environ["PARLEY_VOICES_DIR"] = str(folder)
+    try:
+        library_dialog = window.open_voices_dialog()
+        recorder = library_dialog.voices.recorder
+        window.model.worker.set_bridge(None)  # no devices here: lend the hand-driven bridge as the window would
+        recorder.set_bridge(bridge)
+        speech = np.tile(speech_like, int(VOICE_MIN_SECONDS * SAMPLE_RATE / speech_like.size) + 2)
+        for name, level in (("My voice", 1.0), ("Grandpa reading", 0.5)):
+            dialog = library_dialog.record()
+            dialog.record_button.click()
+            speak_into(bridge, speech * np.float32(level), recorder.poll)
+            dialog.record_button.click()
+            dialog.name_edit.setText(name)
+            dialog.save_button.click()
+        library_dialog.resize(600, 440)
+        library_dialog.list.setCurrentRow(library_dialog.list.count() - 1)
+        shot(library_dialog, "8-voices")
+
+        dialog = library_dialog.record()
+        shot(dialog, "9-record-voice")
+        dialog.record_button.click()
+        speak_into(bridge, speech[: 6 * SAMPLE_RATE], recorder.poll)
+        shot(dialog, "10-record-voice-levels")
+        dialog.record_button.click()  # stop
+        dialog.record_button.click()  # record again
+        speak_into(bridge, speech[: 4 * SAMPLE_RATE] * np.float32(0.03), recorder.poll)
+        shot(dialog, "11-record-voice-too-quiet")
+        dialog.close()
+        library_dialog.close()
+    finally:
+        if before is None:
+            os.environ.pop("PARLEY_VOICES_DIR")
+        else:
+            os.environ["PARLEY_VOICES_DIR"] = before
+
+
+def dark_palette():
+    from PySide6.QtGui import QColor, QPalette
+
+    palette = QPalette()
+    colours = {
+        QPalette.Window: QColor(37, 39, 43), QPalette.WindowText: QColor(225, 228, 232),
+        QPalette.Base: QColor(26, 28, 31), QPalette.AlternateBase: QColor(44, 47, 52),
+        QPalette.Text: QColor(225, 228, 232), QPalette.Button: QColor(50, 53, 58),
+        QPalette.ButtonText: QColor(225, 228, 232), QPalette.Highlight: QColor(47, 127, 216),
+        QPalette.HighlightedText: QColor(255, 255, 255), QPalette.ToolTipBase: QColor(50, 53, 58),
+        QPalette.ToolTipText: QColor(225, 228, 232), QPalette.Mid: QColor(80, 84, 90),
+        QPalette.PlaceholderText: QColor(140, 145, 150), QPalette.Link: QColor(110, 170, 255),
+    }
+    for role, colour in colours.items():
+        palette.setColor(role, colour)
+    for role in (QPalette.WindowText, QPalette.Text, QPalette.ButtonText):  # disabled controls look disabled
+        palette.setColor(QPalette.Disabled, role, QColor(115, 119, 125))
+    return palette
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 1:
+        print("usage: python -m app.window.screenshots DIR", file=sys.stderr)
+        return 2
+    paths = take_screenshots(Path(args[0])) + take_screenshots(Path(args[0]), dark=True)
+    for path in paths:
+        print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
