@@ -41,7 +41,7 @@ def run_selftest(device: str = "cpu") -> int:
     real_stdout = sys.stdout
     with contextlib.redirect_stdout(sys.stderr):
         try:
-            from app.device_report import device_report
+            from app.models.device_report import device_report
 
             report["device"] = device_report(device)
             if report["device"]["used"] is None:  # --device cuda without CUDA: say why, run nothing
