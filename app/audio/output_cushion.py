@@ -6,7 +6,7 @@ time, input bursts, the device's block size). Its minimum over the last few seco
 margin, was never needed: it is left over from how the stream started or from a burst after a
 stall, and it is added to every reply's latency. Skipping audio shrinks it without a gap, but only
 audio nobody would hear is skipped: a quiet frame of the assistant's, or queued audio a barge-in
-muted. Skipping instead of muting at a barge-in left the speaker starved for ~60 ms at every Talk
+muted (below `SPEECH_DB`, `app.audio.levels`). Skipping instead of muting at a barge-in left the speaker starved for ~60 ms at every Talk
 press; muting alone kept the cushion whatever it was (mic-to-speaker ~260 ms against ~210 ms).
 """
 
@@ -16,7 +16,6 @@ from collections import deque
 
 MARGIN_S = 0.04  # kept above the smallest cushion seen: jitter the window happened not to show
 WINDOW_FRAMES = 64  # ~5 s of frames: the minimum must hold over more than one Talk press's burst
-QUIET_DB = -45.0  # assistant frames below this level may be shortened
 
 
 class OutputCushion:

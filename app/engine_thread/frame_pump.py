@@ -24,7 +24,7 @@ import engine
 from app.audio.bridge import AudioBridge
 from app.audio.echo import MicProcessor, ProcessingSettings, library_problem
 from app.audio.levels import SPEECH_DB, level_db
-from app.audio.output_cushion import QUIET_DB, OutputCushion
+from app.audio.output_cushion import OutputCushion
 from app.audio.resample import FrameAssembler, OutputConverter
 from app.engine_thread import messages as m
 from app.engine_thread.controller import Emit
@@ -176,7 +176,7 @@ class FramePump:
             return pcm
         if bridge.output.muted_ahead() > 0:
             bridge.output.request_skip_muted(excess)
-        elif level_db(pcm) < QUIET_DB:
+        elif level_db(pcm) < SPEECH_DB:  # not speech: shortening it is not heard
             pcm = pcm[excess:]
         else:
             return pcm
