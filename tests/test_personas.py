@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -165,3 +166,29 @@ def test_a_damaged_persona_in_a_header_makes_the_file_refused_not_a_crash(model,
         read_conversation_info(tmp_path / "bad.parley")
     with pytest.raises(ConversationFileError, match="wait_for_user"):
         open_conversation(model, tmp_path / "bad.parley")
+
+
+def test_the_personas_command_lists_them_and_offline_starts_as_one(library, model, tmp_path, capsys):
+    from app.cli import main as cli_main
+    from engine import write_wav
+
+    library.save(PIRATE)
+    (library.folder / "Broken.json").write_bytes(b"{")
+    assert cli_main(["personas", "--json"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [(r["name"], r["kind"]) for r in rows] == [
+        ("General assistant", "shipped"), ("Language partner", "shipped"), ("Casual chat", "shipped"),
+        ("Broken", "user"), ("Pirate", "user")]
+    assert rows[4]["role"] == PIRATE.role and rows[4]["sampling"]["temp"] == 0.5 and "error" in rows[3]
+    assert cli_main(["personas"]) == 0
+    assert "Pirate\tuser\tnone\twaits for you\tYou are a pirate." in capsys.readouterr().out
+
+    write_wav(tmp_path / "in.wav", speech(3))
+    out = ["--input", str(tmp_path / "in.wav"), "--output", str(tmp_path / "out.wav")]
+    assert cli_main(["offline", *out, "--persona", "pirate", "--top-k", "7",
+                     "--save-state", str(tmp_path / "pirate.parley")]) == 0
+    saved = open_conversation(model, tmp_path / "pirate.parley")
+    assert saved.persona.name == "Pirate" and saved.sampling == replace(PIRATE.sampling, top_k=7)
+    assert saved.prompts == {"voice": None, "text": None}  # the demo model takes no voice or role
+    assert cli_main(["offline", *out, "--persona", "Nobody"]) == 2
+    assert "no persona called 'Nobody'" in capsys.readouterr().err
