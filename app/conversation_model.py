@@ -200,11 +200,12 @@ class ConversationModel(QObject):
             return "Persona: none (a conversation saved before personas)", ""
         voice, role = self.prompts_in_use
         if self.model_info is not None and not self.is_personaplex:
-            return (f"Persona: {persona.name} · its sampling{' · waits for you' if persona.wait_for_user else ''}"
-                    " (this model has no voice or role)", "")
+            waits = " · waits for you to speak first" if persona.wait_for_user else ""
+            return f"Persona: {persona.name}{waits} · this model takes no voice or role", ""
         role = role or DEFAULT_ROLE
         short = role if len(role) <= 80 else role[:79] + "…"
-        return f"Persona: {persona.name} · voice {voice_label(voice)} · {short}", f"Voice: {voice or 'none'}\n\n{role}"
+        return (f"Persona: {persona.name} · voice: {voice_label(voice)} · role: {short}",
+                f"Voice: {voice or 'none'}\n\n{role}")
 
     # -- push-to-talk ------------------------------------------------------------------------
     def press_talk(self, source: str) -> None:
