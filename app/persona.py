@@ -73,9 +73,6 @@ class PersonaDialog(QDialog):
         row.addWidget(self._build_form(), 5)
         layout.addLayout(row, 1)
 
-        self.note = QLabel()
-        self.note.setWordWrap(True)
-        layout.addWidget(self.note)
         self.status = QLabel()
         self.status.setWordWrap(True)
         layout.addWidget(self.status)
@@ -130,6 +127,9 @@ class PersonaDialog(QDialog):
         self.form.addRow("Temperature", sampling)
         self.form.addRow("Top-k", top_k)
         self.form.addRow("", self.wait_box)
+        self.note = QLabel()  # what the loaded model takes of a persona, right under what it shows
+        self.note.setWordWrap(True)
+        self.form.addRow(self.note)
         return form_widget
 
     def _temperature(self, field: str, tip: str) -> QDoubleSpinBox:
