@@ -19,16 +19,12 @@ class AppSettings:
     input_device: str = ""  # PortAudio device label, "name (host API)"; "" = the system default
     output_device: str = ""
     open_mic: bool = False  # hands-free: the model hears the microphone without push-to-talk
-    wait_for_user: bool = False  # "wait for me": a new conversation's assistant is silent until the user speaks
     # Microphone processing (app.audio.echo.ProcessingSettings), each stage on or off.
     echo_cancellation: bool = True
     noise_suppression: bool = True
     high_pass_filter: bool = True
     auto_gain_control: bool = False
-    # PersonaPlex only: a shipped voice name or a .pt/.safetensors/.wav path ("" = no voice prompt),
-    # and the role text ("" = the engine's default role).
-    persona_voice: str = ""
-    persona_role: str = ""
+    persona: str = ""  # the name of the persona chosen last (engine.PersonaLibrary); "" = the default one
     recent_files: tuple[str, ...] = ()
     # Conversation files: "auto" (compact for the 7B models, a full snapshot for the demo),
     # "compact" (the frames to replay, rebuilt when opened) or "full" (the state snapshot).

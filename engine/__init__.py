@@ -18,7 +18,14 @@ released checkpoints. See docs/architecture.md.
 
 from .atomic import write_atomically
 from .audio import FRAME_MS, FRAME_SECONDS, FRAME_SIZE, SAMPLE_RATE, read_audio, read_wav, to_16_bit, write_wav
-from .errors import AudioFileError, ConversationFileError, ModelError, RecoveryCancelled, VoiceLibraryError
+from .errors import (
+    AudioFileError,
+    ConversationFileError,
+    ModelError,
+    PersonaLibraryError,
+    RecoveryCancelled,
+    VoiceLibraryError,
+)
 from .files.conversation import file_kind as conversation_kind
 from .files.conversation import transcript_tuples
 from .files.conversation_info import (
@@ -39,6 +46,8 @@ from .files.models import (
     resolve_model,
     use_revision,
 )
+from .files.personas import DEFAULT as DEFAULT_PERSONA
+from .files.personas import Persona, PersonaEntry, PersonaLibrary
 from .files.untrusted import is_regular_file
 from .files.voices import MAX_SECONDS as VOICE_MAX_SECONDS
 from .files.voices import MIN_SECONDS as VOICE_MIN_SECONDS
@@ -85,6 +94,7 @@ __all__ = [
     "VOICE_MAX_SECONDS", "VOICE_MIN_SECONDS", "Assessment", "UserVoice", "VoiceLibrary", "VoiceLibraryError",
     "assess_recording",
     "hub_revision", "use_revision",
+    "DEFAULT_PERSONA", "Persona", "PersonaEntry", "PersonaLibrary", "PersonaLibraryError",
     # reading files from anywhere: a list row, and whether a path is a regular file (never opened)
     "ConversationSummary", "is_regular_file", "read_conversation_summary",
 ]

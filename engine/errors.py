@@ -24,5 +24,9 @@ class VoiceLibraryError(ValueError):
     """A voice of the user's library cannot be added, found, renamed or removed."""
 
 
+class PersonaLibraryError(ValueError):
+    """A persona cannot be saved, found, renamed or removed, or its file cannot be read."""
+
+
 class RecoveryCancelled(Exception):
     """The person cancelled rebuilding a conversation (the partly rebuilt session is discarded)."""

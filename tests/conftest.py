@@ -28,6 +28,15 @@ os.environ["PARLEY_CACHE_DIR"] = _TEST_CACHE
 os.environ["PARLEY_VOICES_DIR"] = os.path.join(_TEST_CACHE, "voices")  # never the user's own voices
 
 
+@pytest.fixture(autouse=True)
+def own_personas(monkeypatch, tmp_path_factory):
+    """Each test its own personas folder (empty: the shipped personas only), never the user's: an
+    edit in one test (say "wait for me") must not change the conversations of the next."""
+    folder = tmp_path_factory.mktemp("personas")
+    monkeypatch.setenv("PARLEY_PERSONAS_DIR", str(folder))
+    return folder
+
+
 def pytest_sessionfinish(session, exitstatus):
     shutil.rmtree(_TEST_CACHE, ignore_errors=True)
 

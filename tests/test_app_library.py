@@ -74,7 +74,7 @@ def test_the_cli_lists_every_file_and_names_the_damaged_ones(folder, saved_conve
     good = by_name["Trip to Lisbon.parley"]
     assert good["title"] == "Trip to Lisbon" and good["model"] == "demo"
     assert good["seconds"] == pytest.approx(2.4) and good["bytes"] == saved_conversation.stat().st_size
-    assert set(good) == {"path", "title", "created", "seconds", "model", "bytes"}
+    assert set(good) == {"path", "title", "created", "seconds", "model", "bytes", "persona"}
     untitled = by_name["conversation.parley"]["title"]
     assert untitled != "conversation" and untitled.split()[0] in read_conversation_info(saved_conversation).text
     assert "not a readable Parley conversation" in by_name["broken.parley"]["error"]

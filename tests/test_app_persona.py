@@ -1,52 +1,30 @@
-"""PersonaPlex persona controls: voice list, the dialog, settings, and the worker passing prompts on.
-
-No PersonaPlex model runs here, so the prompts go to the real demo model, whose engine refuses them
-("not a PersonaPlex model"): that error must show in the window and the conversation must carry on.
-"""
+"""Personas in the app: the picker and editor (app/voices/personas_model.py, app/voices/persona.py) on real widgets,
+choosing a persona in the window (a new conversation with its sampling and "wait for me", the old
+one kept in the library, the window and the library saying which persona), reopening a conversation
+with its persona, and the controller starting a PersonaPlex conversation with a persona's voice and
+role (the small random PersonaPlex checkpoint)."""
 
 from __future__ import annotations
 
-import dataclasses
+from dataclasses import replace
 
 import pytest
-from PySide6.QtCore import QSettings, Qt
-from PySide6.QtWidgets import QFileDialog, QMessageBox
+import torch
+from PySide6.QtCore import Qt
 
-from app.engine_thread.messages import NewConversation
-from app.voices.persona import (
-    DEFAULT_VOICE_ITEM,
-    FROM_RECORDING,
-    NO_VOICE_ITEM,
-    NO_VOICE_NOTE,
-    PERSONAPLEX_ONLY,
-    PersonaDialog,
-)
-from engine import shipped_voices
-from engine.lm.prompts import DEFAULT_ROLE
+from app.engine_thread.controller import ConversationController
+from app.engine_thread.messages import ConversationFailed, ConversationOpened, LoadModel, NewConversation
+from app.library.panel import describe
+from app.voices.persona import PersonaDialog
+from app.voices.personas_model import MOSHI_NOTE, PERSONAPLEX_NOTE, PersonasModel
+from engine import Persona, PersonaLibrary, SamplingConfig, VoiceLibrary, load_model
+from engine.files.personas import SHIPPED
+from engine.state import flatten
 from tests.test_app_window import Harness
+from tests.test_session import personaplex_folder  # noqa: F401 - a fixture
+from tests.test_voices import stored
 
-
-@pytest.fixture
-def voices_dir(tmp_path):
-    folder = tmp_path / "voices"
-    folder.mkdir()
-    for name in ("NATM1.pt", "NATF2.pt", "VARF0.safetensors", "NATF2.safetensors", "notes.txt"):
-        (folder / name).write_bytes(b"")
-    (folder / "folder.pt").mkdir()  # not a file: not a voice
-    return folder
-
-
-class _ModelWithVoices:
-    """The real demo model, seen with a voices folder (what a PersonaPlex model folder has) and, if
-    asked, labelled PersonaPlex for the app; its sessions are the real engine's, which refuses prompts."""
-
-    def __init__(self, model, voices_dir, family: str = "moshi") -> None:
-        self._model = model
-        self.info = dataclasses.replace(model.info, family=family)
-        self.files = dataclasses.replace(model.files, voices_dir=voices_dir)
-
-    def new_session(self, **kwargs):
-        return self._model.new_session(**kwargs)
+PARTNER = SHIPPED[1]  # "Language partner": its own sampling, and it waits for the user
 
 
 @pytest.fixture
@@ -56,159 +34,150 @@ def harness(qtbot, tmp_path, app_demo_model):
     h.close()
 
 
-def combo_items(dialog: PersonaDialog) -> list[str]:
-    return [dialog.voice_combo.itemText(i) for i in range(dialog.voice_combo.count())]
-
-
-def test_the_voice_list_is_the_sorted_stems_of_the_voice_files(voices_dir, tmp_path):
-    assert shipped_voices(voices_dir) == ["NATF2", "NATM1", "VARF0"]
-    assert shipped_voices(None) == []
-    assert shipped_voices(tmp_path / "missing") == []
-
-
-def test_the_dialog_lists_the_voices_prefills_the_default_role_and_takes_a_recording(
-        qtbot, voices_dir, tmp_path, monkeypatch):
-    dialog = PersonaDialog(shipped_voices(voices_dir), "NATM1", "")
+def editor(qtbot, personaplex: bool | None = True, voices=("NATF0", "NATF2")) -> PersonaDialog:
+    dialog = PersonaDialog(PersonasModel(PersonaLibrary(), list(voices), personaplex))
     qtbot.addWidget(dialog)
-    assert combo_items(dialog) == [DEFAULT_VOICE_ITEM, "NATF2", "NATM1", "VARF0", NO_VOICE_ITEM, FROM_RECORDING]
-    assert dialog.voice() == "NATM1"
-    assert dialog.role_edit.toPlainText() == DEFAULT_ROLE
-    none_index = combo_items(dialog).index(NO_VOICE_ITEM)
-    assert dialog.voice_combo.itemData(none_index, Qt.ToolTipRole) == NO_VOICE_NOTE
-    dialog.voice_combo.setCurrentIndex(none_index)
-    assert dialog.voice() == "none"  # the advanced choice, said explicitly
-    fresh = PersonaDialog(["NATF0", "NATF2"], "", "")  # no saved choice: the default voice, listed once
-    qtbot.addWidget(fresh)
-    assert fresh.voice() == "" and combo_items(fresh)[:2] == [DEFAULT_VOICE_ITEM, "NATF2"]
-    dialog.voice_combo.setCurrentIndex(combo_items(dialog).index("NATM1"))
+    dialog.show()
+    return dialog
 
-    recording = tmp_path / "me.wav"
-    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: ("", ""))  # cancelled: nothing changes
-    dialog.voice_combo.setCurrentIndex(combo_items(dialog).index(FROM_RECORDING))
+
+def rows(dialog: PersonaDialog) -> list[str]:
+    return [dialog.list.item(i).text() for i in range(dialog.list.count())]
+
+
+def pick(dialog: PersonaDialog, name: str) -> None:
+    dialog.list.setCurrentRow([dialog.list.item(i).data(Qt.UserRole) for i in range(dialog.list.count())].index(name))
+
+
+def test_an_edit_of_a_shipped_persona_is_the_users_copy_until_reset(qtbot):
+    dialog = editor(qtbot)
+    assert rows(dialog) == ["General assistant", "Language partner", "Casual chat"]
+    pick(dialog, "Language partner")
+    assert dialog.role_edit.toPlainText() == PARTNER.role and dialog.wait_box.isChecked()
+    assert dialog.temp.value() == PARTNER.sampling.temp and dialog.voice_combo.currentData() == "NATF2"
+    assert dialog.name_edit.isReadOnly() and not dialog.save_button.isEnabled()
+    assert not dialog.delete_button.isEnabled()  # shipped: nothing to delete or reset
+
+    dialog.role_edit.setPlainText("Speak French only.")
+    dialog.temp_text.setValue(0.3)
+    dialog.wait_box.click()
+    assert dialog.save_button.isEnabled()
+    qtbot.mouseClick(dialog.save_button, Qt.LeftButton)
+    saved = PersonaLibrary().get("Language partner")
+    assert saved.role == "Speak French only." and saved.sampling.temp_text == 0.3 and not saved.wait_for_user
+    assert rows(dialog)[1] == "Language partner  ·  edited" and dialog.delete_button.text() == "&Reset"
+    qtbot.mouseClick(dialog.delete_button, Qt.LeftButton)
+    assert PersonaLibrary().get("Language partner") == PARTNER and rows(dialog)[1] == "Language partner"
+    assert dialog.role_edit.toPlainText() == PARTNER.role
+
+
+def test_the_user_makes_renames_and_deletes_a_persona_and_a_bad_name_is_said(qtbot):
+    dialog = editor(qtbot)
+    pick(dialog, "Casual chat")
+    qtbot.mouseClick(dialog.new_button, Qt.LeftButton)
+    assert rows(dialog)[-1] == "My persona  ·  yours" and not dialog.name_edit.isReadOnly()
+    assert PersonaLibrary().get("My persona").role == SHIPPED[2].role  # started from the selected one
+    dialog.name_edit.selectAll()
+    qtbot.keyClicks(dialog.name_edit, "../Pirate")
+    qtbot.mouseClick(dialog.save_button, Qt.LeftButton)
+    assert "cannot name a persona" in dialog.status.text() and "My persona  ·  yours" in rows(dialog)
+    dialog.name_edit.selectAll()
+    qtbot.keyClicks(dialog.name_edit, "Pirate")
+    dialog.voice_combo.setCurrentIndex(dialog.voice_combo.findData("none"))
     dialog.voice_combo.activated.emit(dialog.voice_combo.currentIndex())
-    assert dialog.voice() == "NATM1"
-    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(recording), ""))
-    dialog.voice_combo.setCurrentIndex(combo_items(dialog).index(FROM_RECORDING))
-    dialog.voice_combo.activated.emit(dialog.voice_combo.currentIndex())
-    assert dialog.voice() == str(recording)
-    assert dialog.voice_combo.currentText() == "me.wav"
-    assert combo_items(dialog)[-1] == FROM_RECORDING
-
-    dialog.role_edit.setPlainText("  You are a ship's cook.  ")
-    with qtbot.waitSignal(dialog.applied) as applied:
-        qtbot.mouseClick(dialog.apply_button, Qt.LeftButton)
-    assert applied.args == [str(recording), "You are a ship's cook."]
-
-    again = PersonaDialog(["NATF2"], str(recording), "You are a ship's cook.")  # a saved file choice
-    qtbot.addWidget(again)
-    assert again.voice() == str(recording) and again.voice_combo.currentText() == "me.wav"
-    assert again.role_edit.toPlainText() == "You are a ship's cook."
-    qtbot.mouseClick(again.reset_button, Qt.LeftButton)
-    assert again.role_edit.toPlainText() == DEFAULT_ROLE
+    qtbot.mouseClick(dialog.save_button, Qt.LeftButton)
+    assert rows(dialog)[-1] == "Pirate  ·  yours" and PersonaLibrary().get("Pirate").voice == "none"
+    assert PersonaLibrary().find("My persona") is None  # renamed, not copied
+    qtbot.mouseClick(dialog.delete_button, Qt.LeftButton)
+    assert rows(dialog) == ["General assistant", "Language partner", "Casual chat"]
 
 
-def test_with_the_demo_model_the_persona_controls_are_disabled_and_say_why(harness):
+def test_a_moshi_model_shows_what_applies_instead_of_disabled_voice_and_role(qtbot):
+    moshi = editor(qtbot, personaplex=False)
+    assert not moshi.voice_combo.isVisible() and not moshi.role_edit.isVisible()
+    assert all(w.isVisible() and w.isEnabled() for w in (moshi.temp, moshi.temp_text, moshi.top_k, moshi.wait_box))
+    assert moshi.note.text() == MOSHI_NOTE
+    personaplex = editor(qtbot, personaplex=True)
+    assert personaplex.voice_combo.isVisible() and personaplex.role_edit.isVisible()
+    assert personaplex.note.text() == PERSONAPLEX_NOTE
+
+
+def test_a_damaged_persona_file_is_a_row_that_says_so_and_cannot_start(qtbot, own_personas):
+    (own_personas / "Broken.json").write_bytes(b'{"format": "parley.persona", "version": 1, "name": 3}')
+    dialog = editor(qtbot)
+    assert rows(dialog)[-1] == "Broken  ·  damaged"
+    pick(dialog, "Broken")
+    assert "cannot be used" in dialog.status.text() and "'name'" in dialog.status.text()
+    assert not dialog.start_button.isEnabled() and not dialog.role_edit.isEnabled()
+    qtbot.mouseClick(dialog.delete_button, Qt.LeftButton)  # it can still be deleted
+    assert not (own_personas / "Broken.json").exists()
+
+
+def test_choosing_a_persona_starts_a_conversation_with_it_and_keeps_the_old_one_in_the_library(harness, qtbot):
     w = harness.window
-    assert w.model.model_info.family == "moshi"
-    assert not w.persona_button.isEnabled() and not w.menus.persona_action.isEnabled()
-    assert PERSONAPLEX_ONLY in w.persona_button.toolTip() and PERSONAPLEX_ONLY in w.menus.persona_action.toolTip()
-    assert not w.persona_label.isVisible()
-    assert w.menus.persona_action.shortcut().toString() == "Ctrl+P"
-    assert w.menus.persona_action in w.menuBar().actions()[1].menu().actions()  # Model menu
-    assert w.open_persona_dialog() is None
-    assert w.persona_prompts() == (None, None)  # File > New sends no prompts to a Moshi model
+    assert w.model.persona == SHIPPED[0] and "Persona: General assistant" in w.persona_label.text()
+    harness.frames(3)
+    dialog = w.open_persona_dialog()
+    pick(dialog, "Language partner")
+    qtbot.mouseClick(dialog.start_button, Qt.LeftButton)
+    qtbot.waitUntil(lambda: len(harness.opened) == 2, timeout=30_000)
+    session = w.model.worker.controller.session
+    assert session.persona == PARTNER and session.sampling == PARTNER.sampling and session.waiting_for_user
+    assert session.prompts == {"voice": None, "text": None}  # the demo model takes no voice or role
+    assert w.model.settings.persona == "Language partner"
+    assert "Persona: Language partner" in w.persona_label.text() and "no voice or role" in w.persona_label.text()
+    assert w.menus.wait_action.isChecked()
+    qtbot.waitUntil(lambda: len(w.library.entries) == 1, timeout=20_000)  # the old one, kept
+    (kept,) = w.library.entries
+    assert kept.info.persona == "General assistant" and "General assistant" in describe(kept)
+    assert kept.info.seconds == pytest.approx(0.24)
 
 
-def test_asking_the_demo_model_for_a_persona_shows_the_engine_error_and_keeps_the_conversation(
-        harness, qtbot, monkeypatch):
+def test_reopening_a_conversation_continues_with_its_persona(harness, qtbot, tmp_path):
     w = harness.window
-    before = harness.frames(2)
-    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.Discard)
-    w.apply_persona("NATF2", "You are a pirate.")
-    qtbot.waitUntil(w.error_box.isVisible, timeout=20_000)
-    assert "not a PersonaPlex model" in w.error_label.text()
-    assert "current conversation is kept" in w.error_label.text()
-    assert not w.resume_button.isVisible()
-    assert len(harness.opened) == 1  # no new conversation was opened
-    assert w.model.unsaved_frames == 2 and w.model.conversation_path is None
-    qtbot.mouseClick(w.dismiss_button, Qt.LeftButton)
-    assert harness.frames(1)[0].frame_index == before[-1].frame_index + 1  # the old one carries on
+    w.model.start_with_persona(PARTNER)
+    qtbot.waitUntil(lambda: len(harness.opened) == 2, timeout=30_000)
+    w.model.press_talk("key")  # releases "wait for me"
+    harness.frames(2)
+    w.model.release_talk("key")
+    path = str(tmp_path / "partner.parley")
+    w.model.save(path)
+    qtbot.waitUntil(lambda: w.model.conversation_path == path, timeout=20_000)
+    w.model.start_with_persona(SHIPPED[2])
+    qtbot.waitUntil(lambda: len(harness.opened) == 3, timeout=30_000)
+    assert w.model.persona == SHIPPED[2]
 
-    w.model.worker.submit(NewConversation(text_prompt="You are a pirate."))  # a role alone is refused the same way
-    qtbot.waitUntil(w.error_box.isVisible, timeout=20_000)
-    assert "not a PersonaPlex model" in w.error_label.text()
-    qtbot.mouseClick(w.dismiss_button, Qt.LeftButton)
-    assert harness.frames(1)[0].frame_index == before[-1].frame_index + 2
-
-
-def test_the_persona_persists_across_windows_and_a_moshi_model_ignores_it(qtbot, tmp_path, app_demo_model,
-                                                                        monkeypatch):
-    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.Discard)
-    first = Harness(qtbot, tmp_path, lambda *args: app_demo_model)
-    try:
-        first.window.apply_persona("NATM1", "You are a pirate.\nSpeak briefly.")
-        qtbot.waitUntil(first.window.error_box.isVisible, timeout=20_000)
-        first.window.apply_persona("VARF0", DEFAULT_ROLE)  # the default role is stored as "the default"
-        assert first.window.model.settings.persona_role == ""
-        first.window.apply_persona("NATM1", "You are a pirate.\nSpeak briefly.")
-    finally:
-        first.close()
-    store = QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)
-    assert store.value("persona_voice") == "NATM1"
-
-    second = Harness(qtbot, tmp_path, lambda *args: app_demo_model)  # loads the demo with the saved persona
-    try:
-        w = second.window
-        assert w.model.settings.persona_voice == "NATM1"
-        assert w.model.settings.persona_role == "You are a pirate.\nSpeak briefly."
-        assert not w.error_box.isVisible()  # the saved prompts are not sent to a Moshi model
-        assert second.frames(1)[0].frame_index == 0
-    finally:
-        second.close()
+    w.open_conversation(path)
+    qtbot.waitUntil(lambda: len(harness.opened) == 4, timeout=30_000)
+    assert w.model.conversation_persona.name == "Language partner" and w.model.persona == PARTNER
+    assert w.model.worker.controller.session.sampling == PARTNER.sampling
+    assert "Persona: Language partner" in w.persona_label.text()
+    w.menus.new_action.trigger()  # File > New goes on with the reopened conversation's persona
+    qtbot.waitUntil(lambda: len(harness.opened) == 5, timeout=30_000)
+    assert w.model.worker.controller.session.persona == PARTNER
 
 
-def test_a_personaplex_window_offers_the_worker_listed_voices_and_the_saved_choice(
-        qtbot, tmp_path, app_demo_model, voices_dir, monkeypatch):
-    store = QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)
-    store.setValue("persona_voice", "NATF2")
-    store.setValue("persona_role", "You are a pirate.")
-    store.sync()
-    # No PersonaPlex model can run here: the demo model labelled "personaplex" drives the app's side.
-    h = Harness(qtbot, tmp_path, lambda *args: _ModelWithVoices(app_demo_model, voices_dir, "personaplex"))
-    try:
-        w = h.window
-        assert w.model.voices == ["NATF2", "NATM1", "VARF0"]  # listed by the worker from the model's folder
-        # The saved persona went with the load; the engine refused it, so the first conversation
-        # started without prompts and the error says so.
-        assert w.error_box.isVisible() and "not a PersonaPlex model" in w.error_label.text()
-        assert "default voice and role instead" in w.error_label.text()
-        qtbot.mouseClick(w.dismiss_button, Qt.LeftButton)
-        assert w.persona_button.isEnabled() and w.menus.persona_action.isEnabled()
-        assert w.persona_label.isVisible() and f"voice {DEFAULT_VOICE_ITEM}" in w.persona_label.text()
-        assert w.persona_prompts() == ("NATF2", "You are a pirate.")
+def test_a_persona_on_personaplex_starts_with_its_voice_role_sampling_and_wait(
+        personaplex_folder, monkeypatch, tmp_path):  # noqa: F811 - the fixture
+    monkeypatch.setenv("PARLEY_KERNELS", "aten")  # an exact kernel, not measured: this is about prompts
+    monkeypatch.setenv("PARLEY_VOICES_DIR", str(tmp_path / "voices"))
+    stored(VoiceLibrary(), "June", seed=9)
+    model = load_model(str(personaplex_folder), device="cpu")
+    cook = Persona("Cook", voice="June", role="You are a ship's cook.", wait_for_user=True,
+                   sampling=SamplingConfig(temp=0.6, temp_text=0.5, top_k=50, top_k_text=5))
+    events = []
+    controller = ConversationController(events.append, lambda command: None, lambda *args: model, seed=7)
+    controller.execute(LoadModel("personaplex", "cpu", "float32", cook))
+    session = controller.session
+    assert session.prompts == {"voice": "June", "text": "You are a ship's cook."} and session.persona == cook
+    assert session.sampling == cook.sampling and session.waiting_for_user
+    by_hand = model.new_session(cook.sampling, seed=7, voice_prompt="June", text_prompt=cook.role)
+    a, b = flatten(session.state["gen"]), flatten(by_hand.state["gen"])
+    assert all(torch.equal(a[k], b[k]) for k in a)
+    (opened,) = [e for e in events if isinstance(e, ConversationOpened)]
+    assert opened.persona == cook and opened.voice == "June" and opened.role == cook.role
 
-        w.activateWindow()
-        qtbot.waitUntil(w.isActiveWindow, timeout=5_000)
-        qtbot.keyClick(w, Qt.Key_P, Qt.ControlModifier)
-        qtbot.waitUntil(lambda: w.findChild(PersonaDialog) is not None, timeout=5_000)
-        dialog = w.findChild(PersonaDialog)
-        assert combo_items(dialog)[1:4] == ["NATF2", "NATM1", "VARF0"]
-        assert dialog.voice() == "NATF2" and dialog.role_edit.toPlainText() == "You are a pirate."
-
-        h.frames(1)
-        monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.Discard)
-        dialog.voice_combo.setCurrentIndex(combo_items(dialog).index("VARF0"))
-        qtbot.mouseClick(dialog.apply_button, Qt.LeftButton)
-        assert w.model.settings.persona_voice == "VARF0"
-        qtbot.waitUntil(w.error_box.isVisible, timeout=20_000)
-        assert "not a PersonaPlex model" in w.error_label.text()  # the real engine got the prompts
-        qtbot.mouseClick(w.dismiss_button, Qt.LeftButton)
-        assert h.frames(1)[0].frame_index == 1
-
-        w.menus.new_action.trigger()  # File > New on a PersonaPlex model uses the saved persona too
-        qtbot.waitUntil(w.error_box.isVisible, timeout=20_000)
-        assert "not a PersonaPlex model" in w.error_label.text()
-        qtbot.mouseClick(w.dismiss_button, Qt.LeftButton)
-        assert h.frames(1)[0].frame_index == 2
-    finally:
-        h.close()
+    controller.execute(NewConversation(replace(cook, voice="Nobody's voice")))  # a voice it cannot find
+    (failed,) = [e for e in events if isinstance(e, ConversationFailed)]
+    assert "'Cook'" in failed.message and "current conversation is kept" in failed.message
+    assert controller.session is session

@@ -26,7 +26,7 @@ from app.conversation.view import (
 )
 from app.conversation.view_model import ConversationModel
 from app.widgets.throttle import READOUT_INTERVAL_MS
-from engine import FRAME_SECONDS, FRAME_SIZE
+from engine import FRAME_SECONDS, FRAME_SIZE, PersonaLibrary
 from tests.test_app_window import Harness, settings_without_processing, tone_frames
 
 CONTROL_PIECES = ("<s>", "</s>", "<unk>", "<pad>")
@@ -343,7 +343,7 @@ def test_a_level_strip_bar_is_as_tall_as_the_loudest_frame_of_its_share():
 def test_wait_for_me_holds_the_assistant_until_talk_is_pressed_and_is_remembered(vm, qtbot, tmp_path):
     m = vm.model
     m.set_wait_for_user(True)
-    assert QSettings(str(tmp_path / "s.ini"), QSettings.IniFormat).value("wait_for_user") in (True, "true")
+    assert PersonaLibrary().get(m.persona.name).wait_for_user  # saved in the persona (the user's copy)
     replaced = SignalRecorder()
     m.conversation_replaced.connect(replaced.record)
     m.new_conversation()  # the setting applies to the conversations started from now on

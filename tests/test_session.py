@@ -116,22 +116,9 @@ def test_restoring_keeps_the_frame_step_and_a_frame_step_per_sampling(model, tmp
 def personaplex_folder(tmp_path_factory, demo_model_dir):
     """A PersonaPlex-architecture model folder (16-step depth transformer, random weights) made from
     the demo's files: what the prompt phases run on."""
-    import json
-    import shutil
+    from engine.files.demo import write_personaplex_variant
 
-    from safetensors.torch import save_file
-
-    from engine.lm.model import LMConfig, LMModel
-
-    folder = tmp_path_factory.mktemp("personaplex")
-    for f in demo_model_dir.iterdir():
-        shutil.copy(f, folder / f.name)
-    config = {**json.loads((demo_model_dir / "config.json").read_text()), "model_type": "personaplex", "dep_q": 16}
-    (folder / "config.json").write_text(json.dumps(config))
-    torch.manual_seed(0)
-    lm = LMModel(LMConfig.from_hub_config(config))
-    save_file({k: v.contiguous() for k, v in lm.state_dict().items()}, str(folder / config["moshi_name"]))
-    return folder
+    return write_personaplex_variant(tmp_path_factory.mktemp("personaplex"))
 
 
 def test_opening_a_personaplex_conversation_runs_no_prompt_phases(tmp_path, personaplex_folder, monkeypatch):

@@ -5,9 +5,9 @@ is still queued just before a write is the cushion that absorbed this frame's ji
 time, input bursts, the device's block size). Its minimum over the last few seconds, less a
 margin, was never needed: it is left over from how the stream started or from a burst after a
 stall, and it is added to every reply's latency. Skipping audio shrinks it without a gap, but only
-audio nobody would hear is skipped: a quiet frame of the assistant's, or queued audio a barge-in
-muted (below `SPEECH_DB`, `app.audio.levels`). Skipping instead of muting at a barge-in left the speaker starved for ~60 ms at every Talk
-press; muting alone kept the cushion whatever it was (mic-to-speaker ~260 ms against ~210 ms).
+audio nobody would hear is skipped: a quiet frame of the assistant's (below ``SPEECH_DB``), or
+queued audio a barge-in muted. Skipping instead of muting at a barge-in left the speaker starved for
+~60 ms at every Talk press; muting alone kept the cushion whatever it was (mic-to-speaker ~260 ms against ~210 ms).
 """
 
 from __future__ import annotations

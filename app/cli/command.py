@@ -1,5 +1,5 @@
 """The `parley` command: the desktop app by default, plus `offline`, `recover`, `compare-precision`, `selftest`,
-`conversations` and `voices`."""
+`conversations`, `voices` and `personas`."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import argparse
 import sys
 
 from app.voices.cli import add_voices_parser
+from app.voices.personas_cli import add_personas_parser
 
 PRECISIONS = ("auto", "float32", "bfloat16", "int8", "int4")  # engine.Precision's values (tested to match)
 
@@ -31,6 +32,7 @@ def build_parser() -> argparse.ArgumentParser:
     from engine import DEFAULT_SEED, SamplingConfig
 
     defaults = SamplingConfig()
+    default = " (default: the persona's, else {})".format
     parser = argparse.ArgumentParser(prog="parley", description="Local real-time voice assistant.")
     _add_model_options(parser, remembered=True)
     sub = parser.add_subparsers(dest="command")
@@ -41,10 +43,13 @@ def build_parser() -> argparse.ArgumentParser:
     off.add_argument("--output", required=False, help="output wav, 24 kHz mono, as long as the input")
     off.add_argument("--json", help="write text and tokens as JSON here")
     off.add_argument("--seed", type=int, default=DEFAULT_SEED)
-    off.add_argument("--temp", type=float, default=defaults.temp, help="audio temperature (0 = greedy)")
-    off.add_argument("--temp-text", type=float, default=defaults.temp_text, help="text temperature (0 = greedy)")
-    off.add_argument("--top-k", type=int, default=defaults.top_k)
-    off.add_argument("--top-k-text", type=int, default=defaults.top_k_text)
+    off.add_argument("--persona", help="start the conversation as this persona (`parley personas`): its sampling, "
+                     "and on PersonaPlex its voice and role; the options below override them (its 'wait for me' "
+                     "applies in the app, where your speech ends it)")
+    off.add_argument("--temp", type=float, help="audio temperature (0 = greedy)" + default(defaults.temp))
+    off.add_argument("--temp-text", type=float, help="text temperature (0 = greedy)" + default(defaults.temp_text))
+    off.add_argument("--top-k", type=int, help="audio tokens to sample from" + default(defaults.top_k))
+    off.add_argument("--top-k-text", type=int, help="text tokens to sample from" + default(defaults.top_k_text))
     off.add_argument("--voice-prompt", help="PersonaPlex voice: a shipped name (default NATF0), the name of one of "
                      "your voices (`parley voices`), a .pt file, a recording (WAV, FLAC, Ogg, MP3), or 'none' "
                      "(advanced: no voice prompt, an arbitrary voice)")
@@ -78,8 +83,9 @@ def build_parser() -> argparse.ArgumentParser:
     conv = sub.add_parser("conversations", help="list the saved conversations (reads file headers only)")
     conv.add_argument("--folder", help="the folder to list (default: the app's conversations folder)")
     conv.add_argument("--json", action="store_true",
-                      help="one JSON object per line: path, title, created, seconds, model, bytes (or error)")
+                      help="one JSON object per line: path, title, created, seconds, model, bytes, persona (or error)")
     add_voices_parser(sub)
+    add_personas_parser(sub)
     return parser
 
 
@@ -89,6 +95,10 @@ def main(argv: list[str] | None = None) -> int:
         from app.voices.cli import voices_command
 
         return voices_command(args)
+    if args.command == "personas":
+        from app.voices.personas_cli import personas_command
+
+        return personas_command(args)
     if args.command not in ("selftest", "conversations"):  # the selftest reports it in its JSON line
         from app.models.device_report import announce_cpu_fallback
 

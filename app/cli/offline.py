@@ -7,6 +7,7 @@ import json
 import logging
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -53,6 +54,7 @@ def _is_user_facing(e: Exception) -> bool:
 def _run(args) -> None:
     from app.engine_thread.real_time import FrameTimeSummary
     from engine import (
+        PersonaLibrary,
         SamplingConfig,
         load_model,
         open_conversation,
@@ -65,8 +67,8 @@ def _run(args) -> None:
 
     if not args.input or not args.output:
         raise UsageError("offline needs --input IN.wav and --output OUT.wav")
-    if args.resume and (args.voice_prompt or args.text_prompt):
-        raise UsageError("--voice-prompt/--text-prompt apply to a new conversation, not to --resume")
+    if args.resume and (args.voice_prompt or args.text_prompt or args.persona):
+        raise UsageError("--persona/--voice-prompt/--text-prompt apply to a new conversation, not to --resume")
     pcm = read_audio(args.input)
     if pcm.size == 0:
         raise UsageError(f"{args.input} contains no audio")
@@ -82,10 +84,13 @@ def _run(args) -> None:
     if args.resume:
         session = open_conversation(model, args.resume)  # a compact file is rebuilt by replay
     else:
-        sampling = SamplingConfig(temp=args.temp, temp_text=args.temp_text, top_k=args.top_k,
-                                  top_k_text=args.top_k_text)
-        session = model.new_session(sampling=sampling, seed=args.seed, voice_prompt=args.voice_prompt,
-                                    text_prompt=args.text_prompt)
+        persona = PersonaLibrary().get(args.persona) if args.persona else None
+        voice, role = persona.applies(model.info.family == "personaplex") if persona else (None, None)
+        chosen = {name: getattr(args, name) for name in ("temp", "temp_text", "top_k", "top_k_text")}
+        sampling = replace(persona.sampling if persona else SamplingConfig(),
+                           **{name: value for name, value in chosen.items() if value is not None})
+        session = model.new_session(sampling=sampling, seed=args.seed, voice_prompt=args.voice_prompt or voice,
+                                    text_prompt=args.text_prompt or role, persona=persona)
 
     # A new conversation records its frames (it can then be saved compact), journaled with --journal.
     recorder = None if args.resume else record_frames(session, args.journal)

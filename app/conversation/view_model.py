@@ -35,7 +35,8 @@ from app.engine_thread.real_time import RealTimeMonitor, too_slow_text
 from app.engine_thread.worker import EngineWorker
 from app.journals.pending import pending_journals_in_background
 from app.settings import AppSettings, load_settings, processing_from, save_settings
-from engine import DEFAULT_ROLE
+from app.voices.personas_model import voice_label
+from engine import DEFAULT_PERSONA, DEFAULT_ROLE, Persona, PersonaLibrary
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +65,7 @@ class ConversationModel(QObject):
     status_changed = Signal(object)  # Status
     talk_changed = Signal(object)  # TalkState
     model_changed = Signal()  # model_info, loading, graph: see model_text()
-    persona_changed = Signal()  # prompts_in_use, voices
+    persona_changed = Signal()  # persona, conversation_persona, prompts_in_use, voices
     title_changed = Signal(str)
     frame = Signal(object)  # FrameStats of the newest frame (meters and latency)
     health_changed = Signal(str)  # dropped frames, xruns, output gaps
@@ -101,6 +102,10 @@ class ConversationModel(QObject):
         self.graph = None  # the running session's engine.GraphStatus, as the last frame reported it
         self.voices: list[str] = []  # shipped voices of the loaded model (reported by the worker)
         self.prompts_in_use = ("", "")  # (voice, role) of the current conversation
+        self.personas = PersonaLibrary()
+        # The persona new conversations start with: the one chosen last, or the current conversation's.
+        self.persona: Persona = self.persona_named(self.settings.persona)
+        self.conversation_persona: Persona | None = None  # the current conversation's (None: a file without one)
         self.streaming = False
         self.waiting_for_user = False  # the assistant is held silent until the user speaks ("wait for me")
         self.last_stats: FrameStats | None = None
@@ -124,7 +129,6 @@ class ConversationModel(QObject):
         self.worker.submit(m.SetSaveKind(self.settings.save_compact))
         self.worker.submit(m.SetProcessing(self.processing))
         self.worker.submit(m.SetMicOpen(self.talk.mic_open))
-        self.worker.submit(m.SetWaitForUser(self.settings.wait_for_user))
         self.worker_thread = QThread(self)
         self.worker_thread.setObjectName("parley-engine")
         self.worker.moveToThread(self.worker_thread)
@@ -184,11 +188,25 @@ class ConversationModel(QObject):
         name = Path(self.conversation_path).name if self.conversation_path else "Untitled conversation"
         return f"{name}{' *' if self.unsaved_frames else ''} — Parley"
 
-    def persona_prompts(self) -> tuple[str | None, str | None]:
-        """The saved voice and role for a new conversation; none unless the model is PersonaPlex."""
-        if not self.is_personaplex:
-            return None, None
-        return self.settings.persona_voice or None, self.settings.persona_role or None
+    def persona_named(self, name: str) -> Persona:
+        """The library's persona called ``name``, or the default one where there is none (or its
+        file is damaged)."""
+        entry = self.personas.find(name or DEFAULT_PERSONA.name)
+        return entry.persona if entry is not None and entry.persona is not None else DEFAULT_PERSONA
+
+    def persona_text(self) -> tuple[str, str]:
+        """(the line saying who speaks, its tooltip)."""
+        persona = self.conversation_persona
+        if persona is None:
+            return "Persona: none (a conversation saved before personas)", ""
+        voice, role = self.prompts_in_use
+        if self.model_info is not None and not self.is_personaplex:
+            waits = " · waits for you to speak first" if persona.wait_for_user else ""
+            return f"Persona: {persona.name}{waits} · this model takes no voice or role", ""
+        role = role or DEFAULT_ROLE
+        short = role if len(role) <= 80 else role[:79] + "…"
+        return (f"Persona: {persona.name} · voice: {voice_label(voice)} · role: {short}",
+                f"Voice: {voice or 'none'}\n\n{role}")
 
     # -- push-to-talk ------------------------------------------------------------------------
     def press_talk(self, source: str) -> None:
@@ -221,9 +239,8 @@ class ConversationModel(QObject):
         """Load in the worker; the choice is remembered once it loaded (a failed one is not)."""
         self._requested_model = (name, device, precision)
         self.graph = None
-        # The saved persona is used if the model turns out to be PersonaPlex (the worker knows).
-        self.worker.submit(m.LoadModel(name, device, precision, self.settings.persona_voice or None,
-                                       self.settings.persona_role or None))
+        # The persona's voice and role are used if the model turns out to be PersonaPlex (the worker knows).
+        self.worker.submit(m.LoadModel(name, device, precision, self.persona))
 
     def switch_model_and_open(self, model: str, path: str) -> None:
         """Load ``model`` (with the remembered device and precision), then open ``path`` on it; the
@@ -232,15 +249,20 @@ class ConversationModel(QObject):
         self.worker.submit(m.OpenConversation(path))
 
     def new_conversation(self) -> None:
-        self.worker.submit(m.NewConversation(*self.persona_prompts()))
+        """A new conversation with the current persona."""
+        self.worker.submit(m.NewConversation(self.persona))
 
-    def start_with_persona(self, voice: str, role: str) -> None:
-        """Remember the choice, then start a new conversation with it (in the worker); if the engine
-        refuses the prompts, the error shows and the current conversation carries on."""
-        if role.strip() == DEFAULT_ROLE:
-            role = ""  # the default, wherever it changes later
-        self.update_settings(persona_voice=voice, persona_role=role)
-        self.worker.submit(m.NewConversation(voice or None, role or None))
+    def start_with_persona(self, persona: Persona, keep_in: str | None = None) -> None:
+        """Remember the choice, then start a new conversation with it (in the worker). ``keep_in``:
+        a file the current conversation is saved to first (the engine thread snapshots it before it
+        starts the new one). If the engine refuses the persona's prompts, the error shows and the
+        current conversation carries on."""
+        if keep_in:
+            self.save(keep_in)
+        self.persona = persona
+        self.update_settings(persona=persona.name)
+        self.persona_changed.emit()
+        self.worker.submit(m.NewConversation(persona))
 
     def open_conversation(self, path: str) -> None:
         self.worker.submit(m.OpenConversation(path))
@@ -276,9 +298,16 @@ class ConversationModel(QObject):
         self.worker.submit(m.Resume())
 
     def set_wait_for_user(self, on: bool) -> None:
-        """"Wait for me" for the conversations started from now on (persisted)."""
-        self.update_settings(wait_for_user=on)
-        self.worker.submit(m.SetWaitForUser(on))
+        """"Wait for me" of the current persona, for the conversations started with it from now on
+        (saved in the persona: a shipped one's edit is the user's copy)."""
+        persona = replace(self.persona, wait_for_user=on)
+        try:
+            self.personas.save(persona, replacing=persona.name)
+        except (ValueError, OSError) as e:
+            self._on_error(f"Could not save the persona {persona.name}: {e}")
+            return
+        self.persona = persona
+        self.persona_changed.emit()
 
     def set_processing(self, processing) -> None:
         """An app.audio.echo.ProcessingSettings chosen in the Audio menu: applied at once and persisted."""
@@ -382,6 +411,10 @@ class ConversationModel(QObject):
 
     def _on_conversation_opened(self, event: m.ConversationOpened) -> None:
         self.prompts_in_use = (event.voice, event.role)
+        self.conversation_persona = event.persona
+        if event.persona is not None:  # go on with it: the library's version by its name, else the file's
+            entry = self.personas.find(event.persona.name)
+            self.persona = entry.persona if entry is not None and entry.persona is not None else event.persona
         self.persona_changed.emit()
         self.turns.reset(event.transcript, event.recording)
         self.conversation_path = event.path or None

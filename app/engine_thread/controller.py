@@ -6,7 +6,8 @@ events through ``emit``. It owns:
 
 - the model and its lifecycle: loading, and releasing a GPU model before loading another (a 24 GB
   card cannot hold two 7B models), and the CPU thread count each conversation runs with;
-- the conversation (an ``engine.Session``) and whether streaming is halted after a failed frame;
+- the conversation (an ``engine.Session``), started with a persona (its sampling and "wait for
+  me", and on PersonaPlex its voice and role), and whether streaming is halted after a failed frame;
 - conversation files: open (a full file in place, a compact one rebuilt), save (a snapshot taken
   between two frames, written by a thread of its own so the frames go on), audio export;
 - the crash journal of every conversation, and recovery from one.
@@ -69,7 +70,6 @@ class ConversationController:
         self.conversation = 0  # counts the conversations (a file opened in place reuses the session)
         self.halted = False  # a frame failed: no frames until Resume or another conversation
         self.save_compact: bool | None = None  # None: the engine's default kind for the model
-        self.wait_for_user = False  # new conversations wait for the user to speak first
         self._recorder = None  # the current conversation's engine FrameRecorder (with its journal)
         self.journal_path: Path | None = None  # the current conversation's journal
         self._journal_lock: JournalLock | None = None  # held while journal_path is live
@@ -80,7 +80,7 @@ class ConversationController:
             m.LoadModel: self._load_model, m.NewConversation: self._new_conversation,
             m.OpenConversation: self._open, m.SaveConversation: self._save, m.ExportAudio: self._export_audio,
             m.RecoverJournal: self._recover, m.RequestClip: self._clip, m.Resume: self._resume,
-            m.SetSaveKind: self._set_save_kind, m.SetWaitForUser: self._set_wait_for_user, _Saved: self._saved,
+            m.SetSaveKind: self._set_save_kind, _Saved: self._saved,
         }
 
     @property
@@ -126,11 +126,9 @@ class ConversationController:
         self._use_threads_for(None)  # measured now, while the window still says it is loading
         files = getattr(model, "files", None)
         self.emit(m.ModelLoaded(model.info, tuple(engine.shipped_voices(getattr(files, "voices_dir", None)))))
-        prompts = c.voice_prompt or c.text_prompt
-        if model.info.family != "personaplex" or not prompts:
-            self._start(None, None)
-        elif not self._start(c.voice_prompt, c.text_prompt, fallback=True):
-            self._start(None, None)  # the old conversation belongs to the old model: start one without prompts
+        if not self._start(c.persona, fallback=True):
+            # The old conversation belongs to the old model: start one with the model's own prompts.
+            self._start(c.persona, with_prompts=False)
 
     def _use_threads_for(self, session) -> None:  # session: None before the first
         """A rebuilt conversation keeps the thread count its frames ran with; any other gets the
@@ -164,26 +162,32 @@ class ConversationController:
     # ---- conversations -----------------------------------------------------------------------
 
     def _new_conversation(self, c: m.NewConversation) -> None:
-        self._start(c.voice_prompt, c.text_prompt)
+        self._start(c.persona)
 
-    def _start(self, voice_prompt: str | None, text_prompt: str | None, fallback: bool = False) -> bool:
-        """Start a conversation; with prompts that fail (missing voice file, bad wav, not a PersonaPlex
-        model) it reports ``ConversationFailed`` and keeps the current one. Returns whether it started."""
+    def _start(self, persona: engine.Persona | None, fallback: bool = False, with_prompts: bool = True) -> bool:
+        """Start a conversation with ``persona``: its sampling and "wait for me", and where the model
+        is PersonaPlex (and ``with_prompts``) its voice and role. With prompts that fail (a voice
+        the model lacks, a bad recording) it reports ``ConversationFailed`` and keeps the current
+        one. Returns whether it started."""
         if self.model is None:
             return False
         seed = self._seed if self._seed is not None else secrets.randbelow(2**31)
+        personaplex = with_prompts and self.model.info.family == "personaplex"
+        voice_prompt, text_prompt = persona.applies(personaplex) if persona is not None else (None, None)
         try:
-            session = self.model.new_session(sampling=engine.SamplingConfig(), seed=seed,
-                                             voice_prompt=voice_prompt or None, text_prompt=text_prompt or None)
+            session = self.model.new_session(
+                sampling=persona.sampling if persona is not None else engine.SamplingConfig(), seed=seed,
+                voice_prompt=voice_prompt, text_prompt=text_prompt, persona=persona)
         except Exception as e:
             if not (voice_prompt or text_prompt):
                 raise  # no prompts: a real failure, reported by execute
             log.exception("a new conversation with prompts failed")
-            kept = ("Started one with the default voice and role instead." if fallback
+            kept = ("Started one with the model's default voice and role instead." if fallback
                     else "The current conversation is kept.")
-            self.emit(m.ConversationFailed(f"Could not start a conversation with this persona: {e}\n{kept}"))
+            name = f" {persona.name!r}" if persona is not None else ""
+            self.emit(m.ConversationFailed(f"Could not start a conversation with the persona{name}: {e}\n{kept}"))
             return False
-        if self.wait_for_user:  # a new session does not wait
+        if persona is not None and persona.wait_for_user:  # a new session does not wait
             session.wait_for_user(True)
         self._use_session(session)
         self._opened(session, "")
@@ -193,7 +197,7 @@ class ConversationController:
         prompts = getattr(session, "prompts", None) or {}
         recording = session.audio() if session.record_audio else ()
         self.emit(m.ConversationOpened(session.progress().transcript, path, recording, str(prompts.get("voice") or ""),
-                                       str(prompts.get("text") or "")))
+                                       str(prompts.get("text") or ""), getattr(session, "persona", None)))
 
     def _open(self, c: m.OpenConversation) -> None:
         if self.model is None:
@@ -249,9 +253,6 @@ class ConversationController:
 
     def _set_save_kind(self, c: m.SetSaveKind) -> None:
         self.save_compact = c.compact
-
-    def _set_wait_for_user(self, c: m.SetWaitForUser) -> None:
-        self.wait_for_user = c.on
 
     # ---- files -------------------------------------------------------------------------------
 

@@ -20,21 +20,21 @@ import numpy as np
 
 @dataclass(frozen=True)
 class LoadModel:
-    """Load a model; the prompts start its first conversation if it turns out to be PersonaPlex."""
+    """Load a model; its first conversation starts with ``persona`` (an ``engine.Persona``; None:
+    none, the model's defaults)."""
 
     name: str
     device: str = "auto"
     precision: str = "auto"
-    voice_prompt: str | None = None
-    text_prompt: str | None = None
+    persona: object = None
 
 
 @dataclass(frozen=True)
 class NewConversation:
-    """A PersonaPlex voice prompt (shipped name or file) and role text; None: none / the default."""
+    """Start a conversation with ``persona`` (an ``engine.Persona``: its sampling and "wait for me",
+    and on PersonaPlex its voice and role; None: the model's defaults)."""
 
-    voice_prompt: str | None = None
-    text_prompt: str | None = None
+    persona: object = None
 
 
 @dataclass(frozen=True)
@@ -81,14 +81,6 @@ class SetMicOpen:
 
     open: bool
     talk_held: bool = False
-
-
-@dataclass(frozen=True)
-class SetWaitForUser:
-    """"Wait for me": new conversations start with the assistant silent until the user first speaks
-    (Talk pressed, or voice heard); off: they start as the model likes."""
-
-    on: bool
 
 
 @dataclass(frozen=True)
@@ -155,6 +147,7 @@ class ConversationOpened:
     recording: tuple[np.ndarray, np.ndarray] | tuple[()]
     voice: str  # the prompts in use; "" = none / the default
     role: str
+    persona: object = None  # the engine.Persona it was started with (None: none, or a file from before personas)
 
 
 @dataclass(frozen=True)

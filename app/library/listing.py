@@ -53,7 +53,7 @@ class ConversationEntry:
         if info is None:
             return {"path": str(self.path), "title": self.title, "error": self.error}
         return {"path": str(self.path), "title": self.title, "created": info.created,
-                "seconds": round(info.seconds, 2), "model": info.model, "bytes": info.bytes}
+                "seconds": round(info.seconds, 2), "model": info.model, "bytes": info.bytes, "persona": info.persona}
 
     def as_line(self) -> str:
         info = self.info

@@ -31,7 +31,7 @@ ROW_PADDING = 6
 
 
 def describe(entry: ConversationEntry) -> str:
-    """The second line of a row: date, duration, model, size (or why the file cannot be read)."""
+    """The second line of a row: date, duration, persona, model, size (or why the file cannot be read)."""
     info = entry.info
     if info is None:
         return f"Unreadable: {entry.error}"
@@ -40,7 +40,8 @@ def describe(entry: ConversationEntry) -> str:
     except (ValueError, OverflowError, OSError):
         when = info.created or "unknown date"
     minutes, seconds = divmod(int(round(info.seconds)), 60)
-    return f"{when} · {minutes}:{seconds:02d} · {info.model} · {human_size(info.bytes)}"
+    persona = f"{info.persona} · " if info.persona else ""
+    return f"{when} · {minutes}:{seconds:02d} · {persona}{info.model} · {human_size(info.bytes)}"
 
 
 class EntryDelegate(QStyledItemDelegate):

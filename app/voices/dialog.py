@@ -164,7 +164,7 @@ class VoiceLibraryDialog(QDialog):
         self.setWindowTitle("Voices")
         self.setMinimumSize(560, 420)
         layout = QVBoxLayout(self)
-        layout.addWidget(_wrapped("PersonaPlex speaks with the voice of its persona (Model > Persona). "
+        layout.addWidget(_wrapped("PersonaPlex speaks with the voice of its persona (Model > Personas). "
                                   "Your own voices can be chosen there by name, and with "
                                   "\"parley offline --voice-prompt NAME\"."))
         row = QHBoxLayout()

@@ -1,138 +1,217 @@
-"""PersonaPlex persona: the voice prompt and the text role prompt of a new conversation.
+"""The persona dialog: pick a persona to start a conversation with, and edit, make or delete them.
 
-The dialog only collects choices; the worker turns them into a session (``new_session(voice_prompt=...,
-text_prompt=...)``) in its own thread. The voice list comes from the worker too (``engine.shipped_voices``
-runs there, on the loaded model's voices folder).
+It renders ``PersonasModel`` (app/voices/personas_model.py), which holds the list, the selection and the
+draft being edited, and sends the user's edits and commands back to it. What the loaded model does
+not support is not shown: a Moshi model has no voice or role prompt, so those rows are hidden and a
+note says what applies instead.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QDialog,
     QDialogButtonBox,
-    QFileDialog,
+    QDoubleSpinBox,
     QFormLayout,
+    QHBoxLayout,
     QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
     QPlainTextEdit,
     QPushButton,
+    QSpinBox,
     QVBoxLayout,
+    QWidget,
 )
 
-from engine import DEFAULT_ROLE, DEFAULT_VOICE, NO_VOICE
+from app.voices.personas_model import PersonasModel, voice_label
+from engine import DEFAULT_ROLE, SamplingConfig
 
-PERSONAPLEX_ONLY = "Voice and role prompts apply to PersonaPlex models only."
-DEFAULT_VOICE_ITEM = f"{DEFAULT_VOICE} (default)"
-NO_VOICE_ITEM = "No voice prompt (advanced)"
-NO_VOICE_NOTE = ("Without a voice prompt PersonaPlex starts from silence and the role alone, a state it was "
-                 "never trained on, and speaks in an arbitrary voice.")
-FROM_RECORDING = "From a recording (WAV, FLAC, Ogg, MP3)..."
+INTRO = ("Choosing a persona starts a new conversation with it; the current conversation is kept in "
+         "the library. Edits of the personas that come with Parley are saved as your own copy, which "
+         "Reset undoes.")
+WARNING_STYLE = "color: #c0392b; font-weight: bold;"
+KINDS = {"shipped": "", "edited": "  ·  edited", "user": "  ·  yours"}
 
 
-def describe_voice(voice: str) -> str:
-    """How a voice prompt reads in the window: a shipped name as is, a file by its name."""
-    if not voice:
-        return DEFAULT_VOICE_ITEM
-    return Path(voice).name if any(sep in voice for sep in ("/", "\\")) else voice
+def entry_label(entry) -> str:
+    return entry.name + ("  ·  damaged" if entry.problem else KINDS[entry.kind])
 
 
 class PersonaDialog(QDialog):
-    """Pick a voice and write a role; "Start new conversation" emits ``applied(voice, role)``.
-
-    ``voice`` is a shipped voice name, a file path, "" for the default voice or ``NO_VOICE`` for none;
-    ``role`` is the role text.
-    """
-
-    applied = Signal(str, str)
-
-    def __init__(self, voices: list[str], voice: str, role: str, parent=None) -> None:
+    def __init__(self, personas: PersonasModel, parent=None) -> None:
         super().__init__(parent)
-        self.setWindowTitle("Persona")
-        self.setMinimumWidth(520)
+        self.personas = personas
+        self.setWindowTitle("Personas")
+        self.setMinimumSize(780, 520)
         layout = QVBoxLayout(self)
-        intro = QLabel("PersonaPlex speaks with the voice and plays the role you give it. "
-                       "Applying starts a new conversation.")
+        intro = QLabel(INTRO)
         intro.setWordWrap(True)
         layout.addWidget(intro)
 
-        form = QFormLayout()
-        self.voice_combo = QComboBox()
-        self.voice_combo.setAccessibleName("voice")
-        self.voice_combo.addItem(DEFAULT_VOICE_ITEM, "")
-        for name in voices:
-            if name != DEFAULT_VOICE:
-                self.voice_combo.addItem(name, name)
-        if not voices:
-            self.voice_combo.setToolTip("No shipped voices were found in the model folder.")
-        self.voice_combo.addItem(NO_VOICE_ITEM, NO_VOICE)
-        self.voice_combo.setItemData(self.voice_combo.count() - 1, NO_VOICE_NOTE, Qt.ToolTipRole)
-        self.voice_combo.addItem(FROM_RECORDING, None)
-        self._recording_index = self.voice_combo.count() - 1
-        self.voice_combo.activated.connect(self._voice_activated)
-        voice_label = QLabel("&Voice")
-        voice_label.setBuddy(self.voice_combo)
-        form.addRow(voice_label, self.voice_combo)
+        row = QHBoxLayout()
+        left = QVBoxLayout()
+        self.list = QListWidget()
+        self.list.setAccessibleName("personas")
+        self.list.currentItemChanged.connect(self._picked)
+        self.list.itemDoubleClicked.connect(lambda *_: self.start())
+        left.addWidget(self.list, 1)
+        left_buttons = QHBoxLayout()
+        self.new_button = QPushButton("&New")
+        self.new_button.setToolTip("A new persona with the selected one's settings")
+        self.new_button.clicked.connect(personas.new_persona)
+        self.delete_button = QPushButton("&Delete")
+        self.delete_button.clicked.connect(personas.delete)
+        left_buttons.addWidget(self.new_button)
+        left_buttons.addWidget(self.delete_button)
+        left.addLayout(left_buttons)
+        row.addLayout(left, 2)
+        row.addWidget(self._build_form(), 5)
+        layout.addLayout(row, 1)
 
-        self.role_edit = QPlainTextEdit()
-        self.role_edit.setAccessibleName("role prompt")
-        self.role_edit.setTabChangesFocus(True)  # keyboard users can leave the editor with Tab
-        self.role_edit.setPlaceholderText("Describe who the assistant is and how it should answer.")
-        self.role_edit.setPlainText(role or DEFAULT_ROLE)
-        role_label = QLabel("&Role")
-        role_label.setBuddy(self.role_edit)
-        form.addRow(role_label, self.role_edit)
-        layout.addLayout(form)
-
-        self.reset_button = QPushButton("Default &role")
-        self.reset_button.setToolTip("Put the default role text back")
-        self.reset_button.clicked.connect(lambda: self.role_edit.setPlainText(DEFAULT_ROLE))
-        self.buttons = QDialogButtonBox(QDialogButtonBox.Cancel)
-        self.apply_button = self.buttons.addButton("&Start new conversation", QDialogButtonBox.AcceptRole)
-        self.apply_button.setDefault(True)
-        self.buttons.addButton(self.reset_button, QDialogButtonBox.ResetRole)
-        self.buttons.accepted.connect(self.accept)
+        self.status = QLabel()
+        self.status.setWordWrap(True)
+        layout.addWidget(self.status)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.Close)
+        self.save_button = self.buttons.addButton("&Save", QDialogButtonBox.ApplyRole)
+        self.save_button.clicked.connect(personas.save)
+        self.start_button = self.buttons.addButton("Start &conversation", QDialogButtonBox.AcceptRole)
+        self.start_button.setDefault(True)
+        self.buttons.accepted.connect(self.start)
         self.buttons.rejected.connect(self.reject)
         layout.addWidget(self.buttons)
+        personas.changed.connect(self.render)
+        self.render()
 
-        self._select_voice(voice)
-        self._last_index = self.voice_combo.currentIndex()
+    def _build_form(self) -> QWidget:
+        form_widget = QWidget()
+        self.form = QFormLayout(form_widget)
+        self.form.setContentsMargins(0, 0, 0, 0)
+        self.name_edit = QLineEdit()
+        self.name_edit.setMaxLength(40)
+        self.name_edit.textEdited.connect(lambda text: self.personas.edit(name=text))
+        self.voice_combo = QComboBox()
+        self.voice_combo.setAccessibleName("voice")
+        self.voice_combo.activated.connect(lambda i: self.personas.edit(voice=self.voice_combo.itemData(i)))
+        self.role_edit = QPlainTextEdit()
+        self.role_edit.setAccessibleName("role")
+        self.role_edit.setTabChangesFocus(True)  # keyboard users can leave the editor with Tab
+        self.role_edit.setPlaceholderText(f"Empty: the model's default role ({DEFAULT_ROLE})")
+        self.role_edit.textChanged.connect(self._role_edited)
+        defaults = SamplingConfig()
+        self.temp = self._temperature("temp", f"How varied the speech is (0 = always the likeliest; "
+                                              f"default {defaults.temp})")
+        self.temp_text = self._temperature("temp_text", f"How varied the words are (default {defaults.temp_text})")
+        self.top_k = self._top_k("top_k", f"Audio tokens to choose from (default {defaults.top_k})")
+        self.top_k_text = self._top_k("top_k_text", f"Words to choose from (default {defaults.top_k_text})")
+        sampling = QHBoxLayout()
+        for label, box in (("speech", self.temp), ("words", self.temp_text)):
+            sampling.addWidget(QLabel(label))
+            sampling.addWidget(box)
+        sampling.addStretch(1)
+        top_k = QHBoxLayout()
+        for label, box in (("speech", self.top_k), ("words", self.top_k_text)):
+            top_k.addWidget(QLabel(label))
+            top_k.addWidget(box)
+        top_k.addStretch(1)
+        self.wait_box = QCheckBox("Wait for me to speak first")
+        self.wait_box.setToolTip("The assistant stays silent until you press Talk or speak.")
+        self.wait_box.toggled.connect(lambda on: self.personas.edit(wait_for_user=on))
+        self.form.addRow("&Name", self.name_edit)
+        self.form.addRow("&Voice", self.voice_combo)
+        self.form.addRow("&Role", self.role_edit)
+        self.form.addRow("Temperature", sampling)
+        self.form.addRow("Top-k", top_k)
+        self.form.addRow("", self.wait_box)
+        self.note = QLabel()  # what the loaded model takes of a persona, right under what it shows
+        self.note.setWordWrap(True)
+        self.form.addRow(self.note)
+        return form_widget
 
-    # -- voice -------------------------------------------------------------------------------
-    def _select_voice(self, voice: str) -> None:
-        index = self.voice_combo.findData(voice) if voice and voice != DEFAULT_VOICE else 0
-        if index < 0:  # a file chosen earlier, or a shipped voice this model does not have
-            index = self._add_file(voice)
-        self.voice_combo.setCurrentIndex(index)
+    def _temperature(self, field: str, tip: str) -> QDoubleSpinBox:
+        box = QDoubleSpinBox()
+        box.setRange(0.0, 2.0)
+        box.setSingleStep(0.05)
+        box.setDecimals(2)
+        box.setToolTip(tip)
+        box.setAccessibleName(field)
+        box.valueChanged.connect(lambda v: self.personas.edit(**{field: round(v, 2)}))
+        return box
 
-    def _add_file(self, path: str) -> int:
-        index = self.voice_combo.findData(path)
-        if index >= 0:
-            return index
-        self.voice_combo.insertItem(self._recording_index, describe_voice(path), path)
-        self.voice_combo.setItemData(self._recording_index, path, Qt.ToolTipRole)
-        self._recording_index += 1
-        return self._recording_index - 1
+    def _top_k(self, field: str, tip: str) -> QSpinBox:
+        box = QSpinBox()
+        box.setRange(1, 4096)
+        box.setToolTip(tip)
+        box.setAccessibleName(field)
+        box.valueChanged.connect(lambda v: self.personas.edit(**{field: v}))
+        return box
 
-    def _voice_activated(self, index: int) -> None:
-        if index != self._recording_index:
-            self._last_index = index
-            return
-        path, _ = QFileDialog.getOpenFileName(self, "Voice from a recording", str(Path.home()),
-                                              "Audio (*.wav *.flac *.ogg *.mp3);;All files (*)")
-        if path:
-            self._last_index = self._add_file(path)
-        self.voice_combo.setCurrentIndex(self._last_index)
+    # -- rendering ---------------------------------------------------------------------------
+    def render(self) -> None:
+        p = self.personas
+        self.list.blockSignals(True)
+        self.list.clear()
+        for entry in p.entries:
+            item = QListWidgetItem(entry_label(entry))
+            item.setData(Qt.UserRole, entry.name)
+            item.setToolTip(entry.problem)
+            self.list.addItem(item)
+            if entry.name == p.selected:
+                self.list.setCurrentItem(item)
+        self.list.blockSignals(False)
 
-    def voice(self) -> str:
-        data = self.voice_combo.currentData()
-        return data if isinstance(data, str) else ""
+        current, draft = p.current, p.draft
+        usable = current is not None and current.persona is not None
+        for widget in (self.name_edit, self.voice_combo, self.role_edit, self.temp, self.temp_text, self.top_k,
+                       self.top_k_text, self.wait_box):
+            widget.blockSignals(True)
+            widget.setEnabled(usable)
+        if self.name_edit.text() != draft.name:
+            self.name_edit.setText(draft.name)
+        self.name_edit.setReadOnly(current is not None and current.kind != "user")
+        self.name_edit.setToolTip("" if current is None or current.kind == "user"
+                                  else "The personas that come with Parley keep their names; New makes one of yours.")
+        self.voice_combo.clear()
+        for voice in p.voice_choices():
+            self.voice_combo.addItem(voice_label(voice).capitalize() if voice in ("", "none") else voice, voice)
+        self.voice_combo.setCurrentIndex(max(0, self.voice_combo.findData(draft.voice)))
+        if self.role_edit.toPlainText() != draft.role:
+            self.role_edit.setPlainText(draft.role)
+        self.temp.setValue(draft.sampling.temp)
+        self.temp_text.setValue(draft.sampling.temp_text)
+        self.top_k.setValue(draft.sampling.top_k)
+        self.top_k_text.setValue(draft.sampling.top_k_text)
+        self.wait_box.setChecked(draft.wait_for_user)
+        for widget in (self.name_edit, self.voice_combo, self.role_edit, self.temp, self.temp_text, self.top_k,
+                       self.top_k_text, self.wait_box):
+            widget.blockSignals(False)
+        for row in (1, 2):  # voice, role: only where the model takes them
+            self.form.setRowVisible(row, p.prompts_apply)
 
-    def role(self) -> str:
-        return self.role_edit.toPlainText().strip()
+        kind = current.kind if current is not None else "user"
+        self.delete_button.setText("&Reset" if kind != "user" else "&Delete")
+        self.delete_button.setEnabled(kind != "shipped")
+        self.delete_button.setToolTip({"shipped": "Comes with Parley: cannot be deleted",
+                                       "edited": "Undo your changes: back to how Parley ships it",
+                                       "user": "Delete this persona"}[kind])
+        self.save_button.setEnabled(usable and p.dirty)
+        self.start_button.setEnabled(usable)
+        self.note.setText(p.note)
+        self.status.setText(p.error or p.message)
+        self.status.setStyleSheet(WARNING_STYLE if p.error else "")
 
-    def accept(self) -> None:
-        self.applied.emit(self.voice(), self.role())
-        super().accept()
+    # -- user actions ------------------------------------------------------------------------
+    def _picked(self, item, _previous=None) -> None:
+        if item is not None:
+            self.personas.select(item.data(Qt.UserRole))
+
+    def _role_edited(self) -> None:
+        self.personas.edit(role=self.role_edit.toPlainText())
+
+    def start(self) -> None:
+        if self.personas.choose():
+            self.accept()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import os
+import time
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QObject, QSettings, Qt
@@ -36,13 +37,14 @@ from app.engine_thread.controller import ModelLoader, load_engine_model
 from app.library.listing import ConversationEntry
 from app.library.model import LibraryModel
 from app.library.panel import LibraryPanel
-from app.voices.persona import PERSONAPLEX_ONLY, PersonaDialog, describe_voice
+from app.voices.persona import PersonaDialog
+from app.voices.personas_model import PersonasModel
 from app.window import recovery
 from app.window.audio_menu import disable_processing_actions
 from app.window.devices_panel import DevicesPanel
 from app.window.menus import Menus
 from app.window.meters_panel import MetersPanel
-from engine import DEFAULT_ROLE, VoiceLibrary
+from engine import VoiceLibrary
 
 log = logging.getLogger(__name__)
 
@@ -96,7 +98,8 @@ class MainWindow(QMainWindow):
         self.status_label.setMinimumWidth(120)
         self.model_label = QLabel()
         self.model_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
-        self.persona_button = QPushButton("Persona...")
+        self.persona_button = QPushButton("Personas...")
+        self.persona_button.setToolTip("Choose who the assistant is (a new conversation), or edit the personas.")
         self.persona_button.setFocusPolicy(Qt.NoFocus)  # Space stays push-to-talk; Ctrl+P opens it too
         self.persona_button.clicked.connect(self.open_persona_dialog)
         top.addWidget(self.status_label)
@@ -105,8 +108,8 @@ class MainWindow(QMainWindow):
         outer.addLayout(top)
         self.persona_label = QLabel()
         self.persona_label.setWordWrap(True)
+        self.persona_label.setObjectName("persona")
         self.persona_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
-        self.persona_label.hide()
         outer.addWidget(self.persona_label)
         outer.addWidget(self._build_error_box())
 
@@ -196,23 +199,10 @@ class MainWindow(QMainWindow):
         self._render_persona()
 
     def _render_persona(self) -> None:
-        info = self.model.model_info
-        enabled = self.model.is_personaplex
-        if enabled:
-            tip = "Choose the assistant's voice and role; applying starts a new conversation."
-        elif info is None:
-            tip = PERSONAPLEX_ONLY + " Load one with Model → Model manager."
-        else:
-            tip = f"{PERSONAPLEX_ONLY} The loaded model ({info.label}) has no persona."
-        for control in (self.persona_button, self.menus.persona_action):
-            control.setEnabled(enabled)
-            control.setToolTip(tip)
-        self.persona_label.setVisible(enabled)
-        voice, role = self.model.prompts_in_use
-        role = role or DEFAULT_ROLE
-        short = role if len(role) <= 90 else role[:89] + "…"
-        self.persona_label.setText(f"Persona: voice {describe_voice(voice)} · role: {short}")
-        self.persona_label.setToolTip(f"Voice: {voice or 'none'}\n\n{role}")
+        text, tip = self.model.persona_text()
+        self.persona_label.setText(text)
+        self.persona_label.setToolTip(tip)
+        self.menus.wait_action.setChecked(self.model.persona.wait_for_user)
 
     def _render_processing(self) -> None:
         if self.model.processing_problem:
@@ -283,20 +273,24 @@ class MainWindow(QMainWindow):
         self.side_panel.setVisible(visible)
 
     # -- persona -----------------------------------------------------------------------------
-    def persona_prompts(self) -> tuple[str | None, str | None]:
-        return self.model.persona_prompts()
-
-    def open_persona_dialog(self) -> PersonaDialog | None:
-        if not self.model.is_personaplex:
-            self.statusBar().showMessage(PERSONAPLEX_ONLY, MESSAGE_MS)
-            return None
-        s = self.model.settings
+    def open_persona_dialog(self) -> PersonaDialog:
+        """The persona picker and editor; choosing one starts a new conversation with it."""
+        m = self.model
         own = [v.name for v in VoiceLibrary().voices() if not v.problem]  # by name, as personas keep them
-        dialog = PersonaDialog(self.model.voices + own, s.persona_voice, s.persona_role, self)
+        personaplex = None if m.model_info is None else m.is_personaplex
+        personas = PersonasModel(m.personas, m.voices + own, personaplex, m.persona.name)
+        dialog = PersonaDialog(personas, self)
+        personas.setParent(dialog)
         dialog.setAttribute(Qt.WA_DeleteOnClose)
-        dialog.applied.connect(self.apply_persona)
+        personas.chosen.connect(self.apply_persona)
+        personas.changed.connect(self._persona_edited)
         dialog.open()
         return dialog
+
+    def _persona_edited(self) -> None:
+        """An edit saved in the dialog: the current persona's new settings apply to its next conversation."""
+        self.model.persona = self.model.persona_named(self.model.persona.name)
+        self._render_persona()
 
     def open_voices_dialog(self):
         """The voice library; the devices are lent to its recorder while it is open."""
@@ -313,9 +307,14 @@ class MainWindow(QMainWindow):
         dialog.open()
         return dialog
 
-    def apply_persona(self, voice: str, role: str) -> None:
-        if self._confirm_discard():
-            self.model.start_with_persona(voice, role)
+    def apply_persona(self, persona) -> None:
+        """Start a conversation with ``persona`` (an ``engine.Persona``); the current one, if it has
+        unsaved changes, is saved first: to its file, or into the library under a new name."""
+        keep = None
+        if self.model.unsaved_frames:
+            keep = self.model.conversation_path or str(
+                self.library.folder / f"conversation-{time.strftime('%Y%m%d-%H%M%S')}.parley")
+        self.model.start_with_persona(persona, keep_in=keep)
 
     # -- conversations -----------------------------------------------------------------------
     def load_model(self, name: str, device: str, precision: str) -> None:

@@ -37,15 +37,16 @@ class Menus:
         self.add(file_menu, "&Quit", QKeySequence.Quit, window.close)
 
         model_menu = bar.addMenu("&Model")
-        model_menu.setToolTipsVisible(True)  # says why Persona is disabled
+        model_menu.setToolTipsVisible(True)
         self.add(model_menu, "&Model manager...", QKeySequence("Ctrl+M"), window.open_model_manager)
-        self.persona_action = self.add(model_menu, "&Persona (voice and role)...", QKeySequence("Ctrl+P"),
-                                       window.open_persona_dialog)
+        self.persona_action = self.add(model_menu, "&Personas...", QKeySequence("Ctrl+P"), window.open_persona_dialog)
+        self.persona_action.setToolTip("Choose who the assistant is (a new conversation), or edit the personas.")
         self.voices_action = self.add(model_menu, "&Voices (record, import)...", None, window.open_voices_dialog)
         self.wait_action = self.add(model_menu, "&Wait for me to speak first", None, window.model.set_wait_for_user)
         self.wait_action.setCheckable(True)
-        self.wait_action.setChecked(window.model.settings.wait_for_user)
-        self.wait_action.setToolTip("New conversations: the assistant stays silent until you press Talk or speak.")
+        self.wait_action.setChecked(window.model.persona.wait_for_user)
+        self.wait_action.setToolTip("Saved in the current persona: its new conversations start with the assistant "
+                                    "silent until you press Talk or speak.")
 
         self.audio_menu = bar.addMenu("&Audio")
         self.add(self.audio_menu, "&Refresh devices", QKeySequence("F5"), window.model.refresh_devices)

@@ -3,10 +3,13 @@
 States, light and dark (``-dark``): 1-idle, 2-conversation (turns of both sides, overlapping),
 3-library, 4-library-search, 5-replay, 6-error, 7-model-manager, 8-voices (the voice library),
 9-record-voice (the guided recording, idle), 10-record-voice-levels (recording, the meter live),
-11-record-voice-too-quiet. They are reached the way a user reaches them (the demo model,
-push-to-talk, a test tone through the real input callback, saving into the library folder,
-replaying a saved file, opening a damaged file, recording voices through the input callback into a
-voice library in a temporary folder), not painted by hand.
+11-record-voice-too-quiet, 12-personas (the persona picker on the demo, a Moshi model: sampling
+and "wait for me" only), 13-persona-editor (a persona of the user's edited on a PersonaPlex model:
+voice and role too), 14-persona-speaking (the window once that persona speaks). They are reached
+the way a user reaches them (the demo model, push-to-talk, a test tone through the real input
+callback, saving into the library folder, replaying a saved file, opening a damaged file,
+recording voices through the input callback into a voice library in a temporary folder, a
+PersonaPlex-architecture model of the demo's size), not painted by hand.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -46,7 +50,7 @@ def take_screenshots(out_dir: Path, dark: bool = False) -> list[Path]:
             raise OSError(f"could not write {path}")
         written.append(path)
 
-    with tempfile.TemporaryDirectory(prefix="parley-shots-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="parley-shots-") as tmp, private_data(Path(tmp)):
         library = Path(tmp) / "conversations"
         library.mkdir()
         window = MainWindow(QSettings(str(Path(tmp) / "settings.ini"), QSettings.IniFormat), audio=False,
@@ -109,53 +113,99 @@ def take_screenshots(out_dir: Path, dark: bool = False) -> list[Path]:
         shot(dialog, "7-model-manager")
         dialog.close()
 
-        voice_shots(window, bridge, speech_like, Path(tmp) / "voices", shot)
+        voice_shots(window, bridge, speech_like, shot)
+        persona_shots(window, feeder, Path(tmp), shot)
         window.model.unsaved_frames = 0
         window.close()
     return written
 
 
-def voice_shots(window, bridge, speech_like: np.ndarray, folder: Path, shot) -> None:
+@contextmanager
+def private_data(folder: Path):
+    """The user's data folders (voices, personas) in ``folder`` while the screenshots are taken:
+    never the user's own."""
+    names = ("PARLEY_VOICES_DIR", "PARLEY_PERSONAS_DIR")
+    before = {name: os.environ.get(name) for name in names}
+    os.environ.update({"PARLEY_VOICES_DIR": str(folder / "voices"), "PARLEY_PERSONAS_DIR": str(folder / "personas")})
+    try:
+        yield
+    finally:
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name)
+            else:
+                os.environ[name] = value
+
+
+def voice_shots(window, bridge, speech_like: np.ndarray, shot) -> None:
     """The voice library and the recording dialog; voices recorded through ``bridge``'s input
-    callback into a library in ``folder`` (never the user's own)."""
+    callback into the (temporary) voice library."""
     from app.audio.headless import speak_into
     from engine import SAMPLE_RATE, VOICE_MIN_SECONDS
 
-    before = os.environ.get("PARLEY_VOICES_DIR")
-    os.environ["PARLEY_VOICES_DIR"] = str(folder)
-    try:
-        library_dialog = window.open_voices_dialog()
-        recorder = library_dialog.voices.recorder
-        window.model.worker.set_bridge(None)  # no devices here: lend the hand-driven bridge as the window would
-        recorder.set_bridge(bridge)
-        speech = np.tile(speech_like, int(VOICE_MIN_SECONDS * SAMPLE_RATE / speech_like.size) + 2)
-        for name, level in (("My voice", 1.0), ("Grandpa reading", 0.5)):
-            dialog = library_dialog.record()
-            dialog.record_button.click()
-            speak_into(bridge, speech * np.float32(level), recorder.poll)
-            dialog.record_button.click()
-            dialog.name_edit.setText(name)
-            dialog.save_button.click()
-        library_dialog.resize(600, 440)
-        library_dialog.list.setCurrentRow(library_dialog.list.count() - 1)
-        shot(library_dialog, "8-voices")
-
+    library_dialog = window.open_voices_dialog()
+    recorder = library_dialog.voices.recorder
+    window.model.worker.set_bridge(None)  # no devices here: lend the hand-driven bridge as the window would
+    recorder.set_bridge(bridge)
+    speech = np.tile(speech_like, int(VOICE_MIN_SECONDS * SAMPLE_RATE / speech_like.size) + 2)
+    for name, level in (("My voice", 1.0), ("Grandpa reading", 0.5)):
         dialog = library_dialog.record()
-        shot(dialog, "9-record-voice")
         dialog.record_button.click()
-        speak_into(bridge, speech[: 6 * SAMPLE_RATE], recorder.poll)
-        shot(dialog, "10-record-voice-levels")
-        dialog.record_button.click()  # stop
-        dialog.record_button.click()  # record again
-        speak_into(bridge, speech[: 4 * SAMPLE_RATE] * np.float32(0.03), recorder.poll)
-        shot(dialog, "11-record-voice-too-quiet")
-        dialog.close()
-        library_dialog.close()
-    finally:
-        if before is None:
-            os.environ.pop("PARLEY_VOICES_DIR")
-        else:
-            os.environ["PARLEY_VOICES_DIR"] = before
+        speak_into(bridge, speech * np.float32(level), recorder.poll)
+        dialog.record_button.click()
+        dialog.name_edit.setText(name)
+        dialog.save_button.click()
+    library_dialog.resize(600, 440)
+    library_dialog.list.setCurrentRow(library_dialog.list.count() - 1)
+    shot(library_dialog, "8-voices")
+
+    dialog = library_dialog.record()
+    shot(dialog, "9-record-voice")
+    dialog.record_button.click()
+    speak_into(bridge, speech[: 6 * SAMPLE_RATE], recorder.poll)
+    shot(dialog, "10-record-voice-levels")
+    dialog.record_button.click()  # stop
+    dialog.record_button.click()  # record again
+    speak_into(bridge, speech[: 4 * SAMPLE_RATE] * np.float32(0.03), recorder.poll)
+    shot(dialog, "11-record-voice-too-quiet")
+    dialog.close()
+    library_dialog.close()
+
+
+def persona_shots(window, feeder, tmp: Path, shot) -> None:
+    """The persona picker on the demo (a Moshi model), then on a PersonaPlex-architecture model of
+    the demo's size: a persona of the user's with one of the voices recorded before, chosen."""
+    from app.audio.headless import SignalRecorder, wait_until
+    from engine import FRAME_SIZE
+    from engine.files.demo import write_personaplex_variant
+
+    dialog = window.open_persona_dialog()
+    dialog.resize(820, 560)
+    dialog.list.setCurrentRow(1)  # Language partner
+    shot(dialog, "12-personas")
+    dialog.close()
+
+    opened = SignalRecorder()
+    window.model.conversation_replaced.connect(opened.record)
+    window.model.unsaved_frames = 0
+    window.load_model(str(write_personaplex_variant(tmp / "personaplex")), "cpu", "float32")
+    if not wait_until(lambda: window.model.is_personaplex and len(opened) > 0, 600):
+        raise TimeoutError("the PersonaPlex-architecture model did not load")
+    window.error_box.hide()
+    dialog = window.open_persona_dialog()
+    dialog.resize(820, 560)
+    dialog.list.setCurrentRow(2)  # Casual chat, as the new one's start
+    dialog.new_button.click()
+    dialog.personas.edit(name="Ship's cook", voice="My voice", role=(
+        "You are the cook of a sailing ship. You talk about food, the sea and the crew, in short and "
+        "cheerful sentences."), temp_text=0.6)
+    shot(dialog, "13-persona-editor")
+    dialog.start_button.click()
+    if not wait_until(lambda: len(opened) > 1 or window.error_box.isVisible(), 600):
+        raise TimeoutError("the persona's conversation did not start")
+    window.model.worker.set_bridge(feeder.bridge)  # given back to no device when the voice library closed
+    feeder.feed(np.zeros(FRAME_SIZE * 3, np.float32))
+    shot(window, "14-persona-speaking")
 
 
 def dark_palette():

@@ -34,6 +34,7 @@ from ..version import VERSION
 from . import untrusted
 from .conversation import COMPACT, KIND_VERSIONS, MAX_FRAMES, read_conversation
 from .journal import Journal, JournalHeader
+from .personas import persona_field
 
 _FLAC, _PCM = "compact.user_flac", "compact.user_pcm"
 
@@ -55,8 +56,8 @@ def compact_contents(header: JournalHeader, user_codes: np.ndarray, tokens: np.n
         tensors[_PCM] = torch.from_numpy(np.ascontiguousarray(user_pcm, np.float32))
     meta = {"version": KIND_VERSIONS[COMPACT], "kind": COMPACT, "model": header.model,
             "fingerprint": header.fingerprint, "frames": frames, "sampling": asdict(header.sampling),
-            "seed": header.seed, "prompts": header.prompts, "user_streams": header.user_streams,
-            "token_streams": header.token_streams, "threads": header.threads,
+            "seed": header.seed, "prompts": header.prompts, **persona_field(header.persona),
+            "user_streams": header.user_streams, "token_streams": header.token_streams, "threads": header.threads,
             "transcript": [list(e) for e in transcript],
             "app_version": VERSION, "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "sample_rate": SAMPLE_RATE}

@@ -4,7 +4,8 @@ defensively, and the mapping between a ``Session`` and such a file.
 Layout: every state tensor under its stable dotted name (rings trimmed to their filled slots),
 optional conversation audio under ``audio.*``, and JSON in the safetensors metadata (key
 ``parley``): format name and version, model fingerprint, frame count, sampling settings,
-transcript, prompts, app version, creation time.
+transcript, prompts, the persona (``engine.files.personas``; absent in files from before
+personas), app version, creation time.
 
 Two kinds (``kind`` in the metadata): a *full* file holds the state snapshot described here; a
 *compact* file (``engine.files.compact``) holds the frames to replay instead, in the same
@@ -42,6 +43,7 @@ from ..lm.generate import SamplingConfig
 from ..state import StateTree, flatten
 from ..version import VERSION
 from . import untrusted
+from .personas import Persona, persona_field, read_header_persona
 
 FORMAT_NAME = "parley.conversation"
 FORMAT_VERSION = 2  # the newest version this Parley reads
@@ -76,6 +78,7 @@ class SavedConversation:
     generator_steps: int
     decoded_frames: int
     prompts: dict
+    persona: Persona | None
     transcript: list[tuple[int, float, str]]
     user_audio: np.ndarray | None
     assistant_audio: np.ndarray | None
@@ -113,6 +116,7 @@ class SessionProgress:
     decoded_frames: int  # frames Mimi decoded (the generator's output aligned)
     prompts: dict
     transcript: tuple[tuple[int, float, str], ...]  # (frame index, seconds, text piece)
+    persona: Persona | None = None  # who the assistant is, as the person chose it
 
 
 def snapshot_session(info, state: StateTree, progress: SessionProgress, recording) -> ConversationSnapshot:
@@ -131,6 +135,7 @@ def snapshot_session(info, state: StateTree, progress: SessionProgress, recordin
         "sampling": asdict(progress.sampling),
         "seed": progress.seed,
         "prompts": dict(progress.prompts),
+        **persona_field(progress.persona),
         "transcript": [list(entry) for entry in progress.transcript],
         "app_version": VERSION,
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
@@ -169,7 +174,8 @@ def read_session_file(path: str | os.PathLike, fingerprint: str, live_state: Sta
             sampling=untrusted.sampling(meta), seed=untrusted.integer(meta, "seed", *untrusted.INT64),
             frames=frames, generator_steps=untrusted.integer(meta, "generator_steps", 0, MAX_FRAMES),
             decoded_frames=untrusted.integer(meta, "decoded_frames", 0, MAX_FRAMES),
-            prompts=untrusted.prompts(meta), transcript=read_transcript(meta, frames),
+            prompts=untrusted.prompts(meta), persona=read_header_persona(meta),
+            transcript=read_transcript(meta, frames),
             user_audio=_audio(tensors, "audio.user"), assistant_audio=_audio(tensors, "audio.assistant"))
         state_values.check(record, lm_config)
     except ValueError as e:

@@ -31,6 +31,7 @@ from .conversation import (
     read_header,
     read_transcript,
 )
+from .personas import read_header_persona
 
 AUDIO_NAMES = ("audio.user", "audio.assistant")
 LIST_HEADER_BYTES = 32 * 1024  # the most of a header a list row reads
@@ -47,6 +48,7 @@ class ConversationInfo:
     bytes: int
     transcript: tuple[tuple[int, float, str], ...]  # (frame_index, seconds, text piece) of the assistant
     has_audio: bool
+    persona: str = ""  # the name of the persona it was made with ("" for none)
 
     @property
     def seconds(self) -> float:
@@ -70,7 +72,7 @@ def read_conversation_info(path: str | os.PathLike) -> ConversationInfo:
         return ConversationInfo(
             path=path, model=_model(meta), fingerprint=_fingerprint(meta), created=_created(meta),
             frames=frames, bytes=path.stat().st_size, transcript=tuple(read_transcript(meta, frames)),
-            has_audio=all(name in header for name in AUDIO_NAMES))
+            has_audio=all(name in header for name in AUDIO_NAMES), persona=_persona(meta))
     except ValueError as e:
         raise ConversationFileError(f"{path.name} has damaged metadata ({e}).") from e
     except OSError as e:
@@ -83,6 +85,11 @@ def _model(meta: dict) -> str:
 
 def _fingerprint(meta: dict) -> str:
     return untrusted.text(meta, "fingerprint", untrusted.MAX_NAME_CHARS, default="")
+
+
+def _persona(meta: dict) -> str:
+    persona = read_header_persona(meta)
+    return persona.name if persona is not None else ""
 
 
 def _created(meta: dict) -> str:
@@ -102,6 +109,7 @@ class ConversationSummary:
     bytes: int
     text: str  # the start of the assistant's text (stripped)
     text_complete: bool  # whether ``text`` is the whole of it
+    persona: str = ""  # the name of the persona it was made with ("" for none)
 
     @property
     def seconds(self) -> float:
@@ -141,7 +149,8 @@ def read_conversation_summary(path: str | os.PathLike) -> ConversationSummary:
             timespec="seconds")
         return ConversationSummary(path=path, model=_model(meta), fingerprint=_fingerprint(meta), created=created,
                                    frames=frames, bytes=size, text=text[:LIST_TEXT_CHARS],
-                                   text_complete=complete and len(text) <= LIST_TEXT_CHARS)
+                                   text_complete=complete and len(text) <= LIST_TEXT_CHARS,
+                                   persona=_persona(meta))
     except ConversationFileError:
         raise
     except (ValueError, RecursionError) as e:

@@ -140,6 +140,25 @@ def build_demo_model(folder: Path, recipe: dict | None = None) -> None:
                                                    indent=2) + "\n", encoding="utf-8")
 
 
+def write_personaplex_variant(folder: Path, seed: int = 0) -> Path:
+    """A PersonaPlex-architecture model folder made from the demo's files: the same Mimi and
+    tokenizer, an LM of the demo's widths with PersonaPlex's 16-step depth transformer and random
+    weights (``torch.manual_seed(seed)``). It runs PersonaPlex's prompt phases on a CPU, for tests
+    and benchmarks; it has no shipped voices."""
+    from safetensors.torch import save_file
+
+    demo = ensure_demo_model()
+    folder.mkdir(parents=True, exist_ok=True)
+    for f in demo.iterdir():
+        shutil.copy(f, folder / f.name)
+    config = {**json.loads((demo / CONFIG_NAME).read_text()), "model_type": "personaplex", "dep_q": 16}
+    (folder / CONFIG_NAME).write_text(json.dumps(config))
+    torch.manual_seed(seed)
+    lm = LMModel(LMConfig.from_hub_config(config))
+    save_file({k: v.contiguous() for k, v in lm.state_dict().items()}, str(folder / config["moshi_name"]))
+    return folder
+
+
 def _randn(shape: tuple[int, ...], seed: int, name: str) -> torch.Tensor:
     digest = hashlib.sha256(f"{seed}/{name}".encode()).digest()
     gen = torch.Generator().manual_seed(int.from_bytes(digest[:8], "little") & (2**63 - 1))

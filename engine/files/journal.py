@@ -42,6 +42,7 @@ from ..errors import ConversationFileError
 from ..lm.generate import SamplingConfig
 from ..version import VERSION
 from . import untrusted
+from .personas import Persona, persona_field, read_header_persona
 
 log = logging.getLogger(__name__)
 
@@ -73,6 +74,7 @@ class JournalHeader:
     # torch's CPU threads when the conversation ran (0: not on a CPU, or not recorded): float sums
     # are grouped per thread, so a bit-identical replay runs with as many.
     threads: int = 0
+    persona: Persona | None = None  # who the assistant is (None: a conversation without a persona)
 
     @classmethod
     def from_meta(cls, meta: dict) -> JournalHeader:
@@ -84,10 +86,12 @@ class JournalHeader:
                    prompts=untrusted.prompts(meta),
                    user_streams=untrusted.integer(meta, "user_streams", 1, MAX_STREAMS),
                    token_streams=untrusted.integer(meta, "token_streams", 1, MAX_STREAMS),
-                   threads=untrusted.integer(meta, "threads", 0, MAX_THREADS, default=0))
+                   threads=untrusted.integer(meta, "threads", 0, MAX_THREADS, default=0),
+                   persona=read_header_persona(meta))
 
     def to_json(self) -> bytes:
-        body = {"format": FORMAT_NAME, "version": FORMAT_VERSION, **asdict(self),
+        fields = {key: value for key, value in asdict(self).items() if key != "persona"}
+        body = {"format": FORMAT_NAME, "version": FORMAT_VERSION, **fields, **persona_field(self.persona),
                 "sample_rate": SAMPLE_RATE, "frame_size": FRAME_SIZE, "app_version": VERSION,
                 "created": datetime.now(timezone.utc).isoformat(timespec="seconds")}
         return json.dumps(body).encode("utf-8")

@@ -37,6 +37,7 @@ from ..audio import FRAME_SIZE, SAMPLE_RATE, read_audio, wav_bytes, wav_samples
 from ..errors import AudioFileError, VoiceLibraryError
 from ..loudness import integrated_loudness
 from .fingerprint import file_identity
+from .user_data import ensure_private_folder, user_data_folder
 
 log = logging.getLogger(__name__)
 
@@ -55,12 +56,7 @@ _RESERVED = {"none", "con", "prn", "aux", "nul", *(f"com{i}" for i in range(10))
 
 
 def default_voices_dir() -> Path:
-    override = os.environ.get(VOICES_DIR_ENV)
-    if override:
-        return Path(override).expanduser()
-    import platformdirs
-
-    return Path(platformdirs.user_data_dir("Parley", appauthor=False)) / "voices"
+    return user_data_folder("voices", VOICES_DIR_ENV)
 
 
 @dataclass(frozen=True)
@@ -94,15 +90,16 @@ def assess(pcm: np.ndarray) -> Assessment:
     return Assessment(seconds, loudness, clipped)
 
 
-def check_name(name: str) -> str:
-    """The name as stored (surrounding spaces removed), or a ``VoiceLibraryError`` saying why not."""
+def check_name(name: str, what: str = "a voice", error: type[ValueError] = VoiceLibraryError) -> str:
+    """The name as stored (surrounding spaces removed), or ``error`` saying why not. The same rules
+    name every file of the user's data (voices, personas): safe file names on every OS."""
     name = name.strip() if isinstance(name, str) else ""
     if not _NAME.fullmatch(name):
-        raise VoiceLibraryError(f"{name!r} cannot name a voice: use 1-40 letters, digits, spaces, "
-                                "hyphens, underscores, apostrophes or parentheses")
+        raise error(f"{name!r} cannot name {what}: use 1-40 letters, digits, spaces, "
+                    "hyphens, underscores, apostrophes or parentheses")
     if _SHIPPED_LOOKING.fullmatch(name) or name.lower() in _RESERVED:
-        raise VoiceLibraryError(f"{name!r} is reserved (a shipped voice's name, 'none' or a device name): "
-                                "choose another name")
+        raise error(f"{name!r} is reserved (a shipped voice's name, 'none' or a device name): "
+                    "choose another name")
     return name
 
 
@@ -233,9 +230,7 @@ class VoiceLibrary:
         return sorted(folder.glob(f"{name}.*.safetensors")) if folder.is_dir() else []
 
     def _ensure_folder(self, folder: Path | None = None) -> None:
-        for path in (self.folder, folder or self.folder):
-            path.mkdir(parents=True, exist_ok=True)
-            os.chmod(path, 0o700)  # on Windows this only clears "read-only"; the data folder is per-user there
+        ensure_private_folder(self.folder, folder or self.folder)
 
 
 # ---------------------------------------------------------------------------------------- files

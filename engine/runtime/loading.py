@@ -210,7 +210,8 @@ class LoadedModel:
 
     def new_session(self, sampling: SamplingConfig = SamplingConfig(), seed: int = DEFAULT_SEED,
                     voice_prompt: str | None = None, text_prompt: str | None = None, **options):
-        """A new conversation; ``options`` are ``Session``'s keyword options (record_audio, run_prompts)."""
+        """A new conversation; ``options`` are ``Session``'s keyword options (record_audio, run_prompts,
+        persona)."""
         from .session import Session
 
         return Session(self, sampling, seed, voice_prompt=voice_prompt, text_prompt=text_prompt, **options)

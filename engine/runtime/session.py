@@ -27,6 +27,7 @@ from ..audio import FRAME_SECONDS, FRAME_SIZE, SAMPLE_RATE
 from ..errors import ModelError
 from ..files import conversation
 from ..files.journal import Journal
+from ..files.personas import Persona
 from ..lm.generate import Forcing, SamplingConfig, make_generator
 from ..lm.sampling import DEFAULT_SEED
 from ..state import StateTree, nbytes
@@ -109,9 +110,11 @@ class Session:
 
     def __init__(self, model: LoadedModel, sampling: SamplingConfig = SamplingConfig(), seed: int = DEFAULT_SEED, *,
                  voice_prompt: str | None = None, text_prompt: str | None = None, record_audio: bool = True,
-                 run_prompts: bool = True):
+                 run_prompts: bool = True, persona: Persona | None = None):
         """``run_prompts=False`` skips PersonaPlex's prompt phases: only for a session whose state is
-        about to be replaced by a saved conversation (``Session.load``)."""
+        about to be replaced by a saved conversation (``Session.load``). ``persona``: who the
+        assistant is, kept with the conversation (its files say it); the prompts and sampling given
+        here are what runs (``Persona.applies`` gives a model's prompts of a persona)."""
         self.model, self.seed = model, seed
         self._frame_steps: dict[SamplingConfig, FrameStep] = {}
         generator = make_generator(model.lm, sampling)
@@ -122,6 +125,7 @@ class Session:
         self._decoded_frames = 0  # frames decoded by Mimi (the generator's aligned outputs)
         self._transcript: list[TranscriptEntry] = []
         self.prompts = {"voice": voice_prompt, "text": text_prompt}
+        self.persona = persona
         self.record_audio = record_audio
         self._threads: int | None = None
         self._keep_recording(None, None)
@@ -180,7 +184,7 @@ class Session:
         """The host side as a file stores it (with the state tree, the whole conversation)."""
         return conversation.SessionProgress(
             self.sampling, self.seed, self._frames, self._generator_steps, self._decoded_frames, dict(self.prompts),
-            tuple(conversation.transcript_tuples(self._transcript)))
+            tuple(conversation.transcript_tuples(self._transcript)), self.persona)
 
     # ---- sampling and the frame step ---------------------------------------------------------
 
@@ -363,6 +367,7 @@ class Session:
         self._frames, self._decoded_frames, self._generator_steps = (record.frames, record.decoded_frames,
                                                                      record.generator_steps)
         self.prompts = dict(record.prompts)
+        self.persona = record.persona
         self._transcript = [TranscriptEntry(f, s, t) for f, s, t in record.transcript]
         self._keep_recording(record.user_audio, record.assistant_audio)
         self.frame_step.prepare(self._generator_steps)  # a frame step new to this sampling: capture it now

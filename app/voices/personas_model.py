@@ -1,0 +1,160 @@
+"""The persona picker and editor as state: a widget-free QObject over ``engine.PersonaLibrary``.
+
+It lists the personas (shipped, edited, the user's own, damaged files with their problem), holds
+the one selected and a draft of its fields as the editor shows them, and runs the user's commands
+(new, save, delete or reset, choose). What the loaded model supports is part of the state: a
+PersonaPlex model takes the voice and the role, a Moshi model neither (it has no prompts), and
+every model takes the sampling settings and "wait for me". ``chosen(Persona)`` says that the
+person picked a persona to start a conversation with; the window does the rest.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from PySide6.QtCore import QObject, Signal
+
+from engine import DEFAULT_PERSONA, NO_VOICE, Persona, PersonaEntry, PersonaLibrary, SamplingConfig
+
+MOSHI_NOTE = ("This model has no voice or role prompt: it speaks in the voice it was trained with. "
+              "The sampling settings and \"wait for me\" apply; the voice and role are kept for PersonaPlex.")
+PERSONAPLEX_NOTE = "PersonaPlex speaks with the persona's voice and plays its role."
+NO_MODEL_NOTE = "The voice and role apply to PersonaPlex models; sampling and \"wait for me\" to every model."
+
+
+def voice_label(voice: str) -> str:
+    """How a persona's voice reads in the window."""
+    if not voice:
+        return "the model's default voice"
+    return "no voice prompt" if voice == NO_VOICE else voice
+
+
+class PersonasModel(QObject):
+    changed = Signal()  # entries, selected, draft, error, message
+    chosen = Signal(object)  # Persona: start a conversation with it
+
+    def __init__(self, library: PersonaLibrary, voices: list[str], personaplex: bool | None,
+                 selected: str = DEFAULT_PERSONA.name, parent: QObject | None = None) -> None:
+        """``voices``: the voice names to offer (the model's shipped ones, then the user's);
+        ``personaplex``: whether the loaded model is PersonaPlex (None: no model loaded)."""
+        super().__init__(parent)
+        self.library = library
+        self.voices = list(voices)
+        self.personaplex = personaplex
+        self.entries: tuple[PersonaEntry, ...] = ()
+        self.selected = ""
+        self.draft: Persona = DEFAULT_PERSONA
+        self.error = ""
+        self.message = ""
+        self._reload()
+        self.select(selected if self.entry(selected) is not None else DEFAULT_PERSONA.name)
+
+    # -- derived state -----------------------------------------------------------------------
+    @property
+    def prompts_apply(self) -> bool:
+        """Whether the voice and role mean anything to the loaded model (shown as editable)."""
+        return self.personaplex is not False
+
+    @property
+    def note(self) -> str:
+        return {True: PERSONAPLEX_NOTE, False: MOSHI_NOTE, None: NO_MODEL_NOTE}[self.personaplex]
+
+    def entry(self, name: str) -> PersonaEntry | None:
+        wanted = name.lower()
+        return next((e for e in self.entries if e.name.lower() == wanted), None)
+
+    @property
+    def current(self) -> PersonaEntry | None:
+        return self.entry(self.selected)
+
+    @property
+    def dirty(self) -> bool:
+        """The draft differs from the saved persona (Save is offered)."""
+        current = self.current
+        return current is None or current.persona != self.draft
+
+    def voice_choices(self) -> list[str]:
+        """The voices to offer, the draft's own first when the list lacks it (a voice of another
+        model, or a recording's path)."""
+        choices = ["", *self.voices, NO_VOICE]
+        return choices if self.draft.voice in choices else [self.draft.voice, *choices]
+
+    # -- commands ----------------------------------------------------------------------------
+    def select(self, name: str) -> None:
+        entry = self.entry(name)
+        if entry is None:
+            return
+        self.selected = entry.name
+        self.draft = entry.persona if entry.persona is not None else Persona(entry.name)
+        self.error = entry.problem
+        self.message = ""
+        self.changed.emit()
+
+    def edit(self, **fields) -> None:
+        """Change the draft (``name``, ``voice``, ``role``, ``wait_for_user``, or a ``SamplingConfig``
+        field such as ``temp``); an invalid value is said and leaves the draft as it was."""
+        sampling = {k: fields.pop(k) for k in list(fields) if k in SamplingConfig.__dataclass_fields__}
+        try:
+            draft = replace(self.draft, **fields)
+            if sampling:
+                draft = replace(draft, sampling=replace(draft.sampling, **sampling))
+        except (TypeError, ValueError) as e:
+            self.error = str(e)
+        else:
+            self.draft, self.error = draft, ""
+        self.changed.emit()
+
+    def new_persona(self) -> None:
+        """A new persona, started from the selected one's settings."""
+        base = self.draft
+        name, n = "My persona", 1
+        while self.entry(name) is not None:
+            n += 1
+            name = f"My persona {n}"
+        self._run(lambda: self.library.save(replace(base, name=name)), f"Made {name}; edit it and save.")
+
+    def save(self) -> bool:
+        current = self.current
+        return self._run(lambda: self.library.save(self.draft, replacing=current.name if current else None),
+                         f"Saved {self.draft.name.strip()}.")
+
+    def delete(self) -> bool:
+        """Delete the user's persona, or reset an edited shipped one to how Parley ships it."""
+        current = self.current
+        if current is None or current.kind == "shipped":
+            return False
+        done = "Reset" if current.kind == "edited" else "Deleted"
+        name = current.name if current.kind == "edited" else DEFAULT_PERSONA.name
+
+        def remove() -> Persona:
+            self.library.remove(current.name)
+            return self.library.get(name)
+
+        return self._run(remove, f"{done} {current.name}.")
+
+    def choose(self) -> bool:
+        """Start a conversation with the draft, saved first when it was changed."""
+        if self.dirty and not self.save():
+            return False
+        current = self.current
+        if current is None or current.persona is None:
+            return False
+        self.chosen.emit(current.persona)
+        return True
+
+    def _run(self, command, done: str) -> bool:
+        """``command()`` returns the persona to select; a failure is said and changes nothing."""
+        try:
+            persona = command()
+        except (ValueError, OSError) as e:  # PersonaLibraryError, a folder that cannot be written
+            self.error, self.message = str(e), ""
+            self.changed.emit()
+            return False
+        self._reload()
+        self.select(persona.name)
+        self.message = done
+        self.changed.emit()
+        return True
+
+    def _reload(self) -> None:
+        self.entries = tuple(self.library.entries())
