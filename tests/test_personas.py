@@ -26,7 +26,7 @@ from engine import (
     save_conversation,
 )
 from engine.files.personas import SHIPPED, read_persona_file
-from engine.lm.prompts import ShippedVoiceName
+from engine.lm.prompts import VoiceNameFromFile
 
 PIRATE = Persona("Pirate", voice="none", role="You are a pirate. Speak briefly.",
                  sampling=SamplingConfig(temp=0.5, temp_text=0.4, top_k=100, top_k_text=10), wait_for_user=True)
@@ -126,7 +126,7 @@ def test_the_persona_is_kept_with_a_full_conversation_and_shown_in_its_list_row(
     session.save(tmp_path / "full.parley")
     reopened = open_conversation(model, tmp_path / "full.parley")
     assert reopened.persona.as_json() == PIRATE.as_json() and reopened.sampling == PIRATE.sampling
-    assert isinstance(reopened.persona.voice, ShippedVoiceName)  # a file names only shipped voices
+    assert isinstance(reopened.persona.voice, VoiceNameFromFile)  # a file names only shipped voices
     assert read_conversation_info(tmp_path / "full.parley").persona == "Pirate"
     assert read_conversation_summary(tmp_path / "full.parley").persona == "Pirate"
 

@@ -43,7 +43,7 @@ from engine.files.conversation_info import LIST_HEADER_BYTES, LIST_TEXT_CHARS, r
 from engine.files.models import read_model_dir
 from engine.lm.model import LMConfig
 from engine.lm.personaplex import MAX_VOICE_FRAMES, load_voice_prompt
-from engine.lm.prompts import ShippedVoiceName
+from engine.lm.prompts import VoiceNameFromFile
 from engine.runtime.replay import journal_header
 from engine.state import clone, flatten
 
@@ -420,16 +420,16 @@ def test_crafted_journals_are_refused_or_cut_clearly(model, saved, tmp_path):
     assert read.frames == 1 and "NaN" in read.damage
 
 
-def test_a_voice_named_by_a_file_is_only_a_shipped_voice(model, saved, tmp_path):
-    assert isinstance(untrusted.voice_name("NATF2"), ShippedVoiceName)
+def test_a_voice_named_by_a_file_is_a_shipped_or_own_voice_never_a_path(model, saved, tmp_path):
+    assert isinstance(untrusted.voice_name("NATF2"), VoiceNameFromFile)
     for path_like in ("/etc/passwd", "../x.pt", "~/v.wav", "C:\\v.wav", "a/b", ".hidden", "v.wav"):
-        with pytest.raises(ValueError, match="not the name of a shipped voice"):
+        with pytest.raises(ValueError, match="not the name of a voice"):
             untrusted.voice_name(path_like)
     source = saved[1]
     victim = tmp_path / "private.wav"
     victim.write_bytes(wav_bytes(SAMPLE_RATE, np.zeros(SAMPLE_RATE, np.int16)))
     forged = rewrite(source, tmp_path / "voice.parley", prompts={"voice": str(victim), "text": None})
-    with pytest.raises(ConversationFileError, match="not the name of a shipped voice"):
+    with pytest.raises(ConversationFileError, match="not the name of a voice"):
         open_conversation(model, forged)
 
 

@@ -16,7 +16,18 @@ import torch
 import engine.files.voices as voices_module
 import engine.lm.prompts as prompts
 from app.cli.command import main as cli_main
-from engine import AudioFileError, ModelError, VoiceLibrary, VoiceLibraryError, assess_recording, load_model
+from engine import (
+    FRAME_SIZE,
+    AudioFileError,
+    ModelError,
+    VoiceLibrary,
+    VoiceLibraryError,
+    assess_recording,
+    load_model,
+    open_conversation,
+    record_frames,
+    save_conversation,
+)
 from engine.atomic import write_atomically
 from engine.audio import SAMPLE_RATE, write_wav
 from engine.files.voices import codec_key, default_voices_dir
@@ -204,6 +215,27 @@ def test_a_personaplex_session_with_a_voice_by_name_equals_one_with_its_recordin
     a, b = flatten(by_name.state["gen"]), flatten(by_file.state["gen"])
     assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
     assert by_name.prompts["voice"] == "June"
+
+
+def test_a_compact_conversation_with_ones_own_voice_reopens_bit_for_bit(
+        library, personaplex_folder, monkeypatch, tmp_path):  # noqa: F811 - the fixture
+    """A file names the voice (never a path); the user's own voice of that name is used to rebuild."""
+    monkeypatch.setenv("PARLEY_KERNELS", "aten")
+    model = load_model(str(personaplex_folder), device="cpu")
+    stored(library, "June", seed=9)
+    session = model.new_session(seed=3, voice_prompt="June", text_prompt="Be brief.")
+    recorder = record_frames(session)
+    rng = np.random.default_rng(1)
+    for _ in range(3):
+        session.step((0.1 * rng.standard_normal(FRAME_SIZE)).astype(np.float32))
+    save_conversation(session, tmp_path / "june.parley", compact=True)
+    recorder.close()
+    reopened = open_conversation(model, tmp_path / "june.parley")
+    a, b = flatten(session.state), flatten(reopened.state)
+    assert reopened.frames == 3 and a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+    library.remove("June")  # gone from this machine: said plainly
+    with pytest.raises(ModelError, match="not one of your voices"):
+        open_conversation(model, tmp_path / "june.parley")
 
 
 def test_the_voices_command_adds_lists_renames_and_removes(library, tmp_path, capsys):

@@ -8,7 +8,7 @@ only; sampling and "wait for me" to every model (``Persona.applies``).
 The same JSON object (``Persona.as_json``, read back by ``Persona.from_json``, which parses it
 totally) is both a persona file and the ``persona`` field of a conversation's header, so the rules
 of the format live here once. A persona read from a header (a file from anywhere) names its voice
-as a ``ShippedVoiceName``: never a path, never one of this user's voices.
+as a ``VoiceNameFromFile``: never a path, never one of this user's voices.
 
 Parley ships a few personas (``SHIPPED``). The user's personas are files in the user's data folder
 (``personas/<name>.json``; the folder 0700, each file 0600, written atomically): an edit of a
@@ -27,7 +27,7 @@ from typing import Any
 from ..atomic import write_atomically
 from ..errors import PersonaLibraryError
 from ..lm.generate import SamplingConfig
-from ..lm.prompts import ShippedVoiceName
+from ..lm.prompts import VoiceNameFromFile
 from . import untrusted
 from .user_data import ensure_private_folder, user_data_folder
 from .voices import check_name
@@ -62,7 +62,7 @@ class Persona:
     @classmethod
     def from_json(cls, obj: Any, from_a_header: bool = False) -> Persona:
         """A persona from its JSON object, every field checked (``ValueError`` names the first wrong
-        one). ``from_a_header``: a conversation file's, whose voice is only ever a shipped name."""
+        one). ``from_a_header``: a conversation file's, whose voice is only ever a name, never a path."""
         if not isinstance(obj, dict):
             raise ValueError("a persona is not a JSON object")
         voice = untrusted.text(obj, "voice", MAX_VOICE_CHARS, default="")
@@ -70,7 +70,7 @@ class Persona:
         if not isinstance(wait, bool):
             raise ValueError(f"'wait_for_user' is {wait!r}, expected true or false")
         return cls(name=untrusted.text(obj, "name", untrusted.MAX_NAME_CHARS),
-                   voice=ShippedVoiceName(voice) if from_a_header and voice else voice,
+                   voice=VoiceNameFromFile(voice) if from_a_header and voice else voice,
                    role=untrusted.text(obj, "role", default=""), sampling=untrusted.sampling(obj),
                    wait_for_user=wait)
 

@@ -26,12 +26,13 @@ from collections.abc import Mapping
 from typing import Any, BinaryIO
 
 from ..lm.generate import SamplingConfig
-from ..lm.prompts import NO_VOICE, VOICE_SUFFIXES, ShippedVoiceName
+from ..lm.prompts import NO_VOICE, VOICE_SUFFIXES, VoiceNameFromFile
 
 MAX_INT_DIGITS = 24  # the largest integer any header holds is a 64-bit seed (19 digits and a sign)
 MAX_TEXT_CHARS = 64 * 1024  # one free-text field: a role prompt, a model name
 MAX_NAME_CHARS = 64  # a voice name
 _VOICE_NAME = re.compile(rf"[A-Za-z0-9][A-Za-z0-9_-]{{0,{MAX_NAME_CHARS - 1}}}")
+USER_NAME = re.compile(r"\w[\w '()-]{0,39}")  # a voice or persona of the user's: a safe file name on every OS
 INT64 = (-(2**63), 2**63 - 1)
 
 
@@ -166,10 +167,10 @@ def sampling(obj: Mapping) -> SamplingConfig:
     return SamplingConfig(**settings)
 
 
-def voice_name(value: Any) -> ShippedVoiceName | None:
-    """A voice named in a file's header: only the name of a voice a model ships (``NATF2``,
-    ``NATF2.pt``) or ``"none"``. A path is refused: a received file must not make this machine
-    read one of its files as a voice."""
+def voice_name(value: Any) -> VoiceNameFromFile | None:
+    """A voice named in a file's header: the name of a voice a model ships (``NATF2``,
+    ``NATF2.pt``), of one of the user's own voices, or ``"none"``. A path is refused: a received
+    file must not make this machine read one of its files as a voice."""
     if value is None or value == "":
         return None
     if not isinstance(value, str):
@@ -177,11 +178,11 @@ def voice_name(value: Any) -> ShippedVoiceName | None:
     stem = value
     for suffix in VOICE_SUFFIXES:
         stem = stem.removesuffix(suffix)
-    if value != NO_VOICE and not _VOICE_NAME.fullmatch(stem):
-        raise ValueError(f"the voice {_shown(value)} is not the name of a shipped voice (a file can name only "
-                         "the voices a model ships, never a file on this machine); start a new conversation "
+    if value != NO_VOICE and not _VOICE_NAME.fullmatch(stem) and not USER_NAME.fullmatch(value):
+        raise ValueError(f"the voice {_shown(value)} is not the name of a voice (a file can name only the voices "
+                         "a model ships or your own, never a file on this machine); start a new conversation "
                          "with that voice instead")
-    return ShippedVoiceName(value)
+    return VoiceNameFromFile(value)
 
 
 def prompts(obj: Mapping) -> dict:

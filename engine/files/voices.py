@@ -36,6 +36,7 @@ from ..atomic import write_atomically
 from ..audio import FRAME_SIZE, SAMPLE_RATE, read_audio, wav_bytes, wav_samples
 from ..errors import AudioFileError, VoiceLibraryError
 from ..loudness import integrated_loudness
+from . import untrusted
 from .fingerprint import file_identity
 from .user_data import ensure_private_folder, user_data_folder
 
@@ -50,7 +51,6 @@ FULL_SCALE = 0.99
 PROMPT_FORMAT = "parley-voice-codes-1"
 _DIGEST_CHUNK = b"prly"
 _DIGEST_SIZE = 32
-_NAME = re.compile(r"\w[\w '()-]{0,39}")
 _SHIPPED_LOOKING = re.compile(r"(NAT|VAR)[FM]\d+", re.IGNORECASE)
 _RESERVED = {"none", "con", "prn", "aux", "nul", *(f"com{i}" for i in range(10)), *(f"lpt{i}" for i in range(10))}
 
@@ -94,7 +94,7 @@ def check_name(name: str, what: str = "a voice", error: type[ValueError] = Voice
     """The name as stored (surrounding spaces removed), or ``error`` saying why not. The same rules
     name every file of the user's data (voices, personas): safe file names on every OS."""
     name = name.strip() if isinstance(name, str) else ""
-    if not _NAME.fullmatch(name):
+    if not untrusted.USER_NAME.fullmatch(name):
         raise error(f"{name!r} cannot name {what}: use 1-40 letters, digits, spaces, "
                     "hyphens, underscores, apostrophes or parentheses")
     if _SHIPPED_LOOKING.fullmatch(name) or name.lower() in _RESERVED:

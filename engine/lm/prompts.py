@@ -26,10 +26,10 @@ DEFAULT_VOICE = "NATF0"
 NO_VOICE = "none"
 
 
-class ShippedVoiceName(str):
+class VoiceNameFromFile(str):
     """A voice named by a file's header (a conversation, compact file or journal from anywhere): it
-    is looked up only among the voices the model ships, never as a path on this machine, nor among
-    the user's own voices."""
+    is looked up among the voices the model ships, then among the user's own voices by name (a
+    voice picked on this machine), never as a path on this machine."""
 
 DEFAULT_ROLE = ("You are a wise and friendly teacher. Answer questions or provide advice in a clear and "
                 "engaging way.")

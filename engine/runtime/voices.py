@@ -20,20 +20,22 @@ def load_voice(model, spec: str) -> VoicePrompt:
     voice of the user's library by name (its cached codes, see ``engine.files.voices``), or a
     ``.pt``/``.safetensors`` voice file, or a recording in any common audio format (WAV, FLAC,
     Ogg, MP3; normalised and encoded with the model's Mimi, see ``voice_prompt_from_recording``).
-    A ``ShippedVoiceName`` (a voice a received file named) is only looked up among the shipped voices."""
-    named_by_a_file = isinstance(spec, prompts.ShippedVoiceName)
+    A ``VoiceNameFromFile`` (a voice a file named) is only looked up among the shipped voices and the
+    user's own, never as a path."""
+    named_by_a_file = isinstance(spec, prompts.VoiceNameFromFile)
     path = Path(spec).expanduser()
     if named_by_a_file or not path.is_file():
         voices = model.files.voices_dir
         candidates = [voices / f"{path.stem}.pt", voices / f"{path.stem}.safetensors"] if voices else []
         found = [c for c in candidates if c.is_file()]
         shipped = prompts.shipped_voices(voices)
-        if not found and named_by_a_file:
-            raise ModelError(f"the conversation names the voice {spec!r}, which this model does not ship "
-                             f"({', '.join(shipped) or 'it ships none'}): open it with the model it was made with")
         library = VoiceLibrary()
         if not found and library.find(spec) is not None:
             return VoicePrompt(codes=library.codes(spec, model, lambda pcm: prompts.encode_recording(model, pcm).codes))
+        if not found and named_by_a_file:
+            raise ModelError(f"the conversation names the voice {spec!r}, which this model does not ship "
+                             f"({', '.join(shipped) or 'it ships none'}) and which is not one of your voices: "
+                             "open it with the model it was made with, or add that voice (`parley voices add`)")
         if not found:
             own = [v.name for v in library.voices()]
             raise ModelError(f"voice prompt {spec!r} not found: give a .pt or .safetensors voice, a recording "
