@@ -20,6 +20,7 @@ from PySide6.QtCore import QSettings
 import engine
 from app.window.gui import share_cores_with_the_gui
 from app.window.main_window import MainWindow
+from engine.runtime.threads import ThreadChoice
 from engine.state import flatten
 from tests import audio_server
 
@@ -102,6 +103,9 @@ def test_killed_app_recovers_its_conversation_bit_for_bit(pulse_audio, qtbot, tm
     share_cores_with_the_gui()
     model = engine.load_model("demo", device="cpu", precision="float32")
     assert model.kernel_plan.source == "cache"
+    # The thread count is measured once per process: this one takes the killed app's choice (a
+    # measurement of its own may choose another count, whose kernels sample other tokens).
+    model.thread_choice = ThreadChoice(crashed_threads, {}, {}, 0.0)
     torch.set_num_threads(crashed_threads)
     window = None
     try:

@@ -95,6 +95,6 @@ def test_an_int8_load_quantises_as_it_streams(tmp_path):
     got = measure(path, "int8")
     assert got["params"] < 0.4 * file_bytes  # int8 (+ bfloat16 embeddings) of a float32 file
     assert got["transient"] <= 4 * largest + (4 << 20), (got, largest)
-    # ~95 MB stay beyond the weights here as after a float load (torch's own); the bfloat16 model
-    # that a load-then-quantise held on the way is 150 MB.
-    assert got["kept"] <= got["params"] + 0.4 * file_bytes, (got, file_bytes)
+    # 95-126 MB stay beyond the weights here as after a float load (torch's own, more in a fresh
+    # environment); a bfloat16 model kept beside the int8 one would add 150 MB (0.5x the file) to that.
+    assert got["kept"] <= got["params"] + 0.5 * file_bytes, (got, file_bytes)
