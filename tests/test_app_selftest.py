@@ -33,6 +33,9 @@ def test_selftest_prints_one_json_line_and_succeeds(tmp_path):
     assert report["ms_per_frame"] == checks["frames"]["ms_per_frame"]
     assert report["real_time"] is (report["ms_per_frame"] < FRAME_MS)
     assert "Traceback" not in done.stderr
+    # Nothing native is still alive at exit (the engine thread lets go of the audio it streamed:
+    # soxr's bindings name each resampler left behind, on the user's terminal).
+    assert "leaked" not in done.stderr, done.stderr[-2000:]
     # What this machine's measurements chose: a kernel per operation, and the thread count.
     plan = report["kernel_plan"]
     assert plan["source"] in ("measured", "cache") and plan["key"]["cpu"] and plan["choices"]

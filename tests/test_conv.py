@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 import torch
 
@@ -9,6 +11,7 @@ from engine.codec import conv as conv_mod
 from engine.codec.conv import StreamingConv1d, StreamingConvTranspose1d
 from engine.kernels import packed as packed_mod
 from tests.reference import require_moshi
+from tests.rounding import assert_as_exact_as
 
 CASES = [  # (kernel, stride, dilation, pad_mode)
     (1, 1, 1, "constant"), (3, 1, 1, "constant"), (3, 1, 2, "constant"), (7, 1, 1, "constant"),
@@ -28,18 +31,27 @@ def _stream(module, x, state, chunk):
     return torch.cat([module(c, state) for c in x.split(chunk, dim=-1)], dim=-1)
 
 
+def _in_float64(module, x):
+    """What ``module`` computes from the whole of ``x`` in float64: the value float32 results are
+    measured against. Taken before ``repack`` (a packed oneDNN weight cannot be copied)."""
+    exact = copy.deepcopy(module).double()
+    with torch.no_grad():
+        return exact(x.double(), exact.init_state(x.shape[0]))
+
+
 @pytest.mark.parametrize("kernel,stride,dilation,pad_mode", CASES)
 def test_conv_chunk_invariance_and_kernels(kernel, stride, dilation, pad_mode):
     torch.manual_seed(0)
     conv = StreamingConv1d(6, 5, kernel, stride, dilation=dilation, pad_mode=pad_mode)
     _randomise(conv, 1)
-    conv.repack()
     x = torch.randn(2, 6, stride * 300)  # 300 output steps: the whole signal takes the oneDNN conv
+    exact = _in_float64(conv, x)
+    conv.repack()
     whole = conv(x, conv.init_state(2))
     assert whole.shape == (2, 5, 300)
     for chunk in (1, 2, 7):  # short chunks take the (packed) matmul kernel
         got = _stream(conv, x, conv.init_state(2), chunk * stride)
-        torch.testing.assert_close(got, whole, rtol=1e-5, atol=1e-5)
+        assert_as_exact_as(got, whole, exact, f"chunks of {chunk}")
 
 
 @pytest.mark.parametrize("kernel,stride,groups", TR_CASES)
@@ -47,13 +59,23 @@ def test_convtr_chunk_invariance_and_kernels(kernel, stride, groups):
     torch.manual_seed(0)
     convtr = StreamingConvTranspose1d(6, 6, kernel, stride, groups=groups)
     _randomise(convtr, 2)
-    convtr.repack()
     x = torch.randn(2, 6, 300)
+    exact = _in_float64(convtr, x)
+    convtr.repack()
     whole = convtr(x, convtr.init_state(2))
     assert whole.shape == (2, 6, 300 * stride)
     for chunk in (1, 2, 7):
         got = _stream(convtr, x, convtr.init_state(2), chunk)
-        torch.testing.assert_close(got, whole, rtol=1e-5, atol=1e-5)
+        assert_as_exact_as(got, whole, exact, f"chunks of {chunk}")
+
+
+def _stream_against_reference(ours, ref, x, chunk):
+    """Chunk by chunk, ours is as exact as the reference (both streaming, in float32)."""
+    exact = copy.deepcopy(ref).double()
+    state = ours.init_state(x.shape[0])
+    with torch.no_grad(), ref.streaming(x.shape[0]), exact.streaming(x.shape[0]):
+        for i, c in enumerate(x.split(chunk, dim=-1)):
+            assert_as_exact_as(ours(c, state), ref(c), exact(c.double()), f"chunk {i}")
 
 
 @pytest.mark.reference
@@ -68,10 +90,7 @@ def test_conv_matches_reference(kernel, stride, dilation, pad_mode):
     ours.load_state_dict(ref.state_dict())
     ours.repack()
     x = torch.randn(2, 6, stride * 40)
-    state = ours.init_state(2)
-    with torch.no_grad(), ref.streaming(2):
-        for c in x.split(2 * stride, dim=-1):
-            torch.testing.assert_close(ours(c, state), ref(c), rtol=1e-5, atol=1e-5)
+    _stream_against_reference(ours, ref, x, 2 * stride)
 
 
 @pytest.mark.reference
@@ -86,10 +105,7 @@ def test_convtr_matches_reference(kernel, stride, groups):
     ours.load_state_dict(ref.state_dict())
     ours.repack()
     x = torch.randn(2, 6, 40)
-    state = ours.init_state(2)
-    with torch.no_grad(), ref.streaming(2):
-        for c in x.split(3, dim=-1):
-            torch.testing.assert_close(ours(c, state), ref(c), rtol=1e-5, atol=1e-5)
+    _stream_against_reference(ours, ref, x, 3)
 
 
 def test_state_layout_and_in_place_updates():
@@ -122,13 +138,14 @@ def test_matmul_threshold_selects_kernels(monkeypatch):
     """Both kernels really run: forcing one or the other gives the same numbers."""
     conv = StreamingConv1d(8, 8, 6, 3)
     _randomise(conv, 5)
-    conv.repack()
     x = torch.randn(1, 8, 30)
+    exact = _in_float64(conv, x)
+    conv.repack()
     monkeypatch.setattr(conv_mod, "MATMUL_MAX_STEPS", 0)
     a = conv(x, conv.init_state(1))
     monkeypatch.setattr(conv_mod, "MATMUL_MAX_STEPS", 1000)
     b = conv(x, conv.init_state(1))
-    torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-5)
+    assert_as_exact_as(a, b, exact)
 
 
 def test_bad_input():
@@ -147,12 +164,12 @@ def test_pack_linears_keeps_parameters_and_results():
                                 torch.nn.Sequential(torch.nn.Linear(32, 8, bias=False)))
     names = {k: v for k, v in model.named_parameters()}
     x = torch.randn(3, 2, 16)
-    expected = model(x)
+    expected, exact = model(x), copy.deepcopy(model).double()(x.double())
     packed_mod.pack_linears(model)
     packed_mod.pack_linears(model)  # idempotent
     assert isinstance(model[0], packed_mod.PackedLinear) and isinstance(model[2][0], packed_mod.PackedLinear)
     assert {k: v for k, v in model.named_parameters()} == names  # same names, same tensors
-    torch.testing.assert_close(model(x), expected, rtol=1e-5, atol=1e-5)
+    assert_as_exact_as(model(x), expected, exact)
     with torch.no_grad():
         model[0].weight.mul_(2)
     packed_mod.pack_linears(model)  # repacks the changed weight

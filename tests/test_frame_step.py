@@ -18,6 +18,7 @@ from engine.lm.model import LMConfig, LMModel, load_lm
 from engine.runtime.frame_step import STAGES, FrameStep
 from engine.state import flatten
 from engine.streaming.transformer import TransformerConfig
+from tests.rounding import assert_as_exact_as, float64_twin
 from tests.test_generate import SyncSpy
 
 # A small codec with the released code layout (8 codebooks of 2048), so the LM's codes decode.
@@ -52,9 +53,12 @@ def by_hand(mimi: Mimi, generator, pcm: torch.Tensor, seed: int) -> tuple[list[t
     state = generator.init_state(1, seed)
     tokens = [generator.step(codes[:, :, i], state) for i in range(codes.shape[-1])]
     tokens = [(int(text[0]), tuple(audio[0].tolist())) for text, audio in tokens]
-    first = generator.first_output_frame
-    agent = torch.tensor([audio[:mimi.num_codebooks] for _, audio in tokens[first:]]).T[None]
-    return tokens, mimi.decode(agent).view(-1).numpy()
+    return tokens, mimi.decode(agent_codes(mimi, tokens, generator.first_output_frame)).view(-1).numpy()
+
+
+def agent_codes(mimi: Mimi, tokens: list[tuple], first: int) -> torch.Tensor:
+    """The agent's codes [1, codebooks, frames] in ``tokens`` from the first aligned frame."""
+    return torch.tensor([audio[:mimi.num_codebooks] for _, audio in tokens[first:]]).T[None]
 
 
 def test_frame_step_and_session_match_the_codec_and_generator_stepped_by_hand(demo_model_dir):
@@ -85,8 +89,9 @@ def test_frame_step_and_session_match_the_codec_and_generator_stepped_by_hand(de
             lived_pcm.append(result.pcm)
     assert stepped == want_tokens
     assert lived[first:] == want_tokens[first:] and lived[:first] == [(None, None)] * first
+    exact_pcm = float64_twin(mimi).decode(agent_codes(mimi, want_tokens, first)).view(-1)
     for got in (np.concatenate(stepped_pcm), np.concatenate(lived_pcm)):
-        np.testing.assert_allclose(got, want_pcm, rtol=0, atol=1e-5)
+        assert_as_exact_as(torch.from_numpy(got), torch.from_numpy(want_pcm), exact_pcm)
     texts = [text for text, _ in want_tokens[first:]]
     assert len(texts) == 19 and len(set(texts)) > 3  # the demo babbles: the comparison is not trivial
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 import torch
 from safetensors.torch import load_file, save_file
@@ -10,6 +12,7 @@ from engine.checkpoint import load_strict, stack_split_attention
 from engine.state import flatten, load_into
 from engine.streaming.transformer import StreamingTransformer, TransformerConfig
 from tests.reference import require_moshi
+from tests.rounding import assert_as_exact_as
 
 DIM, HEADS = 64, 4
 
@@ -55,6 +58,15 @@ def reference_pair(kind: str, **overrides):
     return ref, ours, ref_steps
 
 
+def run_reference(ref, x, steps, batch):
+    """The reference streaming ``x`` ``steps`` at a time, in float32 and in float64 (the value both
+    float32 results are measured against)."""
+    exact = copy.deepcopy(ref).double()
+    with torch.inference_mode(), ref.streaming(batch), exact.streaming(batch):
+        return (torch.cat([ref(c) for c in x.split(steps, dim=1)], dim=1),
+                torch.cat([exact(c) for c in x.double().split(steps, dim=1)], dim=1))
+
+
 def run_ours(model, x, chunk, state=None):
     state = model.init_state(x.shape[0]) if state is None else state
     with torch.inference_mode():
@@ -67,10 +79,9 @@ def test_streaming_parity_with_reference_over_ring_wraps(kind):
     ref, ours, ref_steps = reference_pair(kind)
     steps = 170  # context 50: the ring wraps three times and stops part-way round
     x = torch.randn(2, steps, DIM, generator=torch.Generator().manual_seed(1))
-    with torch.inference_mode(), ref.streaming(2):
-        expected = torch.cat([ref(c) for c in x.split(ref_steps, dim=1)], dim=1)
+    expected, exact = run_reference(ref, x, ref_steps, 2)
     got, _ = run_ours(ours, x, ref_steps)
-    assert torch.allclose(got, expected, atol=1e-5, rtol=0), (got - expected).abs().max()
+    assert_as_exact_as(got, expected, exact)
 
 
 @pytest.mark.reference
@@ -79,15 +90,14 @@ def test_chunk_invariance(kind):
     """Any chunking equals frame-by-frame streaming (the reference's behaviour), past the context too."""
     ref, ours, ref_steps = reference_pair(kind, max_steps_per_call=14)
     x = torch.randn(1, 210, DIM, generator=torch.Generator().manual_seed(2))
-    with torch.inference_mode(), ref.streaming(1):
-        expected = torch.cat([ref(c) for c in x.split(ref_steps, dim=1)], dim=1)
+    expected, exact = run_reference(ref, x, ref_steps, 1)
     chunks = [2, 4, 6, 14] if ref_steps == 2 else [1, 2, 3, 7]
     for chunk in chunks:
         got, _ = run_ours(ours, x, chunk)
-        assert torch.allclose(got, expected, atol=1e-5, rtol=0), (chunk, (got - expected).abs().max())
+        assert_as_exact_as(got, expected, exact, f"chunks of {chunk}")
     # a call longer than max_steps_per_call is split internally and still agrees
     got, _ = run_ours(ours, x, x.shape[1])
-    assert torch.allclose(got, expected, atol=1e-5, rtol=0)
+    assert_as_exact_as(got, expected, exact, "one call")
 
 
 @pytest.mark.reference
@@ -95,10 +105,10 @@ def test_whole_input_at_once_matches_reference_offline_within_context():
     require_moshi()
     ref, ours, _ = reference_pair("lm", max_steps_per_call=40)
     x = torch.randn(1, 40, DIM, generator=torch.Generator().manual_seed(3))
-    with torch.inference_mode():
-        expected = ref(x)  # no streaming state: the reference's offline pass
+    with torch.inference_mode():  # no streaming state: the reference's offline pass
+        expected, exact = ref(x), copy.deepcopy(ref).double()(x.double())
     got, _ = run_ours(ours, x, 40)
-    assert torch.allclose(got, expected, atol=1e-5, rtol=0)
+    assert_as_exact_as(got, expected, exact)
 
 
 @pytest.mark.reference
@@ -114,16 +124,17 @@ def test_depth_transformer_weights_per_step_matches_reference():
                                                   positional_embedding="none", weights_per_step=8)).eval()
     load_strict(ours, stack_split_attention(ref.state_dict()), "reference weights")
     state = ours.init_state(1)
+    exact_ref = copy.deepcopy(ref).double()
     x = torch.randn(1, 24, DIM, generator=torch.Generator().manual_seed(4))
     with torch.inference_mode():
         for frame in range(3):
             ours.reset_state(state)
-            with ref.streaming(1):
+            with ref.streaming(1), exact_ref.streaming(1):
                 for step in range(8):
                     t = frame * 8 + step
-                    expected = ref(x[:, t:t + 1])
+                    expected, exact = ref(x[:, t:t + 1]), exact_ref(x[:, t:t + 1].double())
                     got = ours(x[:, t:t + 1], state, step=step)
-                    assert torch.allclose(got, expected, atol=1e-5, rtol=0)
+                    assert_as_exact_as(got, expected, exact, f"frame {frame}, step {step}")
 
 
 def test_constant_memory_over_ten_capacities():
@@ -206,4 +217,4 @@ def test_step_has_no_graph_breaks():
         eager_state = model.init_state(1)
         for _ in range(4):
             got, expected = compiled(x), model(x, eager_state)
-            assert torch.isfinite(expected).all() and torch.allclose(got, expected, atol=1e-6)
+            assert torch.isfinite(expected).all() and torch.equal(got, expected)  # the same ops, traced

@@ -60,8 +60,10 @@ class FramePump:
         self.processed_position = 0
 
     def reset(self) -> None:
-        """A new stream (conversation or device): resamplers are made anew on the next pump."""
+        """A new stream (conversation or device), or none: the bridge and what was made for it
+        (processor, resamplers) are let go, and made anew on the next pump."""
         self._attached = None
+        self._processor = self._assembler = self._converter = None
         self._dropped_samples = 0.0
 
     def pump(self, bridge: AudioBridge, session) -> bool:

@@ -80,6 +80,8 @@ class EngineWorker(QObject):
         while not self._stop:
             bridge = self._bridge
             if bridge is None or not controller.streaming:
+                if bridge is None:  # a device gone or closed: nothing of it is kept
+                    pump.reset()
                 self._execute_next(timeout=IDLE_POLL_S)
                 continue
             audio = bridge.data_ready.wait(DATA_WAIT_S)
@@ -95,6 +97,7 @@ class EngineWorker(QObject):
             if not pump.pump(bridge, controller.session):
                 controller.halt()
             controller.check_journal()
+        pump.reset()
         controller.close()
 
     def _execute_next(self, timeout: float | None = None) -> bool:
