@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from PySide6.QtWidgets import QApplication, QProgressDialog
 
 import engine
 from app.audio.bridge import AudioBridge
@@ -93,6 +94,9 @@ def test_journal_left_by_a_crash_is_offered_and_recovered_bit_for_bit(qtbot, tmp
     second = App(qtbot, tmp_path, app_demo_model, crashed)
     dialogs = second.window.recovery
     assert dialogs is not None and dialogs.question.isVisible() and dialogs.offer.frames == 15
+    qtbot.wait(QProgressDialog().minimumDuration() + 500)  # a progress dialog's own show timer, and some
+    assert dialogs.question.isVisible()  # still unanswered, and nothing shows over it
+    assert not [w for w in QApplication.topLevelWidgets() if isinstance(w, QProgressDialog) and w.isVisible()]
     progress = SignalRecorder()
     second.window.model.recovery_event.connect(progress.record)
     dialogs.recover_button.click()

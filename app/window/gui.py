@@ -10,6 +10,7 @@ from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication
 
 from app import paths
+from app.window.qt_libraries import display_problem
 
 log = logging.getLogger(__name__)
 
@@ -33,7 +34,7 @@ def pyside_problem() -> str | None:
 def run_gui(args) -> int:
     """Open the main window and load the model named by ``args`` (model, device, precision)."""
     log_path = paths.setup_logging(verbose=getattr(args, "verbose", False))
-    problem = pyside_problem()
+    problem = pyside_problem() or display_problem()
     if problem:
         log.error("%s", problem)
         return 2

@@ -90,12 +90,9 @@ class RecoveryDialogs(QObject):
         self.later_button = self.question.addButton("Later", QMessageBox.RejectRole)
         self.discard_button = self.question.addButton("Discard", QMessageBox.DestructiveRole)
         self.question.buttonClicked.connect(self._on_answer)
-        self.progress = QProgressDialog("Rebuilding the conversation...", "Cancel", 0, max(offer.frames, 1), parent)
-        self.progress.setWindowModality(Qt.WindowModal)
-        self.progress.setAutoClose(False)
-        self.progress.setAutoReset(False)
-        self.progress.canceled.connect(offer.cancel)
-        self.progress.hide()
+        # Made when the rebuild starts: a QProgressDialog starts its own show timer when it is made,
+        # and would appear over the question before it is answered.
+        self.progress: QProgressDialog | None = None
         offer.changed.connect(self.render)
 
     def show(self) -> None:
@@ -111,15 +108,19 @@ class RecoveryDialogs(QObject):
 
     def render(self) -> None:
         offer = self.offer
-        done, total = offer.done
-        self.progress.setMaximum(max(total, 1))
-        self.progress.setValue(done)
-        if offer.running and not self.progress.isVisible():
-            self.progress.show()
-        if not offer.running:
-            self.progress.hide()
-            if offer.outcome and offer.outcome != "discarded":
-                self.show_error(offer.outcome)
+        if offer.running and self.progress is None:
+            self.progress = QProgressDialog("Rebuilding the conversation...", "Cancel", 0, 1, self.parent())
+            self.progress.setWindowModality(Qt.WindowModal)
+            self.progress.setAutoClose(False)
+            self.progress.setAutoReset(False)
+            self.progress.canceled.connect(offer.cancel)
+        if self.progress is not None:
+            done, total = offer.done
+            self.progress.setMaximum(max(total, 1))
+            self.progress.setValue(done)
+            self.progress.setVisible(offer.running)
+        if not offer.running and offer.outcome and offer.outcome != "discarded":
+            self.show_error(offer.outcome)
 
 
 def offer_recovery(parent: QWidget, model, pending: list[PendingJournal],
