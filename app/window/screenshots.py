@@ -32,6 +32,7 @@ def take_screenshots(out_dir: Path, dark: bool = False) -> list[Path]:
     from app.audio.headless import BridgeFeeder, SignalRecorder, wait_until
     from app.conversation.status import Status
     from app.models.manager import ModelManagerDialog
+    from app.widgets.colours import dark_palette
     from app.window.main_window import MainWindow
     from engine import FRAME_MS, SAMPLE_RATE
 
@@ -206,26 +207,6 @@ def persona_shots(window, feeder, tmp: Path, shot) -> None:
     window.model.worker.set_bridge(feeder.bridge)  # given back to no device when the voice library closed
     feeder.feed(np.zeros(FRAME_SIZE * 3, np.float32))
     shot(window, "14-persona-speaking")
-
-
-def dark_palette():
-    from PySide6.QtGui import QColor, QPalette
-
-    palette = QPalette()
-    colours = {
-        QPalette.Window: QColor(37, 39, 43), QPalette.WindowText: QColor(225, 228, 232),
-        QPalette.Base: QColor(26, 28, 31), QPalette.AlternateBase: QColor(44, 47, 52),
-        QPalette.Text: QColor(225, 228, 232), QPalette.Button: QColor(50, 53, 58),
-        QPalette.ButtonText: QColor(225, 228, 232), QPalette.Highlight: QColor(47, 127, 216),
-        QPalette.HighlightedText: QColor(255, 255, 255), QPalette.ToolTipBase: QColor(50, 53, 58),
-        QPalette.ToolTipText: QColor(225, 228, 232), QPalette.Mid: QColor(80, 84, 90),
-        QPalette.PlaceholderText: QColor(140, 145, 150), QPalette.Link: QColor(110, 170, 255),
-    }
-    for role, colour in colours.items():
-        palette.setColor(role, colour)
-    for role in (QPalette.WindowText, QPalette.Text, QPalette.ButtonText):  # disabled controls look disabled
-        palette.setColor(QPalette.Disabled, role, QColor(115, 119, 125))
-    return palette
 
 
 def main(argv: list[str] | None = None) -> int:
