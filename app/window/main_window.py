@@ -2,7 +2,8 @@
 the answers to the conversation view-model, which holds the state (``app.conversation.view_model``).
 
 Layout: the library on the left, the conversation in the middle, meters and devices on the
-right; a header with the status, the model and the persona; an error box under it. Panels render
+right (a column that scrolls); a header with the status, the model and the persona; an error
+banner under it, which takes its room from the columns instead of growing the window. Panels render
 the view-model; adding a feature means a view-model signal or command and a few lines here.
 """
 
@@ -91,6 +92,7 @@ class MainWindow(QMainWindow):
         self.menus = Menus(self)
         self._build_shortcuts()
         self._set_tab_order()
+        self.conversation_panel.talk_button.setFocus()  # where Space, push-to-talk, belongs
         self._connect_model()
         self._render_model()
         self._render_persona()
