@@ -123,7 +123,8 @@ def test_a_banner_or_the_speed_warning_changes_neither_the_minimum_size_nor_the_
 
 def test_tab_reaches_every_visible_enabled_control_and_space_clicks_none(harness, qtbot):
     w = harness.window
-    w.show_error(LONG_ERROR, resumable=True)
+    w.show_error(LONG_ERROR + "\nThe file's header declares 8026294562432773998 bytes.", resumable=True)
+    assert w.error_box.details_button.isVisible()
     w.meters_panel.advanced_box.setChecked(True)
     w.activateWindow()
     qtbot.waitUntil(w.isActiveWindow, timeout=5_000)
@@ -221,3 +222,21 @@ def test_the_speed_warning_does_not_flap_on_a_computer_at_the_limit(harness):
         slow_frames(harness, frames_per_second, step_ms=1.5 * FRAME_MS if second % 2 else 0.5 * FRAME_MS)
     assert changes == [] and w.conversation_panel.speed_warning.isHidden()
     assert w.meters_panel.speed_label.text() == "keeping up"
+
+
+def test_a_long_message_shows_one_sentence_and_keeps_the_rest_behind_details(harness, qtbot):
+    w = harness.window
+    message = ("Could not load the model moshiko: it is not downloaded and this computer is offline.\n"
+               "Looked in /home/someone/.cache/huggingface/hub/models--kyutai--moshiko-pytorch-bf16\n"
+               "at commit 2bfc9ae6e89079a5cc7ed2a68436010d91a3d289; run: hf download kyutai/moshiko-pytorch-bf16")
+    w.show_error(message)
+    assert w.error_label.text() == "Could not load the model moshiko: it is not downloaded and this computer is offline."
+    assert w.error_box.details_button.isVisible()
+    box = w.error_box.show_details()
+    assert box.detailedText() == message
+    copy = next(b for b in box.buttons() if b.text() == "Copy details")
+    copy.click()
+    assert QApplication.clipboard().text() == message and box.isVisible()  # copying leaves the details open
+    box.close()
+    w.show_error("Saved nowhere: the disk is full.")
+    assert w.error_label.text() == "Saved nowhere: the disk is full." and w.error_box.details_button.isHidden()

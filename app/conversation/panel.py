@@ -25,7 +25,7 @@ from app.conversation.transcript import clock
 from app.conversation.view import ConversationView
 from app.conversation.view_model import ConversationModel
 from app.library.listing import read_entry
-from app.widgets.colours import Scheme, checkbox_style, scheme_for
+from app.widgets.colours import Scheme, scheme_for
 
 SLIDER_STEPS_PER_SECOND = 10
 WARNING_LINES = 3  # the speed warning's room: its longest text wraps to 3 lines in the narrowest column
@@ -124,7 +124,6 @@ class ConversationPanel(QWidget):
         self.talk_button.pressed.connect(lambda: model.press_talk("button"))
         self.talk_button.released.connect(lambda: model.release_talk("button"))
         self.open_mic_box = QCheckBox("Open mic (hands-free)")
-        self.open_mic_box.setStyleSheet(checkbox_style(self.scheme))
         self.open_mic_box.setChecked(model.settings.open_mic)
         self.open_mic_box.setToolTip("The model hears the microphone all the time. Echo cancellation "
                                      "(Audio menu) keeps it from hearing itself on speakers.")

@@ -21,7 +21,6 @@ from PySide6.QtWidgets import (
     QApplication,
     QComboBox,
     QFileDialog,
-    QFrame,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -47,11 +46,12 @@ from app.library.model import LibraryModel
 from app.library.panel import LibraryPanel
 from app.voices.persona import PersonaDialog
 from app.voices.personas_model import PersonasModel
-from app.widgets.colours import scheme_for, status_colour
+from app.widgets.colours import checkbox_style, scheme_for, status_colour
 from app.widgets.scroll_column import ScrollColumn
 from app.widgets.steady_minimum import SteadyMinimum
 from app.window import recovery
 from app.window.audio_menu import disable_processing_actions
+from app.window.banner import Banner
 from app.window.devices_panel import DevicesPanel
 from app.window.menus import Menus
 from app.window.meters_panel import MetersPanel
@@ -152,28 +152,16 @@ class MainWindow(QMainWindow):
         splitter.setSizes(SPLITTER_SIZES)
         outer.addWidget(splitter, 1)
         self.setCentralWidget(central)
+        self.setStyleSheet(checkbox_style(scheme_for(self.palette())))  # its dialogs' boxes too
         room = self.screen().availableGeometry().size() * 0.92  # a taskbar and the title bar need room too
         self.resize(DEFAULT_SIZE.boundedTo(room))
 
-    def _build_error_box(self) -> QFrame:
-        self.error_box = QFrame()
-        self.error_box.setObjectName("errorBox")
-        scheme = scheme_for(self.palette())
-        self.error_box.setStyleSheet(f"#errorBox {{ background: {scheme.banner}; border-radius: 4px; }}"
-                                     f"#errorBox QLabel {{ color: {scheme.banner_text}; }}")
-        layout = QHBoxLayout(self.error_box)
-        self.error_label = QLabel()
-        self.error_label.setWordWrap(True)
-        self.error_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
-        self.resume_button = QPushButton("Resume")
-        self.resume_button.clicked.connect(self._resume)
-        self.dismiss_button = QPushButton("Dismiss")
-        self.dismiss_button.setToolTip("Hide this message (Esc)")
-        self.dismiss_button.clicked.connect(self.dismiss_banner)
-        layout.addWidget(self.error_label, 1)
-        layout.addWidget(self.resume_button)
-        layout.addWidget(self.dismiss_button)
-        self.error_box.hide()
+    def _build_error_box(self) -> Banner:
+        self.error_box = Banner()
+        self.error_label = self.error_box.label
+        self.resume_button = self.error_box.resume_button
+        self.dismiss_button = self.error_box.dismiss_button
+        self.error_box.resume_requested.connect(self._resume)
         return self.error_box
 
     def _build_shortcuts(self) -> None:
@@ -192,7 +180,7 @@ class MainWindow(QMainWindow):
 
     def _set_tab_order(self) -> None:
         """Header, banner, library, conversation, meters and devices: the order they are read in."""
-        chain = [self.persona_button, self.resume_button, self.dismiss_button,
+        chain = [self.persona_button, *self.error_box.tab_chain(),
                  *self.library_panel.tab_chain(), *self.conversation_panel.tab_chain(),
                  *self.meters_panel.tab_chain(), *self.devices_panel.tab_chain()]
         for before, after in zip(chain, chain[1:]):
@@ -270,9 +258,7 @@ class MainWindow(QMainWindow):
 
     def show_error(self, message: str, resumable: bool = False) -> None:
         self._close_after_save = False
-        self.error_label.setText(message)
-        self.resume_button.setVisible(resumable)
-        self.error_box.show()
+        self.error_box.show_message(message, resumable)
 
     def _resume(self) -> None:
         self.dismiss_banner()

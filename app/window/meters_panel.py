@@ -85,10 +85,12 @@ class MetersPanel(QWidget):
         advanced = QWidget()
         layout = QVBoxLayout(advanced)
         layout.setContentsMargins(0, 0, 0, 0)
+        processing = QGroupBox("Microphone processing")
         self.echo_meter = EchoMeter()  # before/after processing and the estimated echo suppression
+        QVBoxLayout(processing).addWidget(self.echo_meter)
         self.echo_meter.setToolTip("The microphone before and after echo cancellation, and how much of the "
                                    "assistant's voice it removes (ERLE: more dB is better).")
-        layout.addWidget(self.echo_meter)
+        layout.addWidget(processing)
 
         latency = QGroupBox("Time per frame (ms)")
         form = QFormLayout(latency)

@@ -326,9 +326,10 @@ def _checksum(tensors: Mapping[str, torch.Tensor]) -> str:
 
 
 def _damaged(path: Path, why: str) -> ConversationFileError:
+    """A plain first line (what it means, what to do); the technical reason on the next."""
     return ConversationFileError(
-        f"{path.name} is not a readable Parley conversation ({why}). It may be truncated or damaged; "
-        "open another copy, or start a new conversation.")
+        f"{path.name} is not a readable Parley conversation: it may be truncated or damaged. Open another "
+        f"copy, or start a new conversation.\nWhat is wrong: {why}.")
 
 
 def _parse_header(data: bytes, file_size: int, path: Path) -> tuple[dict, dict]:
