@@ -230,7 +230,7 @@ def test_a_long_message_shows_one_sentence_and_keeps_the_rest_behind_details(har
                "Looked in /home/someone/.cache/huggingface/hub/models--kyutai--moshiko-pytorch-bf16\n"
                "at commit 2bfc9ae6e89079a5cc7ed2a68436010d91a3d289; run: hf download kyutai/moshiko-pytorch-bf16")
     w.show_error(message)
-    assert w.error_label.text() == "Could not load the model moshiko: it is not downloaded and this computer is offline."
+    assert w.error_label.text() == message.splitlines()[0]
     assert w.error_box.details_button.isVisible()
     box = w.error_box.show_details()
     assert box.detailedText() == message
@@ -240,3 +240,15 @@ def test_a_long_message_shows_one_sentence_and_keeps_the_rest_behind_details(har
     box.close()
     w.show_error("Saved nowhere: the disk is full.")
     assert w.error_label.text() == "Saved nowhere: the disk is full." and w.error_box.details_button.isHidden()
+
+
+def test_a_damaged_file_says_what_it_means_first_and_the_numbers_only_in_the_details(harness, qtbot, tmp_path):
+    w = harness.window
+    broken = tmp_path / "holiday-plans.parley"
+    broken.write_bytes(b"not a conversation")
+    w.open_conversation(str(broken))
+    qtbot.waitUntil(w.error_box.isVisible, timeout=10_000)
+    shown = w.error_label.text()
+    assert shown.endswith("is not a readable Parley conversation: it may be truncated or damaged.") and \
+        "holiday-plans.parley" in shown and "header" not in shown
+    assert "header declares" in w.error_box.message and w.error_box.details_button.isVisible()

@@ -35,7 +35,7 @@ def describe(entry: ConversationEntry) -> str:
     """The second line of a row: date, duration, persona, model, size (or why the file cannot be read)."""
     info = entry.info
     if info is None:
-        return f"Unreadable: {(entry.error.splitlines() or [''])[0]}"  # the first line says it plainly
+        return f"Unreadable: {entry.error}"
     try:
         when = datetime.fromisoformat(info.created).astimezone().strftime("%Y-%m-%d %H:%M")
     except (ValueError, OverflowError, OSError):

@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QApplication, QFrame, QHBoxLayout, QLabel, QMessag
 
 from app.widgets.colours import scheme_for
 
-SUMMARY_CHARS = 200  # a first line longer than this is cut at its first sentence
+SUMMARY_CHARS = 120  # a first line longer than this is cut at its first sentence
 
 
 def summary_of(message: str) -> str:
@@ -32,6 +32,7 @@ class Banner(QFrame):
         self.setStyleSheet(f"#errorBox {{ background: {scheme.banner}; border-radius: 4px; }}"
                            f"#errorBox QLabel {{ color: {scheme.banner_text}; }}")
         self.message = ""
+        self.details: QMessageBox | None = None  # the details shown last
         layout = QHBoxLayout(self)
         self.label = QLabel()
         self.label.setWordWrap(True)
@@ -67,7 +68,9 @@ class Banner(QFrame):
         copy = box.addButton("Copy details", QMessageBox.ActionRole)
         copy.clicked.disconnect()  # an action button closes the box; copying leaves it open
         copy.clicked.connect(self.copy_details)
-        box.setAttribute(Qt.WA_DeleteOnClose)
+        if self.details is not None:
+            self.details.deleteLater()  # the one shown before
+        self.details = box
         box.open()
         return box
 

@@ -444,7 +444,8 @@ class MainWindow(QMainWindow):
     def open_model_manager(self) -> None:
         from app.models.manager import ModelManagerDialog
 
-        dialog = ModelManagerDialog(self.model.settings, self)
+        in_use = self.model.settings.model if self.model.model_info is not None else None
+        dialog = ModelManagerDialog(self.model.settings, self, in_use=in_use)
         dialog.model_chosen.connect(self._model_chosen)
         dialog.open()
 
