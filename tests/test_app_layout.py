@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import fields, replace
 
 import pytest
-from PySide6.QtCore import QPoint, QRect, Qt
+from PySide6.QtCore import QPoint, QRect, QSettings, Qt
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QAbstractButton,
@@ -30,6 +30,7 @@ from app.widgets import colours
 from app.widgets.colours import AA_CONTRAST, BUBBLE_ALPHA, DARK, LIGHT, contrast, dark_palette, over, scheme_for
 from app.widgets.history_plot import HistoryPlot
 from app.widgets.meters import LevelMeter
+from app.window.main_window import MainWindow
 from engine import FRAME_MS
 from tests.test_app_window import Harness
 
@@ -252,3 +253,20 @@ def test_a_damaged_file_says_what_it_means_first_and_the_numbers_only_in_the_det
     assert shown.endswith("is not a readable Parley conversation: it may be truncated or damaged.") and \
         "holiday-plans.parley" in shown and "header" not in shown
     assert "header declares" in w.error_box.message and w.error_box.details_button.isVisible()
+
+
+def test_a_model_that_is_not_downloaded_says_so_in_one_sentence(qtbot, tmp_path, monkeypatch):
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))  # an empty Hugging Face cache, offline
+    for var in ("HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE", "HF_ENDPOINT"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    w = MainWindow(QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat), audio=False,
+                   conversations_dir=tmp_path)
+    try:
+        w.show()
+        w.load_model("moshiko", "cpu", "auto")
+        qtbot.waitUntil(w.error_box.isVisible, timeout=60_000)
+        assert w.error_label.text() == "Could not load model 'moshiko': moshiko is not downloaded yet."
+        assert "hf download" in w.error_box.message and w.error_box.details_button.isVisible()
+    finally:
+        w.close()
