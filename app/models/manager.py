@@ -32,6 +32,7 @@ from engine.files.model_revisions import short
 DEVICES = ("auto", "cpu", "cuda")
 PRECISIONS = tuple(p.value for p in engine.Precision)
 COLUMNS = ("Model", "About", "Here", "Size", "On this machine", "Licence")
+ELIDED_COLUMN_PX = 150
 CUDA_VARIANT = "Parley's CUDA variant"  # the package with CUDA's torch (README: Requirements)
 
 
@@ -124,6 +125,7 @@ class ModelManagerDialog(QDialog):
             self.cuda = Gpu.of(torch.device("cuda", 0))
         self.setWindowTitle("Models")
         self.setMinimumSize(760, 420)
+        self.resize(980, 480)
         layout = QVBoxLayout(self)
 
         self.table = QTableWidget(len(self.presets), len(COLUMNS))
@@ -132,8 +134,14 @@ class ModelManagerDialog(QDialog):
         self.table.setSelectionMode(QAbstractItemView.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
         self.table.verticalHeader().hide()
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
-        self.table.horizontalHeader().setSectionResizeMode(COLUMNS.index("About"), QHeaderView.Stretch)
+        self.table.setWordWrap(True)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeToContents)
+        header.setSectionResizeMode(COLUMNS.index("About"), QHeaderView.Stretch)
+        for column in ("On this machine", "Licence"):  # long paths and licence notes: elided, whole on hover
+            header.setSectionResizeMode(COLUMNS.index(column), QHeaderView.Interactive)
+            header.resizeSection(COLUMNS.index(column), ELIDED_COLUMN_PX)
+        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
         self.table.itemSelectionChanged.connect(self._selection_changed)
         layout.addWidget(self.table, 1)
 

@@ -441,13 +441,14 @@ class MainWindow(QMainWindow):
         return answer == QMessageBox.Discard
 
     # -- dialogs -----------------------------------------------------------------------------
-    def open_model_manager(self) -> None:
+    def open_model_manager(self):
         from app.models.manager import ModelManagerDialog
 
         in_use = self.model.settings.model if self.model.model_info is not None else None
         dialog = ModelManagerDialog(self.model.settings, self, in_use=in_use)
         dialog.model_chosen.connect(self._model_chosen)
         dialog.open()
+        return dialog
 
     def _model_chosen(self, name: str, device: str, precision: str) -> None:
         if self._confirm_discard():

@@ -36,7 +36,6 @@ def take_screenshots(out_dir: Path, dark: bool = False) -> list[Path]:
     from app.audio.bridge import AudioBridge
     from app.audio.headless import BridgeFeeder, SignalRecorder, wait_until
     from app.conversation.status import Status
-    from app.models.manager import ModelManagerDialog
     from app.widgets.colours import dark_palette
     from app.window.main_window import MainWindow
     from engine import FRAME_MS, SAMPLE_RATE
@@ -121,8 +120,7 @@ def take_screenshots(out_dir: Path, dark: bool = False) -> list[Path]:
         shot(window, "6-error")
         window.error_box.hide()
 
-        dialog = ModelManagerDialog(window.model.settings, window)
-        dialog.show()
+        dialog = window.open_model_manager()
         shot(dialog, "7-model-manager")
         dialog.close()
 
