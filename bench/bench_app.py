@@ -172,7 +172,7 @@ def run_app(seconds: float, model: str, precision: str, folder: Path, screenshot
             "rss_mb_by_minute": run.rss_by_minute,
             "rss_mb_end": rss_bytes() / 2**20,
             "gui_cpu_s": gui_cpu_s,
-            "speed_warning": window.model.speed_warning,
+            "speed_warning": window.health.warning,
         }
         if screenshot and not window.grab().save(screenshot):
             raise OSError(f"could not save the screenshot {screenshot}")

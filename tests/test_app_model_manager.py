@@ -9,7 +9,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from app.models import manager as model_manager
-from app.models.manager import ModelManagerDialog
+from app.models.manager import COLUMNS, ModelManagerDialog
 from app.settings import AppSettings
 from engine.files.models import MIMI_NAME, MOSHI_NAME, PRESETS, TOKENIZER_NAME
 
@@ -23,11 +23,56 @@ def empty_hub(tmp_path, monkeypatch):
     return tmp_path / "hf"
 
 
-def open_dialog(qtbot, model: str) -> ModelManagerDialog:
-    dialog = ModelManagerDialog(AppSettings(model=model, device="cpu"))
+def open_dialog(qtbot, model: str, in_use: str | None = None) -> ModelManagerDialog:
+    dialog = ModelManagerDialog(AppSettings(model=model, device="cpu"), in_use=in_use)
     qtbot.addWidget(dialog)
     dialog.show()
     return dialog
+
+
+def confirm_download(dialog) -> None:
+    """Answer the question a download asks first: Download."""
+    assert dialog.confirmation is not None and dialog.confirmation.isVisible()
+    next(b for b in dialog.confirmation.buttons() if b.text() == "Download").click()
+
+
+def test_each_model_says_what_it_is_whether_it_runs_here_and_which_is_in_use(qtbot, empty_hub):
+    dialog = open_dialog(qtbot, "demo", in_use="demo")
+    rows = {dialog.table.item(row, 0).text(): row for row in range(dialog.table.rowCount())}
+
+    def cell(name, column):
+        return dialog.table.item(rows[name], COLUMNS.index(column)).text()
+
+    assert cell("demo", "Here") == "in use · runs here"
+    assert cell("moshiko", "About") == "Moshi with a male voice (kyutai), bf16 weights"
+    assert cell("personaplex", "About") == "PersonaPlex-7B (NVIDIA): choose a voice and a text role prompt"
+    # This machine's torch is the CPU build: a real model needs a GPU and the CUDA variant.
+    assert cell("moshiko", "Here") == f"needs an NVIDIA GPU and {model_manager.CUDA_VARIANT}"
+    assert model_manager.fit_badge(PRESETS["moshiko"], "no NVIDIA driver found", True, None) == "needs an NVIDIA GPU"
+    assert model_manager.fit_badge(PRESETS["moshiko"], None, True, True) == "fits this GPU"
+    assert model_manager.fit_badge(PRESETS["moshiko"], None, True, False) == "too big for this GPU"
+
+
+def test_a_download_says_its_size_and_the_free_disk_first_and_starts_only_when_asked(qtbot, empty_hub, monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # a download that starts fails at once, never fetches
+    dialog = open_dialog(qtbot, "moshiko")
+    qtbot.mouseClick(dialog.download_button, Qt.LeftButton)
+    question = dialog.confirmation.text()
+    free = model_manager.free_disk_gb(empty_hub)
+    assert f"moshiko is about {PRESETS['moshiko'].approx_gb:.1f} GB" in question
+    assert f"{free:.0f}" in question and "not run in real time" in question
+    assert dialog.download is None  # nothing starts before the answer
+    assert dialog.confirmation.defaultButton().text() != "Download"  # Enter does not start what cannot run here
+    dialog.confirmation.button(dialog.confirmation.StandardButton.Cancel).click()
+    assert dialog.download is None
+    qtbot.mouseClick(dialog.use_button, Qt.LeftButton)  # using a model not here downloads it: asked too
+    assert dialog.confirmation.isVisible() and dialog.isVisible()
+
+    monkeypatch.setattr(model_manager, "free_disk_gb", lambda folder: 2.0)  # a nearly full disk
+    qtbot.mouseClick(dialog.download_button, Qt.LeftButton)
+    assert "not enough" in dialog.confirmation.text()
+    assert [b.text() for b in dialog.confirmation.buttons()] != [] and \
+        not any(b.text() == "Download" for b in dialog.confirmation.buttons())
 
 
 def test_presets_are_listed_with_size_location_and_licence(qtbot, empty_hub):
@@ -35,8 +80,8 @@ def test_presets_are_listed_with_size_location_and_licence(qtbot, empty_hub):
     names = [dialog.table.item(row, 0).text() for row in range(dialog.table.rowCount())]
     assert names == list(PRESETS)
     moshiko = names.index("moshiko")
-    assert dialog.table.item(moshiko, 1).text() == f"{PRESETS['moshiko'].approx_gb:.1f} GB"
-    assert dialog.table.item(moshiko, 2).text() == "not downloaded"
+    assert dialog.table.item(moshiko, COLUMNS.index("Size")).text() == f"{PRESETS['moshiko'].approx_gb:.1f} GB"
+    assert dialog.table.item(moshiko, COLUMNS.index("On this machine")).text() == "not downloaded"
     assert dialog.selected_name() == "personaplex"
     text = dialog.description.text()
     assert "gated" in text and "accept" in text and "HF_TOKEN" in text and PRESETS["personaplex"].page in text
@@ -56,6 +101,7 @@ def test_an_offline_download_fails_with_a_message_a_person_can_act_on(qtbot, emp
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     dialog = open_dialog(qtbot, "moshiko")
     qtbot.mouseClick(dialog.download_button, Qt.LeftButton)
+    confirm_download(dialog)
     assert dialog.progress.isVisible() and dialog.cancel_button.isVisible()
     qtbot.waitUntil(lambda: dialog.download is None, timeout=60_000)
     text = dialog.description.text()
@@ -70,6 +116,7 @@ def test_cancel_kills_a_hanging_download_at_once(qtbot, empty_hub, monkeypatch):
         monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{server.getsockname()[1]}")
         dialog = open_dialog(qtbot, "moshika")
         qtbot.mouseClick(dialog.download_button, Qt.LeftButton)
+        confirm_download(dialog)
         download = dialog.download
         server.settimeout(60)
         connection, _ = server.accept()  # the child is now inside the download, waiting for an answer

@@ -1,13 +1,14 @@
-"""The too-slow warning names only what can help on this machine (app.engine_thread.real_time.too_slow_text with
+"""The too-slow warning names only what can help on this machine (app.conversation.health.too_slow_text with
 engine.Precision.lighter): no precision the model already uses, none that would not compute faster
-here (int8 anywhere, bfloat16 where the CPU does not multiply it natively), no GPU to someone on one."""
+here (int8 anywhere, bfloat16 where the CPU does not multiply it natively), the GPU only where there
+is one and the model is not on it."""
 
 from __future__ import annotations
 
 import pytest
 import torch
 
-from app.engine_thread.real_time import too_slow_text
+from app.conversation.health import too_slow_text
 from engine import Precision
 from engine.runtime import loading
 
@@ -24,11 +25,12 @@ def test_lighter_precisions_are_those_that_could_compute_faster_here(monkeypatch
     assert Precision.INT8.lighter(CPU) == Precision.INT8.lighter(CUDA) == ()
 
 
-def test_the_advice_names_what_can_help():
-    start = "This computer is too slow to run the demo model in real time (95 ms per 80 ms frame). "
-    assert too_slow_text("the demo model", 95.4, ("bfloat16",), on_gpu=False) == start + (
-        "Try precision bfloat16 (Model → Model manager), a GPU, or close other programs.")
-    assert too_slow_text("the demo model", 95.4, (), on_gpu=False) == start + "Try a GPU, or close other programs."
-    assert too_slow_text("the demo model", 95.4, ("bfloat16",), on_gpu=True) == start + (
-        "Try precision bfloat16 (Model → Model manager), or close other programs.")
-    assert too_slow_text("the demo model", 95.4, (), on_gpu=True) == start + "Close other programs."
+def test_the_advice_says_what_is_heard_and_names_only_what_can_help_here():
+    heard = "Too slow for real time: replies come late and break up. To help, "
+    manager = "(Model → Model manager)"
+    assert too_slow_text(("bfloat16",), on_cpu=True, gpu_available=False) == heard + (
+        f"choose bfloat16 {manager} or close other programs.")
+    assert too_slow_text((), on_cpu=True, gpu_available=False) == heard + "close other programs."
+    assert too_slow_text(("bfloat16",), on_cpu=True, gpu_available=True) == heard + (
+        f"choose bfloat16 {manager}, run it on the GPU {manager} or close other programs.")
+    assert too_slow_text((), on_cpu=False, gpu_available=True) == heard + "close other programs."

@@ -7,6 +7,7 @@ with the one being played selected; clicking a turn there seeks to it.
 from __future__ import annotations
 
 from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import (
     QCheckBox,
     QFrame,
@@ -18,14 +19,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.conversation.health import HealthModel
 from app.conversation.replay import PLAYING, STOPPED, ReplayPlayer
 from app.conversation.transcript import clock
 from app.conversation.view import ConversationView
 from app.conversation.view_model import ConversationModel
 from app.library.listing import read_entry
+from app.widgets.colours import Scheme, scheme_for
 
 SLIDER_STEPS_PER_SECOND = 10
-WARNING_COLOUR = "#c58a16"
+WARNING_LINES = 3  # the speed warning's room: its longest text wraps to 3 lines in the narrowest column
 
 
 class ReplayBar(QFrame):
@@ -50,9 +53,6 @@ class ReplayBar(QFrame):
         self.split_box = QCheckBox("You left, assistant right")
         self.split_box.setToolTip("Off: both sides mixed on both speakers")
         self.close_button = QPushButton("Close replay")
-        for button in (self.play_button, self.close_button, self.split_box):
-            button.setFocusPolicy(Qt.NoFocus)
-        self.position.setFocusPolicy(Qt.NoFocus)
         title_row.addWidget(self.title_label, 1)
         title_row.addWidget(self.split_box)
         title_row.addWidget(self.close_button)
@@ -65,6 +65,9 @@ class ReplayBar(QFrame):
         replay.state_changed.connect(self._render_state)
         replay.position_changed.connect(self._render_position)
         replay.loaded.connect(self._render_loaded)
+
+    def tab_chain(self) -> list[QWidget]:
+        return [self.split_box, self.close_button, self.play_button, self.position]
 
     def _toggle(self) -> None:
         if self.replay.state == PLAYING:
@@ -87,9 +90,11 @@ class ReplayBar(QFrame):
 
 
 class ConversationPanel(QWidget):
-    def __init__(self, model: ConversationModel, replay: ReplayPlayer, parent: QWidget | None = None) -> None:
+    def __init__(self, model: ConversationModel, replay: ReplayPlayer, health: HealthModel,
+                 parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.model = model
+        self.health = health
         self.replay = replay
         self.replaying = False
         self._clip_pending = False  # a live turn to play once its audio arrives
@@ -106,23 +111,19 @@ class ConversationPanel(QWidget):
         layout.addWidget(self.view, 1)
         self.placeholder = QLabel("Hold Space (or the Talk button) and speak. The conversation appears here.")
         self.placeholder.setAlignment(Qt.AlignCenter)
-        self.placeholder.setStyleSheet("color: palette(placeholder-text);")
+        self.placeholder.setWordWrap(True)
+        self.placeholder.setStyleSheet(f"color: {self.scheme.muted};")
         layout.addWidget(self.placeholder)
-        self.speed_warning = QLabel()
-        self.speed_warning.setObjectName("speedWarning")
-        self.speed_warning.setWordWrap(True)
-        self.speed_warning.setStyleSheet(f"#speedWarning {{ color: {WARNING_COLOUR}; font-weight: bold; }}")
-        model.speed_warning_changed.connect(self._render_speed_warning)
-        layout.addWidget(self.speed_warning)
+        layout.addWidget(self._build_speed_warning())
+        health.warning_changed.connect(self._render_speed_warning)
 
         controls = QHBoxLayout()
         self.talk_button = QPushButton("Hold to talk  (Space)")
-        self.talk_button.setFocusPolicy(Qt.NoFocus)
+        self.talk_button.setToolTip("Hold this button, or Space, while you speak.")
         self.talk_button.setMinimumHeight(44)
         self.talk_button.pressed.connect(lambda: model.press_talk("button"))
         self.talk_button.released.connect(lambda: model.release_talk("button"))
         self.open_mic_box = QCheckBox("Open mic (hands-free)")
-        self.open_mic_box.setFocusPolicy(Qt.NoFocus)
         self.open_mic_box.setChecked(model.settings.open_mic)
         self.open_mic_box.setToolTip("The model hears the microphone all the time. Echo cancellation "
                                      "(Audio menu) keeps it from hearing itself on speakers.")
@@ -143,7 +144,30 @@ class ConversationPanel(QWidget):
         model.clip_ready.connect(self._play_clip)
         self._render_placeholder()
         self._render_open_mic_note()
-        self._render_speed_warning(model.speed_warning)
+        self._render_speed_warning(health.warning)
+
+    @property
+    def scheme(self) -> Scheme:
+        return scheme_for(self.palette())
+
+    def _build_speed_warning(self) -> QLabel:
+        """A strip of ``WARNING_LINES`` lines that keeps its place while hidden: the warning coming
+        and going never moves the conversation or the Talk button."""
+        self.speed_warning = QLabel()
+        self.speed_warning.setObjectName("speedWarning")
+        self.speed_warning.setWordWrap(True)
+        self.speed_warning.setAlignment(Qt.AlignLeft | Qt.AlignVCenter)
+        self.speed_warning.setStyleSheet(f"#speedWarning {{ color: {self.scheme.warning}; font-weight: bold; }}")
+        bold = QFont(self.speed_warning.font())
+        bold.setBold(True)
+        self.speed_warning.setFixedHeight(WARNING_LINES * QFontMetrics(bold).lineSpacing() + 4)
+        policy = self.speed_warning.sizePolicy()
+        policy.setRetainSizeWhenHidden(True)
+        self.speed_warning.setSizePolicy(policy)
+        return self.speed_warning
+
+    def tab_chain(self) -> list[QWidget]:
+        return [*self.replay_bar.tab_chain(), self.view, self.talk_button, self.open_mic_box]
 
     # -- live ----------------------------------------------------------------------------------
     def _render_talk(self, talk) -> None:
@@ -152,12 +176,13 @@ class ConversationPanel(QWidget):
 
     def _render_speed_warning(self, text: str) -> None:
         self.speed_warning.setText(text)
+        self.speed_warning.setToolTip(self.health.warning_tip)
         self.speed_warning.setVisible(bool(text))
 
     def _render_open_mic_note(self) -> None:
         text, warning = self.model.open_mic_note()
         self.headphones_note.setText(text)
-        self.headphones_note.setStyleSheet(f"color: {WARNING_COLOUR};" if warning else "")
+        self.headphones_note.setStyleSheet(f"color: {self.scheme.warning};" if warning else "")
         self.headphones_note.setVisible(self.model.talk.open_mic)
 
     def _render_placeholder(self, *_args) -> None:

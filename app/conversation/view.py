@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QAbstractItemView, QListView, QStyle, QStyledItemD
 from app.audio.levels import DISPLAY_FLOOR_DB
 from app.conversation.transcript import YOU, Turn, clock
 from app.conversation.turn_list import OverlapRole, TurnRole
+from app.widgets.colours import BUBBLE_ALPHA, scheme_for
 from app.widgets.throttle import Throttle
 
 MARGIN = 8
@@ -28,7 +29,12 @@ ASSISTANT_WIDTH = 0.78  # of the view's width
 USER_WIDTH = 0.46
 OVERLAP_TAG = "overlaps"
 FOLLOW_SLACK_PX = 4
-COLOURS = {YOU: QColor(46, 157, 91), "assistant": QColor(47, 127, 216)}
+
+
+def speaker_colour(palette: QPalette, speaker: str) -> QColor:
+    """The speaker's colour: their header's text, their bubble at ``BUBBLE_ALPHA``."""
+    scheme = scheme_for(palette)
+    return QColor(scheme.you if speaker == YOU else scheme.assistant)
 
 
 def fitted_header(header: str, tag: str, metrics: QFontMetrics, width: int) -> str:
@@ -100,11 +106,11 @@ class TurnDelegate(QStyledItemDelegate):
         turn: Turn = index.data(TurnRole)
         palette = option.palette
         bubble = self._bubble(option.rect, turn)
-        colour = COLOURS[turn.speaker]
+        colour = speaker_colour(palette, turn.speaker)
         painter.save()
         painter.setRenderHint(QPainter.Antialiasing)
         fill = QColor(colour)
-        fill.setAlpha(40)
+        fill.setAlpha(BUBBLE_ALPHA)
         path = QPainterPath()
         path.addRoundedRect(QRectF(bubble), 10, 10)
         painter.fillPath(path, fill)
@@ -123,7 +129,7 @@ class TurnDelegate(QStyledItemDelegate):
         header_metrics = QFontMetrics(header_font)
         painter.drawText(inner, Qt.AlignLeft | Qt.AlignTop, fitted_header(header, tag, header_metrics, inner.width()))
         if tag:
-            painter.setPen(palette.color(QPalette.PlaceholderText))
+            painter.setPen(QColor(scheme_for(palette).muted))
             painter.drawText(inner, Qt.AlignRight | Qt.AlignTop, tag)
         painter.setFont(option.font)
 
@@ -178,7 +184,6 @@ class ConversationView(QListView):
         self.setUniformItemSizes(False)
         self.setWordWrap(True)
         self.setAccessibleName("conversation")
-        self.setFocusPolicy(Qt.NoFocus)  # Space stays push-to-talk
         self._grown_rows: set[int] = set()  # rows that changed since they were last drawn
         self._grown_redraw = Throttle(self, self._redraw_grown_rows)
         bar = self.verticalScrollBar()

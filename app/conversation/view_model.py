@@ -31,7 +31,6 @@ from app.conversation.turn_list import TurnListModel
 from app.engine_thread import messages as m
 from app.engine_thread.controller import ModelLoader, load_engine_model
 from app.engine_thread.frame_stats import FrameStats
-from app.engine_thread.real_time import RealTimeMonitor, too_slow_text
 from app.engine_thread.worker import EngineWorker
 from app.journals.pending import pending_journals_in_background
 from app.settings import AppSettings, load_settings, processing_from, save_settings
@@ -69,7 +68,6 @@ class ConversationModel(QObject):
     title_changed = Signal(str)
     frame = Signal(object)  # FrameStats of the newest frame (meters and latency)
     health_changed = Signal(str)  # dropped frames, xruns, output gaps
-    speed_warning_changed = Signal(str)  # see speed_warning
     devices_changed = Signal(object)  # DeviceStatus
     error = Signal(str, bool)  # (message, resumable)
     message = Signal(str)  # a transient note for the status bar
@@ -111,9 +109,6 @@ class ConversationModel(QObject):
         self.last_stats: FrameStats | None = None
         self.device_status = DeviceStatus()
         self.health = ""
-        self.real_time = RealTimeMonitor()
-        # Says what to do while the machine is too slow to run the model in real time; "" when it is not.
-        self.speed_warning = ""
         # Why the conversation is not journaled for crash recovery now (a full disk); "" when it is.
         self.crash_protection_problem = ""
         self.status = Status.IDLE
@@ -176,9 +171,10 @@ class ConversationModel(QObject):
         info = self.model_info
         if info is None:
             return "No model loaded (Model → Model manager...)", ""
-        # info.label says plainly when it is the untrained demo model.
-        return (f"Model: {info.label} · {info.device} · {info.precision.value} · CUDA graph: "
-                f"{graph_text(self.graph)}", (self.graph.reason or "") if self.graph else "")
+        # info.label says plainly when it is the untrained demo model; CUDA graphs exist only on a GPU.
+        graph = f" · CUDA graph: {graph_text(self.graph)}" if info.device != "cpu" else ""
+        return (f"Model: {info.label} · {info.device} · {info.precision.value}{graph}",
+                (self.graph.reason or "") if self.graph else "")
 
     def open_mic_note(self) -> tuple[str, bool]:
         """(the note under the open-mic switch, whether it is a warning)."""
@@ -385,8 +381,6 @@ class ConversationModel(QObject):
         self.persona_changed.emit()
         self.loading_model = None
         self.model_changed.emit()
-        self.real_time.reset()  # the old model's speed says nothing about this one
-        self._update_speed_warning()
         self._offer_pending_journals()
         if self._requested_model is not None:
             name, device, precision = self._requested_model
@@ -439,8 +433,6 @@ class ConversationModel(QObject):
             self.model_changed.emit()
         self.streaming = True
         self.unsaved_frames += 1
-        self.real_time.add(stats.step_ms)
-        self._update_speed_warning()
         if stats.output_db > SPEECH_DB:
             self._last_speech_time = time.monotonic()
         # Push-to-talk held: the whole hold is the user's turn; open mic: only where they are heard.
@@ -450,16 +442,6 @@ class ConversationModel(QObject):
         self.frame.emit(stats)
         if self.unsaved_frames == 1:
             self.title_changed.emit(self.title())
-
-    def _update_speed_warning(self) -> None:
-        text = ""
-        if self.real_time.too_slow and self.model_info is not None:
-            info = self.model_info
-            text = too_slow_text("the demo model" if info.is_demo else info.name, self.real_time.median_ms,
-                                 info.lighter_precisions, info.device != "cpu")
-        if text != self.speed_warning:
-            self.speed_warning = text
-            self.speed_warning_changed.emit(text)
 
     def _on_engine_error(self, event: m.EngineError) -> None:
         if event.resumable:

@@ -78,14 +78,3 @@ class RealTimeMonitor:
     def too_slow(self) -> bool:
         return len(self._ms) == SUSTAINED_FRAMES and self.median_ms > FRAME_MS
 
-
-def too_slow_text(model_name: str, median_ms: float, lighter: tuple[str, ...], on_gpu: bool) -> str:
-    """The window's warning while the machine cannot run ``model_name`` in real time, with what
-    can help here: the ``lighter`` precisions (``ModelInfo.lighter_precisions``), a GPU when not on
-    one, fewer programs competing."""
-    tries = [f"precision {' or '.join(lighter)} (Model → Model manager)"] if lighter else []
-    if not on_gpu:
-        tries.append("a GPU")
-    advice = f"Try {', '.join(tries)}, or close other programs." if tries else "Close other programs."
-    return (f"This computer is too slow to run {model_name} in real time ({median_ms:.0f} ms per "
-            f"{FRAME_MS:.0f} ms frame). {advice}")

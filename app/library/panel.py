@@ -9,9 +9,9 @@ from __future__ import annotations
 from datetime import datetime
 
 from PySide6.QtCore import QModelIndex, QRect, QSize, Qt, Signal
-from PySide6.QtGui import QFont, QKeySequence, QPalette, QShortcut
+from PySide6.QtGui import QColor, QFont, QKeySequence, QPalette, QShortcut
 from PySide6.QtWidgets import (
-    QHBoxLayout,
+    QGridLayout,
     QInputDialog,
     QLabel,
     QLineEdit,
@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 
 from app.library.listing import ConversationEntry, human_size
 from app.library.model import EntryRole, LibraryFilter, LibraryModel
+from app.widgets.colours import scheme_for
 
 ROW_PADDING = 6
 
@@ -65,7 +66,7 @@ class EntryDelegate(QStyledItemDelegate):
         painter.drawText(QRect(rect.left(), rect.top(), rect.width(), line), Qt.AlignLeft, title)
         painter.setFont(option.font)
         if not selected:
-            painter.setPen(option.palette.color(QPalette.PlaceholderText))
+            painter.setPen(QColor(scheme_for(option.palette).muted))
         detail = option.fontMetrics.elidedText(describe(entry), Qt.ElideRight, rect.width())
         painter.drawText(QRect(rect.left(), rect.top() + line + ROW_PADDING, rect.width(), line), Qt.AlignLeft,
                          detail)
@@ -88,7 +89,7 @@ class LibraryPanel(QWidget):
         self.search = QLineEdit()
         self.search.setPlaceholderText("Search titles and transcripts")
         self.search.setClearButtonEnabled(True)
-        self.search.setFocusPolicy(Qt.ClickFocus)  # not on start: Space must stay push-to-talk
+        self.search.setToolTip("Search titles and transcripts (Ctrl+F)")
         self.search.textChanged.connect(self.filter.set_query)
         layout.addWidget(self.search)
         self.list = QListView()
@@ -101,16 +102,16 @@ class LibraryPanel(QWidget):
         self.empty_label = QLabel()
         self.empty_label.setWordWrap(True)
         layout.addWidget(self.empty_label)
-        buttons = QHBoxLayout()
+        buttons = QGridLayout()  # two by two: the column stays narrow enough for a small screen
         self.open_button = QPushButton("Open")
         self.play_button = QPushButton("Play")
         self.rename_button = QPushButton("Rename")
         self.delete_button = QPushButton("Delete")
-        for button, slot in ((self.open_button, self._open), (self.play_button, self._play),
-                             (self.rename_button, self.rename_selected), (self.delete_button, self.delete_selected)):
-            button.setFocusPolicy(Qt.NoFocus)  # Space stays push-to-talk
+        for i, (button, slot) in enumerate(((self.open_button, self._open), (self.play_button, self._play),
+                                            (self.rename_button, self.rename_selected),
+                                            (self.delete_button, self.delete_selected))):
             button.clicked.connect(slot)
-            buttons.addWidget(button)
+            buttons.addWidget(button, i // 2, i % 2)
         layout.addLayout(buttons)
         QShortcut(QKeySequence(Qt.Key_F2), self.list, self.rename_selected, context=Qt.WidgetShortcut)
         QShortcut(QKeySequence.Delete, self.list, self.delete_selected, context=Qt.WidgetShortcut)
@@ -120,6 +121,9 @@ class LibraryPanel(QWidget):
         library.modelAboutToBeReset.connect(self._keep_view)
         library.modelReset.connect(self._restore_view)
         self._render_empty()
+
+    def tab_chain(self) -> list[QWidget]:
+        return [self.search, self.list, self.open_button, self.play_button, self.rename_button, self.delete_button]
 
     def selected(self) -> ConversationEntry | None:
         index = self.list.currentIndex()

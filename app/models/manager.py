@@ -3,6 +3,9 @@ and move a preset to a newer commit of its hub repository when (only when) the p
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 from PySide6.QtCore import Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
@@ -12,6 +15,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QMessageBox,
     QProgressBar,
     QPushButton,
     QTableWidget,
@@ -27,7 +31,9 @@ from engine.files.model_revisions import short
 
 DEVICES = ("auto", "cpu", "cuda")
 PRECISIONS = tuple(p.value for p in engine.Precision)
-COLUMNS = ("Model", "Size", "On this machine", "Licence")
+COLUMNS = ("Model", "About", "Here", "Size", "On this machine", "Licence")
+ELIDED_COLUMN_PX = 150
+CUDA_VARIANT = "Parley's CUDA variant"  # the package with CUDA's torch (README: Requirements)
 
 
 def this_gpu() -> str:
@@ -40,6 +46,39 @@ def this_gpu() -> str:
 
     props = torch.cuda.get_device_properties(0)
     return f"This computer's GPU: {props.name}, {props.total_memory / 1e9:.1f} GB."
+
+
+def one_line(preset: engine.Preset) -> str:
+    """What the model is, in the table's few words: its description up to the first ';'."""
+    return preset.description.split(";", 1)[0]
+
+
+def fit_badge(preset: engine.Preset, cuda_problem: str | None, cuda_build: bool, fits_gpu: bool | None) -> str:
+    """Whether ``preset`` runs on this machine, in a few words: ``cuda_problem`` is why no GPU can
+    be used here (None: one can), ``cuda_build`` whether this torch has CUDA at all, ``fits_gpu``
+    whether ``auto`` finds a precision that fits the GPU's memory (None without a GPU)."""
+    if preset.repo is None:
+        return "runs here"
+    if not cuda_build:
+        return f"needs an NVIDIA GPU and {CUDA_VARIANT}"
+    if cuda_problem is not None:
+        return "needs an NVIDIA GPU"
+    return "fits this GPU" if fits_gpu else "too big for this GPU"
+
+
+def cuda_build() -> bool:
+    """Whether this torch was built with CUDA (the CPU package's is not)."""
+    import torch
+
+    return bool(torch.version.cuda)
+
+
+def free_disk_gb(folder) -> float:
+    """Free space on the disk that holds ``folder`` (or would: its nearest existing parent)."""
+    path = Path(folder)
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    return shutil.disk_usage(path).free / 1e9
 
 
 def auto_precision(preset: engine.Preset, gpu) -> str:
@@ -67,14 +106,18 @@ def revision_note(preset: engine.Preset, in_use: str, offered: str | None) -> st
 class ModelManagerDialog(QDialog):
     model_chosen = Signal(str, str, str)  # preset name, device, precision
 
-    def __init__(self, settings: AppSettings, parent=None) -> None:
+    def __init__(self, settings: AppSettings, parent=None, in_use: str | None = None) -> None:
+        """``in_use``: the preset the window runs now (None: none)."""
         super().__init__(parent)
+        self.in_use = in_use
+        self.confirmation: QMessageBox | None = None  # the question asked before a download
         self.presets = engine.PRESETS
         self.download: ModelDownload | None = None
         self.offered: dict[str, str] = {}  # preset -> a commit other than the one in use, found when asked
         self.gpu = this_gpu()
         self.cuda = None  # the GPU's memory, for what auto would choose
-        if cuda_unavailable_reason() is None:
+        self.cuda_problem = cuda_unavailable_reason()
+        if self.cuda_problem is None:
             import torch
 
             from engine.runtime.gpu_memory import Gpu
@@ -82,6 +125,7 @@ class ModelManagerDialog(QDialog):
             self.cuda = Gpu.of(torch.device("cuda", 0))
         self.setWindowTitle("Models")
         self.setMinimumSize(760, 420)
+        self.resize(980, 480)
         layout = QVBoxLayout(self)
 
         self.table = QTableWidget(len(self.presets), len(COLUMNS))
@@ -90,8 +134,14 @@ class ModelManagerDialog(QDialog):
         self.table.setSelectionMode(QAbstractItemView.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
         self.table.verticalHeader().hide()
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
-        self.table.horizontalHeader().setSectionResizeMode(2, QHeaderView.Stretch)
+        self.table.setWordWrap(True)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeToContents)
+        header.setSectionResizeMode(COLUMNS.index("About"), QHeaderView.Stretch)
+        for column in ("On this machine", "Licence"):  # long paths and licence notes: elided, whole on hover
+            header.setSectionResizeMode(COLUMNS.index(column), QHeaderView.Interactive)
+            header.resizeSection(COLUMNS.index(column), ELIDED_COLUMN_PX)
+        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
         self.table.itemSelectionChanged.connect(self._selection_changed)
         layout.addWidget(self.table, 1)
 
@@ -174,13 +224,22 @@ class ModelManagerDialog(QDialog):
                 self.offered.pop(name, None)  # moved there
             if name == "demo" and status is not None and not status.present:
                 where = "built on first use (about a minute)"
-            cells = (name, f"{preset.approx_gb:.1f} GB", where,
+            here = self.badge(preset)
+            cells = (name, one_line(preset), f"in use · {here}" if name == self.in_use else here,
+                     f"{preset.approx_gb:.1f} GB", where,
                      preset.licence + (" (gated: accept on Hugging Face)" if preset.gated else ""))
             for column, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setToolTip(text)
                 self.table.setItem(row, column, item)
         self._selection_changed()
+
+    def badge(self, preset: engine.Preset) -> str:
+        """``fit_badge`` for this machine (what ``auto`` chooses is asked only where there is a GPU)."""
+        fits = None
+        if self.cuda is not None and preset.repo is not None:
+            fits = not auto_precision(preset, self.cuda).startswith(f"{preset.name} does not fit")
+        return fit_badge(preset, self.cuda_problem, cuda_build(), fits)
 
     def selected_name(self) -> str:
         rows = self.table.selectionModel().selectedRows()
@@ -219,7 +278,33 @@ class ModelManagerDialog(QDialog):
     def start_download(self) -> None:
         if self.download is None:
             name = self.selected_name()
-            self._start(ModelDownload(name), f"Downloading {name}...")
+            self.confirm_download(name, lambda: self._start(ModelDownload(name), f"Downloading {name}..."))
+
+    def confirm_download(self, name: str, then) -> None:
+        """Ask before a download: its size, the free disk, and whether the model can run here; ``then()``
+        on Download. Refused outright where the disk has no room for it."""
+        preset = self.presets[name]
+        cache = engine.hub_cache_dir()
+        free = free_disk_gb(cache)
+        here = self.badge(preset)
+        runs = here in ("runs here", "fits this GPU")
+        room = free >= preset.approx_gb
+        text = (f"{name} is about {preset.approx_gb:.1f} GB. The disk that holds {cache} has {free:.1f} GB free."
+                + ("" if room else " That is not enough: free some space first.")
+                + ("" if runs else f"\n\nIt {here}: on this computer it would not run in real time."))
+        box = QMessageBox(QMessageBox.Question if room else QMessageBox.Warning, f"Download {name}?", text,
+                          parent=self)
+        if room:
+            download = box.addButton("Download", QMessageBox.AcceptRole)
+            cancel = box.addButton(QMessageBox.Cancel)
+            box.setDefaultButton(download if runs else cancel)  # Enter does not start what cannot run here
+            download.clicked.connect(then)
+        else:
+            box.addButton(QMessageBox.Close)
+        if self.confirmation is not None:
+            self.confirmation.deleteLater()  # the question asked before, answered
+        self.confirmation = box
+        box.open()
 
     def update_clicked(self) -> None:
         """Ask the hub which commit main is at, or, once a newer one is offered, move to it."""
@@ -286,6 +371,15 @@ class ModelManagerDialog(QDialog):
             widget.setVisible(visible)
 
     def _use(self) -> None:
+        """A real model not on this machine yet is downloaded by loading it: asked first, like Download."""
+        name = self.selected_name()
+        status = self.statuses.get(name)
+        if self.presets[name].repo is not None and not (status is not None and status.present):
+            self.confirm_download(name, self._choose)
+        else:
+            self._choose()
+
+    def _choose(self) -> None:
         self.model_chosen.emit(self.selected_name(), self.device_combo.currentText(),
                                self.precision_combo.currentText())
         self.accept()

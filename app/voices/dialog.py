@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.voices.view_model import CONSENT, VoicesModel
+from app.widgets.colours import problem_style
 from app.widgets.meters import LevelMeter
 from engine import VOICE_MAX_SECONDS, VOICE_MIN_SECONDS
 
@@ -39,7 +40,6 @@ TEXT_TO_READ = (
 )
 AUDIO_FILTER = "Audio (*.wav *.flac *.ogg *.mp3);;All files (*)"
 NO_SHIPPED = "NATF0..., VARM...: listed when a PersonaPlex model is loaded."
-WARNING_STYLE = "color: #c0392b; font-weight: bold;"
 
 
 def _wrapped(text: str) -> QLabel:
@@ -78,7 +78,7 @@ class RecordVoiceDialog(QDialog):
         self.status = _wrapped("")
         layout.addWidget(self.status)
         self.problems = _wrapped("")
-        self.problems.setStyleSheet(WARNING_STYLE)
+        self.problems.setStyleSheet(problem_style(self.palette()))
         layout.addWidget(self.problems)
 
         row = QHBoxLayout()
@@ -223,7 +223,7 @@ class VoiceLibraryDialog(QDialog):
                 self.list.setCurrentRow(i)
         v = self.voices
         self.note.setText(v.error or v.message)
-        self.note.setStyleSheet(WARNING_STYLE if v.error else "")
+        self.note.setStyleSheet(problem_style(self.palette()) if v.error else "")
         self.render_buttons()
 
     def _section(self, text: str, hint: bool = False) -> None:

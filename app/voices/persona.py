@@ -29,12 +29,12 @@ from PySide6.QtWidgets import (
 )
 
 from app.voices.personas_model import PersonasModel, voice_label
+from app.widgets.colours import problem_style
 from engine import DEFAULT_ROLE, SamplingConfig
 
 INTRO = ("Choosing a persona starts a new conversation with it; the current conversation is kept in "
          "the library. Edits of the personas that come with Parley are saved as your own copy, which "
          "Reset undoes.")
-WARNING_STYLE = "color: #c0392b; font-weight: bold;"
 KINDS = {"shipped": "", "edited": "  ·  edited", "user": "  ·  yours"}
 
 
@@ -202,7 +202,7 @@ class PersonaDialog(QDialog):
         self.start_button.setEnabled(usable)
         self.note.setText(p.note)
         self.status.setText(p.error or p.message)
-        self.status.setStyleSheet(WARNING_STYLE if p.error else "")
+        self.status.setStyleSheet(problem_style(self.palette()) if p.error else "")
 
     # -- user actions ------------------------------------------------------------------------
     def _picked(self, item, _previous=None) -> None:

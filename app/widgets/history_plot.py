@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import itertools
 from collections import deque
 
-import numpy as np
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QPainter, QPen, QPolygonF, QTransform
 from PySide6.QtWidgets import QSizePolicy, QWidget
@@ -26,9 +24,13 @@ class HistoryPlot(QWidget):
     Python on every paint cost ~1.5 ms per frame on the GUI thread, which the engine's worker
     shares the cores and the interpreter with."""
 
-    def __init__(self, names: tuple[str, ...], unit: str, reference: float, reference_label: str,
+    def __init__(self, names: tuple[str, ...], unit: str, reference: float, reference_label: str, top: float,
                  length: int = 250, parent: QWidget | None = None) -> None:
+        """``top``: the value at the top of the plot. It is fixed, so the reference line stays in one
+        place and a value reads against it; rare spikes (warm-up, a stall) run off the top. A scale
+        that followed the data put a 1000 ms spike's scale on the plot and flattened the rest."""
         super().__init__(parent)
+        self.top = top
         self.names = names
         self.unit = unit
         self.reference = reference
@@ -68,14 +70,7 @@ class HistoryPlot(QWidget):
         return QRectF(self.rect()).adjusted(left, top, -right, -bottom)
 
     def scale_top(self) -> float:
-        """The value at the top of the plot: it follows the bulk of the data, so rare spikes
-        (warm-up, a stall) run off the top instead of flattening everything else."""
-        values = np.fromiter(itertools.chain.from_iterable(self.series), dtype=np.float64)
-        typical = 0.0
-        if values.size:
-            k = int(0.95 * (values.size - 1))
-            typical = float(np.partition(values, k)[k]) * 1.2
-        return _nice_ceiling(max(self.reference * 1.5, typical))
+        return self.top
 
     def paintEvent(self, event) -> None:
         p = QPainter(self)
@@ -121,9 +116,3 @@ class HistoryPlot(QWidget):
                 p.drawPolyline(line)
         p.restore()
 
-
-def _nice_ceiling(value: float) -> float:
-    for nice in (50, 100, 150, 200, 300, 500, 1000, 2000, 5000):
-        if value <= nice:
-            return float(nice)
-    return value

@@ -7,6 +7,7 @@ from PySide6.QtGui import QColor, QPainter
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from app.audio.levels import DISPLAY_FLOOR_DB
+from app.widgets.colours import Scheme, scheme_for
 
 PEAK_FALL_DB_PER_UPDATE = 1.5
 
@@ -43,7 +44,7 @@ class LevelMeter(QWidget):
         p.fillRect(rect, palette.base())
         fraction = (self.level_db - DISPLAY_FLOOR_DB) / -DISPLAY_FLOOR_DB
         bar = QRectF(rect.left(), rect.top(), rect.width() * fraction, rect.height())
-        p.fillRect(bar, _colour(self.level_db))
+        p.fillRect(bar, bar_colour(scheme_for(palette), self.level_db))
         peak_x = rect.left() + rect.width() * (self.peak_db - DISPLAY_FLOOR_DB) / -DISPLAY_FLOOR_DB
         p.setPen(palette.text().color())
         p.drawLine(int(peak_x), int(rect.top()), int(peak_x), int(rect.bottom()))
@@ -54,9 +55,7 @@ class LevelMeter(QWidget):
         p.drawText(rect.adjusted(6, 0, -6, 0), Qt.AlignVCenter | Qt.AlignLeft, text)
 
 
-def _colour(db: float) -> QColor:
-    if db > -6:
-        return QColor(214, 69, 65)
-    if db > -18:
-        return QColor(230, 176, 50)
-    return QColor(64, 168, 96)
+def bar_colour(scheme: Scheme, db: float) -> QColor:
+    """The bar's colour at ``db``: quiet, loud, clipping (the palette's text is drawn over it)."""
+    quiet, loud, clipping = scheme.meter_bars
+    return QColor(clipping if db > -6 else loud if db > -18 else quiet)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QGridLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from app.audio.streams import DeviceStatus
@@ -28,21 +29,26 @@ class DevicesPanel(QWidget):
         self.input_combo = QComboBox()
         self.output_combo = QComboBox()
         for combo in (self.input_combo, self.output_combo):
-            combo.setMinimumContentsLength(14)
+            combo.setMinimumContentsLength(10)
+            combo.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)  # a long name elides
             combo.activated.connect(self._chosen)
-        refresh = QPushButton("Refresh devices")
-        refresh.clicked.connect(model.refresh_devices)
+        self.refresh_button = QPushButton("Refresh devices")
+        self.refresh_button.setToolTip("Look again for microphones and speakers (F5)")
+        self.refresh_button.clicked.connect(model.refresh_devices)
         grid.addWidget(QLabel("Microphone"), 0, 0)
         grid.addWidget(self.input_combo, 0, 1)
         grid.addWidget(QLabel("Speaker"), 1, 0)
         grid.addWidget(self.output_combo, 1, 1)
-        grid.addWidget(refresh, 0, 2, 2, 1)
+        grid.addWidget(self.refresh_button, 2, 1, Qt.AlignRight)
         grid.setColumnStretch(1, 1)
         layout.addLayout(grid)
         self.device_label = QLabel("Audio: not started")
         self.device_label.setWordWrap(True)
         layout.addWidget(self.device_label)
         model.devices_changed.connect(self.render)
+
+    def tab_chain(self) -> list[QWidget]:
+        return [self.input_combo, self.output_combo, self.refresh_button]
 
     def render(self, status: DeviceStatus) -> None:
         text = describe_audio(status)

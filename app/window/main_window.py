@@ -2,7 +2,8 @@
 the answers to the conversation view-model, which holds the state (``app.conversation.view_model``).
 
 Layout: the library on the left, the conversation in the middle, meters and devices on the
-right; a header with the status, the model and the persona; an error box under it. Panels render
+right (a column that scrolls); a header with the status, the model and the persona; an error
+banner under it, which takes its room from the columns instead of growing the window. Panels render
 the view-model; adding a feature means a view-model signal or command and a few lines here.
 """
 
@@ -13,22 +14,28 @@ import os
 import time
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QObject, QSettings, Qt
+from PySide6.QtCore import QEvent, QObject, QSettings, QSize, Qt
+from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
+    QAbstractSpinBox,
     QApplication,
+    QComboBox,
     QFileDialog,
-    QFrame,
     QHBoxLayout,
     QLabel,
+    QLineEdit,
     QMainWindow,
     QMessageBox,
+    QPlainTextEdit,
     QPushButton,
     QSplitter,
+    QTextEdit,
     QVBoxLayout,
     QWidget,
 )
 
 from app import paths
+from app.conversation.health import HealthModel
 from app.conversation.panel import ConversationPanel
 from app.conversation.replay import ReplayPlayer
 from app.conversation.status import Status
@@ -39,8 +46,12 @@ from app.library.model import LibraryModel
 from app.library.panel import LibraryPanel
 from app.voices.persona import PersonaDialog
 from app.voices.personas_model import PersonasModel
+from app.widgets.colours import checkbox_style, scheme_for, status_colour
+from app.widgets.scroll_column import ScrollColumn
+from app.widgets.steady_minimum import SteadyMinimum
 from app.window import recovery
 from app.window.audio_menu import disable_processing_actions
+from app.window.banner import Banner
 from app.window.devices_panel import DevicesPanel
 from app.window.menus import Menus
 from app.window.meters_panel import MetersPanel
@@ -49,13 +60,16 @@ from engine import VoiceLibrary
 log = logging.getLogger(__name__)
 
 CONVERSATION_FILTER = "Parley conversation (*.parley);;All files (*)"
-STATUS_COLOURS = {
-    Status.IDLE: "#7a7f87",
-    Status.LISTENING: "#2e9d5b",
-    Status.THINKING: "#c58a16",
-    Status.SPEAKING: "#2f7fd8",
-}
+# The columns' widths at the default size; a smaller window shrinks them in proportion.
+SPLITTER_SIZES = [250, 620, 300]
+DEFAULT_SIZE = QSize(1280, 760)
 MESSAGE_MS = 5000
+
+
+def takes_typing(widget: QWidget) -> bool:
+    """Whether Space typed into ``widget`` is text (a field), not push-to-talk."""
+    return isinstance(widget, (QLineEdit, QTextEdit, QPlainTextEdit, QAbstractSpinBox)) or (
+        isinstance(widget, QComboBox) and widget.isEditable())
 
 
 class MainWindow(QMainWindow):
@@ -76,6 +90,9 @@ class MainWindow(QMainWindow):
         self.setWindowTitle("Parley")
         self._build_ui()
         self.menus = Menus(self)
+        self._build_shortcuts()
+        self._set_tab_order()
+        self.conversation_panel.talk_button.setFocus()  # where Space, push-to-talk, belongs
         self._connect_model()
         self._render_model()
         self._render_persona()
@@ -88,8 +105,8 @@ class MainWindow(QMainWindow):
 
     # -- construction ------------------------------------------------------------------------
     def _build_ui(self) -> None:
-        central = QWidget(self)
-        outer = QVBoxLayout(central)
+        central = SteadyMinimum(self)
+        outer = central.column
 
         top = QHBoxLayout()
         self.status_label = QLabel()
@@ -97,10 +114,10 @@ class MainWindow(QMainWindow):
         self.status_label.setAlignment(Qt.AlignCenter)
         self.status_label.setMinimumWidth(120)
         self.model_label = QLabel()
+        self.model_label.setWordWrap(True)  # a long model name wraps instead of widening the window
         self.model_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.persona_button = QPushButton("Personas...")
         self.persona_button.setToolTip("Choose who the assistant is (a new conversation), or edit the personas.")
-        self.persona_button.setFocusPolicy(Qt.NoFocus)  # Space stays push-to-talk; Ctrl+P opens it too
         self.persona_button.clicked.connect(self.open_persona_dialog)
         top.addWidget(self.status_label)
         top.addWidget(self.model_label, 1)
@@ -111,54 +128,69 @@ class MainWindow(QMainWindow):
         self.persona_label.setObjectName("persona")
         self.persona_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
         outer.addWidget(self.persona_label)
-        outer.addWidget(self._build_error_box())
+        central.add_banner(self._build_error_box())
 
         self.library_panel = LibraryPanel(self.library)
         self.library_panel.open_requested.connect(self.open_entry)
         self.library_panel.replay_requested.connect(self.replay_entry)
-        self.conversation_panel = ConversationPanel(self.model, self.replay)
+        self.health = HealthModel(self.model, self)
+        self.conversation_panel = ConversationPanel(self.model, self.replay, self.health)
         side = QWidget()
         side_layout = QVBoxLayout(side)
         side_layout.setContentsMargins(0, 0, 0, 0)
-        self.meters_panel = MetersPanel(self.model)
+        self.meters_panel = MetersPanel(self.model, self.health)
         self.devices_panel = DevicesPanel(self.model)
-        side_layout.addWidget(self.meters_panel, 1)
+        side_layout.addWidget(self.meters_panel)
         side_layout.addWidget(self.devices_panel)
-        self.side_panel = side
+        side_layout.addStretch(1)
+        self.side_panel = ScrollColumn(side)
         splitter = QSplitter(Qt.Horizontal)
-        for widget, stretch in ((self.library_panel, 2), (self.conversation_panel, 5), (side, 2)):
+        splitter.setChildrenCollapsible(False)  # a column dragged too narrow stops at its minimum
+        for widget, stretch in ((self.library_panel, 2), (self.conversation_panel, 5), (self.side_panel, 2)):
             splitter.addWidget(widget)
             splitter.setStretchFactor(splitter.count() - 1, stretch)
-        splitter.setSizes([250, 560, 300])
+        splitter.setSizes(SPLITTER_SIZES)
         outer.addWidget(splitter, 1)
         self.setCentralWidget(central)
+        self.setStyleSheet(checkbox_style(scheme_for(self.palette())))  # its dialogs' boxes too
+        room = self.screen().availableGeometry().size() * 0.92  # a taskbar and the title bar need room too
+        self.resize(DEFAULT_SIZE.boundedTo(room))
 
-    def _build_error_box(self) -> QFrame:
-        self.error_box = QFrame()
-        self.error_box.setObjectName("errorBox")
-        self.error_box.setStyleSheet("#errorBox { background: #5c1f1f; border-radius: 4px; }"
-                                     "#errorBox QLabel { color: #ffecec; }")
-        layout = QHBoxLayout(self.error_box)
-        self.error_label = QLabel()
-        self.error_label.setWordWrap(True)
-        self.error_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
-        self.resume_button = QPushButton("Resume")
-        self.resume_button.setFocusPolicy(Qt.NoFocus)
-        self.resume_button.clicked.connect(self._resume)
-        self.dismiss_button = QPushButton("Dismiss")
-        self.dismiss_button.setFocusPolicy(Qt.NoFocus)
-        self.dismiss_button.clicked.connect(self.error_box.hide)
-        layout.addWidget(self.error_label, 1)
-        layout.addWidget(self.resume_button)
-        layout.addWidget(self.dismiss_button)
-        self.error_box.hide()
+    def _build_error_box(self) -> Banner:
+        self.error_box = Banner()
+        self.error_label = self.error_box.label
+        self.resume_button = self.error_box.resume_button
+        self.dismiss_button = self.error_box.dismiss_button
+        self.error_box.resume_requested.connect(self._resume)
         return self.error_box
+
+    def _build_shortcuts(self) -> None:
+        """Ctrl+F: search the library; Esc: dismiss the banner (both while the window has focus)."""
+        QShortcut(QKeySequence.Find, self, self.focus_search)
+        QShortcut(QKeySequence(Qt.Key_Escape), self, self.dismiss_banner)
+
+    def focus_search(self) -> None:
+        self.set_library_visible(True)
+        self.menus.library_action.setChecked(True)
+        self.library_panel.search.setFocus(Qt.ShortcutFocusReason)
+        self.library_panel.search.selectAll()
+
+    def dismiss_banner(self) -> None:
+        self.error_box.hide()
+
+    def _set_tab_order(self) -> None:
+        """Header, banner, library, conversation, meters and devices: the order they are read in."""
+        chain = [self.persona_button, *self.error_box.tab_chain(),
+                 *self.library_panel.tab_chain(), *self.conversation_panel.tab_chain(),
+                 *self.meters_panel.tab_chain(), *self.devices_panel.tab_chain()]
+        for before, after in zip(chain, chain[1:]):
+            QWidget.setTabOrder(before, after)
 
     def _build_crash_protection_note(self) -> None:
         """A lasting note in the status bar while the conversation is not journaled (a full disk)."""
         self.crash_protection_label = QLabel()
         self.crash_protection_label.setWordWrap(True)
-        self.crash_protection_label.setStyleSheet("color: #b3261e; font-weight: bold;")
+        self.crash_protection_label.setStyleSheet(f"color: {scheme_for(self.palette()).error}; font-weight: bold;")
         self.statusBar().addPermanentWidget(self.crash_protection_label, 1)
         self.model.crash_protection_changed.connect(self._render_crash_protection)
         self._render_crash_protection(self.model.crash_protection_problem)
@@ -188,8 +220,10 @@ class MainWindow(QMainWindow):
     # -- rendering ---------------------------------------------------------------------------
     def _render_status(self, status: Status) -> None:
         self.status_label.setText(status.value.capitalize())
+        scheme = scheme_for(self.palette())
         self.status_label.setStyleSheet(
-            f"#status {{ background: {STATUS_COLOURS[status]}; color: white; font-weight: bold;"
+            f"#status {{ background: {status_colour(scheme, status.value)}; color: {scheme.pill_text}; "
+            "font-weight: bold;"
             " border-radius: 10px; padding: 4px 12px; }")
 
     def _render_model(self) -> None:
@@ -224,12 +258,10 @@ class MainWindow(QMainWindow):
 
     def show_error(self, message: str, resumable: bool = False) -> None:
         self._close_after_save = False
-        self.error_label.setText(message)
-        self.resume_button.setVisible(resumable)
-        self.error_box.show()
+        self.error_box.show_message(message, resumable)
 
     def _resume(self) -> None:
-        self.error_box.hide()
+        self.dismiss_banner()
         self.model.resume()
 
     # -- push-to-talk ------------------------------------------------------------------------
@@ -242,10 +274,10 @@ class MainWindow(QMainWindow):
             new.installEventFilter(self)  # once: installing it again only moves it to the front
 
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:
-        """Space anywhere in this window is push-to-talk (buttons never take focus), except in
-        a text field (the library's search)."""
+        """Space anywhere in this window is push-to-talk, except in a text field (the library's
+        search). It is taken here, so a focused button or box is not also clicked."""
         if event.type() in (QEvent.KeyPress, QEvent.KeyRelease) and event.key() == Qt.Key_Space \
-                and isinstance(obj, QWidget) and obj.window() is self and obj is not self.library_panel.search:
+                and isinstance(obj, QWidget) and obj.window() is self and not takes_typing(obj):
             if not event.isAutoRepeat():
                 if event.type() == QEvent.KeyPress:
                     self.press_talk("key")
@@ -409,12 +441,14 @@ class MainWindow(QMainWindow):
         return answer == QMessageBox.Discard
 
     # -- dialogs -----------------------------------------------------------------------------
-    def open_model_manager(self) -> None:
+    def open_model_manager(self):
         from app.models.manager import ModelManagerDialog
 
-        dialog = ModelManagerDialog(self.model.settings, self)
+        in_use = self.model.settings.model if self.model.model_info is not None else None
+        dialog = ModelManagerDialog(self.model.settings, self, in_use=in_use)
         dialog.model_chosen.connect(self._model_chosen)
         dialog.open()
+        return dialog
 
     def _model_chosen(self, name: str, device: str, precision: str) -> None:
         if self._confirm_discard():

@@ -1,9 +1,12 @@
-"""Levels, per-stage latency, its history and the engine's health: renders the view-model's frames."""
+"""The side panel's meters: the health in plain words and the levels, and behind Advanced the
+developer's view (per-stage latency, the compute history against the frame budget, the caches, echo
+suppression, drops). Renders the conversation and health view-models' state."""
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QCheckBox, QFormLayout, QGroupBox, QLabel, QVBoxLayout, QWidget
 
+from app.conversation.health import DELAY_TIP, MEMORY_TIP, SPEED_TIP, HealthModel
 from app.conversation.view_model import ConversationModel
 from app.engine_thread.frame_stats import FrameStats
 from app.widgets.echo_meter import EchoMeter
@@ -12,53 +15,59 @@ from app.widgets.meters import LevelMeter
 from app.widgets.throttle import Throttle
 from engine import FRAME_MS
 
-STAGES = (("input_queue", "Input queue"), ("encode", "Encode"), ("lm", "LM"), ("depth", "Depth"),
-          ("decode", "Decode"), ("output_queue", "Output queue"))
+STAGES = (("input_queue", "Input queue", "Sound from the microphone waiting for the model."),
+          ("encode", "Encode", "Turning the microphone's sound into the model's tokens."),
+          ("lm", "LM", "The language model choosing what to say next."),
+          ("depth", "Depth", "The model choosing the details of its next piece of sound."),
+          ("decode", "Decode", "Turning the model's tokens into sound."),
+          ("output_queue", "Output queue", "The assistant's sound waiting for the speaker."))
+PLOT_TOP_MS = 2 * FRAME_MS  # the compute history's scale: the budget in the middle, spikes run off the top
+
+
+def tipped(form: QFormLayout, title: str, field: QWidget, tip: str) -> None:
+    """A row whose title and figure both explain themselves on hover."""
+    label = QLabel(title)
+    for widget in (label, field):
+        widget.setToolTip(tip)
+    form.addRow(label, field)
 
 
 class MetersPanel(QWidget):
-    def __init__(self, model: ConversationModel, parent: QWidget | None = None) -> None:
+    def __init__(self, model: ConversationModel, health: HealthModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.health = health
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+
+        summary = QGroupBox("Health")
+        summary_form = QFormLayout(summary)
+        self.speed_label, self.delay_label, self.memory_label = QLabel(), QLabel(), QLabel()
+        for title, label, tip in (("Speed", self.speed_label, SPEED_TIP), ("Delay", self.delay_label, DELAY_TIP),
+                                  ("Memory", self.memory_label, MEMORY_TIP)):
+            label.setWordWrap(True)
+            tipped(summary_form, title, label, tip)
+        layout.addWidget(summary)
+
         levels = QGroupBox("Levels")
         levels_layout = QVBoxLayout(levels)
         self.mic_meter = LevelMeter("Mic")
+        self.mic_meter.setToolTip("How loud the microphone is.")
         self.heard_meter = LevelMeter("Model hears")
+        self.heard_meter.setToolTip("What the model hears: silent while you do not hold Talk (open mic off).")
         self.output_meter = LevelMeter("Assistant")
-        self.echo_meter = EchoMeter()  # before/after processing and the estimated echo suppression
-        for meter in (self.mic_meter, self.heard_meter, self.output_meter, self.echo_meter):
+        self.output_meter.setToolTip("How loud the assistant speaks.")
+        for meter in (self.mic_meter, self.heard_meter, self.output_meter):
             levels_layout.addWidget(meter)
         layout.addWidget(levels)
 
-        latency = QGroupBox("Latency (ms)")
-        form = QFormLayout(latency)
-        self.stage_labels: dict[str, QLabel] = {}
-        for key, title in STAGES:
-            self.stage_labels[key] = QLabel("-")
-            form.addRow(title, self.stage_labels[key])
-        self.e2e_label = QLabel("-")
-        self.rtf_label = QLabel("-")
-        form.addRow("Mic to speaker (est.)", self.e2e_label)
-        form.addRow("Real-time factor", self.rtf_label)
-        layout.addWidget(latency)
-
-        self.history = HistoryPlot(("mic→speaker", "compute"), "ms", reference=FRAME_MS,
-                                   reference_label="80 ms frame budget")
-        layout.addWidget(self.history, 1)
-
-        health = QGroupBox("Engine")
-        health_form = QFormLayout(health)
-        self.cache_label = QLabel("-")
-        self.cache_label.setWordWrap(True)
-        self.drops_label = QLabel("0 frames dropped · 0 xruns")
-        self.drops_label.setWordWrap(True)
-        self.drops_label.setToolTip("Frames dropped: input skipped because the model fell behind real time. "
-                                    "Xruns: the sound card's buffers ran over or under. Output gaps: silence "
-                                    "played while the model had no reply ready.")
-        health_form.addRow("KV cache", self.cache_label)
-        health_form.addRow("Drops", self.drops_label)
-        layout.addWidget(health)
+        self.advanced_box = QCheckBox("Advanced")
+        self.advanced_box.setToolTip("Show the figures for developers: time per stage, compute history, "
+                                     "memory use, echo suppression, dropped sound.")
+        layout.addWidget(self.advanced_box)
+        self.advanced = self._build_advanced()
+        layout.addWidget(self.advanced)
+        self.advanced.setVisible(False)
+        self.advanced_box.toggled.connect(self.advanced.setVisible)
 
         # The numbers are throttled (each rewrite re-lays out the panel: ~1 ms per frame on an AMD
         # EPYC); the meters and the plot still move every frame.
@@ -68,24 +77,89 @@ class MetersPanel(QWidget):
         model.frame.connect(self.render_frame)
         model.health_changed.connect(self.drops_label.setText)
         model.conversation_replaced.connect(self.history.clear)
+        health.changed.connect(self._render_health)
+        health.changed.connect(self._clear_if_reset)
+        self._render_health()
+
+    def _build_advanced(self) -> QWidget:
+        advanced = QWidget()
+        layout = QVBoxLayout(advanced)
+        layout.setContentsMargins(0, 0, 0, 0)
+        processing = QGroupBox("Microphone processing")
+        self.echo_meter = EchoMeter()  # before/after processing and the estimated echo suppression
+        QVBoxLayout(processing).addWidget(self.echo_meter)
+        self.echo_meter.setToolTip("The microphone before and after echo cancellation, and how much of the "
+                                   "assistant's voice it removes (ERLE: more dB is better).")
+        layout.addWidget(processing)
+
+        latency = QGroupBox("Time per frame (ms)")
+        form = QFormLayout(latency)
+        self.stage_labels: dict[str, QLabel] = {}
+        for key, title, tip in STAGES:
+            self.stage_labels[key] = QLabel("-")
+            tipped(form, title, self.stage_labels[key], tip)
+        self.e2e_label = QLabel("-")
+        self.rtf_label = QLabel("-")
+        tipped(form, "Mic to speaker (est.)", self.e2e_label, DELAY_TIP)
+        tipped(form, "Real-time factor", self.rtf_label,
+               "Compute time over sound time: below 1 keeps up with real time.")
+        layout.addWidget(latency)
+
+        self.history = HistoryPlot(("compute",), "ms", reference=FRAME_MS,
+                                   reference_label=f"{FRAME_MS:.0f} ms budget", top=PLOT_TOP_MS)
+        self.history.setToolTip(f"Compute time of each frame: below the {FRAME_MS:.0f} ms line the computer "
+                                "keeps up.")
+        layout.addWidget(self.history)
+
+        engine = QGroupBox("Engine")
+        engine_form = QFormLayout(engine)
+        self.cache_label = QLabel("-")
+        self.cache_label.setWordWrap(True)
+        self.drops_label = QLabel("0 frames dropped · 0 xruns")
+        self.drops_label.setWordWrap(True)
+        tipped(engine_form, "KV cache", self.cache_label,
+               "The model's memory of the conversation: places used of its size, how often it filled up "
+               "and started over (wraps), and its size in memory.")
+        tipped(engine_form, "Drops", self.drops_label,
+               "Frames dropped: input skipped because the model fell behind real time. Xruns: the sound "
+               "card's buffers ran over or under. Output gaps: silence played while the model had no reply ready.")
+        layout.addWidget(engine)
+        return advanced
+
+    def tab_chain(self) -> list[QWidget]:
+        return [self.advanced_box]
+
+    def _render_health(self) -> None:
+        self.speed_label.setText(self.health.speed)
+        self.delay_label.setText(self.health.delay)
+        self.memory_label.setText(self.health.memory)
+
+    def _clear_if_reset(self) -> None:
+        """A new model: its meters start empty (the old model's numbers say nothing about it)."""
+        if self.health.speed == "-":
+            self.history.clear()
+            self._newest = None
+            for label in (*self.stage_labels.values(), self.e2e_label, self.rtf_label, self.cache_label):
+                label.setText("-")
 
     def render_frame(self, stats: FrameStats) -> None:
         self.mic_meter.set_level(stats.mic_db)
         self.heard_meter.set_level(stats.model_input_db)
         self.output_meter.set_level(stats.output_db)
         self.echo_meter.set_reading(stats.echo)
-        self.history.append(stats.end_to_end_ms, stats.step_ms)
+        self.history.append(stats.step_ms)
         self._newest = stats
         self._readouts.request()
 
     def _render_readouts(self) -> None:
         stats = self._newest
+        if stats is None:
+            return
         t = stats.timings
         for key, label in self.stage_labels.items():
             label.setText(f"{getattr(t, key):.1f}")
         self.e2e_label.setText(f"{stats.end_to_end_ms:.0f} ms")
-        slow = "  (slower than real time)" if stats.real_time_factor > 1 else ""
-        self.rtf_label.setText(f"{stats.real_time_factor:.2f}{slow}")
+        self.rtf_label.setText(f"{stats.real_time_factor:.2f}")  # its tooltip says what 1 means
         self.cache_label.setText("\n".join(
             f"{c.name}: {c.used}/{c.capacity} · {c.wraps} wraps · {c.nbytes / 2**20:.1f} MiB" for c in stats.caches
         ) or "-")

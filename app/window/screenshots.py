@@ -1,6 +1,8 @@
-"""`python -m app.window.screenshots DIR`: PNGs of the main window in its main states, rendered offscreen.
+"""`python -m app.window.screenshots DIR`: PNGs of the main window in its main states, rendered offscreen,
+at 1366x768 and 1024x640 (the window's shots are named with the size).
 
-States, light and dark (``-dark``): 1-idle, 2-conversation (turns of both sides, overlapping),
+States, light and dark (``-dark``): 1-idle, 2-conversation (turns of both sides, overlapping; then
+with the Advanced meters),
 3-library, 4-library-search, 5-replay, 6-error, 7-model-manager, 8-voices (the voice library),
 9-record-voice (the guided recording, idle), 10-record-voice-levels (recording, the meter live),
 11-record-voice-too-quiet, 12-personas (the persona picker on the demo, a Moshi model: sampling
@@ -22,6 +24,9 @@ from pathlib import Path
 
 import numpy as np
 
+# A laptop's screen, and the smallest the window is made for (light and dark each).
+WINDOW_SIZES = ((1366, 768), (1024, 640))
+
 
 def take_screenshots(out_dir: Path, dark: bool = False) -> list[Path]:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -31,7 +36,7 @@ def take_screenshots(out_dir: Path, dark: bool = False) -> list[Path]:
     from app.audio.bridge import AudioBridge
     from app.audio.headless import BridgeFeeder, SignalRecorder, wait_until
     from app.conversation.status import Status
-    from app.models.manager import ModelManagerDialog
+    from app.widgets.colours import dark_palette
     from app.window.main_window import MainWindow
     from engine import FRAME_MS, SAMPLE_RATE
 
@@ -44,18 +49,22 @@ def take_screenshots(out_dir: Path, dark: bool = False) -> list[Path]:
     written: list[Path] = []
 
     def shot(widget, name: str) -> None:
-        app.processEvents()
-        path = out_dir / f"{name}{suffix}.png"
-        if not widget.grab().save(str(path)):
-            raise OSError(f"could not write {path}")
-        written.append(path)
+        """The main window at each of ``WINDOW_SIZES``, a dialog at its own size."""
+        sizes = WINDOW_SIZES if widget is window else (None,)
+        for size in sizes:
+            if size is not None:
+                window.resize(*size)
+            app.processEvents()
+            path = out_dir / (f"{name}-{size[0]}x{size[1]}{suffix}.png" if size else f"{name}{suffix}.png")
+            if not widget.grab().save(str(path)):
+                raise OSError(f"could not write {path}")
+            written.append(path)
 
     with tempfile.TemporaryDirectory(prefix="parley-shots-") as tmp, private_data(Path(tmp)):
         library = Path(tmp) / "conversations"
         library.mkdir()
         window = MainWindow(QSettings(str(Path(tmp) / "settings.ini"), QSettings.IniFormat), audio=False,
                             worker_seed=3, conversations_dir=library)
-        window.resize(1280, 760)
         window.show()
         window.devices_panel.device_label.setText(f"Audio: default ({SAMPLE_RATE} Hz) → default ({SAMPLE_RATE} Hz)")
         opened = SignalRecorder()
@@ -80,6 +89,9 @@ def take_screenshots(out_dir: Path, dark: bool = False) -> list[Path]:
         window.press_talk("key")
         feeder.feed(speech_like[: block * 10])
         shot(window, "2-conversation")
+        window.meters_panel.advanced_box.setChecked(True)
+        shot(window, "2-conversation-advanced")
+        window.meters_panel.advanced_box.setChecked(False)
         window.release_talk("key")
         feeder.feed(quiet[: block * 10])
         wait_until(lambda: window.model.status is Status.SPEAKING, 2.0)
@@ -108,8 +120,7 @@ def take_screenshots(out_dir: Path, dark: bool = False) -> list[Path]:
         shot(window, "6-error")
         window.error_box.hide()
 
-        dialog = ModelManagerDialog(window.model.settings, window)
-        dialog.show()
+        dialog = window.open_model_manager()
         shot(dialog, "7-model-manager")
         dialog.close()
 
@@ -206,26 +217,6 @@ def persona_shots(window, feeder, tmp: Path, shot) -> None:
     window.model.worker.set_bridge(feeder.bridge)  # given back to no device when the voice library closed
     feeder.feed(np.zeros(FRAME_SIZE * 3, np.float32))
     shot(window, "14-persona-speaking")
-
-
-def dark_palette():
-    from PySide6.QtGui import QColor, QPalette
-
-    palette = QPalette()
-    colours = {
-        QPalette.Window: QColor(37, 39, 43), QPalette.WindowText: QColor(225, 228, 232),
-        QPalette.Base: QColor(26, 28, 31), QPalette.AlternateBase: QColor(44, 47, 52),
-        QPalette.Text: QColor(225, 228, 232), QPalette.Button: QColor(50, 53, 58),
-        QPalette.ButtonText: QColor(225, 228, 232), QPalette.Highlight: QColor(47, 127, 216),
-        QPalette.HighlightedText: QColor(255, 255, 255), QPalette.ToolTipBase: QColor(50, 53, 58),
-        QPalette.ToolTipText: QColor(225, 228, 232), QPalette.Mid: QColor(80, 84, 90),
-        QPalette.PlaceholderText: QColor(140, 145, 150), QPalette.Link: QColor(110, 170, 255),
-    }
-    for role, colour in colours.items():
-        palette.setColor(role, colour)
-    for role in (QPalette.WindowText, QPalette.Text, QPalette.ButtonText):  # disabled controls look disabled
-        palette.setColor(QPalette.Disabled, role, QColor(115, 119, 125))
-    return palette
 
 
 def main(argv: list[str] | None = None) -> int:

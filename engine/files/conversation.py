@@ -326,9 +326,11 @@ def _checksum(tensors: Mapping[str, torch.Tensor]) -> str:
 
 
 def _damaged(path: Path, why: str) -> ConversationFileError:
+    """One line (the library lists one per file): what it means and what to do first, the technical
+    reason last (the window's banner shows the first sentence, the rest behind Details)."""
     return ConversationFileError(
-        f"{path.name} is not a readable Parley conversation ({why}). It may be truncated or damaged; "
-        "open another copy, or start a new conversation.")
+        f"{path.name} is not a readable Parley conversation: it may be truncated or damaged. Open another "
+        f"copy, or start a new conversation. (What is wrong: {why}.)")
 
 
 def _parse_header(data: bytes, file_size: int, path: Path) -> tuple[dict, dict]:

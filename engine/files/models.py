@@ -315,12 +315,14 @@ def _repo_folder(preset: Preset, cache: Path) -> Path:
 
 
 def _missing_message(preset: Preset, revision: str | None, missing: list[str], cache: Path, why: str) -> str:
+    """What it means and what to do first (the window shows that sentence), the files and paths after."""
     folder = _repo_folder(preset, cache)
     at = f" --revision {revision}" if revision else ""
-    return (f"{why}, and these files of {preset.repo}{f' at revision {short(revision)}' if revision else ''} "
-            f"are not in the Hugging Face cache ({folder}): {', '.join(missing)}. Either connect to the internet "
-            f"and try again{' (unset HF_HUB_OFFLINE)' if hub_offline() else ''}; or fetch them elsewhere with "
-            f"`hf download {preset.repo}{at} {' '.join(missing)}` and copy that cache folder to {folder}; "
+    return (f"{preset.name} is not downloaded yet. {why}: connect to the internet and try again"
+            f"{' (unset HF_HUB_OFFLINE)' if hub_offline() else ''}, or choose another model.\n"
+            f"These files of {preset.repo}{f' at revision {short(revision)}' if revision else ''} are not in the "
+            f"Hugging Face cache ({folder}): {', '.join(missing)}. To fetch them on another computer: "
+            f"`hf download {preset.repo}{at} {' '.join(missing)}`, then copy that cache folder to {folder}; "
             f"or put all the model files in one folder and give its path instead of '{preset.name}'.")
 
 
