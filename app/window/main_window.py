@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import logging
 import os
-import time
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QObject, QSettings, Qt
@@ -36,6 +35,7 @@ from app.conversation.view_model import ConversationModel
 from app.engine_thread.controller import ModelLoader, load_engine_model
 from app.library.listing import ConversationEntry
 from app.library.model import LibraryModel
+from app.library.names import new_conversation_path
 from app.library.panel import LibraryPanel
 from app.voices.persona import PersonaDialog
 from app.voices.personas_model import PersonasModel
@@ -44,6 +44,7 @@ from app.window.audio_menu import disable_processing_actions
 from app.window.devices_panel import DevicesPanel
 from app.window.menus import Menus
 from app.window.meters_panel import MetersPanel
+from app.window.microphone_banner import MicrophoneBanner
 from engine import VoiceLibrary
 
 log = logging.getLogger(__name__)
@@ -54,7 +55,7 @@ STATUS_COLOURS = {
     Status.LISTENING: "#2e9d5b",
     Status.THINKING: "#c58a16",
     Status.SPEAKING: "#2f7fd8",
-}
+}  # a status without a colour of its own (nothing runs: loading, ready, paused, waiting) shows IDLE's
 MESSAGE_MS = 5000
 
 
@@ -112,6 +113,8 @@ class MainWindow(QMainWindow):
         self.persona_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
         outer.addWidget(self.persona_label)
         outer.addWidget(self._build_error_box())
+        self.microphone_banner = MicrophoneBanner(self.model, self.choose_microphone)
+        outer.addWidget(self.microphone_banner)
 
         self.library_panel = LibraryPanel(self.library)
         self.library_panel.open_requested.connect(self.open_entry)
@@ -188,8 +191,9 @@ class MainWindow(QMainWindow):
     # -- rendering ---------------------------------------------------------------------------
     def _render_status(self, status: Status) -> None:
         self.status_label.setText(status.value.capitalize())
+        colour = STATUS_COLOURS.get(status, STATUS_COLOURS[Status.IDLE])
         self.status_label.setStyleSheet(
-            f"#status {{ background: {STATUS_COLOURS[status]}; color: white; font-weight: bold;"
+            f"#status {{ background: {colour}; color: white; font-weight: bold;"
             " border-radius: 10px; padding: 4px 12px; }")
 
     def _render_model(self) -> None:
@@ -266,6 +270,12 @@ class MainWindow(QMainWindow):
     def refresh_devices(self) -> None:
         self.model.refresh_devices()
 
+    def choose_microphone(self) -> None:
+        """The microphone picker, shown and opened (the no-microphone banner's Choose)."""
+        self.side_panel.setVisible(True)
+        self.devices_panel.input_combo.setFocus()
+        self.devices_panel.input_combo.showPopup()
+
     def set_library_visible(self, visible: bool) -> None:
         self.library_panel.setVisible(visible)
 
@@ -312,8 +322,7 @@ class MainWindow(QMainWindow):
         unsaved changes, is saved first: to its file, or into the library under a new name."""
         keep = None
         if self.model.unsaved_frames:
-            keep = self.model.conversation_path or str(
-                self.library.folder / f"conversation-{time.strftime('%Y%m%d-%H%M%S')}.parley")
+            keep = self.model.conversation_path or str(new_conversation_path(self.library.folder))
         self.model.start_with_persona(persona, keep_in=keep)
 
     # -- conversations -----------------------------------------------------------------------
@@ -354,8 +363,10 @@ class MainWindow(QMainWindow):
             self.model.open_conversation(str(entry.path))
 
     def replay_entry(self, entry: ConversationEntry) -> None:
-        """Play a saved conversation's recording; needs no model, the live one keeps running."""
+        """Play a saved conversation's recording; needs no model. The live conversation pauses (its
+        reply would play over the replay); Continue resumes it."""
         if self.replay.load(str(entry.path)):
+            self.model.pause()
             self.replay.play()
 
     def open_recent(self, path: str) -> None:
@@ -366,19 +377,21 @@ class MainWindow(QMainWindow):
         if self._confirm_discard():
             self.model.open_conversation(path)
 
-    def save(self) -> None:
+    def save(self) -> bool:
+        """Save to the conversation's file, or where the person chooses; False when they cancelled."""
         if self.model.conversation_path and os.path.isfile(self.model.conversation_path):
             self.model.save(self.model.conversation_path)
-        else:
-            self.save_as_dialog()
+            return True
+        return self.save_as_dialog()
 
-    def save_as_dialog(self) -> None:
-        start = self.model.conversation_path or str(self.library.folder / "conversation.parley")
+    def save_as_dialog(self) -> bool:
+        start = self.model.conversation_path or str(new_conversation_path(self.library.folder))
         path, _ = QFileDialog.getSaveFileName(self, "Save conversation", start, CONVERSATION_FILTER)
         if path:
             self.model.save(path if Path(path).suffix else path + ".parley")
-        else:
-            self._close_after_save = False
+            return True
+        self._close_after_save = False
+        return False
 
     def _saved(self, _path: str) -> None:
         if self._close_after_save:
@@ -401,11 +414,15 @@ class MainWindow(QMainWindow):
             self.model.export_audio(path if path.lower().endswith(".wav") else path + ".wav")
 
     def _confirm_discard(self) -> bool:
+        """Whether to go on with what replaces the conversation: nothing the person said is unsaved,
+        or they chose Discard, or Save (the engine thread writes it before it runs what comes next)."""
         if not self.model.unsaved_frames:
             return True
         answer = QMessageBox.question(self, "Unsaved conversation",
-                                      "The current conversation has unsaved changes. Discard them?",
-                                      QMessageBox.Discard | QMessageBox.Cancel, QMessageBox.Cancel)
+                                      "Save the current conversation before it is closed?",
+                                      QMessageBox.Save | QMessageBox.Discard | QMessageBox.Cancel, QMessageBox.Save)
+        if answer == QMessageBox.Save:
+            return self.save()
         return answer == QMessageBox.Discard
 
     # -- dialogs -----------------------------------------------------------------------------
