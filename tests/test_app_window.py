@@ -663,7 +663,12 @@ def test_new_open_and_a_model_switch_offer_save_discard_or_cancel_with_a_dated_n
 
     proposed = []
     monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.Save)
-    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda _w, _t, start, _f: (proposed.append(start), (start, ""))[1])
+
+    def save_where_proposed(_window, _title, start, _filter):
+        proposed.append(start)
+        return start, ""
+
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", save_where_proposed)
     w.menus.new_action.trigger()  # Save: written first, then the new conversation
     name = Path(proposed[0]).name
     assert name.startswith("Conversation 20") and name.endswith(".parley")  # "Conversation 2026-12-06 14.05.parley"

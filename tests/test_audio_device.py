@@ -31,6 +31,8 @@ class LiveApp:
         self.window.model.frame.connect(self.frames.record)
         self.window.load_model("demo", "cpu", "float32")
         self.window.show()
+        qtbot.waitUntil(lambda: self.window.model.model_info is not None, timeout=60_000)
+        self.window.model.start()  # Start: the conversation runs
         qtbot.waitUntil(lambda: self.window.model.audio.status.state == "running" and len(self.frames) > 3,
                         timeout=30_000)
 

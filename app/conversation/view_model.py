@@ -477,6 +477,8 @@ class ConversationModel(QObject):
         self.conversation_replaced.emit()
         self.title_changed.emit(self.title())
         self._update_status()
+        if self.talk.open_mic and not event.path and not spoke:
+            self.start()  # hands-free: a new conversation listens at once, no button needed
 
     def _on_conversation_failed(self, event: m.ConversationFailed) -> None:
         self._on_error(event.message)
