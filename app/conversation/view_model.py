@@ -282,6 +282,7 @@ class ConversationModel(QObject):
         """Load in the worker; the choice is remembered once it loaded (a failed one is not)."""
         self._requested_model = (name, device, precision)
         self.graph = None
+        self._on_model_loading(m.ModelLoading(name))  # says so at once, not once the worker starts on it
         # The persona's voice and role are used if the model turns out to be PersonaPlex (the worker knows).
         self.worker.submit(m.LoadModel(name, device, precision, self.persona))
 
