@@ -676,3 +676,18 @@ def test_new_open_and_a_model_switch_offer_save_discard_or_cancel_with_a_dated_n
     qtbot.waitUntil(lambda: Path(proposed[0]).is_file() and not w.model.transcript.turns, timeout=20_000)
     assert read_conversation_info(proposed[0]).frames >= 2
     assert "*" not in w.windowTitle()
+
+
+@pytest.mark.audio
+def test_replaying_a_saved_conversation_pauses_the_live_one(pulse_audio, harness, qtbot):
+    w = harness.window
+    w.press_talk("key")
+    harness.frames(3)
+    w.release_talk("key")
+    w.model.save(str(w.library.folder / "talk.parley"))
+    qtbot.waitUntil(lambda: len(w.library.entries) == 1, timeout=20_000)
+    assert w.model.live
+    w.replay_entry(w.library.entries[0])  # its reply would play over the replay
+    qtbot.waitUntil(lambda: not w.model.live, timeout=10_000)
+    assert w.model.status is Status.PAUSED and w.conversation_panel.start_button.text() == "Continue"
+    w.conversation_panel.close_replay()
