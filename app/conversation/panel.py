@@ -104,8 +104,10 @@ class ConversationPanel(QWidget):
         self.view.clicked.connect(self._turn_clicked)
         self.view.play_requested.connect(self._play_turn)
         layout.addWidget(self.view, 1)
-        self.placeholder = QLabel("Hold Space (or the Talk button) and speak. The conversation appears here.")
+        self.placeholder = QLabel("Hold Space (or the Talk button) and speak, or press Start to let the "
+                                  "assistant begin. The conversation appears here.")
         self.placeholder.setAlignment(Qt.AlignCenter)
+        self.placeholder.setWordWrap(True)
         self.placeholder.setStyleSheet("color: palette(placeholder-text);")
         layout.addWidget(self.placeholder)
         self.speed_warning = QLabel()

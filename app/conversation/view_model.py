@@ -1,7 +1,9 @@
 """The conversation view-model: everything the window shows, as state and signals, with no widgets.
 
-It owns the engine worker (in its thread) and the audio streams, the push-to-talk state, the
-turns, the status, the current file and its unsaved changes, and the settings. Panels render its
+It owns the engine worker (in its thread) and the audio streams, the push-to-talk state, whether
+the conversation runs (``live``: nothing runs until Talk, open mic or Start), the turns, the
+status, the current file and its unsaved changes (what the person said that no file holds), and
+the settings. Panels render its
 state and call its commands; they never talk to the worker or read the audio bridge themselves.
 Questions to the user (file dialogs, "discard changes?") stay in the window: the view-model only
 acts on the answers.
