@@ -691,3 +691,30 @@ def test_replaying_a_saved_conversation_pauses_the_live_one(pulse_audio, harness
     qtbot.waitUntil(lambda: not w.model.live, timeout=10_000)
     assert w.model.status is Status.PAUSED and w.conversation_panel.start_button.text() == "Continue"
     w.conversation_panel.close_replay()
+
+
+def test_a_fresh_window_says_loading_keeps_talk_off_until_ready_and_names_its_persona(qtbot, tmp_path,
+                                                                                   app_demo_model):
+    loading = threading.Event()
+
+    def slow_loader(*args):
+        loading.wait(30)  # a model that is still loading
+        return app_demo_model
+
+    w = MainWindow(settings_without_processing(tmp_path / "settings.ini"), model_loader=slow_loader, audio=False,
+                   worker_seed=1, conversations_dir=conversations_dir(tmp_path))
+    try:
+        w.show()
+        talk = w.conversation_panel.talk_button
+        assert w.persona_label.text().startswith("Persona: General assistant")  # not "none (... before personas)"
+        assert not talk.isEnabled() and "No model" in talk.toolTip()
+        w.load_model("demo", "cpu", "float32")
+        assert w.status_label.text() == "Loading…" and not talk.isEnabled() and "Loading" in talk.toolTip()
+        w.press_talk("key")  # nothing to talk to yet: no conversation starts
+        w.release_talk("key")
+        loading.set()
+        qtbot.waitUntil(lambda: w.model.status is Status.READY, timeout=60_000)
+        assert w.status_label.text() == "Ready" and talk.isEnabled() and not w.model.live
+    finally:
+        loading.set()
+        w.close()
