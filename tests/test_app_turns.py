@@ -13,6 +13,7 @@ from PySide6.QtGui import QFont, QFontMetrics
 from app.audio.bridge import AudioBridge
 from app.audio.headless import BridgeFeeder, SignalRecorder
 from app.audio.levels import SPEECH_DB
+from app.conversation.status import Status
 from app.conversation.transcript import ASSISTANT, MAX_TURN_S, YOU, FrameObservation, Transcript
 from app.conversation.turn_list import TurnListModel
 from app.conversation.view import (
@@ -115,6 +116,12 @@ class ModelHarness:
         self.bridge = AudioBridge(24_000, 1, 24_000, 1)
         self.model.worker.set_bridge(self.bridge)
         self.feeder = BridgeFeeder(self.bridge, lambda: self.model.worker.processed_position)
+        self.start()
+
+    def start(self) -> None:
+        """Press Start: a new or opened conversation runs no frame before it (or Talk)."""
+        self.model.start()
+        self.qtbot.waitUntil(lambda: self.model.live, timeout=10_000)
 
     def feed(self, count: int) -> None:
         start = len(self.frames)
@@ -300,17 +307,16 @@ def test_a_narrow_bubble_shortens_its_header_instead_of_painting_over_the_overla
 
 
 def test_the_view_model_tracks_status_file_unsaved_changes_and_settings_without_widgets(vm, qtbot, tmp_path):
-    from app.conversation.status import Status
-
     m = vm.model
     assert m.title() == "Untitled conversation — Parley"
     vm.feed(1)  # frames flow: the status is no longer idle-without-audio
+    assert m.unsaved_frames == 0 and m.title() == "Untitled conversation — Parley"  # nobody spoke: nothing to save
     m.press_talk("button")
     assert m.status is Status.LISTENING and m.talk.mic_open
     vm.feed(2)
     assert [args[0].mic_open for args in vm.frames.calls] == [False, True, True]  # the engine heard it
     m.release_talk("button")
-    assert m.unsaved_frames == 3 and m.title().startswith("Untitled conversation *")
+    assert m.unsaved_frames == 2 and m.title().startswith("Untitled conversation *")  # the frames the person spoke in
     m.set_open_mic(True)
     vm.feed(1)
     assert m.talk.mic_open and vm.frames.calls[-1][0].mic_open
@@ -347,17 +353,27 @@ def test_wait_for_me_holds_the_assistant_until_talk_is_pressed_and_is_remembered
     replaced = SignalRecorder()
     m.conversation_replaced.connect(replaced.record)
     m.new_conversation()  # the setting applies to the conversations started from now on
-    qtbot.waitUntil(lambda: len(replaced) == 1, timeout=20_000)
-    vm.feed(3)
+    qtbot.waitUntil(lambda: len(replaced) == 1 and not m.live, timeout=20_000)
+    vm.start()
+    played = len(vm.feeder.played)
+    vm.feed(40)
     assert m.waiting_for_user  # the microphone is closed: nobody spoke yet
+    assert m.status is Status.WAITING
     session = m.worker.controller.session
     assert session.waiting_for_user
+    # Waiting looks like waiting: digital silence to the speaker (not the codec's take on silence
+    # tokens, noise on the demo) and no "(speech without words)" turn.
+    assert not np.any(np.concatenate(vm.feeder.played[played:]))
+    assert m.turns.rowCount() == 0
     m.press_talk("button")
     vm.feed(2)
     m.release_talk("button")
     assert not m.waiting_for_user and not session.waiting_for_user  # Talk released the assistant
     m.set_wait_for_user(False)
     m.new_conversation()
-    qtbot.waitUntil(lambda: len(replaced) == 2, timeout=20_000)
-    vm.feed(1)
+    qtbot.waitUntil(lambda: len(replaced) == 2 and not m.live, timeout=20_000)
+    vm.start()
+    played = len(vm.feeder.played)
+    vm.feed(10)
     assert not m.waiting_for_user
+    assert np.any(np.concatenate(vm.feeder.played[played:]))  # the demo speaks when it does not wait

@@ -23,7 +23,7 @@ from ..checkpoint import Shapes, checkpoint_shapes, load_strict_streaming, sourc
 from ..kernels.quantize import load_targets
 from ..state import StateTree
 from ..streaming.layers import make_norm
-from ..streaming.transformer import StreamingTransformer, TransformerConfig
+from ..streaming.transformer import StreamingTransformer, TransformerConfig, init_normal
 
 MOSHI_DELAYS = (0, 0, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1)
 ZERO_TOKEN = -1  # "no input": its embedding is exactly zero
@@ -180,6 +180,11 @@ class LMConfig:
 
 class TokenEmbedding(nn.Embedding):
     """Embedding where token ``-1`` (``ZERO_TOKEN``, "no input") maps to an exact zero vector."""
+
+    def reset_parameters(self) -> None:
+        """``nn.Embedding``'s N(0, 1) init, skipped on the meta device (``init_normal``)."""
+        init_normal(self.weight, std=1.0)
+        self._fill_padding_idx_with_zero()
 
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
         y = super().forward(tokens.clamp(min=0))
