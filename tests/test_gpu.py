@@ -213,7 +213,7 @@ def test_gpu_load_smoke_runs_on_cpu(tmp_path):
         assert run["precision_reason"] == "" and run["host_load_gb"]["peak"] >= run["host_load_gb"]["kept"]
     # int8 quantises as the file streams: no float LM passes through host memory on the way
     assert entry["int8"]["host_load_gb"]["peak"] <= entry["float32"]["host_load_gb"]["peak"]
-    assert entry["16gb_gpu"] == {"skipped": "needs a CUDA device"}
+    assert entry["16gb_gpu"]["skipped"] == "needs a CUDA device"  # (with the seconds the stage took)
 
 
 # ------------------------------------------------------------------------- quantised weights

@@ -1,7 +1,8 @@
 """The GPU check cannot break on the device machine: it imports without the packages that image
 lacks, its memory-cap stage runs against a faked CUDA memory API here (as torch checks the
-device index), its budget skips stages instead of overrunning, and its plan names the stages a
-run records."""
+device index), and its budget skips stages instead of overrunning. (tests/test_gpu.py runs the
+whole smoke check with those packages blocked, and checks that its plan names the stages a run
+records.)"""
 
 from __future__ import annotations
 
