@@ -21,7 +21,6 @@ import struct
 import wave
 
 import numpy as np
-import soxr
 
 from .atomic import write_atomically
 from .errors import AudioFileError
@@ -117,6 +116,8 @@ def _to_mono(samples: np.ndarray, rate: int, sample_rate: int) -> np.ndarray:
     mono = samples.mean(axis=1, dtype=np.float64) if samples.shape[1] > 1 else samples[:, 0]
     mono = np.ascontiguousarray(mono, dtype=np.float32)
     if rate != sample_rate:
+        import soxr  # here, not at the top: ``import engine`` works where soxr is missing (the GPU image)
+
         mono = soxr.resample(mono, rate, sample_rate).astype(np.float32, copy=False)
     return mono
 

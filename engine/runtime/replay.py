@@ -52,7 +52,7 @@ def journal_header(session: Session) -> JournalHeader:
         threads = session.threads or torch.get_num_threads()
     return JournalHeader(model=info.name, fingerprint=info.fingerprint, sampling=session.sampling,
                          seed=session.seed, prompts=dict(session.prompts), user_streams=generator.user_streams,
-                         token_streams=generator.config.dep_q + 1, threads=threads, persona=session.persona)
+                         token_streams=generator.config.token_streams, threads=threads, persona=session.persona)
 
 
 class FrameRecorder:
@@ -198,7 +198,7 @@ def rebuild(model: LoadedModel, journal: Journal, name: str, progress: Progress 
     session = Session(model, header.sampling, header.seed, voice_prompt=header.prompts.get("voice"),
                       text_prompt=header.prompts.get("text"), persona=header.persona)
     generator = session.generator
-    if (header.user_streams, header.token_streams) != (generator.user_streams, generator.config.dep_q + 1):
+    if (header.user_streams, header.token_streams) != (generator.user_streams, generator.config.token_streams):
         raise ConversationFileError(f"{name} does not match {model.info.name}'s streams: it was written "
                                     "by another model.")
     frames, why = _valid_frames(journal, generator.config)

@@ -229,11 +229,11 @@ class Session:
                                                                    dtype=mimi.pcm_dtype)
             for _ in range(3):
                 codes = mimi.encode_step(zeros, state)[0, :, 0]
-        tokens = torch.zeros(1, c.dep_q + 1, dtype=torch.long, device=device)
+        tokens = torch.zeros(1, c.token_streams, dtype=torch.long, device=device)
         tokens[0, 0] = c.existing_text_padding_id
         agent = generator.agent_streams
         tokens[0, 1:1 + agent] = codes[:agent]
-        return Forcing(tokens, torch.zeros(c.dep_q + 1, dtype=torch.bool, device=device))
+        return Forcing(tokens, torch.zeros(c.token_streams, dtype=torch.bool, device=device))
 
     @property
     def graph(self) -> GraphStatus:
