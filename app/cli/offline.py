@@ -140,7 +140,7 @@ def _recover(args) -> None:
     recovery.session.save(args.save_state)
     if args.json:
         payload = {"frames": recovery.frames, "lost_frames": recovery.lost_frames, "damage": recovery.damage,
-                   "encoder_mismatches": recovery.encoder_mismatches,
+                   "encoder_mismatches": recovery.encoder_mismatches, "differs": recovery.differs,
                    "rebuild_seconds": round(recovery.rebuild_seconds, 3)}
         write_atomically(args.json, json.dumps(payload).encode("utf-8"))
     lost = f", {recovery.lost_frames} frames lost ({recovery.damage})" if recovery.damage else ""
