@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import struct
 import subprocess
 import sys
 import threading
@@ -19,9 +20,12 @@ import torch
 
 from engine import (
     FRAME_SIZE,
+    SAMPLE_RATE,
+    AudioFileError,
     ConversationFileError,
     SamplingConfig,
     open_conversation,
+    read_audio,
     record_frames,
     save_conversation,
 )
@@ -187,3 +191,103 @@ def test_the_persona_dialog_opens_beside_a_fifo_in_the_voice_library(qtbot, tmp_
         assert "Good" in dialog.personas.voices and "Pipe" not in dialog.personas.voices
     finally:
         harness.close()
+
+
+# ---- 3. decoders bounded by what the result may be -------------------------------------------------
+
+def silent_flac(path: Path, seconds: float, rate: int = 48_000, channels: int = 2) -> Path:
+    """A long recording that is small as a file: ``seconds`` of near-silence (a quiet tone every
+    second, so that it is a voice's level), written a block at a time."""
+    import soundfile
+
+    t = np.arange(rate) / rate
+    second = np.repeat((0.2 * np.sin(2 * np.pi * 200 * t))[:, None], channels, axis=1)
+    with soundfile.SoundFile(path, "w", rate, channels, format="FLAC", subtype="PCM_16") as f:
+        for _ in range(int(seconds)):
+            f.write(second)
+    return path
+
+
+def peak_bytes(call) -> tuple[object, int]:
+    tracemalloc.start()
+    try:
+        result = call()
+        return result, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_importing_a_long_recording_as_a_voice_decodes_only_its_first_30_s(tmp_path):
+    """A voice keeps 30 s: 10 minutes of 48 kHz stereo (230 MB decoded) must never be decoded."""
+    flac = silent_flac(tmp_path / "long.flac", 600)
+    library = VoiceLibrary(tmp_path / "voices")
+    voice, peak = peak_bytes(lambda: library.import_file("Long", flac))
+    assert voice.seconds == pytest.approx(30.0)
+    # Measuring the 30 s kept (their loudness) takes ~55 MB; decoding the whole file took 230 MB more.
+    assert peak < 100 * 2**20, peak
+    _, decoding = peak_bytes(lambda: read_audio(flac, max_seconds=30, keep_first=True))
+    assert decoding < 12 * 2**20, decoding  # 30 s at 24 kHz and a block of 48 kHz stereo: ~6 MB
+
+
+def test_parley_voices_add_of_a_long_flac_stays_within_a_voices_memory(tmp_path):
+    flac = silent_flac(tmp_path / "long.flac", 600)
+    env = {**os.environ, "PARLEY_VOICES_DIR": str(tmp_path / "voices"), "HF_HUB_OFFLINE": "1"}
+    code = ("import sys; from app.cli.command import main; rc = main(sys.argv[1:]);"
+            "print('peak', [l.split()[1] for l in open('/proc/self/status') if l.startswith('VmHWM')][0],"
+            " file=sys.stderr); sys.exit(rc)")
+    run = subprocess.run([sys.executable, "-c", code, "voices", "add", "Long", str(flac)], cwd=ROOT, env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0 and "added Long (30.0 s)" in run.stdout, run.stderr
+    baseline = subprocess.run([sys.executable, "-c", code, "voices", "--json", "--model", "nowhere"], cwd=ROOT,
+                              env=env, capture_output=True, text=True, timeout=120)
+    added_kb = int(run.stderr.split("peak ")[1].split()[0]) - int(baseline.stderr.split("peak ")[1].split()[0])
+    assert added_kb < 100 * 1024, added_kb  # decoding the whole file took 230 MB more than listing
+
+
+def sparse_wav(path: Path, data_bytes: int, rate: int = 8000) -> Path:
+    """A 16-bit mono WAV header claiming ``data_bytes`` of samples, the rest of the file a hole."""
+    header = (b"RIFF" + struct.pack("<I", 36 + data_bytes) + b"WAVE"
+              + b"fmt " + struct.pack("<IHHIIHH", 16, 1, 1, rate, 2 * rate, 2, 16)
+              + b"data" + struct.pack("<I", data_bytes))
+    with open(path, "wb") as f:
+        f.write(header)
+        f.truncate(len(header) + data_bytes)
+    return path
+
+
+def test_a_long_wav_is_refused_from_its_header_without_reading_its_samples(tmp_path):
+    wav = sparse_wav(tmp_path / "long.wav", 300 * 2**20)  # 5.5 hours at 8 kHz
+    with pytest.raises(AudioFileError, match=r"is 19661 s long; at most 3600 s") as refused:
+        peak_bytes(lambda: read_audio(wav))
+    _, peak = peak_bytes(lambda: pytest.raises(AudioFileError, read_audio, wav))
+    assert "long.wav" in str(refused.value) and peak < 2**20, peak  # the chunk headers, never 300 MB
+
+
+def test_a_long_wav_keeps_only_what_is_asked_for_and_reads_no_more(tmp_path):
+    wav = sparse_wav(tmp_path / "long.wav", 300 * 2**20)
+    pcm, peak = peak_bytes(lambda: read_audio(wav, max_seconds=30, keep_first=True))
+    assert pcm.shape == (30 * SAMPLE_RATE,) and not pcm.any()
+    assert peak < 12 * 2**20, peak
+
+
+def test_decoding_a_block_at_a_time_gives_the_samples_of_decoding_the_whole(tmp_path):
+    import soxr
+
+    rate, seconds = 44_100, 5.3  # several blocks, resampled, two channels averaged
+    stereo = np.random.default_rng(1).integers(-20000, 20000, (int(rate * seconds), 2)).astype(np.int16)
+    whole = soxr.resample((stereo / 32768.0).astype(np.float32).mean(axis=1, dtype=np.float64).astype(np.float32),
+                          rate, SAMPLE_RATE)
+    wav = tmp_path / "stereo.wav"
+    import wave
+
+    with wave.open(str(wav), "wb") as w:
+        w.setnchannels(2)
+        w.setsampwidth(2)
+        w.setframerate(rate)
+        w.writeframes(stereo.tobytes())
+    assert np.array_equal(read_audio(wav), whole)
+    import soundfile
+
+    soundfile.write(tmp_path / "stereo.flac", stereo, rate, subtype="PCM_16")
+    assert np.array_equal(read_audio(tmp_path / "stereo.flac"), whole)
+

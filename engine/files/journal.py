@@ -40,6 +40,7 @@ from ..atomic import open_private
 from ..audio import FRAME_SECONDS, FRAME_SIZE, PCM16, SAMPLE_RATE, exact_int16, int16_to_pcm
 from ..errors import ConversationFileError
 from ..lm.generate import SamplingConfig
+from ..regular_files import open_regular
 from ..version import VERSION
 from . import untrusted
 from .personas import Persona, persona_field, read_header_persona
@@ -151,7 +152,7 @@ def read_journal(path: str | os.PathLike) -> Journal:
     header damaged, or a format version from a newer Parley."""
     path = Path(path)
     try:
-        with untrusted.open_regular(path) as f:
+        with open_regular(path) as f:
             data = f.read()
     except (OSError, ValueError) as e:  # ValueError: a NUL in the name
         raise ConversationFileError(f"cannot read the journal {path}: {getattr(e, 'strerror', None) or e}") from e

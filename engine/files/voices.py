@@ -36,6 +36,7 @@ from ..atomic import write_atomically
 from ..audio import FRAME_SIZE, SAMPLE_RATE, read_audio, wav_bytes, wav_samples
 from ..errors import AudioFileError, VoiceLibraryError
 from ..loudness import integrated_loudness
+from ..regular_files import open_regular
 from . import untrusted
 from .fingerprint import file_identity
 from .user_data import ensure_private_folder, user_data_folder
@@ -176,7 +177,7 @@ class VoiceLibrary:
 
     def import_file(self, name: str, path: str | os.PathLike) -> UserVoice:
         """A recording in any common format (WAV, FLAC, Ogg, MP3), decoded to 24 kHz mono."""
-        return self.add(name, read_audio(path))
+        return self.add(name, read_audio(path, max_seconds=MAX_SECONDS, keep_first=True))
 
     def rename(self, old: str, new: str) -> UserVoice:
         voice = self.get(old)
@@ -269,7 +270,7 @@ def read_recording(path: Path) -> tuple[np.ndarray, str]:
     blocking, a bigger file before any of it is read: it is not one Parley wrote)."""
     limit = max_recording_bytes()
     try:
-        with untrusted.open_regular(path) as f:
+        with open_regular(path) as f:
             size = os.fstat(f.fileno()).st_size
             data = f.read(limit + 1) if size <= limit else b""  # bounded even if it grows meanwhile
     except (OSError, ValueError) as e:  # ValueError: a NUL in the name
