@@ -258,9 +258,10 @@ _DECODERS = {
 
 def write_wav(path: str | os.PathLike, pcm: np.ndarray, sample_rate: int = SAMPLE_RATE) -> None:
     """Write float samples (full scale +-1, clipped; the inverse of ``read_wav``'s scaling) as
-    16-bit PCM, atomically (``write_atomically``). ``pcm``: mono [n] (or [1, n] / [n, 1]) or
+    16-bit PCM, atomically (``write_atomically``) and readable by the user only: every WAV Parley
+    writes holds someone's voice. ``pcm``: mono [n] (or [1, n] / [n, 1]) or
     stereo [n, 2]."""
-    write_atomically(path, wav_bytes(pcm, sample_rate))
+    write_atomically(path, wav_bytes(pcm, sample_rate), private=True)
 
 
 def wav_bytes(pcm: np.ndarray, sample_rate: int = SAMPLE_RATE) -> bytes:

@@ -118,7 +118,7 @@ def _run(args) -> None:
             "warmup_frames": len(timing.warmup_ms),
             "warmup_ms": list(timing.warmup_ms),
         }
-        write_atomically(args.json, json.dumps(payload).encode("utf-8"))
+        write_atomically(args.json, json.dumps(payload).encode("utf-8"), private=True)
     if args.save_state:
         save_conversation(session, args.save_state, compact=True if args.compact else None)
     print(f"{result.frames_in} frames, {1000 * elapsed / max(result.frames_in, 1):.1f} ms/frame"
@@ -142,7 +142,7 @@ def _recover(args) -> None:
         payload = {"frames": recovery.frames, "lost_frames": recovery.lost_frames, "damage": recovery.damage,
                    "encoder_mismatches": recovery.encoder_mismatches, "differs": recovery.differs,
                    "rebuild_seconds": round(recovery.rebuild_seconds, 3)}
-        write_atomically(args.json, json.dumps(payload).encode("utf-8"))
+        write_atomically(args.json, json.dumps(payload).encode("utf-8"), private=True)
     lost = f", {recovery.lost_frames} frames lost ({recovery.damage})" if recovery.damage else ""
     print(f"recovered {recovery.frames} frames in {recovery.rebuild_seconds:.1f} s{lost} -> {args.save_state}",
           file=sys.stderr)
@@ -170,4 +170,4 @@ def _compare_precision(args) -> None:
     if args.json:
         payload = {"model": args.model, "input": str(args.input), "reference": args.precisions[0],
                    "results": [r.as_json() for r in results]}
-        write_atomically(args.json, json.dumps(payload, indent=1).encode("utf-8"))
+        write_atomically(args.json, json.dumps(payload, indent=1).encode("utf-8"), private=True)
