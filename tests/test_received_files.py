@@ -291,3 +291,41 @@ def test_decoding_a_block_at_a_time_gives_the_samples_of_decoding_the_whole(tmp_
     soundfile.write(tmp_path / "stereo.flac", stereo, rate, subtype="PCM_16")
     assert np.array_equal(read_audio(tmp_path / "stereo.flac"), whole)
 
+
+
+# ---- 7. a full disk under the journal loses no output -----------------------------------------------
+
+def test_parley_offline_writes_its_outputs_when_the_journal_cannot_be_written(demo_model_dir, tmp_path):
+    """A file-size limit stands in for a full disk: the output WAV (38 KB) fits under it, the
+    journal (a header and the same samples with their codes) does not."""
+    import resource
+
+    from engine import write_wav
+
+    frames = 10
+    write_wav(tmp_path / "in.wav", (0.1 * np.sin(np.arange(frames * FRAME_SIZE) / 9)).astype(np.float32))
+    wav_bytes = 44 + 2 * frames * FRAME_SIZE
+    limit = wav_bytes + 512
+    run = subprocess.run(
+        [sys.executable, "-m", "app.cli.command", "offline", "--model", str(demo_model_dir), "--device", "cpu",
+         "--input", str(tmp_path / "in.wav"), "--output", str(tmp_path / "out.wav"), "--json",
+         str(tmp_path / "out.json"), "--journal", str(tmp_path / "talk.journal")],
+        cwd=ROOT, env={**os.environ, "HF_HUB_OFFLINE": "1"}, capture_output=True, text=True, timeout=300,
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit)))
+    assert run.returncode == 0, run.stderr
+    assert "talk.journal could not be written" in run.stderr and "the outputs were written" in run.stderr
+    assert (tmp_path / "out.wav").stat().st_size == wav_bytes and json.loads((tmp_path / "out.json").read_text())
+    assert (tmp_path / "talk.journal").stat().st_size <= limit
+
+
+def test_parley_offline_refuses_an_output_folder_it_cannot_write_before_the_run(tmp_path):
+    from engine import write_wav
+
+    if os.geteuid() == 0:
+        pytest.skip("root writes into any folder")
+    write_wav(tmp_path / "in.wav", np.zeros(FRAME_SIZE, np.float32))
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0o500)
+    run = parley("offline", "--model", "demo", "--device", "cpu", "--input", str(tmp_path / "in.wav"),
+                 "--output", str(locked / "out.wav"))
+    assert run.returncode == 2 and "cannot be written" in run.stderr and "ms/frame" not in run.stderr

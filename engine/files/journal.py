@@ -278,7 +278,8 @@ class JournalWriter:
         self._queue.put((index, user_codes, tokens, pcm))
 
     def close(self, remove: bool = False) -> None:
-        """Write what is queued, fsync and close (idempotent); then delete the file if ``remove``."""
+        """Write what is queued, fsync and close (idempotent); then delete the file if ``remove``.
+        A failure is kept in ``error``, never raised: a journal is best effort."""
         if self._thread.is_alive():
             self._queue.put(None)
             self._thread.join()
@@ -287,7 +288,10 @@ class JournalWriter:
                 self._sync()
             except OSError as e:
                 self._fail(e)
-            self._file.close()
+            try:  # what a failed write left in the buffer is flushed again, and fails again: best effort
+                self._file.close()
+            except OSError as e:
+                self._fail(e)
         if remove:
             self.path.unlink(missing_ok=True)
 
