@@ -329,3 +329,28 @@ def test_parley_offline_refuses_an_output_folder_it_cannot_write_before_the_run(
     run = parley("offline", "--model", "demo", "--device", "cpu", "--input", str(tmp_path / "in.wav"),
                  "--output", str(locked / "out.wav"))
     assert run.returncode == 2 and "cannot be written" in run.stderr and "ms/frame" not in run.stderr
+
+
+# ---- 9. what reaches a terminal ------------------------------------------------------------------------
+
+@pytest.mark.skipif(os.name != "posix", reason="file names that are not UTF-8 are POSIX's")
+def test_parley_conversations_escapes_control_characters_and_writes_valid_json(tmp_path, capsysbinary):
+    from app.cli.command import main
+    from tests.test_untrusted_files import GOOD_META, raw_conversation
+
+    folder = tmp_path / "Conversations"
+    folder.mkdir()
+    meta = {"format": conversation.FORMAT_NAME, **GOOD_META, "model": "demo\u009b2J",
+            "transcript": [[3, 0.24, "\u001b]0;pwned\u0007 hello"]]}
+    raw_conversation(folder / "conversation 1.parley", json.dumps(meta))  # its title: the assistant's text
+    (Path(os.fsdecode(os.fsencode(folder) + b"/bad\xff\x1b[2J.parley"))).write_bytes(b"not a conversation")
+    for as_json in (False, True):
+        assert main(["conversations", "--folder", str(folder), *(["--json"] if as_json else [])]) == 0
+        out = capsysbinary.readouterr().out
+        text = out.decode("utf-8")  # valid UTF-8, whatever the names
+        assert not any(c in text for c in "\x1b\x07\x9b"), text
+        assert "pwned" in text and "\\xff" in text
+        if as_json:
+            rows = [json.loads(line) for line in text.splitlines()]
+            assert out.isascii() and len(rows) == 2
+            assert any(row["title"].startswith("\x1b]0;pwned") for row in rows)  # the data, escaped only by JSON
