@@ -174,7 +174,7 @@ class Transcript:
         """Write .json (structured) or plain text, atomically (a failed write leaves no broken file)."""
         target = Path(path)
         data = json.dumps(self.to_json(), indent=2) if target.suffix.lower() == ".json" else self.as_text() + "\n"
-        write_atomically(target, data.encode("utf-8"))
+        write_atomically(target, data.encode("utf-8"), private=True)
 
 
 def _frame_db(audio: np.ndarray | None, index: int) -> float:
