@@ -138,7 +138,7 @@ def test_the_library_dialog_lists_plays_renames_and_removes(qtbot, library, monk
     assert "reserved" in dialog.note.text() and [v.name for v in library.voices()] == ["Zoe"]
     monkeypatch.setattr("app.voices.dialog.QInputDialog.getText", lambda *a, **k: ("Zoe at work", True))
     dialog.rename()
-    assert dialog.note.text() == "Renamed Zoe to Zoe at work." and dialog.selected() is None
+    assert dialog.note.text() == "Renamed Zoe to Zoe at work." and dialog.selected() == "Zoe at work"
     dialog.list.setCurrentRow(4)
     monkeypatch.setattr("app.voices.dialog.QMessageBox.question", lambda *a, **k: QMessageBox.Yes)
     dialog.remove()
@@ -146,6 +146,28 @@ def test_the_library_dialog_lists_plays_renames_and_removes(qtbot, library, monk
     empty = VoiceLibraryDialog(VoicesModel(library, [], recorder))
     qtbot.addWidget(empty)
     assert empty.list.item(1).text() == NO_SHIPPED
+
+
+def test_an_import_says_what_makes_a_file_no_voice_before_asking_its_name_and_selects_what_it_added(
+        qtbot, library, tmp_path, monkeypatch):
+    dialog = VoiceLibraryDialog(VoicesModel(library, ["NATF0"], VoiceRecorder()))
+    qtbot.addWidget(dialog)
+    short, long = tmp_path / "five seconds.wav", tmp_path / "Grandma.wav"
+    write_wav(short, at_loudness(voice_like(5.0, seed=5), -24.0))
+    write_wav(long, at_loudness(voice_like(12.0, seed=6), -24.0))
+    asked = []
+
+    def name_it(*_args, text: str, **_kwargs):
+        asked.append(text)
+        return text, True
+    monkeypatch.setattr("app.voices.dialog.QInputDialog.getText", name_it)
+    monkeypatch.setattr("app.voices.dialog.QFileDialog.getOpenFileName", lambda *a, **k: (str(short), ""))
+    dialog.import_file()
+    assert asked == [] and "Too short: 5 s" in dialog.note.text() and library.voices() == []
+    monkeypatch.setattr("app.voices.dialog.QFileDialog.getOpenFileName", lambda *a, **k: (str(long), ""))
+    dialog.import_file()
+    assert asked == ["Grandma"] and [v.name for v in library.voices()] == ["Grandma"]
+    assert dialog.note.text() == "Imported Grandma (12 s)." and dialog.selected() == "Grandma"
 
 
 @pytest.mark.audio

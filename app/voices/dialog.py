@@ -204,7 +204,7 @@ class VoiceLibraryDialog(QDialog):
 
     # -- rendering ---------------------------------------------------------------------------
     def render(self) -> None:
-        current = self.selected()
+        current = self.voices.take_made() or self.selected()  # what a command just made, else what was chosen
         self.list.clear()
         self._section("Shipped with the model")
         shipped = [e for e in self.voices.entries if e.kind == "shipped"]
@@ -267,9 +267,12 @@ class VoiceLibraryDialog(QDialog):
         path, _ = QFileDialog.getOpenFileName(self, "Import a voice recording", str(Path.home()), AUDIO_FILTER)
         if not path:
             return
+        pcm = self.voices.read_import(path)  # too short, quiet or clipped: said before a name is asked
+        if pcm is None:
+            return
         name, ok = QInputDialog.getText(self, "Import a voice", "Name of the voice:", text=Path(path).stem[:40])
         if ok:
-            self.voices.import_file(name, path)
+            self.voices.add_imported(name, pcm)
 
     def play(self) -> None:
         if self.voices.recorder.state == "playing":

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 from PySide6.QtCore import QObject, Signal
 
 from app.voices.recorder import VoiceRecorder
 from engine import VoiceLibrary
+from engine.files.voices import read_voice_file
 
+COMMAND_ERRORS = (ValueError, OSError)  # VoiceLibraryError, AudioFileError, a file that vanished
 CONSENT = ("Record or import only your own voice, or a voice used with its owner's consent. "
            "Recordings stay on this computer, readable by you only; nothing is sent anywhere.")
 
@@ -45,6 +48,7 @@ class VoicesModel(QObject):
         self.entries: tuple[VoiceEntry, ...] = ()
         self.error = ""
         self.message = ""
+        self._made_name: str | None = None  # the voice the last command added or renamed, until taken
         self.refresh()
 
     def refresh(self) -> None:
@@ -57,17 +61,38 @@ class VoicesModel(QObject):
 
     # -- commands: True when done; else ``error`` says why ------------------------------------
     def save_recording(self, name: str) -> bool:
-        return self._run(lambda: f"Saved the voice {self.library.add(name, self.recorder.recording()).name}.")
+        return self._run(lambda: f"Saved the voice {self._made(self.library.add(name, self.recorder.recording()))}.")
 
-    def import_file(self, name: str, path: str) -> bool:
+    def read_import(self, path: str) -> np.ndarray | None:
+        """The recording at ``path`` as a voice would keep it, or None with ``error`` saying why it
+        cannot be one (checked before the person names it)."""
+        try:
+            pcm = read_voice_file(path)
+        except COMMAND_ERRORS as e:
+            self.message, self.error = "", str(e)
+            self.changed.emit()
+            return None
+        self.error = ""
+        return pcm
+
+    def add_imported(self, name: str, pcm: np.ndarray) -> bool:
         def run():
-            voice = self.library.import_file(name, path)
-            return f"Imported {voice.name} ({voice.seconds:.0f} s)."
+            voice = self.library.add(name, pcm)
+            return f"Imported {self._made(voice)} ({voice.seconds:.0f} s)."
 
         return self._run(run)
 
     def rename(self, name: str, new_name: str) -> bool:
-        return self._run(lambda: f"Renamed {name} to {self.library.rename(name, new_name).name}.")
+        return self._run(lambda: f"Renamed {name} to {self._made(self.library.rename(name, new_name))}.")
+
+    def _made(self, voice) -> str:
+        self._made_name = voice.name
+        return voice.name
+
+    def take_made(self) -> str | None:
+        """The voice the last command added or renamed, once (the dialog selects it)."""
+        name, self._made_name = self._made_name, None
+        return name
 
     def remove(self, name: str) -> bool:
         def run():
@@ -86,7 +111,7 @@ class VoicesModel(QObject):
     def _run(self, command) -> bool:
         try:
             self.message, self.error = command(), ""
-        except (ValueError, OSError) as e:  # VoiceLibraryError, AudioFileError, a file that vanished
+        except COMMAND_ERRORS as e:
             self.message, self.error = "", str(e)
         self.refresh()
         return not self.error

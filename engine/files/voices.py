@@ -91,6 +91,17 @@ def assess(pcm: np.ndarray) -> Assessment:
     return Assessment(seconds, loudness, clipped)
 
 
+def read_voice_file(path: str | os.PathLike) -> np.ndarray:
+    """A recording in any common format (WAV, FLAC, Ogg, MP3) as a voice would keep it (its first
+    ``MAX_SECONDS``, 24 kHz mono), or ``VoiceLibraryError`` saying what makes it no voice (too
+    short, too quiet, clipped): known before the person is asked to name it."""
+    pcm = read_audio(path, max_seconds=MAX_SECONDS, keep_first=True)
+    problems = assess(pcm).problems()
+    if problems:
+        raise VoiceLibraryError(" ".join(problems))
+    return pcm
+
+
 def check_name(name: str, what: str = "a voice", error: type[ValueError] = VoiceLibraryError) -> str:
     """The name as stored (surrounding spaces removed), or ``error`` saying why not. The same rules
     name every file of the user's data (voices, personas): safe file names on every OS."""
@@ -177,7 +188,7 @@ class VoiceLibrary:
 
     def import_file(self, name: str, path: str | os.PathLike) -> UserVoice:
         """A recording in any common format (WAV, FLAC, Ogg, MP3), decoded to 24 kHz mono."""
-        return self.add(name, read_audio(path, max_seconds=MAX_SECONDS, keep_first=True))
+        return self.add(name, read_voice_file(path))
 
     def rename(self, old: str, new: str) -> UserVoice:
         voice = self.get(old)
