@@ -290,6 +290,9 @@ def test_save_after_a_rename_or_a_delete_never_writes_the_old_name(window, folde
     assert panel.rename(window.library.entries[window.library.row_of(old)], "Porto")
     assert window.model.conversation_path == str(folder / "Porto.parley")
     assert window.windowTitle().startswith("Porto.parley")
+    assert window.model.settings.recent_files[0] == str(folder / "Porto.parley")  # Open recent follows it
+    assert str(old) not in window.model.settings.recent_files
+    assert window.menus.recent_menu.actions()[0].text() == "Porto.parley"
     saved = SignalRecorder()
     window.model.saved.connect(saved.record)
     window.save()  # Ctrl+S

@@ -517,10 +517,13 @@ class ConversationModel(QObject):
 
     def file_renamed(self, old: str, new: str) -> None:
         """A file was renamed in the library: the conversation saved there follows it (Save writes
-        the new name, never the old one again)."""
+        the new name, never the old one again), and so does Open recent."""
         if self.conversation_path and same_file_name(self.conversation_path, old):
             self.conversation_path = new
             self.title_changed.emit(self.title())
+        if any(same_file_name(p, old) for p in self.settings.recent_files):
+            self.update_settings(recent_files=tuple(new if same_file_name(p, old) else p
+                                                    for p in self.settings.recent_files))
 
     def file_removed(self, path: str) -> None:
         """A file was moved to the trash in the library: the conversation saved there is unsaved
