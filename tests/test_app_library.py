@@ -23,7 +23,7 @@ from app.cli.command import main as cli_main
 from app.conversation.replay import PLAYING, STOPPED, ReplayPlayer
 from app.conversation.transcript import YOU
 from app.library.listing import PREVIEW_CHARS, list_conversations
-from app.library.model import LibraryFilter, LibraryModel, rename_no_replace
+from app.library.model import CurrentRole, LibraryFilter, LibraryModel, rename_no_replace
 from app.library.panel import LibraryPanel
 from bench.bench_library import LAST_WORD, craft_damaged_files, with_long_transcript
 from engine import FRAME_SECONDS, SAMPLE_RATE, read_conversation_info
@@ -287,6 +287,9 @@ def test_save_after_a_rename_or_a_delete_never_writes_the_old_name(window, folde
     window.open_conversation(str(old))
     qtbot.waitUntil(lambda: window.model.conversation_path == str(old), timeout=20_000)
     panel = window.library_panel
+    open_now = [r for r in range(panel.filter.rowCount()) if panel.filter.index(r, 0).data(CurrentRole)]
+    assert [panel.filter.index(r, 0).data() for r in open_now] == ["Trip to Lisbon"]  # the open one is marked
+    assert panel.filter.index(open_now[0], 0).data(Qt.AccessibleTextRole) == "Trip to Lisbon (open now)"
     assert panel.rename(window.library.entries[window.library.row_of(old)], "Porto")
     assert window.model.conversation_path == str(folder / "Porto.parley")
     assert window.windowTitle().startswith("Porto.parley")

@@ -32,6 +32,7 @@ from PySide6.QtCore import (
 from app.library.listing import SUFFIX, ConversationEntry, FileKey, newest_first, scan, transcript_text
 
 EntryRole = Qt.UserRole + 1
+CurrentRole = Qt.UserRole + 2  # the row is the conversation open in the window
 RESCAN_DELAY_MS = 200  # a copy into the folder fires many change events: rescan once they settle
 BATCH_S = 0.25  # how often a running scan or search hands what it found to the GUI thread
 FORBIDDEN_NAME_CHARS = set('/\\:*?"<>|\0')
@@ -108,6 +109,7 @@ class LibraryModel(QAbstractListModel):
         super().__init__(parent)
         self.folder = folder
         self.entries: list[ConversationEntry] = []
+        self.current: Path | None = None  # the file of the conversation open in the window
         self._known: dict[Path, tuple[FileKey | None, ConversationEntry]] = {}  # path -> (key, entry)
         self._seen: dict[Path, tuple[FileKey | None, ConversationEntry]] = {}  # by the running scan
         self._scan_again = False
@@ -136,11 +138,23 @@ class LibraryModel(QAbstractListModel):
         entry = self.entries[index.row()]
         if role == EntryRole:
             return entry
-        if role in (Qt.DisplayRole, Qt.AccessibleTextRole):
+        if role == CurrentRole:
+            return entry.path == self.current
+        if role == Qt.DisplayRole:
             return entry.title
+        if role == Qt.AccessibleTextRole:
+            return entry.title + (" (open now)" if entry.path == self.current else "")
         if role == Qt.ToolTipRole:
             return str(entry.path) + (f"\n{entry.error}" if entry.error else "")
         return None
+
+    def set_current(self, path: str | Path | None) -> None:
+        """The conversation open in the window is the file at ``path`` (None: an unsaved one)."""
+        current = Path(path) if path else None
+        if current != self.current:
+            self.current = current
+            if self.entries:
+                self.dataChanged.emit(self.index(0), self.index(len(self.entries) - 1), [CurrentRole])
 
     def rescan(self) -> None:
         """Re-list the folder off the GUI thread; only new or changed files have their header read.

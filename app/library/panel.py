@@ -25,10 +25,11 @@ from PySide6.QtWidgets import (
 )
 
 from app.library.listing import ConversationEntry, human_size
-from app.library.model import EntryRole, LibraryFilter, LibraryModel
+from app.library.model import CurrentRole, EntryRole, LibraryFilter, LibraryModel
 from app.widgets.colours import scheme_for
 
 ROW_PADDING = 6
+CURRENT_BAR = 4  # px: the mark on the edge of the open conversation's row
 
 
 def describe(entry: ConversationEntry) -> str:
@@ -55,6 +56,10 @@ class EntryDelegate(QStyledItemDelegate):
         selected = bool(option.state & QStyle.State_Selected)
         if selected:
             painter.fillRect(option.rect, option.palette.highlight())
+        current = bool(index.data(CurrentRole))
+        if current:  # the conversation open in the window: a bar on its edge, and said in words
+            painter.fillRect(QRect(option.rect.left(), option.rect.top(), CURRENT_BAR, option.rect.height()),
+                             option.palette.color(QPalette.HighlightedText if selected else QPalette.Highlight))
         text_colour = option.palette.color(QPalette.HighlightedText if selected else QPalette.Text)
         rect = option.rect.adjusted(ROW_PADDING, ROW_PADDING, -ROW_PADDING, -ROW_PADDING)
         line = option.fontMetrics.height()
@@ -67,7 +72,8 @@ class EntryDelegate(QStyledItemDelegate):
         painter.setFont(option.font)
         if not selected:
             painter.setPen(QColor(scheme_for(option.palette).muted))
-        detail = option.fontMetrics.elidedText(describe(entry), Qt.ElideRight, rect.width())
+        detail = option.fontMetrics.elidedText(("Open now · " if current else "") + describe(entry), Qt.ElideRight,
+                                               rect.width())
         painter.drawText(QRect(rect.left(), rect.top() + line + ROW_PADDING, rect.width(), line), Qt.AlignLeft,
                          detail)
         painter.restore()

@@ -211,6 +211,7 @@ class MainWindow(QMainWindow):
         m.model_changed.connect(self._render_model)
         m.persona_changed.connect(self._render_persona)
         m.title_changed.connect(self.setWindowTitle)
+        m.title_changed.connect(lambda _title: self.library.set_current(self.model.conversation_path))
         m.error.connect(self.show_error)
         m.message.connect(lambda text: self.statusBar().showMessage(text, MESSAGE_MS))
         m.settings_changed.connect(self._settings_changed)
