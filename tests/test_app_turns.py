@@ -228,6 +228,7 @@ def test_the_window_shows_turns_and_stops_following_when_scrolled_up(qtbot, tmp_
         w = h.window
         view = w.conversation_panel.view
         view.setMaximumHeight(140)  # a short view, so that a few seconds of babble outgrow it
+        assert w.conversation_panel.placeholder.isVisible() and view.isHidden()  # the hint in the view's place
         qtbot.keyPress(w, Qt.Key_Space)
         h.frames(6)
         qtbot.keyRelease(w, Qt.Key_Space)
@@ -235,7 +236,7 @@ def test_the_window_shows_turns_and_stops_following_when_scrolled_up(qtbot, tmp_
         shown = view.as_text()
         assert shown.count("You") == 1 and "Assistant:" in shown
         assert w.model.transcript.turns[-1].text.strip() in shown
-        assert not w.conversation_panel.placeholder.isVisible()
+        assert not w.conversation_panel.placeholder.isVisible() and view.isVisible()
         bar = view.verticalScrollBar()
         qtbot.waitUntil(lambda: bar.maximum() > 0, timeout=5_000)  # the text outgrew the view
         assert view.follow and bar.value() == bar.maximum()

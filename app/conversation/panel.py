@@ -114,7 +114,7 @@ class ConversationPanel(QWidget):
         self.placeholder.setAlignment(Qt.AlignCenter)
         self.placeholder.setWordWrap(True)
         self.placeholder.setStyleSheet(f"color: {self.scheme.muted};")
-        layout.addWidget(self.placeholder)
+        layout.addWidget(self.placeholder, 1)  # in the view's place while there is nothing to show
         layout.addWidget(self._build_speed_warning())
         health.warning_changed.connect(self._render_speed_warning)
 
@@ -218,7 +218,9 @@ class ConversationPanel(QWidget):
         self.headphones_note.setVisible(self.model.talk.open_mic)
 
     def _render_placeholder(self, *_args) -> None:
-        self.placeholder.setVisible(not self.replaying and self.model.turns.rowCount() == 0)
+        empty = not self.replaying and self.model.turns.rowCount() == 0
+        self.placeholder.setVisible(empty)
+        self.view.setVisible(not empty)
 
     # -- replay --------------------------------------------------------------------------------
     def _show_replay(self, _path: str) -> None:
