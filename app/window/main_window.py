@@ -55,6 +55,8 @@ from app.window.banner import Banner
 from app.window.devices_panel import DevicesPanel
 from app.window.menus import Menus
 from app.window.meters_panel import MetersPanel
+from app.window.tray import Tray
+from app.window.tray_state import TrayModel
 from engine import VoiceLibrary
 
 log = logging.getLogger(__name__)
@@ -90,6 +92,8 @@ class MainWindow(QMainWindow):
         self.setWindowTitle("Parley")
         self._build_ui()
         self.menus = Menus(self)
+        self.tray = Tray(self, TrayModel(self.model, self.health, self))
+        self.menus.view_menu.addAction(self.tray.keep_action)
         self._build_shortcuts()
         self._set_tab_order()
         self.conversation_panel.talk_button.setFocus()  # where Space, push-to-talk, belongs
@@ -460,7 +464,15 @@ class MainWindow(QMainWindow):
                           f"of speech models.\n\nLog file: {paths.log_file()}")
 
     # -- shutdown ----------------------------------------------------------------------------
+    def quit(self) -> None:
+        """File → Quit and the tray's Quit: close for good, not into the tray."""
+        self.tray.quit()
+
     def closeEvent(self, event) -> None:
+        if not self._close_after_save and self.tray.hides_on_close():
+            event.ignore()
+            self.hide()
+            return
         if self.model.unsaved_frames and not self._close_after_save:
             answer = QMessageBox.question(
                 self, "Save conversation?", "Save the current conversation before quitting?",
