@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 )
 
 from app import paths
+from app.audio.device_follow import follow_devices
 from app.conversation.health import HealthModel
 from app.conversation.panel import ConversationPanel
 from app.conversation.replay import ReplayPlayer
@@ -94,6 +95,7 @@ class MainWindow(QMainWindow):
         self.menus = Menus(self)
         self.tray = Tray(self, TrayModel(self.model, self.health, self))
         self.menus.view_menu.addAction(self.tray.keep_action)
+        self.device_follower = follow_devices(self.model)  # None without audio
         self._build_shortcuts()
         self._set_tab_order()
         self.conversation_panel.talk_button.setFocus()  # where Space, push-to-talk, belongs
@@ -492,6 +494,8 @@ class MainWindow(QMainWindow):
         """See ``ConversationModel.shutdown``; also stops a replay and the key filter."""
         QApplication.instance().removeEventFilter(self)
         self.replay.stop()
+        if self.device_follower is not None:
+            self.device_follower.stop()
         if self.recovery is not None:  # an offer left open: the journal stays for a later start
             self.recovery.offer.lock.release()
         return self.model.shutdown()
