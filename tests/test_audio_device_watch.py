@@ -120,6 +120,7 @@ def test_a_conversation_follows_a_new_default_speaker_without_a_restart(live_app
         # PortAudio is initialised again (its list current) and the streams reopen: a new bridge
         qtbot.waitUntil(lambda: w.model.audio.bridge not in (None, bridge)
                         and w.model.audio.status.state == "running", timeout=15_000)
+        print(f"PortAudio listed again and the streams running {time.monotonic() - loaded_at:.2f} s after")
         assert ("Audio devices changed: parley_extra, parley_extra.monitor added",) in messages.calls
         audio_server._run("pactl", "set-default-sink", EXTRA_SINK)
         moved = wait_for(qtbot, lambda: sink_playing_for(os.getpid()) == EXTRA_SINK, within_s=15)

@@ -84,6 +84,7 @@ class DeviceWatch(QObject):
         self.unavailable = "" if self.pactl else "no PulseAudio or PipeWire (pactl) here: use Refresh devices"
         self._reading = False
         self._read_again = False
+        self._partial_line = ""  # the end of the last chunk, when it stopped inside a line
         self._settle = QTimer(self, singleShot=True, interval=SETTLE_MS)
         self._settle.timeout.connect(self._read)
         self._read_done.connect(self._got)
@@ -104,8 +105,9 @@ class DeviceWatch(QObject):
         self._process.waitForFinished(1000)
 
     def _events(self) -> None:
-        text = bytes(self._process.readAllStandardOutput()).decode(errors="replace")
-        if DEVICE_EVENT.search(text):
+        text = self._partial_line + bytes(self._process.readAllStandardOutput()).decode(errors="replace")
+        lines, _, self._partial_line = text.rpartition("\n")
+        if DEVICE_EVENT.search(lines):
             self._settle.start()
 
     def _read(self) -> None:

@@ -124,18 +124,17 @@ class Tray(QObject):
             return False
         hides = close_hides(self.window.model.settings.close_to_tray, self.available)
         if hides is None:
-            hides = self.ask_close() == KEEP_TEXT
+            hides = self.asks_to_keep_running()
             self.window.model.update_settings(close_to_tray=CLOSE_TO_TRAY if hides else CLOSE_QUITS)
         return hides
 
-    def ask_close(self) -> str:
-        """The text of the button chosen (Escape or closing the box: Quit)."""
+    def asks_to_keep_running(self) -> bool:
+        """The first close's question (a box without an escape button: one of the two is chosen)."""
         box = QMessageBox(QMessageBox.Question, "Close Parley",
-                                           "Keep Parley running in the tray when its window is closed? "
-                                           "You can change this in View → Keep running in the tray.",
-                                           parent=self.window)
+                          "Keep Parley running in the tray when its window is closed? "
+                          "You can change this in View → Keep running in the tray.", parent=self.window)
         keep = box.addButton(KEEP_TEXT, QMessageBox.AcceptRole)
         box.addButton(QUIT_TEXT, QMessageBox.DestructiveRole)
         box.setDefaultButton(keep)
         box.exec()
-        return box.clickedButton().text() if box.clickedButton() else QUIT_TEXT
+        return box.clickedButton() is keep
