@@ -72,7 +72,7 @@ class Tray(QObject):
         self.keep_action.setToolTip("Closing the window leaves Parley in the tray." if self.available
                                     else "This desktop has no tray.")
         self._render_keep()
-        self.keep_action.toggled.connect(self._keep_chosen)
+        self.keep_action.triggered.connect(self._keep_chosen)  # the person's choice only
         window.model.settings_changed.connect(lambda _settings: self._render_keep())
         self.icon = QSystemTrayIcon(self)
         self.icon.setContextMenu(self.menu)
