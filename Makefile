@@ -9,8 +9,9 @@ STAMP_TEST := $(VENV)/.stamp-test
 TORCH_VERSION := 2.13.0
 CUDA_VENV := build/venv-cuda
 SAMPLE := assets/hello_24k.wav
+FUZZ_EXAMPLES ?= 5000
 
-.PHONY: run test check bench screenshots package package-cuda lint clean
+.PHONY: run test check fuzz bench screenshots package package-cuda lint clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -51,6 +52,12 @@ check: $(STAMP_TEST)
 	@bash tests/setup_system.sh
 	$(VENV)/bin/ruff check .
 	$(PY) -m pytest -q --durations=15 -m "not bundle and not slow"
+
+# The fuzzer of every reader of untrusted bytes (tests/fuzz_readers.py), long: FUZZ_EXAMPLES new
+# random inputs per reader (`make test` runs a few dozen, the same each time). It prints how many
+# inputs each reader took and how they ended; a failure prints the input that broke the contract.
+fuzz: $(STAMP_TEST)
+	PARLEY_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -s tests/test_fuzz_readers.py
 
 bench: $(STAMP_TEST)
 	$(PY) -m bench.run_all

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, fields, replace
+from pathlib import Path
 
 from PySide6.QtCore import QSettings
 
 from app.audio.echo import ProcessingSettings
+from engine.atomic import PRIVATE_MODE
 
 MAX_RECENT = 8
 
@@ -55,10 +58,14 @@ def load_settings(store: QSettings) -> AppSettings:
 
 
 def save_settings(store: QSettings, settings: AppSettings) -> None:
+    """Store ``settings``; their file (the recent files' paths, the persona's name) is the user's only."""
     for f in fields(AppSettings):
         value = getattr(settings, f.name)
         store.setValue(f.name, list(value) if isinstance(value, tuple) else value)
     store.sync()
+    path = Path(store.fileName())
+    if path.is_file():  # a file (Linux, an ini file); on Windows the registry, per-user already
+        os.chmod(path, PRIVATE_MODE)
 
 
 def _coerce(raw, default):

@@ -152,6 +152,7 @@ def run_app(seconds: float, model: str, precision: str, folder: Path, screenshot
         window.load_model(model, "auto", precision)
         if not wait_until(lambda: window.model.model_info is not None or failures.calls, START_TIMEOUT_S):
             raise TimeoutError("the model did not load in time")
+        window.model.start()  # Start: a conversation runs no frame before it
         player = audio_server.play_into_mic(wav)
         if not wait_until(lambda: frames.calls or failures.calls, 30.0):
             raise TimeoutError("no frame came from the sound card")

@@ -41,7 +41,14 @@ from app.audio.echo import ECHO_LAG_AGREEMENT_S, LIBRARY, MicProcessor, Processi
 from app.audio.headless import EventRecorder, wait_until
 from app.audio.levels import level_db
 from app.audio.streams import AudioIO
-from app.engine_thread.messages import FrameDone, LoadModel, ProcessingUnavailable, SetMicOpen, SetProcessing
+from app.engine_thread.messages import (
+    FrameDone,
+    LoadModel,
+    ProcessingUnavailable,
+    SetLive,
+    SetMicOpen,
+    SetProcessing,
+)
 from app.engine_thread.worker import EngineWorker
 from bench.common import cpu_model
 from engine import (
@@ -200,6 +207,7 @@ def run_path(far: np.ndarray, near: np.ndarray, run: EchoRun, processing: bool) 
         write_wav(near_wav, near)
         try:
             worker.submit(LoadModel("playback", "cpu", "float32"))
+            worker.submit(SetLive(True))  # as Talk or Start does: its first conversation runs
             audio.start()
             _wait(lambda: model.sessions and len(model.sessions[-1].heard) > 0, START_TIMEOUT_S, "the first frame")
             session = model.sessions[-1]

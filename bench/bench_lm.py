@@ -109,7 +109,7 @@ def greedy_agreement(ours: LMModel, quantized: LMModel, frames: int = 40) -> flo
 
         quantized.depformer_frame(hq, text, states[1]["depformer"], follow)
         agree += int((logits_q.argmax(-1) == text).sum()) + int((torch.stack(picked, 1) == tokens).sum())
-        total += 1 + c.dep_q
+        total += c.token_streams
     return agree / total
 
 

@@ -52,6 +52,7 @@ def switch_times(window, feeder, persona, repeats: int) -> list[dict]:
         if window.error_box.isVisible():
             raise RuntimeError(window.error_label.text())
         ready = time.perf_counter()
+        window.model.start()  # Start: the new conversation runs no frame before it
         prompt_steps = window.model.worker.controller.session.generator_steps
         n_frames, fed = len(frames), 0
         while len(frames) == n_frames:  # the pump's first frame may want more than one frame of input

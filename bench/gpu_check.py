@@ -1,6 +1,7 @@
-"""One GPU check (< 10 minutes on a CUDA machine): CUDA graph vs eager parity, per-frame times in
-each precision (bfloat16, int8 with each kernel candidate, int4), the reference on the same GPU,
-the memory-bandwidth floor, and each precision under the memory of an 8, 12, 16 and 24 GB card.
+"""One GPU check (about 7 minutes on an H100 or H200, ``--budget-s``): CUDA graph vs eager parity,
+per-frame times in each precision (bfloat16, int8 with each kernel candidate, int4), the reference
+on the same GPU, the memory-bandwidth floor, bfloat16 and int8 under the memory of a 12, 16 and
+24 GB card, and where a frame's time goes (``--profile``).
 
 For the demo model (built locally, no download) and for random-weight models with the full 7B
 Moshi and PersonaPlex configurations in the released layout (built on the device as a load
@@ -17,25 +18,36 @@ builds them: ``random_lm``):
 - ``kernels``: each int8 candidate's time at the 7B matmul shapes, and the int4 ones (the plain
   dequantising path and torch's ``_weight_int4pack_mm`` on its tiled layout), each against its
   reference;
-- ``memory_caps`` (``--caps``): per precision and card size, the process limited with
-  ``torch.cuda.set_per_process_memory_fraction`` to what such a card leaves beside this CUDA
-  context: the model built, quantised and run for a few frames (the KV cache is allocated for the
-  full context from the start), whether it fit, the memory in use, and the estimate
-  (``engine.runtime.gpu_memory.needed_gb``) that must not be below it (``estimate_ok``);
-- the reference ``moshi`` LMGen + Mimi (its own CUDA graphs, no torch.compile) on the same GPU;
+- ``memory_caps`` (``--caps``, ``--cap-precisions``): per precision and card size, the process
+  limited with ``torch.cuda.set_per_process_memory_fraction`` to what such a card leaves beside
+  this CUDA context: the model built, quantised and run for a few frames (the KV cache is
+  allocated for the full context from the start), whether it fit, the memory in use, and the
+  estimate (``engine.runtime.gpu_memory.needed_gb``) that must not be below it (``estimate_ok``;
+  ``bench/gpu_memory_caps.py``);
+- ``profile`` (``--profile``; 7B models): torch.profiler with CUDA activity over one eager frame and
+  20 graph replays: kernels per frame, the top 30 kernels by time, attention µs per call, the
+  matrix-vector products' GB/s per shape (``bench/gpu_profile.py``);
+- the reference ``moshi`` LMGen + Mimi (its own CUDA graphs) on the same GPU, without its
+  torch.compile (``reference``) and, on CUDA, with it (``reference_compiled``: as its users run it);
 - demo only (both load its files): ours and the reference greedy in float32 on the same GPU, the
   frames whose tokens are identical (exactness on the device, not only on the CPU);
 - the GPU memory each run needed (peak allocated; in use on the device with the CUDA context);
 - the bandwidth floor: bytes touched per frame (LM weights without embeddings, the temporal KV
   ring read by attention, Mimi's weights) / measured device-to-device copy bandwidth.
 
-Each stage (build, eager, graph, int8, reference, ...) is written to the JSON as soon as it ends;
-a stage that fails is recorded with its error and the others still run (exit status 1).
+Each stage (the copy bandwidth, the kernel timings, and per model build, eager, graph, int8,
+reference, ...) is written to the JSON as soon as it ends; a stage that fails is recorded with its
+error and the others still run (exit status 1). ``--budget-s`` (default 420 on CUDA: one short
+call) skips a stage whose estimate (``STAGE_S``) would not finish in the time left beside what the
+next models' stages need; ``--estimate`` prints the plan and its total without running anything.
+Nothing here needs soxr, platformdirs or the app's packages (the device image has none of them);
+the reference needs ``moshi`` (see bench/README.md).
 
 Graph frames run under ``torch.cuda.set_sync_debug_mode("error")`` (a host sync raises) and the
 capture uses ``capture_error_mode="global"`` (inside ``FrameStep``).
 
     python -m bench.gpu_check                 # CUDA: writes bench/results/gpu_check.json
+    python -m bench.gpu_check --estimate      # the stages a run would take, and their seconds
     python -m bench.gpu_check --smoke         # CPU: tiny LMs and the demo, 5 frames (CI keeps it working);
                                               # writes SMOKE_OUT unless --out says where
 """
@@ -54,32 +66,48 @@ import tempfile
 import time
 import traceback
 from contextlib import nullcontext
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-os.environ.setdefault("NO_TORCH_COMPILE", "1")  # the reference: compiling needs Triton and minutes
+import torch
 
-import torch  # noqa: E402
-
-from bench.common import summary  # noqa: E402
-from engine.atomic import write_atomically  # noqa: E402
-from engine.codec.mimi import Mimi, MimiConfig, load_mimi  # noqa: E402
-from engine.files.hub_layout import MIMI_NAME, MOSHI_NAME  # noqa: E402
-from engine.kernels import int8  # noqa: E402
-from engine.kernels.int4 import Int4Weight  # noqa: E402
-from engine.kernels.quantize import load_targets, quantizer, weight_bytes  # noqa: E402
-from engine.lm.generate import SamplingConfig, make_generator  # noqa: E402
-from engine.lm.model import LMConfig, LMModel, load_lm, share_stored_steps  # noqa: E402
-from engine.lm.personaplex import VoicePrompt, run_prompt_phases  # noqa: E402
-from engine.runtime.cpu import cpu_model  # noqa: E402
-from engine.runtime.frame_step import FrameStep, sync_debug_error  # noqa: E402
-from engine.runtime.gpu_memory import kv_cache_bytes, needed_gb  # noqa: E402
-from engine.runtime.prompt_steps import PromptSteps  # noqa: E402
+from bench import gpu_memory_caps
+from bench.common import summary
+from bench.gpu_profile import profile_frames
+from bench.gpu_report import Report
+from engine.codec.mimi import Mimi, MimiConfig, load_mimi
+from engine.files.hub_layout import MIMI_NAME, MOSHI_NAME
+from engine.kernels import int8
+from engine.kernels.int4 import Int4Weight
+from engine.kernels.quantize import load_targets, quantizer, weight_bytes
+from engine.lm.generate import SamplingConfig, make_generator
+from engine.lm.model import UNGENERATED_TOKEN, LMConfig, LMModel, load_lm, share_stored_steps
+from engine.lm.personaplex import VoicePrompt, run_prompt_phases
+from engine.runtime.cpu import cpu_model
+from engine.runtime.frame_step import FrameStep, sync_debug_error
+from engine.runtime.gpu_memory import kv_cache_bytes
+from engine.runtime.prompt_steps import PromptSteps
 
 RESULTS = Path(__file__).resolve().parent / "results"
 SMOKE_OUT = Path(tempfile.gettempdir()) / "parley-gpu_check-smoke.json"  # never the stored GPU results
-CARDS_GB = (8, 12, 16, 24)
+CARDS_GB = (8, 12, 16, 24)  # what gpu_load emulates
+CHECK_CARDS_GB = (12, 16, 24)  # the memory caps this check runs each 7B model under
+CAP_PRECISIONS = ("bfloat16", "int8")
 QUANTISED = ("int8", "int4")
+BUDGET_S = 420.0  # one short GPU call: the whole check, both 7B models, in 7 minutes
+# Seconds a stage takes for a 7B model on an H100/H200 at the default 60 frames. Measured on the
+# H200 (bench/results/gpu_check.json: the whole earlier check, build, eager, graph, two int8 kernels
+# and the reference for the demo and both 7B models, took 56 s; per frame: eager 79-88 ms, graph
+# 13-17 ms, int8 33-92 ms, the reference 21 ms; the prompt 4.3 s eager and 1.3 s from graphs),
+# rounded up. Estimated, never measured there: the compiles (Inductor's int8 matmul at ~11 shapes
+# with coordinate-descent tuning, once per process; the reference's torch.compile), int4 (it
+# dequantises every weight every call), the profiler and the memory caps (6 builds, 3 of them
+# failing part-way). Stages of the demo and the tiny models: SMALL_STAGE_S each.
+STAGE_S = {"build": 5, "eager": 6, "graph": 3, "floor": 1, "profile": 8, "prompt_eager": 6, "prompt_graph": 4,
+           "build_int8": 6, "int8_choice": 5, "graph_int8": 6, "graph_int8/compiled": 40, "build_int4": 6,
+           "graph_int4": 15, "memory_caps": 40, "reference": 5, "reference_compiled": 45}
+SMALL_STAGE_S = 3
+TOP_STAGE_S = {"copy_bandwidth": 1, "kernels": 40}  # kernels: the compiled candidate compiled at 4 shapes
 MODELS = ("demo", "moshi-7b", "personaplex-7b", "tiny", "tiny-personaplex")
 PROMPT_VOICE_FRAMES = 125  # a 10 s voice recording at 12.5 frames/s
 PROMPT_TEXT_TOKENS = 30  # a one-sentence role prompt with its <system> tags
@@ -145,10 +173,12 @@ def gpu_memory(device: torch.device) -> dict | None:
             "device_used_gb": round((total - free) / 1e9, 2)}
 
 
-def run_reference(mimi, lm, inputs, device, greedy: bool = False) -> dict:
+def run_reference(mimi, lm, inputs, device, greedy: bool = False, compiled: bool = False) -> dict:
     """The reference package's frames (imported here: a missing ``moshi`` fails this stage only):
-    the times after warm-up and the tokens of every frame that has output."""
+    the times after warm-up and the tokens of every frame that has output. ``compiled``: with the
+    package's own torch.compile of its small functions (as its users run it), else without."""
     from moshi.models.lm import LMGen
+    from moshi.utils.compile import no_compile
 
     gen = LMGen(lm, use_sampling=not greedy)
     clock, ms, tokens = Clock(device), [], []
@@ -159,7 +189,7 @@ def run_reference(mimi, lm, inputs, device, greedy: bool = False) -> dict:
             mimi.decode(tokens[:, 1:9])
         return tokens
 
-    with torch.inference_mode(), mimi.streaming(1), gen.streaming(1):
+    with torch.inference_mode(), mimi.streaming(1), gen.streaming(1), nullcontext() if compiled else no_compile():
         for i, pcm in enumerate(inputs):
             out, t = clock.time(lambda pcm=pcm: frame(pcm))
             if out is not None:
@@ -177,7 +207,7 @@ def greedy_parity(name: str, device: torch.device, inputs) -> dict:
                     sampling=SamplingConfig.greedy())
     release(device)
     reference = run_reference(*build_reference(name, device, torch.float32), inputs, device, greedy=True)
-    a = [t for t in ours["tokens"] if t[0] != -2]  # -2: no output yet (the reference returns None)
+    a = [t for t in ours["tokens"] if t[0] != UNGENERATED_TOKEN]  # no output yet (the reference returns None)
     b = reference["tokens"]
     same = [x == y for x, y in zip(a, b)]
     return {"frames": len(same), "identical": sum(same), "first_difference": same.index(False) if False in same
@@ -293,46 +323,93 @@ def demo_folder() -> Path:
     return ensure_demo_model()
 
 
-class Report:
-    """The JSON report, written (atomically) after every stage, so a crash or a kill loses at most
-    the stage that was running. A stage that raises is recorded with its error; the rest go on."""
+@dataclass(frozen=True)
+class Options:
+    """What a run does beside each model's core stages."""
 
-    def __init__(self, path: Path, data: dict):
-        self.path, self.data = path, data
-        self.write()
-
-    def write(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomically(self.path, (json.dumps(self.data, indent=2) + "\n").encode())
-
-    def stage(self, model: str, name: str, fn, record=None):
-        """Run one stage: ``record(result)`` (default: the result without its tokens), or
-        ``{"error": ...}``, goes under models/model/name. Returns the full result (``None`` on failure)."""
-        entry = self.data["models"].setdefault(model, {})
-        t0 = time.perf_counter()
-        try:
-            full = fn()
-        except Exception as e:  # a failed stage is a result too; the next stages still run
-            traceback.print_exc()
-            entry[name] = {"error": f"{type(e).__name__}: {e}", "wall_s": round(time.perf_counter() - t0, 1)}
-            self.write()
-            return None
-        entry[name] = record(full) if record else {k: v for k, v in full.items() if k != "tokens"}
-        self.write()
-        return full
+    device_type: str = "cuda"
+    precisions: tuple[str, ...] = ("bfloat16", *QUANTISED)
+    caps: tuple[int, ...] = ()
+    cap_precisions: tuple[str, ...] = CAP_PRECISIONS
+    profile: bool = False
+    frames: int = 60
 
 
-def check(name: str, device: torch.device, dtype: torch.dtype, frames: int, bandwidth: float,
-          report: Report, precisions=("bfloat16", *QUANTISED), caps=()) -> None:
-    """Every stage of one model, each recorded in ``report`` as it finishes (see ``Report``)."""
+def int8_candidates(device_type: str) -> tuple[str, ...]:
+    """The int8 kernels a plan expects to run: the CPU's one, every candidate on a GPU (those that
+    disagree there are left out at run time)."""
+    return ("unfused",) if device_type == "cpu" else tuple(int8.KERNELS)
+
+
+def planned_stages(name: str, options: Options) -> list[str]:
+    """The stages ``check`` runs for model ``name``, in order (the budget's plan; a test keeps the
+    two the same)."""
+    stages = ["build", "eager", "graph", "floor"]
+    if options.profile:
+        stages.append("profile")
+    if is_personaplex(name):
+        stages += ["prompt_eager", "prompt_graph"]
+    for precision in options.precisions:
+        if precision == "int8":
+            stages += ["build_int8", "int8_choice", *(f"graph_int8/{k}" for k in int8_candidates(options.device_type))]
+        elif precision != "bfloat16":
+            stages += [f"build_{precision}", f"graph_{precision}"]
+    if options.caps:
+        stages.append("memory_caps")
+    if name == "demo":
+        stages.append("greedy_float32_vs_reference")
+    if not is_personaplex(name):
+        stages.append("reference")
+        if options.device_type == "cuda":
+            stages.append("reference_compiled")
+    return stages
+
+
+def is_personaplex(name: str) -> bool:
+    return name != "demo" and build_config(name).is_personaplex
+
+
+OPTIONAL_STAGES = ("graph_int8/compiled", "reference_compiled", "memory_caps")  # the first a budget gives up
+
+
+def stage_estimate_s(model: str | None, stage: str, frames: int = 60) -> float:
+    """Seconds ``stage`` is expected to take (``STAGE_S``; frame-bound stages scaled to ``frames``)."""
+    if model is None:
+        return TOP_STAGE_S.get(stage, SMALL_STAGE_S)
+    if not model.endswith("7b"):
+        return SMALL_STAGE_S
+    seconds = STAGE_S.get(stage, STAGE_S.get(stage.split("/")[0], 10))
+    return seconds * frames / 60 if stage in ("eager", "graph") or stage.startswith("graph_") else seconds
+
+
+def plan_s(models, options: Options, optional: bool = True) -> float:
+    """The estimated seconds of ``models``' stages (without the optional ones unless ``optional``)."""
+    return sum(stage_estimate_s(name, stage, options.frames) for name in models
+               for stage in planned_stages(name, options) if optional or stage not in OPTIONAL_STAGES)
+
+
+def check(name: str, device: torch.device, dtype: torch.dtype, bandwidth: float | None, report: Report,
+          options: Options) -> None:
+    """Every stage of one model, each recorded in ``report`` as it finishes (see ``Report``); what
+    falls between stages is guarded too (``check_error``), so that the next model still runs."""
     if name not in MODELS:
         raise ValueError(f"unknown model {name!r}: expected one of {', '.join(MODELS)}")
+    entry = report.data["models"].setdefault(name, {})
+    try:
+        stages(name, device, dtype, bandwidth, report, options, entry)
+    except Exception as e:  # noqa: BLE001 (recorded; the next model runs)
+        traceback.print_exc()
+        entry["check_error"] = f"{type(e).__name__}: {e}"
+    release(device)
+    report.write()
+
+
+def stages(name, device, dtype, bandwidth, report: Report, options: Options, entry: dict) -> None:
+    entry["frames"] = options.frames
+    gen = torch.Generator().manual_seed(1)
+    inputs = [(0.1 * torch.randn(1, 1, 1920, generator=gen)).to(device) for _ in range(options.frames)]
     built = report.stage(name, "build", lambda: dict(zip(("mimi", "lm"), build_ours(name, device, dtype))),
                          record=lambda _: {"ok": True})
-    entry = report.data["models"][name]
-    entry["frames"] = frames
-    gen = torch.Generator().manual_seed(1)
-    inputs = [(0.1 * torch.randn(1, 1, 1920, generator=gen)).to(device) for _ in range(frames)]
     if built is not None:
         mimi, lm = built["mimi"], built["lm"]
         eager = report.stage(name, "eager", lambda: run_ours(mimi, lm, inputs, device, graph=False))
@@ -343,6 +420,10 @@ def check(name: str, device: torch.device, dtype: torch.dtype, frames: int, band
             same = [a == b for a, b in zip(eager["tokens"], graph["tokens"])]
             entry.update(parity_graph_vs_eager=all(same), frames_identical=sum(same))
         report.stage(name, "floor", lambda: floor(mimi, lm, bandwidth))
+        if options.profile:
+            release(device)
+            report.stage(name, "profile", lambda: profile_frames(mimi, lm, inputs, device,
+                                                                 replays=20 if device.type == "cuda" else 3))
         if lm.config.is_personaplex:
             eager_prompt = report.stage(name, "prompt_eager", lambda: run_prompt(lm, device, graph=False))
             graph_prompt = report.stage(name, "prompt_graph", lambda: run_prompt(lm, device, graph=True))
@@ -351,27 +432,30 @@ def check(name: str, device: torch.device, dtype: torch.dtype, frames: int, band
                                                          if graph_prompt["graphs_active"] else None)
         bf16 = graph
         del mimi, lm, built
-        for precision in precisions:
+        for precision in options.precisions:
             release(device)
             check_precision(name, precision, device, dtype, inputs, bf16, bandwidth, report)
     release(device)
-    if caps:
-        report.stage(name, "memory_caps", lambda: memory_caps(name, device, dtype, inputs[:8], caps, precisions))
+    if options.caps:
+        report.stage(name, "memory_caps", lambda: memory_caps(name, device, dtype, inputs[:8], options))
     release(device)
     if name == "demo":  # both load its files: the same weights (the others are random, each its own)
         report.stage(name, "greedy_float32_vs_reference", lambda: greedy_parity(name, device, inputs))
         release(device)
-    if name in ("personaplex-7b", "tiny-personaplex"):
+    if is_personaplex(name):
         entry["reference"] = {"skipped": "the PersonaPlex generator is not on PyPI (NVIDIA/personaplex)"}
         reference = None
     else:
         reference = report.stage(name, "reference", lambda: run_reference(*build_reference(name, device, dtype),
                                                                            inputs, device))
+        release(device)
+        if device.type == "cuda":
+            report.stage(name, "reference_compiled", lambda: run_reference(
+                *build_reference(name, device, dtype), inputs, device, compiled=True))
     release(device)
     ours = (entry.get("graph") or {}).get("times", {}).get("median_ms")
     ref = (reference or {}).get("times", {}).get("median_ms")
     entry["ours_over_reference"] = round(ours / ref, 3) if ours and ref else None
-    report.write()
 
 
 def floor(mimi, lm, bandwidth: float) -> dict:
@@ -403,9 +487,11 @@ def check_precision(name: str, precision: str, device, dtype, inputs, bf16: dict
     mimi, lm = built["mimi"], built["lm"]
     kernels = [None]
     if precision == "int8":
-        chosen = int8.chosen_kernel(device, dtype)
-        agree = int8.KERNEL_CHOICES.get((device.type, dtype), {}).get("agree", [chosen])
-        kernels = [chosen, *(k for k in agree if k != chosen)]
+        kernels = report.stage(name, "int8_choice", lambda: int8_kernels(device, dtype),
+                               record=lambda k: {"chosen": k[0], "agree": k,
+                                                 **int8.KERNEL_CHOICES.get((device.type, dtype), {})})
+        if kernels is None:
+            return
     for kernel in kernels:
         label = precision if kernel is None else f"{precision}/{kernel}"
         run = report.stage(name, f"graph_{label}", lambda kernel=kernel: with_int8_kernel(
@@ -424,6 +510,13 @@ def check_precision(name: str, precision: str, device, dtype, inputs, bf16: dict
     report.write()
 
 
+def int8_kernels(device: torch.device, dtype: torch.dtype) -> list[str]:
+    """The int8 kernels that agree with the reference here, the one the engine chose first."""
+    chosen = int8.chosen_kernel(device, dtype)
+    agree = int8.KERNEL_CHOICES.get((device.type, dtype), {}).get("agree", [chosen])
+    return [chosen, *(k for k in agree if k != chosen)]
+
+
 def with_int8_kernel(device, dtype, kernel: str | None, run):
     """``run`` with int8 matmuls through ``kernel`` (None: as chosen), the choice restored after."""
     key = (device.type, dtype)
@@ -436,13 +529,17 @@ def with_int8_kernel(device, dtype, kernel: str | None, run):
 
 
 def kernel_times(device: torch.device, dtype: torch.dtype, repeats: int = 20) -> dict:
-    """Each int8 candidate at the 7B shapes (those that agree with the reference), and int4: the
-    plain dequantising path against torch's fused ``_weight_int4pack_mm`` (CUDA only)."""
+    """Each int8 candidate at the 7B shapes (those that agree with the reference), eagerly and, on
+    CUDA, replayed from a graph as a frame runs it (``int8_ms_graph``: no launch gaps between a
+    many-kernel candidate's kernels); and int4: the plain dequantising path against torch's fused
+    ``_weight_int4pack_mm`` (CUDA only)."""
     shapes = int8.TIMED_SHAPES if device.type == "cuda" else ((64, 48), (32, 96))
     tried = [k for k in int8.KERNELS if device.type == "cuda" or k != "compiled"]  # the CPU compiles for minutes
     agree = [k for k in tried if int8.kernel_agrees(k, device, dtype)]
     out = {"int8_agree": agree, "int8_ms": int8.time_kernels(device, dtype, agree, shapes, repeats),
            "int4_ms": {"plain": 0.0}}
+    if device.type == "cuda":
+        out["int8_ms_graph"] = graph_kernel_times(device, dtype, agree, shapes, repeats)
     gen = torch.Generator().manual_seed(0)
     for n_in, n_out in shapes:
         x = torch.randn(1, n_in, generator=gen).to(device, dtype)
@@ -460,6 +557,41 @@ def kernel_times(device: torch.device, dtype: torch.dtype, repeats: int = 20) ->
     return out
 
 
+def graph_kernel_times(device, dtype, names, shapes, repeats: int) -> dict:
+    """``int8.time_kernels`` with each call replayed from a CUDA graph (a kernel that cannot be
+    captured: its error instead of a time)."""
+    totals: dict[str, float | str] = dict.fromkeys(names, 0.0)
+    gen = torch.Generator().manual_seed(0)
+    for n_in, n_out in shapes:
+        x = torch.randn(1, n_in, generator=gen).to(device, dtype)
+        q = torch.randint(-int8.INT8_MAX, int8.INT8_MAX + 1, (n_out, n_in), dtype=torch.int8, generator=gen).to(device)
+        scale = torch.rand(n_out, generator=gen).to(device, dtype) * 1e-2
+        for name in names:
+            if isinstance(totals[name], str):
+                continue
+            try:
+                replay = graphed(functools.partial(int8.KERNELS[name], x, q, scale))
+            except Exception as e:  # noqa: BLE001 (recorded for this kernel; the others are timed)
+                totals[name] = f"{type(e).__name__}: {e}"
+                continue
+            totals[name] += statistics.median(int8.time_call(replay, device, repeats))
+    return {k: round(v, 4) if isinstance(v, float) else v for k, v in totals.items()}
+
+
+def graphed(call):
+    """``call`` captured once into a CUDA graph after a warm-up on a side stream: its replay."""
+    stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(stream):
+        call()
+        call()
+    torch.cuda.current_stream().wait_stream(stream)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        call()
+    return graph.replay
+
+
 def int4pack_call(x: torch.Tensor, weight: Int4Weight):
     """torch's CUDA int4 matmul on ``weight`` converted to its tiled layout (even columns in the
     high nibble there; the same ``(q - 8) * scale + zero`` groups)."""
@@ -470,41 +602,29 @@ def int4pack_call(x: torch.Tensor, weight: Int4Weight):
     return lambda: torch._weight_int4pack_mm(x, tiled, group, scales_and_zeros)
 
 
-def memory_caps(name: str, device: torch.device, dtype: torch.dtype, inputs, caps, precisions) -> dict:
-    """Per precision and card size: does the model run in what such a card leaves beside this
-    process's CUDA context, how much is in use after a few frames, and is the estimate above it."""
+def memory_caps(name: str, device: torch.device, dtype: torch.dtype, inputs, options: Options) -> dict:
+    """``gpu_memory_caps.memory_caps`` for model ``name``: built at each precision, a few graph frames."""
     if device.type != "cuda":
         return {"skipped": "needs a CUDA device"}
-    release(device)
-    free, total = torch.cuda.mem_get_info(device)
-    context = (total - free - torch.cuda.memory_reserved(device)) / 1e9  # the CUDA context and the driver's
-    out = {"context_gb": round(context, 2), "total_gb": round(total / 1e9, 2)}
-    config = build_config(name)
-    for precision in precisions:
-        estimate = needed_gb(config, precision, dtype)
-        for card in caps:
-            key = f"{precision}@{card}GB"
-            torch.cuda.set_per_process_memory_fraction(max(card - context, 0.1) * 1e9 / total, device)
-            try:
-                mimi, lm, load_s = build_quantised(name, precision, device, dtype)
-                run = run_ours(mimi, lm, inputs, device, graph=True)
-                used = run["gpu_memory"]["device_used_gb"]
-                out[key] = {"fits": True, "load_s": load_s, "times": run["times"], "gpu_memory": run["gpu_memory"],
-                            "estimate_gb": round(estimate, 2), "estimate_ok": estimate >= used}
-                del mimi, lm, run
-            except torch.OutOfMemoryError as e:
-                out[key] = {"fits": False, "error": str(e).splitlines()[0], "estimate_gb": round(estimate, 2),
-                            "estimate_ok": estimate > card}
-            finally:
-                torch.cuda.set_per_process_memory_fraction(1.0, device)
-                release(device)
-    return out
+    return gpu_memory_caps.memory_caps(
+        build_config(name), device, dtype, options.caps, options.cap_precisions,
+        build=lambda precision: build_quantised(name, precision, device, dtype),
+        run=lambda mimi, lm: run_ours(mimi, lm, inputs, device, graph=True))
 
 
 def release(device: torch.device) -> None:
     gc.collect()
     if device.type == "cuda":
         torch.cuda.empty_cache()
+
+
+def prepare_environment() -> None:
+    """Where platformdirs is missing (the GPU image), the demo is built in a temporary cache
+    folder instead of the user's (``PARLEY_CACHE_DIR``, unless set)."""
+    try:
+        import platformdirs  # noqa: F401
+    except ImportError:
+        os.environ.setdefault("PARLEY_CACHE_DIR", str(Path(tempfile.gettempdir()) / "parley-gpu-check-cache"))
 
 
 def main(argv=None) -> int:
@@ -515,43 +635,73 @@ def main(argv=None) -> int:
     parser.add_argument("--precisions", nargs="+", default=["bfloat16", *QUANTISED],
                         help="bfloat16 (always run), int8 (each kernel candidate), int4")
     parser.add_argument("--caps", nargs="*", type=int, default=None,
-                        help=f"card sizes (GB) to run each precision under (default {CARDS_GB} on CUDA; none in smoke)")
+                        help=f"card sizes (GB) to run the 7B models under (default {CHECK_CARDS_GB} on CUDA; "
+                             "none in smoke)")
+    parser.add_argument("--cap-precisions", nargs="+", default=list(CAP_PRECISIONS),
+                        help="the precisions run under each card size")
+    parser.add_argument("--profile", action="store_true",
+                        help="a torch.profiler stage per 7B model (smoke: per tiny model)")
+    parser.add_argument("--skip-kernel-times", action="store_true", help="leave out the int8/int4 kernel timings")
+    parser.add_argument("--budget-s", type=float, default=None,
+                        help=f"skip the stages that would end after this many seconds (default {BUDGET_S:g} on "
+                             "CUDA, none in smoke)")
+    parser.add_argument("--estimate", action="store_true", help="print the stages and their estimated seconds")
     parser.add_argument("--out", type=Path, default=None,
                         help=f"JSON output (default bench/results/gpu_check.json; with --smoke {SMOKE_OUT})")
     args = parser.parse_args(argv)
-    t0 = time.perf_counter()
+    prepare_environment()
+    smoke_models, gpu_models = ["tiny", "tiny-personaplex", "demo"], ["demo", "moshi-7b", "personaplex-7b"]
+    models = args.models or (smoke_models if args.smoke else gpu_models)
+    options = {name: Options(
+        device_type="cpu" if args.smoke else "cuda",
+        # a fast smoke run; on a GPU the demo's quantised rows say nothing the 7B rows do not
+        precisions=tuple(args.precisions if name in ("tiny", "moshi-7b", "personaplex-7b") else ["bfloat16"]),
+        caps=tuple(args.caps if args.caps is not None else (() if args.smoke else CHECK_CARDS_GB))
+        if name.endswith("7b") else (),
+        cap_precisions=tuple(args.cap_precisions),
+        profile=args.profile and (name.endswith("7b") or args.smoke and name.startswith("tiny")),
+        frames=args.frames or (5 if args.smoke else 60)) for name in models}
+    if args.estimate:
+        return print_estimate(models, options, args)
     device = torch.device("cuda" if torch.cuda.is_available() and not args.smoke else "cpu")
     if device.type == "cpu" and not args.smoke:
         print("no CUDA device: run with --smoke for the CPU check", file=sys.stderr)
         return 2
     dtype = torch.bfloat16 if device.type == "cuda" else torch.float32
-    frames = args.frames or (5 if args.smoke else 60)
-    smoke_models, gpu_models = ["tiny", "tiny-personaplex", "demo"], ["demo", "moshi-7b", "personaplex-7b"]
-    models = args.models or (smoke_models if args.smoke else gpu_models)
-    bandwidth = copy_bandwidth(device, (64 << 20) if args.smoke else (1 << 30))
     out = args.out or (SMOKE_OUT if args.smoke else RESULTS / "gpu_check.json")
-    caps = args.caps if args.caps is not None else (() if args.smoke else CARDS_GB)
+    budget = args.budget_s if args.budget_s is not None else (None if args.smoke else BUDGET_S)
     report = Report(out, {
         "device": torch.cuda.get_device_name(device) if device.type == "cuda" else platform.processor() or "cpu",
         "cpu": cpu_model(), "cores": os.cpu_count(),
-        "torch": torch.__version__, "dtype": str(dtype), "smoke": args.smoke,
-        "copy_bandwidth_gb_s": round(bandwidth / 1e9, 1),
+        "torch": torch.__version__, "dtype": str(dtype), "smoke": args.smoke, "budget_s": budget,
+        "estimate_s": round(TOP_STAGE_S["copy_bandwidth"] + TOP_STAGE_S["kernels"] * (not args.skip_kernel_times)
+                            + sum(plan_s([n], options[n]) for n in models)),
         "reference_cuda_graph": os.environ.get("NO_CUDA_GRAPH", "0") in ("", "0"),
         "complete": False, "models": {}, "kernels": None,
-    })
-    report.data["kernels"] = kernel_times(device, dtype, repeats=3 if args.smoke else 20)
-    report.write()
-    for name in models:
-        precisions = args.precisions if name == "tiny" or not args.smoke else ["bfloat16"]  # a fast smoke run
-        check(name, device, dtype, frames, bandwidth, report, precisions, caps if name.endswith("7b") else ())
-    report.data["wall_s"] = round(time.perf_counter() - t0, 1)
+    }, budget_s=budget, estimate_s=lambda model, stage: stage_estimate_s(
+        model, stage, options[model].frames if model in options else 60))
+    bandwidth = report.stage(None, "copy_bandwidth", lambda: copy_bandwidth(device, (64 << 20) if args.smoke
+                                                                             else (1 << 30)) / 1e9,
+                             record=lambda gb_s: round(gb_s, 1))
+    bandwidth = bandwidth * 1e9 if bandwidth else None
+    report.data["copy_bandwidth_gb_s"] = report.data.pop("copy_bandwidth")  # the name it always had
+    if args.skip_kernel_times:
+        report.data["kernels"] = {"skipped": "--skip-kernel-times"}
+    else:
+        report.stage(None, "kernels", lambda: kernel_times(device, dtype, repeats=3 if args.smoke else 20))
+    for i, name in enumerate(models):
+        report.reserve_s = sum(plan_s([later], options[later], optional=False) for later in models[i + 1:])
+        check(name, device, dtype, bandwidth, report, options[name])
+    report.data["wall_s"] = round(report.elapsed_s(), 1)
     report.data["complete"] = True
     report.write()
     print_table(report.data)
     print(f"wrote {out}")
     models_run = report.data["models"]
     errors = [f"{n}/{stage}" for n, r in models_run.items() for stage, v in r.items()
-              if isinstance(v, dict) and "error" in v]
+              if isinstance(v, dict) and "error" in v] + [n for n, r in models_run.items() if "check_error" in r]
+    errors += [stage for stage in ("copy_bandwidth_gb_s", "kernels")
+               if isinstance(report.data.get(stage), dict) and "error" in report.data[stage]]
     differ = [n for n, r in models_run.items()
               if False in (r.get("parity_graph_vs_eager"), r.get("prompt_parity_graph_vs_eager"))]
     if errors:
@@ -559,6 +709,19 @@ def main(argv=None) -> int:
     if differ:
         print(f"graph and eager tokens differ for: {', '.join(differ)}", file=sys.stderr)
     return 1 if errors or differ else 0
+
+
+def print_estimate(models, options: dict, args) -> int:
+    """The plan: every stage of every model with its estimated seconds (``STAGE_S``), and the total."""
+    total = TOP_STAGE_S["copy_bandwidth"] + TOP_STAGE_S["kernels"] * (not args.skip_kernel_times)
+    for name in models:
+        stages = {stage: stage_estimate_s(name, stage, options[name].frames)
+                  for stage in planned_stages(name, options[name])}
+        total += sum(stages.values())
+        print(f"{name}: {sum(stages.values()):.0f} s  " + ", ".join(f"{k} {v:g}" for k, v in stages.items()))
+    print(f"total about {total:.0f} s ({total / 60:.1f} min); optional (a budget skips them first): "
+          f"{', '.join(OPTIONAL_STAGES)}")
+    return 0
 
 
 def print_table(report: dict) -> None:

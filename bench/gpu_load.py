@@ -39,7 +39,8 @@ import torch
 from safetensors.torch import save_file
 
 from bench.common import rss_bytes, summary
-from bench.gpu_check import CARDS_GB, PROMPT_VOICE_FRAMES, RESULTS, Report, gpu_memory, release
+from bench.gpu_check import CARDS_GB, PROMPT_VOICE_FRAMES, RESULTS, gpu_memory, release
+from bench.gpu_report import Report
 from engine import ModelError, load_model
 from engine.files.demo import ensure_demo_model
 from engine.files.hub_layout import CONFIG_NAME, MIMI_NAME, MOSHI_NAME, TOKENIZER_NAME, VOICES_DIR

@@ -1,19 +1,25 @@
-"""ATen ops per LM frame: how many kernels the 7B frame launches, counted on the CPU.
+"""Device kernels per frame, counted at the dispatch level on the CPU.
 
-A 7B frame on a GPU is launch-bound, so the op count is the figure that matters there. The
-count depends on the layer counts and the dtype, not on the widths, so it is taken on a model
-with the 7B layer counts (32 temporal, 6 depth-transformer layers, 8 or 16 depformer steps) and
-tiny widths, in bfloat16 as on a GPU, with sampling on (the live default). It covers one
-generator step (temporal transformer, text sampling, the depth transformer and its sampling), not
-Mimi. For PersonaPlex it also counts a prompt-phase step (every stream forced, so no text head,
-sampling or depth transformer: ``sample=False``). Two counts: ``dispatched``, the ops Python's
-dispatcher sees (a ``TorchDispatchMode``; ops with their own kernel count once), and
-``profiled``, every ATen op the profiler records, nested ones included (e.g. the ``where`` that
-attention runs inside to turn a boolean mask into a float one). ``kernels`` estimates what a GPU
-would launch: the profiled ops that run no other op (leaves), without views and allocations,
-which launch nothing.
+A 7B frame on a GPU replays one CUDA graph whose cost, beyond reading the weights, is about
+2.2 µs a kernel (H200), so the kernel count is the figure to cut. It is counted with a
+``TorchDispatchMode`` over one whole aligned frame as ``FrameStep`` runs it (Mimi's encode, the
+temporal transformer, text sampling, the depth transformer with its sampling, Mimi's decode):
+every ATen op that reaches the dispatcher's backend is one kernel (matmuls, means, attention and
+copies included; an op that runs others counts once, as its own kernel), except the ops that
+launch none: views and other metadata ops (``func.is_view`` and ``NO_KERNEL``: reshapes, slices,
+allocations). The count depends on the layer counts, the codebooks and the dtype, not on the
+widths, so the LM has the 7B layer counts (32 temporal, 6 depth-transformer layers, 8 or 16 steps)
+with small widths, in bfloat16 as on a GPU, sampling on (the live default); Mimi is the released
+codec (its size is the real one). The engine's plain ATen path is counted (no CPU kernel plan;
+Mimi's prepared matmuls count one kernel each, as on a GPU).
 
-    .venv/bin/python -m bench.op_count [--json bench/results/op_count.json]
+    .venv/bin/python -m bench.op_count --json bench/results/op_count.json
+
+writes ``{"moshi-7b": {"kernels_per_frame": N, "stages": {...}, "top": {...}}, "personaplex-7b": ...}``
+(``stages``: the kernels of each of ``FrameStep``'s marks: encode, temporal, depth, decode) and, for
+PersonaPlex, a prompt-phase step (every stream forced: no text head, sampling or depth transformer).
+``kernels_per_frame`` counts the paths a CUDA bfloat16 frame takes (``cuda_paths``: the fused
+RMSNorm); ``exact_path_kernels_per_frame`` the reference's exact path that float32 and the CPU take.
 """
 
 from __future__ import annotations
@@ -21,86 +27,147 @@ from __future__ import annotations
 import argparse
 import json
 from collections import Counter
+from contextlib import contextmanager
+from pathlib import Path
 
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from bench.common import cpu_model
-from engine.lm.generate import SamplingConfig, make_generator
+from engine.codec.mimi import Mimi, MimiConfig
+from engine.lm.generate import Forcing, SamplingConfig, make_generator
 from engine.lm.model import LMConfig, LMModel
+from engine.runtime.cpu import cpu_model
+from engine.runtime.frame_step import FrameStep
+from engine.streaming import layers
 
-TINY_WIDTHS = dict(dim=64, num_heads=2, hidden_scale=4.125, text_card=64, card=64, depformer_dim=32,
-                   depformer_num_heads=2, depformer_dim_feedforward=132, context=50)
+SMALL_WIDTHS = dict(dim=64, num_heads=2, hidden_scale=4.125, text_card=64, card=64, depformer_dim=32,
+                    depformer_num_heads=2, depformer_dim_feedforward=132, context=50)
+MODELS = {"moshi-7b": LMConfig(**SMALL_WIDTHS),
+          "personaplex-7b": LMConfig(**SMALL_WIDTHS, dep_q=16, model_type="personaplex")}
 
-
+# Ops that launch no kernel but are not marked as views: allocations and metadata.
 NO_KERNEL = {"aten::" + n for n in (
     "as_strided", "view", "_unsafe_view", "reshape", "transpose", "t", "permute", "expand", "select", "slice",
     "unsqueeze", "squeeze", "unflatten", "flatten", "alias", "detach", "unbind", "split", "split_with_sizes",
-    "empty", "empty_strided", "empty_like", "lift_fresh", "resolve_conj", "resolve_neg", "result_type")}
+    "chunk", "empty", "empty_strided", "empty_like", "new_empty", "new_empty_strided", "lift_fresh",
+    "resolve_conj", "resolve_neg", "result_type", "resize_", "_reshape_alias", "set_")}
 
 
-class OpCounter(TorchDispatchMode):
+def launches_a_kernel(func) -> bool:
+    return not func.is_view and func._schema.name not in NO_KERNEL
+
+
+class KernelCounter(TorchDispatchMode):
+    """Counts the ops that become device kernels (``launches_a_kernel``), by name and by stage
+    (``mark(stage)`` closes the stage whose ops came since the last mark)."""
+
     def __init__(self):
         super().__init__()
-        self.ops: Counter[str] = Counter()
+        self.kernels: Counter[str] = Counter()
+        self.stages: dict[str, int] = {}
+        self._since_mark = 0
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        self.ops[func._schema.name] += 1
+        if launches_a_kernel(func):
+            self.kernels[func._schema.name] += 1
+            self._since_mark += 1
         return func(*args, **(kwargs or {}))
 
+    def mark(self, stage: str) -> None:
+        self.stages[stage] = self.stages.get(stage, 0) + self._since_mark
+        self._since_mark = 0
 
-def live_step(gen, state, user) -> None:
-    gen.step(user, state)
-
-
-def prompt_step(gen, state, user) -> None:
-    """A PersonaPlex prompt-phase step: the agent's audio and the text forced, nothing sampled."""
-    agent = torch.zeros(1, 8, dtype=torch.long)
-    gen.step(user, state, agent_audio=agent, text=torch.zeros(1, dtype=torch.long), sample=False)
+    @property
+    def total(self) -> int:
+        return sum(self.kernels.values())
 
 
-def count_frame(config: LMConfig, dtype: torch.dtype = torch.bfloat16, warm_frames: int = 3, step=live_step
-                ) -> tuple[Counter[str], Counter[str], Counter[str]]:
-    """(dispatched, profiled, kernels) ATen ops of one generator ``step``, after ``warm_frames`` live
-    steps (so that nothing lazy is counted)."""
-    from torch.profiler import ProfilerActivity, profile
+def released_mimi() -> Mimi:
+    """Mimi at the released size (random weights)."""
+    torch.manual_seed(0)
+    mimi = Mimi(MimiConfig()).eval().requires_grad_(False)
+    mimi.prepare()
+    return mimi
 
+
+def frame_step(config: LMConfig, dtype: torch.dtype = torch.bfloat16, mimi: Mimi | None = None) -> FrameStep:
+    """An eager ``FrameStep`` of ``config`` (seeded random weights) and Mimi, warmed up to an aligned frame."""
+    mimi = mimi or released_mimi()
     torch.manual_seed(0)
     lm = LMModel(config, dtype=dtype).eval().requires_grad_(False)
     gen = make_generator(lm, SamplingConfig())
-    state = gen.init_state(1, seed=0)
-    user = torch.zeros(1, config.n_q - config.dep_q if not config.is_personaplex else 8, dtype=torch.long)
-    for _ in range(warm_frames):
-        gen.step(user, state)
-    counter = OpCounter()
+    step = FrameStep(mimi, gen, {"mimi": mimi.init_state(1), "gen": gen.init_state(1, 0)}, use_cuda_graph=False)
+    step.index = 0
+    for _ in range(gen.first_output_frame + 2):
+        run_frame(step)
+    return step
+
+
+def run_frame(step: FrameStep, mark=None) -> None:
+    step(0.1 * torch.ones(1, 1, step.mimi.frame_size), step.index, mark)
+    step.index += 1
+
+
+def count_frame(step: FrameStep) -> KernelCounter:
+    """The kernels of one aligned frame of ``step``."""
+    counter = KernelCounter()
     with counter:
-        step(gen, state, user)
-    with profile(activities=[ProfilerActivity.CPU]) as prof:
-        step(gen, state, user)
-    events = [e for e in prof.events() if e.name.startswith("aten::")]
-    profiled = Counter(e.name for e in events)
-    kernels = Counter(e.name for e in events if not e.cpu_children and e.name not in NO_KERNEL)
-    return counter.ops, profiled, kernels
+        run_frame(step, counter.mark)
+    return counter
 
 
-def main() -> None:
+def count_prompt_step(step: FrameStep) -> KernelCounter:
+    """The kernels of a PersonaPlex prompt-phase step: every stream forced, nothing sampled."""
+    gen = step.generator
+    state = step.state["gen"]
+    user = torch.zeros(1, gen.user_streams, dtype=torch.long)
+    forced = Forcing(torch.zeros(1, gen.config.token_streams, dtype=torch.long))
+    counter = KernelCounter()
+    with counter:
+        gen.step(user, state, forced=forced, sample=False)
+    return counter
+
+
+@contextmanager
+def cuda_paths():
+    """The CPU takes the paths a CUDA bfloat16 frame takes where they differ (the fused RMSNorm)."""
+    saved = layers.FUSED_RMS_NORM_DEVICES
+    layers.FUSED_RMS_NORM_DEVICES = saved | {"cpu"}
+    try:
+        yield
+    finally:
+        layers.FUSED_RMS_NORM_DEVICES = saved
+
+
+def counts(name: str, dtype: torch.dtype = torch.bfloat16, mimi: Mimi | None = None) -> dict:
+    """One frame's kernels as a CUDA bfloat16 frame runs them (``kernels_per_frame``, by stage and
+    the most common ops), and on the exact path float32 and the CPU take (the reference's RMSNorm)."""
+    step = frame_step(MODELS[name], dtype, mimi)
+    exact = count_frame(step)
+    with cuda_paths():
+        frame = count_frame(step)
+    out = {"kernels_per_frame": frame.total, "stages": frame.stages, "top": dict(frame.kernels.most_common(15)),
+           "exact_path_kernels_per_frame": exact.total, "exact_path_stages": exact.stages}
+    if MODELS[name].is_personaplex:
+        with cuda_paths():
+            out["prompt_step_kernels"] = count_prompt_step(step).total
+    return out
+
+
+def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--json", help="write the counts here")
-    args = parser.parse_args()
-    results = {"cpu": cpu_model(), "torch": torch.__version__, "dtype": "bfloat16", "frames": {}}
-    personaplex = LMConfig(**TINY_WIDTHS, dep_q=16, model_type="personaplex")
-    for name, config, step in [("moshi", LMConfig(**TINY_WIDTHS), live_step),
-                               ("personaplex", personaplex, live_step),
-                               ("personaplex_prompt_step", personaplex, prompt_step)]:
-        counts = dict(zip(("dispatched", "profiled", "kernels"), count_frame(config, step=step)))
-        results["frames"][name] = {**{k: sum(c.values()) for k, c in counts.items()},
-                                   **{f"top_{k}": dict(c.most_common(12)) for k, c in counts.items()}}
-        print(f"{name}: " + ", ".join(f"{sum(c.values())} {k}" for k, c in counts.items())
-              + f" ATen ops per frame; most common kernels: {counts['kernels'].most_common(6)}")
+    parser.add_argument("--json", type=Path, help="write the counts here")
+    args = parser.parse_args(argv)
+    mimi = released_mimi()
+    results = {name: counts(name, mimi=mimi) for name in MODELS}
+    for name, r in results.items():
+        print(f"{name}: {r['kernels_per_frame']} kernels a frame {r['stages']} (the exact path: "
+              f"{r['exact_path_kernels_per_frame']}); most common: {list(r['top'].items())[:8]}")
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump(results, f, indent=1)
+        meta = {"counted_on": cpu_model(), "torch": torch.__version__, "dtype": "bfloat16 (Mimi float32)"}
+        args.json.write_text(json.dumps({**results, "meta": meta}, indent=1) + "\n")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

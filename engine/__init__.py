@@ -48,7 +48,6 @@ from .files.models import (
 )
 from .files.personas import DEFAULT as DEFAULT_PERSONA
 from .files.personas import Persona, PersonaEntry, PersonaLibrary
-from .files.untrusted import is_regular_file
 from .files.voices import MAX_SECONDS as VOICE_MAX_SECONDS
 from .files.voices import MIN_SECONDS as VOICE_MIN_SECONDS
 from .files.voices import Assessment, UserVoice, VoiceLibrary
@@ -56,6 +55,7 @@ from .files.voices import assess as assess_recording
 from .lm.generate import SamplingConfig
 from .lm.prompts import DEFAULT_ROLE, DEFAULT_VOICE, NO_VOICE, shipped_voices
 from .lm.sampling import DEFAULT_SEED
+from .regular_files import is_regular_file
 from .runtime.kernel_plan import Choice, KernelPlan
 from .runtime.loading import LoadedModel, ModelInfo, Precision, load_model, release_memory
 from .runtime.replay import (

@@ -8,9 +8,13 @@ atomically.
 
 A file's rate, channels and length are checked from its header before anything is decoded or
 resampled (a 2 KB WAV declaring 1 Hz would otherwise become 96 MB at 24 kHz): rates
-``MIN_RATE``..``MAX_RATE``, at most ``MAX_CHANNELS`` channels and ``max_seconds`` of audio, so
-decoding allocates at most ``max_seconds * MAX_RATE * MAX_CHANNELS`` float32 samples and the
-result ``max_seconds * sample_rate``. Running out of memory anyway is an ``AudioFileError``.
+``MIN_RATE``..``MAX_RATE``, at most ``MAX_CHANNELS`` channels and ``max_seconds`` of audio (longer
+is refused, or with ``keep_first`` only its start is read). Only a regular file is opened, and
+only its chunk headers are read before the samples; those are decoded ``BLOCK_FRAMES`` at a time,
+each block averaged to mono and resampled (a soxr stream, the same samples as resampling the whole)
+before the next is read, so memory is the result's (``max_seconds * sample_rate`` float32 samples)
+and a block's, whatever the file's rate, channels or size. Running out of memory anyway is an
+``AudioFileError``.
 """
 
 from __future__ import annotations
@@ -19,12 +23,15 @@ import io
 import os
 import struct
 import wave
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import BinaryIO
 
 import numpy as np
-import soxr
 
 from .atomic import write_atomically
 from .errors import AudioFileError
+from .regular_files import open_regular
 
 SAMPLE_RATE = 24_000  # Mimi's rate: everything the engine takes and gives is 24 kHz mono
 FRAME_SIZE = 1920  # samples per model frame (Mimi's 12.5 Hz)
@@ -38,99 +45,140 @@ MAX_CHANNELS = 8
 MAX_INPUT_SECONDS = 3600.0  # the longest recording read as a conversation's input (``parley offline``)
 
 
-def read_wav(path: str | os.PathLike, sample_rate: int = SAMPLE_RATE,
-             max_seconds: float = MAX_INPUT_SECONDS) -> np.ndarray:
-    """Read a WAV file as float32 mono at ``sample_rate`` (channels averaged, resampled with soxr);
-    longer than ``max_seconds`` is refused before decoding."""
-    return wav_samples(_read_bytes(path), os.fspath(path), sample_rate, max_seconds)
+BLOCK_FRAMES = 1 << 16  # decoded a block at a time: at most 4 MB of samples beside the result
+_MAX_FMT_BYTES = 1 << 10  # a 'fmt ' chunk is 16-40 bytes
+
+
+@dataclass(frozen=True)
+class _Stream:
+    """An audio file opened and checked from its header: rate, channels, the frames to read (at most
+    what the caller allows) and ``read(n)`` of the next at most ``n`` frames [m, channels] float32."""
+
+    rate: int
+    channels: int
+    frames: int
+    read: Callable[[int], np.ndarray]
+    longer: Callable[[], bool] = lambda: False  # whether the file holds audio past ``frames``
+
+
+def read_wav(path: str | os.PathLike, sample_rate: int = SAMPLE_RATE, max_seconds: float = MAX_INPUT_SECONDS,
+             keep_first: bool = False) -> np.ndarray:
+    """Read a WAV file as float32 mono at ``sample_rate`` (channels averaged, resampled with soxr).
+    Longer than ``max_seconds``: refused before decoding, or with ``keep_first`` its first
+    ``max_seconds`` read (and nothing after them)."""
+    name = os.fspath(path)
+    with _open(path) as f:
+        return _bounded(name, lambda: _decoded(_wav_stream(f, name, max_seconds, keep_first), name, sample_rate))
 
 
 def wav_samples(data: bytes, name: str, sample_rate: int = SAMPLE_RATE,
                 max_seconds: float = MAX_INPUT_SECONDS) -> np.ndarray:
     """``read_wav`` of a file's bytes (``name`` is what error messages call it)."""
-    return _bounded(name, lambda: _to_mono(*_decode(data, name, max_seconds), sample_rate))
+    f = io.BytesIO(data)
+    return _bounded(name, lambda: _decoded(_wav_stream(f, name, max_seconds, False), name, sample_rate))
 
 
-def read_audio(path: str | os.PathLike, sample_rate: int = SAMPLE_RATE,
-               max_seconds: float = MAX_INPUT_SECONDS) -> np.ndarray:
-    """Read any common audio file (WAV, FLAC, Ogg, MP3, ...) as float32 mono at ``sample_rate``;
-    longer than ``max_seconds`` is refused before decoding.
+def read_audio(path: str | os.PathLike, sample_rate: int = SAMPLE_RATE, max_seconds: float = MAX_INPUT_SECONDS,
+               keep_first: bool = False) -> np.ndarray:
+    """Read any common audio file (WAV, FLAC, Ogg, MP3, ...) as float32 mono at ``sample_rate``.
+    Longer than ``max_seconds``: refused before decoding, or with ``keep_first`` its first
+    ``max_seconds`` read. Decoded a block at a time: memory is the result's and a block's.
 
     WAV takes ``read_wav``'s path; anything else is decoded by libsndfile (``soundfile``)."""
     name = os.fspath(path)
-
-    def read() -> np.ndarray:
-        data = _read_bytes(path)
-        if data[:4] == b"RIFF" and data[8:12] == b"WAVE":
-            samples, rate = _decode(data, name, max_seconds)
-        else:
-            samples, rate = _decode_with_libsndfile(data, name, max_seconds)
-        return _to_mono(samples, rate, sample_rate)
-
-    return _bounded(name, read)
+    with _open(path) as f:
+        head = f.read(12)
+        f.seek(0)
+        if head[:4] == b"RIFF" and head[8:12] == b"WAVE":
+            return _bounded(name, lambda: _decoded(_wav_stream(f, name, max_seconds, keep_first), name, sample_rate))
+        return _bounded(name, lambda: _libsndfile_decoded(f, name, max_seconds, keep_first, sample_rate))
 
 
-def _bounded(name: str, read) -> np.ndarray:
+def _open(path: str | os.PathLike) -> BinaryIO:
+    try:
+        return open_regular(path)
+    except (OSError, ValueError) as e:  # ValueError: a NUL in the name
+        raise AudioFileError(f"cannot read audio file {os.fspath(path)!r}: "
+                             f"{getattr(e, 'strerror', None) or e}") from e
+
+
+def _bounded(name: str, read: Callable[[], np.ndarray]) -> np.ndarray:
     try:
         return read()
     except MemoryError:
         raise AudioFileError(f"{name!r} is too large to decode in this machine's memory") from None
+    except OSError as e:  # a read of the open file failed
+        raise AudioFileError(f"cannot read audio file {name!r}: {e.strerror or e}") from e
 
 
-def _check_format(name: str, rate: int, channels: int, frames: int, max_seconds: float) -> None:
-    """Refuse, before decoding, a rate, channel count or length outside what Parley reads."""
+def _check_format(name: str, rate: int, channels: int) -> None:
+    """Refuse, before decoding, a rate or channel count outside what Parley reads."""
     if not MIN_RATE <= rate <= MAX_RATE:
         raise AudioFileError(f"{name!r} has a sample rate of {rate} Hz; Parley reads {MIN_RATE}-{MAX_RATE} Hz")
     if not 1 <= channels <= MAX_CHANNELS:
         raise AudioFileError(f"{name!r} has {channels} channels; Parley reads 1-{MAX_CHANNELS}")
-    if frames > max_seconds * rate:
-        raise AudioFileError(f"{name!r} is {frames / rate:.0f} s long; at most {max_seconds:.0f} s can be read here")
 
 
-def _read_bytes(path: str | os.PathLike) -> bytes:
-    try:
-        with open(path, "rb") as f:
-            return f.read()
-    except OSError as e:
-        raise AudioFileError(f"cannot read audio file {os.fspath(path)!r}: {e.strerror or e}") from e
+def _too_long(name: str, length: str, max_seconds: float) -> AudioFileError:
+    return AudioFileError(f"{name!r} is {length} long; at most {max_seconds:.0f} s can be read here")
 
 
-def _decode_with_libsndfile(data: bytes, name: str, max_seconds: float) -> tuple[np.ndarray, int]:
+def _frames_to_read(name: str, rate: int, frames: int, max_seconds: float, keep_first: bool) -> int:
+    """The frames a file whose header says ``frames`` may be read for: all of them, at most
+    ``max_seconds``' worth (refused past that unless ``keep_first``)."""
+    limit = int(max_seconds * rate)
+    if frames > limit and not keep_first:
+        raise _too_long(name, f"{frames / rate:.0f} s", max_seconds)
+    return min(frames, limit)
+
+
+def _decoded(stream: _Stream, name: str, sample_rate: int) -> np.ndarray:
+    """The stream's frames, a block at a time: channels averaged, resampled to ``sample_rate``."""
+    resampler = None
+    if stream.rate != sample_rate:
+        import soxr  # here, not at the top: ``import engine`` works where soxr is missing (the GPU image)
+
+        resampler = soxr.ResampleStream(stream.rate, sample_rate, 1, dtype="float32")
+    pieces, done = [], 0
+    while done < stream.frames:
+        block = stream.read(min(BLOCK_FRAMES, stream.frames - done))
+        if block.shape[0] == 0:
+            break
+        done += block.shape[0]
+        mono = block.mean(axis=1, dtype=np.float64) if block.shape[1] > 1 else block[:, 0]
+        mono = np.ascontiguousarray(mono, dtype=np.float32)
+        pieces.append(resampler.resample_chunk(mono) if resampler is not None else mono)
+    if done == 0:
+        raise AudioFileError(f"{name!r} contains no audio")
+    if stream.longer():
+        raise _too_long(name, f"more than {done / stream.rate:.0f} s", done / stream.rate)
+    if resampler is not None:
+        pieces.append(resampler.resample_chunk(np.zeros(0, np.float32), last=True))
+    return np.concatenate(pieces) if len(pieces) > 1 else pieces[0]
+
+
+def _libsndfile_decoded(f: BinaryIO, name: str, max_seconds: float, keep_first: bool,
+                        sample_rate: int) -> np.ndarray:
     import soundfile  # imported here: only non-WAV files need libsndfile
 
     try:
-        with soundfile.SoundFile(io.BytesIO(data)) as f:
-            rate = int(f.samplerate)
-            _check_format(name, rate, f.channels, max(f.frames, 0), max_seconds)
-            limit = int(max_seconds * rate)  # a header may understate the length: read no more than allowed
-            samples = f.read(limit + 1, dtype="float32", always_2d=True)
-        _check_format(name, rate, samples.shape[1], samples.shape[0], max_seconds)
+        with soundfile.SoundFile(f) as sound:
+            rate, channels = int(sound.samplerate), int(sound.channels)
+            _check_format(name, rate, channels)
+            _frames_to_read(name, rate, max(sound.frames, 0), max_seconds, keep_first)  # what the header says
+            # A header may understate the length: whatever it says, no more than the limit is read.
+            stream = _Stream(rate, channels, int(max_seconds * rate),
+                             lambda n: sound.read(n, dtype="float32", always_2d=True),
+                             lambda: not keep_first and sound.read(1, dtype="float32", always_2d=True).shape[0] > 0)
+            return _decoded(stream, name, sample_rate)
     except (RuntimeError, TypeError) as e:  # soundfile.LibsndfileError is a RuntimeError
         raise AudioFileError(f"{name!r} is not an audio file that can be decoded (WAV, FLAC, Ogg, MP3, ...): "
                              f"{e}") from e
-    if samples.shape[0] == 0:
-        raise AudioFileError(f"{name!r} contains no audio")
-    return samples, rate
 
 
-def _to_mono(samples: np.ndarray, rate: int, sample_rate: int) -> np.ndarray:
-    mono = samples.mean(axis=1, dtype=np.float64) if samples.shape[1] > 1 else samples[:, 0]
-    mono = np.ascontiguousarray(mono, dtype=np.float32)
-    if rate != sample_rate:
-        mono = soxr.resample(mono, rate, sample_rate).astype(np.float32, copy=False)
-    return mono
-
-
-def _decode(data: bytes, name: str, max_seconds: float) -> tuple[np.ndarray, int]:
-    """RIFF/WAVE bytes -> (samples [frames, channels] float32 in [-1, 1], sample rate)."""
-    if len(data) < 12 or data[:4] != b"RIFF" or data[8:12] != b"WAVE":
-        raise AudioFileError(f"{name!r} is not a WAV file (no RIFF/WAVE header)")
-    chunks = _chunks(data)
-    if b"fmt " not in chunks:
-        raise AudioFileError(f"{name!r} is a corrupt WAV file: no 'fmt ' chunk")
-    if b"data" not in chunks:
-        raise AudioFileError(f"{name!r} is a corrupt WAV file: no 'data' chunk")
-    fmt = chunks[b"fmt "]
+def _wav_stream(f: BinaryIO, name: str, max_seconds: float, keep_first: bool) -> _Stream:
+    """A RIFF/WAVE file's samples as a ``_Stream``, its header checked before any sample is read."""
+    fmt, data_at, data_size = _wav_layout(f, name)
     if len(fmt) < 16:
         raise AudioFileError(f"{name!r} is a corrupt WAV file: 'fmt ' chunk too short")
     tag, channels, rate, _, block_align, bits = struct.unpack("<HHIIHH", fmt[:16])
@@ -146,28 +194,51 @@ def _decode(data: bytes, name: str, max_seconds: float) -> tuple[np.ndarray, int
         kind = {_PCM: "integer PCM", _FLOAT: "float"}.get(tag, f"format tag 0x{tag:04x}")
         raise AudioFileError(f"{name!r}: unsupported WAV encoding ({kind}, {bits} bits); expected "
                              "8/16/24/32-bit integer PCM or 32/64-bit float")
-    raw = chunks[b"data"]
-    frames = len(raw) // block_align
+    frames = data_size // block_align
     if frames == 0:
         raise AudioFileError(f"{name!r} contains no audio (empty data chunk)")
-    _check_format(name, rate, channels, frames, max_seconds)
-    samples = _DECODERS[tag, width](raw[:frames * block_align])
-    return samples.reshape(frames, channels), rate
+    _check_format(name, rate, channels)
+    frames = _frames_to_read(name, rate, frames, max_seconds, keep_first)
+    decode = _DECODERS[tag, width]
+    f.seek(data_at)
+
+    def read(n: int) -> np.ndarray:
+        raw = f.read(n * block_align)
+        return decode(raw[:len(raw) // block_align * block_align]).reshape(-1, channels)
+
+    return _Stream(rate, channels, frames, read)
 
 
-def _chunks(data: bytes) -> dict[bytes, bytes]:
-    """Top-level RIFF chunks (first occurrence of each id). A data chunk cut short by a truncated
-    file keeps what is there; any other overrun means the file is corrupt."""
-    chunks: dict[bytes, bytes] = {}
-    pos = 12
-    while pos + 8 <= len(data):
-        cid, size = data[pos:pos + 4], struct.unpack("<I", data[pos + 4:pos + 8])[0]
-        body = data[pos + 8:pos + 8 + size]
-        if len(body) < size and cid != b"data":
+def _wav_layout(f: BinaryIO, name: str) -> tuple[bytes, int, int]:
+    """The 'fmt ' chunk's bytes and where the data chunk's bytes start and how many there are, from
+    the top-level RIFF chunks (first occurrence of each id), seeking past every other chunk: nothing
+    but the chunk headers and the 'fmt ' chunk is read. A data chunk cut short by a truncated file
+    keeps what is there; any other overrun ends the chunks."""
+    size = f.seek(0, io.SEEK_END)
+    f.seek(0)
+    head = f.read(12)
+    if len(head) < 12 or head[:4] != b"RIFF" or head[8:12] != b"WAVE":
+        raise AudioFileError(f"{name!r} is not a WAV file (no RIFF/WAVE header)")
+    fmt, data, pos = None, None, 12
+    while pos + 8 <= size and (fmt is None or data is None):
+        f.seek(pos)
+        chunk = f.read(8)
+        if len(chunk) < 8:  # the file shrank while it was read
             break
-        chunks.setdefault(cid, body)
-        pos += 8 + size + (size & 1)
-    return chunks
+        cid, n = struct.unpack("<4sI", chunk)
+        available = size - pos - 8
+        if cid == b"data" and data is None:
+            data = (pos + 8, min(n, available))
+        elif n > available:
+            break
+        elif cid == b"fmt " and fmt is None:
+            fmt = f.read(min(n, _MAX_FMT_BYTES))
+        pos += 8 + n + (n & 1)
+    if fmt is None:
+        raise AudioFileError(f"{name!r} is a corrupt WAV file: no 'fmt ' chunk")
+    if data is None:
+        raise AudioFileError(f"{name!r} is a corrupt WAV file: no 'data' chunk")
+    return fmt, *data
 
 
 def _int24(raw: bytes) -> np.ndarray:
@@ -189,9 +260,10 @@ _DECODERS = {
 
 def write_wav(path: str | os.PathLike, pcm: np.ndarray, sample_rate: int = SAMPLE_RATE) -> None:
     """Write float samples (full scale +-1, clipped; the inverse of ``read_wav``'s scaling) as
-    16-bit PCM, atomically (``write_atomically``). ``pcm``: mono [n] (or [1, n] / [n, 1]) or
+    16-bit PCM, atomically (``write_atomically``) and readable by the user only: every WAV Parley
+    writes holds someone's voice. ``pcm``: mono [n] (or [1, n] / [n, 1]) or
     stereo [n, 2]."""
-    write_atomically(path, wav_bytes(pcm, sample_rate))
+    write_atomically(path, wav_bytes(pcm, sample_rate), private=True)
 
 
 def wav_bytes(pcm: np.ndarray, sample_rate: int = SAMPLE_RATE) -> bytes:

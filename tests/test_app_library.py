@@ -244,9 +244,13 @@ def test_the_library_lists_searches_renames_and_deletes_to_the_trash(window, fol
     panel.search.setText(words[-1])  # a word of the transcript: both files hold the same one
     qtbot.waitUntil(lambda: not panel.filter.searching, timeout=10_000)  # read from the files
     assert len(titles(panel)) == 2
+    assert panel.empty_label.isHidden()
     panel.search.setText("trip zzzz")
     assert titles(panel) == []
+    qtbot.waitUntil(lambda: not panel.filter.searching, timeout=10_000)
+    assert not panel.empty_label.isHidden() and panel.empty_label.text() == "No conversation matches “trip zzzz”."
     panel.search.clear()
+    assert panel.empty_label.isHidden()
 
     assert panel.select_path(folder / "Trip to Lisbon.parley")
     monkeypatch.setattr(QInputDialog, "getText", lambda *a, **k: ("Weekend in Porto", True))
@@ -256,6 +260,15 @@ def test_the_library_lists_searches_renames_and_deletes_to_the_trash(window, fol
     monkeypatch.setattr(QMessageBox, "warning", lambda *a, **k: None)
     assert not panel.rename(panel.library.entries[0], "a/b")  # refused, nothing renamed
     assert len(list(folder.glob("*.parley"))) == 2
+    offered = []  # a refused name is offered again as typed, to mend rather than retype
+
+    def ask(*_args, text: str, **_kwargs):
+        offered.append(text)
+        return ("a/b", True) if len(offered) == 1 else (text, False)
+    monkeypatch.setattr(QInputDialog, "getText", ask)
+    assert panel.select_path(folder / "Weekend in Porto.parley")
+    panel.rename_selected()
+    assert offered == ["Weekend in Porto", "a/b"] and (folder / "Weekend in Porto.parley").is_file()
 
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))  # the trash of this test, not the user's
     monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.Yes)

@@ -116,7 +116,9 @@ def test_a_damaged_persona_file_is_a_row_that_says_so_and_cannot_start(qtbot, ow
 def test_choosing_a_persona_starts_a_conversation_with_it_and_keeps_the_old_one_in_the_library(harness, qtbot):
     w = harness.window
     assert w.model.persona == SHIPPED[0] and "Persona: General assistant" in w.persona_label.text()
+    w.press_talk("key")  # what the person said is kept
     harness.frames(3)
+    w.release_talk("key")
     dialog = w.open_persona_dialog()
     pick(dialog, "Language partner")
     qtbot.mouseClick(dialog.start_button, Qt.LeftButton)

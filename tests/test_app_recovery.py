@@ -22,7 +22,7 @@ from PySide6.QtWidgets import QApplication, QProgressDialog
 import engine
 from app.audio.bridge import AudioBridge
 from app.audio.headless import BridgeFeeder, SignalRecorder
-from app.engine_thread.messages import RecoveryProgress, SetMicOpen
+from app.engine_thread.messages import RecoveryProgress, SetLive, SetMicOpen
 from app.journals.lock import JournalLock, lock_path
 from app.journals.pending import pending_journals
 from app.window.main_window import MainWindow
@@ -64,6 +64,7 @@ class App:
         qtbot.waitUntil(lambda: not self.window.model.journal_offer_pending, timeout=10_000)  # read off the GUI thread
 
     def talk(self, frames: int) -> None:
+        self.window.model.worker.submit(SetLive(True))  # as Talk does: the conversation runs from now on
         self.window.model.worker.submit(SetMicOpen(True))
         bridge = AudioBridge(24_000, 1, 24_000, 1)
         self.window.model.worker.set_bridge(bridge)

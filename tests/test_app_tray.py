@@ -23,16 +23,17 @@ from engine import FRAME_MS
 from tests.test_app_window import TONE_DB, Harness, conversations_dir, settings_without_processing
 
 
-@pytest.mark.parametrize(("status", "waiting", "slow", "expected"), [
-    (Status.IDLE, False, False, TrayState.IDLE),
-    (Status.THINKING, False, False, TrayState.IDLE),
-    (Status.LISTENING, True, False, TrayState.LISTENING),
-    (Status.SPEAKING, False, False, TrayState.SPEAKING),
-    (Status.IDLE, True, False, TrayState.WAITING),
-    (Status.SPEAKING, False, True, TrayState.TOO_SLOW),
+@pytest.mark.parametrize(("status", "slow", "expected"), [
+    (Status.IDLE, False, TrayState.IDLE),
+    (Status.THINKING, False, TrayState.IDLE),
+    (Status.PAUSED, False, TrayState.IDLE),
+    (Status.LISTENING, False, TrayState.LISTENING),
+    (Status.SPEAKING, False, TrayState.SPEAKING),
+    (Status.WAITING, False, TrayState.WAITING),
+    (Status.SPEAKING, True, TrayState.TOO_SLOW),
 ])
-def test_the_tray_state_follows_the_status_waiting_and_the_too_slow_warning(status, waiting, slow, expected):
-    assert tray_state(status, waiting, slow) is expected
+def test_the_tray_state_follows_the_status_and_the_too_slow_warning(status, slow, expected):
+    assert tray_state(status, slow) is expected
 
 
 def test_closing_hides_only_where_there_is_a_tray_and_asks_until_chosen():
@@ -54,7 +55,7 @@ def test_the_tray_menu_drives_the_real_window(harness, qtbot):
     w, tray = harness.window, harness.window.tray
     assert tray.icon.isVisible() == QSystemTrayIcon.isSystemTrayAvailable()
     assert [a.text() for a in tray.menu.actions() if not a.isSeparator()] == [
-        "&Talk", "&Open mic (hands-free)", "&Show window", "&Quit"]
+        "&Talk", "&Open mic (hands-free)", "&Pause", "&Show window", "&Quit"]
 
     harness.frames(2)  # streaming: the status says more than idle
     tray.talk_action.trigger()  # Talk is a toggle: the microphone stays open
@@ -70,6 +71,13 @@ def test_the_tray_menu_drives_the_real_window(harness, qtbot):
     assert w.conversation_panel.open_mic_box.isChecked() and w.model.settings.open_mic
     w.conversation_panel.open_mic_box.setChecked(False)  # and the window's own switch shows in the tray
     assert not tray.open_mic_action.isChecked()
+
+    tray.pause_action.trigger()
+    qtbot.waitUntil(lambda: w.model.status is Status.PAUSED and tray.pause_action.isChecked(), timeout=10_000)
+    assert tray.icon.toolTip() == "Parley: paused"
+    tray.pause_action.trigger()  # and on again
+    qtbot.waitUntil(lambda: w.model.status is not Status.PAUSED and not tray.pause_action.isChecked(),
+                    timeout=10_000)
 
     slow = replace(harness.frames(1)[-1], step_ms=FRAME_MS * 2)
     for _ in range(SUSTAINED_FRAMES + HOLD_FRAMES):

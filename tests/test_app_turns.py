@@ -13,7 +13,16 @@ from PySide6.QtGui import QFont, QFontMetrics
 from app.audio.bridge import AudioBridge
 from app.audio.headless import BridgeFeeder, SignalRecorder
 from app.audio.levels import SPEECH_DB
-from app.conversation.transcript import ASSISTANT, MAX_TURN_S, YOU, FrameObservation, Transcript
+from app.conversation.status import Status
+from app.conversation.transcript import (
+    ASSISTANT,
+    MAX_TURN_S,
+    OVERLAP_MIN_S,
+    SPLIT_AT_PAUSE_S,
+    YOU,
+    FrameObservation,
+    Transcript,
+)
 from app.conversation.turn_list import TurnListModel
 from app.conversation.view import (
     OVERLAP_TAG,
@@ -57,6 +66,41 @@ def test_both_sides_at_once_are_two_overlapping_turns_not_fragments():
     assert assistant.overlaps(user) and t.overlapping(0) and t.overlapping(1)
     assert assistant.text == "word" + " word" * 9  # one growing text, not cut by the user's turn
     assert user.start == pytest.approx(5 * FRAME_SECONDS) and user.end == pytest.approx(15 * FRAME_SECONDS)
+
+
+def test_turns_overlap_only_where_both_were_heard_at_once_for_more_than_half_a_second():
+    t = Transcript()
+    for i in range(40):  # the assistant speaks, pauses 1.2 s (one turn still), speaks on
+        speaking = i < 10 or i >= 25
+        t.add_frame(frame(i, user=12 <= i < 23, assistant_db=-20.0 if speaking else -120.0,
+                          text=" word" if speaking and i % 4 == 1 else ""))
+    assistant, user = t.turns
+    assert assistant.speaker == ASSISTANT and assistant.overlaps(user)  # its span covers the user's turn
+    assert not t.overlapping(0) and not t.overlapping(1)  # but nobody spoke at once
+
+    brief, long = Transcript(), Transcript()
+    for i in range(30):  # the user speaks over the assistant for 0.32 s, then for 0.8 s
+        brief.add_frame(frame(i, user=10 <= i < 14, assistant_db=-20.0))
+        long.add_frame(frame(i, user=10 <= i < 20, assistant_db=-20.0))
+    assert OVERLAP_MIN_S == 0.5 and not brief.overlapping(0) and not brief.overlapping(1)
+    assert long.overlapping(0) and long.overlapping(1)
+
+
+def test_a_long_turn_goes_on_in_a_new_one_at_its_first_pause():
+    t = Transcript()
+    pause_at = int((SPLIT_AT_PAUSE_S + 3.0) / FRAME_SECONDS)
+    for i in range(pause_at + 30):  # speaking on, with one pause of 4 frames, 3 s after the split time
+        quiet = pause_at <= i < pause_at + 4
+        t.add_frame(frame(i, assistant_db=-120.0 if quiet else -20.0, text="" if quiet or i % 3 else " word"))
+    first, second = t.turns
+    assert first.end == pytest.approx(pause_at * FRAME_SECONDS)  # cut at the pause, not at MAX_TURN_S
+    assert second.start == pytest.approx((pause_at + 4) * FRAME_SECONDS)
+    assert SPLIT_AT_PAUSE_S < first.duration < MAX_TURN_S
+
+    short = Transcript()  # a pause before the split time leaves one turn
+    for i in range(60):
+        short.add_frame(frame(i, assistant_db=-120.0 if 20 <= i < 24 else -20.0))
+    assert len(short.turns) == 1
 
 
 def test_an_assistant_turn_ends_after_silence_or_a_gap_in_its_text():
@@ -115,6 +159,12 @@ class ModelHarness:
         self.bridge = AudioBridge(24_000, 1, 24_000, 1)
         self.model.worker.set_bridge(self.bridge)
         self.feeder = BridgeFeeder(self.bridge, lambda: self.model.worker.processed_position)
+        self.start()
+
+    def start(self) -> None:
+        """Press Start: a new or opened conversation runs no frame before it (or Talk)."""
+        self.model.start()
+        self.qtbot.waitUntil(lambda: self.model.live, timeout=10_000)
 
     def feed(self, count: int) -> None:
         start = len(self.frames)
@@ -300,17 +350,16 @@ def test_a_narrow_bubble_shortens_its_header_instead_of_painting_over_the_overla
 
 
 def test_the_view_model_tracks_status_file_unsaved_changes_and_settings_without_widgets(vm, qtbot, tmp_path):
-    from app.conversation.status import Status
-
     m = vm.model
     assert m.title() == "Untitled conversation — Parley"
     vm.feed(1)  # frames flow: the status is no longer idle-without-audio
+    assert m.unsaved_frames == 0 and m.title() == "Untitled conversation — Parley"  # nobody spoke: nothing to save
     m.press_talk("button")
     assert m.status is Status.LISTENING and m.talk.mic_open
     vm.feed(2)
     assert [args[0].mic_open for args in vm.frames.calls] == [False, True, True]  # the engine heard it
     m.release_talk("button")
-    assert m.unsaved_frames == 3 and m.title().startswith("Untitled conversation *")
+    assert m.unsaved_frames == 2 and m.title().startswith("Untitled conversation *")  # the frames the person spoke in
     m.set_open_mic(True)
     vm.feed(1)
     assert m.talk.mic_open and vm.frames.calls[-1][0].mic_open
@@ -347,17 +396,27 @@ def test_wait_for_me_holds_the_assistant_until_talk_is_pressed_and_is_remembered
     replaced = SignalRecorder()
     m.conversation_replaced.connect(replaced.record)
     m.new_conversation()  # the setting applies to the conversations started from now on
-    qtbot.waitUntil(lambda: len(replaced) == 1, timeout=20_000)
-    vm.feed(3)
+    qtbot.waitUntil(lambda: len(replaced) == 1 and not m.live, timeout=20_000)
+    vm.start()
+    played = len(vm.feeder.played)
+    vm.feed(40)
     assert m.waiting_for_user  # the microphone is closed: nobody spoke yet
+    assert m.status is Status.WAITING
     session = m.worker.controller.session
     assert session.waiting_for_user
+    # Waiting looks like waiting: digital silence to the speaker (not the codec's take on silence
+    # tokens, noise on the demo) and no "(speech without words)" turn.
+    assert not np.any(np.concatenate(vm.feeder.played[played:]))
+    assert m.turns.rowCount() == 0
     m.press_talk("button")
     vm.feed(2)
     m.release_talk("button")
     assert not m.waiting_for_user and not session.waiting_for_user  # Talk released the assistant
     m.set_wait_for_user(False)
     m.new_conversation()
-    qtbot.waitUntil(lambda: len(replaced) == 2, timeout=20_000)
-    vm.feed(1)
+    qtbot.waitUntil(lambda: len(replaced) == 2 and not m.live, timeout=20_000)
+    vm.start()
+    played = len(vm.feeder.played)
+    vm.feed(10)
     assert not m.waiting_for_user
+    assert np.any(np.concatenate(vm.feeder.played[played:]))  # the demo speaks when it does not wait

@@ -63,7 +63,7 @@ class Harness:
     suppression would remove a steady tone); tests/test_echo.py covers the processed path.
     """
 
-    def __init__(self, qtbot, tmp_path, loader, journal_dir: Path | None = None) -> None:
+    def __init__(self, qtbot, tmp_path, loader, journal_dir: Path | None = None, start: bool = True) -> None:
         self.qtbot = qtbot
         store = settings_without_processing(tmp_path / "settings.ini")
         self.window = MainWindow(store, model_loader=loader, audio=False, worker_seed=1,
@@ -78,6 +78,9 @@ class Harness:
         self.bridge = AudioBridge(SAMPLE_RATE, 1, SAMPLE_RATE, 1)
         self.window.model.worker.set_bridge(self.bridge)
         self.feeder = BridgeFeeder(self.bridge, lambda: self.window.model.worker.processed_position)
+        if start:  # the conversation runs once the person presses Start (or Talk)
+            self.window.model.start()
+            qtbot.waitUntil(lambda: self.window.model.live, timeout=10_000)
 
     @property
     def stats(self) -> list:
@@ -452,6 +455,10 @@ def test_save_and_open_through_the_file_menu_round_trip(harness, qtbot, tmp_path
 
     w.menus.new_action.trigger()
     qtbot.waitUntil(lambda: w.model.conversation_path is None and not w.model.transcript.pieces, timeout=10_000)
+    qtbot.waitUntil(lambda: not w.model.live, timeout=10_000)  # a new conversation waits for the person
+    assert w.conversation_panel.start_button.text() == "Start" and w.model.status is Status.READY
+    qtbot.mouseClick(w.conversation_panel.start_button, Qt.LeftButton)
+    qtbot.waitUntil(lambda: w.model.live, timeout=10_000)
     assert harness.frames(1)[0].frame_index == 0
 
     monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.Discard)
@@ -461,12 +468,23 @@ def test_save_and_open_through_the_file_menu_round_trip(harness, qtbot, tmp_path
     assert [t for _, t in w.model.transcript.pieces] == [t for _, t in pieces_before]
     assert [s for s, _ in w.model.transcript.pieces] == pytest.approx([s for s, _ in pieces_before])
     assert pieces_before[-1][1].strip() in w.conversation_panel.view.as_text()
+    # Shown, not resumed: nothing runs until Continue, and opening it is no unsaved work.
+    assert not w.model.live and w.model.status is Status.PAUSED and "*" not in w.windowTitle()
+    seen = len(harness.stats)
+    harness.bridge.input_callback(tone_frames(1).reshape(-1, 1), FRAME_SIZE, None, None)  # audio comes...
+    qtbot.wait(300)  # ...and no frame runs
+    assert len(harness.stats) == seen
+    assert w.conversation_panel.start_button.text() == "Continue"
+    qtbot.mouseClick(w.conversation_panel.start_button, Qt.LeftButton)
+    qtbot.waitUntil(lambda: w.model.live, timeout=10_000)
     assert harness.frames(1)[0].frame_index == before[-1].frame_index + 1  # resumes where it stopped
 
 
 def test_a_broken_conversation_file_is_refused_and_nothing_is_lost(harness, qtbot, tmp_path, monkeypatch):
     w = harness.window
+    w.press_talk("key")
     harness.frames(1)
+    w.release_talk("key")
     broken = tmp_path / "broken.parley"
     broken.write_bytes(b"this is not a conversation file")
     monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.Discard)
@@ -483,7 +501,9 @@ def test_a_broken_conversation_file_is_refused_and_nothing_is_lost(harness, qtbo
 
 def test_quitting_with_unsaved_changes_asks_first(harness, qtbot, monkeypatch):
     w = harness.window
+    w.press_talk("key")  # what the person said is unsaved
     harness.frames(1)
+    w.release_talk("key")
     monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.Cancel)
     assert not w.close()
     assert w.isVisible()
@@ -556,7 +576,9 @@ def test_a_save_or_export_that_cannot_be_written_says_so_and_the_conversation_st
     """Both are written by the worker's file-writer thread; its failures reach the window."""
     w, errors = harness.window, SignalRecorder()
     w.model.error.connect(errors.record)
+    w.press_talk("key")  # what the person said is unsaved work
     harness.frames(3)
+    w.release_talk("key")
     missing = tmp_path / "no such folder"
     w.model.save(str(missing / "talk.parley"))
     qtbot.waitUntil(lambda: len(errors.calls) == 1, timeout=10_000)
@@ -572,6 +594,7 @@ def test_a_save_or_export_that_cannot_be_written_says_so_and_the_conversation_st
 
 def test_frames_go_on_while_a_save_is_written_and_the_frames_since_stay_unsaved(harness, qtbot, tmp_path):
     w = harness.window
+    w.press_talk("key")  # the person speaks all along: every frame is unsaved work until saved
     harness.frames(3)
     writer_free = threading.Event()
     w.model.worker.controller._file_writer.submit(writer_free.wait, 30)  # the writer is busy with an earlier file
@@ -584,3 +607,116 @@ def test_frames_go_on_while_a_save_is_written_and_the_frames_since_stay_unsaved(
     assert in_file >= 3 and w.model.unsaved_frames >= 3  # (a frame may have been under way when it was)
     assert in_file + w.model.unsaved_frames == len(harness.stats)  # the frames since are not in the file...
     assert "*" in w.windowTitle()  # ...and the title says so
+
+
+def test_the_demo_opens_idle_runs_no_frame_until_talk_and_pause_stops_the_frames(qtbot, tmp_path, app_demo_model):
+    h = Harness(qtbot, tmp_path, lambda *args: app_demo_model, start=False)
+    try:
+        w, session = h.window, h.window.model.worker.controller.session
+        assert "*" not in w.windowTitle() and w.model.status is Status.READY
+        assert w.conversation_panel.start_button.text() == "Start" and w.conversation_panel.talk_button.isEnabled()
+
+        def audio_arrives_and_nothing_runs() -> None:
+            seen, frames = len(h.stats), session.frames
+            for _ in range(5):
+                h.bridge.input_callback(tone_frames(1).reshape(-1, 1), FRAME_SIZE, None, None)
+                qtbot.wait(100)
+            assert len(h.stats) == seen and session.frames == frames  # no frame ran: no CPU spent
+
+        audio_arrives_and_nothing_runs()
+        w.press_talk("key")  # Talk starts the conversation
+        assert len(h.frames(2)) == 2 and w.model.live
+        w.release_talk("key")
+        assert "*" in w.windowTitle()  # the person spoke: that is unsaved work
+
+        qtbot.mouseClick(w.conversation_panel.start_button, Qt.LeftButton)  # now "Pause"
+        qtbot.waitUntil(lambda: not w.model.live, timeout=10_000)
+        assert w.model.status is Status.PAUSED and w.conversation_panel.start_button.text() == "Continue"
+        session = w.model.worker.controller.session
+        audio_arrives_and_nothing_runs()
+
+        path = tmp_path / "talk.parley"
+        w.model.save(str(path))
+        qtbot.waitUntil(lambda: w.model.conversation_path == str(path), timeout=20_000)
+        qtbot.mouseClick(w.conversation_panel.start_button, Qt.LeftButton)  # Continue, without a word
+        qtbot.waitUntil(lambda: w.model.live, timeout=10_000)
+        h.frames(4)
+        assert "*" not in w.windowTitle()  # the assistant alone after a save is no unsaved work
+    finally:
+        h.close()
+
+
+def test_new_open_and_a_model_switch_offer_save_discard_or_cancel_with_a_dated_name(harness, qtbot, tmp_path,
+                                                                                  monkeypatch):
+    w = harness.window
+    w.press_talk("key")
+    harness.frames(2)
+    w.release_talk("key")
+    asked = []
+
+    def answer(*args, **kwargs):
+        asked.append(args[3])  # the buttons offered
+        return QMessageBox.Cancel
+
+    monkeypatch.setattr(QMessageBox, "question", answer)
+    w.menus.new_action.trigger()
+    assert asked == [QMessageBox.Save | QMessageBox.Discard | QMessageBox.Cancel]
+    assert w.model.conversation_path is None and w.model.transcript.turns  # Cancel: kept as it was
+
+    proposed = []
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.Save)
+
+    def save_where_proposed(_window, _title, start, _filter):
+        proposed.append(start)
+        return start, ""
+
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", save_where_proposed)
+    w.menus.new_action.trigger()  # Save: written first, then the new conversation
+    name = Path(proposed[0]).name
+    assert name.startswith("Conversation 20") and name.endswith(".parley")  # "Conversation 2026-12-06 14.05.parley"
+    assert Path(proposed[0]).parent == w.library.folder
+    qtbot.waitUntil(lambda: Path(proposed[0]).is_file() and not w.model.transcript.turns, timeout=20_000)
+    assert read_conversation_info(proposed[0]).frames >= 2
+    assert "*" not in w.windowTitle()
+
+
+@pytest.mark.audio
+def test_replaying_a_saved_conversation_pauses_the_live_one(pulse_audio, harness, qtbot):
+    w = harness.window
+    w.press_talk("key")
+    harness.frames(3)
+    w.release_talk("key")
+    w.model.save(str(w.library.folder / "talk.parley"))
+    qtbot.waitUntil(lambda: len(w.library.entries) == 1, timeout=20_000)
+    assert w.model.live
+    w.replay_entry(w.library.entries[0])  # its reply would play over the replay
+    qtbot.waitUntil(lambda: not w.model.live, timeout=10_000)
+    assert w.model.status is Status.PAUSED and w.conversation_panel.start_button.text() == "Continue"
+    w.conversation_panel.close_replay()
+
+
+def test_a_fresh_window_says_loading_keeps_talk_off_until_ready_and_names_its_persona(qtbot, tmp_path,
+                                                                                   app_demo_model):
+    loading = threading.Event()
+
+    def slow_loader(*args):
+        loading.wait(30)  # a model that is still loading
+        return app_demo_model
+
+    w = MainWindow(settings_without_processing(tmp_path / "settings.ini"), model_loader=slow_loader, audio=False,
+                   worker_seed=1, conversations_dir=conversations_dir(tmp_path))
+    try:
+        w.show()
+        talk = w.conversation_panel.talk_button
+        assert w.persona_label.text().startswith("Persona: General assistant")  # not "none (... before personas)"
+        assert not talk.isEnabled() and "No model" in talk.toolTip()
+        w.load_model("demo", "cpu", "float32")
+        assert w.status_label.text() == "Loading…" and not talk.isEnabled() and "Loading" in talk.toolTip()
+        w.press_talk("key")  # nothing to talk to yet: no conversation starts
+        w.release_talk("key")
+        loading.set()
+        qtbot.waitUntil(lambda: w.model.status is Status.READY, timeout=60_000)
+        assert w.status_label.text() == "Ready" and talk.isEnabled() and not w.model.live
+    finally:
+        loading.set()
+        w.close()

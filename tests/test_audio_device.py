@@ -31,6 +31,8 @@ class LiveApp:
         self.window.model.frame.connect(self.frames.record)
         self.window.load_model("demo", "cpu", "float32")
         self.window.show()
+        qtbot.waitUntil(lambda: self.window.model.model_info is not None, timeout=60_000)
+        self.window.model.start()  # Start: the conversation runs
         qtbot.waitUntil(lambda: self.window.model.audio.status.state == "running" and len(self.frames) > 3,
                         timeout=30_000)
 
@@ -125,3 +127,36 @@ def test_device_pickers_switch_devices_and_refresh_reinitialises(live_app, qtbot
     assert w.model.audio.status.input_name == "pulse"
     count = len(live_app.frames)
     qtbot.waitUntil(lambda: len(live_app.frames) > count + 3, timeout=20_000)
+
+
+def test_a_microphone_that_is_not_there_shows_a_banner_disables_talk_and_choose_fixes_it(
+        pulse_audio, qtbot, tmp_path, app_demo_model):
+    """The real device layer: the remembered microphone is gone (unplugged), the system's default is there."""
+    store = QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)
+    store.setValue("input_device", "USB headset that was unplugged (ALSA)")
+    window = MainWindow(store, model_loader=lambda *args: app_demo_model, audio=True, worker_seed=1,
+                        conversations_dir=conversations_dir(tmp_path))
+    try:
+        window.show()
+        window.load_model("demo", "cpu", "float32")
+        banner, panel = window.microphone_banner, window.conversation_panel
+        qtbot.waitUntil(lambda: window.model.model_info is not None and banner.isVisible(), timeout=60_000)
+        assert "unplugged" in banner.label.text() and "Talk is off" in banner.label.text()
+        assert not panel.talk_button.isEnabled() and "No microphone" in panel.talk_button.toolTip()
+        assert not panel.start_button.isEnabled() and not panel.open_mic_box.isEnabled()
+        window.press_talk("key")  # Space does nothing either: no frame, no conversation running
+        qtbot.wait(500)
+        window.release_talk("key")
+        assert not window.model.live and window.model.worker.controller.session.frames == 0
+
+        banner.choose_button.click()  # the picker opens; the person takes the system default
+        combo = window.devices_panel.input_combo
+        assert combo.isVisible()
+        combo.hidePopup()
+        combo.setCurrentIndex(0)
+        combo.activated.emit(0)
+        qtbot.waitUntil(lambda: not banner.isVisible(), timeout=30_000)
+        assert panel.talk_button.isEnabled() and window.model.audio.status.state == "running"
+    finally:
+        window.model.unsaved_frames = 0
+        window.close()

@@ -114,6 +114,8 @@ def test_a_conversation_follows_a_new_default_speaker_without_a_restart(live_app
     w.model.message.connect(messages.record)
     qtbot.waitUntil(lambda: sink_playing_for(os.getpid()) == audio_server.SPEAKER_SINK, timeout=10_000)
     bridge = w.model.audio.bridge
+    controller = w.model.worker.controller
+    session, session_frames = controller.session, controller.session.frames
     with extra_sink() as loaded_at:
         qtbot.waitUntil(lambda: EXTRA_SINK in watch.devices.sinks, timeout=int(LIST_UPDATE_S * 1000))
         print(f"listed {time.monotonic() - loaded_at:.3f} s after the sink was loaded")
@@ -127,10 +129,11 @@ def test_a_conversation_follows_a_new_default_speaker_without_a_restart(live_app
         print(f"the speaker stream plays into the new default after {moved:.2f} s")
         qtbot.waitUntil(lambda: ("Now using the system's default speaker: parley_extra",) in messages.calls,
                         timeout=int(LIST_UPDATE_S * 1000))
-        frames, unsaved = len(live_app.frames), w.model.unsaved_frames
+        frames = len(live_app.frames)
         qtbot.waitUntil(lambda: w.model.audio.status.state == "running" and len(live_app.frames) > frames + 5,
                         timeout=20_000)
-        assert w.model.unsaved_frames > unsaved and len(replaced) == 0  # the same conversation goes on
+        # the same conversation goes on: the same engine session, further on
+        assert controller.session is session and session.frames > session_frames and len(replaced) == 0
     qtbot.waitUntil(lambda: EXTRA_SINK not in watch.devices.sinks, timeout=int(LIST_UPDATE_S * 1000))
     qtbot.waitUntil(lambda: sink_playing_for(os.getpid()) == audio_server.SPEAKER_SINK, timeout=15_000)
     frames = len(live_app.frames)

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 import torch
 
+from bench import gpu_check
 from engine.codec.mimi import load_mimi
 from engine.lm.generate import SamplingConfig, make_generator
 from engine.lm.model import LMConfig, load_lm
@@ -26,10 +27,18 @@ FRAMES = 50
 def test_gpu_check_smoke_runs_on_cpu(tmp_path):
     out = tmp_path / "gpu_check.json"
     env = {**os.environ, "OMP_NUM_THREADS": "2"}
-    proc = subprocess.run([sys.executable, "-m", "bench.gpu_check", "--smoke", "--out", str(out)], cwd=ROOT,
-                          env=env, capture_output=True, text=True, timeout=300)
+    proc = subprocess.run([sys.executable, "-m", "bench.gpu_check", "--smoke", "--profile", "--out", str(out)],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=400)
     assert proc.returncode == 0, proc.stderr
     report = json.loads(out.read_text())
+    for name, stages in report["models"].items():  # the budget's plan names the stages a run records
+        options = gpu_check.Options(device_type="cpu", profile=name.startswith("tiny"),
+                                    precisions=("bfloat16", *gpu_check.QUANTISED) if name == "tiny" else ("bfloat16",))
+        assert [s for s, v in stages.items() if isinstance(v, dict) and "stage_s" in v] == \
+            gpu_check.planned_stages(name, options), name
+    profile = report["models"]["tiny"]["profile"]  # the profile stage's figures, from the CPU's ops here
+    assert profile["kernels_per_frame"] > 100 and profile["top_kernels"] and profile["gemv"][0]["weight_gb_s"] > 0
+    assert profile["attention"]["calls_per_frame"] >= 2 and profile["attention"]["us_per_call"] > 0
     tiny = report["models"]["tiny"]
     # No graph replays on the CPU: the check claims no graph/eager parity from two eager runs.
     assert report["complete"] and tiny["parity_graph_vs_eager"] is None and "frames_identical" not in tiny
@@ -62,9 +71,12 @@ def test_a_smoke_run_never_writes_the_stored_gpu_results():
 
 def test_gpu_check_records_a_failed_stage_and_goes_on(tmp_path):
     """Without the reference package (as on an offline GPU machine that lacks it) the reference
-    stage fails with its error in the JSON; our runs before it are kept, and the check ends."""
+    stage fails with its error in the JSON; our runs before it are kept, and the check ends. The
+    packages the device image lacks (soxr, platformdirs, the app's) are blocked as well."""
+    from tests.test_gpu_check import BLOCKER
+
     out = tmp_path / "gpu_check.json"
-    script = ("import sys; sys.modules['moshi'] = None; from bench.gpu_check import main; "
+    script = (BLOCKER + "import sys; sys.modules['moshi'] = None; from bench.gpu_check import main; "
               f"sys.exit(main(['--smoke', '--out', {str(out)!r}]))")
     proc = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env={**os.environ, "OMP_NUM_THREADS": "2"},
                           capture_output=True, text=True, timeout=300)
@@ -201,7 +213,7 @@ def test_gpu_load_smoke_runs_on_cpu(tmp_path):
         assert run["precision_reason"] == "" and run["host_load_gb"]["peak"] >= run["host_load_gb"]["kept"]
     # int8 quantises as the file streams: no float LM passes through host memory on the way
     assert entry["int8"]["host_load_gb"]["peak"] <= entry["float32"]["host_load_gb"]["peak"]
-    assert entry["16gb_gpu"] == {"skipped": "needs a CUDA device"}
+    assert entry["16gb_gpu"]["skipped"] == "needs a CUDA device"  # (with the seconds the stage took)
 
 
 # ------------------------------------------------------------------------- quantised weights

@@ -25,7 +25,7 @@ from engine.kernels.packed import (
     bf16_matmul_runs,
     native_bf16_matmul,
 )
-from engine.runtime import kernel_plan, loading
+from engine.runtime import kernel_plan, loading, thread_cache
 from engine.runtime.cpu import cpu_features, cpu_model
 from engine.runtime.loading import Precision
 from tests.conftest import SPEECH
@@ -49,6 +49,7 @@ def plan_dir(tmp_path, monkeypatch):
     eighth of the work: what these tests check does not depend on how steady the times are."""
     cache = tmp_path / "cache"
     monkeypatch.setattr(kernel_plan, "cache_root", lambda: cache)
+    monkeypatch.setattr(thread_cache, "cache_root", lambda: cache)  # the thread choice is kept beside the plans
     monkeypatch.setattr(kernel_plan, "TIMED_SITES", 1)
     monkeypatch.setattr(kernel_plan, "SWEEP_REPEATS", 2)
     return cache / "kernel-plans"
@@ -360,6 +361,34 @@ def test_kernels_are_planned_again_for_the_thread_count_the_frames_run_with(plan
         assert torch.get_num_threads() == 2
         assert model.kernel_plan.key["threads"] == "2" and model.kernel_plan.source == "measured"
         assert len(list(plan_dir.glob("*.json"))) == 2  # one plan per thread count, both kept
+    finally:
+        torch.set_num_threads(before)
+
+
+def test_the_thread_choice_is_kept_for_the_next_start_and_measured_again_for_another_torch_build(
+        plan_dir, demo_model_dir, monkeypatch):
+    from engine.runtime.threads import ThreadChoice
+
+    measured = []
+
+    def measure(model):
+        measured.append(model)
+        return ThreadChoice(1, {1: 30.0, 2: 40.0}, {1: 35.0, 2: 45.0}, 0.1)
+
+    monkeypatch.setattr(loading, "choose_threads", measure)
+    before = torch.get_num_threads()
+    try:
+        load_model(str(demo_model_dir), device="cpu").use_best_threads()
+        choice = load_model(str(demo_model_dir), device="cpu").use_best_threads()  # the next start
+        assert len(measured) == 1 and choice.threads == 1 and torch.get_num_threads() == 1
+        assert choice.mean_ms == {1: 30.0, 2: 40.0} and choice.p90_ms == {1: 35.0, 2: 45.0}
+        (kept,) = (plan_dir.parent / "thread-choices").glob("*.json")
+        kept.write_text("{damaged")
+        load_model(str(demo_model_dir), device="cpu").use_best_threads()
+        assert len(measured) == 2  # a damaged file is measured again (and replaced)
+        monkeypatch.setattr(torch, "__version__", torch.__version__ + "+other")
+        load_model(str(demo_model_dir), device="cpu").use_best_threads()
+        assert len(measured) == 3  # another torch build: its own measurement
     finally:
         torch.set_num_threads(before)
 

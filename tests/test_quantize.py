@@ -249,3 +249,21 @@ def test_int4_teacher_forced_text_agreement_is_reported(models):
             errors.append(float((logits_q - logits_f).norm() / logits_f.norm()))
     print(f"int4 vs float: text-logit relative error max {max(errors):.4f}")
     assert 0 < max(errors) < 0.3
+
+
+def test_the_compiled_int8_kernel_compiles_every_shape_of_a_frame_instead_of_falling_back():
+    """dynamo's default limit (8 specialisations) would run a 7B frame's other matmul shapes
+    uncompiled, silently: each of 20 shapes gets its own compiled graph, and each agrees with the
+    reference (torch.compile's "eager" backend here: Inductor needs a compiler and minutes)."""
+    from torch._dynamo.utils import counters
+
+    from engine.kernels.int8 import compiled_unfused, quantize_rows, reference_linear
+
+    torch._dynamo.reset()
+    counters.clear()
+    call = compiled_unfused("eager")
+    for n in range(20):
+        q, scale = quantize_rows(torch.randn(8 + n, 16))
+        x = torch.randn(1, 1, 16)
+        assert torch.allclose(call(x, q, scale), reference_linear(x, q, scale), rtol=1e-5, atol=1e-6)
+    assert counters["stats"]["unique_graphs"] == 20  # 8 with dynamo's default limit

@@ -44,6 +44,7 @@ from engine.files.models import read_model_dir
 from engine.lm.model import LMConfig
 from engine.lm.personaplex import MAX_VOICE_FRAMES, load_voice_prompt
 from engine.lm.prompts import VoiceNameFromFile
+from engine.regular_files import is_regular_file
 from engine.runtime.replay import journal_header
 from engine.state import clone, flatten
 
@@ -183,8 +184,8 @@ def test_a_fifo_or_a_link_to_one_is_never_opened(tmp_path):
     os.mkfifo(fifo)
     link = tmp_path / "link.parley"
     link.symlink_to(fifo)
-    assert not untrusted.is_regular_file(fifo) and not untrusted.is_regular_file(link)
-    assert untrusted.is_regular_file(raw_conversation(tmp_path / "good.parley"))
+    assert not is_regular_file(fifo) and not is_regular_file(link)
+    assert is_regular_file(raw_conversation(tmp_path / "good.parley"))
     outcomes = []
 
     def read_all():

@@ -83,7 +83,8 @@ def build_parser() -> argparse.ArgumentParser:
     conv = sub.add_parser("conversations", help="list the saved conversations (reads file headers only)")
     conv.add_argument("--folder", help="the folder to list (default: the app's conversations folder)")
     conv.add_argument("--json", action="store_true",
-                      help="one JSON object per line: path, title, created, seconds, model, bytes, persona (or error)")
+                      help="one JSON object per line (ASCII): path, title, created, seconds, model, bytes, persona (or "
+                           "error); bytes of a file name that are not UTF-8 are written \\xNN")
     add_voices_parser(sub)
     add_personas_parser(sub)
     return parser
@@ -140,7 +141,7 @@ def list_conversations_command(args) -> int:
         print(f"parley: {folder} is not a folder", file=sys.stderr)
         return 2
     for entry in list_conversations(folder):
-        print(json.dumps(entry.as_json(), ensure_ascii=False) if args.json else entry.as_line())
+        print(json.dumps(entry.as_json()) if args.json else entry.as_line())  # JSON: ASCII, nothing raw
     return 0
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import sys
 import time
 from dataclasses import replace
@@ -51,6 +52,18 @@ def _is_user_facing(e: Exception) -> bool:
     return isinstance(e, (UsageError, ModelError, FileNotFoundError, ValueError))
 
 
+def _check_writable(*outputs: str | None) -> None:
+    """Before a run, not after it: each output's folder exists and can be written."""
+    for out in outputs:
+        if not out:
+            continue
+        folder = Path(out).resolve().parent
+        if not folder.is_dir():
+            raise UsageError(f"the folder for {out} does not exist")
+        if not os.access(folder, os.W_OK):
+            raise UsageError(f"the folder for {out} ({folder}) cannot be written: choose another")
+
+
 def _run(args) -> None:
     from app.engine_thread.real_time import FrameTimeSummary
     from engine import (
@@ -74,9 +87,7 @@ def _run(args) -> None:
         raise UsageError(f"{args.input} contains no audio")
     if args.resume and args.journal:
         raise UsageError("--journal records a new conversation; it cannot continue a --resume'd one")
-    for out in (args.output, args.json, args.save_state, args.journal):
-        if out and not Path(out).resolve().parent.is_dir():
-            raise UsageError(f"the folder for {out} does not exist")
+    _check_writable(args.output, args.json, args.save_state, args.journal)
 
     model = load_model(args.model, device=args.device, precision=args.precision, cuda_graph=not args.no_cuda_graph)
     if args.compact and not args.save_state:
@@ -95,32 +106,34 @@ def _run(args) -> None:
     # A new conversation records its frames (it can then be saved compact), journaled with --journal.
     recorder = None if args.resume else record_frames(session, args.journal)
     t0 = time.perf_counter()
-    try:
+    try:  # the outputs first, then the journal is closed: it is best effort (a full disk there loses no output)
         result = session.process(pcm)
+        elapsed = time.perf_counter() - t0
+        write_wav(args.output, result.pcm[: pcm.size] if result.pcm.size >= pcm.size
+                  else np.pad(result.pcm, (0, pcm.size - result.pcm.size)))
+        if args.json:
+            timing = FrameTimeSummary.of(result.frame_ms)
+            payload = {
+                "text": result.text,
+                "text_tokens": result.text_tokens,
+                "audio_codes": result.audio_codes,
+                "frames_in": result.frames_in,
+                "ms_per_frame": 1000 * elapsed / max(result.frames_in, 1),  # wall time over all frames
+                # Compute per frame after the warm-up (app.engine_thread.real_time.WARMUP_FRAMES); null when the input
+                # is no longer than the warm-up.
+                "ms_per_frame_median": timing.median_ms,
+                "ms_per_frame_p95": timing.p95_ms,
+                "warmup_frames": len(timing.warmup_ms),
+                "warmup_ms": list(timing.warmup_ms),
+            }
+            write_atomically(args.json, json.dumps(payload).encode("utf-8"), private=True)
+        if args.save_state:
+            save_conversation(session, args.save_state, compact=True if args.compact else None)
     finally:
         if recorder is not None:
             recorder.close()
-    elapsed = time.perf_counter() - t0
-    write_wav(args.output, result.pcm[: pcm.size] if result.pcm.size >= pcm.size
-              else np.pad(result.pcm, (0, pcm.size - result.pcm.size)))
-    if args.json:
-        timing = FrameTimeSummary.of(result.frame_ms)
-        payload = {
-            "text": result.text,
-            "text_tokens": result.text_tokens,
-            "audio_codes": result.audio_codes,
-            "frames_in": result.frames_in,
-            "ms_per_frame": 1000 * elapsed / max(result.frames_in, 1),  # wall time over all frames
-            # Compute per frame after the warm-up (app.engine_thread.real_time.WARMUP_FRAMES); null when the input
-            # is no longer than the warm-up.
-            "ms_per_frame_median": timing.median_ms,
-            "ms_per_frame_p95": timing.p95_ms,
-            "warmup_frames": len(timing.warmup_ms),
-            "warmup_ms": list(timing.warmup_ms),
-        }
-        write_atomically(args.json, json.dumps(payload).encode("utf-8"))
-    if args.save_state:
-        save_conversation(session, args.save_state, compact=True if args.compact else None)
+    if recorder is not None and recorder.journal is not None and recorder.journal.error:
+        print(f"parley: warning: {recorder.journal.error}; the outputs were written", file=sys.stderr)
     print(f"{result.frames_in} frames, {1000 * elapsed / max(result.frames_in, 1):.1f} ms/frame"
           f" -> {args.output}", file=sys.stderr)
 
@@ -128,9 +141,7 @@ def _run(args) -> None:
 def _recover(args) -> None:
     from engine import load_model, recover, write_atomically
 
-    for out in (args.save_state, args.json):
-        if out and not Path(out).resolve().parent.is_dir():
-            raise UsageError(f"the folder for {out} does not exist")
+    _check_writable(args.save_state, args.json)
     if not Path(args.journal).is_file():
         raise UsageError(f"{args.journal} does not exist")
     model = load_model(args.model, device=args.device, precision=args.precision, cuda_graph=not args.no_cuda_graph)
@@ -140,9 +151,9 @@ def _recover(args) -> None:
     recovery.session.save(args.save_state)
     if args.json:
         payload = {"frames": recovery.frames, "lost_frames": recovery.lost_frames, "damage": recovery.damage,
-                   "encoder_mismatches": recovery.encoder_mismatches,
+                   "encoder_mismatches": recovery.encoder_mismatches, "differs": recovery.differs,
                    "rebuild_seconds": round(recovery.rebuild_seconds, 3)}
-        write_atomically(args.json, json.dumps(payload).encode("utf-8"))
+        write_atomically(args.json, json.dumps(payload).encode("utf-8"), private=True)
     lost = f", {recovery.lost_frames} frames lost ({recovery.damage})" if recovery.damage else ""
     print(f"recovered {recovery.frames} frames in {recovery.rebuild_seconds:.1f} s{lost} -> {args.save_state}",
           file=sys.stderr)
@@ -152,8 +163,7 @@ def _compare_precision(args) -> None:
     from engine import load_model, read_audio, release_memory, write_atomically
     from engine.runtime.precision_compare import compare_precisions
 
-    if args.json and not Path(args.json).resolve().parent.is_dir():
-        raise UsageError(f"the folder for {args.json} does not exist")
+    _check_writable(args.json)
     pcm = read_audio(args.input)
     if pcm.size == 0:
         raise UsageError(f"{args.input} contains no audio")
@@ -170,4 +180,4 @@ def _compare_precision(args) -> None:
     if args.json:
         payload = {"model": args.model, "input": str(args.input), "reference": args.precisions[0],
                    "results": [r.as_json() for r in results]}
-        write_atomically(args.json, json.dumps(payload, indent=1).encode("utf-8"))
+        write_atomically(args.json, json.dumps(payload, indent=1).encode("utf-8"), private=True)

@@ -109,7 +109,8 @@ class ConversationPanel(QWidget):
         self.view.clicked.connect(self._turn_clicked)
         self.view.play_requested.connect(self._play_turn)
         layout.addWidget(self.view, 1)
-        self.placeholder = QLabel("Hold Space (or the Talk button) and speak. The conversation appears here.")
+        self.placeholder = QLabel("Hold Space (or the Talk button) and speak, or press Start to let the "
+                                  "assistant begin. The conversation appears here.")
         self.placeholder.setAlignment(Qt.AlignCenter)
         self.placeholder.setWordWrap(True)
         self.placeholder.setStyleSheet(f"color: {self.scheme.muted};")
@@ -128,6 +129,10 @@ class ConversationPanel(QWidget):
         self.open_mic_box.setToolTip("The model hears the microphone all the time. Echo cancellation "
                                      "(Audio menu) keeps it from hearing itself on speakers.")
         self.open_mic_box.toggled.connect(model.set_open_mic)
+        self.start_button = QPushButton()
+        self.start_button.setMinimumHeight(44)
+        self.start_button.clicked.connect(self._start_or_pause)
+        controls.addWidget(self.start_button)
         controls.addWidget(self.talk_button, 1)
         controls.addWidget(self.open_mic_box)
         layout.addLayout(controls)
@@ -137,6 +142,10 @@ class ConversationPanel(QWidget):
         layout.addWidget(self.headphones_note)
 
         model.talk_changed.connect(self._render_talk)
+        model.live_changed.connect(self._render_live)
+        model.talk_available_changed.connect(self._render_live)
+        model.status_changed.connect(self._render_live)
+        model.conversation_replaced.connect(self._render_live)
         model.turns.rowsInserted.connect(self._render_placeholder)
         model.turns.modelReset.connect(self._render_placeholder)
         replay.position_changed.connect(self._follow_replay)
@@ -145,6 +154,7 @@ class ConversationPanel(QWidget):
         self._render_placeholder()
         self._render_open_mic_note()
         self._render_speed_warning(health.warning)
+        self._render_live()
 
     @property
     def scheme(self) -> Scheme:
@@ -167,12 +177,34 @@ class ConversationPanel(QWidget):
         return self.speed_warning
 
     def tab_chain(self) -> list[QWidget]:
-        return [*self.replay_bar.tab_chain(), self.view, self.talk_button, self.open_mic_box]
+        return [*self.replay_bar.tab_chain(), self.view, self.talk_button, self.start_button, self.open_mic_box]
 
     # -- live ----------------------------------------------------------------------------------
     def _render_talk(self, talk) -> None:
         self.talk_button.setDown(bool(talk.held_by))
         self.headphones_note.setVisible(talk.open_mic)
+
+    def _start_or_pause(self) -> None:
+        if self.model.live:
+            self.model.pause()
+        else:
+            self.model.start()
+
+    def _render_live(self, *_args) -> None:
+        """Start (Continue for a conversation that ran) or Pause; Talk and open mic only where they can work."""
+        model = self.model
+        available, why = model.talk_available()
+        if model.live:
+            text, tip = "Pause", "Stop the conversation: the model uses no processor time until you continue."
+        else:
+            text = "Continue" if model.has_content else "Start"
+            tip = why or "Run the conversation: the assistant listens and may speak. Talk starts it too."
+        self.start_button.setText(text)
+        self.start_button.setToolTip(tip)
+        self.start_button.setEnabled(model.live or available)
+        for control in (self.talk_button, self.open_mic_box):
+            control.setEnabled(available)
+        self.talk_button.setToolTip(why or "Hold it (or Space) while you speak.")
 
     def _render_speed_warning(self, text: str) -> None:
         self.speed_warning.setText(text)

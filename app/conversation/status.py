@@ -7,7 +7,11 @@ from dataclasses import dataclass
 
 
 class Status(enum.Enum):
-    IDLE = "idle"
+    IDLE = "idle"  # no model, or frames run with nobody speaking
+    LOADING = "loading…"  # a model loads: Talk waits for it
+    READY = "ready"  # loaded, nothing runs yet: Talk, open mic or Start begins
+    PAUSED = "paused"  # the person paused the conversation: nothing runs
+    WAITING = "waiting for you"  # "wait for me": the assistant is held silent until the person speaks
     LISTENING = "listening"
     THINKING = "thinking"
     SPEAKING = "speaking"
@@ -19,18 +23,31 @@ THINKING_WINDOW_S = 3.0  # after the user stops talking, how long silence counts
 
 @dataclass(frozen=True)
 class StatusInputs:
-    streaming: bool  # a model is loaded and audio frames are flowing
+    loading: bool  # a model is loading
+    loaded: bool  # a model is loaded
+    live: bool  # the person started the conversation's frames (Talk, open mic or Start)
+    paused: bool  # frames ran in this conversation (so a stop is a pause)
+    streaming: bool  # audio frames are flowing
     mic_open: bool  # push-to-talk held or open-mic on
+    waiting_for_user: bool  # the assistant is held silent until the person speaks
     now: float
     last_speech_time: float  # when the assistant's output last crossed SPEECH_DB (-inf if never)
     last_release_time: float  # when the user last stopped talking (-inf if never)
 
 
 def derive_status(s: StatusInputs) -> Status:
+    if s.loading:
+        return Status.LOADING
+    if not s.loaded:
+        return Status.IDLE
+    if not s.live:
+        return Status.PAUSED if s.paused else Status.READY
     if not s.streaming:
         return Status.IDLE
     if s.mic_open:
         return Status.LISTENING
+    if s.waiting_for_user:
+        return Status.WAITING
     if s.now - s.last_speech_time <= SPEAKING_HOLD_S:
         return Status.SPEAKING
     if s.now - s.last_release_time <= THINKING_WINDOW_S and s.last_speech_time < s.last_release_time:

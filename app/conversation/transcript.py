@@ -5,8 +5,11 @@ or from a saved recording: whether the user was talking, the two levels, and the
 piece. A user turn is a stretch of frames in which the user talked (push-to-talk held, or the
 open microphone above the speech level); an assistant turn is a stretch of speech or text that
 ends after a silence or a gap in its text. The two sides are independent, so when both talk at
-once their turns overlap in time instead of cutting each other into fragments. A stretch longer
-than ``MAX_TURN_S`` goes on in a new turn (the assistant's at a word boundary): the window measures
+once their turns overlap in time instead of cutting each other into fragments; a turn is marked
+as overlapping only where both sides were heard in the same frames for more than
+``OVERLAP_MIN_S`` (an assistant turn that spans a short silence the user spoke into does not
+overlap). A stretch longer than ``SPLIT_AT_PAUSE_S`` goes on in a new turn at its next pause, and
+one longer than ``MAX_TURN_S`` at once (the assistant's at a word boundary): the window measures
 and paints the turns that grow every frame, and one that grew for an hour (the demo babbles without
 pause; an open microphone hears a whole conversation) made that cost grow with it.
 """
@@ -24,7 +27,10 @@ from engine import FRAME_SECONDS, FRAME_SIZE, write_atomically
 
 USER_GAP_S = 0.5  # the user quiet for longer than this ends their turn
 ASSISTANT_GAP_S = 1.5  # the assistant silent, or without new text, for longer than this ends its turn
-MAX_TURN_S = 30.0  # a longer stretch of either side goes on in a new turn
+SPLIT_AT_PAUSE_S = 12.0  # a longer stretch of either side goes on in a new turn at its next pause
+PAUSE_S = 0.24  # three quiet frames inside a turn: a pause
+MAX_TURN_S = 30.0  # a longer stretch of either side goes on in a new turn, pause or not
+OVERLAP_MIN_S = 0.5  # both sides heard at once for longer than this: the turns are marked as overlapping
 YOU, ASSISTANT = "you", "assistant"
 
 
@@ -36,6 +42,7 @@ class Turn:
     text: str = ""  # the assistant's words (the models do not transcribe the user)
     levels: list[float] = field(default_factory=list)  # dBFS per frame, for the level strip
     last_text: float | None = None  # seconds of the newest text piece
+    heard: set[int] = field(default_factory=set)  # the frames (indices) in which this side was heard
 
     @property
     def duration(self) -> float:
@@ -43,6 +50,10 @@ class Turn:
 
     def overlaps(self, other: Turn) -> bool:
         return self.start < other.end and other.start < self.end
+
+    def heard_together_s(self, other: Turn) -> float:
+        """How long both turns' speakers were heard at once."""
+        return len(self.heard & other.heard) * FRAME_SECONDS if self.overlaps(other) else 0.0
 
 
 @dataclass(frozen=True)
@@ -94,8 +105,13 @@ class Transcript:
         return changed
 
     def _end_if_long(self, speaker: str, now: float) -> None:
+        """A long turn ends at its first pause after ``SPLIT_AT_PAUSE_S``, and at ``MAX_TURN_S`` in any case."""
         index = self._open.get(speaker)
-        if index is not None and now - self.turns[index].start >= MAX_TURN_S:
+        if index is None:
+            return
+        turn = self.turns[index]
+        paused = now - turn.end >= PAUSE_S  # quiet since the turn's last frame
+        if now - turn.start >= MAX_TURN_S or (now - turn.start >= SPLIT_AT_PAUSE_S and paused):
             del self._open[speaker]
 
     def _extend(self, speaker: str, start: float, end: float, db: float, gap: float) -> int:
@@ -108,6 +124,7 @@ class Transcript:
         quiet = round((start - turn.end) / FRAME_SECONDS)  # quiet frames inside the turn
         turn.levels.extend([DISPLAY_FLOOR_DB] * max(0, quiet))  # quiet frames inside a turn
         turn.levels.append(db)
+        turn.heard.add(round(start / FRAME_SECONDS))
         turn.end = end
         return index
 
@@ -126,9 +143,10 @@ class Transcript:
                                             _frame_db(assistant_audio, i), texts.get(i, "")))
 
     def overlapping(self, index: int) -> bool:
-        """Whether the turn at ``index`` overlaps a turn of the other side."""
+        """Whether both sides were heard at once, for more than ``OVERLAP_MIN_S``, in the turn at
+        ``index`` and a turn of the other side."""
         turn = self.turns[index]
-        return any(other.speaker != turn.speaker and other.overlaps(turn)
+        return any(other.speaker != turn.speaker and other.heard_together_s(turn) > OVERLAP_MIN_S
                    for other in self.turns[max(0, index - 8):index + 8])
 
     def turn_at(self, seconds: float) -> int | None:
@@ -156,7 +174,7 @@ class Transcript:
         """Write .json (structured) or plain text, atomically (a failed write leaves no broken file)."""
         target = Path(path)
         data = json.dumps(self.to_json(), indent=2) if target.suffix.lower() == ".json" else self.as_text() + "\n"
-        write_atomically(target, data.encode("utf-8"))
+        write_atomically(target, data.encode("utf-8"), private=True)
 
 
 def _frame_db(audio: np.ndarray | None, index: int) -> float:

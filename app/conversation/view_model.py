@@ -1,7 +1,9 @@
 """The conversation view-model: everything the window shows, as state and signals, with no widgets.
 
-It owns the engine worker (in its thread) and the audio streams, the push-to-talk state, the
-turns, the status, the current file and its unsaved changes, and the settings. Panels render its
+It owns the engine worker (in its thread) and the audio streams, the push-to-talk state, whether
+the conversation runs (``live``: nothing runs until Talk, open mic or Start), the turns, the
+status, the current file and its unsaved changes (what the person said that no file holds), and
+the settings. Panels render its
 state and call its commands; they never talk to the worker or read the audio bridge themselves.
 Questions to the user (file dialogs, "discard changes?") stay in the window: the view-model only
 acts on the answers.
@@ -26,7 +28,7 @@ from app.audio.levels import SPEECH_DB
 from app.audio.streams import AudioIO, DeviceStatus
 from app.conversation.push_to_talk import TalkState, open_mic_note
 from app.conversation.status import Status, StatusInputs, derive_status
-from app.conversation.transcript import FrameObservation, Transcript
+from app.conversation.transcript import YOU, FrameObservation, Transcript
 from app.conversation.turn_list import TurnListModel
 from app.engine_thread import messages as m
 from app.engine_thread.controller import ModelLoader, load_engine_model
@@ -63,6 +65,8 @@ def graph_text(graph) -> str:
 class ConversationModel(QObject):
     status_changed = Signal(object)  # Status
     talk_changed = Signal(object)  # TalkState
+    live_changed = Signal(bool)  # whether the conversation's frames run (see live)
+    talk_available_changed = Signal()  # see talk_available()
     model_changed = Signal()  # model_info, loading, graph: see model_text()
     persona_changed = Signal()  # persona, conversation_persona, prompts_in_use, voices
     title_changed = Signal(str)
@@ -105,9 +109,20 @@ class ConversationModel(QObject):
         self.persona: Persona = self.persona_named(self.settings.persona)
         self.conversation_persona: Persona | None = None  # the current conversation's (None: a file without one)
         self.streaming = False
+        # Whether the conversation's frames run: a conversation starts stopped (no CPU use) and runs
+        # once the person presses Talk, turns on open mic or presses Start, until Pause.
+        self.live = False
+        self.has_conversation = False  # a conversation was started or opened since the window opened
+        self.frames_this_conversation = 0
+        # Indexes of the frames the person was heard in that no file holds yet: only those are unsaved
+        # work (what the assistant said alone, the demo's babble, is not); ``unsaved_frames`` counts them.
+        self._spoken_frames: list[int] = []
         self.waiting_for_user = False  # the assistant is held silent until the user speaks ("wait for me")
         self.last_stats: FrameStats | None = None
         self.device_status = DeviceStatus()
+        # Why no microphone can be heard ("" when one can): the device layer's reason. Kept while
+        # the devices are opened again (every few seconds), so that it does not flicker.
+        self.no_microphone = ""
         self.health = ""
         # Why the conversation is not journaled for crash recovery now (a full disk); "" when it is.
         self.crash_protection_problem = ""
@@ -140,6 +155,7 @@ class ConversationModel(QObject):
             m.ConversationSaved: self._on_conversation_saved, m.FileFailed: self._on_file_failed,
             m.ClipReady: self.clip_ready.emit, m.RecoveryProgress: self.recovery_event.emit,
             m.RecoveryDone: self.recovery_event.emit, m.JournalState: self._on_journal_state,
+            m.LiveChanged: self._on_live_changed,
         }
         self.worker_thread.start()
 
@@ -180,6 +196,21 @@ class ConversationModel(QObject):
         """(the note under the open-mic switch, whether it is a warning)."""
         return open_mic_note(self.processing, self.processing_problem)
 
+    @property
+    def has_content(self) -> bool:
+        """Whether the conversation has run or has turns (an opened one): stopping it is a pause."""
+        return self.frames_this_conversation > 0 or bool(self.transcript.turns)
+
+    def talk_available(self) -> tuple[bool, str]:
+        """(whether Talk, open mic and Start can work now, and why not when they cannot)."""
+        if self.loading_model is not None:
+            return False, "Loading the model; Talk works once it is ready."
+        if self.model_info is None:
+            return False, "No model is loaded (Model → Model manager...)."
+        if self.no_microphone:
+            return False, f"No microphone: {self.no_microphone}"
+        return True, ""
+
     def title(self) -> str:
         name = Path(self.conversation_path).name if self.conversation_path else "Untitled conversation"
         return f"{name}{' *' if self.unsaved_frames else ''} — Parley"
@@ -193,6 +224,8 @@ class ConversationModel(QObject):
     def persona_text(self) -> tuple[str, str]:
         """(the line saying who speaks, its tooltip)."""
         persona = self.conversation_persona
+        if persona is None and not self.has_conversation:  # nothing runs yet: who the first one starts with
+            persona = self.persona
         if persona is None:
             return "Persona: none (a conversation saved before personas)", ""
         voice, role = self.prompts_in_use
@@ -207,6 +240,7 @@ class ConversationModel(QObject):
     # -- push-to-talk ------------------------------------------------------------------------
     def press_talk(self, source: str) -> None:
         was_open = self.talk.mic_open
+        self.start()
         self._set_talk(self.talk.press(source))
         if not was_open and self.status is Status.SPEAKING:
             self.worker.barge_in()  # the user interrupts: silence what the assistant still had queued
@@ -221,6 +255,8 @@ class ConversationModel(QObject):
         self._update_status()
 
     def set_open_mic(self, on: bool) -> None:
+        if on:
+            self.start()
         self._set_talk(TalkState(self.talk.held_by, open_mic=on))
         self.update_settings(open_mic=on)
         self._update_status()
@@ -231,10 +267,20 @@ class ConversationModel(QObject):
         self.talk_changed.emit(talk)
 
     # -- commands ----------------------------------------------------------------------------
+    def start(self) -> None:
+        """Run the conversation's frames (Talk, open mic or Start); a no-op while it runs or cannot."""
+        if not self.live and self.talk_available()[0]:
+            self.worker.submit(m.SetLive(True))
+
+    def pause(self) -> None:
+        """Stop the frames: the model uses no CPU until Talk or Start; the conversation is kept."""
+        self.worker.submit(m.SetLive(False))
+
     def load_model(self, name: str, device: str, precision: str) -> None:
         """Load in the worker; the choice is remembered once it loaded (a failed one is not)."""
         self._requested_model = (name, device, precision)
         self.graph = None
+        self._on_model_loading(m.ModelLoading(name))  # says so at once, not once the worker starts on it
         # The persona's voice and role are used if the model turns out to be PersonaPlex (the worker knows).
         self.worker.submit(m.LoadModel(name, device, precision, self.persona))
 
@@ -354,6 +400,8 @@ class ConversationModel(QObject):
     def _on_model_loading(self, event: m.ModelLoading) -> None:
         self.loading_model, self.loading_stage = event.name, FIRST_LOADING_STAGE
         self.model_changed.emit()
+        self.talk_available_changed.emit()
+        self._update_status()
 
     def _on_model_stage(self, event: m.ModelStage) -> None:
         self.loading_stage = event.text
@@ -363,11 +411,13 @@ class ConversationModel(QObject):
         """The previous model (if any) and its conversation stay loaded and keep running."""
         self.loading_model = None
         self.model_changed.emit()
+        self.talk_available_changed.emit()
         self._on_error(event.message)
 
     def _on_previous_model_offered(self, event: m.PreviousModelOffered) -> None:
         self.model_info = None
         self.model_changed.emit()
+        self.talk_available_changed.emit()
         self.previous_model_offered.emit(event.name, event.device, event.precision)
 
     def _on_processing_unavailable(self, event: m.ProcessingUnavailable) -> None:
@@ -381,6 +431,7 @@ class ConversationModel(QObject):
         self.persona_changed.emit()
         self.loading_model = None
         self.model_changed.emit()
+        self.talk_available_changed.emit()
         self._offer_pending_journals()
         if self._requested_model is not None:
             name, device, precision = self._requested_model
@@ -412,11 +463,19 @@ class ConversationModel(QObject):
         self.persona_changed.emit()
         self.turns.reset(event.transcript, event.recording)
         self.conversation_path = event.path or None
-        self.unsaved_frames = 0
+        self.has_conversation = True
+        self.frames_this_conversation = 0
+        # A recovered conversation holds the person's words in no file: unsaved until it is saved.
+        spoke = not event.path and any(turn.speaker == YOU for turn in self.transcript.turns)
+        self._spoken_frames = []
+        self.unsaved_frames = 1 if spoke else 0
         if event.path:
             self.update_settings(recent_files=self.settings.with_recent(event.path).recent_files)
         self.conversation_replaced.emit()
         self.title_changed.emit(self.title())
+        self._update_status()
+        if self.talk.open_mic and not event.path and not spoke:
+            self.start()  # hands-free: a new conversation listens at once, no button needed
 
     def _on_conversation_failed(self, event: m.ConversationFailed) -> None:
         self._on_error(event.message)
@@ -432,16 +491,19 @@ class ConversationModel(QObject):
             self.graph = stats.graph
             self.model_changed.emit()
         self.streaming = True
-        self.unsaved_frames += 1
+        self.frames_this_conversation += 1
         if stats.output_db > SPEECH_DB:
             self._last_speech_time = time.monotonic()
         # Push-to-talk held: the whole hold is the user's turn; open mic: only where they are heard.
         user_talking = stats.mic_open and (bool(self.talk.held_by) or stats.model_input_db > SPEECH_DB)
+        if user_talking:
+            self._spoken_frames.append(stats.frame_index)
+            self.unsaved_frames += 1
+            if self.unsaved_frames == 1:
+                self.title_changed.emit(self.title())
         self.turns.add_frame(FrameObservation(stats.seconds, user_talking, stats.model_input_db, stats.output_db,
                                               stats.text))
         self.frame.emit(stats)
-        if self.unsaved_frames == 1:
-            self.title_changed.emit(self.title())
 
     def _on_engine_error(self, event: m.EngineError) -> None:
         if event.resumable:
@@ -472,11 +534,19 @@ class ConversationModel(QObject):
     def _on_file_done(self, event: m.FileDone) -> None:
         self.message.emit(f"{event.what.capitalize()}: {event.path}")
 
+    def _on_live_changed(self, event: m.LiveChanged) -> None:
+        self.live = event.live
+        if not event.live:
+            self.streaming = False
+        self.live_changed.emit(event.live)
+        self._update_status()
+
     def _on_conversation_saved(self, event: m.ConversationSaved) -> None:
-        """``unsaved_frames``: the frames that ran while the file was written (not in it)."""
+        """Still unsaved: the frames the person spoke in that ran while the file was written (not in it)."""
         path = event.path
         self.conversation_path = path
-        self.unsaved_frames = event.unsaved_frames
+        self._spoken_frames = [i for i in self._spoken_frames if i >= event.frames]
+        self.unsaved_frames = len(self._spoken_frames)
         self.update_settings(recent_files=self.settings.with_recent(path).recent_files)
         self.title_changed.emit(self.title())
         self.saved.emit(path)
@@ -500,6 +570,14 @@ class ConversationModel(QObject):
         if status != self.device_status:
             self.device_status = status
             self.devices_changed.emit(status)
+            problem = self.no_microphone
+            if status.state == "running":
+                problem = ""
+            elif status.state in ("lost", "error"):
+                problem = status.message or f"the audio devices are {status.state}"
+            if problem != self.no_microphone:
+                self.no_microphone = problem
+                self.talk_available_changed.emit()
         bridge = self.audio.bridge
         dropped = self.last_stats.dropped_frames if self.last_stats else 0
         xruns = (bridge.input_overflows + bridge.output_underflows) if bridge else 0
@@ -513,8 +591,13 @@ class ConversationModel(QObject):
 
     def _update_status(self) -> None:
         status = derive_status(StatusInputs(
-            streaming=self.streaming and self.model_info is not None,
+            loading=self.loading_model is not None,
+            loaded=self.model_info is not None,
+            live=self.live,
+            paused=self.has_content,
+            streaming=self.streaming,
             mic_open=self.talk.mic_open,
+            waiting_for_user=self.waiting_for_user,
             now=time.monotonic(),
             last_speech_time=self._last_speech_time,
             last_release_time=self._last_release_time,

@@ -7,7 +7,9 @@ events through ``emit``. It owns:
 - the model and its lifecycle: loading, and releasing a GPU model before loading another (a 24 GB
   card cannot hold two 7B models), and the CPU thread count each conversation runs with;
 - the conversation (an ``engine.Session``), started with a persona (its sampling and "wait for
-  me", and on PersonaPlex its voice and role), and whether streaming is halted after a failed frame;
+  me", and on PersonaPlex its voice and role); whether its frames run (``live``: a conversation
+  starts stopped and runs once the person talks or presses Start) and whether streaming is halted
+  after a failed frame;
 - conversation files: open (a full file in place, a compact one rebuilt), save (a snapshot taken
   between two frames, written by a thread of its own so the frames go on), audio export;
 - the crash journal of every conversation, and recovery from one.
@@ -69,6 +71,8 @@ class ConversationController:
         self.session = None
         self.conversation = 0  # counts the conversations (a file opened in place reuses the session)
         self.halted = False  # a frame failed: no frames until Resume or another conversation
+        self.live = False  # the person asked for frames (SetLive); each conversation starts stopped
+        self.starts = 0  # counts the times frames were started (the frame pump skips what came before)
         self.save_compact: bool | None = None  # None: the engine's default kind for the model
         self._recorder = None  # the current conversation's engine FrameRecorder (with its journal)
         self.journal_path: Path | None = None  # the current conversation's journal
@@ -80,13 +84,21 @@ class ConversationController:
             m.LoadModel: self._load_model, m.NewConversation: self._new_conversation,
             m.OpenConversation: self._open, m.SaveConversation: self._save, m.ExportAudio: self._export_audio,
             m.RecoverJournal: self._recover, m.RequestClip: self._clip, m.Resume: self._resume,
-            m.SetSaveKind: self._set_save_kind, _Saved: self._saved,
+            m.SetSaveKind: self._set_save_kind, m.SetLive: self._set_live, _Saved: self._saved,
         }
 
     @property
     def streaming(self) -> bool:
-        """Whether frames may run: a conversation, not halted."""
-        return self.session is not None and not self.halted
+        """Whether frames run: a conversation, started by the person, not halted."""
+        return self.session is not None and self.live and not self.halted
+
+    def _set_live(self, c: m.SetLive) -> None:
+        live = c.live and self.session is not None
+        if live and not self.live:
+            self.starts += 1
+        if live != self.live:
+            self.live = live
+            self.emit(m.LiveChanged(live))
 
     def execute(self, command) -> None:
         """Run one command; a failure is reported, never raised (the engine thread must go on)."""
@@ -250,6 +262,7 @@ class ConversationController:
             self.halted = False
             return
         self._use_session(engine.roll_back(self.session))  # journaled anew, all its frames first
+        self._set_live(m.SetLive(True))  # Resume means go on
 
     def _set_save_kind(self, c: m.SetSaveKind) -> None:
         self.save_compact = c.compact
@@ -283,7 +296,7 @@ class ConversationController:
                 mark_saved(self.journal_path, c.frames, c.path)
             except OSError as e:  # the journal stays whole: a crash offers all of it
                 log.warning("could not note the save beside the journal: %s", e)
-        self.emit(m.ConversationSaved(c.path, self.session.frames - c.frames))
+        self.emit(m.ConversationSaved(c.path, c.frames))
 
     def _export_audio(self, c: m.ExportAudio) -> None:
         if self.session is None:
@@ -317,6 +330,7 @@ class ConversationController:
         self.session = session
         self.conversation += 1
         self.halted = False
+        self._set_live(m.SetLive(False))  # it runs when the person talks or presses Start
         self._use_threads_for(session)
         if self._journal_dir is None:
             return

@@ -17,6 +17,7 @@ import logging
 import math
 import time
 import traceback
+from dataclasses import replace
 
 import numpy as np
 
@@ -121,6 +122,8 @@ class FramePump:
             self.emit(m.EngineError(f"The model failed on a frame: {type(e).__name__}: {e}", resumable=True))
             return False
         step_ms = (time.monotonic() - started) * 1000.0
+        if waiting:  # held silent: digital silence, not what the codec makes of silence tokens (noise on the demo)
+            result = replace(result, pcm=np.zeros_like(result.pcm))
         queued_s = bridge.output_queue_seconds()
         bridge.output.write(self._trim_cushion(bridge, self._converter.convert(result.pcm), queued_s))
         self.emit(m.FrameDone(self._frame_stats(bridge, result, mic, heard, step_ms, started - arrival, queued_s,

@@ -75,6 +75,14 @@ class Resume:
 
 
 @dataclass(frozen=True)
+class SetLive:
+    """Run the conversation's frames (True: Talk, open mic or Start) or stop them (False: Pause).
+    A new, opened or recovered conversation starts stopped: nothing runs until the person asks."""
+
+    live: bool
+
+
+@dataclass(frozen=True)
 class SetMicOpen:
     """Whether the model hears the microphone (push-to-talk held or open mic) from the next frame,
     and whether Talk is held (which ends a "wait for me" at once)."""
@@ -151,6 +159,13 @@ class ConversationOpened:
 
 
 @dataclass(frozen=True)
+class LiveChanged:
+    """Whether the conversation's frames run now (``SetLive``; a new conversation starts stopped)."""
+
+    live: bool
+
+
+@dataclass(frozen=True)
 class ConversationFailed:
     """A new conversation could not start (bad prompts); the old one is kept."""
 
@@ -181,10 +196,11 @@ class FileDone:
 
 @dataclass(frozen=True)
 class ConversationSaved:
-    """The current conversation was saved; ``unsaved_frames`` ran since the snapshot the file holds."""
+    """The current conversation was saved; the file holds its first ``frames`` frames (more may have
+    run while it was written)."""
 
     path: str
-    unsaved_frames: int
+    frames: int
 
 
 @dataclass(frozen=True)

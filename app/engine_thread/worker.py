@@ -1,8 +1,10 @@
 """The engine thread: a QObject in its own QThread that owns the model and the conversation.
 
 Its loop is flat: take the next command (``app.engine_thread.messages``) and let the controller execute
-it; otherwise, while there is a conversation and audio, pump frames. Frames are driven by input
-audio: the pump sleeps on the bridge's ``data_ready`` event (set by the PortAudio input callback).
+it; otherwise, while there is a running conversation (the person pressed Talk or Start) and audio,
+pump frames. Frames are driven by input audio: the pump sleeps on the bridge's ``data_ready`` event
+(set by the PortAudio input callback). A stopped conversation runs nothing: the loop only waits for
+the next command.
 Nothing here decides anything: the controller (``app.engine_thread.controller``) owns the model,
 the conversation, its files, journal and recovery; the pump (``app.engine_thread.frame_pump``) turns input
 audio into frames and replies. What they report leaves as one queued Qt signal, ``event``.
@@ -76,7 +78,7 @@ class EngineWorker(QObject):
     @Slot()
     def run(self) -> None:
         controller, pump = self.controller, self.pump
-        conversation = controller.conversation
+        stream = (controller.conversation, controller.starts)
         while not self._stop:
             bridge = self._bridge
             if bridge is None or not controller.streaming:
@@ -91,8 +93,8 @@ class EngineWorker(QObject):
                 pass
             if not audio or self._stop or not controller.streaming or bridge is not self._bridge:
                 continue
-            if controller.conversation != conversation:
-                conversation = controller.conversation
+            if (controller.conversation, controller.starts) != stream:  # what came before is not heard
+                stream = (controller.conversation, controller.starts)
                 pump.reset()
             if not pump.pump(bridge, controller.session):
                 controller.halt()

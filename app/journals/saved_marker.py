@@ -30,7 +30,8 @@ def marker_path(journal: Path) -> Path:
 
 
 def mark_saved(journal: Path, frames: int, file: str) -> None:
-    write_atomically(marker_path(journal), (json.dumps({"frames": frames, "file": file}) + "\n").encode())
+    write_atomically(marker_path(journal), (json.dumps({"frames": frames, "file": file}) + "\n").encode(),
+                     private=True)
 
 
 def read_mark(journal: Path) -> SavedMark | None:

@@ -49,18 +49,34 @@ class ConversationEntry:
         return " ".join(words[:TITLE_WORDS]) + ("…" if len(words) > TITLE_WORDS else "")
 
     def as_json(self) -> dict:
-        info = self.info
+        """Names as text: bytes of a file name that are not UTF-8 are written ``\\xNN``."""
+        info, path, title = self.info, _name_text(str(self.path)), _name_text(self.title)
         if info is None:
-            return {"path": str(self.path), "title": self.title, "error": self.error}
-        return {"path": str(self.path), "title": self.title, "created": info.created,
+            return {"path": path, "title": title, "error": _name_text(self.error)}
+        return {"path": path, "title": title, "created": info.created,
                 "seconds": round(info.seconds, 2), "model": info.model, "bytes": info.bytes, "persona": info.persona}
 
     def as_line(self) -> str:
+        """One tab-separated line, safe for a terminal: every field's control characters escaped."""
         info = self.info
         if info is None:
-            return f"{self.path}\tunreadable: {self.error}"
-        return "\t".join((str(self.path), self.title, info.created, f"{info.seconds:.1f} s", info.model,
-                          human_size(info.bytes)))
+            return f"{printable(str(self.path))}\tunreadable: {printable(self.error)}"
+        return "\t".join(printable(field) for field in (str(self.path), self.title, info.created,
+                                                        f"{info.seconds:.1f} s", info.model, human_size(info.bytes)))
+
+
+def _name_text(text: str) -> str:
+    """``text`` as valid Unicode: the bytes of a file name that are not UTF-8 (Python's surrogate
+    escapes) as ``\\xNN``, any other lone surrogate (a header may hold one) as ``\\uNNNN``."""
+    return "".join(f"\\x{ord(c) - 0xDC00:02x}" if 0xDC80 <= ord(c) <= 0xDCFF
+                   else f"\\u{ord(c):04x}" if 0xD800 <= ord(c) <= 0xDFFF else c for c in text)
+
+
+def printable(text: str) -> str:
+    """``text`` as a terminal may show it (``_name_text``), its control characters (C0, DEL, C1: an
+    escape sequence in a title would set the terminal's title or worse), tabs and newlines included,
+    as ``\\xNN``."""
+    return "".join(f"\\x{ord(c):02x}" if ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0 else c for c in _name_text(text))
 
 
 FileKey = tuple[int, int]  # (size, mtime_ns): an entry is read again when its file's key changes

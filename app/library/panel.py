@@ -117,6 +117,9 @@ class LibraryPanel(QWidget):
         QShortcut(QKeySequence.Delete, self.list, self.delete_selected, context=Qt.WidgetShortcut)
         library.changed.connect(self._render_empty)
         library.scanned.connect(self._render_empty)
+        for signal in (self.filter.search_done, self.filter.rowsInserted, self.filter.rowsRemoved,
+                       self.filter.modelReset, self.search.textChanged):
+            signal.connect(self._render_empty)
         self._kept_view: tuple[object, int] = (None, 0)  # (selected path, scroll position) over a reset
         library.modelAboutToBeReset.connect(self._keep_view)
         library.modelReset.connect(self._restore_view)
@@ -150,10 +153,20 @@ class LibraryPanel(QWidget):
         if path is not None and self.select_path(path):
             self.list.scrollTo(self.list.currentIndex())
 
-    def _render_empty(self) -> None:
-        self.empty_label.setText("Reading the conversations folder..." if self.library.scanning
-                                 else "No saved conversations yet. File → Save keeps one here.")
-        self.empty_label.setVisible(not self.library.entries)
+    def _render_empty(self, *_args) -> None:
+        """What an empty list means: the folder still being read, nothing saved yet, or nothing
+        that matches the search (still searching the transcripts, or done)."""
+        query = self.search.text().strip()
+        if self.library.scanning:
+            text = "Reading the conversations folder..."
+        elif not self.library.entries:
+            text = "No saved conversations yet. File → Save keeps one here."
+        elif query and self.filter.searching:
+            text = f"Searching the transcripts for “{query}”..."
+        else:
+            text = f"No conversation matches “{query}”."
+        self.empty_label.setText(text)
+        self.empty_label.setVisible(self.filter.rowCount() == 0)
 
     def _activated(self, index: QModelIndex) -> None:
         entry = index.data(EntryRole)
@@ -172,9 +185,11 @@ class LibraryPanel(QWidget):
         entry = self.selected()
         if entry is None:
             return
-        name, ok = QInputDialog.getText(self, "Rename conversation", "Name:", text=entry.title)
-        if ok:
-            self.rename(entry, name)
+        name = entry.title
+        while True:  # a refused name is asked again, as typed, until it is taken or the person cancels
+            name, ok = QInputDialog.getText(self, "Rename conversation", "Name:", text=name)
+            if not ok or self.rename(entry, name):
+                return
 
     def rename(self, entry: ConversationEntry, name: str) -> bool:
         problem = self._on_row_of(entry, lambda row: self.library.rename(row, name))

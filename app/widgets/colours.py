@@ -83,7 +83,10 @@ def over(colour: QColor | str, alpha: int, background: QColor | str) -> QColor:
 
 
 def status_colour(scheme: Scheme, status_value: str) -> str:
-    return dict(scheme.status)[status_value]
+    """The pill's background; a status without a colour of its own (nothing runs: loading, ready,
+    paused, waiting for you) shows idle's."""
+    colours = dict(scheme.status)
+    return colours.get(status_value, colours["idle"])
 
 
 def checkbox_style(scheme: Scheme) -> str:

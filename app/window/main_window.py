@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import logging
 import os
-import time
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QObject, QSettings, QSize, Qt
@@ -44,6 +43,7 @@ from app.conversation.view_model import ConversationModel
 from app.engine_thread.controller import ModelLoader, load_engine_model
 from app.library.listing import ConversationEntry
 from app.library.model import LibraryModel
+from app.library.names import new_conversation_path
 from app.library.panel import LibraryPanel
 from app.voices.persona import PersonaDialog
 from app.voices.personas_model import PersonasModel
@@ -56,6 +56,7 @@ from app.window.banner import Banner
 from app.window.devices_panel import DevicesPanel
 from app.window.menus import Menus
 from app.window.meters_panel import MetersPanel
+from app.window.microphone_banner import MicrophoneBanner
 from app.window.tray import Tray
 from app.window.tray_state import TrayModel
 from engine import VoiceLibrary
@@ -135,6 +136,8 @@ class MainWindow(QMainWindow):
         self.persona_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
         outer.addWidget(self.persona_label)
         central.add_banner(self._build_error_box())
+        self.microphone_banner = MicrophoneBanner(self.model, self.choose_microphone)
+        central.add_banner(self.microphone_banner)
 
         self.library_panel = LibraryPanel(self.library)
         self.library_panel.open_requested.connect(self.open_entry)
@@ -186,7 +189,7 @@ class MainWindow(QMainWindow):
 
     def _set_tab_order(self) -> None:
         """Header, banner, library, conversation, meters and devices: the order they are read in."""
-        chain = [self.persona_button, *self.error_box.tab_chain(),
+        chain = [self.persona_button, *self.error_box.tab_chain(), *self.microphone_banner.tab_chain(),
                  *self.library_panel.tab_chain(), *self.conversation_panel.tab_chain(),
                  *self.meters_panel.tab_chain(), *self.devices_panel.tab_chain()]
         for before, after in zip(chain, chain[1:]):
@@ -304,6 +307,12 @@ class MainWindow(QMainWindow):
     def refresh_devices(self) -> None:
         self.model.refresh_devices()
 
+    def choose_microphone(self) -> None:
+        """The microphone picker, shown and opened (the no-microphone banner's Choose)."""
+        self.side_panel.setVisible(True)
+        self.devices_panel.input_combo.setFocus()
+        self.devices_panel.input_combo.showPopup()
+
     def set_library_visible(self, visible: bool) -> None:
         self.library_panel.setVisible(visible)
 
@@ -350,8 +359,7 @@ class MainWindow(QMainWindow):
         unsaved changes, is saved first: to its file, or into the library under a new name."""
         keep = None
         if self.model.unsaved_frames:
-            keep = self.model.conversation_path or str(
-                self.library.folder / f"conversation-{time.strftime('%Y%m%d-%H%M%S')}.parley")
+            keep = self.model.conversation_path or str(new_conversation_path(self.library.folder))
         self.model.start_with_persona(persona, keep_in=keep)
 
     # -- conversations -----------------------------------------------------------------------
@@ -392,8 +400,10 @@ class MainWindow(QMainWindow):
             self.model.open_conversation(str(entry.path))
 
     def replay_entry(self, entry: ConversationEntry) -> None:
-        """Play a saved conversation's recording; needs no model, the live one keeps running."""
+        """Play a saved conversation's recording; needs no model. The live conversation pauses (its
+        reply would play over the replay); Continue resumes it."""
         if self.replay.load(str(entry.path)):
+            self.model.pause()
             self.replay.play()
 
     def open_recent(self, path: str) -> None:
@@ -404,19 +414,21 @@ class MainWindow(QMainWindow):
         if self._confirm_discard():
             self.model.open_conversation(path)
 
-    def save(self) -> None:
+    def save(self) -> bool:
+        """Save to the conversation's file, or where the person chooses; False when they cancelled."""
         if self.model.conversation_path and os.path.isfile(self.model.conversation_path):
             self.model.save(self.model.conversation_path)
-        else:
-            self.save_as_dialog()
+            return True
+        return self.save_as_dialog()
 
-    def save_as_dialog(self) -> None:
-        start = self.model.conversation_path or str(self.library.folder / "conversation.parley")
+    def save_as_dialog(self) -> bool:
+        start = self.model.conversation_path or str(new_conversation_path(self.library.folder))
         path, _ = QFileDialog.getSaveFileName(self, "Save conversation", start, CONVERSATION_FILTER)
         if path:
             self.model.save(path if Path(path).suffix else path + ".parley")
-        else:
-            self._close_after_save = False
+            return True
+        self._close_after_save = False
+        return False
 
     def _saved(self, _path: str) -> None:
         if self._close_after_save:
@@ -439,11 +451,15 @@ class MainWindow(QMainWindow):
             self.model.export_audio(path if path.lower().endswith(".wav") else path + ".wav")
 
     def _confirm_discard(self) -> bool:
+        """Whether to go on with what replaces the conversation: nothing the person said is unsaved,
+        or they chose Discard, or Save (the engine thread writes it before it runs what comes next)."""
         if not self.model.unsaved_frames:
             return True
         answer = QMessageBox.question(self, "Unsaved conversation",
-                                      "The current conversation has unsaved changes. Discard them?",
-                                      QMessageBox.Discard | QMessageBox.Cancel, QMessageBox.Cancel)
+                                      "Save the current conversation before it is closed?",
+                                      QMessageBox.Save | QMessageBox.Discard | QMessageBox.Cancel, QMessageBox.Save)
+        if answer == QMessageBox.Save:
+            return self.save()
         return answer == QMessageBox.Discard
 
     # -- dialogs -----------------------------------------------------------------------------

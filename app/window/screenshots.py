@@ -215,6 +215,7 @@ def persona_shots(window, feeder, tmp: Path, shot) -> None:
     if not wait_until(lambda: len(opened) > 1 or window.error_box.isVisible(), 600):
         raise TimeoutError("the persona's conversation did not start")
     window.model.worker.set_bridge(feeder.bridge)  # given back to no device when the voice library closed
+    window.model.start()  # the new conversation runs once started
     feeder.feed(np.zeros(FRAME_SIZE * 3, np.float32))
     shot(window, "14-persona-speaking")
 

@@ -3,7 +3,6 @@
 Where the desktop has no tray (``QSystemTrayIcon.isSystemTrayAvailable()`` is false: some Wayland
 compositors, GNOME without an AppIndicator extension, Qt's offscreen platform) no icon is shown and
 closing the window quits as before; the menu and its actions still exist (tests drive them).
-There is no Pause entry: the conversation view-model has no pause command to call.
 """
 
 from __future__ import annotations
@@ -49,7 +48,7 @@ def state_icon(scheme, state: TrayState) -> QIcon:
 
 
 class Tray(QObject):
-    """The menu (Talk, Open mic, Show window, Quit), the icon where there is a tray, the
+    """The menu (Talk, Open mic, Pause, Show window, Quit), the icon where there is a tray, the
     "keep running in the tray" setting, and the question the first close asks."""
 
     def __init__(self, window, model: TrayModel) -> None:
@@ -63,6 +62,8 @@ class Tray(QObject):
         self.talk_action = self._add("&Talk", self.model.set_talking, checkable=True)
         self.talk_action.setToolTip("The model hears you until you choose Talk again.")
         self.open_mic_action = self._add("&Open mic (hands-free)", window.set_open_mic, checkable=True)
+        self.pause_action = self._add("&Pause", self.model.set_paused, checkable=True)
+        self.pause_action.setToolTip("Stop the frames (the conversation is kept); choose again to go on.")
         self.menu.addSeparator()
         self.show_action = self._add("&Show window", self.show_window)
         self.quit_action = self._add("&Quit", self.quit)
@@ -94,6 +95,7 @@ class Tray(QObject):
         self.icon.setToolTip(self.model.tip)
         self.talk_action.setChecked(self.model.talking)
         self.open_mic_action.setChecked(self.model.open_mic)
+        self.pause_action.setChecked(self.model.paused)
 
     def _render_keep(self) -> None:
         self.keep_action.setChecked(self.window.model.settings.close_to_tray == CLOSE_TO_TRAY)

@@ -1,8 +1,7 @@
 """What the tray icon shows and what closing the window does: widget-free state and rules.
 
-The tray's state is derived from the conversation view-model (its status, whether the assistant
-waits for the person) and the health view-model (the too-slow warning); the tray widget only
-renders it (``app.window.tray``).
+The tray's state is derived from the conversation view-model's status and the health
+view-model (the too-slow warning); the tray widget only renders it (``app.window.tray``).
 """
 
 from __future__ import annotations
@@ -36,17 +35,16 @@ CLOSE_TO_TRAY = "tray"
 CLOSE_QUITS = "quit"
 
 
-def tray_state(status: Status, waiting_for_user: bool, too_slow: bool) -> TrayState:
-    """Too slow outranks the rest (the person can act on it); "thinking" shows as idle."""
+TRAY_STATES = {Status.LISTENING: TrayState.LISTENING, Status.SPEAKING: TrayState.SPEAKING,
+               Status.WAITING: TrayState.WAITING}
+
+
+def tray_state(status: Status, too_slow: bool) -> TrayState:
+    """Too slow outranks the rest (the person can act on it); every other status (loading, ready,
+    paused, thinking) shows as idle, with the status's own name in the tooltip."""
     if too_slow:
         return TrayState.TOO_SLOW
-    if status is Status.LISTENING:
-        return TrayState.LISTENING
-    if status is Status.SPEAKING:
-        return TrayState.SPEAKING
-    if waiting_for_user:
-        return TrayState.WAITING
-    return TrayState.IDLE
+    return TRAY_STATES.get(status, TrayState.IDLE)
 
 
 def close_hides(choice: str, tray_available: bool) -> bool | None:
@@ -60,8 +58,8 @@ TALK_SOURCE = "tray"  # the tray's Talk holds the microphone open like the key o
 
 
 class TrayModel(QObject):
-    """The tray's state (``state``, ``talking``, ``open_mic``) and its commands, from the two
-    view-models; ``changed`` fires when any of them changes."""
+    """The tray's state (``state``, ``talking``, ``open_mic``, ``paused``) and its commands, from
+    the two view-models; ``changed`` fires when any of them changes."""
 
     changed = Signal()
 
@@ -72,23 +70,33 @@ class TrayModel(QObject):
         self.state = TrayState.IDLE
         self.talking = False
         self.open_mic = False
+        self.paused = False
+        self.status = Status.IDLE
         conversation.status_changed.connect(self.update)
         conversation.talk_changed.connect(self.update)
-        conversation.frame.connect(self.update)  # "waiting for you" changes with a frame
         health.warning_changed.connect(self.update)
         self.update()
 
     def update(self, *_args) -> None:
         talk = self.conversation.talk
-        now = (tray_state(self.conversation.status, self.conversation.waiting_for_user, bool(self.health.warning)),
-               TALK_SOURCE in talk.held_by, talk.open_mic)
-        if now != (self.state, self.talking, self.open_mic):
-            self.state, self.talking, self.open_mic = now
+        status = self.conversation.status
+        now = (tray_state(status, bool(self.health.warning)), TALK_SOURCE in talk.held_by, talk.open_mic,
+               status is Status.PAUSED, status)
+        if now != (self.state, self.talking, self.open_mic, self.paused, self.status):
+            self.state, self.talking, self.open_mic, self.paused, self.status = now
             self.changed.emit()
 
     @property
     def tip(self) -> str:
+        if self.state is TrayState.IDLE and self.status is not Status.IDLE:
+            return f"Parley: {self.status.value}"
         return TRAY_TIPS[self.state]
+
+    def set_paused(self, on: bool) -> None:
+        if on:
+            self.conversation.pause()
+        else:
+            self.conversation.start()
 
     def set_talking(self, on: bool) -> None:
         """Talk from the tray: a toggle (a menu cannot be held), the microphone open until untoggled."""

@@ -40,6 +40,7 @@ from ..audio import FRAME_SECONDS, SAMPLE_RATE
 from ..errors import ConversationFileError
 from ..lm import state_values
 from ..lm.generate import SamplingConfig
+from ..regular_files import open_regular
 from ..state import StateTree, flatten
 from ..version import VERSION
 from . import untrusted
@@ -254,9 +255,9 @@ def file_kind(path: str | os.PathLike) -> str:
 
 def _read_head(path: Path, max_bytes: int = MAX_HEADER_BYTES) -> tuple[bytes, int]:
     """The first 8 + header-length bytes (of the header at most ``max_bytes``) and the file size.
-    Only a regular file is opened (``untrusted.open_regular``)."""
+    Only a regular file is opened (``open_regular``)."""
     try:
-        with untrusted.open_regular(path) as f:
+        with open_regular(path) as f:
             size = os.fstat(f.fileno()).st_size
             prefix = f.read(8)
             n = struct.unpack("<Q", prefix)[0] if len(prefix) == 8 else 0

@@ -120,7 +120,7 @@ def read_conversation_summary(path: str | os.PathLike) -> ConversationSummary:
     """A conversation file's list row, reading at most ``LIST_HEADER_BYTES`` of its header and
     keeping at most ``LIST_TEXT_CHARS`` of its text, so that a folder of thousands of long
     conversations lists quickly and in little memory. Only a regular file is opened, never
-    blocking (a FIFO named ``*.parley`` is refused; ``untrusted.is_regular_file`` tells it without
+    blocking (a FIFO named ``*.parley`` is refused; ``is_regular_file`` tells it without
     opening anything).
 
     A header within the limit is read and checked in full, as ``read_conversation_info`` does; of

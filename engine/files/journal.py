@@ -40,6 +40,7 @@ from ..atomic import open_private
 from ..audio import FRAME_SECONDS, FRAME_SIZE, PCM16, SAMPLE_RATE, exact_int16, int16_to_pcm
 from ..errors import ConversationFileError
 from ..lm.generate import SamplingConfig
+from ..regular_files import open_regular
 from ..version import VERSION
 from . import untrusted
 from .personas import Persona, persona_field, read_header_persona
@@ -151,7 +152,7 @@ def read_journal(path: str | os.PathLike) -> Journal:
     header damaged, or a format version from a newer Parley."""
     path = Path(path)
     try:
-        with untrusted.open_regular(path) as f:
+        with open_regular(path) as f:
             data = f.read()
     except (OSError, ValueError) as e:  # ValueError: a NUL in the name
         raise ConversationFileError(f"cannot read the journal {path}: {getattr(e, 'strerror', None) or e}") from e
@@ -277,7 +278,8 @@ class JournalWriter:
         self._queue.put((index, user_codes, tokens, pcm))
 
     def close(self, remove: bool = False) -> None:
-        """Write what is queued, fsync and close (idempotent); then delete the file if ``remove``."""
+        """Write what is queued, fsync and close (idempotent); then delete the file if ``remove``.
+        A failure is kept in ``error``, never raised: a journal is best effort."""
         if self._thread.is_alive():
             self._queue.put(None)
             self._thread.join()
@@ -286,7 +288,10 @@ class JournalWriter:
                 self._sync()
             except OSError as e:
                 self._fail(e)
-            self._file.close()
+            try:  # what a failed write left in the buffer is flushed again, and fails again: best effort
+                self._file.close()
+            except OSError as e:
+                self._fail(e)
         if remove:
             self.path.unlink(missing_ok=True)
 

@@ -15,6 +15,7 @@ import re
 from pathlib import Path
 
 from ..atomic import write_atomically
+from ..regular_files import open_regular
 from . import untrusted
 from .demo import cache_root
 
@@ -42,7 +43,7 @@ def chosen_revisions() -> dict[str, str]:
     """The commits a person chose over the presets' own (a damaged file counts as no choice)."""
     path = _revisions_file()
     try:
-        with untrusted.open_regular(path) as f:
+        with open_regular(path) as f:
             raw = untrusted.parse_json_object(f.read(_MAX_FILE_BYTES + 1))
     except FileNotFoundError:
         return {}
@@ -70,7 +71,7 @@ def record_revision(name: str, commit: str) -> None:
 def cached_main(repo_folder: Path) -> str | None:
     """The commit the cache's ``refs/main`` names (what a download that followed ``main`` got)."""
     try:
-        with untrusted.open_regular(repo_folder / "refs" / "main") as f:
+        with open_regular(repo_folder / "refs" / "main") as f:
             commit = f.read(100).decode("ascii", "replace").strip()
     except OSError:
         return None

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from ..errors import ModelError
-from ..lm.model import LMConfig
+from ..lm.model import LMConfig, is_personaplex_config
 from . import untrusted
 from .demo import built_demo_dir, ensure_demo_model
 from .hub_layout import CONFIG_NAME, MIMI_NAME, MOSHI_NAME, TOKENIZER_NAME, VOICES_ARCHIVE, VOICES_DIR
@@ -149,7 +149,7 @@ def _layout(raw: dict | None, where: str, family_hint: str = "moshi") -> _Layout
     if raw.get("quantize"):
         raise ModelError(f"{where} describes a bitsandbytes int8 checkpoint (the *-pytorch-q8 repos), which "
                          "Parley cannot load. Use the bf16 release (e.g. kyutai/moshiko-pytorch-bf16).")
-    family = "personaplex" if model_type == "personaplex" or raw.get("dep_q") == 16 else family_hint
+    family = "personaplex" if is_personaplex_config(raw) else family_hint
     names = {}
     for key, default in (("moshi_name", MOSHI_NAME), ("mimi_name", MIMI_NAME),
                          ("tokenizer_name", TOKENIZER_NAME)):

@@ -28,6 +28,7 @@ from ..atomic import write_atomically
 from ..errors import PersonaLibraryError
 from ..lm.generate import SamplingConfig
 from ..lm.prompts import VoiceNameFromFile
+from ..regular_files import open_regular
 from . import untrusted
 from .user_data import ensure_private_folder, user_data_folder
 from .voices import check_name
@@ -207,7 +208,7 @@ class PersonaLibrary:
 
 def read_persona_file(path: Path, name: str) -> Persona:
     """A persona file, checked; its name is the file's. ``ValueError`` or ``OSError`` says what is wrong."""
-    with untrusted.open_regular(path) as f:
+    with open_regular(path) as f:
         data = f.read(MAX_FILE_BYTES + 1)
     if len(data) > MAX_FILE_BYTES:
         raise ValueError(f"larger than {MAX_FILE_BYTES // 1024} KB")

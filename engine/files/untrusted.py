@@ -11,19 +11,16 @@ naming the file.
   than ``MAX_INT_DIGITS`` digits (Python's own limit is a ValueError only past 4300).
 - Fields: an integer is an ``int`` (not ``2.0``, not ``true``) within stated bounds; a number is
   finite and within bounds; a string has a bounded length.
-- Files: only regular files are opened, and without blocking (``open_regular``).
+- Files: only regular files are opened, and without blocking (``engine.regular_files``).
 """
 
 from __future__ import annotations
 
-import errno
 import json
 import math
-import os
 import re
-import stat
 from collections.abc import Mapping
-from typing import Any, BinaryIO
+from typing import Any
 
 from ..lm.generate import SamplingConfig
 from ..lm.prompts import NO_VOICE, VOICE_SUFFIXES, VoiceNameFromFile
@@ -34,33 +31,6 @@ MAX_NAME_CHARS = 64  # a voice name
 _VOICE_NAME = re.compile(rf"[A-Za-z0-9][A-Za-z0-9_-]{{0,{MAX_NAME_CHARS - 1}}}")
 USER_NAME = re.compile(r"\w[\w '()-]{0,39}")  # a voice or persona of the user's: a safe file name on every OS
 INT64 = (-(2**63), 2**63 - 1)
-
-
-# ---- files -----------------------------------------------------------------------------------
-
-def is_regular_file(path: str | os.PathLike) -> bool:
-    """Whether ``path`` is a regular file (following links), found with ``stat`` alone: nothing is
-    opened, so a FIFO, a device or a link to one never blocks the caller. For listing a folder."""
-    try:
-        return stat.S_ISREG(os.stat(path).st_mode)
-    except (OSError, ValueError):  # ValueError: a NUL in the name
-        return False
-
-
-def open_regular(path: str | os.PathLike) -> BinaryIO:
-    """Open ``path`` for reading only if it is a regular file. It is opened without blocking
-    (``O_NONBLOCK``, where the OS has it) and checked on the open descriptor, so a FIFO that
-    replaces a file between a listing and this open is refused instead of waiting for a writer.
-    Raises ``OSError`` (its ``strerror`` says why) for anything else."""
-    flags = os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0)
-    fd = os.open(path, flags)
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(errno.EINVAL, "not a regular file (a folder, pipe or device)", os.fspath(path))
-        return os.fdopen(fd, "rb")  # O_NONBLOCK does not change reads of a regular file
-    except BaseException:
-        os.close(fd)
-        raise
 
 
 # ---- JSON ------------------------------------------------------------------------------------

@@ -36,6 +36,7 @@ from ..atomic import write_atomically
 from ..audio import FRAME_SIZE, SAMPLE_RATE, read_audio, wav_bytes, wav_samples
 from ..errors import AudioFileError, VoiceLibraryError
 from ..loudness import integrated_loudness
+from ..regular_files import open_regular
 from . import untrusted
 from .fingerprint import file_identity
 from .user_data import ensure_private_folder, user_data_folder
@@ -176,7 +177,7 @@ class VoiceLibrary:
 
     def import_file(self, name: str, path: str | os.PathLike) -> UserVoice:
         """A recording in any common format (WAV, FLAC, Ogg, MP3), decoded to 24 kHz mono."""
-        return self.add(name, read_audio(path))
+        return self.add(name, read_audio(path, max_seconds=MAX_SECONDS, keep_first=True))
 
     def rename(self, old: str, new: str) -> UserVoice:
         voice = self.get(old)
@@ -258,14 +259,27 @@ def recording_digest(data: bytes, path: Path) -> str:
     return digest.hex()
 
 
+def max_recording_bytes() -> int:
+    """The size of the longest recording ``recording_bytes`` writes (``MAX_SECONDS``)."""
+    return 44 + 2 * int(MAX_SECONDS * SAMPLE_RATE) + len(_DIGEST_CHUNK) + 4 + _DIGEST_SIZE
+
+
 def read_recording(path: Path) -> tuple[np.ndarray, str]:
-    """A voice recording's samples and digest, once the digest checked out."""
+    """A voice recording's samples and digest, once the digest checked out. Only a regular file of
+    at most ``max_recording_bytes`` is read (a FIFO, a device or a link to one is refused without
+    blocking, a bigger file before any of it is read: it is not one Parley wrote)."""
+    limit = max_recording_bytes()
     try:
-        data = path.read_bytes()
-    except OSError as e:
-        raise AudioFileError(f"cannot read the recording {path.name}: {e.strerror or e}") from e
+        with open_regular(path) as f:
+            size = os.fstat(f.fileno()).st_size
+            data = f.read(limit + 1) if size <= limit else b""  # bounded even if it grows meanwhile
+    except (OSError, ValueError) as e:  # ValueError: a NUL in the name
+        raise AudioFileError(f"cannot read the recording {path.name}: {getattr(e, 'strerror', None) or e}") from e
+    if size > limit:
+        raise AudioFileError(f"the recording {path.name} is {size} bytes, more than a voice of {MAX_SECONDS:.0f} s "
+                             f"({limit} bytes): it is not one of Parley's recordings")
     digest = recording_digest(data, path)
-    return wav_samples(data, path.name), digest
+    return wav_samples(data, path.name, max_seconds=MAX_SECONDS), digest
 
 
 def read_prompt_cache(path: Path, key: str, digest: str, frames: int, card: int) -> torch.Tensor:

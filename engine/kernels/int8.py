@@ -9,8 +9,9 @@ output's largest magnitude:
 - ``unfused``: ``F.linear(x, q.to(dtype)) * scale`` (the int8 weight is converted, then a float
   matmul: reads int8, writes and reads a float copy). Runs everywhere; differs from the reference
   by where the scale is applied (float rounding only).
-- ``compiled``: ``torch.compile`` of ``unfused``, which fuses the conversion into the matmul where
-  Inductor can (it needs Triton on a GPU, a C compiler on a CPU).
+- ``compiled``: ``torch.compile`` of ``unfused`` with coordinate-descent tuning, which fuses the
+  conversion into the matmul where Inductor can (it needs Triton on a GPU, a C compiler on a CPU;
+  ``compiled_unfused``).
 - ``int8pack``: ``torch._weight_int8pack_mm`` (one fused kernel; torch's CUDA one is naive and
   measured 2.4x slower than ``unfused`` on an H200).
 - ``int_mm``: ``torch._int_mm`` of int8 activations (one scale per row, quantised on the fly)
@@ -109,13 +110,31 @@ def _int_mm(x: torch.Tensor, q: torch.Tensor, scale: torch.Tensor) -> torch.Tens
     return out.view(*x.shape[:-1], q.shape[0])
 
 
+# Distinct (rows, in, out) shapes one compiled kernel may specialise to: a 7B frame, its prompt
+# chunks and the chooser's timing shapes hold about 20 (dynamo's default limit of 8 would let the
+# rest run uncompiled, silently).
+COMPILED_SHAPES = 64
+
+
 @functools.cache
-def _compiled() -> Callable:
-    return torch.compile(_unfused, dynamic=False)
+def compiled_unfused(backend: str = "inductor") -> Callable:
+    """``unfused`` compiled the gpt-fast way: Inductor's coordinate-descent tuning is what folds the
+    int8 -> float conversion into the matmul's own loads (without it the conversion stays a kernel
+    of its own), and one specialisation per shape, never a silent fall back to eager once
+    ``COMPILED_SHAPES`` are compiled: that raises (``FailOnRecompileLimitHit``) so the kernel check
+    and the timings see it."""
+    options = {"coordinate_descent_tuning": True} if backend == "inductor" else None
+    compiled = torch.compile(_unfused, dynamic=False, backend=backend, options=options)
+
+    def call(x: torch.Tensor, q: torch.Tensor, scale: torch.Tensor) -> torch.Tensor:
+        with torch._dynamo.config.patch(recompile_limit=COMPILED_SHAPES, fail_on_recompile_limit_hit=True):
+            return compiled(x, q, scale)
+
+    return call
 
 
 def _compiled_call(x: torch.Tensor, q: torch.Tensor, scale: torch.Tensor) -> torch.Tensor:
-    return _compiled()(x, q, scale)
+    return compiled_unfused()(x, q, scale)
 
 
 KERNELS: dict[str, Callable[[torch.Tensor, torch.Tensor, torch.Tensor], torch.Tensor]] = {

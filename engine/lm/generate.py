@@ -153,7 +153,7 @@ class _GeneratorBase:
             raise ValueError(f"expected {what} on {self._delays.device}, got {codes.device}")
 
     def _check_forcing(self, forced: Forcing | None, sample: bool, state: StateTree) -> None:
-        streams = self.config.dep_q + 1
+        streams = self.config.token_streams
         if forced is None:
             if not sample:
                 raise ValueError("sample=False needs every stream forced (a complete Forcing)")
@@ -171,22 +171,29 @@ class _GeneratorBase:
         what a journal keeps, and what ``Forcing`` takes to make a step write them again."""
         tokens = state["tokens"]
         column = ((tokens["offset"] - self._written_offset_lag) % self.columns).view(1, 1, 1)
-        n = self.config.dep_q + 1
+        n = self.config.token_streams
         return tokens["cache"][:, :n].gather(2, column.expand(tokens["cache"].shape[0], n, 1)).squeeze(-1)
 
     def _generate(self, h: torch.Tensor, text_logits: torch.Tensor, state: StateTree, forced: torch.Tensor | None,
                   forced_mask: torch.Tensor | None, mark: Mark | None, on_sampled: SampledObserver | None = None
                   ) -> torch.Tensor:
         """Sample the text token and the depth transformer's streams [B, 1 + dep_q], feeding it the
-        forced tokens where ``forced_mask`` is set; returns what the step writes (forced or sampled)."""
+        forced tokens where ``forced_mask`` is set; returns what the step writes (forced or sampled).
+        Only the assistant's streams are sampled: a PersonaPlex step always has the user's streams
+        forced (``_process``), and those columns of what it returns (and of what ``on_sampled``
+        sees) are the forced tokens."""
         sampled_text = self._sample_text(text_logits, state)
         text = sampled_text if forced is None else torch.where(forced_mask[:, 0], forced[:, 0], sampled_text)
         if mark is not None:
             mark("temporal")
+        agent = self.agent_streams
         audio = self.lm.depformer_frame(h, text, state["lm"]["depformer"], self._audio_sampler(state),
                                         forced=None if forced is None else forced[:, 1:],
-                                        forced_mask=None if forced is None else forced_mask[:, 1:])
-        generated = torch.cat([sampled_text.unsqueeze(1), audio], dim=1)
+                                        forced_mask=None if forced is None else forced_mask[:, 1:], steps=agent)
+        # PersonaPlex's depth transformer predicts the user's codebooks after the assistant's: the
+        # user's own tokens always replace them (they are given every step), so they are never computed.
+        given = [] if agent == self.config.dep_q else [forced[:, 1 + agent:]]
+        generated = torch.cat([sampled_text.unsqueeze(1), audio, *given], dim=1)
         if on_sampled is not None:
             on_sampled(text_logits, generated)
         return generated if forced is None else torch.where(forced_mask, forced, generated)
@@ -217,7 +224,7 @@ class _GeneratorBase:
 
     def _aligned_output(self, cache: torch.Tensor, offset: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Tokens of one aligned frame: stream k read at column ``offset - max_delay + delay_k``."""
-        n = self.config.dep_q + 1
+        n = self.config.token_streams
         column = (offset - self.max_delay + self._delays[:n]) % self.columns
         out = cache[:, :n].gather(2, column.view(1, -1, 1).expand(cache.shape[0], -1, 1)).squeeze(-1)
         out = torch.where(offset <= self.max_delay, UNGENERATED_TOKEN, out)
@@ -255,7 +262,7 @@ class MoshiGenerator(_GeneratorBase):
               sample: bool, on_sampled: SampledObserver | None) -> tuple[torch.Tensor, torch.Tensor]:
         c, tokens = self.config, state["tokens"]
         cache, offset = tokens["cache"], tokens["offset"]
-        first_user = c.dep_q + 1
+        first_user = c.token_streams
         self._write_column(cache, slice(first_user, None), (offset + self._delays[first_user:]) % self.columns,
                            user_codes)
         column = (offset % self.columns).view(1, 1, 1).expand(cache.shape[0], cache.shape[1], 1)
@@ -387,7 +394,7 @@ class PersonaPlexGenerator(_GeneratorBase):
     def _process(self, state: StateTree, x: torch.Tensor, target: torch.Tensor, provided: torch.Tensor,
                  input_column: torch.Tensor, forced: Forcing | None = None, mark: Mark | None = None,
                  sample: bool = True, on_sampled: SampledObserver | None = None) -> tuple[torch.Tensor, torch.Tensor]:
-        tokens, n = state["tokens"], self.config.dep_q + 1
+        tokens, n = state["tokens"], self.config.token_streams
         cache, flags, offset = tokens["cache"], tokens["provided"], tokens["offset"]
         known, known_mask = target[:, :n], provided[:, :n]
         if forced is not None:

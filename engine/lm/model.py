@@ -23,9 +23,10 @@ from ..checkpoint import Shapes, checkpoint_shapes, load_strict_streaming, sourc
 from ..kernels.quantize import load_targets
 from ..state import StateTree
 from ..streaming.layers import make_norm
-from ..streaming.transformer import StreamingTransformer, TransformerConfig
+from ..streaming.transformer import StreamingTransformer, TransformerConfig, init_normal
 
 MOSHI_DELAYS = (0, 0, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1)
+PERSONAPLEX_DEP_Q = 16  # its depth transformer: the assistant's 8 codebooks, then the user's 8
 ZERO_TOKEN = -1  # "no input": its embedding is exactly zero
 UNGENERATED_TOKEN = -2  # a token-cache slot not generated yet (never reaches the model)
 
@@ -118,7 +119,7 @@ class LMConfig:
     @classmethod
     def personaplex_7b(cls) -> LMConfig:
         """PersonaPlex: the Moshi 7B shape with a 16-step depformer (it also predicts the user stream)."""
-        return cls(dep_q=16, model_type="personaplex")
+        return cls(dep_q=PERSONAPLEX_DEP_Q, model_type="personaplex")
 
     @classmethod
     def from_hub_config(cls, config: Mapping[str, Any]) -> LMConfig:
@@ -145,15 +146,20 @@ class LMConfig:
             if not isinstance(kwargs["delays"], (list, tuple)):
                 raise ValueError(f"config key 'delays' is {kwargs['delays']!r}: expected a list of integers")
             kwargs["delays"] = tuple(kwargs["delays"])
-        personaplex = config.get("model_type") == "personaplex" or kwargs.get("dep_q") == 16
-        if personaplex:
-            kwargs["dep_q"] = 16
+        if is_personaplex_config(config):
+            kwargs["dep_q"] = PERSONAPLEX_DEP_Q
             kwargs["model_type"] = "personaplex"
         return cls(**kwargs)
 
     @property
     def is_personaplex(self) -> bool:
         return self.model_type == "personaplex"
+
+    @property
+    def token_streams(self) -> int:
+        """The streams a step writes (and forcing covers): the text token, then the depth
+        transformer's ``dep_q`` codebooks."""
+        return 1 + self.dep_q
 
     @property
     def max_delay(self) -> int:
@@ -178,8 +184,19 @@ class LMConfig:
             context=None, weights_per_step=self.dep_q)
 
 
+def is_personaplex_config(config: Mapping[str, Any]) -> bool:
+    """PersonaPlex's rule for a hub ``config.json``: its ``model_type``, or a 16-step depth
+    transformer (its loader always builds 16 steps)."""
+    return config.get("model_type") == "personaplex" or config.get("dep_q") == PERSONAPLEX_DEP_Q
+
+
 class TokenEmbedding(nn.Embedding):
     """Embedding where token ``-1`` (``ZERO_TOKEN``, "no input") maps to an exact zero vector."""
+
+    def reset_parameters(self) -> None:
+        """``nn.Embedding``'s N(0, 1) init, skipped on the meta device (``init_normal``)."""
+        init_normal(self.weight, std=1.0)
+        self._fill_padding_idx_with_zero()
 
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
         y = super().forward(tokens.clamp(min=0))
@@ -238,27 +255,32 @@ class LMModel(nn.Module):
         return h, self.text_linear(h)[:, 0]
 
     def depformer_frame(self, h: torch.Tensor, text_token: torch.Tensor, state: StateTree, sample: Sampler,
-                        forced: torch.Tensor | None = None, forced_mask: torch.Tensor | None = None
-                        ) -> torch.Tensor:
-        """Sample the frame's ``dep_q`` audio tokens [B, dep_q] one codebook after the other.
+                        forced: torch.Tensor | None = None, forced_mask: torch.Tensor | None = None,
+                        steps: int | None = None) -> torch.Tensor:
+        """Sample the frame's first ``steps`` (default ``dep_q``) audio tokens [B, steps], one
+        codebook after the other.
 
-        The depformer cache is reset first (its context is one frame). Each codebook's input is
-        ``depformer_in[cb](h)`` plus the embedding of the previous token (the text token for cb 0).
-        Where ``forced_mask[:, cb]`` is set, ``forced[:, cb]`` replaces the sampled token *as the next
+        Each codebook's input is ``depformer_in[cb](h)`` plus the embedding of the previous token
+        (the text token for cb 0); codebook ``cb`` attends to the frame's codebooks up to itself
+        (``StreamingTransformer.fixed_slot_step``: its context is one frame). Where
+        ``forced_mask[:, cb]`` is set, ``forced[:, cb]`` replaces the sampled token *as the next
         input* (PersonaPlex teacher forcing); the returned tokens are always the sampled ones.
-        The codebook index is a Python int of an unrolled loop, which is graph-safe.
+        Codebooks from ``steps`` on are not computed (they influence none before them). The
+        codebook index is a Python int of an unrolled loop, which is graph-safe.
         """
         c = self.config
-        self.depformer.reset_state(state)
+        steps = c.dep_q if steps is None else steps
         prev = text_token
         tokens = []
-        for cb in range(c.dep_q):
+        for cb in range(steps):
             x = self.depformer_in[cb if c.depformer_multi_linear else 0](h)
             emb = self.depformer_text_emb(prev) if cb == 0 else self.depformer_emb[cb - 1](prev)
-            y = self.depformer(x + emb.unsqueeze(1), state, step=cb)
+            y = self.depformer.fixed_slot_step(x + emb.unsqueeze(1), state, cb)
             token = sample(self.linears[cb](y)[:, 0], cb)
             tokens.append(token)
-            prev = token if forced is None else torch.where(forced_mask[:, cb], forced[:, cb], token)
+            if cb + 1 < steps:  # the next codebook's input
+                prev = token if forced is None else torch.where(forced_mask[:, cb], forced[:, cb], token)
+        self.depformer.fill_fixed_slots(state, steps)
         return torch.stack(tokens, dim=1)
 
 

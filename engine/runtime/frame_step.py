@@ -61,6 +61,7 @@ import torch
 
 from ..codec.mimi import Mimi
 from ..lm.generate import Forcing, Mark
+from ..lm.model import UNGENERATED_TOKEN
 from ..state import StateTree, clone, flatten, load_into
 
 log = logging.getLogger(__name__)
@@ -75,7 +76,7 @@ class FrameStep:
     ``state`` is the session's tree ``{"mimi": ..., "gen": ...}``; ``step_index`` is the index of
     this generator step (prompt phases included: the caller's host counter), which decides whether
     the output is aligned (decoded) and when the graph is captured. Before alignment the outputs
-    are ``-2`` tokens and silence, like the generator's.
+    are ``UNGENERATED_TOKEN`` (-2) tokens and silence, like the generator's.
     """
 
     def __init__(self, mimi: Mimi, generator, state: StateTree, use_cuda_graph: bool = True, warmup: int = 2,
@@ -92,12 +93,13 @@ class FrameStep:
         # Static buffers: created once, outside inference mode, written in place every frame.
         self.pcm_in = torch.zeros(1, 1, mimi.frame_size, device=device, dtype=pcm_dtype)
         self.user_codes = torch.zeros(1, generator.user_streams, dtype=torch.long, device=device)  # encoded input
-        self.text = torch.full((1,), -2, dtype=torch.long, device=device)
-        self.audio = torch.full((1, dep_q), -2, dtype=torch.long, device=device)
+        self.text = torch.full((1,), UNGENERATED_TOKEN, dtype=torch.long, device=device)
+        self.audio = torch.full((1, dep_q), UNGENERATED_TOKEN, dtype=torch.long, device=device)
         self.pcm_out = torch.zeros(1, 1, mimi.frame_size, device=device, dtype=pcm_dtype)
         # Read by every frame, so that a captured graph replays whatever they hold (all False: nothing).
-        self.forcing = forcing or Forcing(torch.zeros(1, dep_q + 1, dtype=torch.long, device=device),
-                                          torch.zeros(dep_q + 1, dtype=torch.bool, device=device))
+        streams = generator.config.token_streams
+        self.forcing = forcing or Forcing(torch.zeros(1, streams, dtype=torch.long, device=device),
+                                          torch.zeros(streams, dtype=torch.bool, device=device))
         # The aligned frame (with its decode): warmed up, captured and replayed where CUDA graphs run.
         self.aligned = GraphedStep(lambda mark=None: self.compute(decode=True, mark=mark), device, use_cuda_graph,
                                    warmup, "frame step")

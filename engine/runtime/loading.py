@@ -26,6 +26,7 @@ from ..lm.sampling import DEFAULT_SEED
 from ..lm.tokenizer import TextTokenizer
 from .gpu_memory import Gpu, choose_precision, out_of_memory_error
 from .kernel_plan import KernelPlan, plan_kernels, silent_frame_runner
+from .thread_cache import choice_key, read_choice, write_choice
 from .threads import ThreadChoice, choose_threads, use_threads
 
 log = logging.getLogger(__name__)
@@ -148,9 +149,11 @@ class LoadedModel:
             fingerprint=model_fingerprint(files), precision_reason=reason)
         # On the CPU, each hot-path operation's kernel is measured here (or read from the cache).
         self.kernel_plan: KernelPlan | None = None
-        self.thread_choice: ThreadChoice | None = None  # measured by use_best_threads()
         self._allow_bf16 = precision is Precision.BFLOAT16
+        # Measured by use_best_threads() where no earlier start on this machine kept one (None: it will be).
+        self.thread_choice: ThreadChoice | None = None
         if device.type == "cpu":
+            self.thread_choice = read_choice(self._thread_choice_key())
             if on_stage is not None:
                 on_stage("Choosing the fastest kernels for this computer...")
             self._plan_kernels()
@@ -197,16 +200,21 @@ class LoadedModel:
 
     def use_best_threads(self) -> ThreadChoice | None:
         """On the CPU, set torch's thread count to what this model's frame runs fastest with here,
-        measured the first time (call it with the rest of the app running), and plan the kernels
-        for that count if the plan was made for another; None on a GPU."""
+        measured the first time here (call it with the rest of the app running; kept in the cache
+        for the next start on this machine, torch build and model), and plan the kernels for that
+        count if the plan was made for another; None on a GPU."""
         if self.device.type != "cpu":
             return None
         if self.thread_choice is None:
             self.thread_choice = choose_threads(self)
+            write_choice(self._thread_choice_key(), self.thread_choice)
         use_threads(self.thread_choice.threads)
         if self.kernel_plan is not None and self.kernel_plan.key["threads"] != str(self.thread_choice.threads):
             self._plan_kernels()
         return self.thread_choice
+
+    def _thread_choice_key(self) -> dict[str, str]:
+        return choice_key(self.info.fingerprint, self.dtype, self._allow_bf16)
 
     def new_session(self, sampling: SamplingConfig = SamplingConfig(), seed: int = DEFAULT_SEED,
                     voice_prompt: str | None = None, text_prompt: str | None = None, **options):

@@ -96,10 +96,10 @@ def _agreement(precision: str, model, reference: _Run, seed: int) -> PrecisionAg
     session = _session(model, seed)
     generator, state = session.generator, session.state["gen"]
     device, frames = model.device, reference.tokens.shape[0]
-    streams = torch.zeros(generator.config.dep_q + 1, dtype=torch.bool, device=device)
+    streams = torch.zeros(generator.config.token_streams, dtype=torch.bool, device=device)
     agent = 1 + generator.agent_streams
     streams[:agent] = True  # PersonaPlex's user streams stay its own (the user's codes are provided)
-    written = torch.zeros(1, generator.config.dep_q + 1, dtype=torch.long, device=device)
+    written = torch.zeros(1, generator.config.token_streams, dtype=torch.long, device=device)
     forcing = Forcing(written, streams)
     predicted, kl = [], []
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import torch
 
 from ..lm.generate import PersonaPlexGenerator
+from ..lm.model import UNGENERATED_TOKEN
 from ..state import StateTree
 from .frame_step import GraphedStep
 
@@ -39,8 +40,8 @@ class PromptSteps:
         self.text = torch.zeros(batch, dtype=torch.long, device=device)
         self.embedding = torch.zeros(batch, 1, config.dim, dtype=next(generator.lm.parameters()).dtype,
                                      device=device)
-        self.out_text = torch.full((batch,), -2, dtype=torch.long, device=device)
-        self.out_audio = torch.full((batch, config.dep_q), -2, dtype=torch.long, device=device)
+        self.out_text = torch.full((batch,), UNGENERATED_TOKEN, dtype=torch.long, device=device)
+        self.out_audio = torch.full((batch, config.dep_q), UNGENERATED_TOKEN, dtype=torch.long, device=device)
         self.forced_step = GraphedStep(self._run_forced, device, use_cuda_graph, warmup, "prompt steps")
         self.embedded_step = GraphedStep(self._run_embedded, device, use_cuda_graph, warmup, "prompt steps")
 

@@ -11,6 +11,7 @@ the same frame.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -29,6 +30,8 @@ from .loading import LoadedModel
 from .rebuild import Progress
 from .session import Session
 
+log = logging.getLogger(__name__)
+
 COMPACT_ABOVE_BYTES_PER_FRAME = 64 * 1024
 
 
@@ -41,6 +44,7 @@ class Recovery:
     encoder_mismatches: int  # checked frames whose re-encoded user codes differ from the journaled ones
     codec_frames: int  # the last frames, over which Mimi was replayed (its contexts' reach)
     rebuild_seconds: float
+    differs: str | None = None  # why the rebuilt state may differ from the recorded run's (None: it need not)
 
 
 # ---- writing ---------------------------------------------------------------------------------
@@ -52,7 +56,7 @@ def journal_header(session: Session) -> JournalHeader:
         threads = session.threads or torch.get_num_threads()
     return JournalHeader(model=info.name, fingerprint=info.fingerprint, sampling=session.sampling,
                          seed=session.seed, prompts=dict(session.prompts), user_streams=generator.user_streams,
-                         token_streams=generator.config.dep_q + 1, threads=threads, persona=session.persona)
+                         token_streams=generator.config.token_streams, threads=threads, persona=session.persona)
 
 
 class FrameRecorder:
@@ -187,29 +191,49 @@ def open_conversation(model: LoadedModel, path: str | Path, progress: Progress |
     if conversation.file_kind(path) == conversation.FULL:
         return Session.load(path, model)
     t0 = time.perf_counter()
-    return rebuild(model, read_compact(path, model.info.fingerprint), Path(path).name, progress, cancel, t0).session
+    journal = read_compact(path, model.info.fingerprint)
+    return rebuild(model, journal, Path(path).name, progress, cancel, t0, whole=True).session
 
 
 def rebuild(model: LoadedModel, journal: Journal, name: str, progress: Progress | None = None,
-            cancel: Callable[[], bool] | None = None, started: float | None = None) -> Recovery:
-    """Replay ``journal``'s frames on a new session; the session keeps recording its frames."""
+            cancel: Callable[[], bool] | None = None, started: float | None = None, whole: bool = False) -> Recovery:
+    """Replay ``journal``'s frames on a new session; the session keeps recording its frames.
+    ``whole``: every frame or none (a saved file, whose frames were checked when it was written:
+    one the model cannot replay is refused, before anything is replayed, rather than opened short
+    of frames that saving it again would lose for good); otherwise the frames before the first
+    damaged one (a crash journal, whose tail may be cut)."""
     t0 = time.perf_counter() if started is None else started
     header = journal.header
     session = Session(model, header.sampling, header.seed, voice_prompt=header.prompts.get("voice"),
                       text_prompt=header.prompts.get("text"), persona=header.persona)
     generator = session.generator
-    if (header.user_streams, header.token_streams) != (generator.user_streams, generator.config.dep_q + 1):
+    if (header.user_streams, header.token_streams) != (generator.user_streams, generator.config.token_streams):
         raise ConversationFileError(f"{name} does not match {model.info.name}'s streams: it was written "
                                     "by another model.")
     frames, why = _valid_frames(journal, generator.config)
+    if whole and frames < journal.frames:
+        raise ConversationFileError(f"{name} is damaged ({why}): only its first {frames} of {journal.frames} frames "
+                                    "could be replayed, so it is not opened (and stays as it is); open another copy.")
     damage = journal.damage if frames == journal.frames else why
     lost = journal.lost_frames + journal.frames - frames
     recorder = record_frames(session)
     replayed = session.rebuild_from(journal, frames, progress, cancel)
     recorder.user_codes = GrowingArray.of(journal.user_codes[:frames])
     recorder.tokens = GrowingArray.of(journal.tokens[:frames])
+    differs = _threads_differ(header.threads if model.device.type == "cpu" else 0, session.threads)
+    if differs:
+        log.warning("%s: %s", name, differs)
     return Recovery(session, frames, lost, damage, replayed.encoder_mismatches, replayed.codec_frames,
-                    time.perf_counter() - t0)
+                    time.perf_counter() - t0, differs)
+
+
+def _threads_differ(recorded: int, used: int | None) -> str | None:
+    """Why a rebuild that could not run with its frames' thread count (``replay_threads``) may differ."""
+    if not recorded or recorded == used:
+        return None
+    return (f"its frames ran with {recorded} CPU threads and this machine runs them with {used or 'its own count'}: "
+            "the words and sounds are the same, but what the assistant says next may differ from what it would "
+            "have said in the original run")
 
 
 def _valid_frames(journal: Journal, config) -> tuple[int, str | None]:

@@ -36,7 +36,7 @@ from .growing_array import BLOCK_FRAMES
 from .prompt_steps import PromptSteps
 from .rebuild import Progress, ReplayedFrames, replay_frames
 from .recording import PcmRecording
-from .threads import running_with
+from .threads import replay_threads, running_with
 
 if TYPE_CHECKING:  # only for annotations: loading opens sessions, so it imports this module
     from .loading import LoadedModel
@@ -229,11 +229,11 @@ class Session:
                                                                    dtype=mimi.pcm_dtype)
             for _ in range(3):
                 codes = mimi.encode_step(zeros, state)[0, :, 0]
-        tokens = torch.zeros(1, c.dep_q + 1, dtype=torch.long, device=device)
+        tokens = torch.zeros(1, c.token_streams, dtype=torch.long, device=device)
         tokens[0, 0] = c.existing_text_padding_id
         agent = generator.agent_streams
         tokens[0, 1:1 + agent] = codes[:agent]
-        return Forcing(tokens, torch.zeros(c.dep_q + 1, dtype=torch.bool, device=device))
+        return Forcing(tokens, torch.zeros(c.token_streams, dtype=torch.bool, device=device))
 
     @property
     def graph(self) -> GraphStatus:
@@ -375,12 +375,13 @@ class Session:
     def rebuild_from(self, journal: Journal, frames: int, progress: Progress | None = None,
                      cancel: Callable[[], bool] | None = None) -> ReplayedFrames:
         """Replay the first ``frames`` frames of ``journal`` (its tokens forced: ``engine.runtime.rebuild``)
-        on this new session, with the CPU thread count they ran with, which its next frames keep so
-        that it stays replayable. On the same machine and precision the state then equals, bit for
-        bit, that of the run the journal recorded. Raises ``RecoveryCancelled`` when ``cancel()``."""
+        on this new session, with the CPU thread count they ran with where this machine allows it
+        (``replay_threads``), which its next frames keep so that it stays replayable. On the same
+        machine and precision the state then equals, bit for bit, that of the run the journal
+        recorded. Raises ``RecoveryCancelled`` when ``cancel()``."""
         if self._frames:
             raise ValueError(f"a rebuild starts from a new session; this one has run {self._frames} frames")
-        threads = journal.header.threads if self.model.device.type == "cpu" else 0
+        threads = replay_threads(journal.header.threads) if self.model.device.type == "cpu" else 0
         with running_with(threads):
             replayed = replay_frames(self.frame_step, self.model.tokenizer, journal, frames, self._generator_steps,
                                      progress, cancel)

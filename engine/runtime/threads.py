@@ -88,6 +88,14 @@ def thread_candidates(cores: int | None = None) -> tuple[int, ...]:
     return tuple(range(1, min(MAX_THREADS, cores) + 1))
 
 
+def replay_threads(recorded: int, cores: int | None = None) -> int:
+    """The thread count a rebuild runs with here. Its frames replay bit for bit only with the count
+    they ran with (float sums are grouped per thread), but a file only says what it was made with:
+    this machine decides what runs here. So the recorded count where it is one this machine would
+    choose among (``thread_candidates``), else this machine's largest; 0 (not recorded) stays 0."""
+    return min(recorded, max(thread_candidates(cores)))
+
+
 def choose_threads(model, candidates: tuple[int, ...] | None = None) -> ThreadChoice:
     """Measure ``model``'s frame at each thread count in ``candidates``; leaves torch at the best."""
     candidates = candidates or thread_candidates()

@@ -19,11 +19,18 @@ def cast_back(t: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
     return t if t.dtype == dtype else t.to(dtype)
 
 
+# Where a bfloat16 RMSNorm runs as torch's one fused kernel (``F.rms_norm``) instead of the
+# reference's eight: CUDA, whose frame is launch-bound. Not bit-exact (the fused kernel rounds its
+# float32 products in another order), so float32 and the CPU keep the reference's form.
+FUSED_RMS_NORM_DEVICES = frozenset({"cuda"})
+
+
 class RMSNorm(nn.Module):
     """RMSNorm with math in float32 (``alpha`` is named as in the checkpoints).
 
     A bfloat16 ``alpha`` is cast to float32 once, not on every call (one kernel less per norm,
-    ~450 per 7B frame); the copy is redone whenever ``alpha`` changes (a load, a move)."""
+    ~450 per 7B frame); the copy is redone whenever ``alpha`` changes (a load, a move). bfloat16 on
+    ``FUSED_RMS_NORM_DEVICES`` runs ``F.rms_norm`` (one kernel; it too computes in float32)."""
 
     def __init__(self, dim: int, eps: float, device=None, dtype=None):
         super().__init__()
@@ -42,6 +49,8 @@ class RMSNorm(nn.Module):
         return self._alpha_f32[1]
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if x.dtype == torch.bfloat16 and x.device.type in FUSED_RMS_NORM_DEVICES:
+            return F.rms_norm(x, self.alpha.shape[-1:], self.alpha.view(-1).to(x.dtype), self.eps)
         x32 = as_f32(x)
         var = self.eps + torch.mean(x32 * x32, dim=-1, keepdim=True)
         return cast_back(x32 * (self.alpha_f32() * torch.rsqrt(var)), x.dtype)
@@ -95,18 +104,21 @@ class GatedFFN(nn.Module):
         return self.linear_out(self.activation(h[..., 0, :]) * h[..., 1, :])
 
 
-def rope_tables(positions: torch.Tensor, head_dim: int, max_period: float) -> tuple[torch.Tensor, torch.Tensor]:
-    """cos/sin [T, head_dim/2] for absolute positions, in float32 (interleaved-pair RoPE)."""
+def rope_tables(positions: torch.Tensor, head_dim: int, max_period: float) -> torch.Tensor:
+    """The rotation of each interleaved pair at absolute ``positions``, in float32, as the 2x2
+    matrix ``apply_rope`` multiplies a pair by: [T, head_dim/2, 2 (in), 2 (out)] =
+    ``[[cos, sin], [-sin, cos]]`` (a pair (r, i) becomes (r cos - i sin, r sin + i cos))."""
     ds = torch.arange(head_dim // 2, device=positions.device, dtype=torch.float32)
     freqs = torch.exp(ds * (-math.log(max_period) * 2 / head_dim))
     angles = freqs * positions.float().view(-1, 1)
-    return torch.cos(angles), torch.sin(angles)
+    cos, sin = torch.cos(angles), torch.sin(angles)
+    return torch.stack([cos, sin, -sin, cos], dim=-1).unflatten(-1, (2, 2))
 
 
-def apply_rope(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
-    """Rotate interleaved pairs (x[2d], x[2d+1]) of x [B, H, T, D]; math in float32."""
-    pairs = x.unflatten(-1, (-1, 2))
-    real, imag = as_f32(pairs[..., 0]), as_f32(pairs[..., 1])
-    out_real = real * cos - imag * sin
-    out_imag = real * sin + imag * cos
-    return torch.stack([cast_back(out_real, x.dtype), cast_back(out_imag, x.dtype)], dim=-1).flatten(-2)
+def apply_rope(x: torch.Tensor, rotation: torch.Tensor) -> torch.Tensor:
+    """Rotate interleaved pairs (x[2d], x[2d+1]) of x [B, H, T, D] by ``rotation`` (``rope_tables``);
+    math in float32. Four kernels (a cast, a product, a sum, a cast back) compute exactly what the
+    textbook form computes: ``r * cos + i * (-sin)`` is ``r * cos - i * sin`` bit for bit (IEEE
+    subtraction is the addition of the negation, and negation is exact), each sum in that order."""
+    products = as_f32(x.unflatten(-1, (-1, 2))).unsqueeze(-1) * rotation  # [..., D/2, in, out]
+    return cast_back(products[..., 0, :] + products[..., 1, :], x.dtype).flatten(-2)

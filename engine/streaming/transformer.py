@@ -90,13 +90,20 @@ def step_slice(weight: torch.Tensor, step: int, mult: int) -> torch.Tensor:
     return weight[step * rows:(step + 1) * rows]
 
 
+def init_normal(weight: torch.Tensor, std: float) -> None:
+    """Random initial weights, except on the meta device, where a checkpoint replaces them anyway:
+    the first ``normal_`` there imports torch's reference decompositions, ~2.5 s of every start."""
+    if weight.device.type != "meta":
+        nn.init.normal_(weight, std=std)
+
+
 class StackedLinear(nn.Module):
     """``mult`` bias-free linear maps stored as one ``weight [mult*out, in]`` (the checkpoint layout)."""
 
     def __init__(self, in_features: int, out_features: int, mult: int, device=None, dtype=None):
         super().__init__()
         self.weight = nn.Parameter(torch.empty(mult * out_features, in_features, device=device, dtype=dtype))
-        nn.init.normal_(self.weight, std=in_features ** -0.5)
+        init_normal(self.weight, std=in_features ** -0.5)
         self._matmuls = StackedMatmuls(mult, out_features)
 
     def repack(self) -> None:
@@ -113,7 +120,7 @@ class StreamingAttention(nn.Module):
         mult = max(cfg.weights_per_step, 1)
         d = cfg.d_model
         self.in_proj_weight = nn.Parameter(torch.empty(mult * 3 * d, d, device=device, dtype=dtype))
-        nn.init.normal_(self.in_proj_weight, std=d ** -0.5)
+        init_normal(self.in_proj_weight, std=d ** -0.5)
         self._in_proj = StackedMatmuls(mult, 3 * d)
         self.out_proj = StackedLinear(d, d, mult, device=device, dtype=dtype)
 
@@ -125,7 +132,7 @@ class StreamingAttention(nn.Module):
         B, T, d = x.shape
         qkv = self._in_proj(x, self.in_proj_weight, step)
         qkv = qkv.view(B, T, 3, cfg.num_heads, cfg.head_dim).permute(2, 0, 3, 1, 4)
-        qk = qkv[:2] if rope is None else apply_rope(qkv[:2], *rope)  # q and k rotated in one pass
+        qk = qkv[:2] if rope is None else apply_rope(qkv[:2], rope)  # q and k rotated in one pass
         q, k, v = qk[0], qk[1], qkv[2]
         cache["k"].index_copy_(2, slots, k)
         cache["v"].index_copy_(2, slots, v)
@@ -182,6 +189,7 @@ class StreamingTransformer(nn.Module):
         super().__init__()
         self.cfg = cfg
         self.layers = nn.ModuleList(TransformerLayer(cfg, device, dtype) for _ in range(cfg.num_layers))
+        self._fixed_slots: tuple[tuple, tuple[torch.Tensor, torch.Tensor, torch.Tensor]] | None = None
 
     def init_state(self, batch_size: int, device=None, dtype=None) -> StateTree:
         """Fresh state. ``device``/``dtype`` default to those of the parameters."""
@@ -221,6 +229,39 @@ class StreamingTransformer(nn.Module):
             x = layer(x, state["layers"][str(i)], slots, mask, rope, step)
         ring.finish(state, T)
         return x
+
+    def fixed_slot_step(self, x: torch.Tensor, state: StateTree, step: int) -> torch.Tensor:
+        """Step ``step`` of a frame of the depth transformer (``weights_per_step``, no context),
+        called for steps 0, 1, ... in order, x [B, 1, d_model]: what ``reset_state`` and then
+        ``forward`` give, bit for bit, without the ring's bookkeeping. Step ``s`` always lands in
+        slot ``s`` and attends to slots ``0..s``, so its slot and its mask are constants, built once
+        (the keys and values of slots after ``s`` are stale, and masked as the ring masks them)."""
+        if self.cfg.context is not None or not self.cfg.weights_per_step or x.shape[1] != 1:
+            raise ValueError("fixed slots are for the depth transformer's one-step calls")
+        self._check_input(x, state, step)
+        slots, masks, _ = self._constants(x.device, state["layers"]["0"]["k"].dtype)
+        for i, layer in enumerate(self.layers):
+            x = layer(x, state["layers"][str(i)], slots[step:step + 1], masks[step], None, step)
+        return x
+
+    def fill_fixed_slots(self, state: StateTree, steps: int) -> None:
+        """The ring's bookkeeping as ``steps`` fixed-slot steps leave it (slots ``0..steps-1``
+        filled, offset ``steps``): one copy, so that a saved state says which slots hold keys."""
+        _, _, positions = self._constants(state["positions"].device, state["layers"]["0"]["k"].dtype)
+        state["positions"].copy_(positions[steps])
+        state["offset"].fill_(steps)
+
+    def _constants(self, device: torch.device, dtype: torch.dtype):
+        """(slots [steps], additive masks [steps, 1, steps] in ``dtype``, the slots' positions after
+        each count of steps [steps + 1, steps]) on ``device``, built once."""
+        if self._fixed_slots is None or self._fixed_slots[0] != (device, dtype):
+            n = self.cfg.weights_per_step
+            slots = torch.arange(n, device=device)
+            allowed = (slots.view(1, -1) <= slots.view(-1, 1)).view(n, 1, n)
+            filled = slots.view(1, -1) < torch.arange(n + 1, device=device).view(-1, 1)
+            positions = torch.where(filled, slots, -1)
+            self._fixed_slots = ((device, dtype), (slots, additive_mask(allowed, dtype), positions))
+        return self._fixed_slots[1]
 
     def _check_input(self, x: torch.Tensor, state: StateTree, step: int) -> None:
         cfg = self.cfg
