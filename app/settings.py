@@ -32,6 +32,9 @@ class AppSettings:
     # Conversation files: "auto" (compact for the 7B models, a full snapshot for the demo),
     # "compact" (the frames to replay, rebuilt when opened) or "full" (the state snapshot).
     file_kind: str = "auto"
+    # Closing the window where there is a tray: "" asks the first time, "tray" hides it, "quit" quits
+    # (app.window.tray_state).
+    close_to_tray: str = ""
 
     @property
     def save_compact(self) -> bool | None:

@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 )
 
 from app import paths
+from app.audio.device_follow import follow_devices
 from app.conversation.health import HealthModel
 from app.conversation.panel import ConversationPanel
 from app.conversation.replay import ReplayPlayer
@@ -56,6 +57,8 @@ from app.window.devices_panel import DevicesPanel
 from app.window.menus import Menus
 from app.window.meters_panel import MetersPanel
 from app.window.microphone_banner import MicrophoneBanner
+from app.window.tray import Tray
+from app.window.tray_state import TrayModel
 from engine import VoiceLibrary
 
 log = logging.getLogger(__name__)
@@ -91,6 +94,9 @@ class MainWindow(QMainWindow):
         self.setWindowTitle("Parley")
         self._build_ui()
         self.menus = Menus(self)
+        self.tray = Tray(self, TrayModel(self.model, self.health, self))
+        self.menus.view_menu.addAction(self.tray.keep_action)
+        self.device_follower = follow_devices(self.model)  # None without audio
         self._build_shortcuts()
         self._set_tab_order()
         self.conversation_panel.talk_button.setFocus()  # where Space, push-to-talk, belongs
@@ -477,7 +483,15 @@ class MainWindow(QMainWindow):
                           f"of speech models.\n\nLog file: {paths.log_file()}")
 
     # -- shutdown ----------------------------------------------------------------------------
+    def quit(self) -> None:
+        """File → Quit and the tray's Quit: close for good, not into the tray."""
+        self.tray.quit()
+
     def closeEvent(self, event) -> None:
+        if not self._close_after_save and self.tray.hides_on_close():
+            event.ignore()
+            self.hide()
+            return
         if self.model.unsaved_frames and not self._close_after_save:
             answer = QMessageBox.question(
                 self, "Save conversation?", "Save the current conversation before quitting?",
@@ -497,6 +511,8 @@ class MainWindow(QMainWindow):
         """See ``ConversationModel.shutdown``; also stops a replay and the key filter."""
         QApplication.instance().removeEventFilter(self)
         self.replay.stop()
+        if self.device_follower is not None:
+            self.device_follower.stop()
         if self.recovery is not None:  # an offer left open: the journal stays for a later start
             self.recovery.offer.lock.release()
         return self.model.shutdown()

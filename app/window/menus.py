@@ -34,7 +34,7 @@ class Menus:
         self.add(file_menu, "Export a&udio...", None, window.export_audio_dialog)
         file_menu.addSeparator()
         self.add(file_menu, "Open conversations &folder", None, lambda: open_folder(paths.conversations_dir()))
-        self.add(file_menu, "&Quit", QKeySequence.Quit, window.close)
+        self.add(file_menu, "&Quit", QKeySequence.Quit, window.quit)
 
         model_menu = bar.addMenu("&Model")
         model_menu.setToolTipsVisible(True)
@@ -53,7 +53,7 @@ class Menus:
         self.processing_actions = add_processing_actions(self.audio_menu, window.model.processing,
                                                          window.model.set_processing)
 
-        view_menu = bar.addMenu("&View")
+        view_menu = self.view_menu = bar.addMenu("&View")
         self.library_action = self.add(view_menu, "&Library", QKeySequence("Ctrl+L"), window.set_library_visible)
         self.library_action.setCheckable(True)
         self.library_action.setChecked(True)
