@@ -321,14 +321,18 @@ def test_parley_offline_writes_its_outputs_when_the_journal_cannot_be_written(de
 def test_parley_offline_refuses_an_output_folder_it_cannot_write_before_the_run(tmp_path):
     from engine import write_wav
 
-    if os.geteuid() == 0:
-        pytest.skip("root writes into any folder")
     write_wav(tmp_path / "in.wav", np.zeros(FRAME_SIZE, np.float32))
     locked = tmp_path / "locked"
     locked.mkdir(mode=0o500)
-    run = parley("offline", "--model", "demo", "--device", "cpu", "--input", str(tmp_path / "in.wav"),
-                 "--output", str(locked / "out.wav"))
-    assert run.returncode == 2 and "cannot be written" in run.stderr and "ms/frame" not in run.stderr
+    # A folder that is not there, everywhere; one without write permission where that binds (root
+    # writes into any folder, so there only the first is a refusal).
+    refused = {tmp_path / "not there" / "out.wav": "does not exist"}
+    if os.name != "posix" or os.geteuid() != 0:
+        refused[locked / "out.wav"] = "cannot be written"
+    for output, why in refused.items():
+        run = parley("offline", "--model", "demo", "--device", "cpu", "--input", str(tmp_path / "in.wav"),
+                     "--output", str(output))
+        assert run.returncode == 2 and why in run.stderr and "ms/frame" not in run.stderr, run.stderr
 
 
 # ---- 9. what reaches a terminal ------------------------------------------------------------------------
