@@ -164,7 +164,7 @@ def main(argv=None) -> int:
         print(f"{name}: {r['kernels_per_frame']} kernels a frame {r['stages']} (the exact path: "
               f"{r['exact_path_kernels_per_frame']}); most common: {list(r['top'].items())[:8]}")
     if args.json:
-        meta = {"counted_on": cpu_model(), "torch": torch.__version__, "dtype": "bfloat16 (Mimi float32)"}
+        meta = {"cpu": cpu_model(), "torch": torch.__version__, "dtype": "bfloat16 (Mimi float32)"}
         args.json.write_text(json.dumps({**results, "meta": meta}, indent=1) + "\n")
     return 0
 
