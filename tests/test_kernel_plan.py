@@ -386,9 +386,13 @@ def test_the_thread_choice_is_kept_for_the_next_start_and_measured_again_for_ano
         kept.write_text("{damaged")
         load_model(str(demo_model_dir), device="cpu").use_best_threads()
         assert len(measured) == 2  # a damaged file is measured again (and replaced)
+        data = json.loads(kept.read_text())
+        kept.write_text(json.dumps({**data, "threads": 4096}))
+        load_model(str(demo_model_dir), device="cpu").use_best_threads()
+        assert len(measured) == 3 and torch.get_num_threads() == 1  # never a count this machine would not choose
         monkeypatch.setattr(torch, "__version__", torch.__version__ + "+other")
         load_model(str(demo_model_dir), device="cpu").use_best_threads()
-        assert len(measured) == 3  # another torch build: its own measurement
+        assert len(measured) == 4  # another torch build: its own measurement
     finally:
         torch.set_num_threads(before)
 

@@ -20,7 +20,7 @@ import torch
 from ..atomic import write_atomically
 from ..files.demo import cache_root
 from .kernel_plan import plan_key
-from .threads import ThreadChoice
+from .threads import ThreadChoice, thread_candidates
 
 log = logging.getLogger(__name__)
 
@@ -45,7 +45,7 @@ def read_choice(key: dict[str, str]) -> ThreadChoice | None:
         if data.get("key") != key:
             return None
         threads = int(data["threads"])
-        if threads < 1:
+        if threads not in thread_candidates():  # only a count this machine would choose among
             raise ValueError(f"thread count {threads}")
         return ThreadChoice(threads, {int(n): float(ms) for n, ms in data["mean_ms"].items()},
                             {int(n): float(ms) for n, ms in data["p90_ms"].items()}, 0.0)
