@@ -625,7 +625,8 @@ def test_the_demo_opens_idle_runs_no_frame_until_talk_and_pause_stops_the_frames
 
         audio_arrives_and_nothing_runs()
         w.press_talk("key")  # Talk starts the conversation
-        assert len(h.frames(2)) == 2 and w.model.live
+        # >= 2: the last MAX_INPUT_BACKLOG_S captured before Talk may run too, in the same wake-up
+        assert len(h.frames(2)) >= 2 and w.model.live
         w.release_talk("key")
         assert "*" in w.windowTitle()  # the person spoke: that is unsaved work
 
