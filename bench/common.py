@@ -9,6 +9,11 @@ import statistics
 
 from engine.runtime.cpu import cpu_model  # noqa: F401  (re-exported for the benchmarks)
 
+# A PersonaPlex prompt as a session starts with a released voice: a stored 10 s voice (12.5 frames/s),
+# then the silences and a one-sentence role prompt with its <system> tags.
+PROMPT_VOICE_FRAMES = 125
+PROMPT_TEXT_TOKENS = 30
+
 
 def percentile(ms: list[float], q: float) -> float:
     """Nearest-rank percentile (``q`` in (0, 1]) of a non-empty list."""

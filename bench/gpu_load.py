@@ -38,8 +38,8 @@ import sentencepiece as spm
 import torch
 from safetensors.torch import save_file
 
-from bench.common import rss_bytes, summary
-from bench.gpu_check import CARDS_GB, PROMPT_VOICE_FRAMES, RESULTS, gpu_memory, release
+from bench.common import PROMPT_VOICE_FRAMES, rss_bytes, summary
+from bench.gpu_check import CARDS_GB, RESULTS, gpu_memory, release
 from bench.gpu_report import Report
 from engine import ModelError, load_model
 from engine.files.demo import ensure_demo_model

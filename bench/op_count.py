@@ -17,7 +17,9 @@ Mimi's prepared matmuls count one kernel each, as on a GPU).
 
 writes ``{"moshi-7b": {"kernels_per_frame": N, "stages": {...}, "top": {...}}, "personaplex-7b": ...}``
 (``stages``: the kernels of each of ``FrameStep``'s marks: encode, temporal, depth, decode) and, for
-PersonaPlex, a prompt-phase step (every stream forced: no text head, sampling or depth transformer).
+PersonaPlex, a prompt-phase step (every stream forced: no text head, sampling or depth transformer)
+and a whole prompt (``prompt_kernels``: a 10 s stored voice, the silences and a 30-token role),
+step by step and in chunks.
 ``kernels_per_frame`` counts the paths a CUDA bfloat16 frame takes (``cuda_paths``: the fused
 RMSNorm); ``exact_path_kernels_per_frame`` the reference's exact path that float32 and the CPU take.
 """
@@ -28,14 +30,17 @@ import argparse
 import json
 from collections import Counter
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
+from bench.common import PROMPT_TEXT_TOKENS, PROMPT_VOICE_FRAMES
 from engine.codec.mimi import Mimi, MimiConfig
-from engine.lm.generate import Forcing, SamplingConfig, make_generator
+from engine.lm.generate import PROMPT_CHUNK_STEPS, Forcing, SamplingConfig, make_generator
 from engine.lm.model import LMConfig, LMModel
+from engine.lm.personaplex import VoicePrompt, run_prompt_phases
 from engine.runtime.cpu import cpu_model
 from engine.runtime.frame_step import FrameStep
 from engine.streaming import layers
@@ -128,6 +133,25 @@ def count_prompt_step(step: FrameStep) -> KernelCounter:
     return counter
 
 
+def count_prompt(config: LMConfig, chunk_steps: int, dtype: torch.dtype = torch.bfloat16) -> KernelCounter:
+    """The kernels of a whole PersonaPlex prompt as a session starts (a stored voice of
+    ``PROMPT_VOICE_FRAMES``, the silences and a role of ``PROMPT_TEXT_TOKENS``), ``chunk_steps``
+    forced steps a temporal-transformer call (1: step by step). The LM has the released card (the
+    prompt's tokens are real Mimi codes) and the 7B's context, which holds the whole prompt."""
+    torch.manual_seed(0)
+    lm = LMModel(replace(config, card=2048, context=3000), dtype=dtype).eval().requires_grad_(False)
+    gen = make_generator(lm, SamplingConfig())
+    state = gen.init_state(1)
+    rng = torch.Generator().manual_seed(5)
+    voice = VoicePrompt(embeddings=0.02 * torch.randn(PROMPT_VOICE_FRAMES, 1, 1, config.dim, generator=rng).to(dtype),
+                        cache=state["tokens"]["cache"].clone())
+    text = torch.randint(0, config.text_card, (PROMPT_TEXT_TOKENS,), generator=rng).tolist()
+    counter = KernelCounter()
+    with counter:
+        run_prompt_phases(gen, state, voice, text, chunk_steps=chunk_steps)
+    return counter
+
+
 @contextmanager
 def cuda_paths():
     """The CPU takes the paths a CUDA bfloat16 frame takes where they differ (the fused RMSNorm)."""
@@ -151,6 +175,8 @@ def counts(name: str, dtype: torch.dtype = torch.bfloat16, mimi: Mimi | None = N
     if MODELS[name].is_personaplex:
         with cuda_paths():
             out["prompt_step_kernels"] = count_prompt_step(step).total
+            out["prompt_kernels"] = {"step_by_step": count_prompt(MODELS[name], 1, dtype).total,
+                                     "chunked": count_prompt(MODELS[name], PROMPT_CHUNK_STEPS, dtype).total}
     return out
 
 

@@ -55,10 +55,11 @@ def test_gpu_check_smoke_runs_on_cpu(tmp_path):
     assert "int4_disagree" not in report["kernels"]
     greedy = report["models"]["demo"]["greedy_float32_vs_reference"]  # the CPU's parity: ours vs the reference
     assert greedy["identical"] == greedy["frames"] == 4 and greedy["first_difference"] is None
-    persona = report["models"]["tiny-personaplex"]  # its prompt phases ran eagerly and through the graph runner
-    assert persona["prompt_parity_graph_vs_eager"] is None and persona["parity_graph_vs_eager"] is None
-    assert persona["prompt_eager"]["steps"] == persona["prompt_graph"]["steps"] > 125
-    assert persona["prompt_graph"]["graphs_active"] == 0 and "skipped" in persona["reference"]
+    persona = report["models"]["tiny-personaplex"]  # its prompt phases ran step by step and in chunks
+    assert persona["parity_graph_vs_eager"] is None and "skipped" in persona["reference"]
+    assert persona["prompt_stepwise"]["steps"] == persona["prompt_chunked"]["steps"] > 125
+    assert persona["prompt_chunked"]["chunk_steps"] > 1 == persona["prompt_stepwise"]["chunk_steps"]
+    assert persona["prompt_chunked_live_frames_identical"] == "8/8"  # float32 on the CPU: rounding apart
     assert "median ms" in proc.stdout
 
 
@@ -172,27 +173,13 @@ def test_a_new_session_is_captured_before_its_first_live_frame(demo_model_dir):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("stored_voice", [False, True], ids=["voice-codes", "voice-embeddings"])
-def test_prompt_steps_replayed_from_cuda_graphs_leave_the_eager_state(stored_voice):
-    """PersonaPlex's prompt through real CUDA graphs: the same outputs and state as eager steps, bit
-    for bit (the plumbing is checked on the CPU in tests/test_prompt_steps.py; unverified here:
-    written without a GPU)."""
-    from engine.lm.generate import PersonaPlexGenerator
-    from engine.lm.personaplex import run_prompt_phases
-    from engine.runtime.prompt_steps import PromptSteps
+def test_a_prompt_in_chunks_on_cuda_leaves_the_step_by_step_state_up_to_rounding(stored_voice):
+    """PersonaPlex's prompt in chunks on CUDA: what tests/test_prompt_steps.py checks on the CPU
+    (unverified here: written without a GPU)."""
     from tests.test_personaplex import tiny_personaplex_lm
-    from tests.test_prompt_steps import TEXT, outputs, voice_prompt
+    from tests.test_prompt_steps import check_chunked_prompt
 
-    gen = PersonaPlexGenerator(tiny_personaplex_lm().to("cuda"), SamplingConfig())
-    voice = voice_prompt(gen, stored_voice)
-    eager_state, state = gen.init_state(1, seed=9), gen.init_state(1, seed=9)
-    with torch.inference_mode():
-        eager = run_prompt_phases(gen, eager_state, voice, TEXT, steps=PromptSteps(gen, eager_state, False))
-        runner = PromptSteps(gen, state, use_cuda_graph=True)
-        graphed = run_prompt_phases(gen, state, voice, TEXT, steps=runner)
-    assert runner.graphs_active == (2 if stored_voice else 1), runner.forced_step.fallback_reason
-    assert outputs(graphed) == outputs(eager)
-    a, b = flatten(state), flatten(eager_state)
-    assert [name for name in a if not torch.equal(a[name], b[name])] == []
+    check_chunked_prompt(tiny_personaplex_lm().to("cuda"), stored_voice)
 
 
 def test_gpu_load_smoke_runs_on_cpu(tmp_path):

@@ -25,7 +25,7 @@ from engine.kernels.packed import (
     bf16_matmul_runs,
     native_bf16_matmul,
 )
-from engine.runtime import kernel_plan, loading, thread_cache
+from engine.runtime import kernel_plan, loading, model_info, thread_cache
 from engine.runtime.cpu import cpu_features, cpu_model
 from engine.runtime.loading import Precision
 from tests.conftest import SPEECH
@@ -322,9 +322,9 @@ def test_on_a_cpu_without_a_bfloat16_matmul_precision_bfloat16_computes_in_float
 def test_auto_is_bfloat16_only_where_the_cpu_multiplies_it_natively(monkeypatch):
     cpu = torch.device("cpu")
     assert Precision.AUTO.resolve(cpu) is (Precision.BFLOAT16 if native_bf16_matmul() else Precision.FLOAT32)
-    monkeypatch.setattr(loading, "native_bf16_matmul", lambda: False)
+    monkeypatch.setattr(model_info, "native_bf16_matmul", lambda: False)
     assert Precision.AUTO.resolve(cpu) is Precision.FLOAT32
-    monkeypatch.setattr(loading, "native_bf16_matmul", lambda: True)
+    monkeypatch.setattr(model_info, "native_bf16_matmul", lambda: True)
     assert Precision.AUTO.resolve(cpu) is Precision.BFLOAT16
     assert Precision.AUTO.resolve(torch.device("cuda")) is Precision.BFLOAT16
     assert Precision.BFLOAT16.activation_dtype(cpu) == torch.float32

@@ -10,7 +10,7 @@ import pytest
 import torch
 from safetensors.torch import save_file
 
-from engine.lm.generate import PersonaPlexGenerator, SamplingConfig, make_generator
+from engine.lm.generate import EmbeddingFrame, PersonaPlexGenerator, SamplingConfig, make_generator
 from engine.lm.model import LMModel
 from engine.lm.personaplex import (
     SILENCE_FRAMES,
@@ -199,7 +199,7 @@ def test_step_is_graph_safe(lm):
 
 def record_embeddings(lm: LMModel, gen: PersonaPlexGenerator, state, voice: VoicePrompt):
     """What PersonaPlex stores in a .pt voice: each voice step's summed input embedding and the token
-    cache after the voice phase (recorded by wrapping ``embed_codes``)."""
+    cache after the voice phase (recorded by wrapping ``embed_codes``), one step at a time as PersonaPlex runs."""
     recorded = []
     original = lm.embed_codes
 
@@ -209,7 +209,7 @@ def record_embeddings(lm: LMModel, gen: PersonaPlexGenerator, state, voice: Voic
 
     lm.embed_codes = recording
     try:
-        steps = run_prompt_phases(gen, state, voice, [], silence_frames=0)
+        steps = run_prompt_phases(gen, state, voice, [], silence_frames=0, chunk_steps=1)
     finally:
         del lm.embed_codes
     return torch.stack(recorded), state["tokens"]["cache"].clone(), steps
@@ -241,8 +241,9 @@ def test_prompt_phases_frame_counts_and_forced_tokens(lm):
 @pytest.mark.parametrize("stored_voice", [False, True], ids=["voice-codes", "voice-embeddings"])
 def test_prompt_steps_without_sampling_leave_the_state_of_sampled_steps(lm, stored_voice, monkeypatch):
     """The prompt phases skip the text head, sampling and the depth transformer on every step but
-    the last (every stream is forced): the whole state, RNG counter included, equals that of
-    running each step in full, and so does everything the model does afterwards."""
+    the last (every stream is forced): one step at a time, the whole state, RNG counter included,
+    equals that of running each step in full, bit for bit, and so does everything the model does
+    afterwards (chunks of steps: tests/test_prompt_steps.py)."""
     gen = PersonaPlexGenerator(lm, SamplingConfig())
     voice = VoicePrompt(codes=torch.randint(0, CARD, (6, 8), generator=torch.Generator().manual_seed(4)))
     if stored_voice:
@@ -250,22 +251,19 @@ def test_prompt_steps_without_sampling_leave_the_state_of_sampled_steps(lm, stor
         voice = VoicePrompt(embeddings=embeddings, cache=cache)
     text = [40, 41, 42]
     skipping = gen.init_state(1, seed=9)
-    fast = run_prompt_phases(gen, skipping, voice, text)
-    calls = []
-    full_step, full_embeddings = gen.step, gen.step_embeddings
-
-    def sampled(method):
-        def call(*args, sample=True, **kwargs):
-            calls.append(sample)
-            return method(*args, **kwargs)
-        return call
-
-    monkeypatch.setattr(gen, "step", sampled(full_step))
-    monkeypatch.setattr(gen, "step_embeddings", sampled(full_embeddings))
+    fast = run_prompt_phases(gen, skipping, voice, text, chunk_steps=1)
     full = gen.init_state(1, seed=9)
+    sampled = []
+
+    def in_full(state, frames, chunk_steps):  # each forced step as a complete, sampled step
+        sampled.extend(frames)
+        return [gen.step_embeddings(f.embedding, state) if isinstance(f, EmbeddingFrame) else
+                gen.step(f.user, state, agent_audio=f.agent, text=f.text) for f in frames]
+
+    monkeypatch.setattr(gen, "forced_steps", in_full)
     slow = run_prompt_phases(gen, full, voice, text)
     monkeypatch.undo()
-    assert calls.count(True) == 1 and len(calls) == len(slow) > 10  # the prompt did skip, but the last step
+    assert len(sampled) == len(slow) - 1 > 10  # every step but the last went through forced_steps
     assert [(s.phase, s.text.tolist(), s.audio.tolist()) for s in fast] == \
         [(s.phase, s.text.tolist(), s.audio.tolist()) for s in slow]
     a, b = flatten(skipping), flatten(full)
@@ -291,7 +289,7 @@ def test_replayed_voice_embeddings_equal_the_codes_path(lm):
     assert embeddings.shape == (6, 1, 1, 128) and len(voice_steps) == 6
     stored = VoicePrompt(embeddings=embeddings, cache=cache)
     b = gen.init_state(1)
-    replay = run_prompt_phases(gen, b, stored, [], silence_frames=0)
+    replay = run_prompt_phases(gen, b, stored, [], silence_frames=0, chunk_steps=1)
     assert len(replay) == 6
     for name in ("temporal",):
         for x, y in zip(a["lm"][name]["layers"].values(), b["lm"][name]["layers"].values()):

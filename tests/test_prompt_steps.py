@@ -1,13 +1,8 @@
-"""PersonaPlex's prompt steps through ``PromptSteps``, checked on the CPU.
-
-A CUDA graph cannot run here, so two things stand in for one: dynamo traces the exact functions a
-graph captures (one graph each, no recompiles from step to step: nothing in them depends on host
-state that changes between prompt steps, which a graph would freeze) and no op syncs with the
-host; and a stand-in graph, which runs nothing when captured and re-runs the captured function on
-the same static buffers when replayed, checks the plumbing (inputs copied in before a replay,
-outputs copied out after, warm-up and capture scheduling, the fallback after a failed capture).
-The real graph is compared with eager steps in tests/test_gpu.py (needs CUDA).
-"""
+"""PersonaPlex's prompt in chunks of steps (``PersonaPlexGenerator.forced_steps``), checked against
+the same prompt one step at a time: the token bookkeeping and every step's outputs are identical,
+the temporal transformer's keys and values differ only by float32 rounding (as exact as the
+step-by-step ones, measured against the computation in float64), greedy tokens afterwards are
+identical, and the transformer runs once a chunk instead of once a step."""
 
 from __future__ import annotations
 
@@ -15,43 +10,18 @@ import pytest
 import torch
 
 from engine.lm.generate import PersonaPlexGenerator, SamplingConfig
-from engine.lm.personaplex import SILENCE_TOKENS, VoicePrompt, run_prompt_phases
-from engine.runtime import frame_step
-from engine.runtime.prompt_steps import PromptSteps
+from engine.lm.model import LMModel
+from engine.lm.personaplex import VoicePrompt, run_prompt_phases
 from engine.state import flatten
-from tests.test_generate import SyncSpy
-from tests.test_personaplex import CARD, PAD, lm, record_embeddings  # noqa: F401 - lm is a fixture
+from tests.rounding import assert_as_exact_as, float64_twin
+from tests.test_lm import tiny_config
+from tests.test_personaplex import CARD, lm, record_embeddings  # noqa: F401 - lm is a fixture
 
-TEXT = [40, 41, 42, 43]
-WARMUP = 2
-
-
-class StandInGraph:
-    """What a CUDA graph does with ``compute``: nothing at capture, all of it at each replay."""
-
-    def __init__(self, compute) -> None:
-        self.compute, self.replays = compute, 0
-
-    def replay(self) -> None:
-        self.replays += 1
-        self.compute()
-
-
-@pytest.fixture
-def stand_in_graphs(monkeypatch):
-    captured: list[StandInGraph] = []
-
-    def capture(compute, device):
-        captured.append(StandInGraph(compute))
-        return captured[-1], None
-
-    monkeypatch.setattr(frame_step, "graph_unavailable_reason", lambda device, use: None if use else "off")
-    monkeypatch.setattr(frame_step, "capture", capture)
-    return captured
+TEXT = list(range(40, 70))  # a role prompt of 30 tokens: with the voice and the silences, several chunks
 
 
 def voice_prompt(gen: PersonaPlexGenerator, stored: bool) -> VoicePrompt:
-    voice = VoicePrompt(codes=torch.randint(0, CARD, (7, 8), generator=torch.Generator().manual_seed(4)))
+    voice = VoicePrompt(codes=torch.randint(0, CARD, (25, 8), generator=torch.Generator().manual_seed(4)))
     if stored:
         embeddings, cache, _ = record_embeddings(gen.lm, gen, gen.init_state(1, seed=9), voice)
         voice = VoicePrompt(embeddings=embeddings, cache=cache)
@@ -62,82 +32,83 @@ def outputs(steps) -> list[tuple]:
     return [(s.phase, s.text.tolist(), s.audio.tolist()) for s in steps]
 
 
-@pytest.mark.parametrize("stored_voice", [False, True], ids=["voice-codes", "voice-embeddings"])
-def test_prompt_steps_replayed_from_graphs_leave_the_eager_state(lm, stored_voice, stand_in_graphs):  # noqa: F811
-    gen = PersonaPlexGenerator(lm, SamplingConfig())
-    voice = voice_prompt(gen, stored_voice)
-    eager_state = gen.init_state(1, seed=9)
-    eager = run_prompt_phases(gen, eager_state, voice, TEXT)
-    state = gen.init_state(1, seed=9)
-    runner = PromptSteps(gen, state, warmup=WARMUP)
-    graphed = run_prompt_phases(gen, state, voice, TEXT, steps=runner)
-    assert outputs(graphed) == outputs(eager)
-    a, b = flatten(state), flatten(eager_state)
-    assert [name for name in a if not torch.equal(a[name], b[name])] == []
-    kinds = 2 if stored_voice else 1  # stored voices add the embedding steps' graph
-    assert runner.forced_step.warm_runs == WARMUP and runner.embedded_step.warm_runs == WARMUP * (kinds - 1)
-    assert runner.graphs_active == kinds == len(stand_in_graphs)
-    # Every forced step after the warm-up is a replay; the last prompt step is sampled, not forced.
-    forced_steps = len(graphed) - 1 - (len(voice.embeddings) if stored_voice else 0)
-    assert stand_in_graphs[-1].replays == forced_steps - WARMUP > 10
-    g = torch.Generator().manual_seed(6)
-    for _ in range(3):  # and the live steps after the prompt agree
-        user = torch.randint(0, CARD, (1, 8), generator=g)
-        assert all(torch.equal(x, y) for x, y in zip(gen.step(user, state), gen.step(user, eager_state)))
-
-
-def test_a_failed_capture_runs_the_prompt_eagerly_and_says_why(lm, monkeypatch):  # noqa: F811
-    gen = PersonaPlexGenerator(lm, SamplingConfig())
-    monkeypatch.setattr(frame_step, "graph_unavailable_reason", lambda device, use: None)
-    monkeypatch.setattr(frame_step, "capture", lambda compute, device: (None, "capture failed: a test"))
-    eager_state, state = gen.init_state(1, seed=3), gen.init_state(1, seed=3)
-    eager = run_prompt_phases(gen, eager_state, None, TEXT)
-    runner = PromptSteps(gen, state, warmup=WARMUP)
-    assert outputs(run_prompt_phases(gen, state, None, TEXT, steps=runner)) == outputs(eager)
-    a, b = flatten(state), flatten(eager_state)
-    assert all(torch.equal(a[name], b[name]) for name in a)
-    assert runner.graphs_active == 0 and runner.forced_step.fallback_reason == "capture failed: a test"
-
-
-def test_on_the_cpu_prompt_steps_run_eagerly_without_a_warm_up(lm):  # noqa: F811
-    gen = PersonaPlexGenerator(lm, SamplingConfig())
-    runner = PromptSteps(gen, gen.init_state(1, seed=3))
-    run_prompt_phases(gen, runner.state, None, TEXT, steps=runner)
-    assert runner.forced_step.warm_runs == 0 and runner.graphs_active == 0
-    assert "CUDA" in runner.forced_step.fallback_reason
-
-
-def test_what_a_prompt_graph_captures_is_one_graph_without_host_syncs(lm):  # noqa: F811
-    gen = PersonaPlexGenerator(lm, SamplingConfig())
-    traced_state, eager_state = gen.init_state(1, seed=5), gen.init_state(1, seed=5)
-    traced, eager = PromptSteps(gen, traced_state), PromptSteps(gen, eager_state)
-    silence = torch.tensor([SILENCE_TOKENS])
-    g = torch.Generator().manual_seed(1)
-    torch._dynamo.reset()
+def layer_calls(transformer, run) -> list[int]:
+    """How many steps each call of the transformer's first layer took while ``run()`` ran."""
+    calls = []
+    hook = transformer.layers[0].register_forward_pre_hook(lambda module, args: calls.append(args[0].shape[1]))
     try:
-        for kind in ("_run_embedded", "_run_forced"):
-            compiled = torch.compile(getattr(traced, kind), fullgraph=True, backend="eager")
-            for i in range(5):
-                if i == 2:
-                    torch.compiler.set_stance("fail_on_recompile")
-                user = torch.randint(0, CARD, (1, 8), generator=g)
-                embedding = torch.randn(1, 1, lm.config.dim, generator=g)
-                for runner in (traced, eager):
-                    runner.user.copy_(user)
-                    runner.agent.copy_(silence)
-                    runner.text.fill_(PAD)
-                    runner.embedding.copy_(embedding)
-                with torch.inference_mode():
-                    compiled()
-                    getattr(eager, kind)()
-                assert torch.equal(traced.out_text, eager.out_text) and torch.equal(traced.out_audio, eager.out_audio)
-            torch.compiler.set_stance("default")
+        run()
     finally:
-        torch.compiler.set_stance("default")
-        torch._dynamo.reset()
-    spy = SyncSpy()
-    with spy, torch.inference_mode():
-        for _ in range(3):
-            eager._run_forced()
-            eager._run_embedded()
-    assert spy.bad == []
+        hook.remove()
+    return calls
+
+
+@pytest.fixture(scope="module")
+def roomy_lm() -> LMModel:
+    """The tiny PersonaPlex LM with a context that holds the whole prompt (the fixture ``lm``'s, of
+    20 steps, wraps its ring during the prompt)."""
+    torch.manual_seed(1)
+    return LMModel(tiny_config(dep_q=16, card=CARD, model_type="personaplex", context=100)).eval().requires_grad_(False)
+
+
+@pytest.mark.parametrize("roomy", [False, True], ids=["ring-wraps", "ring-holds-the-prompt"])
+@pytest.mark.parametrize("stored_voice", [False, True], ids=["voice-codes", "voice-embeddings"])
+def test_a_prompt_in_chunks_leaves_the_step_by_step_state_up_to_rounding(lm, roomy_lm, stored_voice, roomy):  # noqa: F811
+    check_chunked_prompt(roomy_lm if roomy else lm, stored_voice)
+
+
+def check_chunked_prompt(lm: LMModel, stored_voice: bool) -> None:  # noqa: F811
+    """The prompt in chunks of 16 against step by step, on ``lm``'s device."""
+    gen = PersonaPlexGenerator(lm, SamplingConfig.greedy())
+    voice = voice_prompt(gen, stored_voice)
+    chunked_state, stepped_state = gen.init_state(1, seed=9), gen.init_state(1, seed=9)
+    chunked = run_prompt_phases(gen, chunked_state, voice, TEXT, chunk_steps=16)
+    stepped = run_prompt_phases(gen, stepped_state, voice, TEXT, chunk_steps=1)
+    assert len(chunked) > 3 * 16 and outputs(chunked) == outputs(stepped)
+    twin = PersonaPlexGenerator(float64_twin(lm), SamplingConfig.greedy())
+    exact_state = twin.init_state(1, seed=9)
+    run_prompt_phases(twin, exact_state, voice if not stored_voice else VoicePrompt(
+        embeddings=voice.embeddings.double(), cache=voice.cache), TEXT, chunk_steps=1)
+    a, b, exact = flatten(chunked_state), flatten(stepped_state), flatten(exact_state)
+    for name in a:
+        if a[name].is_floating_point():  # keys and values: rounding apart
+            assert_as_exact_as(a[name], b[name], exact[name], name)
+        else:  # offsets, positions, tokens, flags, the RNG: identical
+            assert torch.equal(a[name], b[name]), name
+    g = torch.Generator().manual_seed(6)
+    for _ in range(5):  # greedy tokens after the prompt: identical
+        user = torch.randint(0, CARD, (1, 8), generator=g).to(next(gen.lm.parameters()).device)
+        assert all(torch.equal(x, y) for x, y in zip(gen.step(user, chunked_state), gen.step(user, stepped_state)))
+
+
+def test_the_temporal_transformer_runs_once_a_chunk(roomy_lm):
+    gen = PersonaPlexGenerator(roomy_lm, SamplingConfig())
+    steps = []
+    chunked = layer_calls(gen.lm.transformer, lambda: steps.extend(
+        run_prompt_phases(gen, gen.init_state(1), None, TEXT, chunk_steps=16)))
+    forced = len(steps) - 1  # the last step is sampled in full
+    assert forced == 40 and chunked == [16, 16, 8, 1]
+    stepped = layer_calls(gen.lm.transformer, lambda: run_prompt_phases(gen, gen.init_state(1), None, TEXT,
+                                                                        chunk_steps=1))
+    assert stepped == [1] * len(steps)
+
+
+def test_a_chunk_that_would_wrap_the_ring_runs_step_by_step_past_its_end(lm):  # noqa: F811
+    """Where a chunk's positions pass the ring's capacity, the steps beyond it go one at a time: a
+    slot is reused only as step-by-step calls reuse it (the same state, up to rounding)."""
+    transformer = lm.transformer
+    capacity = transformer.cfg.ring.capacity
+    g = torch.Generator().manual_seed(3)
+    x = torch.randn(1, capacity + 5, lm.config.dim, generator=g)
+    stepped, prefilled = transformer.init_state(1), transformer.init_state(1)
+    ys = []
+    with torch.inference_mode():
+        for t in range(capacity - 3):  # both rings nearly full
+            transformer(x[:, t:t + 1], stepped)
+        transformer.prefill(x[:, :capacity - 3], prefilled)
+        calls = layer_calls(transformer, lambda: ys.append(transformer.prefill(x[:, capacity - 3:], prefilled)))
+        want = torch.cat([transformer(x[:, t:t + 1], stepped) for t in range(capacity - 3, capacity + 5)], dim=1)
+    assert calls == [3, 1, 1, 1, 1, 1]  # 3 steps fit; past the ring's end, forward splits them step by step
+    y = ys[0]
+    assert y.shape == want.shape and torch.equal(prefilled["positions"], stepped["positions"])
+    torch.testing.assert_close(y, want, rtol=0, atol=1e-3 * float(want.abs().max()))

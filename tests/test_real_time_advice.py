@@ -10,14 +10,14 @@ import torch
 
 from app.conversation.health import too_slow_text
 from engine import Precision
-from engine.runtime import loading
+from engine.runtime import model_info
 
 CPU, CUDA = torch.device("cpu"), torch.device("cuda")
 
 
 @pytest.mark.parametrize("native", [False, True])
 def test_lighter_precisions_are_those_that_could_compute_faster_here(monkeypatch, native):
-    monkeypatch.setattr(loading, "native_bf16_matmul", lambda: native)
+    monkeypatch.setattr(model_info, "native_bf16_matmul", lambda: native)
     # int8 saves memory, not time, on either device; bfloat16 only where it is multiplied natively.
     assert Precision.FLOAT32.lighter(CPU) == ((Precision.BFLOAT16,) if native else ())
     assert Precision.FLOAT32.lighter(CUDA) == (Precision.BFLOAT16,)

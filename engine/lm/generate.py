@@ -22,7 +22,7 @@ mode (normal tensors), so that restoring a conversation can later copy into them
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import torch
@@ -66,6 +66,28 @@ class SamplingConfig:
         return cls(temp=0.0, temp_text=0.0)
 
 
+# Forced steps the temporal transformer takes in one call during a prompt (``forced_steps``): their
+# attention scores are [heads, chunk, context] a layer, so a chunk stays small beside the context.
+PROMPT_CHUNK_STEPS = 64
+
+
+@dataclass(frozen=True)
+class TokenFrame:
+    """One forced step's streams: ``user`` [B, user streams], ``agent`` [B, agent streams] and
+    ``text`` [B] long (None only where a sampled ``step`` produces them)."""
+
+    user: torch.Tensor
+    agent: torch.Tensor | None
+    text: torch.Tensor | None
+
+
+@dataclass(frozen=True)
+class EmbeddingFrame:
+    """One stored voice-prompt step: the summed input embedding [B, 1, dim]."""
+
+    embedding: torch.Tensor
+
+
 @dataclass(frozen=True)
 class Forcing:
     """Tokens a ``step`` writes into its token cache in place of the ones it would sample.
@@ -82,10 +104,6 @@ class Forcing:
 
     tokens: torch.Tensor
     streams: torch.Tensor | None = None
-
-    @property
-    def complete(self) -> bool:
-        return self.streams is None
 
     def mask(self, batch: int) -> torch.Tensor:
         """[B, 1 + dep_q] bool: where the tokens are forced."""
@@ -198,10 +216,11 @@ class _GeneratorBase:
             on_sampled(text_logits, generated)
         return generated if forced is None else torch.where(forced_mask, forced, generated)
 
-    def _skip_sampling(self, x: torch.Tensor, state: StateTree) -> None:
-        """A step whose every stream is forced: only the temporal transformer's state changes; the
-        RNG counter advances by the draws sampling would have made."""
-        self.lm.transformer(x, state["lm"]["temporal"])
+    def _skip_sampling(self, x: torch.Tensor | None, state: StateTree) -> None:
+        """A step whose every stream is forced: only the temporal transformer's state changes (on
+        ``x``; None: the caller runs it); the RNG counter advances by the draws sampling would have made."""
+        if x is not None:
+            self.lm.transformer(x, state["lm"]["temporal"])
         state["rng"]["counter"].add_(self.draws_per_step)
 
     def _sample_text(self, logits: torch.Tensor, state: StateTree) -> torch.Tensor:
@@ -325,37 +344,89 @@ class PersonaPlexGenerator(_GeneratorBase):
         """``agent_audio`` / ``text`` provide those streams of this frame (PersonaPlex's own forcing,
         written at each stream's delay); ``forced`` makes the step write those tokens (``Forcing``).
         ``sample=False`` needs every stream forced, by either means."""
-        self._check_codes(user_codes, self.user_streams, "user codes", state)
-        provided_all = agent_audio is not None and text is not None
-        self._check_forcing(forced, sample or provided_all, state)
-        if agent_audio is not None:
-            self._check_codes(agent_audio, self.agent_streams, "forced agent audio", state)
-        if text is not None:
-            self._check_codes(text.unsqueeze(-1) if isinstance(text, torch.Tensor) else text, 1,
-                              "forced text tokens [batch]", state)
+        self._check_token_frame(TokenFrame(user_codes, agent_audio, text), state)
+        self._check_forcing(forced, sample or (agent_audio is not None and text is not None), state)
         with torch.inference_mode():
-            self._force(state, user_codes, agent_audio, text)
-            target, provided, input_column = self._prepare(state)
-            x = self.lm.embed_codes(self._input_codes(state, input_column))
-            return self._process(state, x, target, provided, input_column, forced, mark, sample, on_sampled)
+            x, prepared = self._token_frame_input(state, user_codes, agent_audio, text)
+            return self._process(state, x, *prepared, forced, mark, sample, on_sampled)
 
     def step_embeddings(self, embedding: torch.Tensor, state: StateTree, sample: bool = True
                         ) -> tuple[torch.Tensor, torch.Tensor]:
         """Replay one stored voice-prompt step: ``embedding`` [B, 1, dim] replaces the summed input
         embedding; the streams are forced to dummy values (initial audio tokens, PAD text), as
         PersonaPlex does. The caller restores the saved token cache after the last one."""
-        batch = state["tokens"]["cache"].shape[0]
-        if tuple(embedding.shape) != (batch, 1, self.config.dim) or not embedding.is_floating_point():
-            raise ValueError(f"expected a float embedding [{batch}, 1, {self.config.dim}], "
-                             f"got {tuple(embedding.shape)} {embedding.dtype}")
+        self._check_embedding(embedding, state)
         with torch.inference_mode():
-            dummy = self._initial[1:].expand(batch, -1)
-            pad = torch.full((batch,), self.config.existing_text_padding_id, dtype=torch.long,
-                             device=self._delays.device)
-            self._force(state, dummy[:, self.agent_streams:], dummy[:, :self.agent_streams], pad)
-            target, provided, input_column = self._prepare(state)
-            x = embedding.to(next(self.lm.parameters()).dtype)
-            return self._process(state, x, target, provided, input_column, sample=sample)
+            x, prepared = self._embedding_input(state, embedding)
+            return self._process(state, x, *prepared, sample=sample)
+
+    def forced_steps(self, state: StateTree, frames: Sequence[TokenFrame | EmbeddingFrame],
+                     chunk_steps: int = PROMPT_CHUNK_STEPS) -> list[tuple[torch.Tensor, torch.Tensor]]:
+        """Steps whose every stream is given (a prompt), each returning what ``step`` (a
+        ``TokenFrame``, agent audio and text given) or ``step_embeddings`` (an ``EmbeddingFrame``)
+        with ``sample=False`` returns, and leaving the token cache and RNG counter as they do. The
+        temporal transformer takes up to ``chunk_steps`` of them in one call
+        (``StreamingTransformer.prefill``) instead of one call each: a step's token bookkeeping and
+        input never depend on the transformer, whose state after a chunk equals the step-by-step one
+        up to float32 rounding (the same attention; matmuls over several rows sum in another order).
+        At 7B this reads the weights once a chunk instead of once a step. ``chunk_steps=1`` is the
+        step-by-step computation, bit for bit."""
+        if not isinstance(chunk_steps, int) or chunk_steps < 1:
+            raise ValueError(f"chunk_steps must be a positive int, got {chunk_steps!r}")
+        for frame in frames:
+            if isinstance(frame, EmbeddingFrame):
+                self._check_embedding(frame.embedding, state)
+            elif frame.agent is None or frame.text is None:
+                raise ValueError("a forced step needs its agent audio and text given")
+            else:
+                self._check_token_frame(frame, state)
+        outputs, pending = [], []
+        with torch.inference_mode():
+            for frame in frames:
+                if isinstance(frame, EmbeddingFrame):
+                    x, prepared = self._embedding_input(state, frame.embedding)
+                else:
+                    x, prepared = self._token_frame_input(state, frame.user, frame.agent, frame.text)
+                outputs.append(self._process(state, x, *prepared, sample=False, run_temporal=False))
+                pending.append(x)
+                if len(pending) == chunk_steps:
+                    self.lm.transformer.prefill(torch.cat(pending, dim=1), state["lm"]["temporal"])
+                    pending.clear()
+            if pending:
+                self.lm.transformer.prefill(torch.cat(pending, dim=1), state["lm"]["temporal"])
+        return outputs
+
+    def _check_token_frame(self, frame: TokenFrame, state: StateTree) -> None:
+        self._check_codes(frame.user, self.user_streams, "user codes", state)
+        if frame.agent is not None:
+            self._check_codes(frame.agent, self.agent_streams, "forced agent audio", state)
+        if frame.text is not None:
+            self._check_codes(frame.text.unsqueeze(-1) if isinstance(frame.text, torch.Tensor) else frame.text, 1,
+                              "forced text tokens [batch]", state)
+
+    def _check_embedding(self, embedding: torch.Tensor, state: StateTree) -> None:
+        batch = state["tokens"]["cache"].shape[0]
+        if not isinstance(embedding, torch.Tensor) or tuple(embedding.shape) != (batch, 1, self.config.dim) \
+                or not embedding.is_floating_point():
+            got = f"{tuple(embedding.shape)} {embedding.dtype}" if isinstance(embedding, torch.Tensor) else \
+                type(embedding).__name__
+            raise ValueError(f"expected a float embedding [{batch}, 1, {self.config.dim}], got {got}")
+
+    def _token_frame_input(self, state: StateTree, user: torch.Tensor, agent: torch.Tensor | None,
+                           text: torch.Tensor | None) -> tuple[torch.Tensor, tuple]:
+        """The given streams written, the target column prepared: (the temporal input x [B, 1, dim],
+        ``_prepare``'s (target, provided, input column))."""
+        self._force(state, user, agent, text)
+        prepared = self._prepare(state)
+        return self.lm.embed_codes(self._input_codes(state, prepared[2])), prepared
+
+    def _embedding_input(self, state: StateTree, embedding: torch.Tensor) -> tuple[torch.Tensor, tuple]:
+        """``_token_frame_input`` for a stored embedding, the streams forced to dummy values."""
+        batch = state["tokens"]["cache"].shape[0]
+        dummy = self._initial[1:].expand(batch, -1)
+        pad = torch.full((batch,), self.config.existing_text_padding_id, dtype=torch.long, device=self._delays.device)
+        self._force(state, dummy[:, self.agent_streams:], dummy[:, :self.agent_streams], pad)
+        return embedding.to(next(self.lm.parameters()).dtype), self._prepare(state)
 
     def _force(self, state: StateTree, user: torch.Tensor, agent: torch.Tensor | None,
                text: torch.Tensor | None) -> None:
@@ -393,7 +464,10 @@ class PersonaPlexGenerator(_GeneratorBase):
 
     def _process(self, state: StateTree, x: torch.Tensor, target: torch.Tensor, provided: torch.Tensor,
                  input_column: torch.Tensor, forced: Forcing | None = None, mark: Mark | None = None,
-                 sample: bool = True, on_sampled: SampledObserver | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+                 sample: bool = True, on_sampled: SampledObserver | None = None, run_temporal: bool = True
+                 ) -> tuple[torch.Tensor, torch.Tensor]:
+        """The step on its input ``x``; ``run_temporal=False`` (a step whose every stream is given)
+        leaves the temporal transformer to the caller, who runs it on ``x`` (``forced_steps``)."""
         tokens, n = state["tokens"], self.config.token_streams
         cache, flags, offset = tokens["cache"], tokens["provided"], tokens["offset"]
         known, known_mask = target[:, :n], provided[:, :n]
@@ -404,7 +478,7 @@ class PersonaPlexGenerator(_GeneratorBase):
             h, text_logits = self.lm.temporal_step(x, state["lm"])
             written = self._generate(h, text_logits, state, known, known_mask, mark, on_sampled)
         else:  # every stream provided or forced
-            self._skip_sampling(x, state)
+            self._skip_sampling(x if run_temporal else None, state)
             written = known
         batch, streams = flags.shape[:2]
         flags.scatter_(2, input_column.view(1, 1, 1).expand(batch, streams, 1),

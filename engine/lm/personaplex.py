@@ -30,7 +30,7 @@ from safetensors.torch import save
 from ..atomic import write_atomically
 from ..audio import FRAME_SECONDS, FRAME_SIZE
 from ..state import StateTree
-from .generate import PersonaPlexGenerator
+from .generate import PROMPT_CHUNK_STEPS, EmbeddingFrame, PersonaPlexGenerator, TokenFrame
 from .state_values import all_finite, check_token_cache
 
 log = logging.getLogger(__name__)
@@ -224,8 +224,8 @@ class PromptStep:
 
 
 def run_prompt_phases(gen: PersonaPlexGenerator, state: StateTree, voice: VoicePrompt | None,
-                      text_tokens: Sequence[int], silence_frames: int = SILENCE_FRAMES, steps=None
-                      ) -> list[PromptStep]:
+                      text_tokens: Sequence[int], silence_frames: int = SILENCE_FRAMES,
+                      chunk_steps: int = PROMPT_CHUNK_STEPS) -> list[PromptStep]:
     """Drive a fresh generator state through PersonaPlex's prompt phases (see the module docstring).
 
     PersonaPlex's first call of the sequence only seeds the token cache and discards its frame;
@@ -234,11 +234,10 @@ def run_prompt_phases(gen: PersonaPlexGenerator, state: StateTree, voice: VoiceP
     that PersonaPlex stores for such a voice). Stored embeddings are all replayed.
 
     Every stream is forced in every prompt step, so all but the last run without the text head,
-    sampling and the depth transformer (``sample=False``): the same state, and at 7B about a
-    third of a frame's work and most of its kernel launches saved per prompt step. ``steps`` runs
-    those forced steps (``forced(user, agent, text)``, ``embedded(embedding)``; e.g.
-    ``engine.runtime.prompt_steps.PromptSteps``, which replays them from CUDA graphs); by default
-    they are the generator's own calls.
+    sampling and the depth transformer, and the temporal transformer takes them ``chunk_steps`` at
+    a time (``PersonaPlexGenerator.forced_steps``: the state equals the step-by-step one up to
+    float32 rounding; ``chunk_steps=1`` is step by step). The last step is sampled in full: its
+    depth-transformer cache is the state's.
     """
     if int(state["tokens"]["offset"]) != 1:  # a host read, fine: prompts run outside the frame loop
         raise ValueError("run_prompt_phases needs a fresh state from PersonaPlexGenerator.init_state")
@@ -248,15 +247,6 @@ def run_prompt_phases(gen: PersonaPlexGenerator, state: StateTree, voice: VoiceP
 
     def column(values) -> torch.Tensor:
         return torch.as_tensor(values, dtype=torch.long, device=device).expand(batch, -1).contiguous()
-
-    if steps is not None:
-        forced, embedded = steps.forced, steps.embedded
-    else:
-        def forced(user, agent, text):
-            return gen.step(user, state, agent_audio=agent, text=text, sample=False)
-
-        def embedded(embedding):
-            return gen.step_embeddings(embedding, state, sample=False)
 
     sine, silence = column(SINE_TOKENS), column(SILENCE_TOKENS)
     frames: list[tuple[str, torch.Tensor, int]] = []  # (phase, agent audio [B, 8], text token)
@@ -269,8 +259,8 @@ def run_prompt_phases(gen: PersonaPlexGenerator, state: StateTree, voice: VoiceP
             raise ValueError(f"the voice prompt's embeddings are {voice.embeddings.shape[3]} wide, this model's "
                              f"{gen.config.dim}")
         check_token_cache(voice.cache, gen.config, "the voice prompt's token cache")
-        for e in voice.embeddings:
-            done.append(PromptStep("voice", *embedded(e.expand(batch, -1, -1).to(device))))
+        stored = [EmbeddingFrame(e.expand(batch, -1, -1).to(device)) for e in voice.embeddings]
+        done += [PromptStep("voice", *out) for out in gen.forced_steps(state, stored, chunk_steps)]
         state["tokens"]["cache"].copy_(voice.cache.expand(batch, -1, -1))
     elif voice is not None:
         frames += [("voice", row.to(device).expand(batch, -1), pad) for row in voice.codes]
@@ -279,10 +269,11 @@ def run_prompt_phases(gen: PersonaPlexGenerator, state: StateTree, voice: VoiceP
     frames += [("silence2", silence, pad)] * silence_frames
     if not done:
         frames = frames[1:]  # consumed by PersonaPlex's seed call
-    for i, (phase, agent, token) in enumerate(frames):
-        text = torch.full((batch,), token, dtype=torch.long, device=device)
-        if i < len(frames) - 1:
-            done.append(PromptStep(phase, *forced(sine, agent, text)))
-        else:  # sampled in full: its depth-transformer cache is the state's
-            done.append(PromptStep(phase, *gen.step(sine, state, agent_audio=agent, text=text)))
+    token_frames = [TokenFrame(sine, agent, torch.full((batch,), token, dtype=torch.long, device=device))
+                    for _, agent, token in frames]
+    outputs = gen.forced_steps(state, token_frames[:-1], chunk_steps)
+    done += [PromptStep(phase, *out) for (phase, _, _), out in zip(frames, outputs)]
+    if token_frames:  # sampled in full: its depth-transformer cache is the state's
+        last = token_frames[-1]
+        done.append(PromptStep(frames[-1][0], *gen.step(last.user, state, agent_audio=last.agent, text=last.text)))
     return done

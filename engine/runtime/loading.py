@@ -7,9 +7,8 @@ tokenizer once, and pick the kernels the precision implies.
 
 from __future__ import annotations
 
-import enum
 import logging
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import torch
 
@@ -18,7 +17,7 @@ from ..codec.mimi import load_mimi
 from ..errors import ModelError
 from ..files.fingerprint import model_fingerprint
 from ..files.models import ModelFiles, resolve_model
-from ..kernels.packed import native_bf16_matmul, pack_linears
+from ..kernels.packed import pack_linears
 from ..kernels.quantize import quantizer
 from ..lm.generate import SamplingConfig
 from ..lm.model import LMConfig, LMModel, load_lm
@@ -26,90 +25,12 @@ from ..lm.sampling import DEFAULT_SEED
 from ..lm.tokenizer import TextTokenizer
 from .gpu_memory import Gpu, choose_precision, out_of_memory_error
 from .kernel_plan import KernelPlan, plan_kernels, silent_frame_runner
+from .model_info import ModelInfo, Precision
+from .session import Session
 from .thread_cache import choice_key, read_choice, write_choice
 from .threads import ThreadChoice, choose_threads, use_threads
 
 log = logging.getLogger(__name__)
-
-
-class Precision(enum.Enum):
-    """How the weights are stored and computed.
-
-    On CUDA, ``bfloat16`` runs the LM in bfloat16; Mimi runs in float32. On the CPU, ``bfloat16``
-    keeps every activation in float32 and lets the kernel plan give a matmul (in Mimi and the LM)
-    a bfloat16 copy of its weight wherever that measured faster here: a frame streams every weight
-    once, so half the bytes is nearly half the time on a CPU with AMX or AVX512-BF16. Where no
-    matmul measured faster, or the CPU cannot run oneDNN's bfloat16 matmul at all (AVX2 only), the
-    model computes in float32, and says so.
-
-    ``auto``: on CUDA the heaviest of bfloat16, int8 (and int4, where the user opted in) that fits
-    in the GPU's free memory (``engine.runtime.gpu_memory.choose_precision``, which says why); on a
-    CPU bfloat16 where it multiplies bfloat16 natively, float32 elsewhere. ``float32`` gives the
-    reference's results exactly. ``int8`` stores the LM's matmul weights as int8 with per-row
-    scales, ``int4`` (experimental, never chosen unless asked for) as group-wise 4-bit
-    (``engine.kernels``); activations stay in the device's usual float type.
-    """
-
-    AUTO = "auto"
-    FLOAT32 = "float32"
-    BFLOAT16 = "bfloat16"
-    INT8 = "int8"
-    INT4 = "int4"
-
-    @classmethod
-    def parse(cls, value: Precision | str) -> Precision:
-        if isinstance(value, cls):
-            return value
-        try:
-            return cls(str(value).lower())
-        except ValueError:
-            raise ModelError(f"unknown precision {value!r}: expected one of "
-                             f"{', '.join(p.value for p in cls)}") from None
-
-    def resolve(self, device: torch.device) -> Precision:
-        """``auto`` made concrete for ``device`` by its kind alone (a GPU's memory decides in
-        ``LoadedModel``); other values are returned as they are."""
-        if self is Precision.AUTO:
-            native = device.type == "cuda" or native_bf16_matmul()
-            return Precision.BFLOAT16 if native else Precision.FLOAT32
-        return self
-
-    def lighter(self, device: torch.device) -> tuple[Precision, ...]:
-        """The precisions with fewer bytes per weight than this resolved one that could compute a
-        frame faster on ``device`` (what to try when a frame is too slow): bfloat16, on CUDA and on a
-        CPU that multiplies it natively (elsewhere it computes in float32). Never int8: each of its
-        matmuls dequantises the weight first, which saves memory, not time (the demo frame: 105 ms
-        in int8 against 83 ms in float32 on an AMD EPYC, 2 threads; the 7B Moshi frame on an H200:
-        32.8 ms against 13.0 ms in bfloat16, bench/results/gpu_check.json)."""
-        native = device.type == "cuda" or native_bf16_matmul()
-        return (Precision.BFLOAT16,) if self is Precision.FLOAT32 and native else ()
-
-    def activation_dtype(self, device: torch.device) -> torch.dtype:
-        if self is Precision.FLOAT32 or device.type != "cuda":
-            return torch.float32
-        return torch.bfloat16
-
-
-@dataclass(frozen=True)
-class ModelInfo:
-    name: str
-    family: str  # "moshi" | "personaplex"
-    is_demo: bool
-    device: str
-    precision: Precision  # resolved: never AUTO; on the CPU, bfloat16 only where the kernel plan uses it
-    dtype: str  # the activations' dtype, e.g. "bfloat16"
-    cuda_graph_allowed: bool  # CUDA graphs asked for and possible here; a session says whether one runs
-    fingerprint: str
-    precision_reason: str = ""  # why ``auto`` chose the precision on a GPU (empty when it was asked for)
-
-    @property
-    def lighter_precisions(self) -> tuple[str, ...]:
-        """What to try when a frame is too slow (``Precision.lighter``)."""
-        return tuple(p.value for p in self.precision.lighter(torch.device(self.device)))
-
-    @property
-    def label(self) -> str:
-        return "demo (untrained, babbles)" if self.is_demo else self.name
 
 
 def resolve_device(device: str) -> torch.device:
@@ -220,8 +141,6 @@ class LoadedModel:
                     voice_prompt: str | None = None, text_prompt: str | None = None, **options):
         """A new conversation; ``options`` are ``Session``'s keyword options (record_audio, run_prompts,
         persona)."""
-        from .session import Session
-
         return Session(self, sampling, seed, voice_prompt=voice_prompt, text_prompt=text_prompt, **options)
 
 

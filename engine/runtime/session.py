@@ -18,7 +18,6 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
@@ -33,13 +32,10 @@ from ..lm.sampling import DEFAULT_SEED
 from ..state import StateTree, nbytes
 from .frame_step import STAGES, FrameStep
 from .growing_array import BLOCK_FRAMES
-from .prompt_steps import PromptSteps
+from .model_info import ModelParts
 from .rebuild import Progress, ReplayedFrames, replay_frames
 from .recording import PcmRecording
 from .threads import replay_threads, running_with
-
-if TYPE_CHECKING:  # only for annotations: loading opens sessions, so it imports this module
-    from .loading import LoadedModel
 
 FrameObserver = Callable[["Session", np.ndarray], None]  # called after every frame with the user's samples
 
@@ -108,7 +104,7 @@ RECORDING_BLOCK = BLOCK_FRAMES * FRAME_SIZE  # samples per block of each side's 
 class Session:
     """One conversation. Not thread-safe: use it from one thread (the engine worker)."""
 
-    def __init__(self, model: LoadedModel, sampling: SamplingConfig = SamplingConfig(), seed: int = DEFAULT_SEED, *,
+    def __init__(self, model: ModelParts, sampling: SamplingConfig = SamplingConfig(), seed: int = DEFAULT_SEED, *,
                  voice_prompt: str | None = None, text_prompt: str | None = None, record_audio: bool = True,
                  run_prompts: bool = True, persona: Persona | None = None):
         """``run_prompts=False`` skips PersonaPlex's prompt phases: only for a session whose state is
@@ -137,7 +133,7 @@ class Session:
         self.frame_step.prepare(self.generator_steps)  # warm-up and capture now, not on live frames
 
     @classmethod
-    def load(cls, path: str | Path, model: LoadedModel) -> Session:
+    def load(cls, path: str | Path, model: ModelParts) -> Session:
         """Open a saved conversation on ``model`` as a new session (refused with a clear message if it
         does not fit). To reopen one in the session already running, use ``restore``."""
         session = cls(model, run_prompts=False)
@@ -256,9 +252,8 @@ class Session:
         self.prompts["voice"] = voice_prompt or NO_VOICE
         voice = load_voice(self.model, voice_prompt) if voice_prompt else None
         tokens = role_prompt_tokens(self.model.tokenizer, text_prompt)
-        forced_steps = PromptSteps(self.generator, self.state["gen"], use_cuda_graph=self.model.cuda_graph)
         with torch.inference_mode():
-            steps = run_prompt_phases(self.generator, self.state["gen"], voice, tokens, steps=forced_steps)
+            steps = run_prompt_phases(self.generator, self.state["gen"], voice, tokens)
         self._generator_steps = len(steps)
 
     # ---- streaming ---------------------------------------------------------------------------
@@ -428,7 +423,7 @@ class _StageClock:
         return FrameTimings(encode_ms=ms[0], lm_ms=ms[1], depth_ms=ms[2], decode_ms=ms[3], total_ms=total)
 
 
-def _ring_sizes(model: LoadedModel, state: StateTree) -> tuple[tuple[str, int, int], ...]:
+def _ring_sizes(model: ModelParts, state: StateTree) -> tuple[tuple[str, int, int], ...]:
     """(name, capacity, bytes) of the LM's and Mimi's ring caches, in ``cache_stats`` order."""
     mimi = model.mimi
     rings = (("LM", model.lm.transformer, state["gen"]["lm"]["temporal"]),

@@ -219,6 +219,23 @@ class StreamingTransformer(nn.Module):
             return torch.cat([self._forward_chunk(c, state, step) for c in x.split(limit, dim=1)], dim=1)
         return self._forward_chunk(x, state, step)
 
+    def prefill(self, x: torch.Tensor, state: StateTree) -> torch.Tensor:
+        """``forward`` over steps known in advance (a prompt), in one call where no slot is reused:
+        while every position of the call fits in the ring's free slots, nothing a query may see is
+        overwritten within it, so the keys, mask and positions are those of step-by-step calls
+        (which differ only by float32 rounding: matmuls over several rows sum in another order).
+        Where the ring would wrap, the steps go through ``forward``. Reads the ring's offset on the
+        host: for prompts, never inside a captured graph."""
+        self._check_input(x, state, 0)
+        free = self.cfg.ring.capacity - int(state["offset"])
+        fits = max(0, min(x.shape[1], free)) // self.cfg.steps_per_frame * self.cfg.steps_per_frame
+        parts = []
+        if fits:
+            parts.append(self._forward_chunk(x[:, :fits], state, 0))
+        if fits < x.shape[1]:
+            parts.append(self.forward(x[:, fits:], state))
+        return parts[0] if len(parts) == 1 else torch.cat(parts, dim=1)
+
     def _forward_chunk(self, x: torch.Tensor, state: StateTree, step: int) -> torch.Tensor:
         cfg, ring = self.cfg, self.cfg.ring
         T = x.shape[1]
