@@ -173,3 +173,18 @@ def test_personaplex_samples_the_tokens_the_full_depth_transformer_samples(monke
     monkeypatch.setattr(LMModel, "depformer_frame", all_steps)
     assert torch.equal(run(lm), early)
     assert len(torch.unique(early[-10:, 1:9])) > 10  # varied sampled tokens were compared
+
+
+# A whole PersonaPlex prompt (a 10 s stored voice, the silences, a 30-token role: 167 steps) at the
+# 7B layer counts (bench/op_count.py, ``prompt_kernels``): 93,390 kernels step by step, 10,749 with
+# the temporal transformer over 64 steps a call (most of what remains is each step's token bookkeeping).
+PROMPT_CEILING = 10_749
+
+
+def test_a_chunked_prompt_launches_no_more_kernels_than_its_ceiling():
+    from bench.op_count import MODELS, count_prompt, cuda_paths
+    from engine.lm.generate import PROMPT_CHUNK_STEPS
+
+    with cuda_paths():
+        counted = count_prompt(MODELS["personaplex-7b"], PROMPT_CHUNK_STEPS)
+    assert counted.total <= PROMPT_CEILING, counted.kernels.most_common(10)

@@ -105,7 +105,8 @@ class LoadedModel:
             pass
         self.mimi = self.lm = None
         release_memory()
-        raise out_of_memory_error(self.files.name, self.lm_config, self.precision.value, self.dtype, self.device)
+        raise out_of_memory_error(self.files.name, self.lm_config, self.precision.value, self.dtype, self.device,
+                                  checkpoint_shapes(self.files.lm_path))
 
     def _silent_frame(self):
         return silent_frame_runner(lambda: self.new_session(record_audio=False, run_prompts=False))
