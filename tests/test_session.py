@@ -124,9 +124,14 @@ def personaplex_folder(tmp_path_factory, demo_model_dir):
 def test_opening_a_personaplex_conversation_runs_no_prompt_phases(tmp_path, personaplex_folder, monkeypatch):
     import engine.lm.personaplex as personaplex
 
+    import engine.runtime.session as session_module
+
     model = load_model(str(personaplex_folder), device="cpu")
     assert model.info.family == "personaplex"
+    released = []
+    monkeypatch.setattr(session_module, "release_cached_blocks", released.append)
     session = model.new_session(seed=4, text_prompt="You enjoy a good chat.")
+    assert released == [model.device]  # the prompt's activations are handed back once it has run
     prompt_steps = session.generator_steps
     assert prompt_steps > 12  # silence, the role's tokens, silence
     session.process(speech(3))

@@ -208,6 +208,8 @@ class GraphedStep:
                 log.warning("%s: %s", self.what, self.fallback_reason)
                 self.run(*args)  # the capture ran no kernels: the state is still this step's input
             else:
+                # What the eager warm-up runs left cached outside the graph's own pool is never used again.
+                release_cached_blocks(self.device)
                 self.graph.replay()
 
 
@@ -233,6 +235,13 @@ def capture(compute, device: torch.device) -> tuple[torch.cuda.CUDAGraph | None,
         torch.cuda.synchronize(device)
         return None, f"CUDA graph capture failed, running eagerly: {type(e).__name__}: {e}"
     return graph, None
+
+
+def release_cached_blocks(device: torch.device) -> None:
+    """Hand the CUDA caching allocator's unused blocks back to the driver (after a capture, after a
+    prompt: what they allocated once is not needed again, and other programs may use it)."""
+    if device.type == "cuda":
+        torch.cuda.empty_cache()
 
 
 def _no_mark(stage: str) -> None:

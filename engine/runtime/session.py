@@ -30,7 +30,7 @@ from ..files.personas import Persona
 from ..lm.generate import Forcing, SamplingConfig, make_generator
 from ..lm.sampling import DEFAULT_SEED
 from ..state import StateTree, nbytes
-from .frame_step import STAGES, FrameStep
+from .frame_step import STAGES, FrameStep, release_cached_blocks
 from .growing_array import BLOCK_FRAMES
 from .model_info import ModelParts
 from .rebuild import Progress, ReplayedFrames, replay_frames
@@ -254,6 +254,7 @@ class Session:
         tokens = role_prompt_tokens(self.model.tokenizer, text_prompt)
         with torch.inference_mode():
             steps = run_prompt_phases(self.generator, self.state["gen"], voice, tokens)
+        release_cached_blocks(self.model.device)  # the prompt's chunks' activations
         self._generator_steps = len(steps)
 
     # ---- streaming ---------------------------------------------------------------------------
