@@ -132,7 +132,12 @@ class ConversationPanel(QWidget):
         self.start_button = QPushButton()
         self.start_button.setMinimumHeight(44)
         self.start_button.clicked.connect(self._start_or_pause)
+        self.end_button = QPushButton("End")
+        self.end_button.setMinimumHeight(44)
+        self.end_button.setToolTip("End this conversation (you are asked to save what you said); a new one "
+                                   "waits for Talk or Start.")
         controls.addWidget(self.start_button)
+        controls.addWidget(self.end_button)
         controls.addWidget(self.talk_button, 1)
         controls.addWidget(self.open_mic_box)
         layout.addLayout(controls)
@@ -177,7 +182,8 @@ class ConversationPanel(QWidget):
         return self.speed_warning
 
     def tab_chain(self) -> list[QWidget]:
-        return [*self.replay_bar.tab_chain(), self.view, self.talk_button, self.start_button, self.open_mic_box]
+        return [*self.replay_bar.tab_chain(), self.view, self.talk_button, self.start_button, self.end_button,
+                self.open_mic_box]
 
     # -- live ----------------------------------------------------------------------------------
     def _render_talk(self, talk) -> None:
@@ -202,6 +208,7 @@ class ConversationPanel(QWidget):
         self.start_button.setText(text)
         self.start_button.setToolTip(tip)
         self.start_button.setEnabled(model.live or available)
+        self.end_button.setEnabled(model.live or model.has_content)
         for control in (self.talk_button, self.open_mic_box):
             control.setEnabled(available)
         self.talk_button.setToolTip(why or "Hold it (or Space) while you speak.")

@@ -130,6 +130,7 @@ class ConversationModel(QObject):
         self._last_speech_time = float("-inf")
         self._last_release_time = float("-inf")
         self._requested_model: tuple[str, str, str] | None = None
+        self._ended = False  # End asked for the next conversation: it waits, even with open mic on
 
         # Listed before the worker starts a journal of its own, read off the GUI thread.
         self._pending_journals = pending_journals_in_background(journal_dir) if journal_dir else None
@@ -268,8 +269,9 @@ class ConversationModel(QObject):
 
     # -- commands ----------------------------------------------------------------------------
     def start(self) -> None:
-        """Run the conversation's frames (Talk, open mic or Start); a no-op while it runs or cannot."""
-        if not self.live and self.talk_available()[0]:
+        """Run the conversation's frames (Talk, open mic or Start); a no-op where it cannot. Asked of
+        the worker even while ``live`` says it runs: a Pause sent just before may not have come back."""
+        if self.talk_available()[0]:
             self.worker.submit(m.SetLive(True))
 
     def pause(self) -> None:
@@ -293,6 +295,12 @@ class ConversationModel(QObject):
     def new_conversation(self) -> None:
         """A new conversation with the current persona."""
         self.worker.submit(m.NewConversation(self.persona))
+
+    def end_conversation(self) -> None:
+        """End: the conversation's frames stop and a new, empty one waits for Talk or Start (open mic
+        does not start it, as it starts a New one). Saving first is the window's question."""
+        self._ended = True
+        self.new_conversation()
 
     def start_with_persona(self, persona: Persona, keep_in: str | None = None) -> None:
         """Remember the choice, then start a new conversation with it (in the worker). ``keep_in``:
@@ -474,10 +482,12 @@ class ConversationModel(QObject):
         self.conversation_replaced.emit()
         self.title_changed.emit(self.title())
         self._update_status()
-        if self.talk.open_mic and not event.path and not spoke:
+        ended, self._ended = self._ended, False
+        if self.talk.open_mic and not event.path and not spoke and not ended:
             self.start()  # hands-free: a new conversation listens at once, no button needed
 
     def _on_conversation_failed(self, event: m.ConversationFailed) -> None:
+        self._ended = False
         self._on_error(event.message)
 
     def _on_frame(self, event: m.FrameDone) -> None:

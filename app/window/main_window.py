@@ -144,6 +144,7 @@ class MainWindow(QMainWindow):
         self.library_panel.replay_requested.connect(self.replay_entry)
         self.health = HealthModel(self.model, self)
         self.conversation_panel = ConversationPanel(self.model, self.replay, self.health)
+        self.conversation_panel.end_button.clicked.connect(self.end_conversation)
         side = QWidget()
         side_layout = QVBoxLayout(side)
         side_layout.setContentsMargins(0, 0, 0, 0)
@@ -370,6 +371,16 @@ class MainWindow(QMainWindow):
     def new_conversation(self) -> None:
         if self._confirm_discard():
             self.model.new_conversation()
+
+    def end_conversation(self) -> None:
+        """End: the frames stop at once; what the person said is offered to be saved; a new, empty
+        conversation waits for Talk or Start. Cancel lets the conversation go on as it was."""
+        was_live = self.model.live
+        self.model.pause()
+        if self._confirm_discard():
+            self.model.end_conversation()
+        elif was_live:
+            self.model.start()
 
     def open_conversation_dialog(self) -> None:
         if not self._confirm_discard():
