@@ -69,6 +69,7 @@ class ConversationModel(QObject):
     talk_available_changed = Signal()  # see talk_available()
     model_changed = Signal()  # model_info, loading, graph: see model_text()
     persona_changed = Signal()  # persona, conversation_persona, prompts_in_use, voices
+    waiting_changed = Signal(bool)  # waiting_for_user: the current conversation's "wait for me"
     title_changed = Signal(str)
     frame = Signal(object)  # FrameStats of the newest frame (meters and latency)
     health_changed = Signal(str)  # dropped frames, xruns, output gaps
@@ -156,7 +157,7 @@ class ConversationModel(QObject):
             m.ConversationSaved: self._on_conversation_saved, m.FileFailed: self._on_file_failed,
             m.ClipReady: self.clip_ready.emit, m.RecoveryProgress: self.recovery_event.emit,
             m.RecoveryDone: self.recovery_event.emit, m.JournalState: self._on_journal_state,
-            m.LiveChanged: self._on_live_changed,
+            m.LiveChanged: self._on_live_changed, m.WaitingChanged: self._on_waiting_changed,
         }
         self.worker_thread.start()
 
@@ -348,16 +349,9 @@ class ConversationModel(QObject):
         self.worker.submit(m.Resume())
 
     def set_wait_for_user(self, on: bool) -> None:
-        """"Wait for me" of the current persona, for the conversations started with it from now on
-        (saved in the persona: a shipped one's edit is the user's copy)."""
-        persona = replace(self.persona, wait_for_user=on)
-        try:
-            self.personas.save(persona, replacing=persona.name)
-        except (ValueError, OSError) as e:
-            self._on_error(f"Could not save the persona {persona.name}: {e}")
-            return
-        self.persona = persona
-        self.persona_changed.emit()
+        """"Wait for me" for the current conversation only: the assistant stays silent until the
+        person speaks. No persona changes (a persona's own setting is edited in the persona dialog)."""
+        self.worker.submit(m.SetWaitForUser(on))
 
     def set_processing(self, processing) -> None:
         """An app.audio.echo.ProcessingSettings chosen in the Audio menu: applied at once and persisted."""
@@ -469,6 +463,7 @@ class ConversationModel(QObject):
             entry = self.personas.find(event.persona.name)
             self.persona = entry.persona if entry is not None and entry.persona is not None else event.persona
         self.persona_changed.emit()
+        self._set_waiting(event.waiting_for_user)
         self.turns.reset(event.transcript, event.recording)
         self.conversation_path = event.path or None
         self.has_conversation = True
@@ -494,7 +489,7 @@ class ConversationModel(QObject):
         stats: FrameStats = event.stats
         self.last_stats = stats
         if event.waiting_for_user != self.waiting_for_user:
-            self.waiting_for_user = event.waiting_for_user
+            self._set_waiting(event.waiting_for_user)
             if event.waiting_for_user:
                 self.message.emit("The assistant waits for you to speak first.")
         if stats.graph != self.graph:
@@ -546,6 +541,17 @@ class ConversationModel(QObject):
 
     def _on_file_done(self, event: m.FileDone) -> None:
         self.message.emit(f"{event.what.capitalize()}: {event.path}")
+
+    def _on_waiting_changed(self, event: m.WaitingChanged) -> None:
+        self._set_waiting(event.waiting)
+        self.message.emit("The assistant waits for you to speak first." if event.waiting
+                          else "The assistant may speak first.")
+        self._update_status()
+
+    def _set_waiting(self, waiting: bool) -> None:
+        if waiting != self.waiting_for_user:
+            self.waiting_for_user = waiting
+            self.waiting_changed.emit(waiting)
 
     def _on_live_changed(self, event: m.LiveChanged) -> None:
         self.live = event.live

@@ -217,6 +217,7 @@ class MainWindow(QMainWindow):
         m.status_changed.connect(self._render_status)
         m.model_changed.connect(self._render_model)
         m.persona_changed.connect(self._render_persona)
+        m.waiting_changed.connect(self.menus.wait_action.setChecked)
         m.title_changed.connect(self.setWindowTitle)
         m.title_changed.connect(lambda _title: self.library.set_current(self.model.conversation_path))
         m.error.connect(self.show_error)
@@ -247,7 +248,6 @@ class MainWindow(QMainWindow):
         text, tip = self.model.persona_text()
         self.persona_label.setText(text)
         self.persona_label.setToolTip(tip)
-        self.menus.wait_action.setChecked(self.model.persona.wait_for_user)
 
     def _render_processing(self) -> None:
         if self.model.processing_problem:
