@@ -5,7 +5,7 @@ States, light and dark (``-dark``): 1-idle, 2-conversation (turns of both sides,
 with the Advanced meters),
 3-library, 4-library-search, 5-replay, 6-error, 7-model-manager, 8-voices (the voice library),
 9-record-voice (the guided recording, idle), 10-record-voice-levels (recording, the meter live),
-11-record-voice-too-quiet, 12-personas (the persona picker on the demo, a Moshi model: sampling
+11-record-voice-too-quiet, 12-personas (the persona picker on the demo, a Moshi model: its style
 and "wait for me" only), 13-persona-editor (a persona of the user's edited on a PersonaPlex model:
 voice and role too), 14-persona-speaking (the window once that persona speaks). They are reached
 the way a user reaches them (the demo model, push-to-talk, a test tone through the real input
