@@ -4,11 +4,12 @@ it sets reads (WCAG AA, computed from the colours)."""
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import fields, replace
 
 import pytest
 from PySide6.QtCore import QPoint, QRect, QSettings, Qt
-from PySide6.QtGui import QPalette
+from PySide6.QtGui import QFontMetrics, QPalette
 from PySide6.QtWidgets import (
     QAbstractButton,
     QAbstractItemView,
@@ -20,17 +21,20 @@ from PySide6.QtWidgets import (
     QScrollArea,
     QScrollBar,
     QStyleFactory,
+    QStyleOptionViewItem,
     QWidget,
 )
 
 from app.conversation.health import HOLD_FRAMES
+from app.conversation.transcript import YOU
+from app.conversation.view import OVERLAP_TAG, PADDING, fitted_header, header_font, header_text
 from app.engine_thread.messages import FrameDone
 from app.engine_thread.real_time import SUSTAINED_FRAMES
 from app.widgets import colours
 from app.widgets.colours import AA_CONTRAST, BUBBLE_ALPHA, DARK, LIGHT, contrast, dark_palette, over, scheme_for
 from app.widgets.history_plot import HistoryPlot
 from app.widgets.meters import LevelMeter
-from app.window.main_window import MainWindow
+from app.window.main_window import DEFAULT_SIZE, MainWindow
 from engine import FRAME_MS
 from tests.test_app_window import Harness
 
@@ -270,3 +274,41 @@ def test_a_model_that_is_not_downloaded_says_so_in_one_sentence(qtbot, tmp_path,
         assert "hf download" in w.error_box.message and w.error_box.details_button.isVisible()
     finally:
         w.close()
+
+
+@pytest.mark.parametrize("size", [(DEFAULT_SIZE.width(), DEFAULT_SIZE.height()), (1024, 640)])
+def test_a_user_turn_shows_its_whole_header_with_room_for_the_overlap_tag(harness, qtbot, size):
+    w = harness.window
+    w.resize(*size)
+    w.press_talk("key")
+    harness.frames(3)
+    w.release_talk("key")
+    harness.frames(2)
+    QApplication.processEvents()
+    view = w.conversation_panel.view
+    turns = w.model.transcript.turns
+    rows = [row for row, turn in enumerate(turns) if turn.speaker == YOU]
+    assert rows
+    for row in rows:
+        option = QStyleOptionViewItem()
+        view.initViewItemOption(option)
+        option.rect = view.visualRect(view.model().index(row, 0))
+        # The longest header a turn has (a 30 s turn, the longest, late in a 100-minute conversation).
+        turn = dataclasses.replace(turns[row], start=5999.9, end=5999.9 + 29.9)
+        inner = view.delegate._bubble(option, turn).adjusted(PADDING, PADDING, -PADDING, -PADDING)
+        header = header_text(turn)
+        assert fitted_header(header, OVERLAP_TAG, QFontMetrics(header_font(option)), inner.width()) == header
+
+
+def test_the_crash_protection_note_is_one_line_and_never_changes_the_minimum_size(harness):
+    w = harness.window
+    w.resize(1024, 640)
+    QApplication.processEvents()
+    minimum = w.minimumSizeHint()
+    problem = "[Errno 28] No space left on device: '" + "/home/someone/.local/share/parley/journals" * 3 + "'"
+    w.model.crash_protection_changed.emit(problem)
+    QApplication.processEvents()
+    note = w.crash_protection_label
+    assert note.isVisible() and problem in note.text() and problem in note.toolTip()
+    assert w.minimumSizeHint() == minimum and w.width() <= 1024 and w.height() <= 640
+    assert note.height() <= 2 * note.fontMetrics().height() and misfits(w) == []

@@ -48,6 +48,7 @@ from app.library.panel import LibraryPanel
 from app.voices.persona import PersonaDialog
 from app.voices.personas_model import PersonasModel
 from app.widgets.colours import checkbox_style, scheme_for, status_colour
+from app.widgets.elided_label import ElidedLabel
 from app.widgets.scroll_column import ScrollColumn
 from app.widgets.steady_minimum import SteadyMinimum
 from app.window import recovery
@@ -197,9 +198,9 @@ class MainWindow(QMainWindow):
             QWidget.setTabOrder(before, after)
 
     def _build_crash_protection_note(self) -> None:
-        """A lasting note in the status bar while the conversation is not journaled (a full disk)."""
-        self.crash_protection_label = QLabel()
-        self.crash_protection_label.setWordWrap(True)
+        """A lasting note in the status bar while the conversation is not journaled (a full disk): one
+        line, whole in its tooltip, so that it never changes the window's minimum size."""
+        self.crash_protection_label = ElidedLabel()
         self.crash_protection_label.setStyleSheet(f"color: {scheme_for(self.palette()).error}; font-weight: bold;")
         self.statusBar().addPermanentWidget(self.crash_protection_label, 1)
         self.model.crash_protection_changed.connect(self._render_crash_protection)
@@ -209,7 +210,6 @@ class MainWindow(QMainWindow):
         self.crash_protection_label.setText(
             f"Crash protection stopped: {problem}. Parley keeps trying and resumes it once the disk "
             "has room; save the conversation to keep it." if problem else "")
-        self.crash_protection_label.setToolTip(problem)
         self.crash_protection_label.setVisible(bool(problem))
 
     def _connect_model(self) -> None:
