@@ -128,12 +128,22 @@ def test_a_banner_or_the_speed_warning_changes_neither_the_minimum_size_nor_the_
 
 def test_tab_reaches_every_visible_enabled_control_and_space_clicks_none(harness, qtbot):
     w = harness.window
+    w.press_talk("key")  # a saved conversation, open in the replay bar: its controls are reached too
+    harness.frames(3)
+    w.release_talk("key")
+    path = w.library.folder / "talk.parley"
+    w.model.save(str(path))
+    qtbot.waitUntil(lambda: w.model.conversation_path == str(path), timeout=20_000)
+    assert w.replay.load(str(path))
+    bar = w.conversation_panel.replay_bar
+    assert bar.isVisible()
     w.show_error(LONG_ERROR + "\nThe file's header declares 8026294562432773998 bytes.", resumable=True)
     assert w.error_box.details_button.isVisible()
     w.meters_panel.advanced_box.setChecked(True)
     w.activateWindow()
     qtbot.waitUntil(w.isActiveWindow, timeout=5_000)
     wanted = {c for c in shown_widgets(w) if isinstance(c, CONTROLS) and c.isEnabled()}
+    assert {bar.play_button, bar.position, bar.split_box, bar.close_button, w.conversation_panel.end_button} <= wanted
     w.persona_button.setFocus(Qt.TabFocusReason)
     reached = []
     for _ in range(3 * len(wanted)):
