@@ -307,7 +307,7 @@ class MainWindow(QMainWindow):
         self.conversation_panel.open_mic_box.setChecked(on)
 
     def refresh_devices(self) -> None:
-        self.model.refresh_devices()
+        self.model.devices.refresh()
 
     def choose_microphone(self) -> None:
         """The microphone picker, shown and opened (the no-microphone banner's Choose)."""
@@ -351,8 +351,8 @@ class MainWindow(QMainWindow):
         dialog = VoiceLibraryDialog(VoicesModel(VoiceLibrary(), self.model.voices, recorder), self)
         recorder.setParent(dialog)
         dialog.setAttribute(Qt.WA_DeleteOnClose)
-        self.model.lend_audio(recorder)
-        dialog.finished.connect(self.model.take_back_audio)
+        self.model.devices.lend(recorder)
+        dialog.finished.connect(self.model.devices.take_back)
         dialog.open()
         return dialog
 

@@ -50,7 +50,7 @@ class Menus:
                                     "A persona that always waits: Personas..., \"Wait for me to speak first\".")
 
         self.audio_menu = bar.addMenu("&Audio")
-        self.add(self.audio_menu, "&Refresh devices", QKeySequence("F5"), window.model.refresh_devices)
+        self.add(self.audio_menu, "&Refresh devices", QKeySequence("F5"), window.model.devices.refresh)
         self.processing_actions = add_processing_actions(self.audio_menu, window.model.processing,
                                                          window.model.set_processing)
 

@@ -75,7 +75,7 @@ class MetersPanel(QWidget):
         self._readouts = Throttle(self, self._render_readouts)
 
         model.frame.connect(self.render_frame)
-        model.health_changed.connect(self.drops_label.setText)
+        model.devices.health_changed.connect(self.drops_label.setText)
         model.conversation_replaced.connect(self.history.clear)
         health.changed.connect(self._render_health)
         health.changed.connect(self._clear_if_reset)
