@@ -22,7 +22,7 @@ from PySide6.QtWidgets import QApplication, QFileDialog, QLabel, QMessageBox
 from app.audio import output_cushion
 from app.audio.bridge import AudioBridge
 from app.audio.headless import BridgeFeeder, SignalRecorder
-from app.audio.levels import SILENCE_DB, SPEECH_DB
+from app.audio.levels import DISPLAY_FLOOR_DB, SILENCE_DB, SPEECH_DB
 from app.conversation.health import HOLD_FRAMES, gpu_here, too_slow_text
 from app.conversation.status import Status
 from app.engine_thread.messages import FrameDone
@@ -629,10 +629,13 @@ def test_the_demo_opens_idle_runs_no_frame_until_talk_and_pause_stops_the_frames
         assert len(h.frames(2)) >= 2 and w.model.live
         w.release_talk("key")
         assert "*" in w.windowTitle()  # the person spoke: that is unsaved work
+        meters = (w.meters_panel.mic_meter, w.meters_panel.heard_meter, w.meters_panel.output_meter)
+        assert meters[0].level_db > DISPLAY_FLOOR_DB  # the tone
 
         qtbot.mouseClick(w.conversation_panel.start_button, Qt.LeftButton)  # now "Pause"
         qtbot.waitUntil(lambda: not w.model.live, timeout=10_000)
         assert w.model.status is Status.PAUSED and w.conversation_panel.start_button.text() == "Continue"
+        assert all(m.level_db == m.peak_db == DISPLAY_FLOOR_DB for m in meters)  # paused: nothing is heard
         session = w.model.worker.controller.session
         audio_arrives_and_nothing_runs()
 

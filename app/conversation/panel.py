@@ -139,12 +139,14 @@ class ConversationPanel(QWidget):
         controls.addWidget(self.start_button)
         controls.addWidget(self.end_button)
         controls.addWidget(self.talk_button, 1)
-        controls.addWidget(self.open_mic_box)
         layout.addLayout(controls)
+        open_mic_row = QHBoxLayout()  # under the buttons: one row of all four is too wide for 800 px
         self.headphones_note = QLabel()
         self.headphones_note.setWordWrap(True)
         model.processing_changed.connect(self._render_open_mic_note)
-        layout.addWidget(self.headphones_note)
+        open_mic_row.addWidget(self.open_mic_box)
+        open_mic_row.addWidget(self.headphones_note, 1)
+        layout.addLayout(open_mic_row)
 
         model.talk_changed.connect(self._render_talk)
         model.live_changed.connect(self._render_live)

@@ -29,6 +29,7 @@ ASSISTANT_WIDTH = 0.78  # of the view's width
 USER_WIDTH = 0.46
 OVERLAP_TAG = "overlaps"
 FOLLOW_SLACK_PX = 4
+ELISION_SLACK_PX = 2  # advances are rounded to pixels; elision measures finer and may want one more
 
 
 def speaker_colour(palette: QPalette, speaker: str) -> QColor:
@@ -85,7 +86,8 @@ class TurnDelegate(QStyledItemDelegate):
         width = int(rect.width() * (USER_WIDTH if turn.speaker == YOU else ASSISTANT_WIDTH))
         if turn.speaker == YOU:
             metrics = QFontMetrics(header_font(option))
-            need = metrics.horizontalAdvance(header_text(turn)) + metrics.horizontalAdvance(OVERLAP_TAG) + 3 * PADDING
+            need = (metrics.horizontalAdvance(header_text(turn)) + metrics.horizontalAdvance(OVERLAP_TAG)
+                    + 3 * PADDING + ELISION_SLACK_PX)
             width = min(max(width, need), rect.width() - 2 * MARGIN)
         left = rect.right() - MARGIN - width if turn.speaker == YOU else rect.left() + MARGIN
         return QRect(left, rect.top() + MARGIN // 2, width, rect.height() - MARGIN)

@@ -230,7 +230,8 @@ class ConversationController:
                 session.restore(c.path)
                 session.observe(None)  # the recorded frames were the previous conversation's
         except (OSError, ValueError) as e:  # the current conversation stays as it is
-            self.emit(m.FileFailed("open", f"Could not open {Path(c.path).name}: {e}"))
+            name, why = Path(c.path).name, str(e)  # a reason that starts with the file's name says it once
+            self.emit(m.FileFailed("open", why if why.startswith(name) else f"Could not open {name}: {why}"))
             return
         self._use_session(session)
         self._opened(session, c.path)

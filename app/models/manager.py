@@ -156,7 +156,8 @@ class ModelManagerDialog(QDialog):
         self.table.setWordWrap(True)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeToContents)
-        header.setSectionResizeMode(COLUMNS.index("About"), QHeaderView.Stretch)
+        for column in ("About", "Here"):  # the two texts share the room and wrap, neither squeezing the other
+            header.setSectionResizeMode(COLUMNS.index(column), QHeaderView.Stretch)
         for column in ("On this machine", "Licence"):  # long paths and licence notes: elided, whole on hover
             header.setSectionResizeMode(COLUMNS.index(column), QHeaderView.Interactive)
             header.resizeSection(COLUMNS.index(column), ELIDED_COLUMN_PX)

@@ -136,7 +136,9 @@ class PersonaDialog(QDialog):
         self.form.addRow("&Name", self.name_edit)
         self.form.addRow("&Voice", self.voice_combo)
         self.form.addRow("&Role", self.role_edit)
-        self.form.addRow("&Style", style_row)
+        style_label = QLabel("&Style")
+        style_label.setBuddy(self.style_combo)  # a row of two widgets: Alt+S goes to the choice
+        self.form.addRow(style_label, style_row)
         self.form.addRow("Temperature", sampling)
         self.form.addRow("Top-k", top_k)
         self.form.addRow("", self.wait_box)

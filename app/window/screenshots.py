@@ -209,7 +209,8 @@ def persona_shots(window, feeder, tmp: Path, shot) -> None:
     dialog.new_button.click()
     dialog.personas.edit(name="Ship's cook", voice="My voice", role=(
         "You are the cook of a sailing ship. You talk about food, the sea and the crew, in short and "
-        "cheerful sentences."), temp_text=0.6)
+        "cheerful sentences."))
+    dialog.personas.set_style("Lively")
     shot(dialog, "13-persona-editor")
     dialog.start_button.click()
     if not wait_until(lambda: len(opened) > 1 or window.error_box.isVisible(), 600):
