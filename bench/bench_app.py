@@ -115,7 +115,7 @@ class _Run:
         if (int(elapsed / TALK_PERIOD_S) % 2 == 0) != self.held:
             self.held = not self.held
             _press_space(self.window, QEvent.KeyPress if self.held else QEvent.KeyRelease)
-        bridge = self.window.model.audio.bridge
+        bridge = self.window.model.devices.audio.bridge
         if bridge is not None and bridge not in self.starved_from and elapsed >= OUTPUT_SETTLE_S:
             self.starved_from[bridge] = bridge.output_starved_samples
 
@@ -142,7 +142,7 @@ def run_app(seconds: float, model: str, precision: str, folder: Path, screenshot
                         journal_dir=journals)
     frames, failures, devices = SignalRecorder(), SignalRecorder(), SignalRecorder()
     window.model.frame.connect(frames.record)
-    window.model.devices_changed.connect(devices.record)
+    window.model.devices.devices_changed.connect(devices.record)
     window.model.error.connect(failures.record)
     window.show()
     wav = str(folder / "mic.wav")

@@ -4,11 +4,12 @@ it sets reads (WCAG AA, computed from the colours)."""
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import fields, replace
 
 import pytest
 from PySide6.QtCore import QPoint, QRect, QSettings, Qt
-from PySide6.QtGui import QPalette
+from PySide6.QtGui import QFontMetrics, QPalette
 from PySide6.QtWidgets import (
     QAbstractButton,
     QAbstractItemView,
@@ -20,17 +21,20 @@ from PySide6.QtWidgets import (
     QScrollArea,
     QScrollBar,
     QStyleFactory,
+    QStyleOptionViewItem,
     QWidget,
 )
 
 from app.conversation.health import HOLD_FRAMES
+from app.conversation.transcript import YOU
+from app.conversation.view import OVERLAP_TAG, PADDING, fitted_header, header_font, header_text
 from app.engine_thread.messages import FrameDone
 from app.engine_thread.real_time import SUSTAINED_FRAMES
 from app.widgets import colours
 from app.widgets.colours import AA_CONTRAST, BUBBLE_ALPHA, DARK, LIGHT, contrast, dark_palette, over, scheme_for
 from app.widgets.history_plot import HistoryPlot
 from app.widgets.meters import LevelMeter
-from app.window.main_window import MainWindow
+from app.window.main_window import DEFAULT_SIZE, MainWindow
 from engine import FRAME_MS
 from tests.test_app_window import Harness
 
@@ -97,7 +101,8 @@ def test_at_a_small_size_every_control_fits_with_a_banner_and_the_speed_warning(
     w.show_error(LONG_ERROR, resumable=True)
     slow_frames(harness, SUSTAINED_FRAMES + HOLD_FRAMES)
     w.meters_panel.advanced_box.setChecked(True)
-    assert w.conversation_panel.speed_warning.isVisible()
+    w.set_open_mic(True)  # and the note beside it
+    assert w.conversation_panel.speed_warning.isVisible() and w.conversation_panel.headphones_note.isVisible()
     w.resize(*size)
     QApplication.processEvents()
     assert w.width() <= size[0] and w.height() <= size[1]  # the window can be this small
@@ -124,12 +129,22 @@ def test_a_banner_or_the_speed_warning_changes_neither_the_minimum_size_nor_the_
 
 def test_tab_reaches_every_visible_enabled_control_and_space_clicks_none(harness, qtbot):
     w = harness.window
+    w.press_talk("key")  # a saved conversation, open in the replay bar: its controls are reached too
+    harness.frames(3)
+    w.release_talk("key")
+    path = w.library.folder / "talk.parley"
+    w.model.save(str(path))
+    qtbot.waitUntil(lambda: w.model.conversation_path == str(path), timeout=20_000)
+    assert w.replay.load(str(path))
+    bar = w.conversation_panel.replay_bar
+    assert bar.isVisible()
     w.show_error(LONG_ERROR + "\nThe file's header declares 8026294562432773998 bytes.", resumable=True)
     assert w.error_box.details_button.isVisible()
     w.meters_panel.advanced_box.setChecked(True)
     w.activateWindow()
     qtbot.waitUntil(w.isActiveWindow, timeout=5_000)
     wanted = {c for c in shown_widgets(w) if isinstance(c, CONTROLS) and c.isEnabled()}
+    assert {bar.play_button, bar.position, bar.split_box, bar.close_button, w.conversation_panel.end_button} <= wanted
     w.persona_button.setFocus(Qt.TabFocusReason)
     reached = []
     for _ in range(3 * len(wanted)):
@@ -251,7 +266,7 @@ def test_a_damaged_file_says_what_it_means_first_and_the_numbers_only_in_the_det
     qtbot.waitUntil(w.error_box.isVisible, timeout=10_000)
     shown = w.error_label.text()
     assert shown.endswith("is not a readable Parley conversation: it may be truncated or damaged.") and \
-        "holiday-plans.parley" in shown and "header" not in shown
+        shown.count("holiday-plans.parley") == 1 and "header" not in shown  # its name once
     assert "header declares" in w.error_box.message and w.error_box.details_button.isVisible()
 
 
@@ -270,3 +285,47 @@ def test_a_model_that_is_not_downloaded_says_so_in_one_sentence(qtbot, tmp_path,
         assert "hf download" in w.error_box.message and w.error_box.details_button.isVisible()
     finally:
         w.close()
+
+
+@pytest.mark.parametrize("size", [(DEFAULT_SIZE.width(), DEFAULT_SIZE.height()), (1024, 640)])
+def test_a_user_turn_shows_its_whole_header_with_room_for_the_overlap_tag(harness, qtbot, size):
+    w = harness.window
+    w.resize(*size)
+    w.press_talk("key")
+    harness.frames(3)
+    w.release_talk("key")
+    harness.frames(2)
+    QApplication.processEvents()
+    view = w.conversation_panel.view
+    turns = w.model.transcript.turns
+    rows = [row for row, turn in enumerate(turns) if turn.speaker == YOU]
+    assert rows
+    option = QStyleOptionViewItem()
+    view.initViewItemOption(option)
+    row_rect = view.visualRect(view.model().index(rows[0], 0))
+    cut = []
+    # Its row at this size, and narrower ones (a scroll bar, a wider side panel); headers from the
+    # shortest to the longest a turn has (30 s, late in a 100-minute conversation).
+    for width in range(row_rect.width() - 60, row_rect.width() + 1, 3):
+        option.rect = QRect(row_rect.left(), row_rect.top(), width, row_rect.height())
+        for start, seconds in ((0.0, 0.2), (4.2, 1.8), (65.3, 9.4), (754.1, 12.3), (5999.9, 29.9)):
+            turn = dataclasses.replace(turns[rows[0]], start=start, end=start + seconds)
+            inner = view.delegate._bubble(option, turn).adjusted(PADDING, PADDING, -PADDING, -PADDING)
+            header = header_text(turn)
+            if fitted_header(header, OVERLAP_TAG, QFontMetrics(header_font(option)), inner.width()) != header:
+                cut.append((width, header))
+    assert cut == []
+
+
+def test_the_crash_protection_note_is_one_line_and_never_changes_the_minimum_size(harness):
+    w = harness.window
+    w.resize(1024, 640)
+    QApplication.processEvents()
+    minimum = w.minimumSizeHint()
+    problem = "[Errno 28] No space left on device: '" + "/home/someone/.local/share/parley/journals" * 3 + "'"
+    w.model.crash_protection_changed.emit(problem)
+    QApplication.processEvents()
+    note = w.crash_protection_label
+    assert note.isVisible() and problem in note.text() and problem in note.toolTip()
+    assert w.minimumSizeHint() == minimum and w.width() <= 1024 and w.height() <= 640
+    assert note.height() <= 2 * note.fontMetrics().height() and misfits(w) == []

@@ -469,7 +469,7 @@ def test_a_live_user_turn_plays_from_its_play_button(pulse_audio, qtbot, tmp_pat
         option = QStyleOptionViewItem()
         view.initViewItemOption(option)
         option.rect = view.visualRect(w.model.turns.index(row))
-        button = view.delegate._play_rect(view.delegate._bubble(option.rect, turn), option)
+        button = view.delegate._play_rect(view.delegate._bubble(option, turn), option)
         clips = []
         w.model.clip_ready.connect(clips.append)
         recorder = audio_server.SinkRecorder(str(tmp_path / "speaker.f32"))

@@ -16,7 +16,7 @@ from app.engine_thread.controller import ConversationController
 from app.engine_thread.messages import ConversationFailed, ConversationOpened, LoadModel, NewConversation
 from app.library.panel import describe
 from app.voices.persona import PersonaDialog
-from app.voices.personas_model import MOSHI_NOTE, PERSONAPLEX_NOTE, PersonasModel
+from app.voices.personas_model import MOSHI_NOTE, PERSONAPLEX_NOTE, STYLES, PersonasModel, style_of
 from engine import Persona, PersonaLibrary, SamplingConfig, VoiceLibrary, load_model
 from engine.files.personas import SHIPPED
 from engine.state import flatten
@@ -95,11 +95,31 @@ def test_the_user_makes_renames_and_deletes_a_persona_and_a_bad_name_is_said(qtb
 def test_a_moshi_model_shows_what_applies_instead_of_disabled_voice_and_role(qtbot):
     moshi = editor(qtbot, personaplex=False)
     assert not moshi.voice_combo.isVisible() and not moshi.role_edit.isVisible()
-    assert all(w.isVisible() and w.isEnabled() for w in (moshi.temp, moshi.temp_text, moshi.top_k, moshi.wait_box))
+    assert all(w.isVisible() and w.isEnabled() for w in (moshi.style_combo, moshi.wait_box))
     assert moshi.note.text() == MOSHI_NOTE
     personaplex = editor(qtbot, personaplex=True)
     assert personaplex.voice_combo.isVisible() and personaplex.role_edit.isVisible()
     assert personaplex.note.text() == PERSONAPLEX_NOTE
+
+
+def test_how_varied_the_assistant_is_is_a_named_style_with_the_numbers_on_request(qtbot):
+    demo = editor(qtbot, personaplex=False)  # the demo is a Moshi model: no voice or role
+    numbers = (demo.temp, demo.temp_text, demo.top_k, demo.top_k_text)
+    styles = [demo.style_combo.itemText(i) for i in range(demo.style_combo.count())]
+    assert styles == [style.name for style in STYLES] and demo.style_combo.currentText() == "Balanced"
+    assert not any(box.isVisible() for box in numbers)  # no spin boxes unless asked for
+    assert {style_of(persona.sampling).name for persona in SHIPPED} <= set(styles)  # every shipped one has a name
+    pick(demo, "Language partner")
+    assert demo.style_combo.currentText() == "Calm"
+    demo.style_combo.setCurrentIndex(styles.index("Lively"))
+    demo.style_combo.activated.emit(styles.index("Lively"))
+    assert demo.personas.draft.sampling == STYLES[styles.index("Lively")].sampling
+    qtbot.mouseClick(demo.numbers_button, Qt.LeftButton)
+    assert all(box.isVisible() for box in numbers) and demo.temp.value() == 1.0
+    demo.top_k.setValue(7)  # a number no style has
+    assert demo.style_combo.currentText() == "Custom" and demo.style_combo.count() == len(STYLES) + 1
+    personaplex = editor(qtbot, personaplex=True)  # the same choice on PersonaPlex, with voice and role
+    assert personaplex.style_combo.isVisible() and personaplex.voice_combo.isVisible()
 
 
 def test_a_damaged_persona_file_is_a_row_that_says_so_and_cannot_start(qtbot, own_personas):

@@ -390,14 +390,17 @@ def test_a_level_strip_bar_is_as_tall_as_the_loudest_frame_of_its_share():
     assert strip_bar_heights([12.0, -200.0], 2).tolist() == [STRIP_HEIGHT, 2]  # clipped to the strip
 
 
-def test_wait_for_me_holds_the_assistant_until_talk_is_pressed_and_is_remembered(vm, qtbot, tmp_path):
+def test_wait_for_me_holds_this_conversation_until_talk_and_leaves_the_persona_alone(vm, qtbot, own_personas):
     m = vm.model
-    m.set_wait_for_user(True)
-    assert PersonaLibrary().get(m.persona.name).wait_for_user  # saved in the persona (the user's copy)
     replaced = SignalRecorder()
     m.conversation_replaced.connect(replaced.record)
-    m.new_conversation()  # the setting applies to the conversations started from now on
+    m.new_conversation()
     qtbot.waitUntil(lambda: len(replaced) == 1 and not m.live, timeout=20_000)
+    assert not m.waiting_for_user  # the shipped General assistant does not wait
+    m.set_wait_for_user(True)  # this conversation's choice...
+    qtbot.waitUntil(lambda: m.waiting_for_user, timeout=10_000)
+    assert not any(own_personas.iterdir()) and not m.persona.wait_for_user  # ...no persona edited or copied
+    assert PersonaLibrary().get(m.persona.name) == m.persona
     vm.start()
     played = len(vm.feeder.played)
     vm.feed(40)
@@ -413,9 +416,9 @@ def test_wait_for_me_holds_the_assistant_until_talk_is_pressed_and_is_remembered
     vm.feed(2)
     m.release_talk("button")
     assert not m.waiting_for_user and not session.waiting_for_user  # Talk released the assistant
-    m.set_wait_for_user(False)
-    m.new_conversation()
+    m.new_conversation()  # the next conversation is the persona's: it does not wait
     qtbot.waitUntil(lambda: len(replaced) == 2 and not m.live, timeout=20_000)
+    assert not m.waiting_for_user
     vm.start()
     played = len(vm.feeder.played)
     vm.feed(10)

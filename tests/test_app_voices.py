@@ -178,7 +178,7 @@ def test_a_voice_recorded_through_the_microphone_and_picked_by_name_equals_the_s
         voices_dialog = app.window.open_voices_dialog()
         dialog = voices_dialog.record()
         recorder = dialog.recorder
-        assert recorder._bridge is app.window.model.audio.bridge  # lent by the conversation
+        assert recorder._bridge is app.window.model.devices.audio.bridge  # lent by the conversation
         speech = audio_server.espeak_wav(str(tmp_path / "read.wav"), TEXT_TO_READ)
         dialog.record_button.click()
         player = audio_server.play_into_mic(speech)

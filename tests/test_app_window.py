@@ -22,7 +22,7 @@ from PySide6.QtWidgets import QApplication, QFileDialog, QLabel, QMessageBox
 from app.audio import output_cushion
 from app.audio.bridge import AudioBridge
 from app.audio.headless import BridgeFeeder, SignalRecorder
-from app.audio.levels import SILENCE_DB, SPEECH_DB
+from app.audio.levels import DISPLAY_FLOOR_DB, SILENCE_DB, SPEECH_DB
 from app.conversation.health import HOLD_FRAMES, gpu_here, too_slow_text
 from app.conversation.status import Status
 from app.engine_thread.messages import FrameDone
@@ -629,10 +629,13 @@ def test_the_demo_opens_idle_runs_no_frame_until_talk_and_pause_stops_the_frames
         assert len(h.frames(2)) >= 2 and w.model.live
         w.release_talk("key")
         assert "*" in w.windowTitle()  # the person spoke: that is unsaved work
+        meters = (w.meters_panel.mic_meter, w.meters_panel.heard_meter, w.meters_panel.output_meter)
+        assert meters[0].level_db > DISPLAY_FLOOR_DB  # the tone
 
         qtbot.mouseClick(w.conversation_panel.start_button, Qt.LeftButton)  # now "Pause"
         qtbot.waitUntil(lambda: not w.model.live, timeout=10_000)
         assert w.model.status is Status.PAUSED and w.conversation_panel.start_button.text() == "Continue"
+        assert all(m.level_db == m.peak_db == DISPLAY_FLOOR_DB for m in meters)  # paused: nothing is heard
         session = w.model.worker.controller.session
         audio_arrives_and_nothing_runs()
 
@@ -721,3 +724,37 @@ def test_a_fresh_window_says_loading_keeps_talk_off_until_ready_and_names_its_pe
     finally:
         loading.set()
         w.close()
+
+
+def test_end_stops_the_frames_offers_to_save_what_was_said_and_leaves_a_new_conversation_waiting(harness, qtbot,
+                                                                                               monkeypatch):
+    w, end = harness.window, harness.window.conversation_panel.end_button
+    w.press_talk("key")
+    harness.frames(2)
+    w.release_talk("key")
+    asked = []
+
+    def answer(result):
+        def question(*args, **kwargs):
+            asked.append(args[3])  # the buttons offered
+            return result
+        return question
+
+    monkeypatch.setattr(QMessageBox, "question", answer(QMessageBox.Cancel))
+    qtbot.mouseClick(end, Qt.LeftButton)
+    assert asked == [QMessageBox.Save | QMessageBox.Discard | QMessageBox.Cancel]
+    qtbot.waitUntil(lambda: w.model.live, timeout=10_000)  # Cancel: it goes on as it was
+    assert w.model.transcript.turns and "*" in w.windowTitle()
+
+    w.set_open_mic(True)  # even hands-free, the new conversation waits after End
+    monkeypatch.setattr(QMessageBox, "question", answer(QMessageBox.Discard))
+    qtbot.mouseClick(end, Qt.LeftButton)
+    qtbot.waitUntil(lambda: not w.model.transcript.turns and w.model.status is Status.READY, timeout=20_000)
+    qtbot.wait(300)
+    assert not w.model.live and "*" not in w.windowTitle()
+    assert w.conversation_panel.start_button.text() == "Start" and not end.isEnabled()
+    seen = len(harness.stats)
+    for _ in range(3):
+        harness.bridge.input_callback(tone_frames(1).reshape(-1, 1), FRAME_SIZE, None, None)
+        qtbot.wait(100)
+    assert len(harness.stats) == seen  # no frame runs until the person starts the next one

@@ -33,7 +33,7 @@ class LiveApp:
         self.window.show()
         qtbot.waitUntil(lambda: self.window.model.model_info is not None, timeout=60_000)
         self.window.model.start()  # Start: the conversation runs
-        qtbot.waitUntil(lambda: self.window.model.audio.status.state == "running" and len(self.frames) > 3,
+        qtbot.waitUntil(lambda: self.window.model.devices.audio.status.state == "running" and len(self.frames) > 3,
                         timeout=30_000)
 
     @property
@@ -55,7 +55,7 @@ def live_app(pulse_audio, qtbot, tmp_path, app_demo_model):
 def test_a_wav_streams_through_real_devices_into_the_model_and_the_reply_reaches_the_speaker(
         live_app, qtbot, tmp_path):
     w = live_app.window
-    status = w.model.audio.status
+    status = w.model.devices.audio.status
     assert status.input_rate > 0 and status.output_rate > 0
     start = len(live_app.frames)
     speaker = audio_server.SinkRecorder(str(tmp_path / "speaker.f32"))
@@ -80,7 +80,7 @@ def test_a_wav_streams_through_real_devices_into_the_model_and_the_reply_reaches
     rms_db = 20 * np.log10(np.sqrt(np.mean(np.square(recorded[-24_000:]))) + 1e-12)
     assert recorded.size > 24_000 and rms_db > -60, f"nothing reached the speaker sink ({rms_db:.1f} dBFS)"
 
-    bridge = w.model.audio.bridge
+    bridge = w.model.devices.audio.bridge
     device_ms = 1000 * (bridge.input_device_latency + bridge.output_device_latency)
     app_added = [s.timings.input_queue + s.timings.output_queue + device_ms for s in stats]
     compute = [s.step_ms for s in stats]
@@ -101,7 +101,7 @@ def test_the_app_survives_the_sound_server_dying_and_coming_back(live_app, pulse
         pytest.skip("the sound server was already running before the tests; not killing someone else's server")
     w = live_app.window
     pulse_audio.restart_server()
-    audio = w.model.audio
+    audio = w.model.devices.audio
     qtbot.waitUntil(lambda: audio.status.recoveries >= 1 and audio.status.state == "running", timeout=30_000)
     qtbot.waitUntil(lambda: "reconnected" in w.devices_panel.device_label.text(), timeout=2_000)  # the window says so
     resumed_from = len(live_app.frames)
@@ -115,16 +115,17 @@ def test_device_pickers_switch_devices_and_refresh_reinitialises(live_app, qtbot
     for combo in (w.devices_panel.input_combo, w.devices_panel.output_combo):
         combo.setCurrentIndex(combo.findText("pulse (ALSA)"))
         combo.activated.emit(combo.currentIndex())
-    qtbot.waitUntil(lambda: w.model.audio.status.state == "running" and w.model.audio.status.input_name == "pulse"
-                    and w.model.audio.status.output_name == "pulse", timeout=15_000)
+    audio = w.model.devices.audio
+    qtbot.waitUntil(lambda: audio.status.state == "running" and audio.status.input_name == "pulse"
+                    and audio.status.output_name == "pulse", timeout=15_000)
     assert w.model.settings.input_device == "pulse (ALSA)"
     stored = QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)
     assert stored.value("output_device") == "pulse (ALSA)"
-    bridge = w.model.audio.bridge
+    bridge = w.model.devices.audio.bridge
     w.refresh_devices()  # terminate + initialise PortAudio, then reopen the chosen devices
-    qtbot.waitUntil(lambda: w.model.audio.bridge is not None and w.model.audio.bridge is not bridge
-                    and w.model.audio.status.state == "running", timeout=15_000)
-    assert w.model.audio.status.input_name == "pulse"
+    qtbot.waitUntil(lambda: w.model.devices.audio.bridge is not None and w.model.devices.audio.bridge is not bridge
+                    and w.model.devices.audio.status.state == "running", timeout=15_000)
+    assert w.model.devices.audio.status.input_name == "pulse"
     count = len(live_app.frames)
     qtbot.waitUntil(lambda: len(live_app.frames) > count + 3, timeout=20_000)
 
@@ -156,7 +157,7 @@ def test_a_microphone_that_is_not_there_shows_a_banner_disables_talk_and_choose_
         combo.setCurrentIndex(0)
         combo.activated.emit(0)
         qtbot.waitUntil(lambda: not banner.isVisible(), timeout=30_000)
-        assert panel.talk_button.isEnabled() and window.model.audio.status.state == "running"
+        assert panel.talk_button.isEnabled() and window.model.devices.audio.status.state == "running"
     finally:
         window.model.unsaved_frames = 0
         window.close()

@@ -113,15 +113,15 @@ def test_a_conversation_follows_a_new_default_speaker_without_a_restart(live_app
     messages = SignalRecorder()
     w.model.message.connect(messages.record)
     qtbot.waitUntil(lambda: sink_playing_for(os.getpid()) == audio_server.SPEAKER_SINK, timeout=10_000)
-    bridge = w.model.audio.bridge
+    bridge = w.model.devices.audio.bridge
     controller = w.model.worker.controller
     session, session_frames = controller.session, controller.session.frames
     with extra_sink() as loaded_at:
         qtbot.waitUntil(lambda: EXTRA_SINK in watch.devices.sinks, timeout=int(LIST_UPDATE_S * 1000))
         print(f"listed {time.monotonic() - loaded_at:.3f} s after the sink was loaded")
         # PortAudio is initialised again (its list current) and the streams reopen: a new bridge
-        qtbot.waitUntil(lambda: w.model.audio.bridge not in (None, bridge)
-                        and w.model.audio.status.state == "running", timeout=15_000)
+        qtbot.waitUntil(lambda: w.model.devices.audio.bridge not in (None, bridge)
+                        and w.model.devices.audio.status.state == "running", timeout=15_000)
         print(f"PortAudio listed again and the streams running {time.monotonic() - loaded_at:.2f} s after")
         assert ("Audio devices changed: parley_extra, parley_extra.monitor added",) in messages.calls
         audio_server._run("pactl", "set-default-sink", EXTRA_SINK)
@@ -130,7 +130,7 @@ def test_a_conversation_follows_a_new_default_speaker_without_a_restart(live_app
         qtbot.waitUntil(lambda: ("Now using the system's default speaker: parley_extra",) in messages.calls,
                         timeout=int(LIST_UPDATE_S * 1000))
         frames = len(live_app.frames)
-        qtbot.waitUntil(lambda: w.model.audio.status.state == "running" and len(live_app.frames) > frames + 5,
+        qtbot.waitUntil(lambda: w.model.devices.audio.status.state == "running" and len(live_app.frames) > frames + 5,
                         timeout=20_000)
         # the same conversation goes on: the same engine session, further on
         assert controller.session is session and session.frames > session_frames and len(replaced) == 0
@@ -148,15 +148,15 @@ def test_a_missing_chosen_device_is_said_once_and_the_default_is_used(pulse_audi
     messages = SignalRecorder()
     w.model.message.connect(messages.record)
     try:
-        qtbot.waitUntil(lambda: w.model.audio.status.state == "running", timeout=20_000)
+        qtbot.waitUntil(lambda: w.model.devices.audio.status.state == "running", timeout=20_000)
         said = [text for (text,) in messages.calls if "Unplugged headset" in text]
         assert said == ["The speaker Unplugged headset (ALSA) is not connected; using the system default "
                         "until it is back."]
         assert w.model.settings.output_device == "Unplugged headset (ALSA)"  # still the choice, for when it is back
         w.refresh_devices()  # listed again, still missing: not said again
-        bridge = w.model.audio.bridge
-        qtbot.waitUntil(lambda: w.model.audio.bridge not in (None, bridge)
-                        and w.model.audio.status.state == "running", timeout=15_000)
+        bridge = w.model.devices.audio.bridge
+        qtbot.waitUntil(lambda: w.model.devices.audio.bridge not in (None, bridge)
+                        and w.model.devices.audio.status.state == "running", timeout=15_000)
         assert len([text for (text,) in messages.calls if "Unplugged headset" in text]) == 1
     finally:
         w.close()

@@ -49,8 +49,8 @@ class DeviceFollower(QObject):
         self.watch = watch
         self.missing: dict[str, str] = {}  # side -> the chosen label said to be missing
         watch.changed.connect(self._server_changed)
-        model.devices_changed.connect(self._listed)
-        self._listed(model.device_status)
+        model.devices.devices_changed.connect(self._listed)
+        self._listed(model.devices.status)
 
     def _chosen(self) -> dict[str, str]:
         return {"input": self.model.settings.input_device, "output": self.model.settings.output_device}
@@ -59,7 +59,7 @@ class DeviceFollower(QObject):
         if (before.sinks, before.sources) != (after.sinks, after.sources):
             added = sorted(set(after.sinks + after.sources) - set(before.sinks + before.sources))
             self.model.message.emit("Audio devices changed" + (f": {', '.join(added)} added" if added else ""))
-            self.model.refresh_devices()
+            self.model.devices.refresh()
             return
         chosen = self._chosen()
         follows = {side: name for side, name in defaults_moved(before, after).items()
@@ -91,16 +91,16 @@ class DeviceFollower(QObject):
         if not self.watch.stopped:
             self.watch.stop()
             self.watch.changed.disconnect(self._server_changed)
-            self.model.devices_changed.disconnect(self._listed)
+            self.model.devices.devices_changed.disconnect(self._listed)
 
     def _open(self, missing: dict[str, str]) -> None:
-        if self.model.audio is not None:
-            self.model.audio.start(*wanted_devices(self._chosen(), missing))
+        if self.model.devices.audio is not None:
+            self.model.devices.audio.start(*wanted_devices(self._chosen(), missing))
 
 
 def follow_devices(model) -> DeviceFollower | None:
     """Start watching the devices for ``model`` (a ConversationModel); None when it has no audio."""
-    if model.audio is None:
+    if model.devices.audio is None:
         return None
     watch = DeviceWatch(model)
     watch.start()

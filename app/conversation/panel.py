@@ -132,14 +132,21 @@ class ConversationPanel(QWidget):
         self.start_button = QPushButton()
         self.start_button.setMinimumHeight(44)
         self.start_button.clicked.connect(self._start_or_pause)
+        self.end_button = QPushButton("End")
+        self.end_button.setMinimumHeight(44)
+        self.end_button.setToolTip("End this conversation (you are asked to save what you said); a new one "
+                                   "waits for Talk or Start.")
         controls.addWidget(self.start_button)
+        controls.addWidget(self.end_button)
         controls.addWidget(self.talk_button, 1)
-        controls.addWidget(self.open_mic_box)
         layout.addLayout(controls)
+        open_mic_row = QHBoxLayout()  # under the buttons: one row of all four is too wide for 800 px
         self.headphones_note = QLabel()
         self.headphones_note.setWordWrap(True)
         model.processing_changed.connect(self._render_open_mic_note)
-        layout.addWidget(self.headphones_note)
+        open_mic_row.addWidget(self.open_mic_box)
+        open_mic_row.addWidget(self.headphones_note, 1)
+        layout.addLayout(open_mic_row)
 
         model.talk_changed.connect(self._render_talk)
         model.live_changed.connect(self._render_live)
@@ -177,7 +184,8 @@ class ConversationPanel(QWidget):
         return self.speed_warning
 
     def tab_chain(self) -> list[QWidget]:
-        return [*self.replay_bar.tab_chain(), self.view, self.talk_button, self.start_button, self.open_mic_box]
+        return [*self.replay_bar.tab_chain(), self.view, self.talk_button, self.start_button, self.end_button,
+                self.open_mic_box]
 
     # -- live ----------------------------------------------------------------------------------
     def _render_talk(self, talk) -> None:
@@ -202,6 +210,7 @@ class ConversationPanel(QWidget):
         self.start_button.setText(text)
         self.start_button.setToolTip(tip)
         self.start_button.setEnabled(model.live or available)
+        self.end_button.setEnabled(model.live or model.has_content)
         for control in (self.talk_button, self.open_mic_box):
             control.setEnabled(available)
         self.talk_button.setToolTip(why or "Hold it (or Space) while you speak.")

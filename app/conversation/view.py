@@ -29,12 +29,24 @@ ASSISTANT_WIDTH = 0.78  # of the view's width
 USER_WIDTH = 0.46
 OVERLAP_TAG = "overlaps"
 FOLLOW_SLACK_PX = 4
+ELISION_SLACK_PX = 2  # advances are rounded to pixels; elision measures finer and may want one more
 
 
 def speaker_colour(palette: QPalette, speaker: str) -> QColor:
     """The speaker's colour: their header's text, their bubble at ``BUBBLE_ALPHA``."""
     scheme = scheme_for(palette)
     return QColor(scheme.you if speaker == YOU else scheme.assistant)
+
+
+def header_text(turn: Turn) -> str:
+    who = "You" if turn.speaker == YOU else "Assistant"
+    return f"{who}  ·  {clock(turn.start)}  ·  {turn.duration:.1f} s"
+
+
+def header_font(option) -> QFont:
+    font = QFont(option.font)
+    font.setBold(True)
+    return font
 
 
 def fitted_header(header: str, tag: str, metrics: QFontMetrics, width: int) -> str:
@@ -67,8 +79,16 @@ class TurnDelegate(QStyledItemDelegate):
         self._sizes: dict[int, tuple[tuple, QSize]] = {}
 
     # -- geometry ----------------------------------------------------------------------------
-    def _bubble(self, rect: QRect, turn: Turn) -> QRect:
+    def _bubble(self, option, turn: Turn) -> QRect:
+        """A turn's bubble in its row. A user turn's is ``USER_WIDTH`` of the view, or as wide as its
+        header and the overlap tag need (it has no words to wrap), within the view."""
+        rect = option.rect
         width = int(rect.width() * (USER_WIDTH if turn.speaker == YOU else ASSISTANT_WIDTH))
+        if turn.speaker == YOU:
+            metrics = QFontMetrics(header_font(option))
+            need = (metrics.horizontalAdvance(header_text(turn)) + metrics.horizontalAdvance(OVERLAP_TAG)
+                    + 3 * PADDING + ELISION_SLACK_PX)
+            width = min(max(width, need), rect.width() - 2 * MARGIN)
         left = rect.right() - MARGIN - width if turn.speaker == YOU else rect.left() + MARGIN
         return QRect(left, rect.top() + MARGIN // 2, width, rect.height() - MARGIN)
 
@@ -105,7 +125,7 @@ class TurnDelegate(QStyledItemDelegate):
     def paint(self, painter: QPainter, option, index: QModelIndex) -> None:
         turn: Turn = index.data(TurnRole)
         palette = option.palette
-        bubble = self._bubble(option.rect, turn)
+        bubble = self._bubble(option, turn)
         colour = speaker_colour(palette, turn.speaker)
         painter.save()
         painter.setRenderHint(QPainter.Antialiasing)
@@ -119,14 +139,12 @@ class TurnDelegate(QStyledItemDelegate):
             painter.drawPath(path)
 
         inner = bubble.adjusted(PADDING, PADDING, -PADDING, -PADDING)
-        header_font = QFont(option.font)
-        header_font.setBold(True)
-        painter.setFont(header_font)
+        bold = header_font(option)
+        painter.setFont(bold)
         painter.setPen(colour)
-        who = "You" if turn.speaker == YOU else "Assistant"
-        header = f"{who}  ·  {clock(turn.start)}  ·  {turn.duration:.1f} s"
+        header = header_text(turn)
         tag = OVERLAP_TAG if index.data(OverlapRole) else ""
-        header_metrics = QFontMetrics(header_font)
+        header_metrics = QFontMetrics(bold)
         painter.drawText(inner, Qt.AlignLeft | Qt.AlignTop, fitted_header(header, tag, header_metrics, inner.width()))
         if tag:
             painter.setPen(QColor(scheme_for(palette).muted))
@@ -160,7 +178,7 @@ class TurnDelegate(QStyledItemDelegate):
     def editorEvent(self, event, model, option, index) -> bool:
         if event.type() == QEvent.MouseButtonRelease and event.button() == Qt.LeftButton:
             turn: Turn = index.data(TurnRole)
-            if turn.speaker == YOU and self._play_rect(self._bubble(option.rect, turn), option).contains(
+            if turn.speaker == YOU and self._play_rect(self._bubble(option, turn), option).contains(
                     event.position().toPoint()):
                 self.play_requested.emit(index.row())
                 return True

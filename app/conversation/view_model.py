@@ -1,16 +1,16 @@
 """The conversation view-model: everything the window shows, as state and signals, with no widgets.
 
-It owns the engine worker (in its thread) and the audio streams, the push-to-talk state, whether
+It owns the engine worker (in its thread), the push-to-talk state, whether
 the conversation runs (``live``: nothing runs until Talk, open mic or Start), the turns, the
 status, the current file and its unsaved changes (what the person said that no file holds), and
-the settings. Panels render its
-state and call its commands; they never talk to the worker or read the audio bridge themselves.
+the settings; the audio devices are its ``devices`` (``app.conversation.devices_model``). Panels
+render its state and call its commands; they never talk to the worker or read the audio bridge themselves.
 Questions to the user (file dialogs, "discard changes?") stay in the window: the view-model only
 acts on the answers.
 
 It never waits for the engine thread: it submits typed commands (``app.engine_thread.messages``) to
-``EngineWorker`` and handles the typed events that come back through one queued signal. Audio
-device health is polled by a timer (PortAudio threads must not emit Qt signals).
+``EngineWorker`` and handles the typed events that come back through one queued signal. The audio
+devices are polled by a timer (PortAudio threads must not emit Qt signals).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QSettings, QThread, QTimer, Signal
 
 from app.audio.levels import SPEECH_DB
-from app.audio.streams import AudioIO, DeviceStatus
+from app.conversation.devices_model import DevicesModel
 from app.conversation.push_to_talk import TalkState, open_mic_note
 from app.conversation.status import Status, StatusInputs, derive_status
 from app.conversation.transcript import YOU, FrameObservation, Transcript
@@ -69,10 +69,9 @@ class ConversationModel(QObject):
     talk_available_changed = Signal()  # see talk_available()
     model_changed = Signal()  # model_info, loading, graph: see model_text()
     persona_changed = Signal()  # persona, conversation_persona, prompts_in_use, voices
+    waiting_changed = Signal(bool)  # waiting_for_user: the current conversation's "wait for me"
     title_changed = Signal(str)
     frame = Signal(object)  # FrameStats of the newest frame (meters and latency)
-    health_changed = Signal(str)  # dropped frames, xruns, output gaps
-    devices_changed = Signal(object)  # DeviceStatus
     error = Signal(str, bool)  # (message, resumable)
     message = Signal(str)  # a transient note for the status bar
     settings_changed = Signal(object)  # AppSettings
@@ -119,17 +118,13 @@ class ConversationModel(QObject):
         self._spoken_frames: list[int] = []
         self.waiting_for_user = False  # the assistant is held silent until the user speaks ("wait for me")
         self.last_stats: FrameStats | None = None
-        self.device_status = DeviceStatus()
-        # Why no microphone can be heard ("" when one can): the device layer's reason. Kept while
-        # the devices are opened again (every few seconds), so that it does not flicker.
-        self.no_microphone = ""
-        self.health = ""
         # Why the conversation is not journaled for crash recovery now (a full disk); "" when it is.
         self.crash_protection_problem = ""
         self.status = Status.IDLE
         self._last_speech_time = float("-inf")
         self._last_release_time = float("-inf")
         self._requested_model: tuple[str, str, str] | None = None
+        self._ended = False  # End asked for the next conversation: it waits, even with open mic on
 
         # Listed before the worker starts a journal of its own, read off the GUI thread.
         self._pending_journals = pending_journals_in_background(journal_dir) if journal_dir else None
@@ -155,18 +150,17 @@ class ConversationModel(QObject):
             m.ConversationSaved: self._on_conversation_saved, m.FileFailed: self._on_file_failed,
             m.ClipReady: self.clip_ready.emit, m.RecoveryProgress: self.recovery_event.emit,
             m.RecoveryDone: self.recovery_event.emit, m.JournalState: self._on_journal_state,
-            m.LiveChanged: self._on_live_changed,
+            m.LiveChanged: self._on_live_changed, m.WaitingChanged: self._on_waiting_changed,
         }
         self.worker_thread.start()
 
-        self._audio_borrower = None  # has the devices instead of the worker (see lend_audio)
-        self.audio = AudioIO(self._bridge_opened) if audio else None
+        self.devices = DevicesModel(self.worker, audio, self)
+        self.devices.microphone_changed.connect(self.talk_available_changed)
         self.timer = QTimer(self)
         self.timer.setInterval(UI_TIMER_MS)
         self.timer.timeout.connect(self.tick)
         self.timer.start()
-        if self.audio is not None:
-            self.audio.start(self.settings.input_device or None, self.settings.output_device or None)
+        self.devices.open(self.settings.input_device, self.settings.output_device)
 
     def _on_event(self, event) -> None:
         self._handlers[type(event)](event)
@@ -207,8 +201,8 @@ class ConversationModel(QObject):
             return False, "Loading the model; Talk works once it is ready."
         if self.model_info is None:
             return False, "No model is loaded (Model → Model manager...)."
-        if self.no_microphone:
-            return False, f"No microphone: {self.no_microphone}"
+        if self.devices.no_microphone:
+            return False, f"No microphone: {self.devices.no_microphone}"
         return True, ""
 
     def title(self) -> str:
@@ -268,8 +262,9 @@ class ConversationModel(QObject):
 
     # -- commands ----------------------------------------------------------------------------
     def start(self) -> None:
-        """Run the conversation's frames (Talk, open mic or Start); a no-op while it runs or cannot."""
-        if not self.live and self.talk_available()[0]:
+        """Run the conversation's frames (Talk, open mic or Start); a no-op where it cannot. Asked of
+        the worker even while ``live`` says it runs: a Pause sent just before may not have come back."""
+        if self.talk_available()[0]:
             self.worker.submit(m.SetLive(True))
 
     def pause(self) -> None:
@@ -293,6 +288,12 @@ class ConversationModel(QObject):
     def new_conversation(self) -> None:
         """A new conversation with the current persona."""
         self.worker.submit(m.NewConversation(self.persona))
+
+    def end_conversation(self) -> None:
+        """End: the conversation's frames stop and a new, empty one waits for Talk or Start (open mic
+        does not start it, as it starts a New one). Saving first is the window's question."""
+        self._ended = True
+        self.new_conversation()
 
     def start_with_persona(self, persona: Persona, keep_in: str | None = None) -> None:
         """Remember the choice, then start a new conversation with it (in the worker). ``keep_in``:
@@ -340,16 +341,9 @@ class ConversationModel(QObject):
         self.worker.submit(m.Resume())
 
     def set_wait_for_user(self, on: bool) -> None:
-        """"Wait for me" of the current persona, for the conversations started with it from now on
-        (saved in the persona: a shipped one's edit is the user's copy)."""
-        persona = replace(self.persona, wait_for_user=on)
-        try:
-            self.personas.save(persona, replacing=persona.name)
-        except (ValueError, OSError) as e:
-            self._on_error(f"Could not save the persona {persona.name}: {e}")
-            return
-        self.persona = persona
-        self.persona_changed.emit()
+        """"Wait for me" for the current conversation only: the assistant stays silent until the
+        person speaks. No persona changes (a persona's own setting is edited in the persona dialog)."""
+        self.worker.submit(m.SetWaitForUser(on))
 
     def set_processing(self, processing) -> None:
         """An app.audio.echo.ProcessingSettings chosen in the Audio menu: applied at once and persisted."""
@@ -366,30 +360,7 @@ class ConversationModel(QObject):
     def choose_devices(self, input_label: str, output_label: str) -> None:
         """Device labels as the pickers show them; "" = the system default."""
         self.update_settings(input_device=input_label, output_device=output_label)
-        if self.audio is not None:
-            self.audio.start(input_label or None, output_label or None)
-
-    def lend_audio(self, borrower) -> None:
-        """Give the audio devices to ``borrower`` (an object with ``set_bridge(bridge | None)``,
-        e.g. the voice recorder) until ``take_back_audio``: the worker lets go of them, so the
-        conversation pauses, and only one side reads the input ring."""
-        self._audio_borrower = borrower
-        self.worker.set_bridge(None)
-        borrower.set_bridge(self.audio.bridge if self.audio is not None else None)
-
-    def take_back_audio(self) -> None:
-        borrower, self._audio_borrower = self._audio_borrower, None
-        if borrower is not None:
-            borrower.set_bridge(None)
-        self.worker.set_bridge(self.audio.bridge if self.audio is not None else None)
-
-    def _bridge_opened(self, bridge) -> None:
-        """A device (re)opened or closed, in the audio control thread: it goes to whoever has the audio."""
-        (self._audio_borrower or self.worker).set_bridge(bridge)
-
-    def refresh_devices(self) -> None:
-        if self.audio is not None:
-            self.audio.refresh_devices()
+        self.devices.open(input_label, output_label)
 
     def update_settings(self, **changes) -> None:
         self.settings = replace(self.settings, **changes)
@@ -461,6 +432,7 @@ class ConversationModel(QObject):
             entry = self.personas.find(event.persona.name)
             self.persona = entry.persona if entry is not None and entry.persona is not None else event.persona
         self.persona_changed.emit()
+        self._set_waiting(event.waiting_for_user)
         self.turns.reset(event.transcript, event.recording)
         self.conversation_path = event.path or None
         self.has_conversation = True
@@ -474,17 +446,19 @@ class ConversationModel(QObject):
         self.conversation_replaced.emit()
         self.title_changed.emit(self.title())
         self._update_status()
-        if self.talk.open_mic and not event.path and not spoke:
+        ended, self._ended = self._ended, False
+        if self.talk.open_mic and not event.path and not spoke and not ended:
             self.start()  # hands-free: a new conversation listens at once, no button needed
 
     def _on_conversation_failed(self, event: m.ConversationFailed) -> None:
+        self._ended = False
         self._on_error(event.message)
 
     def _on_frame(self, event: m.FrameDone) -> None:
         stats: FrameStats = event.stats
         self.last_stats = stats
         if event.waiting_for_user != self.waiting_for_user:
-            self.waiting_for_user = event.waiting_for_user
+            self._set_waiting(event.waiting_for_user)
             if event.waiting_for_user:
                 self.message.emit("The assistant waits for you to speak first.")
         if stats.graph != self.graph:
@@ -537,6 +511,17 @@ class ConversationModel(QObject):
     def _on_file_done(self, event: m.FileDone) -> None:
         self.message.emit(f"{event.what.capitalize()}: {event.path}")
 
+    def _on_waiting_changed(self, event: m.WaitingChanged) -> None:
+        self._set_waiting(event.waiting)
+        self.message.emit("The assistant waits for you to speak first." if event.waiting
+                          else "The assistant may speak first.")
+        self._update_status()
+
+    def _set_waiting(self, waiting: bool) -> None:
+        if waiting != self.waiting_for_user:
+            self.waiting_for_user = waiting
+            self.waiting_changed.emit(waiting)
+
     def _on_live_changed(self, event: m.LiveChanged) -> None:
         self.live = event.live
         if not event.live:
@@ -562,35 +547,12 @@ class ConversationModel(QObject):
         log.error("%s", message)
         self.error.emit(message, False)
 
-    # -- timer: audio health, status ---------------------------------------------------------
+    # -- timer: the devices, status ---------------------------------------------------------
     def tick(self) -> None:
-        if self.audio is not None:
-            self._poll_audio()
-        self._update_status()
-
-    def _poll_audio(self) -> None:
-        status = self.audio.poll()
-        if status != self.device_status:
-            self.device_status = status
-            self.devices_changed.emit(status)
-            problem = self.no_microphone
-            if status.state == "running":
-                problem = ""
-            elif status.state in ("lost", "error"):
-                problem = status.message or f"the audio devices are {status.state}"
-            if problem != self.no_microphone:
-                self.no_microphone = problem
-                self.talk_available_changed.emit()
-        bridge = self.audio.bridge
         dropped = self.last_stats.dropped_frames if self.last_stats else 0
-        xruns = (bridge.input_overflows + bridge.output_underflows) if bridge else 0
-        starved = bridge.output_starved_samples / bridge.output_rate if bridge else 0.0
-        health = f"{dropped} frames dropped · {xruns} xruns · {starved:.1f} s output gaps"
-        if health != self.health:
-            self.health = health
-            self.health_changed.emit(health)
-        if status.state != "running":
+        if self.devices.audio is not None and not self.devices.poll(dropped):
             self.streaming = False
+        self._update_status()
 
     def _update_status(self) -> None:
         status = derive_status(StatusInputs(
@@ -619,8 +581,7 @@ class ConversationModel(QObject):
         if not self.timer.isActive():
             return not self.worker_thread.isRunning()
         self.timer.stop()
-        if self.audio is not None:
-            self.audio.stop(timeout=2.0)
+        self.devices.stop(timeout=2.0)
         self.worker.stop()
         self.worker_thread.quit()
         return self.worker_thread.wait(5000)

@@ -85,6 +85,7 @@ class ConversationController:
             m.OpenConversation: self._open, m.SaveConversation: self._save, m.ExportAudio: self._export_audio,
             m.RecoverJournal: self._recover, m.RequestClip: self._clip, m.Resume: self._resume,
             m.SetSaveKind: self._set_save_kind, m.SetLive: self._set_live, _Saved: self._saved,
+            m.SetWaitForUser: self._set_wait_for_user,
         }
 
     @property
@@ -99,6 +100,11 @@ class ConversationController:
         if live != self.live:
             self.live = live
             self.emit(m.LiveChanged(live))
+
+    def _set_wait_for_user(self, c: m.SetWaitForUser) -> None:
+        if self.session is not None:
+            self.session.wait_for_user(c.waiting)
+            self.emit(m.WaitingChanged(self.session.waiting_for_user))
 
     def execute(self, command) -> None:
         """Run one command; a failure is reported, never raised (the engine thread must go on)."""
@@ -209,7 +215,8 @@ class ConversationController:
         prompts = getattr(session, "prompts", None) or {}
         recording = session.audio() if session.record_audio else ()
         self.emit(m.ConversationOpened(session.progress().transcript, path, recording, str(prompts.get("voice") or ""),
-                                       str(prompts.get("text") or ""), getattr(session, "persona", None)))
+                                       str(prompts.get("text") or ""), getattr(session, "persona", None),
+                                       session.waiting_for_user))
 
     def _open(self, c: m.OpenConversation) -> None:
         if self.model is None:
@@ -223,7 +230,8 @@ class ConversationController:
                 session.restore(c.path)
                 session.observe(None)  # the recorded frames were the previous conversation's
         except (OSError, ValueError) as e:  # the current conversation stays as it is
-            self.emit(m.FileFailed("open", f"Could not open {Path(c.path).name}: {e}"))
+            name, why = Path(c.path).name, str(e)  # a reason that starts with the file's name says it once
+            self.emit(m.FileFailed("open", why if why.startswith(name) else f"Could not open {name}: {why}"))
             return
         self._use_session(session)
         self._opened(session, c.path)

@@ -92,6 +92,14 @@ class SetMicOpen:
 
 
 @dataclass(frozen=True)
+class SetWaitForUser:
+    """"Wait for me" for the current conversation: True holds the assistant silent until the person
+    speaks (or presses Talk); False lets it speak. Personas are not changed."""
+
+    waiting: bool
+
+
+@dataclass(frozen=True)
 class SetProcessing:
     """Microphone processing wanted (an ``app.audio.echo.ProcessingSettings``)."""
 
@@ -156,6 +164,7 @@ class ConversationOpened:
     voice: str  # the prompts in use; "" = none / the default
     role: str
     persona: object = None  # the engine.Persona it was started with (None: none, or a file from before personas)
+    waiting_for_user: bool = False  # the assistant is held silent until the person speaks ("wait for me")
 
 
 @dataclass(frozen=True)
@@ -163,6 +172,13 @@ class LiveChanged:
     """Whether the conversation's frames run now (``SetLive``; a new conversation starts stopped)."""
 
     live: bool
+
+
+@dataclass(frozen=True)
+class WaitingChanged:
+    """Whether the current conversation now waits for the person (after ``SetWaitForUser``)."""
+
+    waiting: bool
 
 
 @dataclass(frozen=True)

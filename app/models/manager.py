@@ -3,11 +3,13 @@ and move a preset to a newer commit of its hub repository when (only when) the p
 
 from __future__ import annotations
 
+import functools
+import math
 import shutil
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, QUrl, Signal
-from PySide6.QtGui import QDesktopServices
+from PySide6.QtGui import QDesktopServices, QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -53,17 +55,36 @@ def one_line(preset: engine.Preset) -> str:
     return preset.description.split(";", 1)[0]
 
 
-def fit_badge(preset: engine.Preset, cuda_problem: str | None, cuda_build: bool, fits_gpu: bool | None) -> str:
+def family_config(family: str):
+    """The 7B language model configuration of a real model's family (what its memory need is computed from)."""
+    from engine.lm.model import LMConfig
+
+    return LMConfig.personaplex_7b() if family == "personaplex" else LMConfig.moshi_7b()
+
+
+@functools.cache
+def gpu_need_gb(family: str) -> int:
+    """GB of GPU memory a real model of ``family`` needs in int8, the lightest precision ``auto``
+    chooses (``engine.runtime.gpu_memory.needed_gb``, rounded up); computed once per run."""
+    from engine.runtime.gpu_memory import needed_gb
+
+    return math.ceil(needed_gb(family_config(family), "int8"))
+
+
+def fit_badge(preset: engine.Preset, cuda_problem: str | None, cuda_build: bool, fits_gpu: bool | None,
+              need_gb: int) -> str:
     """Whether ``preset`` runs on this machine, in a few words: ``cuda_problem`` is why no GPU can
     be used here (None: one can), ``cuda_build`` whether this torch has CUDA at all, ``fits_gpu``
-    whether ``auto`` finds a precision that fits the GPU's memory (None without a GPU)."""
+    whether ``auto`` finds a precision that fits the GPU's memory (None without a GPU), ``need_gb``
+    the GPU memory it needs at the least (``gpu_need_gb``)."""
     if preset.repo is None:
         return "runs here"
+    gpu = f"an NVIDIA GPU with {need_gb} GB"
     if not cuda_build:
-        return f"needs an NVIDIA GPU and {CUDA_VARIANT}"
+        return f"needs {gpu} and {CUDA_VARIANT}"
     if cuda_problem is not None:
-        return "needs an NVIDIA GPU"
-    return "fits this GPU" if fits_gpu else "too big for this GPU"
+        return f"needs {gpu}"
+    return "fits this GPU" if fits_gpu else f"too big for this GPU: needs {need_gb} GB"
 
 
 def cuda_build() -> bool:
@@ -84,12 +105,10 @@ def free_disk_gb(folder) -> float:
 def auto_precision(preset: engine.Preset, gpu) -> str:
     """Which precision ``auto`` loads ``preset`` in on ``gpu`` (an ``engine.runtime.gpu_memory.Gpu``),
     and why; or why it does not fit."""
-    from engine.lm.model import LMConfig
     from engine.runtime.gpu_memory import choose_precision
 
-    config = LMConfig.personaplex_7b() if preset.family == "personaplex" else LMConfig.moshi_7b()
     try:
-        return f"Precision auto here: {choose_precision(preset.name, config, gpu).reason}"
+        return f"Precision auto here: {choose_precision(preset.name, family_config(preset.family), gpu).reason}"
     except engine.ModelError as e:
         return str(e)
 
@@ -137,7 +156,8 @@ class ModelManagerDialog(QDialog):
         self.table.setWordWrap(True)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeToContents)
-        header.setSectionResizeMode(COLUMNS.index("About"), QHeaderView.Stretch)
+        for column in ("About", "Here"):  # the two texts share the room and wrap, neither squeezing the other
+            header.setSectionResizeMode(COLUMNS.index(column), QHeaderView.Stretch)
         for column in ("On this machine", "Licence"):  # long paths and licence notes: elided, whole on hover
             header.setSectionResizeMode(COLUMNS.index(column), QHeaderView.Interactive)
             header.resizeSection(COLUMNS.index(column), ELIDED_COLUMN_PX)
@@ -231,15 +251,21 @@ class ModelManagerDialog(QDialog):
             for column, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setToolTip(text)
+                if name == self.in_use:  # the model the window runs now stands out
+                    font = QFont(item.font())
+                    font.setBold(True)
+                    item.setFont(font)
                 self.table.setItem(row, column, item)
         self._selection_changed()
 
     def badge(self, preset: engine.Preset) -> str:
         """``fit_badge`` for this machine (what ``auto`` chooses is asked only where there is a GPU)."""
+        if preset.repo is None:
+            return fit_badge(preset, self.cuda_problem, cuda_build(), None, 0)
         fits = None
-        if self.cuda is not None and preset.repo is not None:
+        if self.cuda is not None:
             fits = not auto_precision(preset, self.cuda).startswith(f"{preset.name} does not fit")
-        return fit_badge(preset, self.cuda_problem, cuda_build(), fits)
+        return fit_badge(preset, self.cuda_problem, cuda_build(), fits, gpu_need_gb(preset.family))
 
     def selected_name(self) -> str:
         rows = self.table.selectionModel().selectedRows()
@@ -291,7 +317,7 @@ class ModelManagerDialog(QDialog):
         room = free >= preset.approx_gb
         text = (f"{name} is about {preset.approx_gb:.1f} GB. The disk that holds {cache} has {free:.1f} GB free."
                 + ("" if room else " That is not enough: free some space first.")
-                + ("" if runs else f"\n\nIt {here}: on this computer it would not run in real time."))
+                + ("" if runs else f"\n\nOn this computer it would not run in real time (it {here})."))
         box = QMessageBox(QMessageBox.Question if room else QMessageBox.Warning, f"Download {name}?", text,
                           parent=self)
         if room:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QFont
+from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.voices.view_model import CONSENT, VoicesModel
-from app.widgets.colours import problem_style
+from app.widgets.colours import problem_style, scheme_for
 from app.widgets.meters import LevelMeter
 from engine import VOICE_MAX_SECONDS, VOICE_MIN_SECONDS
 
@@ -228,7 +228,9 @@ class VoiceLibraryDialog(QDialog):
 
     def _section(self, text: str, hint: bool = False) -> None:
         item = QListWidgetItem(text)
-        item.setFlags(Qt.NoItemFlags if hint else Qt.ItemIsEnabled)  # never selectable; a hint greyed
+        item.setFlags(Qt.ItemIsEnabled)  # never selectable
+        if hint:  # the muted colour, which reads in both palettes (a disabled item's grey did not)
+            item.setForeground(QColor(scheme_for(self.palette()).muted))
         font = item.font()
         font.setBold(not hint)
         font.setItalic(hint)

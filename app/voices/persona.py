@@ -3,7 +3,8 @@
 It renders ``PersonasModel`` (app/voices/personas_model.py), which holds the list, the selection and the
 draft being edited, and sends the user's edits and commands back to it. What the loaded model does
 not support is not shown: a Moshi model has no voice or role prompt, so those rows are hidden and a
-note says what applies instead.
+note says what applies instead. How varied the assistant is reads as a named style (Steady ...
+Lively) on every model; the sampling numbers behind it are shown on request.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.voices.personas_model import PersonasModel, voice_label
+from app.voices.personas_model import CUSTOM_STYLE, STYLES, PersonasModel, style_of, voice_label
 from app.widgets.colours import problem_style
 from engine import DEFAULT_ROLE, SamplingConfig
 
@@ -108,6 +109,17 @@ class PersonaDialog(QDialog):
         self.temp_text = self._temperature("temp_text", f"How varied the words are (default {defaults.temp_text})")
         self.top_k = self._top_k("top_k", f"Audio tokens to choose from (default {defaults.top_k})")
         self.top_k_text = self._top_k("top_k_text", f"Words to choose from (default {defaults.top_k_text})")
+        style_row = QHBoxLayout()
+        self.style_combo = QComboBox()
+        self.style_combo.setAccessibleName("style")
+        self.style_combo.setToolTip("How varied the assistant's speech and words are.")
+        self.style_combo.activated.connect(self._style_chosen)
+        self.numbers_button = QPushButton("Numbers...")
+        self.numbers_button.setCheckable(True)
+        self.numbers_button.setToolTip("Show the sampling settings the style stands for (temperature and top-k).")
+        self.numbers_button.toggled.connect(self.personas.show_numbers)
+        style_row.addWidget(self.style_combo, 1)
+        style_row.addWidget(self.numbers_button)
         sampling = QHBoxLayout()
         for label, box in (("speech", self.temp), ("words", self.temp_text)):
             sampling.addWidget(QLabel(label))
@@ -124,6 +136,9 @@ class PersonaDialog(QDialog):
         self.form.addRow("&Name", self.name_edit)
         self.form.addRow("&Voice", self.voice_combo)
         self.form.addRow("&Role", self.role_edit)
+        style_label = QLabel("&Style")
+        style_label.setBuddy(self.style_combo)  # a row of two widgets: Alt+S goes to the choice
+        self.form.addRow(style_label, style_row)
         self.form.addRow("Temperature", sampling)
         self.form.addRow("Top-k", top_k)
         self.form.addRow("", self.wait_box)
@@ -166,8 +181,8 @@ class PersonaDialog(QDialog):
 
         current, draft = p.current, p.draft
         usable = current is not None and current.persona is not None
-        for widget in (self.name_edit, self.voice_combo, self.role_edit, self.temp, self.temp_text, self.top_k,
-                       self.top_k_text, self.wait_box):
+        for widget in (self.name_edit, self.voice_combo, self.role_edit, self.style_combo, self.numbers_button,
+                       self.temp, self.temp_text, self.top_k, self.top_k_text, self.wait_box):
             widget.blockSignals(True)
             widget.setEnabled(usable)
         if self.name_edit.text() != draft.name:
@@ -181,16 +196,25 @@ class PersonaDialog(QDialog):
         self.voice_combo.setCurrentIndex(max(0, self.voice_combo.findData(draft.voice)))
         if self.role_edit.toPlainText() != draft.role:
             self.role_edit.setPlainText(draft.role)
+        self.style_combo.clear()
+        style = style_of(draft.sampling)
+        for choice in ((CUSTOM_STYLE,) if style is CUSTOM_STYLE else ()) + STYLES:
+            self.style_combo.addItem(choice.name, choice.name)
+            self.style_combo.setItemData(self.style_combo.count() - 1, choice.says, Qt.ToolTipRole)
+        self.style_combo.setCurrentIndex(self.style_combo.findData(style.name))
+        self.numbers_button.setChecked(p.numbers_shown)
         self.temp.setValue(draft.sampling.temp)
         self.temp_text.setValue(draft.sampling.temp_text)
         self.top_k.setValue(draft.sampling.top_k)
         self.top_k_text.setValue(draft.sampling.top_k_text)
         self.wait_box.setChecked(draft.wait_for_user)
-        for widget in (self.name_edit, self.voice_combo, self.role_edit, self.temp, self.temp_text, self.top_k,
-                       self.top_k_text, self.wait_box):
+        for widget in (self.name_edit, self.voice_combo, self.role_edit, self.style_combo, self.numbers_button,
+                       self.temp, self.temp_text, self.top_k, self.top_k_text, self.wait_box):
             widget.blockSignals(False)
         for row in (1, 2):  # voice, role: only where the model takes them
             self.form.setRowVisible(row, p.prompts_apply)
+        for row in (4, 5):  # temperature, top-k: behind the style, on request
+            self.form.setRowVisible(row, p.numbers_shown)
 
         kind = current.kind if current is not None else "user"
         self.delete_button.setText("&Reset" if kind != "user" else "&Delete")
@@ -208,6 +232,11 @@ class PersonaDialog(QDialog):
     def _picked(self, item, _previous=None) -> None:
         if item is not None:
             self.personas.select(item.data(Qt.UserRole))
+
+    def _style_chosen(self, index: int) -> None:
+        name = self.style_combo.itemData(index)
+        if name != CUSTOM_STYLE.name:
+            self.personas.set_style(name)
 
     def _role_edited(self) -> None:
         self.personas.edit(role=self.role_edit.toPlainText())

@@ -10,16 +10,43 @@ person picked a persona to start a conversation with; the window does the rest.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from PySide6.QtCore import QObject, Signal
 
 from engine import DEFAULT_PERSONA, NO_VOICE, Persona, PersonaEntry, PersonaLibrary, SamplingConfig
 
 MOSHI_NOTE = ("This model has no voice or role prompt: it speaks in the voice it was trained with. "
-              "The sampling settings and \"wait for me\" apply; the voice and role are kept for PersonaPlex.")
+              "The style and \"wait for me\" apply; the voice and role are kept for PersonaPlex.")
 PERSONAPLEX_NOTE = "PersonaPlex speaks with the persona's voice and plays its role."
-NO_MODEL_NOTE = "The voice and role apply to PersonaPlex models; sampling and \"wait for me\" to every model."
+NO_MODEL_NOTE = "The voice and role apply to PersonaPlex models; the style and \"wait for me\" to every model."
+
+
+@dataclass(frozen=True)
+class Style:
+    """A named sampling setting: how a person chooses how varied the assistant is, without numbers."""
+
+    name: str
+    says: str  # what it sounds like, in a tooltip
+    sampling: SamplingConfig
+
+
+# Every shipped persona's sampling is one of these (tests/test_app_persona.py checks it).
+STYLES = (
+    Style("Steady", "Keeps to the likeliest words and sounds: predictable, sometimes flat.",
+          SamplingConfig(temp=0.6, temp_text=0.5)),
+    Style("Calm", "A little less varied than Balanced: unhurried and clear.", SamplingConfig(temp=0.7, temp_text=0.6)),
+    Style("Balanced", "The model's own defaults.", SamplingConfig()),
+    Style("Relaxed", "The words vary more than Balanced; the voice the same.", SamplingConfig(temp=0.8, temp_text=0.8)),
+    Style("Lively", "Varied speech and words: surprising, now and then off the point.",
+          SamplingConfig(temp=1.0, temp_text=0.9)),
+)
+CUSTOM_STYLE = Style("Custom", "Set with the numbers (Numbers...).", SamplingConfig())
+
+
+def style_of(sampling: SamplingConfig) -> Style:
+    """The named style with exactly these settings, or ``CUSTOM_STYLE``."""
+    return next((style for style in STYLES if style.sampling == sampling), CUSTOM_STYLE)
 
 
 def voice_label(voice: str) -> str:
@@ -46,6 +73,7 @@ class PersonasModel(QObject):
         self.draft: Persona = DEFAULT_PERSONA
         self.error = ""
         self.message = ""
+        self.numbers_shown = False  # the sampling numbers behind the style (shown on request)
         self._reload()
         self.select(selected if self.entry(selected) is not None else DEFAULT_PERSONA.name)
 
@@ -102,6 +130,15 @@ class PersonasModel(QObject):
             self.error = str(e)
         else:
             self.draft, self.error = draft, ""
+        self.changed.emit()
+
+    def set_style(self, name: str) -> None:
+        """Use the named style's sampling settings (``STYLES``)."""
+        style = next(style for style in STYLES if style.name == name)
+        self.edit(**{field: getattr(style.sampling, field) for field in SamplingConfig.__dataclass_fields__})
+
+    def show_numbers(self, shown: bool) -> None:
+        self.numbers_shown = shown
         self.changed.emit()
 
     def new_persona(self) -> None:

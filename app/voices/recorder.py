@@ -1,7 +1,7 @@
 """Recording a voice through the app's own audio path, and playing one back: a widget-free QObject.
 
 While the voice dialogs are open the conversation lends its audio devices to the recorder
-(``ConversationModel.lend_audio``): the engine worker lets go of the ``AudioBridge`` (the
+(``DevicesModel.lend``): the engine worker lets go of the ``AudioBridge`` (the
 conversation pauses) and the recorder reads the same input ring, through the same resampling to
 24 kHz mono (``FrameAssembler``), that the worker reads for the model; playback goes into the same
 output ring. The dialogs render the recorder's state (``state``, ``seconds``, ``level_db``,
@@ -50,7 +50,7 @@ class VoiceRecorder(QObject):
         self._timer.setInterval(POLL_MS)
         self._timer.timeout.connect(self.poll)
 
-    # -- the devices (ConversationModel.lend_audio; may come from the audio control thread) ----
+    # -- the devices (DevicesModel.lend; may come from the audio control thread) ----
     def set_bridge(self, bridge: AudioBridge | None) -> None:
         self._bridge = bridge
 

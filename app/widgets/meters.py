@@ -36,6 +36,11 @@ class LevelMeter(QWidget):
         self.setAccessibleDescription(f"{self.level_db:.0f} dBFS")
         self.update()
 
+    def clear(self) -> None:
+        """Nothing is measured now (no frames run): silent, with no peak."""
+        self.peak_db = DISPLAY_FLOOR_DB
+        self.set_level(DISPLAY_FLOOR_DB)
+
     def paintEvent(self, event) -> None:
         p = QPainter(self)
         p.setRenderHint(QPainter.Antialiasing, False)

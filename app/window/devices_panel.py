@@ -34,7 +34,7 @@ class DevicesPanel(QWidget):
             combo.activated.connect(self._chosen)
         self.refresh_button = QPushButton("Refresh devices")
         self.refresh_button.setToolTip("Look again for microphones and speakers (F5)")
-        self.refresh_button.clicked.connect(model.refresh_devices)
+        self.refresh_button.clicked.connect(model.devices.refresh)
         grid.addWidget(QLabel("Microphone"), 0, 0)
         grid.addWidget(self.input_combo, 0, 1)
         grid.addWidget(QLabel("Speaker"), 1, 0)
@@ -45,7 +45,7 @@ class DevicesPanel(QWidget):
         self.device_label = QLabel("Audio: not started")
         self.device_label.setWordWrap(True)
         layout.addWidget(self.device_label)
-        model.devices_changed.connect(self.render)
+        model.devices.devices_changed.connect(self.render)
 
     def tab_chain(self) -> list[QWidget]:
         return [self.input_combo, self.output_combo, self.refresh_button]

@@ -48,6 +48,7 @@ from app.library.panel import LibraryPanel
 from app.voices.persona import PersonaDialog
 from app.voices.personas_model import PersonasModel
 from app.widgets.colours import checkbox_style, scheme_for, status_colour
+from app.widgets.elided_label import ElidedLabel
 from app.widgets.scroll_column import ScrollColumn
 from app.widgets.steady_minimum import SteadyMinimum
 from app.window import recovery
@@ -144,6 +145,7 @@ class MainWindow(QMainWindow):
         self.library_panel.replay_requested.connect(self.replay_entry)
         self.health = HealthModel(self.model, self)
         self.conversation_panel = ConversationPanel(self.model, self.replay, self.health)
+        self.conversation_panel.end_button.clicked.connect(self.end_conversation)
         side = QWidget()
         side_layout = QVBoxLayout(side)
         side_layout.setContentsMargins(0, 0, 0, 0)
@@ -196,9 +198,9 @@ class MainWindow(QMainWindow):
             QWidget.setTabOrder(before, after)
 
     def _build_crash_protection_note(self) -> None:
-        """A lasting note in the status bar while the conversation is not journaled (a full disk)."""
-        self.crash_protection_label = QLabel()
-        self.crash_protection_label.setWordWrap(True)
+        """A lasting note in the status bar while the conversation is not journaled (a full disk): one
+        line, whole in its tooltip, so that it never changes the window's minimum size."""
+        self.crash_protection_label = ElidedLabel()
         self.crash_protection_label.setStyleSheet(f"color: {scheme_for(self.palette()).error}; font-weight: bold;")
         self.statusBar().addPermanentWidget(self.crash_protection_label, 1)
         self.model.crash_protection_changed.connect(self._render_crash_protection)
@@ -208,7 +210,6 @@ class MainWindow(QMainWindow):
         self.crash_protection_label.setText(
             f"Crash protection stopped: {problem}. Parley keeps trying and resumes it once the disk "
             "has room; save the conversation to keep it." if problem else "")
-        self.crash_protection_label.setToolTip(problem)
         self.crash_protection_label.setVisible(bool(problem))
 
     def _connect_model(self) -> None:
@@ -216,6 +217,7 @@ class MainWindow(QMainWindow):
         m.status_changed.connect(self._render_status)
         m.model_changed.connect(self._render_model)
         m.persona_changed.connect(self._render_persona)
+        m.waiting_changed.connect(self.menus.wait_action.setChecked)
         m.title_changed.connect(self.setWindowTitle)
         m.title_changed.connect(lambda _title: self.library.set_current(self.model.conversation_path))
         m.error.connect(self.show_error)
@@ -246,7 +248,6 @@ class MainWindow(QMainWindow):
         text, tip = self.model.persona_text()
         self.persona_label.setText(text)
         self.persona_label.setToolTip(tip)
-        self.menus.wait_action.setChecked(self.model.persona.wait_for_user)
 
     def _render_processing(self) -> None:
         if self.model.processing_problem:
@@ -306,7 +307,7 @@ class MainWindow(QMainWindow):
         self.conversation_panel.open_mic_box.setChecked(on)
 
     def refresh_devices(self) -> None:
-        self.model.refresh_devices()
+        self.model.devices.refresh()
 
     def choose_microphone(self) -> None:
         """The microphone picker, shown and opened (the no-microphone banner's Choose)."""
@@ -350,8 +351,8 @@ class MainWindow(QMainWindow):
         dialog = VoiceLibraryDialog(VoicesModel(VoiceLibrary(), self.model.voices, recorder), self)
         recorder.setParent(dialog)
         dialog.setAttribute(Qt.WA_DeleteOnClose)
-        self.model.lend_audio(recorder)
-        dialog.finished.connect(self.model.take_back_audio)
+        self.model.devices.lend(recorder)
+        dialog.finished.connect(self.model.devices.take_back)
         dialog.open()
         return dialog
 
@@ -370,6 +371,16 @@ class MainWindow(QMainWindow):
     def new_conversation(self) -> None:
         if self._confirm_discard():
             self.model.new_conversation()
+
+    def end_conversation(self) -> None:
+        """End: the frames stop at once; what the person said is offered to be saved; a new, empty
+        conversation waits for Talk or Start. Cancel lets the conversation go on as it was."""
+        was_live = self.model.live
+        self.model.pause()
+        if self._confirm_discard():
+            self.model.end_conversation()
+        elif was_live:
+            self.model.start()
 
     def open_conversation_dialog(self) -> None:
         if not self._confirm_discard():

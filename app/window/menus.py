@@ -42,14 +42,15 @@ class Menus:
         self.persona_action = self.add(model_menu, "&Personas...", QKeySequence("Ctrl+P"), window.open_persona_dialog)
         self.persona_action.setToolTip("Choose who the assistant is (a new conversation), or edit the personas.")
         self.voices_action = self.add(model_menu, "&Voices (record, import)...", None, window.open_voices_dialog)
-        self.wait_action = self.add(model_menu, "&Wait for me to speak first", None, window.model.set_wait_for_user)
+        self.wait_action = self.add(model_menu, "&Wait for me to speak (this conversation)", None,
+                                    window.model.set_wait_for_user)
         self.wait_action.setCheckable(True)
-        self.wait_action.setChecked(window.model.persona.wait_for_user)
-        self.wait_action.setToolTip("Saved in the current persona: its new conversations start with the assistant "
-                                    "silent until you press Talk or speak.")
+        self.wait_action.setChecked(window.model.waiting_for_user)
+        self.wait_action.setToolTip("The assistant stays silent until you press Talk or speak, in this conversation. "
+                                    "A persona that always waits: Personas..., \"Wait for me to speak first\".")
 
         self.audio_menu = bar.addMenu("&Audio")
-        self.add(self.audio_menu, "&Refresh devices", QKeySequence("F5"), window.model.refresh_devices)
+        self.add(self.audio_menu, "&Refresh devices", QKeySequence("F5"), window.model.devices.refresh)
         self.processing_actions = add_processing_actions(self.audio_menu, window.model.processing,
                                                          window.model.set_processing)
 

@@ -75,10 +75,11 @@ class MetersPanel(QWidget):
         self._readouts = Throttle(self, self._render_readouts)
 
         model.frame.connect(self.render_frame)
-        model.health_changed.connect(self.drops_label.setText)
+        model.devices.health_changed.connect(self.drops_label.setText)
         model.conversation_replaced.connect(self.history.clear)
         health.changed.connect(self._render_health)
         health.changed.connect(self._clear_if_reset)
+        model.live_changed.connect(self._clear_levels_unless_live)
         self._render_health()
 
     def _build_advanced(self) -> QWidget:
@@ -141,6 +142,16 @@ class MetersPanel(QWidget):
             self._newest = None
             for label in (*self.stage_labels.values(), self.e2e_label, self.rtf_label, self.cache_label):
                 label.setText("-")
+            self._clear_levels()
+
+    def _clear_levels_unless_live(self, live: bool) -> None:
+        if not live:
+            self._clear_levels()
+
+    def _clear_levels(self) -> None:
+        """Paused, ended or a new model: the levels say silent, not the last frame's sound forever."""
+        for meter in (self.mic_meter, self.heard_meter, self.output_meter):
+            meter.clear()
 
     def render_frame(self, stats: FrameStats) -> None:
         self.mic_meter.set_level(stats.mic_db)

@@ -1,6 +1,6 @@
 """The banner shown while no microphone can be heard: what is wrong, and Choose / Retry.
 
-It renders the view-model's ``no_microphone`` (the device layer's own reason); Talk says the
+It renders the devices' ``no_microphone`` (the device layer's own reason); Talk says the
 same in its tooltip. Choose opens the microphone picker, Retry looks for devices again (one
 plugged in since the start, say).
 """
@@ -26,7 +26,7 @@ class MicrophoneBanner(QFrame):
         self.choose_button.clicked.connect(choose)
         self.retry_button = QPushButton("Retry")
         self.retry_button.setToolTip("Look for audio devices again (one plugged in since Parley started).")
-        self.retry_button.clicked.connect(model.refresh_devices)
+        self.retry_button.clicked.connect(model.devices.refresh)
         layout.addWidget(self.label, 1)
         layout.addWidget(self.choose_button)
         layout.addWidget(self.retry_button)
@@ -37,6 +37,6 @@ class MicrophoneBanner(QFrame):
         return [self.choose_button, self.retry_button]
 
     def render(self) -> None:
-        problem = self.model.no_microphone
+        problem = self.model.devices.no_microphone
         self.label.setText(f"No microphone: Parley cannot hear you, so Talk is off. {problem}" if problem else "")
         self.setVisible(bool(problem))

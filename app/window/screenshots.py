@@ -5,7 +5,7 @@ States, light and dark (``-dark``): 1-idle, 2-conversation (turns of both sides,
 with the Advanced meters),
 3-library, 4-library-search, 5-replay, 6-error, 7-model-manager, 8-voices (the voice library),
 9-record-voice (the guided recording, idle), 10-record-voice-levels (recording, the meter live),
-11-record-voice-too-quiet, 12-personas (the persona picker on the demo, a Moshi model: sampling
+11-record-voice-too-quiet, 12-personas (the persona picker on the demo, a Moshi model: its style
 and "wait for me" only), 13-persona-editor (a persona of the user's edited on a PersonaPlex model:
 voice and role too), 14-persona-speaking (the window once that persona speaks). They are reached
 the way a user reaches them (the demo model, push-to-talk, a test tone through the real input
@@ -209,7 +209,8 @@ def persona_shots(window, feeder, tmp: Path, shot) -> None:
     dialog.new_button.click()
     dialog.personas.edit(name="Ship's cook", voice="My voice", role=(
         "You are the cook of a sailing ship. You talk about food, the sea and the crew, in short and "
-        "cheerful sentences."), temp_text=0.6)
+        "cheerful sentences."))
+    dialog.personas.set_style("Lively")
     shot(dialog, "13-persona-editor")
     dialog.start_button.click()
     if not wait_until(lambda: len(opened) > 1 or window.error_box.isVisible(), 600):
