@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtGui import QImage
 
+from bench.bench_app import COSTS
 from tests.test_kernel_plan import assert_best_thread_count
 
 pytestmark = pytest.mark.audio
@@ -29,7 +30,7 @@ FIELDS = {"cpu", "threads", "thread_mean_ms", "thread_p90_ms", "model", "precisi
           "mic_to_speaker_ms_start", "mic_to_speaker_ms_end", "app_ms_per_frame", "app_ms_per_frame_start",
           "app_ms_per_frame_end", "offline_frames", "offline_ms_per_frame",
           "app_compute_ratio", "paced_offline_ms_per_frame", "app_paced_ratio", "gui_cpu_ms_per_frame",
-          "rss_mb_start", "rss_mb_by_minute", "rss_mb_end", "speed_warning"}
+          "frame_costs_ms", "rss_mb_start", "rss_mb_by_minute", "rss_mb_end", "speed_warning"}
 
 
 def test_the_app_benchmark_runs_the_window_on_the_sound_card_and_measures_it(pulse_audio, demo_model_dir, tmp_path):
@@ -44,7 +45,7 @@ def test_the_app_benchmark_runs_the_window_on_the_sound_card_and_measures_it(pul
     print(f"\nbench_app ({SECONDS} s): {report}")
     assert set(report) == FIELDS
     words_and_lists = ("cpu", "thread_mean_ms", "thread_p90_ms", "model", "precision", "rss_mb_by_minute",
-                       "speed_warning")
+                       "frame_costs_ms", "speed_warning")
     numbers = {k: v for k, v in report.items() if k not in words_and_lists}
     assert all(isinstance(v, (int, float)) and math.isfinite(v) for v in numbers.values()), numbers
     assert report["model"] == "demo" and report["threads"] >= 1 and report["cpu"]
@@ -58,6 +59,11 @@ def test_the_app_benchmark_runs_the_window_on_the_sound_card_and_measures_it(pul
     assert report["offline_ms_per_frame"] > 0 and report["app_compute_ratio"] > 0
     assert report["paced_offline_ms_per_frame"] > 0 and report["app_paced_ratio"] > 0
     assert 0 < report["gui_cpu_ms_per_frame"] < 80  # the window repaints its meters every frame
+    costs = report["frame_costs_ms"]  # the engine thread's time around a frame, and the GUI thread's CPU
+    assert set(costs) == {*COSTS, "gui_cpu"}
+    assert all(0 <= c["median"] <= c["p95"] and math.isfinite(c["p95"]) for c in costs.values()), costs
+    assert costs["step"]["median"] == report["app_ms_per_frame"]  # the same frames, the same clock
+    assert costs["step_cpu"]["median"] > 0 and costs["model"]["median"] > 0 and costs["gui_cpu"]["median"] > 0
     assert report["output_gap_seconds"] >= 0 and report["rss_mb_end"] > 100
     assert report["rss_mb_by_minute"] == []  # sampled at each whole minute: none in 8 s
     # The window's warning as the person reads it: shown only when the model did not keep up.
