@@ -201,13 +201,14 @@ class LoadedModel:
     def use_best_threads(self) -> ThreadChoice | None:
         """On the CPU, set torch's thread count to what this model's frame runs fastest with here,
         measured the first time here (call it with the rest of the app running; kept in the cache
-        for the next start on this machine, torch build and model), and plan the kernels for that
-        count if the plan was made for another; None on a GPU."""
+        for the next start on this machine, torch build and model, when it was measured), and plan the
+        kernels for that count if the plan was made for another; None on a GPU."""
         if self.device.type != "cpu":
             return None
         if self.thread_choice is None:
             self.thread_choice = choose_threads(self)
-            write_choice(self._thread_choice_key(), self.thread_choice)
+            if self.thread_choice.measured:
+                write_choice(self._thread_choice_key(), self.thread_choice)
         use_threads(self.thread_choice.threads)
         if self.kernel_plan is not None and self.kernel_plan.key["threads"] != str(self.thread_choice.threads):
             self._plan_kernels()
