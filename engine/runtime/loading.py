@@ -24,6 +24,7 @@ from ..lm.generate import SamplingConfig
 from ..lm.model import LMConfig, LMModel, load_lm
 from ..lm.sampling import DEFAULT_SEED
 from ..lm.tokenizer import TextTokenizer
+from . import heap
 from .gpu_memory import Gpu, choose_precision, out_of_memory_error
 from .kernel_plan import KernelPlan, plan_kernels, silent_frame_runner
 from .thread_cache import choice_key, read_choice, write_choice
@@ -239,15 +240,15 @@ def load_model(spec: str, device: str = "auto", precision: Precision | str = Pre
     chosen = Precision.parse(precision)
     files = resolve_model(spec, progress=progress)
     with torch.inference_mode(False):
-        return LoadedModel(files, dev, chosen, cuda_graph, on_stage, allow_int4)
+        model = LoadedModel(files, dev, chosen, cuda_graph, on_stage, allow_int4)
+    heap.settle()  # its objects out of the frames' garbage collections
+    return model
 
 
 def release_memory() -> None:
     """Free what unreferenced models and sessions held: collect them now and hand the CUDA caching
     allocator's free blocks back to the driver (call after dropping the last reference)."""
-    import gc
-
-    gc.collect()
+    heap.settle()
     if torch.cuda.is_available():
         torch.cuda.empty_cache()
 
