@@ -398,21 +398,25 @@ def test_the_thread_choice_is_kept_for_the_next_start_and_measured_again_for_ano
 
 
 def test_a_warm_up_too_slow_to_measure_keeps_the_count_for_this_run_only(plan_dir, demo_model_dir, monkeypatch):
-    """One contended warm-up on a busy machine once stood for good: the next starts kept its count."""
+    """One contended warm-up on a busy machine once stood for good: the next starts kept its count
+    (and such a choice kept by the older rule is measured again)."""
     from engine.runtime import threads
     from engine.runtime.threads import thread_candidates
 
     before = torch.get_num_threads()
     try:
-        monkeypatch.setattr(threads, "MEASURE_BELOW_MS", 0.0)  # every warm-up is too slow to measure
-        skipped = load_model(str(demo_model_dir), device="cpu").use_best_threads()
-        assert not skipped.measured and tuple(skipped.mean_ms) == (torch.get_num_threads(),)
+        model = load_model(str(demo_model_dir), device="cpu")
+        older = {k: v for k, v in model._thread_choice_key().items() if k != "choice_version"}
+        thread_cache.write_choice(older, threads.ThreadChoice(2, {2: 683.04}, {2: 683.04}, 1.85))  # such a one
         kept = plan_dir.parent / "thread-choices"
-        assert not list(kept.glob("*.json"))  # nothing kept for the next start
+        monkeypatch.setattr(threads, "MEASURE_BELOW_MS", 0.0)  # every warm-up is too slow to measure
+        skipped = load_model(str(demo_model_dir), device="cpu").use_best_threads()  # the older file is not read
+        assert not skipped.measured and tuple(skipped.mean_ms) == (torch.get_num_threads(),)
+        assert len(list(kept.glob("*.json"))) == 1  # nothing kept for the next start but the older file
         monkeypatch.setattr(threads, "MEASURE_BELOW_MS", 1e9)  # the next start: a machine with room
         measured = load_model(str(demo_model_dir), device="cpu").use_best_threads()
         assert measured.measured and tuple(measured.mean_ms) == thread_candidates()
-        assert len(list(kept.glob("*.json"))) == 1
+        assert len(list(kept.glob("*.json"))) == 2
     finally:
         torch.set_num_threads(before)
 
