@@ -21,7 +21,8 @@ frames: ~5% on an Intel Xeon VM) and keeps what the app adds: the GUI, the audio
 sound server, the microphone processing and the journal compete with the worker for the cores.
 
 Reported (per-frame times as ``app.engine_thread.real_time`` defines them: compute after the warm-up frames):
-``cpu``, ``threads`` (torch's: what the worker measured and ran the frames with),
+``cpu``, ``load_average`` (the machine's, 1 minute, when the window started and when the offline
+frames ended; None where the OS has none), ``threads`` (torch's: what the worker measured and ran the frames with),
 ``thread_mean_ms`` and ``thread_p90_ms`` (what it measured, per thread count), ``frames``,
 ``rtf_median``, ``rtf_p95``
 (the worker's compute per frame / 80 ms), ``dropped_frames`` (input skipped because the model fell
@@ -73,7 +74,7 @@ from app.engine_thread.frame_stats import FrameCosts, FrameStats
 from app.engine_thread.real_time import TAIL_PERCENTILE, WARMUP_FRAMES, FrameTimeSummary
 from app.window.gui import share_cores_with_the_gui
 from app.window.main_window import MainWindow
-from bench.common import cpu_model, rss_bytes
+from bench.common import cpu_model, load_average, rss_bytes
 from tests import audio_server
 
 SPEECH = Path(__file__).resolve().parents[1] / "assets" / "hello_24k.wav"
@@ -261,6 +262,7 @@ def measure(seconds: float, model: str = "demo", precision: str = "auto", offlin
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     QApplication.instance() or QApplication(sys.argv[:1])
     share_cores_with_the_gui()
+    load_before = load_average()
     with tempfile.TemporaryDirectory(prefix="parley-bench-app-") as tmp:
         app = run_app(seconds, model, precision, Path(tmp), screenshot)
     stats = app["stats"]
@@ -276,6 +278,7 @@ def measure(seconds: float, model: str = "demo", precision: str = "auto", offlin
     compute = [s.step_ms for s in stats[WARMUP_FRAMES:]]
     return {
         "cpu": cpu_model(),
+        "load_average": [load_before, load_average()],
         "threads": app["threads"],
         **_thread_measurement(app["thread_choice"]),
         "model": app["model"].info.name,

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from pathlib import Path
@@ -33,19 +32,12 @@ import torch
 
 import engine
 from app.engine_thread.real_time import TAIL_PERCENTILE, WARMUP_FRAMES
-from bench.common import cpu_model
+from bench.common import cpu_model, load_average
 from engine.files.demo import ensure_demo_model
 
 SPEECH = Path(__file__).resolve().parents[1] / "assets" / "hello_24k.wav"
 TALK_FRAMES = 25  # speech this many frames, then silence as long, in turn
 PERIODS = (2, 3, 4, 5, 8, 10, 16, 20, 25, 32, 50)  # besides the rings' capacities
-
-
-def load_average() -> float | None:
-    try:
-        return round(os.getloadavg()[0], 2)
-    except (AttributeError, OSError):  # Windows
-        return None
 
 
 def _thread_usage() -> tuple[int, int] | None:

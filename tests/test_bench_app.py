@@ -24,8 +24,8 @@ pytestmark = pytest.mark.audio
 
 ROOT = Path(__file__).resolve().parent.parent
 SECONDS = 8
-FIELDS = {"cpu", "threads", "thread_mean_ms", "thread_p90_ms", "model", "precision", "seconds", "frames",
-          "frames_held", "rtf_median", "rtf_p95",
+FIELDS = {"cpu", "load_average", "threads", "thread_mean_ms", "thread_p90_ms", "model", "precision", "seconds",
+          "frames", "frames_held", "rtf_median", "rtf_p95",
           "dropped_frames", "output_gap_seconds", "xruns", "audio_device_lost", "mic_to_speaker_ms_median",
           "mic_to_speaker_ms_start", "mic_to_speaker_ms_end", "app_ms_per_frame", "app_ms_per_frame_start",
           "app_ms_per_frame_end", "offline_frames", "offline_ms_per_frame",
@@ -44,11 +44,12 @@ def test_the_app_benchmark_runs_the_window_on_the_sound_card_and_measures_it(pul
     report = json.loads(out.read_text())
     print(f"\nbench_app ({SECONDS} s): {report}")
     assert set(report) == FIELDS
-    words_and_lists = ("cpu", "thread_mean_ms", "thread_p90_ms", "model", "precision", "rss_mb_by_minute",
-                       "frame_costs_ms", "speed_warning")
+    words_and_lists = ("cpu", "load_average", "thread_mean_ms", "thread_p90_ms", "model", "precision",
+                       "rss_mb_by_minute", "frame_costs_ms", "speed_warning")
     numbers = {k: v for k, v in report.items() if k not in words_and_lists}
     assert all(isinstance(v, (int, float)) and math.isfinite(v) for v in numbers.values()), numbers
     assert report["model"] == "demo" and report["threads"] >= 1 and report["cpu"]
+    assert len(report["load_average"]) == 2 and all(a is None or a >= 0 for a in report["load_average"])
     mean, p90 = report["thread_mean_ms"], report["thread_p90_ms"]  # the worker's, with the window running
     assert_best_thread_count(str(report["threads"]), mean, p90)  # and it kept what it found best
     assert report["frames"] > 0
