@@ -5,7 +5,7 @@ objects the cyclic collector tracks. A full (generation 2) collection walks all 
 of CPU on a 2-core AMD EPYC (260 ms wall on a busy machine), with the GIL held, so the engine
 thread and the GUI both stop. Allocation counts decide when one runs: in an offline run it fell
 on the same frame every time (frame 279 of ``bench.frame_trace``: 151 ms of CPU against ~33 for
-the others), and in the app, whose GUI allocates more, every few thousand frames.
+the others); in the app the GUI's allocations count too.
 
 These objects (modules, parameters' wrappers, what the imports made) live as long as the model,
 so ``settle`` moves everything alive after a load to the collector's permanent generation; a full
