@@ -21,7 +21,8 @@ frames: ~5% on an Intel Xeon VM) and keeps what the app adds: the GUI, the audio
 sound server, the microphone processing and the journal compete with the worker for the cores.
 
 Reported (per-frame times as ``app.engine_thread.real_time`` defines them: compute after the warm-up frames):
-``cpu``, ``threads`` (torch's: what the worker measured and ran the frames with),
+``cpu``, ``load_average`` (the machine's, 1 minute, when the window started and when the offline
+frames ended; None where the OS has none), ``threads`` (torch's: what the worker measured and ran the frames with),
 ``thread_mean_ms`` and ``thread_p90_ms`` (what it measured, per thread count), ``frames``,
 ``rtf_median``, ``rtf_p95``
 (the worker's compute per frame / 80 ms), ``dropped_frames`` (input skipped because the model fell
@@ -32,6 +33,11 @@ input queue + compute + output queue, as the meters show it), ``app_ms_per_frame
 ``_start``/``_end`` (first and last 10%), ``offline_ms_per_frame`` (over ``offline_frames``),
 ``app_compute_ratio`` (the two medians' ratio), ``paced_offline_ms_per_frame``, ``app_paced_ratio``,
 ``gui_cpu_ms_per_frame`` (CPU time of the GUI thread per 80 ms while the window streams),
+``frame_costs_ms`` (median and p95 after the warm-up of each part of ``FrameCosts``, the engine
+thread's time around a frame: ``step``, its ``step_cpu`` and ``step_waiting`` (not running: the GIL,
+a core, OpenMP's barriers), ``model``, ``recording``, ``input_wait``, ``input``, ``output``,
+``report``; and ``gui_cpu``, the GUI thread's CPU time from one frame's arrival in the window to
+the next),
 ``rss_mb_start`` (first frame),
 ``rss_mb_by_minute`` (each whole minute after it) and ``rss_mb_end``, ``audio_device_lost``: how
 often the app's heartbeat found the callbacks stopped for a second and reopened the streams (input
@@ -62,12 +68,13 @@ from PySide6.QtWidgets import QApplication
 import engine
 from app.audio.bridge import AudioBridge
 from app.audio.headless import SignalRecorder, wait_until
+from app.conversation.thread_cpu import ThreadCpuClock
 from app.engine_thread.controller import load_engine_model
-from app.engine_thread.frame_stats import FrameStats
-from app.engine_thread.real_time import WARMUP_FRAMES, FrameTimeSummary
+from app.engine_thread.frame_stats import FrameCosts, FrameStats
+from app.engine_thread.real_time import TAIL_PERCENTILE, WARMUP_FRAMES, FrameTimeSummary
 from app.window.gui import share_cores_with_the_gui
 from app.window.main_window import MainWindow
-from bench.common import cpu_model, rss_bytes
+from bench.common import cpu_model, load_average, rss_bytes
 from tests import audio_server
 
 SPEECH = Path(__file__).resolve().parents[1] / "assets" / "hello_24k.wav"
@@ -144,6 +151,8 @@ def run_app(seconds: float, model: str, precision: str, folder: Path, screenshot
     window.model.frame.connect(frames.record)
     window.model.devices.devices_changed.connect(devices.record)
     window.model.error.connect(failures.record)
+    gui_clock, gui_cpu_ms = ThreadCpuClock(), []  # the GUI thread's CPU per frame, laps on its own thread
+    window.model.frame.connect(lambda _stats: gui_cpu_ms.append(gui_clock.lap()))
     window.show()
     wav = str(folder / "mic.wav")
     _write_looped_speech(wav, seconds + 30.0)  # the model load and the first frames come first
@@ -192,7 +201,8 @@ def run_app(seconds: float, model: str, precision: str, folder: Path, screenshot
     stats: list[FrameStats] = [args[0] for args in frames.calls]
     choice = loaded["model"].thread_choice  # what the worker measured and ran the frames with
     threads = choice.threads if choice is not None else loaded["threads"]
-    return {"stats": stats, "model": loaded["model"], "threads": threads, "thread_choice": choice, **counters}
+    return {"stats": stats, "model": loaded["model"], "threads": threads, "thread_choice": choice,
+            "gui_cpu_ms": gui_cpu_ms, **counters}
 
 
 def offline_ms(model, stats: list[FrameStats], paced: bool = False) -> list[float]:
@@ -231,12 +241,28 @@ def _median(values: list[float]) -> float:
     return float(np.median(values))
 
 
+COSTS = ("step", "step_cpu", "step_waiting", "model", "recording", "input_wait", "input", "output", "report")
+
+
+def frame_costs(stats: list[FrameStats], gui_cpu_ms: list[float | None]) -> dict[str, dict[str, float]]:
+    """Median and p95 of each part of the steady-state frames' ``FrameCosts``, and the GUI thread's
+    CPU per frame (``ThreadCpuClock`` laps, one per frame the window received)."""
+    def summary(values: list[float]) -> dict[str, float]:
+        return {"median": round(_median(values), 2), "p95": round(float(np.percentile(values, TAIL_PERCENTILE)), 2)}
+
+    steady: list[FrameCosts] = [s.costs for s in stats[WARMUP_FRAMES:]]
+    costs = {name: summary([getattr(c, name) for c in steady]) for name in COSTS}
+    costs["gui_cpu"] = summary([ms for ms in gui_cpu_ms[WARMUP_FRAMES:] if ms is not None])
+    return costs
+
+
 def measure(seconds: float, model: str = "demo", precision: str = "auto", offline_frames: int | None = None,
             screenshot: str | None = None) -> dict:
     """Needs the PulseAudio test devices (``audio_server.devices_running``)."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     QApplication.instance() or QApplication(sys.argv[:1])
     share_cores_with_the_gui()
+    load_before = load_average()
     with tempfile.TemporaryDirectory(prefix="parley-bench-app-") as tmp:
         app = run_app(seconds, model, precision, Path(tmp), screenshot)
     stats = app["stats"]
@@ -252,6 +278,7 @@ def measure(seconds: float, model: str = "demo", precision: str = "auto", offlin
     compute = [s.step_ms for s in stats[WARMUP_FRAMES:]]
     return {
         "cpu": cpu_model(),
+        "load_average": [load_before, load_average()],
         "threads": app["threads"],
         **_thread_measurement(app["thread_choice"]),
         "model": app["model"].info.name,
@@ -277,6 +304,7 @@ def measure(seconds: float, model: str = "demo", precision: str = "auto", offlin
         "paced_offline_ms_per_frame": round(paced.median_ms, 2),
         "app_paced_ratio": round(in_app.median_ms / paced.median_ms, 3),
         "gui_cpu_ms_per_frame": round(app["gui_cpu_s"] * engine.FRAME_MS / seconds, 2),
+        "frame_costs_ms": frame_costs(stats, app["gui_cpu_ms"]),
         "rss_mb_start": round(app["rss_mb_start"], 1),
         "rss_mb_by_minute": [round(rss, 1) for rss in app["rss_mb_by_minute"]],
         "rss_mb_end": round(app["rss_mb_end"], 1),

@@ -29,6 +29,14 @@ def summary(ms: list[float], digits: int = 2) -> dict:
             "p95_ms": round(percentile(ms, 0.95), digits), "p99_ms": round(percentile(ms, 0.99), digits)}
 
 
+def load_average() -> float | None:
+    """The machine's 1-minute load average, to read a timing by (None where the OS has none: Windows)."""
+    try:
+        return round(os.getloadavg()[0], 2)
+    except (AttributeError, OSError):
+        return None
+
+
 def rss_bytes() -> int:
     """Current resident set size (Linux /proc; elsewhere the peak from ``resource`` or 0)."""
     try:

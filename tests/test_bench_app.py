@@ -17,19 +17,20 @@ from pathlib import Path
 import pytest
 from PySide6.QtGui import QImage
 
+from bench.bench_app import COSTS
 from tests.test_kernel_plan import assert_best_thread_count
 
 pytestmark = pytest.mark.audio
 
 ROOT = Path(__file__).resolve().parent.parent
 SECONDS = 8
-FIELDS = {"cpu", "threads", "thread_mean_ms", "thread_p90_ms", "model", "precision", "seconds", "frames",
-          "frames_held", "rtf_median", "rtf_p95",
+FIELDS = {"cpu", "load_average", "threads", "thread_mean_ms", "thread_p90_ms", "model", "precision", "seconds",
+          "frames", "frames_held", "rtf_median", "rtf_p95",
           "dropped_frames", "output_gap_seconds", "xruns", "audio_device_lost", "mic_to_speaker_ms_median",
           "mic_to_speaker_ms_start", "mic_to_speaker_ms_end", "app_ms_per_frame", "app_ms_per_frame_start",
           "app_ms_per_frame_end", "offline_frames", "offline_ms_per_frame",
           "app_compute_ratio", "paced_offline_ms_per_frame", "app_paced_ratio", "gui_cpu_ms_per_frame",
-          "rss_mb_start", "rss_mb_by_minute", "rss_mb_end", "speed_warning"}
+          "frame_costs_ms", "rss_mb_start", "rss_mb_by_minute", "rss_mb_end", "speed_warning"}
 
 
 def test_the_app_benchmark_runs_the_window_on_the_sound_card_and_measures_it(pulse_audio, demo_model_dir, tmp_path):
@@ -43,11 +44,12 @@ def test_the_app_benchmark_runs_the_window_on_the_sound_card_and_measures_it(pul
     report = json.loads(out.read_text())
     print(f"\nbench_app ({SECONDS} s): {report}")
     assert set(report) == FIELDS
-    words_and_lists = ("cpu", "thread_mean_ms", "thread_p90_ms", "model", "precision", "rss_mb_by_minute",
-                       "speed_warning")
+    words_and_lists = ("cpu", "load_average", "thread_mean_ms", "thread_p90_ms", "model", "precision",
+                       "rss_mb_by_minute", "frame_costs_ms", "speed_warning")
     numbers = {k: v for k, v in report.items() if k not in words_and_lists}
     assert all(isinstance(v, (int, float)) and math.isfinite(v) for v in numbers.values()), numbers
     assert report["model"] == "demo" and report["threads"] >= 1 and report["cpu"]
+    assert len(report["load_average"]) == 2 and all(a is None or a >= 0 for a in report["load_average"])
     mean, p90 = report["thread_mean_ms"], report["thread_p90_ms"]  # the worker's, with the window running
     assert_best_thread_count(str(report["threads"]), mean, p90)  # and it kept what it found best
     assert report["frames"] > 0
@@ -58,6 +60,11 @@ def test_the_app_benchmark_runs_the_window_on_the_sound_card_and_measures_it(pul
     assert report["offline_ms_per_frame"] > 0 and report["app_compute_ratio"] > 0
     assert report["paced_offline_ms_per_frame"] > 0 and report["app_paced_ratio"] > 0
     assert 0 < report["gui_cpu_ms_per_frame"] < 80  # the window repaints its meters every frame
+    costs = report["frame_costs_ms"]  # the engine thread's time around a frame, and the GUI thread's CPU
+    assert set(costs) == {*COSTS, "gui_cpu"}
+    assert all(0 <= c["median"] <= c["p95"] and math.isfinite(c["p95"]) for c in costs.values()), costs
+    assert costs["step"]["median"] == report["app_ms_per_frame"]  # the same frames, the same clock
+    assert costs["step_cpu"]["median"] > 0 and costs["model"]["median"] > 0 and costs["gui_cpu"]["median"] > 0
     assert report["output_gap_seconds"] >= 0 and report["rss_mb_end"] > 100
     assert report["rss_mb_by_minute"] == []  # sampled at each whole minute: none in 8 s
     # The window's warning as the person reads it: shown only when the model did not keep up.

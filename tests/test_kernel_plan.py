@@ -397,6 +397,30 @@ def test_the_thread_choice_is_kept_for_the_next_start_and_measured_again_for_ano
         torch.set_num_threads(before)
 
 
+def test_a_warm_up_too_slow_to_measure_keeps_the_count_for_this_run_only(plan_dir, demo_model_dir, monkeypatch):
+    """One contended warm-up on a busy machine once stood for good: the next starts kept its count
+    (and such a choice kept by the older rule is measured again)."""
+    from engine.runtime import threads
+    from engine.runtime.threads import thread_candidates
+
+    before = torch.get_num_threads()
+    try:
+        model = load_model(str(demo_model_dir), device="cpu")
+        older = {k: v for k, v in model._thread_choice_key().items() if k != "choice_version"}
+        thread_cache.write_choice(older, threads.ThreadChoice(2, {2: 683.04}, {2: 683.04}, 1.85))  # such a one
+        kept = plan_dir.parent / "thread-choices"
+        monkeypatch.setattr(threads, "MEASURE_BELOW_MS", 0.0)  # every warm-up is too slow to measure
+        skipped = load_model(str(demo_model_dir), device="cpu").use_best_threads()  # the older file is not read
+        assert not skipped.measured and tuple(skipped.mean_ms) == (torch.get_num_threads(),)
+        assert len(list(kept.glob("*.json"))) == 1  # nothing kept for the next start but the older file
+        monkeypatch.setattr(threads, "MEASURE_BELOW_MS", 1e9)  # the next start: a machine with room
+        measured = load_model(str(demo_model_dir), device="cpu").use_best_threads()
+        assert measured.measured and tuple(measured.mean_ms) == thread_candidates()
+        assert len(list(kept.glob("*.json"))) == 2
+    finally:
+        torch.set_num_threads(before)
+
+
 def test_the_sweep_times_the_frame_s_matmuls_and_leaves_the_plan_as_it_was(plan_dir, demo_model_dir, monkeypatch):
     """bench_frame's split of a frame: the matmuls and convolutions alone, planned or as ATen computes."""
     monkeypatch.setenv(kernel_plan.FORCE_ENV, "onednn")  # a plan with no ATen kernel, whatever this machine measures

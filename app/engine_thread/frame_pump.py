@@ -7,7 +7,9 @@ conversation once per frame and writes the reply, at the device's rate, into the
 
 Latency never grows: if the model falls behind real time, the oldest input is dropped (and
 counted) instead of queued, and an output queue deeper than needed is shortened where it cannot
-be heard (``app.audio.output_cushion``). Per stream (a bridge, a processing choice, a conversation) it
+be heard (``app.audio.output_cushion``). Each frame's report says where the engine thread's time
+went around it (``FrameCosts``: waiting for input, input processing, the step's CPU and waiting,
+output, reporting). Per stream (a bridge, a processing choice, a conversation) it
 keeps its resamplers, processor and scratch buffers; ``reset`` starts afresh.
 """
 
@@ -29,7 +31,7 @@ from app.audio.output_cushion import OutputCushion
 from app.audio.resample import FrameAssembler, OutputConverter
 from app.engine_thread import messages as m
 from app.engine_thread.controller import Emit
-from app.engine_thread.frame_stats import FrameStats, StageTimings
+from app.engine_thread.frame_stats import FrameCosts, FrameStats, StageTimings
 from engine import FRAME_MS, FRAME_SIZE, SAMPLE_RATE
 
 log = logging.getLogger(__name__)
@@ -59,6 +61,11 @@ class FramePump:
         # lets a driver without a sound card pace itself by the model (see app.audio.headless). Written
         # here, read by that driver's thread: a plain int, atomic under the GIL.
         self.processed_position = 0
+        # Per-frame costs (FrameCosts): since when the thread waits for the next frame (perf_counter;
+        # None right after a reset), input processing since the last frame, the last report's cost.
+        self._waiting_since: float | None = None
+        self._input_ms = 0.0
+        self._report_ms = 0.0
 
     def reset(self) -> None:
         """A new stream (conversation or device), or none: the bridge and what was made for it
@@ -66,25 +73,36 @@ class FramePump:
         self._attached = None
         self._processor = self._assembler = self._converter = None
         self._dropped_samples = 0.0
+        self._waiting_since = None
+        self._input_ms = self._report_ms = 0.0
 
     def pump(self, bridge: AudioBridge, session) -> bool:
         """Step ``session`` over every whole frame the bridge has delivered (call it when its
         ``data_ready`` was set); False when a frame failed (reported; the frames after it wait)."""
         if bridge is not self._attached or self.processing != self._processing_in_use:
             self._attach(bridge)
+        began = time.perf_counter()
         arrival = bridge.last_input_time
         mic = self._read_microphone(bridge)
         if mic is None:
             return True
         assembler = self._assembler
         assembler.push(mic)
+        ready = time.perf_counter()
+        self._input_ms += (ready - began) * 1000.0
         behind = assembler.pending_frames() - MAX_PENDING_FRAMES
         if behind > 0:
             assembler.drop_frames(behind)
             self._dropped_samples += behind * FRAME_SIZE
         ok = True
-        while ok and assembler.pending_frames():
-            ok = self._step(bridge, session, assembler.pop_frame(), arrival)
+        if assembler.pending_frames():
+            waited = (ready - self._waiting_since) * 1000.0 - self._input_ms if self._waiting_since is not None else 0.0
+            costs = FrameCosts(input_wait=max(0.0, waited), input=self._input_ms)
+            self._input_ms = 0.0
+            while ok and assembler.pending_frames():
+                ok = self._step(bridge, session, assembler.pop_frame(), arrival, costs)
+                costs = FrameCosts()  # the pump's input costs go with its first frame
+            self._waiting_since = time.perf_counter()
         self.processed_position = bridge.input.read
         return ok
 
@@ -109,25 +127,31 @@ class FramePump:
             self._attached = None  # the next pump assembles the raw microphone at the device rate
             return None
 
-    def _step(self, bridge: AudioBridge, session, mic: np.ndarray, arrival: float) -> bool:
+    def _step(self, bridge: AudioBridge, session, mic: np.ndarray, arrival: float, costs: FrameCosts) -> bool:
         heard = engine.to_16_bit(mic) if self.mic_open else self._silence  # 16-bit: replayable exactly
         if session.waiting_for_user and (self.talk_held or level_db(heard) > SPEECH_DB):
             session.wait_for_user(False)  # the user spoke first: the assistant may answer from this frame
         waiting = session.waiting_for_user
         started = time.monotonic()
+        step_began, step_cpu_began = time.perf_counter(), time.thread_time()
         try:
             result = session.step(heard)
         except Exception as e:
             log.error("frame step failed:\n%s", traceback.format_exc())
             self.emit(m.EngineError(f"The model failed on a frame: {type(e).__name__}: {e}", resumable=True))
             return False
-        step_ms = (time.monotonic() - started) * 1000.0
+        stepped, step_cpu_ms = time.perf_counter(), (time.thread_time() - step_cpu_began) * 1000.0
+        step_ms = (stepped - step_began) * 1000.0
         if waiting:  # held silent: digital silence, not what the codec makes of silence tokens (noise on the demo)
             result = replace(result, pcm=np.zeros_like(result.pcm))
         queued_s = bridge.output_queue_seconds()
         bridge.output.write(self._trim_cushion(bridge, self._converter.convert(result.pcm), queued_s))
+        written = time.perf_counter()
+        costs = replace(costs, step=step_ms, step_cpu=step_cpu_ms, model=result.timings.total_ms,
+                        output=(written - stepped) * 1000.0, report=self._report_ms)
         self.emit(m.FrameDone(self._frame_stats(bridge, result, mic, heard, step_ms, started - arrival, queued_s,
-                                                session.graph), waiting))
+                                                session.graph, costs), waiting))
+        self._report_ms = (time.perf_counter() - written) * 1000.0
         return True
 
     # ---- per stream ----------------------------------------------------------------------------
@@ -188,7 +212,8 @@ class FramePump:
         cushion.trimmed()
         return pcm
 
-    def _frame_stats(self, bridge, result, mic, heard, step_ms, input_wait_s, output_queue_s, graph) -> FrameStats:
+    def _frame_stats(self, bridge, result, mic, heard, step_ms, input_wait_s, output_queue_s, graph,
+                     costs: FrameCosts) -> FrameStats:
         t = result.timings
         input_queue_ms = max(0.0, input_wait_s * 1000.0)
         output_queue_ms = output_queue_s * 1000.0
@@ -211,4 +236,5 @@ class FramePump:
             caches=result.caches,
             graph=graph,
             echo=echo,
+            costs=costs,
         )

@@ -21,6 +21,38 @@ class StageTimings:
 
 
 @dataclass(frozen=True)
+class FrameCosts:
+    """Where the engine thread's time went around one frame, in ms of wall time unless named CPU.
+
+    ``step`` is ``session.step`` (the worker's ``step_ms``); ``step_cpu`` the engine thread's own CPU
+    time in it (``time.thread_time``). The rest of ``step``, ``step_waiting``, is time the thread was
+    not running: waiting for the GIL (the GUI thread's Python, the journal writer), for a core (other
+    programs), or at torch's OpenMP barriers for its other threads. ``model`` is what the model's own
+    clock measured (encode to decode); ``recording`` the rest of the step after it (the crash
+    journal's recorder, the transcript, the audio kept). ``input_wait`` is the engine thread's time
+    between pumps (sleeping until the microphone delivers, commands run), ``input`` reading and
+    processing the microphone (echo cancellation, resampling), both on the first frame of a pump
+    (0.0 on the others); ``output`` resampling and queueing the reply; ``report`` building and
+    sending the previous frame's ``FrameStats`` to the window."""
+
+    step: float = 0.0
+    step_cpu: float = 0.0
+    model: float = 0.0
+    input_wait: float = 0.0
+    input: float = 0.0
+    output: float = 0.0
+    report: float = 0.0
+
+    @property
+    def step_waiting(self) -> float:
+        return max(0.0, self.step - self.step_cpu)
+
+    @property
+    def recording(self) -> float:
+        return max(0.0, self.step - self.model)
+
+
+@dataclass(frozen=True)
 class FrameStats:
     frame_index: int
     seconds: float  # conversation time at the start of this frame
@@ -36,6 +68,7 @@ class FrameStats:
     caches: tuple[CacheStats, ...] = field(default_factory=tuple)
     graph: GraphStatus | None = None  # whether the frame replayed a CUDA graph, and why not
     echo: EchoReading | None = None  # microphone processing levels; None when it is off
+    costs: FrameCosts = field(default_factory=FrameCosts)  # the engine thread's time around this frame
 
     @property
     def real_time_factor(self) -> float:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QCheckBox, QFormLayout, QGroupBox, QLabel, QVBoxLayout, QWidget
 
 from app.conversation.health import DELAY_TIP, MEMORY_TIP, SPEED_TIP, HealthModel
+from app.conversation.thread_cpu import ThreadCpuClock
 from app.conversation.view_model import ConversationModel
 from app.engine_thread.frame_stats import FrameStats
 from app.widgets.echo_meter import EchoMeter
@@ -73,6 +74,7 @@ class MetersPanel(QWidget):
         # EPYC); the meters and the plot still move every frame.
         self._newest: FrameStats | None = None
         self._readouts = Throttle(self, self._render_readouts)
+        self._gui_clock, self._gui_cpu_ms = ThreadCpuClock(), None
 
         model.frame.connect(self.render_frame)
         model.devices.health_changed.connect(self.drops_label.setText)
@@ -104,6 +106,14 @@ class MetersPanel(QWidget):
         tipped(form, "Mic to speaker (est.)", self.e2e_label, DELAY_TIP)
         tipped(form, "Real-time factor", self.rtf_label,
                "Compute time over sound time: below 1 keeps up with real time.")
+        self.costs_label, self.gui_cpu_label = QLabel("-"), QLabel("-")
+        self.costs_label.setWordWrap(True)
+        tipped(form, "Engine thread", self.costs_label,
+               "The engine thread's time around a frame: its CPU time in the model's step, the step's time "
+               "waiting (for the Python lock, a core, torch's other threads), the crash journal and "
+               "transcript, the microphone's processing, the reply's output.")
+        tipped(form, "GUI thread", self.gui_cpu_label,
+               "CPU time the window spent between two frames: it takes cores and the Python lock from the engine.")
         layout.addWidget(latency)
 
         self.history = HistoryPlot(("compute",), "ms", reference=FRAME_MS,
@@ -140,7 +150,9 @@ class MetersPanel(QWidget):
         if self.health.speed == "-":
             self.history.clear()
             self._newest = None
-            for label in (*self.stage_labels.values(), self.e2e_label, self.rtf_label, self.cache_label):
+            self._gui_clock.reset()
+            for label in (*self.stage_labels.values(), self.e2e_label, self.rtf_label, self.cache_label,
+                          self.costs_label, self.gui_cpu_label):
                 label.setText("-")
             self._clear_levels()
 
@@ -159,6 +171,7 @@ class MetersPanel(QWidget):
         self.output_meter.set_level(stats.output_db)
         self.echo_meter.set_reading(stats.echo)
         self.history.append(stats.step_ms)
+        self._gui_cpu_ms = self._gui_clock.lap()
         self._newest = stats
         self._readouts.request()
 
@@ -171,6 +184,10 @@ class MetersPanel(QWidget):
             label.setText(f"{getattr(t, key):.1f}")
         self.e2e_label.setText(f"{stats.end_to_end_ms:.0f} ms")
         self.rtf_label.setText(f"{stats.real_time_factor:.2f}")  # its tooltip says what 1 means
+        c = stats.costs
+        self.costs_label.setText(f"CPU {c.step_cpu:.1f} · waiting {c.step_waiting:.1f} · journal {c.recording:.1f} · "
+                                 f"input {c.input:.1f} · output {c.output:.1f}")
+        self.gui_cpu_label.setText("-" if self._gui_cpu_ms is None else f"CPU {self._gui_cpu_ms:.1f}")
         self.cache_label.setText("\n".join(
             f"{c.name}: {c.used}/{c.capacity} · {c.wraps} wraps · {c.nbytes / 2**20:.1f} MiB" for c in stats.caches
         ) or "-")

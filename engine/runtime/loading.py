@@ -23,6 +23,7 @@ from ..lm.generate import SamplingConfig
 from ..lm.model import LMConfig, LMModel, load_lm
 from ..lm.sampling import DEFAULT_SEED
 from ..lm.tokenizer import TextTokenizer
+from . import heap
 from .gpu_memory import Gpu, choose_precision, out_of_memory_error
 from .kernel_plan import KernelPlan, plan_kernels, silent_frame_runner
 from .model_info import ModelInfo, Precision
@@ -123,13 +124,14 @@ class LoadedModel:
     def use_best_threads(self) -> ThreadChoice | None:
         """On the CPU, set torch's thread count to what this model's frame runs fastest with here,
         measured the first time here (call it with the rest of the app running; kept in the cache
-        for the next start on this machine, torch build and model), and plan the kernels for that
-        count if the plan was made for another; None on a GPU."""
+        for the next start on this machine, torch build and model, when it was measured), and plan the
+        kernels for that count if the plan was made for another; None on a GPU."""
         if self.device.type != "cpu":
             return None
         if self.thread_choice is None:
             self.thread_choice = choose_threads(self)
-            write_choice(self._thread_choice_key(), self.thread_choice)
+            if self.thread_choice.measured:
+                write_choice(self._thread_choice_key(), self.thread_choice)
         use_threads(self.thread_choice.threads)
         if self.kernel_plan is not None and self.kernel_plan.key["threads"] != str(self.thread_choice.threads):
             self._plan_kernels()
@@ -158,15 +160,15 @@ def load_model(spec: str, device: str = "auto", precision: Precision | str = Pre
     chosen = Precision.parse(precision)
     files = resolve_model(spec, progress=progress)
     with torch.inference_mode(False):
-        return LoadedModel(files, dev, chosen, cuda_graph, on_stage, allow_int4)
+        model = LoadedModel(files, dev, chosen, cuda_graph, on_stage, allow_int4)
+    heap.settle()  # its objects out of the frames' garbage collections
+    return model
 
 
 def release_memory() -> None:
     """Free what unreferenced models and sessions held: collect them now and hand the CUDA caching
     allocator's free blocks back to the driver (call after dropping the last reference)."""
-    import gc
-
-    gc.collect()
+    heap.settle()
     if torch.cuda.is_available():
         torch.cuda.empty_cache()
 

@@ -4,8 +4,8 @@ Measuring (``threads.choose_threads``) runs ~50 frames with the app running; lat
 50-100 s on a busy 2-core machine when it ran at every launch. The choice depends on the machine
 (CPU model, features, core count), the torch build and the model (fingerprint, dtype, bfloat16
 weights): exactly the kernel plan's key without its thread count, so it is kept under that key.
-A damaged or foreign file is measured again; a cache that cannot be written costs the next
-start a measurement, nothing else.
+A damaged or foreign file, or one an older rule kept (``CHOICE_VERSION``), is measured again; a
+cache that cannot be written costs the next start a measurement, nothing else.
 """
 
 from __future__ import annotations
@@ -24,12 +24,16 @@ from .threads import ThreadChoice, thread_candidates
 
 log = logging.getLogger(__name__)
 
+# 2: a choice whose warm-up was too slow to measure is no longer kept, so the ones kept before may
+# be such (the count a thread happened to have, "measured" from one contended warm-up): measured again.
+CHOICE_VERSION = 2
+
 
 def choice_key(fingerprint: str, dtype: torch.dtype, allow_bf16: bool) -> dict[str, str]:
     """What the best thread count depends on: the kernel plan's key without its thread count."""
     key = plan_key(fingerprint, dtype, allow_bf16)
     del key["threads"]
-    return key
+    return {**key, "choice_version": str(CHOICE_VERSION)}
 
 
 def choice_path(key: dict[str, str]) -> Path:

@@ -47,6 +47,10 @@ class ThreadChoice:
     mean_ms: dict[int, float]  # per candidate thread count
     p90_ms: dict[int, float]
     seconds: float  # spent measuring
+    # False: the warm-up was too slow to measure (``MEASURE_BELOW_MS``), the count was kept as it was.
+    # Such a choice says nothing about the next start: one cold or contended warm-up on a busy
+    # machine (683 ms for the demo on a 2-core AMD EPYC, ~25 ms once warm) must not stand for good.
+    measured: bool = True
 
 
 def use_threads(count: int) -> int:
@@ -109,7 +113,7 @@ def choose_threads(model, candidates: tuple[int, ...] | None = None) -> ThreadCh
     if warm_ms > MEASURE_BELOW_MS:
         current = torch.get_num_threads()
         measured = {current: round(warm_ms, 2)}
-        return ThreadChoice(current, measured, measured, time.monotonic() - started)
+        return ThreadChoice(current, measured, measured, time.monotonic() - started, measured=False)
     times: dict[int, list[float]] = {n: [] for n in candidates}
     for round_index in range(ROUNDS):
         order = candidates if round_index % 2 == 0 else tuple(reversed(candidates))
