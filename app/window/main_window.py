@@ -40,6 +40,8 @@ from app.conversation.panel import ConversationPanel
 from app.conversation.replay import ReplayPlayer
 from app.conversation.status import Status
 from app.conversation.view_model import ConversationModel
+from app.desktop_key.backends import desktop_grab
+from app.desktop_key.talk_key import DesktopTalkKey
 from app.engine_thread.controller import ModelLoader, load_engine_model
 from app.library.listing import ConversationEntry
 from app.library.model import LibraryModel
@@ -97,6 +99,7 @@ class MainWindow(QMainWindow):
         self.tray = Tray(self, TrayModel(self.model, self.health, self))
         self.menus.view_menu.addAction(self.tray.keep_action)
         self.device_follower = follow_devices(self.model)  # None without audio
+        self.talk_key = DesktopTalkKey(self.model, desktop_grab, self)
         self._build_shortcuts()
         self._set_tab_order()
         self.conversation_panel.talk_button.setFocus()  # where Space, push-to-talk, belongs
@@ -107,6 +110,7 @@ class MainWindow(QMainWindow):
         self.installEventFilter(self)
         QApplication.instance().focusChanged.connect(self._watch_focus)
         self._build_crash_protection_note()
+        self._build_talk_key_note()
         self.library.renamed.connect(self.model.file_renamed)
         self.library.removed.connect(self.model.file_removed)
 
@@ -210,6 +214,26 @@ class MainWindow(QMainWindow):
             "has room; save the conversation to keep it." if problem else "")
         self.crash_protection_label.setToolTip(problem)
         self.crash_protection_label.setVisible(bool(problem))
+
+    def _build_talk_key_note(self) -> None:
+        """A lasting note in the status bar while the desktop-wide talk key does not work."""
+        self.talk_key_label = QLabel()
+        self.talk_key_label.setWordWrap(True)
+        self.statusBar().addPermanentWidget(self.talk_key_label, 1)
+        self.talk_key.changed.connect(self._render_talk_key)
+        self._render_talk_key()
+
+    def _render_talk_key(self) -> None:
+        self.talk_key_label.setText(self.talk_key.note)
+        self.talk_key_label.setVisible(bool(self.talk_key.note))
+
+    def open_talk_key_dialog(self):
+        from app.desktop_key.dialog import TalkKeyDialog
+
+        dialog = TalkKeyDialog(self.talk_key, self)
+        dialog.setAttribute(Qt.WA_DeleteOnClose)
+        dialog.open()
+        return dialog
 
     def _connect_model(self) -> None:
         m = self.model
@@ -511,6 +535,7 @@ class MainWindow(QMainWindow):
         """See ``ConversationModel.shutdown``; also stops a replay and the key filter."""
         QApplication.instance().removeEventFilter(self)
         self.replay.stop()
+        self.talk_key.stop()
         if self.device_follower is not None:
             self.device_follower.stop()
         if self.recovery is not None:  # an offer left open: the journal stays for a later start

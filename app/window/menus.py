@@ -50,6 +50,7 @@ class Menus:
 
         self.audio_menu = bar.addMenu("&Audio")
         self.add(self.audio_menu, "&Refresh devices", QKeySequence("F5"), window.model.refresh_devices)
+        self.add(self.audio_menu, "&Talk key...", None, window.open_talk_key_dialog)
         self.processing_actions = add_processing_actions(self.audio_menu, window.model.processing,
                                                          window.model.set_processing)
 
