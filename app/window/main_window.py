@@ -59,6 +59,7 @@ from app.window.devices_panel import DevicesPanel
 from app.window.menus import Menus
 from app.window.meters_panel import MetersPanel
 from app.window.microphone_banner import MicrophoneBanner
+from app.window.notices import Notices
 from app.window.tray import Tray
 from app.window.tray_state import TrayModel
 from engine import VoiceLibrary
@@ -97,6 +98,9 @@ class MainWindow(QMainWindow):
         self._build_ui()
         self.menus = Menus(self)
         self.tray = Tray(self, TrayModel(self.model, self.health, self))
+        self.notices = Notices(lambda: self.isHidden() or self.isMinimized(), self)
+        self.notices.notice.connect(self.tray.notify)
+        self.model.recovery_event.connect(self.notices.recovery_event)
         self.menus.view_menu.addAction(self.tray.keep_action)
         self.device_follower = follow_devices(self.model)  # None without audio
         self.talk_key = DesktopTalkKey(self.model, desktop_grab, self)
@@ -494,6 +498,7 @@ class MainWindow(QMainWindow):
         in_use = self.model.settings.model if self.model.model_info is not None else None
         dialog = ModelManagerDialog(self.model.settings, self, in_use=in_use)
         dialog.model_chosen.connect(self._model_chosen)
+        dialog.finished_download.connect(self.notices.download_finished)
         dialog.open()
         return dialog
 
