@@ -131,6 +131,7 @@ class ModelManagerDialog(QDialog):
 
         self.table = QTableWidget(len(self.presets), len(COLUMNS))
         self.table.setHorizontalHeaderLabels(COLUMNS)
+        self.table.setAccessibleName("Models")
         self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)

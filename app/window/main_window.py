@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 
 from app import paths
 from app.audio.device_follow import follow_devices
+from app.conversation.announcer import TurnAnnouncer
 from app.conversation.health import HealthModel
 from app.conversation.panel import ConversationPanel
 from app.conversation.replay import ReplayPlayer
@@ -49,6 +50,7 @@ from app.library.names import new_conversation_path
 from app.library.panel import LibraryPanel
 from app.voices.persona import PersonaDialog
 from app.voices.personas_model import PersonasModel
+from app.widgets.announce import announce
 from app.widgets.colours import checkbox_style, scheme_for, status_colour
 from app.widgets.scroll_column import ScrollColumn
 from app.widgets.steady_minimum import SteadyMinimum
@@ -101,6 +103,8 @@ class MainWindow(QMainWindow):
         self.notices = Notices(lambda: self.isHidden() or self.isMinimized(), self)
         self.notices.notice.connect(self.tray.notify)
         self.model.recovery_event.connect(self.notices.recovery_event)
+        self.announcer = TurnAnnouncer(self.model, self)
+        self.announcer.announce.connect(lambda text: announce(self.conversation_panel.view, text))
         self.menus.view_menu.addAction(self.tray.keep_action)
         self.device_follower = follow_devices(self.model)  # None without audio
         self.talk_key = DesktopTalkKey(self.model, desktop_grab, self)
@@ -161,6 +165,7 @@ class MainWindow(QMainWindow):
         side_layout.addWidget(self.devices_panel)
         side_layout.addStretch(1)
         self.side_panel = ScrollColumn(side)
+        self.side_panel.setAccessibleName("Meters and devices")
         splitter = QSplitter(Qt.Horizontal)
         splitter.setChildrenCollapsible(False)  # a column dragged too narrow stops at its minimum
         for widget, stretch in ((self.library_panel, 2), (self.conversation_panel, 5), (self.side_panel, 2)):
