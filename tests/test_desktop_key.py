@@ -4,7 +4,11 @@ the PulseAudio null sink, and its release closes it; a chord another program hol
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -22,6 +26,8 @@ from app.window.main_window import MainWindow
 from engine.audio import write_wav
 from tests import audio_server, x_server
 from tests.test_app_window import conversations_dir, settings_without_processing
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 @pytest.mark.parametrize(("text", "modifiers", "key", "trigger"), [
@@ -145,14 +151,14 @@ def test_a_key_another_program_holds_is_said_and_space_in_the_window_still_works
 def test_a_chosen_tap_key_toggles_and_the_previous_chord_is_given_back(on_x, qtbot, tmp_path):
     w = quiet_window(tmp_path, audio=False)
     try:
-        assert w.talk_key.active
+        assert w.talk_key.active, w.talk_key.problem
         dialog = w.open_talk_key_dialog()
         dialog.key_edit.setKeySequence(QKeySequence("Ctrl+Alt+T"))
         dialog.tap_button.setChecked(True)
         dialog.accept()
         settings = load_settings(w.model.store)
         assert (settings.talk_key, settings.talk_key_mode) == ("Ctrl+Alt+T", TAP)
-        assert w.talk_key.active
+        assert w.talk_key.active, w.talk_key.problem
 
         taker = X11Grab()  # Ctrl+Alt+Space is free again for other programs
         refused = SignalRecorder()
@@ -194,5 +200,96 @@ def test_without_a_desktop_the_window_says_so(qtbot, tmp_path, monkeypatch):
     w = quiet_window(tmp_path, audio=False)
     try:
         assert NO_DESKTOP_WHY in w.talk_key_label.text() and w.talk_key_label.isVisibleTo(w)
+    finally:
+        close(w)
+
+
+# ---- Wayland: the portal's GlobalShortcuts on a private session bus ----------------------------
+
+BUS_CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig><type>session</type><listen>unix:dir={folder}</listen><auth>EXTERNAL</auth>
+<policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/>
+<allow own="*"/></policy></busconfig>"""
+
+
+@pytest.fixture
+def session_bus(tmp_path, monkeypatch):
+    """A session bus of this test's own, with no services (no desktop portal) until a test starts
+    one; the app sees a Wayland session on it."""
+    if not sys.platform.startswith("linux") or not shutil.which("dbus-daemon"):
+        pytest.fail("dbus-daemon is missing: run tests/setup_system.sh (installs dbus-daemon)")
+    config = tmp_path / "bus.conf"
+    config.write_text(BUS_CONFIG.format(folder=tmp_path))
+    daemon = subprocess.Popen(["dbus-daemon", f"--config-file={config}", "--nofork", "--print-address=1"],
+                              stdout=subprocess.PIPE, text=True)
+    address = daemon.stdout.readline().strip()
+    monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", address)
+    monkeypatch.setenv("WAYLAND_DISPLAY", "wayland-parley-test")
+    monkeypatch.delenv("DISPLAY", raising=False)
+    yield address
+    daemon.terminate()
+    daemon.wait(10)
+
+
+class FakePortal:
+    def __init__(self, address: str, refuse: bool = False) -> None:
+        from jeepney.bus_messages import message_bus
+        from jeepney.io.blocking import Proxy, open_dbus_connection
+
+        self.process = subprocess.Popen([sys.executable, "-m", "tests.fake_portal", address]
+                                        + (["--refuse"] if refuse else []), cwd=ROOT)
+        self.connection = open_dbus_connection(address)
+        bus = Proxy(message_bus, self.connection)
+        deadline = time.monotonic() + 20
+        while not bus.NameHasOwner("org.parley.test.FakePortal")[0]:
+            assert time.monotonic() < deadline, "the fake portal did not start"
+            time.sleep(0.05)
+
+    def call(self, method: str):
+        from jeepney import DBusAddress, new_method_call
+
+        address = DBusAddress("/org/parley/test", bus_name="org.parley.test.FakePortal",
+                              interface="org.parley.test.FakePortal")
+        return self.connection.send_and_get_reply(new_method_call(address, method), timeout=10).body
+
+    def close(self) -> None:
+        self.connection.close()
+        self.process.terminate()
+        self.process.wait(10)
+
+
+def test_on_wayland_the_portal_gives_the_key_and_its_press_and_release_hold_the_microphone(
+        session_bus, qtbot, tmp_path):
+    portal = FakePortal(session_bus)
+    w = quiet_window(tmp_path, audio=False)
+    try:
+        qtbot.waitUntil(lambda: w.talk_key.active, timeout=10_000)
+        assert portal.call("Trigger") == ("CTRL+ALT+space",)  # the chord, as the portal's preferred trigger
+        assert not w.talk_key_label.isVisibleTo(w)
+        portal.call("Press")
+        qtbot.waitUntil(lambda: w.model.talk.mic_open, timeout=5_000)
+        assert w.model.talk.held_by == {TALK_SOURCE}
+        portal.call("Release")
+        qtbot.waitUntil(lambda: not w.model.talk.mic_open, timeout=5_000)
+    finally:
+        close(w)
+    assert portal.call("Trigger") == ("closed",)  # the session was closed with the window
+    portal.close()
+
+
+def test_on_wayland_a_desktop_without_the_portal_or_a_no_is_said(session_bus, qtbot, tmp_path):
+    w = quiet_window(tmp_path, audio=False)
+    try:
+        qtbot.waitUntil(lambda: bool(w.talk_key.problem), timeout=10_000)
+        assert "no desktop-wide keys" in w.talk_key_label.text() and w.talk_key_label.isVisibleTo(w)
+        assert "Space in Parley's window still works" in w.talk_key_label.text()
+        portal = FakePortal(session_bus, refuse=True)
+        try:
+            w.model.update_settings(talk_key="Ctrl+Alt+T")  # asked again, now of a desktop that says no
+            qtbot.waitUntil(lambda: "turned the desktop-wide key down" in w.talk_key.problem, timeout=10_000)
+            assert not w.talk_key.active
+        finally:
+            portal.close()
     finally:
         close(w)

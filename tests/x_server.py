@@ -36,9 +36,12 @@ class XServer:
 
 
 def start_x_server() -> XServer:
-    """Xvfb on a free display number (it writes the number it took to a pipe once it accepts clients)."""
+    """Xvfb on a free display number (it writes the number it took to a pipe once it accepts clients).
+    ``-noreset``: by default an X server resets when its last client leaves, and refuses connections
+    meanwhile; a desktop's server never does while the session runs."""
     read, write = os.pipe()
-    process = subprocess.Popen(["Xvfb", "-displayfd", str(write), "-nolisten", "tcp", "-screen", "0", "800x600x24"],
+    process = subprocess.Popen(["Xvfb", "-displayfd", str(write), "-nolisten", "tcp", "-noreset",
+                                "-screen", "0", "800x600x24"],
                                pass_fds=(write,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     os.close(write)
     with os.fdopen(read) as pipe:
