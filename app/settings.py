@@ -39,6 +39,7 @@ class AppSettings:
     close_to_tray: str = ""
     # The desktop-wide push-to-talk key (app.desktop_key), Qt's portable text; "" = none.
     talk_key: str = DEFAULT_TALK_KEY
+    pause_media: bool = False  # media players paused (MPRIS) while you talk or the assistant speaks
     talk_key_mode: str = HOLD  # app.desktop_key.talk_key: HOLD (open while held) or TAP (press, press again)
 
     @property

@@ -37,6 +37,7 @@ from app import paths
 from app.audio.device_follow import follow_devices
 from app.conversation.announcer import TurnAnnouncer
 from app.conversation.health import HealthModel
+from app.conversation.media_pause import MediaPause
 from app.conversation.panel import ConversationPanel
 from app.conversation.replay import ReplayPlayer
 from app.conversation.status import Status
@@ -108,6 +109,7 @@ class MainWindow(QMainWindow):
         self.menus.view_menu.addAction(self.tray.keep_action)
         self.device_follower = follow_devices(self.model)  # None without audio
         self.talk_key = DesktopTalkKey(self.model, desktop_grab, self)
+        self.media_pause = MediaPause(self.model, parent=self)
         self._build_shortcuts()
         self._set_tab_order()
         self.conversation_panel.talk_button.setFocus()  # where Space, push-to-talk, belongs
@@ -546,6 +548,7 @@ class MainWindow(QMainWindow):
         QApplication.instance().removeEventFilter(self)
         self.replay.stop()
         self.talk_key.stop()
+        self.media_pause.stop()
         if self.device_follower is not None:
             self.device_follower.stop()
         if self.recovery is not None:  # an offer left open: the journal stays for a later start
