@@ -142,6 +142,9 @@ def test_a_key_another_program_holds_is_said_and_space_in_the_window_still_works
             qtbot.keyPress(w, Qt.Key_Space)
             assert w.model.talk.mic_open
             qtbot.keyRelease(w, Qt.Key_Space)
+            holder.ungrab()  # the other program lets go: OK in Audio > Talk key asks again, same chord
+            w.open_talk_key_dialog().accept()
+            assert w.talk_key.active and not w.talk_key_label.isVisibleTo(w)
         finally:
             close(w)
     finally:

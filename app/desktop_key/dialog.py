@@ -1,5 +1,5 @@
 """Audio → Talk key: the desktop-wide push-to-talk key, on or off, its chord and hold or tap; what
-the desktop said about it. Renders ``DesktopTalkKey``; OK writes the settings, which it follows."""
+the desktop said about it. Renders ``DesktopTalkKey``; OK hands it the choice."""
 
 from __future__ import annotations
 
@@ -68,6 +68,5 @@ class TalkKeyDialog(QDialog):
             except ChordError as e:
                 self.note.setText(str(e))
                 return
-        self.talk_key.conversation.update_settings(talk_key=key,
-                                                   talk_key_mode=TAP if self.tap_button.isChecked() else HOLD)
+        self.talk_key.choose(key, TAP if self.tap_button.isChecked() else HOLD)
         super().accept()

@@ -45,6 +45,13 @@ class DesktopTalkKey(QObject):
         """What the window says while the key does not work ("" while it does)."""
         return f"{self.problem} Space in Parley's window still works." if self.problem else ""
 
+    def choose(self, key: str, mode: str) -> None:
+        """The person's choice (Audio → Talk key), saved. A key the desktop refused is asked for again
+        even when it is the same chord: the program holding it may have let go."""
+        if not self.active:
+            self.stop()
+        self.conversation.update_settings(talk_key=key, talk_key_mode=mode)
+
     def _apply(self, settings) -> None:
         if settings.talk_key == self.key:
             return  # the mode applies at the next press; nothing to grab again
