@@ -9,6 +9,8 @@ from pathlib import Path
 from PySide6.QtCore import QSettings
 
 from app.audio.echo import ProcessingSettings
+from app.desktop_key.chord import DEFAULT_TALK_KEY
+from app.desktop_key.talk_key import HOLD
 from engine.atomic import PRIVATE_MODE
 
 MAX_RECENT = 8
@@ -35,6 +37,10 @@ class AppSettings:
     # Closing the window where there is a tray: "" asks the first time, "tray" hides it, "quit" quits
     # (app.window.tray_state).
     close_to_tray: str = ""
+    # The desktop-wide push-to-talk key (app.desktop_key), Qt's portable text; "" = none.
+    talk_key: str = DEFAULT_TALK_KEY
+    pause_media: bool = False  # media players paused (MPRIS) while you talk or the assistant speaks
+    talk_key_mode: str = HOLD  # app.desktop_key.talk_key: HOLD (open while held) or TAP (press, press again)
 
     @property
     def save_compact(self) -> bool | None:

@@ -26,6 +26,10 @@ SPEECH = {
 _TEST_CACHE = tempfile.mkdtemp(prefix="parley-test-cache-")
 os.environ["PARLEY_CACHE_DIR"] = _TEST_CACHE
 os.environ["PARLEY_VOICES_DIR"] = os.path.join(_TEST_CACHE, "voices")  # never the user's own voices
+# Nor the user's desktop: a window would take its talk key (Ctrl+Alt+Space) there. The talk-key
+# tests name the X server they start (tests/x_server.py).
+for _desktop in ("DISPLAY", "WAYLAND_DISPLAY", "XDG_SESSION_TYPE"):
+    os.environ.pop(_desktop, None)
 
 
 @pytest.fixture(autouse=True)

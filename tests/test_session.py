@@ -123,7 +123,6 @@ def personaplex_folder(tmp_path_factory, demo_model_dir):
 
 def test_opening_a_personaplex_conversation_runs_no_prompt_phases(tmp_path, personaplex_folder, monkeypatch):
     import engine.lm.personaplex as personaplex
-
     import engine.runtime.session as session_module
 
     model = load_model(str(personaplex_folder), device="cpu")

@@ -53,6 +53,7 @@ class ReplayBar(QFrame):
         self.split_box = QCheckBox("You left, assistant right")
         self.split_box.setToolTip("Off: both sides mixed on both speakers")
         self.close_button = QPushButton("Close replay")
+        self.play_button.setAccessibleDescription("Play or pause the conversation being replayed")
         title_row.addWidget(self.title_label, 1)
         title_row.addWidget(self.split_box)
         title_row.addWidget(self.close_button)

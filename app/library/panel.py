@@ -96,6 +96,7 @@ class LibraryPanel(QWidget):
         self.search.setPlaceholderText("Search titles and transcripts")
         self.search.setClearButtonEnabled(True)
         self.search.setToolTip("Search titles and transcripts (Ctrl+F)")
+        self.search.setAccessibleName("Search conversations")
         self.search.textChanged.connect(self.filter.set_query)
         layout.addWidget(self.search)
         self.list = QListView()
@@ -117,6 +118,7 @@ class LibraryPanel(QWidget):
                                             (self.rename_button, self.rename_selected),
                                             (self.delete_button, self.delete_selected))):
             button.clicked.connect(slot)
+            button.setAccessibleDescription(f"{button.text()} the conversation selected in the library")
             buttons.addWidget(button, i // 2, i % 2)
         layout.addLayout(buttons)
         QShortcut(QKeySequence(Qt.Key_F2), self.list, self.rename_selected, context=Qt.WidgetShortcut)

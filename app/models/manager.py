@@ -124,6 +124,7 @@ def revision_note(preset: engine.Preset, in_use: str, offered: str | None) -> st
 
 class ModelManagerDialog(QDialog):
     model_chosen = Signal(str, str, str)  # preset name, device, precision
+    finished_download = Signal(str)  # what a download or update check came to (not a cancel: the person's own)
 
     def __init__(self, settings: AppSettings, parent=None, in_use: str | None = None) -> None:
         """``in_use``: the preset the window runs now (None: none)."""
@@ -149,6 +150,7 @@ class ModelManagerDialog(QDialog):
 
         self.table = QTableWidget(len(self.presets), len(COLUMNS))
         self.table.setHorizontalHeaderLabels(COLUMNS)
+        self.table.setAccessibleName("Models")
         self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
@@ -355,7 +357,8 @@ class ModelManagerDialog(QDialog):
     def cancel_download(self) -> None:
         if self.download is not None:
             self.download.cancel()
-            self._finish_download("Download cancelled; completed files are kept, the rest restarts next time.")
+            self._finish_download("Download cancelled; completed files are kept, the rest restarts next time.",
+                                  cancelled=True)
 
     def _poll_download(self) -> None:
         if self.download is None:
@@ -385,7 +388,9 @@ class ModelManagerDialog(QDialog):
                               f"'Update to {short(latest)}' downloads it (files that did not change are not "
                               "downloaded again); until then nothing changes.")
 
-    def _finish_download(self, message: str) -> None:
+    def _finish_download(self, message: str, cancelled: bool = False) -> None:
+        if not cancelled:
+            self.finished_download.emit(message)
         self.timer.stop()
         self.download = None
         self._show_progress(False)

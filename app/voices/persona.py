@@ -104,14 +104,16 @@ class PersonaDialog(QDialog):
         self.role_edit.setPlaceholderText(f"Empty: the model's default role ({DEFAULT_ROLE})")
         self.role_edit.textChanged.connect(self._role_edited)
         defaults = SamplingConfig()
-        self.temp = self._temperature("temp", f"How varied the speech is (0 = always the likeliest; "
-                                              f"default {defaults.temp})")
-        self.temp_text = self._temperature("temp_text", f"How varied the words are (default {defaults.temp_text})")
-        self.top_k = self._top_k("top_k", f"Audio tokens to choose from (default {defaults.top_k})")
-        self.top_k_text = self._top_k("top_k_text", f"Words to choose from (default {defaults.top_k_text})")
+        self.temp = self._temperature("temp", "Temperature of speech",
+                                      f"How varied the speech is (0 = always the likeliest; default {defaults.temp})")
+        self.temp_text = self._temperature("temp_text", "Temperature of words",
+                                           f"How varied the words are (default {defaults.temp_text})")
+        self.top_k = self._top_k("top_k", "Top-k of speech", f"Audio tokens to choose from (default {defaults.top_k})")
+        self.top_k_text = self._top_k("top_k_text", "Top-k of words",
+                                      f"Words to choose from (default {defaults.top_k_text})")
         style_row = QHBoxLayout()
         self.style_combo = QComboBox()
-        self.style_combo.setAccessibleName("style")
+        self.style_combo.setAccessibleName("Style")
         self.style_combo.setToolTip("How varied the assistant's speech and words are.")
         self.style_combo.activated.connect(self._style_chosen)
         self.numbers_button = QPushButton("Numbers...")
@@ -147,21 +149,21 @@ class PersonaDialog(QDialog):
         self.form.addRow(self.note)
         return form_widget
 
-    def _temperature(self, field: str, tip: str) -> QDoubleSpinBox:
+    def _temperature(self, field: str, name: str, tip: str) -> QDoubleSpinBox:
         box = QDoubleSpinBox()
         box.setRange(0.0, 2.0)
         box.setSingleStep(0.05)
         box.setDecimals(2)
         box.setToolTip(tip)
-        box.setAccessibleName(field)
+        box.setAccessibleName(name)
         box.valueChanged.connect(lambda v: self.personas.edit(**{field: round(v, 2)}))
         return box
 
-    def _top_k(self, field: str, tip: str) -> QSpinBox:
+    def _top_k(self, field: str, name: str, tip: str) -> QSpinBox:
         box = QSpinBox()
         box.setRange(1, 4096)
         box.setToolTip(tip)
-        box.setAccessibleName(field)
+        box.setAccessibleName(name)
         box.valueChanged.connect(lambda v: self.personas.edit(**{field: v}))
         return box
 

@@ -35,10 +35,11 @@ class DevicesPanel(QWidget):
         self.refresh_button = QPushButton("Refresh devices")
         self.refresh_button.setToolTip("Look again for microphones and speakers (F5)")
         self.refresh_button.clicked.connect(model.devices.refresh)
-        grid.addWidget(QLabel("Microphone"), 0, 0)
-        grid.addWidget(self.input_combo, 0, 1)
-        grid.addWidget(QLabel("Speaker"), 1, 0)
-        grid.addWidget(self.output_combo, 1, 1)
+        for row, (text, combo) in enumerate((("Microphone", self.input_combo), ("Speaker", self.output_combo))):
+            label = QLabel(text)
+            label.setBuddy(combo)  # the label names the picker for screen readers
+            grid.addWidget(label, row, 0)
+            grid.addWidget(combo, row, 1)
         grid.addWidget(self.refresh_button, 2, 1, Qt.AlignRight)
         grid.setColumnStretch(1, 1)
         layout.addLayout(grid)

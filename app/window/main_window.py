@@ -35,11 +35,15 @@ from PySide6.QtWidgets import (
 
 from app import paths
 from app.audio.device_follow import follow_devices
+from app.conversation.announcer import TurnAnnouncer
 from app.conversation.health import HealthModel
+from app.conversation.media_pause import MediaPause
 from app.conversation.panel import ConversationPanel
 from app.conversation.replay import ReplayPlayer
 from app.conversation.status import Status
 from app.conversation.view_model import ConversationModel
+from app.desktop_key.backends import desktop_grab
+from app.desktop_key.talk_key import DesktopTalkKey
 from app.engine_thread.controller import ModelLoader, load_engine_model
 from app.library.listing import ConversationEntry
 from app.library.model import LibraryModel
@@ -47,6 +51,7 @@ from app.library.names import new_conversation_path
 from app.library.panel import LibraryPanel
 from app.voices.persona import PersonaDialog
 from app.voices.personas_model import PersonasModel
+from app.widgets.announce import announce
 from app.widgets.colours import checkbox_style, scheme_for, status_colour
 from app.widgets.elided_label import ElidedLabel
 from app.widgets.scroll_column import ScrollColumn
@@ -58,6 +63,7 @@ from app.window.devices_panel import DevicesPanel
 from app.window.menus import Menus
 from app.window.meters_panel import MetersPanel
 from app.window.microphone_banner import MicrophoneBanner
+from app.window.notices import Notices
 from app.window.tray import Tray
 from app.window.tray_state import TrayModel
 from engine import VoiceLibrary
@@ -96,8 +102,15 @@ class MainWindow(QMainWindow):
         self._build_ui()
         self.menus = Menus(self)
         self.tray = Tray(self, TrayModel(self.model, self.health, self))
+        self.notices = Notices(lambda: self.isHidden() or self.isMinimized(), self)
+        self.notices.notice.connect(self.tray.notify)
+        self.model.recovery_event.connect(self.notices.recovery_event)
+        self.announcer = TurnAnnouncer(self.model, self)
+        self.announcer.announce.connect(lambda text: announce(self.conversation_panel.view, text))
         self.menus.view_menu.addAction(self.tray.keep_action)
         self.device_follower = follow_devices(self.model)  # None without audio
+        self.talk_key = DesktopTalkKey(self.model, desktop_grab, self)
+        self.media_pause = MediaPause(self.model, parent=self)
         self._build_shortcuts()
         self._set_tab_order()
         self.conversation_panel.talk_button.setFocus()  # where Space, push-to-talk, belongs
@@ -108,6 +121,7 @@ class MainWindow(QMainWindow):
         self.installEventFilter(self)
         QApplication.instance().focusChanged.connect(self._watch_focus)
         self._build_crash_protection_note()
+        self._build_talk_key_note()
         self.library.renamed.connect(self.model.file_renamed)
         self.library.removed.connect(self.model.file_removed)
 
@@ -155,6 +169,7 @@ class MainWindow(QMainWindow):
         side_layout.addWidget(self.devices_panel)
         side_layout.addStretch(1)
         self.side_panel = ScrollColumn(side)
+        self.side_panel.setAccessibleName("Meters and devices")
         splitter = QSplitter(Qt.Horizontal)
         splitter.setChildrenCollapsible(False)  # a column dragged too narrow stops at its minimum
         for widget, stretch in ((self.library_panel, 2), (self.conversation_panel, 5), (self.side_panel, 2)):
@@ -211,6 +226,26 @@ class MainWindow(QMainWindow):
             f"Crash protection stopped: {problem}. Parley keeps trying and resumes it once the disk "
             "has room; save the conversation to keep it." if problem else "")
         self.crash_protection_label.setVisible(bool(problem))
+
+    def _build_talk_key_note(self) -> None:
+        """A lasting note in the status bar while the desktop-wide talk key does not work."""
+        self.talk_key_label = QLabel()
+        self.talk_key_label.setWordWrap(True)
+        self.statusBar().addPermanentWidget(self.talk_key_label, 1)
+        self.talk_key.changed.connect(self._render_talk_key)
+        self._render_talk_key()
+
+    def _render_talk_key(self) -> None:
+        self.talk_key_label.setText(self.talk_key.note)
+        self.talk_key_label.setVisible(bool(self.talk_key.note))
+
+    def open_talk_key_dialog(self):
+        from app.desktop_key.dialog import TalkKeyDialog
+
+        dialog = TalkKeyDialog(self.talk_key, self)
+        dialog.setAttribute(Qt.WA_DeleteOnClose)
+        dialog.open()
+        return dialog
 
     def _connect_model(self) -> None:
         m = self.model
@@ -481,6 +516,7 @@ class MainWindow(QMainWindow):
         in_use = self.model.settings.model if self.model.model_info is not None else None
         dialog = ModelManagerDialog(self.model.settings, self, in_use=in_use)
         dialog.model_chosen.connect(self._model_chosen)
+        dialog.finished_download.connect(self.notices.download_finished)
         dialog.open()
         return dialog
 
@@ -522,6 +558,8 @@ class MainWindow(QMainWindow):
         """See ``ConversationModel.shutdown``; also stops a replay and the key filter."""
         QApplication.instance().removeEventFilter(self)
         self.replay.stop()
+        self.talk_key.stop()
+        self.media_pause.stop()
         if self.device_follower is not None:
             self.device_follower.stop()
         if self.recovery is not None:  # an offer left open: the journal stays for a later start

@@ -9,6 +9,8 @@ from PySide6.QtCore import QUrl
 from PySide6.QtGui import QAction, QDesktopServices, QKeySequence
 
 from app import paths
+from app.conversation.media_pause import AVAILABLE as MEDIA_PAUSE_AVAILABLE
+from app.conversation.media_pause import UNAVAILABLE_WHY
 from app.window.audio_menu import add_processing_actions
 from app.window.file_kind_menu import add_file_kind_menu
 
@@ -51,6 +53,14 @@ class Menus:
 
         self.audio_menu = bar.addMenu("&Audio")
         self.add(self.audio_menu, "&Refresh devices", QKeySequence("F5"), window.model.devices.refresh)
+        self.add(self.audio_menu, "&Talk key...", None, window.open_talk_key_dialog)
+        self.pause_media_action = self.add(self.audio_menu, "&Pause other players while talking", None,
+                                           lambda on: window.model.update_settings(pause_media=on))
+        self.pause_media_action.setCheckable(True)
+        self.pause_media_action.setChecked(window.model.settings.pause_media)
+        self.pause_media_action.setEnabled(MEDIA_PAUSE_AVAILABLE)
+        self.pause_media_action.setToolTip("Music and videos pause while you hold Talk or the assistant speaks, "
+                                           "and go on afterwards." if MEDIA_PAUSE_AVAILABLE else UNAVAILABLE_WHY)
         self.processing_actions = add_processing_actions(self.audio_menu, window.model.processing,
                                                          window.model.set_processing)
 

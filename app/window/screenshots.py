@@ -63,8 +63,9 @@ def take_screenshots(out_dir: Path, dark: bool = False) -> list[Path]:
     with tempfile.TemporaryDirectory(prefix="parley-shots-") as tmp, private_data(Path(tmp)):
         library = Path(tmp) / "conversations"
         library.mkdir()
-        window = MainWindow(QSettings(str(Path(tmp) / "settings.ini"), QSettings.IniFormat), audio=False,
-                            worker_seed=3, conversations_dir=library)
+        store = QSettings(str(Path(tmp) / "settings.ini"), QSettings.IniFormat)
+        store.setValue("talk_key", "")  # the desktop-wide key: not taken from the desktop the shots are made on
+        window = MainWindow(store, audio=False, worker_seed=3, conversations_dir=library)
         window.show()
         window.devices_panel.device_label.setText(f"Audio: default ({SAMPLE_RATE} Hz) → default ({SAMPLE_RATE} Hz)")
         opened = SignalRecorder()

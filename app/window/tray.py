@@ -17,6 +17,7 @@ from app.window.tray_state import CLOSE_QUITS, CLOSE_TO_TRAY, TrayModel, TraySta
 ICON_SIZE = 64
 KEEP_TEXT = "Keep running in the tray"
 QUIT_TEXT = "Quit"
+NOTICE_MS = 10_000
 # A mark on each disc, so the states differ by shape as well as by colour.
 STATE_MARKS = {TrayState.IDLE: "", TrayState.LISTENING: "●", TrayState.SPEAKING: "♪",
                TrayState.WAITING: "…", TrayState.TOO_SLOW: "!"}
@@ -96,6 +97,11 @@ class Tray(QObject):
         self.talk_action.setChecked(self.model.talking)
         self.open_mic_action.setChecked(self.model.open_mic)
         self.pause_action.setChecked(self.model.paused)
+
+    def notify(self, title: str, text: str) -> None:
+        """A desktop notification from the icon (``Notices``); nothing where there is no tray."""
+        if self.available:
+            self.icon.showMessage(title, text, QSystemTrayIcon.Information, NOTICE_MS)
 
     def _render_keep(self) -> None:
         self.keep_action.setChecked(self.window.model.settings.close_to_tray == CLOSE_TO_TRAY)
