@@ -43,6 +43,7 @@ from app.conversation.view_model import ConversationModel
 from app.engine_thread.controller import ModelLoader, load_engine_model
 from app.library.listing import ConversationEntry
 from app.library.model import LibraryModel
+from app.library.model_offer import model_to_offer
 from app.library.names import new_conversation_path
 from app.library.panel import LibraryPanel
 from app.voices.persona import PersonaDialog
@@ -383,19 +384,26 @@ class MainWindow(QMainWindow):
         self.model.open_conversation(path)
 
     def open_entry(self, entry: ConversationEntry) -> None:
-        """Open a library entry; one saved with another model offers to switch to that model."""
+        """Open a library entry; one saved with another model offers to switch to that model, where
+        it is on this machine (``app.library.model_offer``)."""
         if entry.info is None:
             self.show_error(entry.error)
             return
         info = self.model.model_info
         if info is not None and entry.info.fingerprint != info.fingerprint:
+            other = model_to_offer(entry.info.model, self.model.settings.model)
+            if other is None:
+                self.show_error(f"“{entry.title}” was saved with the model {entry.info.model[:200]}, which is not on "
+                                f"this machine (the loaded model is {info.label}). Parley does not fetch or load a "
+                                "model a file names: load that model yourself, then open the conversation again.")
+                return
             answer = QMessageBox.question(
                 self, "Another model",
                 f"“{entry.title}” was saved with the model {entry.info.model}; the loaded model is "
-                f"{info.label}. Switch to {entry.info.model} and open it?",
+                f"{info.label}. Switch to {other} and open it?",
                 QMessageBox.Yes | QMessageBox.Cancel, QMessageBox.Yes)
             if answer == QMessageBox.Yes and self._confirm_discard():
-                self.model.switch_model_and_open(entry.info.model, str(entry.path))
+                self.model.switch_model_and_open(other, str(entry.path))
             return
         if self._confirm_discard():
             self.model.open_conversation(str(entry.path))
