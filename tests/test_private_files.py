@@ -57,7 +57,7 @@ def test_a_session_in_a_fresh_home_leaves_nothing_others_can_read(fresh_home, ap
 
     conversations, journals, logs = paths.conversations_dir(), paths.journal_dir(), paths.log_dir()
     root, before = logging.getLogger(), list(logging.getLogger().handlers)
-    log_path = paths.setup_logging()
+    log_path, _ = paths.setup_logging()
     added = [h for h in root.handlers if h not in before]
     try:
         handler = next(h for h in added if getattr(h, "baseFilename", None) == str(log_path))

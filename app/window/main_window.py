@@ -486,9 +486,12 @@ class MainWindow(QMainWindow):
             self.model.load_model(name, device, precision)
 
     def about(self) -> None:
-        QMessageBox.about(self, "About Parley",
-                          "Parley: a local, real-time, full-duplex voice assistant for the Moshi family "
-                          f"of speech models.\n\nLog file: {paths.log_file()}")
+        try:
+            log = f"Log file: {paths.log_file()}"
+        except paths.FolderProblem as e:
+            log = f"No log file: {e}"
+        QMessageBox.about(self, "About Parley", "Parley: a local, real-time, full-duplex voice assistant for the "
+                          f"Moshi family of speech models.\n\n{log}")
 
     # -- shutdown ----------------------------------------------------------------------------
     def quit(self) -> None:
