@@ -358,3 +358,31 @@ def test_parley_conversations_escapes_control_characters_and_writes_valid_json(t
             rows = [json.loads(line) for line in text.splitlines()]
             assert out.isascii() and len(rows) == 2
             assert any(row["title"].startswith("\x1b]0;pwned") for row in rows)  # the data, escaped only by JSON
+
+
+def test_a_full_disk_is_said_plainly_naming_the_file_asked_for(demo_model_dir, tmp_path):
+    """A real full disk: a 64 KB tmpfs mounted in a mount namespace of its own (unshare) under the
+    output folder. The error names the file asked for (never the temp file the write goes through)
+    and what to do, in one line without "run with --verbose"."""
+    import shutil
+
+    from engine import write_wav
+
+    disk = tmp_path / "small disk"
+    disk.mkdir()
+    mount = ["unshare", "-rm", "sh", "-c", 'mount -t tmpfs -o size=64k tmpfs "$1" && shift && exec "$@"', "sh",
+             str(disk)]
+    if shutil.which("unshare") is None or subprocess.run([*mount, "true"], capture_output=True).returncode != 0:
+        pytest.skip("no mount namespace here (unshare -rm) to make a small disk in")
+    write_wav(tmp_path / "in.wav", (0.1 * np.sin(np.arange(25 * FRAME_SIZE) / 9)).astype(np.float32))  # 96 KB out
+    model = ["--model", str(demo_model_dir), "--device", "cpu"]
+    for output, state in ((disk / "out.wav", None), (tmp_path / "out.wav", disk / "talk.parley")):
+        run = subprocess.run([*mount, sys.executable, "-m", "app.cli.command", "offline", *model, "--input",
+                              str(tmp_path / "in.wav"), "--output", str(output),
+                              *(["--save-state", str(state)] if state else [])],
+                             cwd=ROOT, env={**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(ROOT)},
+                             capture_output=True, text=True, timeout=300)
+        full = state or output
+        assert run.returncode == 2, run.stderr
+        assert run.stderr.strip() == (f"parley: error: {full} could not be written: the disk is full. Free some space "
+                                      "on it, or save somewhere else, and try again"), run.stderr

@@ -53,9 +53,9 @@ def _one_line_errors(command, args) -> int:
 
 
 def _is_user_facing(e: Exception) -> bool:
-    from engine import ModelError
+    from engine import ModelError, WriteError
 
-    return isinstance(e, (UsageError, ModelError, FileNotFoundError, ValueError))
+    return isinstance(e, (UsageError, ModelError, FileNotFoundError, ValueError, WriteError))
 
 
 def _check_writable(*outputs: str | None) -> None:
