@@ -46,6 +46,7 @@ from app.library.model import LibraryModel
 from app.library.model_offer import model_to_offer
 from app.library.names import new_conversation_path
 from app.library.panel import LibraryPanel
+from app.voices.own_voices import list_own_voices
 from app.voices.persona import PersonaDialog
 from app.voices.personas_model import PersonasModel
 from app.widgets.colours import checkbox_style, scheme_for, status_colour
@@ -325,11 +326,11 @@ class MainWindow(QMainWindow):
     def open_persona_dialog(self) -> PersonaDialog:
         """The persona picker and editor; choosing one starts a new conversation with it."""
         m = self.model
-        own = [v.name for v in VoiceLibrary().voices() if not v.problem]  # by name, as personas keep them
         personaplex = None if m.model_info is None else m.is_personaplex
-        personas = PersonasModel(m.personas, m.voices + own, personaplex, m.persona.name)
+        personas = PersonasModel(m.personas, m.voices, personaplex, m.persona.name)
         dialog = PersonaDialog(personas, self)
         personas.setParent(dialog)
+        list_own_voices(VoiceLibrary(), personas.add_voices)  # by name, as personas keep them; off this thread
         dialog.setAttribute(Qt.WA_DeleteOnClose)
         personas.chosen.connect(self.apply_persona)
         personas.changed.connect(self._persona_edited)
