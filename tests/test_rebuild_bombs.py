@@ -1,4 +1,4 @@
-"""Files that ask for a long rebuild (issue 42, items 4 and 8): a compact file whose 7 MB hold 200,000
+"""Files that ask for a long rebuild (issue 42, items 4 and 8): a compact file whose 8 MB hold 200,000
 frames of silence (seven hours, 6 GB to rebuild), a journal followed by 2 GB of nothing, and a
 long journal rebuilt with its progress shown and cancelled with Ctrl+C. Peak memory is measured in
 the process that reads them; the machine's free memory is made small with the process's own
