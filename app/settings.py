@@ -1,12 +1,19 @@
-"""User preferences as one frozen dataclass, persisted in QSettings."""
+"""User preferences as one frozen dataclass, persisted in QSettings.
+
+The settings file is looked at (``stat``, nothing opened) before QSettings reads it: a pipe there
+kept the window from ever appearing, and a 2 GB file cost 4.4 GB. Such a file is named, left as it
+is, and the app runs with its defaults, kept for that run only."""
 
 from __future__ import annotations
 
 import os
+import stat
+import sys
+import tempfile
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QSettings, QStandardPaths
 
 from app.audio.echo import ProcessingSettings
 from app.desktop_key.chord import DEFAULT_TALK_KEY
@@ -14,6 +21,7 @@ from app.desktop_key.talk_key import HOLD
 from engine.atomic import PRIVATE_MODE
 
 MAX_RECENT = 8
+MAX_SETTINGS_BYTES = 1 << 20  # the settings are a few KB
 
 
 @dataclass(frozen=True)
@@ -88,3 +96,42 @@ def _coerce(raw, default):
 def processing_from(settings: AppSettings) -> ProcessingSettings:
     """The microphone processing stages stored in ``settings`` (it has one field per stage)."""
     return ProcessingSettings(**{f.name: getattr(settings, f.name) for f in fields(ProcessingSettings)})
+
+
+def settings_file(app_name: str) -> Path | None:
+    """The file ``QSettings()`` reads for ``app_name`` (organisation and application alike), where
+    it is a file Parley can look at first: Linux and other Unix. None on Windows (the registry) and
+    macOS (a property list the system reads)."""
+    if sys.platform in ("win32", "darwin"):
+        return None
+    return Path(QStandardPaths.writableLocation(QStandardPaths.GenericConfigLocation)) / app_name / f"{app_name}.conf"
+
+
+def settings_problem(path: Path | None) -> str:
+    """Why the settings file at ``path`` must not be read ("" when it can be, or is not there)."""
+    try:
+        st = os.stat(path) if path is not None else None
+    except OSError:
+        return ""  # not there yet (QSettings makes it), or not reachable: QSettings reads nothing
+    if st is None:
+        return ""
+    if not stat.S_ISREG(st.st_mode):
+        why = "is not a regular file (a pipe, a device or a folder)"
+    elif st.st_size > MAX_SETTINGS_BYTES:
+        why = f"is {st.st_size / 2**20:.0f} MB (settings take a few KB)"
+    else:
+        return ""
+    return (f"The settings file {path} {why}: Parley starts with its default settings and keeps changes only until "
+            "it quits. Move that file away to keep settings again.")
+
+
+def open_settings_store(app_name: str) -> tuple[QSettings, str]:
+    """The app's settings store and "", or, where ``settings_problem`` refuses the file, a store for this
+    run only (in a private temporary folder, removed with the store) and the problem."""
+    problem = settings_problem(settings_file(app_name))
+    if not problem:
+        return QSettings(), ""
+    folder = tempfile.TemporaryDirectory(prefix="parley-settings-")
+    store = QSettings(os.path.join(folder.name, f"{app_name}.conf"), QSettings.IniFormat)
+    store.run_only_folder = folder  # removed when the store is
+    return store, problem

@@ -16,7 +16,7 @@ graph), ``files/`` (model folders, the demo model, conversation files); ``checkp
 released checkpoints. See docs/architecture.md.
 """
 
-from .atomic import write_atomically
+from .atomic import WriteError, write_atomically
 from .audio import FRAME_MS, FRAME_SECONDS, FRAME_SIZE, SAMPLE_RATE, read_audio, read_wav, to_16_bit, write_wav
 from .errors import (
     AudioFileError,
@@ -86,7 +86,8 @@ __all__ = [
     "SAMPLE_RATE", "VERSION", "AudioFileError", "CacheStats", "Choice", "ConversationFileError", "ConversationInfo",
     "FrameResult", "FrameTimings", "GraphStatus", "Journal", "JournalWriter", "KernelPlan", "LoadedModel", "ModelError",
     "ModelInfo", "OfflineResult", "Precision", "Preset", "PresetStatus", "Recovery", "RecoveryCancelled",
-    "SamplingConfig", "Session", "ThreadChoice", "TranscriptEntry", "can_save_compact", "conversation_kind",
+    "SamplingConfig", "Session", "ThreadChoice", "TranscriptEntry", "WriteError", "can_save_compact",
+    "conversation_kind",
     "hub_cache_dir", "load_model", "open_conversation", "prefers_compact", "preset_status", "read_audio",
     "read_conversation_audio", "read_conversation_info", "read_journal", "read_wav", "record_frames", "recover",
     "release_memory", "resolve_model", "roll_back", "save_conversation", "shipped_voices", "snapshot_conversation",

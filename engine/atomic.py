@@ -3,6 +3,7 @@ what holds a person's conversation is readable by that person only."""
 
 from __future__ import annotations
 
+import errno
 import os
 import tempfile
 from pathlib import Path
@@ -14,12 +15,47 @@ PRIVATE_MODE = 0o600  # conversations and journals (the person's own voice): rea
 _TEMP_PREFIX, _TEMP_SUFFIX = ".parley-", ".tmp"
 
 
+class WriteError(OSError):
+    """A file the person asked for could not be written: names that file (never the temp file the
+    write went through) and what to do, in words (``errno`` as the OS said it)."""
+
+    def __init__(self, path: Path, cause: OSError):
+        super().__init__(cause.errno, _plain(cause), str(path))
+
+    def __str__(self) -> str:
+        return f"{self.filename} could not be written: {self.strerror}"
+
+
+_WHAT_TO_DO = {
+    errno.ENOSPC: "the disk is full. Free some space on it, or save somewhere else, and try again",
+    errno.EDQUOT: "your disk quota is used up. Free some space, or save somewhere else, and try again",
+    errno.EFBIG: "the file would be larger than this disk or account allows. Save somewhere else",
+    errno.EROFS: "the disk is read-only. Save somewhere else",
+    errno.EACCES: "permission denied. Save in a folder you can write to",
+    errno.EPERM: "permission denied. Save in a folder you can write to",
+    errno.ENOENT: "its folder does not exist. Choose another folder",
+    errno.ENOTDIR: "a file is in the place of its folder. Choose another folder",
+}
+
+
+def _plain(cause: OSError) -> str:
+    return _WHAT_TO_DO.get(cause.errno, cause.strerror or str(cause))
+
+
 def write_atomically(path: str | os.PathLike, data: bytes, private: bool = False) -> None:
     """Write ``data`` to a temp file in the same folder, fsync it, rename it over ``path``, then
     fsync the folder (POSIX) so the rename itself survives a crash. On failure the temp file is
-    removed and ``path`` is untouched. ``private``: the file is readable by the user only
-    (``PRIVATE_MODE``); otherwise an existing file keeps its permissions."""
+    removed, ``path`` is untouched, and a ``WriteError`` names ``path`` and what to do.
+    ``private``: the file is readable by the user only (``PRIVATE_MODE``); otherwise an existing
+    file keeps its permissions."""
     path = Path(path)
+    try:
+        _write_through_temp(path, data, private)
+    except OSError as e:
+        raise WriteError(path, e) from e
+
+
+def _write_through_temp(path: Path, data: bytes, private: bool) -> None:
     fd, tmp = tempfile.mkstemp(prefix=_TEMP_PREFIX, suffix=_TEMP_SUFFIX, dir=path.parent)
     try:
         os.chmod(tmp, PRIVATE_MODE if private else _mode_for(path))  # mkstemp's own mode is 0600

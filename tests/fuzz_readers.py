@@ -165,11 +165,13 @@ def settings_seeds() -> list[bytes]:
 # ---- how each reader is called ------------------------------------------------------------------
 
 def _read_settings(path: Path) -> object:
+    """As the app opens its settings: looked at first (``settings_problem``: a pipe, a device, a
+    folder or an oversized file is named, never read), then read by QSettings."""
     from PySide6.QtCore import QSettings
 
-    from app.settings import load_settings
+    from app.settings import load_settings, settings_problem
 
-    return load_settings(QSettings(str(path), QSettings.IniFormat))
+    return settings_problem(path) or load_settings(QSettings(str(path), QSettings.IniFormat))
 
 
 def _read_prompt_cache(path: Path) -> object:

@@ -333,18 +333,23 @@ def test_enter_on_an_entry_opens_it_and_its_turns_come_back(window, folder, qtbo
     assert window.windowTitle().startswith("Trip to Lisbon.parley")
 
 
-def test_a_file_of_another_model_says_which_and_offers_to_switch(qtbot, tmp_path, folder, app_demo_model,
-                                                                 monkeypatch):
+def test_a_file_of_another_model_is_offered_only_where_that_model_is_here(qtbot, tmp_path, folder, app_demo_model,
+                                                                         monkeypatch):
+    """A switch is offered for a preset whose files are on this machine, or the model folder the person
+    loads; a preset that is not here (a 15 GB download) or a folder a file names is only said."""
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "empty hub cache"))  # no preset downloaded here
     stored = read_conversation(folder / "conversation.parley")
     meta = {k: v for k, v in stored.meta.items() if k not in ("format", "version", "checksum")}
-    write_conversation(folder / "Big model.parley", stored.tensors,
-                       {**meta, "model": "moshiko", "fingerprint": "another-model"})
+    named = {"Big model": "moshiko", "A folder": str(tmp_path), "Demo": "demo", "Mine": "my-moshi"}
+    for title, model in named.items():
+        write_conversation(folder / f"{title}.parley", stored.tensors,
+                           {**meta, "model": model, "fingerprint": "another-model"})
     loaded: list[str] = []
 
     def loader(name, *args):
         loaded.append(name)
         if name != "demo":
-            raise RuntimeError("not downloaded in the tests")
+            raise RuntimeError("not the demo")
         return app_demo_model
 
     h = Harness(qtbot, tmp_path, loader)
@@ -352,13 +357,26 @@ def test_a_file_of_another_model_says_which_and_offers_to_switch(qtbot, tmp_path
         asked: list[str] = []
         monkeypatch.setattr(QMessageBox, "question", lambda _w, _t, text, *a: asked.append(text) or QMessageBox.Yes)
         w = h.window
-        qtbot.waitUntil(lambda: w.library.row_of(folder / "Big model.parley") is not None, timeout=10_000)
-        w.open_entry(w.library.entries[w.library.row_of(folder / "Big model.parley")])
-        assert asked and "saved with the model moshiko" in asked[0]
-        qtbot.waitUntil(lambda: loaded[-1] == "moshiko", timeout=10_000)  # the switch was asked of the worker
-        qtbot.waitUntil(w.error_box.isVisible, timeout=20_000)
-        assert "moshiko" in w.error_label.text()
-        assert w.model.conversation_path is None  # the running demo conversation is kept
+
+        def open_titled(title):
+            path = folder / f"{title}.parley"
+            qtbot.waitUntil(lambda: w.library.row_of(path) is not None, timeout=10_000)
+            w.open_entry(w.library.entries[w.library.row_of(path)])
+
+        for title in ("Big model", "A folder", "Mine"):
+            open_titled(title)
+            assert not asked and w.error_box.isVisible()
+            assert f"saved with the model {named[title]}, which is not on this machine" in w.error_label.text()
+        assert loaded == ["demo"]  # nothing fetched or loaded from a file's word
+        mine = tmp_path / "models" / "my-moshi"
+        mine.mkdir(parents=True)
+        w.model.update_settings(model=str(mine))  # the folder the person loads
+        open_titled("Mine")
+        assert asked and f"Switch to {mine} and open it?" in asked[-1]
+        qtbot.waitUntil(lambda: loaded[-1] == str(mine), timeout=10_000)
+        open_titled("Demo")  # a preset whose files are here
+        assert "saved with the model demo" in asked[-1] and "Switch to demo" in asked[-1]
+        qtbot.waitUntil(lambda: loaded[-1] == "demo", timeout=20_000)
     finally:
         h.close()
 

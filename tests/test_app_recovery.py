@@ -266,13 +266,16 @@ def test_a_locked_journal_is_never_offered_or_removed_and_no_journal_stops_the_s
     held = [JournalLock.try_acquire(folder / name) for name in ("live.journal", "starting.journal")]
     try:
         pending = pending_journals(folder)
-        assert [(p.path.name, p.frames) for p in pending] == [("crashed.journal", 1)]
+        assert [(p.path.name, p.frames) for p in pending] == [("crashed.journal", 1), ("seed 1e400.journal", 0)]
+        assert not pending[0].problem and "seed" in pending[1].problem  # unreadable: last, offered for deletion
         assert (folder / "live.journal").read_bytes() == (folder / "crashed.journal").read_bytes()
         assert (folder / "starting.journal").read_bytes() == header  # empty, but another window's: kept
-        assert (folder / "seed 1e400.journal").exists()  # unreadable: kept for the person, never a crash
+        assert (folder / "seed 1e400.journal").exists()  # kept until the person answers, never a crash
         assert watch is None or not watch.opened.is_set()
-        assert pending_journals(folder) == []  # this window holds the crashed one while it offers it
-        pending[0].lock.release()
+        assert pending_journals(folder) == []  # this window holds both while it offers them
+        for offered in pending:
+            offered.lock.release()
+        (folder / "seed 1e400.journal").unlink()
         for lock in held:
             lock.release()
         held = []
@@ -342,3 +345,31 @@ def test_a_full_disk_is_said_in_the_window_and_journaling_resumes_when_there_is_
     qtbot.waitUntil(lambda: engine.read_journal(resumed).frames == 9, timeout=10_000)
     app.close()
     assert list(journals.iterdir()) == []
+
+
+def test_a_journal_that_cannot_be_read_is_offered_for_deletion(qtbot, tmp_path, app_demo_model):
+    """Nothing in it can be recovered: the person is asked whether to delete it (Keep asks again at the
+    next start). A journal whose header is followed by gigabytes of nothing holds no frame: removed,
+    read record by record (its first bytes), not offered."""
+    crashed = tmp_path / "crashed"
+    crashed.mkdir()
+    unreadable = crashed / "zeros.journal"
+    unreadable.write_bytes(bytes(4096))
+    session = one_frame_journal(app_demo_model, tmp_path / "one.journal")
+    hole = crashed / "hole.journal"
+    with open(hole, "wb") as f:
+        f.write(encode_start(journal_header(session)))
+        f.truncate(2 << 30)  # sparse: 2 GB that cost no disk
+    app = App(qtbot, tmp_path, app_demo_model, crashed)
+    assert not hole.exists()
+    dialogs = app.window.recovery
+    assert dialogs is not None and dialogs.recover_button is None
+    assert "cannot be read" in dialogs.question.text() and "not a Parley journal" in dialogs.question.text()
+    assert dialogs.discard_button.text() == "Delete" and dialogs.later_button.text() == "Keep"
+    dialogs.later_button.click()
+    assert unreadable.read_bytes() == bytes(4096)
+    app.close()
+    app = App(qtbot, tmp_path, app_demo_model, crashed)
+    app.window.recovery.discard_button.click()
+    assert not unreadable.exists()
+    app.close()

@@ -582,11 +582,14 @@ def test_a_save_or_export_that_cannot_be_written_says_so_and_the_conversation_st
     missing = tmp_path / "no such folder"
     w.model.save(str(missing / "talk.parley"))
     qtbot.waitUntil(lambda: len(errors.calls) == 1, timeout=10_000)
-    assert "Could not save talk.parley" in errors.calls[0][0]
+    said = errors.calls[0][0]  # the file asked for and what to do, never the temp file the write went through
+    assert said == (f"Could not save talk.parley: {missing / 'talk.parley'} could not be written: its folder does "
+                    "not exist. Choose another folder")
     assert w.model.unsaved_frames == 3 and w.model.conversation_path is None
     w.model.export_audio(str(missing / "talk.wav"))
     qtbot.waitUntil(lambda: len(errors.calls) == 2, timeout=10_000)
-    assert "Could not export audio talk.wav" in errors.calls[1][0]
+    assert errors.calls[1][0] == (f"Could not export audio talk.wav: {missing / 'talk.wav'} could not be written: "
+                                  "its folder does not exist. Choose another folder")
     w.model.save(str(tmp_path / "talk.parley"))  # the writer goes on after a failure
     qtbot.waitUntil(lambda: w.model.conversation_path == str(tmp_path / "talk.parley"), timeout=10_000)
     assert w.model.unsaved_frames == 0 and (tmp_path / "talk.parley").exists()

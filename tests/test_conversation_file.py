@@ -154,8 +154,8 @@ def test_failure_during_save_cleans_up_and_keeps_old_file(tmp_path, monkeypatch)
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(conversation.os, "fsync", failing_fsync)
-    with pytest.raises(OSError, match="No space"):
-        write_conversation(path, sample_tensors(), {"frames": 6})
+    with pytest.raises(OSError, match=f"^{path} could not be written: the disk is full. Free some space"):
+        write_conversation(path, sample_tensors(), {"frames": 6})  # the file asked for, not the temp file
     monkeypatch.undo()
     assert read_conversation(path, SHAPES).meta["frames"] == 5
     assert sorted(os.listdir(tmp_path)) == ["t.parley"]

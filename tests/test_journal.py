@@ -188,3 +188,26 @@ def test_fuzz_damaged_journals_recover_an_exact_prefix(edits, cut):
         return
     assert journal.frames <= 3
     assert_frames_are_the_originals(journal)  # whatever survives is exactly what was written
+
+
+def test_a_journal_is_read_record_by_record_in_memory_for_what_it_keeps(tmp_path):
+    """Magic and header first, then one record at a time: a 2 GB file of zeros, or a header followed by
+    2 GB of nothing, costs its first bytes (read whole, it took 2 GB and more)."""
+    import tracemalloc
+
+    zeros, hole = tmp_path / "zeros.journal", tmp_path / "hole.journal"
+    for path, start in ((zeros, b""), (hole, journal_bytes(2))):
+        with open(path, "wb") as f:
+            f.write(start)
+            f.truncate(2 << 30)  # sparse
+    tracemalloc.start()
+    try:
+        with pytest.raises(ConversationFileError, match="not a Parley journal"):
+            jf.read_journal(zeros)
+        journal = jf.read_journal(hole)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert journal.frames == 2 and journal.damage.startswith("a checksum mismatch after frame 2")
+    assert_frames_are_the_originals(journal)
+    assert peak < 1 << 20, f"reading took {peak / 2**20:.0f} MB"

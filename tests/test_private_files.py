@@ -1,21 +1,24 @@
 """Everything that holds a person's conversation, voice or history is theirs only: after a session
 in a fresh HOME that saves a conversation, leaves a crash journal, exports its audio and
-transcript, records a voice, writes settings and logs (rolled over), every file there is 0600 and
+transcript, records a voice, saves a persona, writes settings and logs (rolled over), and crashes (a
+`parley offline --journal` killed mid-run), every file there is 0600 and
 every folder Parley made for them 0700. `parley offline`'s outputs too."""
 
 from __future__ import annotations
 
 import logging
 import os
+import signal
 import stat
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from engine import FRAME_SIZE, VoiceLibrary, record_frames, save_conversation, write_wav
+from engine import FRAME_SIZE, Persona, PersonaLibrary, VoiceLibrary, record_frames, save_conversation, write_wav
 
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="POSIX permission bits")
@@ -46,7 +49,8 @@ def fresh_home(tmp_path, monkeypatch) -> Path:
     return home
 
 
-def test_a_session_in_a_fresh_home_leaves_nothing_others_can_read(fresh_home, app_demo_model, qapp):
+def test_a_session_in_a_fresh_home_leaves_nothing_others_can_read(fresh_home, app_demo_model, demo_model_dir,
+                                                                   qapp):
     from PySide6.QtCore import QSettings
 
     from app import paths
@@ -57,7 +61,7 @@ def test_a_session_in_a_fresh_home_leaves_nothing_others_can_read(fresh_home, ap
 
     conversations, journals, logs = paths.conversations_dir(), paths.journal_dir(), paths.log_dir()
     root, before = logging.getLogger(), list(logging.getLogger().handlers)
-    log_path = paths.setup_logging()
+    log_path, _ = paths.setup_logging()
     added = [h for h in root.handlers if h not in before]
     try:
         handler = next(h for h in added if getattr(h, "baseFilename", None) == str(log_path))
@@ -82,11 +86,31 @@ def test_a_session_in_a_fresh_home_leaves_nothing_others_can_read(fresh_home, ap
     VoiceLibrary().add("Ana", (0.3 * np.sin(2 * np.pi * 190 * t)).astype(np.float32))
     store = QSettings(str(fresh_home / ".config" / "Parley" / "Parley.conf"), QSettings.IniFormat)
     save_settings(store, AppSettings().with_recent(str(conversations / "Talk with Ana.parley")))
-    # The crash: the journal is left as it is, never closed.
+    PersonaLibrary().save(Persona("Ana's tutor", voice="Ana", role="Ana's own words"))
+    # The crash: the journal is left as it is, never closed; and a real one, `parley offline` killed
+    # mid-run (SIGKILL) while it journals into the same folder.
+    write_wav(fresh_home / "in.wav", np.zeros(400 * FRAME_SIZE, np.float32))
+    killed = journals / "killed.journal"
+    run = subprocess.Popen([sys.executable, "-m", "app.cli.command", "offline", "--model", str(demo_model_dir),
+                            "--device", "cpu", "--input", str(fresh_home / "in.wav"), "--output",
+                            str(fresh_home / "never.wav"), "--journal", str(killed)], cwd=ROOT,
+                           env={**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(ROOT)},
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 300
+        while not (killed.exists() and killed.stat().st_size > 20_000):  # a few frames on disk
+            assert run.poll() is None and time.monotonic() < deadline, "the run ended before it was killed"
+            time.sleep(0.05)
+    finally:
+        run.send_signal(signal.SIGKILL)
+        run.wait()
+    assert not (fresh_home / "never.wav").exists()
 
     home = modes(fresh_home)
     assert any(name.endswith("crashed.journal") for name in home) and any(".log.1" in name for name in home)
-    ours = {str(p.relative_to(fresh_home)) for p in (conversations, journals, logs, VoiceLibrary().folder)}
+    assert any(name.endswith("killed.journal") for name in home) and any(name.endswith(".json") for name in home)
+    ours = {str(p.relative_to(fresh_home)) for p in (conversations, journals, logs, VoiceLibrary().folder,
+                                                      PersonaLibrary().folder)}
     assert open_to_others(fresh_home, ours) == {}
     recorder.close()
 

@@ -176,7 +176,10 @@ def test_parley_voices_lists_a_hostile_library_within_bounded_memory(tmp_path):
 @pytest.mark.timeout(300)
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
 def test_the_persona_dialog_opens_beside_a_fifo_in_the_voice_library(qtbot, tmp_path, monkeypatch, app_demo_model):
-    """The dialog lists the user's voices on the GUI thread: a FIFO read there froze the window."""
+    """A FIFO read while listing the user's voices froze the window. The listing is off the GUI
+    thread now (the dialog opens at once and offers them once listed), and it skips the FIFO."""
+    import threading
+
     from tests.test_app_window import Harness
     from tests.test_voices import stored
 
@@ -184,11 +187,21 @@ def test_the_persona_dialog_opens_beside_a_fifo_in_the_voice_library(qtbot, tmp_
     stored(VoiceLibrary(folder), "Good", seed=1)
     os.mkfifo(folder / "Pipe.wav")
     monkeypatch.setenv(VOICES_DIR_ENV, str(folder))
+    listed_on, voices = [], VoiceLibrary.voices
+
+    def voices_noting_the_thread(library):
+        listed_on.append(threading.current_thread())
+        return voices(library)
+
+    monkeypatch.setattr(VoiceLibrary, "voices", voices_noting_the_thread)
     harness = Harness(qtbot, tmp_path, lambda *args: app_demo_model)
     try:
         dialog = harness.window.open_persona_dialog()
         assert dialog.isVisible()
-        assert "Good" in dialog.personas.voices and "Pipe" not in dialog.personas.voices
+        qtbot.waitUntil(lambda: "Good" in dialog.personas.voices, timeout=10_000)
+        assert "Pipe" not in dialog.personas.voices
+        assert listed_on and threading.main_thread() not in listed_on
+        assert dialog.voice_combo.findData("Good") >= 0  # offered in the dialog once listed
     finally:
         harness.close()
 
@@ -358,3 +371,31 @@ def test_parley_conversations_escapes_control_characters_and_writes_valid_json(t
             rows = [json.loads(line) for line in text.splitlines()]
             assert out.isascii() and len(rows) == 2
             assert any(row["title"].startswith("\x1b]0;pwned") for row in rows)  # the data, escaped only by JSON
+
+
+def test_a_full_disk_is_said_plainly_naming_the_file_asked_for(demo_model_dir, tmp_path):
+    """A real full disk: a 64 KB tmpfs mounted in a mount namespace of its own (unshare) under the
+    output folder. The error names the file asked for (never the temp file the write goes through)
+    and what to do, in one line without "run with --verbose"."""
+    import shutil
+
+    from engine import write_wav
+
+    disk = tmp_path / "small disk"
+    disk.mkdir()
+    mount = ["unshare", "-rm", "sh", "-c", 'mount -t tmpfs -o size=64k tmpfs "$1" && shift && exec "$@"', "sh",
+             str(disk)]
+    if shutil.which("unshare") is None or subprocess.run([*mount, "true"], capture_output=True).returncode != 0:
+        pytest.skip("no mount namespace here (unshare -rm) to make a small disk in")
+    write_wav(tmp_path / "in.wav", (0.1 * np.sin(np.arange(25 * FRAME_SIZE) / 9)).astype(np.float32))  # 96 KB out
+    model = ["--model", str(demo_model_dir), "--device", "cpu"]
+    for output, state in ((disk / "out.wav", None), (tmp_path / "out.wav", disk / "talk.parley")):
+        run = subprocess.run([*mount, sys.executable, "-m", "app.cli.command", "offline", *model, "--input",
+                              str(tmp_path / "in.wav"), "--output", str(output),
+                              *(["--save-state", str(state)] if state else [])],
+                             cwd=ROOT, env={**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(ROOT)},
+                             capture_output=True, text=True, timeout=300)
+        full = state or output
+        assert run.returncode == 2, run.stderr
+        assert run.stderr.strip() == (f"parley: error: {full} could not be written: the disk is full. Free some space "
+                                      "on it, or save somewhere else, and try again"), run.stderr

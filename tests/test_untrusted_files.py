@@ -14,6 +14,7 @@ import struct
 import threading
 import tracemalloc
 import wave
+from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
@@ -432,6 +433,15 @@ def test_a_voice_named_by_a_file_is_a_shipped_or_own_voice_never_a_path(model, s
     forged = rewrite(source, tmp_path / "voice.parley", prompts={"voice": str(victim), "text": None})
     with pytest.raises(ConversationFileError, match="not the name of a voice"):
         open_conversation(model, forged)
+    # The persona a header holds names its voice by the same rule (it opened /dev/zero as a voice).
+    persona = {"name": "Anyone", "voice": "/dev/zero", "role": "", "sampling": asdict(SamplingConfig()),
+               "wait_for_user": False}
+    for kind, file in (("full", saved[0]), ("compact", saved[1])):
+        forged = rewrite(file, tmp_path / f"persona-{kind}.parley", persona=persona)
+        with pytest.raises(ConversationFileError, match="not the name of a voice"):
+            open_conversation(model, forged)
+        with pytest.raises(ConversationFileError, match="not the name of a voice"):
+            read_conversation_info(forged)  # the library lists it as damaged
 
 
 # ---- 3. values: sampling settings, model configs, voices ---------------------------------------

@@ -134,11 +134,14 @@ def list_conversations_command(args) -> int:
     from pathlib import Path
 
     from app import paths
-    from app.library.listing import list_conversations
+    from app.library.listing import list_conversations, listing_problem
 
-    folder = Path(args.folder) if args.folder else paths.conversations_dir()
-    if not folder.is_dir():
-        print(f"parley: {folder} is not a folder", file=sys.stderr)
+    folder, problem = (Path(args.folder), "") if args.folder else paths.usable(paths.conversations_dir)
+    if not problem and not folder.is_dir():
+        problem = f"{folder} is not a folder"
+    problem = problem or listing_problem(folder)  # unreadable: said, not an empty list
+    if problem:
+        print(f"parley: {problem}", file=sys.stderr)
         return 2
     for entry in list_conversations(folder):
         print(json.dumps(entry.as_json()) if args.json else entry.as_line())  # JSON: ASCII, nothing raw

@@ -13,9 +13,15 @@ from pathlib import Path
 
 import numpy as np
 
+from app.cli.rebuild_progress import RebuildProgress
+
 
 class UsageError(Exception):
     """A problem the user can fix; printed as one line, exit code 2."""
+
+
+class Cancelled(KeyboardInterrupt):
+    """Ctrl+C during a rebuild: its message says how far it got and what was kept (exit code 130)."""
 
 
 def run_offline(args) -> int:
@@ -34,8 +40,8 @@ def _one_line_errors(command, args) -> int:
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING)
     try:
         command(args)
-    except KeyboardInterrupt:
-        print("parley: interrupted", file=sys.stderr)
+    except KeyboardInterrupt as e:
+        print(f"parley: {e}" if isinstance(e, Cancelled) else "parley: interrupted", file=sys.stderr)
         return 130
     except Exception as e:  # every failure becomes one actionable line unless --verbose
         if args.verbose:
@@ -47,9 +53,9 @@ def _one_line_errors(command, args) -> int:
 
 
 def _is_user_facing(e: Exception) -> bool:
-    from engine import ModelError
+    from engine import ModelError, WriteError
 
-    return isinstance(e, (UsageError, ModelError, FileNotFoundError, ValueError))
+    return isinstance(e, (UsageError, ModelError, FileNotFoundError, ValueError, WriteError))
 
 
 def _check_writable(*outputs: str | None) -> None:
@@ -93,7 +99,11 @@ def _run(args) -> None:
     if args.compact and not args.save_state:
         raise UsageError("--compact applies to --save-state")
     if args.resume:
-        session = open_conversation(model, args.resume)  # a compact file is rebuilt by replay
+        progress = RebuildProgress(Path(args.resume).name)
+        try:
+            session = open_conversation(model, args.resume, progress=progress)  # a compact file is rebuilt by replay
+        except KeyboardInterrupt:
+            raise Cancelled(f"cancelled {progress.where()} of opening {args.resume}; nothing was written") from None
     else:
         persona = PersonaLibrary().get(args.persona) if args.persona else None
         voice, role = persona.applies(model.info.family == "personaplex") if persona else (None, None)
@@ -139,15 +149,27 @@ def _run(args) -> None:
 
 
 def _recover(args) -> None:
-    from engine import load_model, recover, write_atomically
+    from engine import ConversationFileError, load_model, read_journal, recover, write_atomically
 
     _check_writable(args.save_state, args.json)
     if not Path(args.journal).is_file():
         raise UsageError(f"{args.journal} does not exist")
+    try:  # read before the model loads: a journal that cannot be read is said at once
+        journal = read_journal(args.journal)
+    except ConversationFileError as e:
+        raise UsageError(f"{e} {_offer_to_delete(Path(args.journal))}") from None
+    if journal.frames == 0:
+        raise UsageError(f"{args.journal} holds no whole frame ({journal.damage or 'empty'}); nothing to recover")
     model = load_model(args.model, device=args.device, precision=args.precision, cuda_graph=not args.no_cuda_graph)
-    recovery = recover(model, args.journal)
-    if recovery.frames == 0:
-        raise UsageError(f"{args.journal} holds no whole frame ({recovery.damage or 'empty'}); nothing to recover")
+    progress = RebuildProgress(Path(args.journal).name)
+    try:
+        recovery = recover(model, args.journal, progress=progress, journal=journal)
+    except KeyboardInterrupt:
+        raise Cancelled(f"recovery cancelled {progress.where()}; nothing was written and {args.journal} "
+                        "is kept") from None
+    if recovery.frames == 0:  # its frames name tokens this model does not have
+        raise UsageError(f"{args.journal} holds no frame {model.info.name} can replay ({recovery.damage}); "
+                         "nothing to recover")
     recovery.session.save(args.save_state)
     if args.json:
         payload = {"frames": recovery.frames, "lost_frames": recovery.lost_frames, "damage": recovery.damage,
@@ -157,6 +179,27 @@ def _recover(args) -> None:
     lost = f", {recovery.lost_frames} frames lost ({recovery.damage})" if recovery.damage else ""
     print(f"recovered {recovery.frames} frames in {recovery.rebuild_seconds:.1f} s{lost} -> {args.save_state}",
           file=sys.stderr)
+
+
+def _offer_to_delete(journal: Path) -> str:
+    """Asks, on a terminal, whether to delete a journal nothing can be recovered from (unless a
+    running window holds it); says what became of it."""
+    from app.journals.lock import JournalLock
+
+    if not sys.stdin.isatty():
+        return f"Delete {journal} if you do not need it for anything else."
+    lock = JournalLock.try_acquire(journal)
+    if lock is None:
+        return f"A running Parley window is writing {journal}: it is kept."
+    try:
+        sys.stderr.write(f"parley: {journal} cannot be read; nothing can be recovered from it. Delete it? [y/N] ")
+        sys.stderr.flush()
+        if sys.stdin.readline().strip().lower() not in ("y", "yes"):
+            return f"{journal} is kept."
+        journal.unlink(missing_ok=True)
+        return f"{journal} was deleted."
+    finally:
+        lock.release()
 
 
 def _compare_precision(args) -> None:

@@ -6,6 +6,7 @@ the journal on a clean exit or when the conversation ends by choice, so a journa
 belongs to a run that crashed, unless another window holds it: each live journal is locked
 (``app.journals.lock``), and only a journal whose lock this window took is offered, removed or
 recovered. One whose frames were all saved (``app.journals.saved_marker``) is removed instead of offered.
+One that cannot be read at all is offered for deletion, after those that can be recovered.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ class PendingJournal:
     path: Path
     frames: int  # whole frames in it
     lock: JournalLock  # held by this window until the journal is recovered, discarded or left for later
+    problem: str = ""  # why nothing can be recovered from it ("" for a journal that can be)
 
 
 def journals_in(folder: Path) -> list[Path]:
@@ -63,9 +65,9 @@ def pending_journals(folder: Path, paths: list[Path] | None = None) -> list[Pend
     each locked by this window. A journal
     another window holds (live) is skipped untouched. One without a whole frame (a crash before the
     conversation began), or with no frame more than its last save, holds nothing to recover and is
-    removed; one that cannot be read at all is kept for the person to look at, and logged; anything
-    that is not a regular file is never opened."""
-    found = []
+    removed; one that cannot be read at all comes last, with its problem (the person is asked
+    whether to delete it), and is logged; anything that is not a regular file is never opened."""
+    found, unreadable = [], []
     for path in journals_in(folder) if paths is None else paths:
         try:
             st = path.stat()
@@ -82,7 +84,7 @@ def pending_journals(folder: Path, paths: list[Path] | None = None) -> list[Pend
             frames = engine.read_journal(path).frames
         except Exception as e:  # noqa: BLE001 - whatever one file raises (OverflowError...) is its damage
             log.warning("journal %s cannot be recovered: %s", path, e)
-            lock.release()
+            unreadable.append((st.st_mtime, PendingJournal(path, 0, lock, str(e) or type(e).__name__)))
             continue
         mark = read_mark(path)
         if frames == 0 or (mark is not None and frames <= mark.frames):
@@ -91,4 +93,5 @@ def pending_journals(folder: Path, paths: list[Path] | None = None) -> list[Pend
             lock.release()
             continue
         found.append((st.st_mtime, PendingJournal(path, frames, lock)))
-    return [pending for _mtime, pending in sorted(found, key=lambda item: item[0], reverse=True)]
+    return [pending for group in (found, unreadable)
+            for _mtime, pending in sorted(group, key=lambda item: item[0], reverse=True)]

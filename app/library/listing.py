@@ -21,6 +21,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from app.paths import folder_problem
 from engine import ConversationFileError, ConversationSummary, read_conversation_info, read_conversation_summary
 
 SUFFIX = ".parley"
@@ -127,6 +128,15 @@ def scan(folder: Path, known: Mapping[Path, tuple[FileKey, ConversationEntry]] =
 
 def newest_first(entries) -> list[ConversationEntry]:
     return sorted(entries, key=lambda e: (e.info.created if e.info else "", e.path.name), reverse=True)
+
+
+def listing_problem(folder: Path) -> str:
+    """Why ``folder`` cannot be listed, "" when it can (a glob of it says nothing: it finds no file)."""
+    try:
+        with os.scandir(folder):
+            return ""
+    except OSError as e:
+        return folder_problem(folder, "conversations", e)
 
 
 def list_conversations(folder: Path) -> list[ConversationEntry]:

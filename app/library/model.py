@@ -29,7 +29,15 @@ from PySide6.QtCore import (
     Signal,
 )
 
-from app.library.listing import SUFFIX, ConversationEntry, FileKey, newest_first, scan, transcript_text
+from app.library.listing import (
+    SUFFIX,
+    ConversationEntry,
+    FileKey,
+    listing_problem,
+    newest_first,
+    scan,
+    transcript_text,
+)
 
 EntryRole = Qt.UserRole + 1
 CurrentRole = Qt.UserRole + 2  # the row is the conversation open in the window
@@ -110,6 +118,7 @@ class LibraryModel(QAbstractListModel):
         self.folder = folder
         self.entries: list[ConversationEntry] = []
         self.current: Path | None = None  # the file of the conversation open in the window
+        self.problem = ""  # why the folder could not be listed at the last scan ("" when it could)
         self._known: dict[Path, tuple[FileKey | None, ConversationEntry]] = {}  # path -> (key, entry)
         self._seen: dict[Path, tuple[FileKey | None, ConversationEntry]] = {}  # by the running scan
         self._scan_again = False
@@ -177,6 +186,7 @@ class LibraryModel(QAbstractListModel):
         if self._relay.cancelled(number):
             return
         self._known, self._seen = self._seen, {}
+        self.problem = listing_problem(self.folder)
         self._show(self._known)
         self.scanning = False
         self.scanned.emit()

@@ -167,6 +167,8 @@ class LibraryPanel(QWidget):
         query = self.search.text().strip()
         if self.library.scanning:
             text = "Reading the conversations folder..."
+        elif self.library.problem:
+            text = self.library.problem
         elif not self.library.entries:
             text = "No saved conversations yet. File → Save keeps one here."
         elif query and self.filter.searching:

@@ -107,6 +107,11 @@ class PersonasModel(QObject):
         choices = ["", *self.voices, NO_VOICE]
         return choices if self.draft.voice in choices else [self.draft.voice, *choices]
 
+    def add_voices(self, names: list[str]) -> None:
+        """Offer these voices too (the user's own, once listed off the GUI thread)."""
+        self.voices = [*self.voices, *(name for name in names if name not in self.voices)]
+        self.changed.emit()
+
     # -- commands ----------------------------------------------------------------------------
     def select(self, name: str) -> None:
         entry = self.entry(name)

@@ -6,7 +6,6 @@ import logging
 import os
 import sys
 
-from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication
 
 from app import paths
@@ -33,7 +32,7 @@ def pyside_problem() -> str | None:
 
 def run_gui(args) -> int:
     """Open the main window and load the model named by ``args`` (model, device, precision)."""
-    log_path = paths.setup_logging(verbose=getattr(args, "verbose", False))
+    log_path, log_problem = paths.setup_logging(verbose=getattr(args, "verbose", False))
     problem = pyside_problem() or display_problem()
     if problem:
         log.error("%s", problem)
@@ -44,16 +43,8 @@ def run_gui(args) -> int:
     app.setOrganizationName(paths.APP_NAME)
     _log_uncaught_exceptions()
 
-    from app.window.main_window import MainWindow
-
-    window = MainWindow(QSettings(), cuda_graph=not getattr(args, "no_cuda_graph", False),
-                        journal_dir=paths.journal_dir())
-    log.info("Parley started; log file %s", log_path)
-    model = getattr(args, "model", None) or window.model.settings.model
-    device = getattr(args, "device", None) or window.model.settings.device
-    precision = getattr(args, "precision", None) or window.model.settings.precision
-    window.load_model(model, device, precision)
-    window.show()
+    window = open_window(args, [log_problem] if log_problem else [])
+    log.info("Parley started; log file %s", log_path or "none (see above)")
     code = app.exec()
     if not window.shut_down_cleanly:
         # The worker is stuck in an uninterruptible call (a model load); destroying its QThread
@@ -62,6 +53,31 @@ def run_gui(args) -> int:
         logging.shutdown()
         os._exit(code)
     return code
+
+
+def open_window(args, problems: list[str]):
+    """The main window, shown, loading the model ``args`` names (else the remembered one). Every file
+    and folder the app keeps is checked first: a problem (with ``problems`` found before) is logged
+    and shown in the window, and the app goes on without that file or folder."""
+    from app.settings import open_settings_store
+    from app.window.main_window import MainWindow
+
+    store, settings_problem = open_settings_store(paths.APP_NAME)
+    journals, journals_problem = paths.usable(paths.journal_dir)
+    conversations, conversations_problem = paths.usable(paths.conversations_dir)
+    problems = [p for p in (*problems, settings_problem, journals_problem, conversations_problem) if p]
+    window = MainWindow(store, cuda_graph=not getattr(args, "no_cuda_graph", False),
+                        conversations_dir=conversations, journal_dir=None if journals_problem else journals)
+    for problem in problems:
+        log.error("%s", problem)
+    if problems:
+        window.show_error("\n\n".join(problems))
+    model = getattr(args, "model", None) or window.model.settings.model
+    device = getattr(args, "device", None) or window.model.settings.device
+    precision = getattr(args, "precision", None) or window.model.settings.precision
+    window.load_model(model, device, precision)
+    window.show()
+    return window
 
 
 def share_cores_with_the_gui() -> None:

@@ -47,8 +47,10 @@ from app.desktop_key.talk_key import DesktopTalkKey
 from app.engine_thread.controller import ModelLoader, load_engine_model
 from app.library.listing import ConversationEntry
 from app.library.model import LibraryModel
+from app.library.model_offer import model_to_offer
 from app.library.names import new_conversation_path
 from app.library.panel import LibraryPanel
+from app.voices.own_voices import list_own_voices
 from app.voices.persona import PersonaDialog
 from app.voices.personas_model import PersonasModel
 from app.widgets.announce import announce
@@ -360,11 +362,11 @@ class MainWindow(QMainWindow):
     def open_persona_dialog(self) -> PersonaDialog:
         """The persona picker and editor; choosing one starts a new conversation with it."""
         m = self.model
-        own = [v.name for v in VoiceLibrary().voices() if not v.problem]  # by name, as personas keep them
         personaplex = None if m.model_info is None else m.is_personaplex
-        personas = PersonasModel(m.personas, m.voices + own, personaplex, m.persona.name)
+        personas = PersonasModel(m.personas, m.voices, personaplex, m.persona.name)
         dialog = PersonaDialog(personas, self)
         personas.setParent(dialog)
+        list_own_voices(VoiceLibrary(), personas.add_voices)  # by name, as personas keep them; off this thread
         dialog.setAttribute(Qt.WA_DeleteOnClose)
         personas.chosen.connect(self.apply_persona)
         personas.changed.connect(self._persona_edited)
@@ -429,19 +431,26 @@ class MainWindow(QMainWindow):
         self.model.open_conversation(path)
 
     def open_entry(self, entry: ConversationEntry) -> None:
-        """Open a library entry; one saved with another model offers to switch to that model."""
+        """Open a library entry; one saved with another model offers to switch to that model, where
+        it is on this machine (``app.library.model_offer``)."""
         if entry.info is None:
             self.show_error(entry.error)
             return
         info = self.model.model_info
         if info is not None and entry.info.fingerprint != info.fingerprint:
+            other = model_to_offer(entry.info.model, self.model.settings.model)
+            if other is None:
+                self.show_error(f"“{entry.title}” was saved with the model {entry.info.model[:200]}, which is not on "
+                                f"this machine (the loaded model is {info.label}). Parley does not fetch or load a "
+                                "model a file names: load that model yourself, then open the conversation again.")
+                return
             answer = QMessageBox.question(
                 self, "Another model",
                 f"“{entry.title}” was saved with the model {entry.info.model}; the loaded model is "
-                f"{info.label}. Switch to {entry.info.model} and open it?",
+                f"{info.label}. Switch to {other} and open it?",
                 QMessageBox.Yes | QMessageBox.Cancel, QMessageBox.Yes)
             if answer == QMessageBox.Yes and self._confirm_discard():
-                self.model.switch_model_and_open(entry.info.model, str(entry.path))
+                self.model.switch_model_and_open(other, str(entry.path))
             return
         if self._confirm_discard():
             self.model.open_conversation(str(entry.path))
@@ -525,9 +534,12 @@ class MainWindow(QMainWindow):
             self.model.load_model(name, device, precision)
 
     def about(self) -> None:
-        QMessageBox.about(self, "About Parley",
-                          "Parley: a local, real-time, full-duplex voice assistant for the Moshi family "
-                          f"of speech models.\n\nLog file: {paths.log_file()}")
+        try:
+            log = f"Log file: {paths.log_file()}"
+        except paths.FolderProblem as e:
+            log = f"No log file: {e}"
+        QMessageBox.about(self, "About Parley", "Parley: a local, real-time, full-duplex voice assistant for the "
+                          f"Moshi family of speech models.\n\n{log}")
 
     # -- shutdown ----------------------------------------------------------------------------
     def quit(self) -> None:

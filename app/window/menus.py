@@ -3,6 +3,7 @@ view-model). A new menu item is one ``add`` line here and one method on the wind
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QUrl
@@ -15,7 +16,13 @@ from app.window.audio_menu import add_processing_actions
 from app.window.file_kind_menu import add_file_kind_menu
 
 
-def open_folder(path: Path) -> None:
+def open_folder(window, folder: Callable[[], Path]) -> None:
+    """Open the folder ``folder()`` makes in the file manager; one it cannot make is said instead."""
+    try:
+        path = folder()
+    except paths.FolderProblem as e:
+        window.show_error(str(e))
+        return
     QDesktopServices.openUrl(QUrl.fromLocalFile(str(path)))
 
 
@@ -35,7 +42,7 @@ class Menus:
         self.add(file_menu, "Export &transcript...", None, window.export_transcript_dialog)
         self.add(file_menu, "Export a&udio...", None, window.export_audio_dialog)
         file_menu.addSeparator()
-        self.add(file_menu, "Open conversations &folder", None, lambda: open_folder(paths.conversations_dir()))
+        self.add(file_menu, "Open conversations &folder", None, lambda: open_folder(window, paths.conversations_dir))
         self.add(file_menu, "&Quit", QKeySequence.Quit, window.quit)
 
         model_menu = bar.addMenu("&Model")
@@ -74,7 +81,7 @@ class Menus:
         self.meters_action.setChecked(True)
 
         help_menu = bar.addMenu("&Help")
-        self.add(help_menu, "Open &log folder", None, lambda: open_folder(paths.log_dir()))
+        self.add(help_menu, "Open &log folder", None, lambda: open_folder(window, paths.log_dir))
         self.add(help_menu, "&About Parley", None, window.about)
         self.rebuild_recent(window.model.settings.recent_files)
 

@@ -3,7 +3,8 @@
 
 ``RecoveryOffer`` is the widget-free state; ``RecoveryDialogs`` renders it: a question (Recover /
 Later / Discard; "Later" keeps the journal for the next start), then a progress dialog while the
-engine thread rebuilds the state.
+engine thread rebuilds the state. A journal that cannot be read is offered for deletion instead
+(Delete / Keep).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ class RecoveryOffer(QObject):
         """``model``: the window's ``ConversationModel``, which runs the rebuild."""
         super().__init__(parent)
         self.model, self.journal, self.frames, self.lock = model, pending.path, pending.frames, pending.lock
+        self.problem = pending.problem  # nothing can be recovered: only deleting or keeping it is offered
         self.running = False
         self.done = (0, self.frames)
         self.outcome: str | None = None  # None while undecided or running; "" recovered; else why not
@@ -79,16 +81,26 @@ class RecoveryDialogs(QObject):
     def __init__(self, parent: QWidget, offer: RecoveryOffer, show_error: Callable[[str], None]):
         super().__init__(parent)
         self.offer, self.show_error = offer, show_error
-        mark = read_mark(offer.journal)
-        saved = (f"\n\nIt was last saved to {Path(mark.file).name} "
-                 f"{(offer.frames - mark.frames) * FRAME_SECONDS:.0f} s before the end." if mark else "")
-        self.question = QMessageBox(QMessageBox.Question, "Recover conversation?",
-                                    f"Parley did not close properly. Recover the conversation it was having "
-                                    f"({offer.seconds:.0f} s)?{saved}\n\n'Later' keeps it for the next start.",
-                                    QMessageBox.NoButton, parent)
-        self.recover_button = self.question.addButton("Recover", QMessageBox.AcceptRole)
-        self.later_button = self.question.addButton("Later", QMessageBox.RejectRole)
-        self.discard_button = self.question.addButton("Discard", QMessageBox.DestructiveRole)
+        if offer.problem:
+            self.question = QMessageBox(QMessageBox.Warning, "Delete a crash journal?",
+                                        f"Parley did not close properly, and the journal of the conversation it was "
+                                        f"having cannot be read: {offer.problem}\n\nDelete {offer.journal}? "
+                                        "'Keep' leaves it there and asks again at the next start.",
+                                        QMessageBox.NoButton, parent)
+            self.recover_button = None
+            self.discard_button = self.question.addButton("Delete", QMessageBox.DestructiveRole)
+            self.later_button = self.question.addButton("Keep", QMessageBox.RejectRole)
+        else:
+            mark = read_mark(offer.journal)
+            saved = (f"\n\nIt was last saved to {Path(mark.file).name} "
+                     f"{(offer.frames - mark.frames) * FRAME_SECONDS:.0f} s before the end." if mark else "")
+            self.question = QMessageBox(QMessageBox.Question, "Recover conversation?",
+                                        f"Parley did not close properly. Recover the conversation it was having "
+                                        f"({offer.seconds:.0f} s)?{saved}\n\n'Later' keeps it for the next start.",
+                                        QMessageBox.NoButton, parent)
+            self.recover_button = self.question.addButton("Recover", QMessageBox.AcceptRole)
+            self.later_button = self.question.addButton("Later", QMessageBox.RejectRole)
+            self.discard_button = self.question.addButton("Discard", QMessageBox.DestructiveRole)
         self.question.buttonClicked.connect(self._on_answer)
         # Made when the rebuild starts: a QProgressDialog starts its own show timer when it is made,
         # and would appear over the question before it is answered.

@@ -29,6 +29,7 @@ import torch
 
 from ..audio import FRAME_SIZE, SAMPLE_RATE, exact_int16, int16_to_pcm
 from ..errors import ConversationFileError
+from ..host_memory import check_rebuild_fits
 from ..lm.state_values import all_finite
 from ..version import VERSION
 from . import untrusted
@@ -66,7 +67,8 @@ def compact_contents(header: JournalHeader, user_codes: np.ndarray, tokens: np.n
 
 def read_compact(path: str | os.PathLike, fingerprint: str) -> Journal:
     """The frames of a compact file, as a journal to replay. Checked (kind, model, names, shapes,
-    checksum) before anything is decoded."""
+    checksum, and that its rebuild fits in the memory free: ``engine.host_memory``) before anything
+    is decoded."""
     path = Path(path)
     shapes = {"compact.user_codes": (MAX_FRAMES, 64), "compact.tokens": (MAX_FRAMES, 64)}
     file = read_conversation(path, shapes, allowed_prefixes=(_FLAC, _PCM), fingerprint=fingerprint)
@@ -81,7 +83,10 @@ def read_compact(path: str | os.PathLike, fingerprint: str) -> Journal:
             raise ValueError("token tables do not match the frame count")
         if user.dtype not in (torch.int16, torch.int32) or tokens.dtype != user.dtype:
             raise ValueError("token tables are not integers")
+        check_rebuild_fits(frames, path.name)
         pcm = _user_audio(tensors, frames)
+    except ConversationFileError:
+        raise
     except (KeyError, ValueError) as e:
         raise ConversationFileError(f"{path.name} is a damaged compact conversation ({e}); open another copy.") from e
     return Journal(header, user.numpy().astype(np.int64), tokens.numpy().astype(np.int64),

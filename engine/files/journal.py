@@ -23,6 +23,7 @@ thread encodes and writes them, and fsyncs at least every ``FSYNC_FRAMES`` frame
 
 from __future__ import annotations
 
+import io
 import json
 import logging
 import os
@@ -33,6 +34,7 @@ import zlib
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 
@@ -146,75 +148,103 @@ def encode_start(header: JournalHeader) -> bytes:
 # ---- reading ---------------------------------------------------------------------------------
 
 def read_journal(path: str | os.PathLike) -> Journal:
-    """Read a journal, keeping every whole frame before the first damage.
+    """Read a journal, keeping every whole frame before the first damage. The magic and the header
+    are checked before anything else is read, and the frames are read one record at a time: the
+    memory it takes is what it keeps (a 2 GB file of zeros costs its first bytes).
 
     Raises ``ConversationFileError`` only when nothing can be recovered: not a journal, the
     header damaged, or a format version from a newer Parley."""
     path = Path(path)
     try:
         with open_regular(path) as f:
-            data = f.read()
+            return read_journal_from(f, os.fstat(f.fileno()).st_size, path.name)
     except (OSError, ValueError) as e:  # ValueError: a NUL in the name
         raise ConversationFileError(f"cannot read the journal {path}: {getattr(e, 'strerror', None) or e}") from e
     except MemoryError:
         raise ConversationFileError(f"the journal {path} is too large to read into this machine's memory") from None
-    return parse_journal(data, path.name)
 
 
 def parse_journal(data: bytes, name: str = "journal") -> Journal:
-    if data[:len(MAGIC)] != MAGIC:
+    """``read_journal`` of bytes in memory."""
+    return read_journal_from(io.BytesIO(data), len(data), name)
+
+
+def read_journal_from(f: BinaryIO, size: int, name: str = "journal") -> Journal:
+    """A journal from the stream ``f`` of ``size`` bytes, read front to back a record at a time."""
+    if f.read(len(MAGIC)) != MAGIC:
         raise ConversationFileError(f"{name} is not a Parley journal (or its start is damaged): nothing "
                                     "can be recovered from it.")
-    pos = len(MAGIC)
-    kind, payload, pos, why = _next_record(data, pos, MAX_HEADER_BYTES)
+    kind, payload, _prefix, why = _next_record(f, MAX_HEADER_BYTES)
     if why is not None or kind != _HEADER:
         raise ConversationFileError(f"{name}: the journal's header is damaged ({why or 'no header'}); "
                                     "nothing can be recovered from it.")
     header = _parse_header(payload, name)
     sizes = {kind: header.frame_bytes(kind) for kind in _SAMPLES}
-    frames: list[tuple[int, bytes]] = []
-    damage = None
-    while pos < len(data):
-        kind, payload, end, why = _next_record(data, pos, max(sizes.values()))
+    frames = _Frames(header)
+    damage, pos = None, f.tell()
+    while pos < size:
+        kind, payload, prefix, why = _next_record(f, max(sizes.values()))
         if why is None and (kind not in sizes or len(payload) != sizes[kind]):
             why = "an unexpected record"
-        if why is None and struct.unpack_from("<I", payload)[0] != len(frames):
-            why = f"frame {struct.unpack_from('<I', payload)[0]} where frame {len(frames)} belongs"
+        if why is None and struct.unpack_from("<I", payload)[0] != frames.count:
+            why = f"frame {struct.unpack_from('<I', payload)[0]} where frame {frames.count} belongs"
         if why is None and kind == _FRAME and not np.isfinite(np.frombuffer(payload, _SAMPLES[kind],
                                                                             offset=header.frame_head_bytes)).all():
             why = "NaN or infinite samples"
         if why is not None:
-            damage = f"{why} after frame {len(frames)} (byte {pos})"
-            break
-        frames.append((kind, payload))
-        pos = end
-    lost = -(-(len(data) - pos) // (_PREFIX.size + sizes[_tail_kind(data, pos, frames)] + _CRC.size)) if damage else 0
-    return Journal(header, *_frame_arrays(frames, header), lost_frames=lost, damage=damage)
+            damage = f"{why} after frame {frames.count} (byte {pos})"
+            tail = prefix[-1] if len(prefix) == _PREFIX.size and prefix[-1] in _SAMPLES else frames.last_kind
+            lost = -(-(size - pos) // (_PREFIX.size + sizes[tail] + _CRC.size))
+            return Journal(header, *frames.arrays(), lost_frames=lost, damage=damage)
+        frames.add(kind, payload)
+        pos = f.tell()
+    return Journal(header, *frames.arrays(), lost_frames=0, damage=None)
 
 
-def _tail_kind(data: bytes, pos: int, frames: list[tuple[int, bytes]]) -> int:
-    """The record kind a damaged tail at ``pos`` is counted in: its first record's, where that can be
-    read; else the last whole frame's; else 16-bit (what the app's microphone gives)."""
-    if len(data) - pos >= _PREFIX.size and data[pos + _PREFIX.size - 1] in _SAMPLES:
-        return data[pos + _PREFIX.size - 1]
-    return frames[-1][0] if frames else _FRAME_16
-
-
-def _next_record(data: bytes, pos: int, max_payload: int) -> tuple[int, bytes, int, str | None]:
-    """(kind, payload, next position, None) or (0, b"", pos, why) for a cut or damaged record."""
-    if len(data) - pos < _PREFIX.size:
-        return 0, b"", pos, "a cut record"
-    n, kind = _PREFIX.unpack_from(data, pos)
+def _next_record(f: BinaryIO, max_payload: int) -> tuple[int, bytes, bytes, str | None]:
+    """(kind, payload, prefix, None), or (0, b"", prefix, why) for a cut or damaged record; a length
+    over ``max_payload`` is refused before its payload is read."""
+    prefix = f.read(_PREFIX.size)
+    if len(prefix) < _PREFIX.size:
+        return 0, b"", prefix, "a cut record"
+    n, kind = _PREFIX.unpack(prefix)
     if n > max_payload:
-        return 0, b"", pos, "a damaged record length"
-    end = pos + _PREFIX.size + n + _CRC.size
-    if end > len(data):
-        return 0, b"", pos, "a cut record"
-    body = data[pos + _PREFIX.size:end - _CRC.size]
-    crc = zlib.crc32(body, zlib.crc32(data[pos:pos + _PREFIX.size]))
-    if _CRC.unpack_from(data, end - _CRC.size)[0] != crc:
-        return 0, b"", pos, "a checksum mismatch"
-    return kind, body, end, None
+        return 0, b"", prefix, "a damaged record length"
+    rest = f.read(n + _CRC.size)
+    if len(rest) < n + _CRC.size:
+        return 0, b"", prefix, "a cut record"
+    body = rest[:n]
+    if _CRC.unpack_from(rest, n)[0] != zlib.crc32(body, zlib.crc32(prefix)):
+        return 0, b"", prefix, "a checksum mismatch"
+    return kind, body, prefix, None
+
+
+class _Frames:
+    """The whole frames read so far, decoded as they come (the records themselves are not kept)."""
+
+    def __init__(self, header: JournalHeader):
+        self.header = header
+        self.heads: list[np.ndarray] = []
+        self.pcm: list[np.ndarray] = []
+        self.last_kind = _FRAME_16  # what a damaged tail is counted in when nothing says otherwise
+
+    @property
+    def count(self) -> int:
+        return len(self.pcm)
+
+    def add(self, kind: int, payload: bytes) -> None:
+        head = self.header.frame_head_bytes
+        self.heads.append(np.frombuffer(payload[:head], "<i4"))
+        samples = np.frombuffer(payload, _SAMPLES[kind], offset=head)
+        self.pcm.append(int16_to_pcm(samples) if kind == _FRAME_16 else samples.astype(np.float32))
+        self.last_kind = kind
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        u, t = self.header.user_streams, self.header.token_streams
+        heads = np.stack(self.heads) if self.heads else np.empty((0, 1 + u + t), "<i4")
+        pcm = np.stack(self.pcm) if self.pcm else np.empty((0, FRAME_SIZE), np.float32)
+        self.heads, self.pcm = [], []
+        return heads[:, 1:1 + u].astype(np.int64), heads[:, 1 + u:].astype(np.int64), pcm
 
 
 def _parse_header(payload: bytes, name: str) -> JournalHeader:
@@ -235,17 +265,6 @@ def _parse_header(payload: bytes, name: str) -> JournalHeader:
     except ValueError as e:
         raise ConversationFileError(f"{name}: the journal's header has damaged fields ({e}).") from e
     return header
-
-
-def _frame_arrays(frames: list[tuple[int, bytes]], header: JournalHeader
-                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    u, t, head = header.user_streams, header.token_streams, header.frame_head_bytes
-    heads = np.frombuffer(b"".join(payload[:head] for _, payload in frames), "<i4").reshape(len(frames), 1 + u + t)
-    pcm = np.empty((len(frames), FRAME_SIZE), np.float32)
-    for row, (kind, payload) in zip(pcm, frames):
-        samples = np.frombuffer(payload, _SAMPLES[kind], offset=head)
-        row[:] = int16_to_pcm(samples) if kind == _FRAME_16 else samples
-    return heads[:, 1:1 + u].astype(np.int64), heads[:, 1 + u:].astype(np.int64), pcm
 
 
 # ---- writing ---------------------------------------------------------------------------------

@@ -27,7 +27,6 @@ from typing import Any
 from ..atomic import write_atomically
 from ..errors import PersonaLibraryError
 from ..lm.generate import SamplingConfig
-from ..lm.prompts import VoiceNameFromFile
 from ..regular_files import open_regular
 from . import untrusted
 from .user_data import ensure_private_folder, user_data_folder
@@ -63,7 +62,8 @@ class Persona:
     @classmethod
     def from_json(cls, obj: Any, from_a_header: bool = False) -> Persona:
         """A persona from its JSON object, every field checked (``ValueError`` names the first wrong
-        one). ``from_a_header``: a conversation file's, whose voice is only ever a name, never a path."""
+        one). ``from_a_header``: a conversation file's, whose voice is only ever a name, never a path
+        (the rule of the prompt voice a header names: ``untrusted.voice_name``)."""
         if not isinstance(obj, dict):
             raise ValueError("a persona is not a JSON object")
         voice = untrusted.text(obj, "voice", MAX_VOICE_CHARS, default="")
@@ -71,7 +71,7 @@ class Persona:
         if not isinstance(wait, bool):
             raise ValueError(f"'wait_for_user' is {wait!r}, expected true or false")
         return cls(name=untrusted.text(obj, "name", untrusted.MAX_NAME_CHARS),
-                   voice=VoiceNameFromFile(voice) if from_a_header and voice else voice,
+                   voice=(untrusted.voice_name(voice) or "") if from_a_header else voice,
                    role=untrusted.text(obj, "role", default=""), sampling=untrusted.sampling(obj),
                    wait_for_user=wait)
 

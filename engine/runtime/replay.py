@@ -25,6 +25,7 @@ from ..errors import ConversationFileError
 from ..files import conversation
 from ..files.compact import compact_contents, read_compact
 from ..files.journal import Journal, JournalHeader, JournalWriter, read_journal
+from ..host_memory import check_rebuild_fits
 from .growing_array import GrowingArray
 from .loading import LoadedModel
 from .rebuild import Progress
@@ -170,14 +171,15 @@ def roll_back(session: Session) -> Session:
 
 
 def recover(model: LoadedModel, path: str | Path, progress: Progress | None = None,
-            cancel: Callable[[], bool] | None = None) -> Recovery:
-    """Rebuild the conversation journaled at ``path`` as a new session on ``model``.
+            cancel: Callable[[], bool] | None = None, journal: Journal | None = None) -> Recovery:
+    """Rebuild the conversation journaled at ``path`` (``journal``: as already read from it) as a new
+    session on ``model``.
 
     Every whole frame before any damage is recovered. Raises ``ConversationFileError`` for a
     journal of another model or one with nothing recoverable, ``RecoveryCancelled`` when
     ``cancel()`` returns True (checked every frame)."""
     t0 = time.perf_counter()
-    journal = read_journal(path)
+    journal = read_journal(path) if journal is None else journal
     if journal.header.fingerprint != model.info.fingerprint:
         raise ConversationFileError(f"{Path(path).name} is the journal of another model ({journal.header.model}); "
                                     f"recover it with that model, not {model.info.name}.")
@@ -216,6 +218,7 @@ def rebuild(model: LoadedModel, journal: Journal, name: str, progress: Progress 
                                     "could be replayed, so it is not opened (and stays as it is); open another copy.")
     damage = journal.damage if frames == journal.frames else why
     lost = journal.lost_frames + journal.frames - frames
+    check_rebuild_fits(frames, name)
     recorder = record_frames(session)
     replayed = session.rebuild_from(journal, frames, progress, cancel)
     recorder.user_codes = GrowingArray.of(journal.user_codes[:frames])
