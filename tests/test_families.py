@@ -131,3 +131,9 @@ def test_a_folder_of_an_unknown_model_type_is_refused_naming_it(tmp_path):
     (tmp_path / "config.json").write_text(json.dumps({"model_type": "stt", "dim": 2048}))
     with pytest.raises(ModelError, match=r"config.json describes a 'stt' model"):
         read_model_dir(tmp_path)
+
+
+def test_the_command_s_help_names_every_preset():
+    from app.cli.command import MODEL_HELP
+
+    assert MODEL_HELP.startswith(f"a preset ({', '.join(PRESETS)}) ")
