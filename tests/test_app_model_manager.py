@@ -88,6 +88,7 @@ def test_a_non_commercial_gated_model_says_so_in_the_table_the_description_and_b
     text = dialog.description.text()
     assert "Non-commercial use only" in text and "gated" in text and f"https://huggingface.co/kyutai/{name}" in text
     assert "first download" in text  # no commit is known for it: it keeps to the one first downloaded
+    assert PRESETS[name].memory_text in text and "GB in bfloat16" in text
     qtbot.mouseClick(dialog.download_button, Qt.LeftButton)
     question = dialog.confirmation.text()
     assert "Non-commercial use only" in question and "Gated: accept its terms" in question

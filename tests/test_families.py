@@ -43,6 +43,7 @@ def test_every_family_is_complete(family):
     assert recognise(built, hint=family.name) is family
     for preset in family.presets:
         assert preset.licence and preset.description and preset.approx_gb > 0
+        assert set(preset.memory_gb) == (set() if family.is_demo else {"bfloat16", "int8"})  # as measured
         assert (preset.repo is None) == family.is_demo  # only the demo is built here
         if preset.gated:
             assert "Gated" in preset.terms and "gated" in preset.terms_short

@@ -257,7 +257,7 @@ class ModelManagerDialog(QDialog):
         status = self.statuses.get(name)
         text = preset.description
         if preset.repo is not None:  # a real model: it needs a GPU
-            text += f"<br>{self.gpu}"
+            text += f"<br>{preset.memory_text} {self.gpu}"
             if self.cuda is not None:
                 text += f"<br>{auto_precision(preset, self.cuda)}"
         if preset.non_commercial:

@@ -19,6 +19,7 @@ from typing import Any
 
 # The generator semantics a family's LM runs with (``LMConfig.model_type``, ``make_generator``).
 GENERATORS = ("moshi", "personaplex")
+MEASURED_ON = "an NVIDIA H200 after live frames"  # where Preset.memory_gb was measured (bench/results)
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,9 @@ class Preset:
     description: str
     revision: str | None = None
     non_commercial: bool = False
+    # GPU memory in use per precision (GB, CUDA included), as last measured on MEASURED_ON; empty:
+    # runs on the CPU. The estimate for another GPU is engine.runtime.gpu_memory's.
+    memory_gb: Mapping[str, float] = field(default_factory=dict)
 
     @property
     def page(self) -> str | None:
@@ -59,6 +63,14 @@ class Preset:
             words.append("Gated: accept its terms on Hugging Face (logged in) and give Parley your access "
                          "token before downloading.")
         return " ".join(words)
+
+    @property
+    def memory_text(self) -> str:
+        """``memory_gb`` in words ("" where it runs on the CPU)."""
+        if not self.memory_gb:
+            return ""
+        each = ", ".join(f"{gb:.1f} GB in {precision}" for precision, gb in self.memory_gb.items())
+        return f"GPU memory in use, as measured on {MEASURED_ON}: {each}."
 
     @property
     def terms_short(self) -> str:

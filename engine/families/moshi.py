@@ -17,6 +17,7 @@ MOSHI_DELAYS = (0, 0, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1)
 GPU_NEED = ("needs an NVIDIA GPU: precision auto loads bfloat16 where it fits in the GPU's free memory, else "
             "int8 weights (int4 is experimental and opt-in)")
 MOSHI_7B_GB = 15.4  # the bf16 weights of the released 7B
+MOSHI_7B_MEMORY_GB = {"bfloat16": 19.1, "int8": 13.1}  # family.MEASURED_ON (bench/results/gpu_check.json)
 
 
 def _claims(config: Mapping[str, Any]) -> bool:
@@ -29,10 +30,10 @@ FAMILY = Family(
     presets=(
         Preset("moshiko", "kyutai/moshiko-pytorch-bf16", "moshi", False, "CC-BY 4.0", MOSHI_7B_GB,
                f"Moshi with a male voice (kyutai), bf16 weights; {GPU_NEED}",
-               revision="2bfc9ae6e89079a5cc7ed2a68436010d91a3d289"),
+               revision="2bfc9ae6e89079a5cc7ed2a68436010d91a3d289", memory_gb=MOSHI_7B_MEMORY_GB),
         Preset("moshika", "kyutai/moshika-pytorch-bf16", "moshi", False, "CC-BY 4.0", MOSHI_7B_GB,
                f"Moshi with a female voice (kyutai), bf16 weights; {GPU_NEED}",
-               revision="a49141e28b3d9c947cf9aa5314431e1b11cbd2f5"),
+               revision="a49141e28b3d9c947cf9aa5314431e1b11cbd2f5", memory_gb=MOSHI_7B_MEMORY_GB),
         # kyutai's RL-aligned moshika (June 2026, arXiv 2606.11167): trained for pauses, turn-taking,
         # backchannels and interruptions, in moshika's weights layout. Its model card names the
         # repository, the CC BY-NC 4.0 licence and the gate (accept the conditions on its page).
@@ -41,6 +42,6 @@ FAMILY = Family(
         Preset("moshika-rl-seamless", "kyutai/moshika-rl-seamless", "moshi", True, "CC BY-NC 4.0", MOSHI_7B_GB,
                "Moshi with a female voice, RL-aligned by kyutai for better turn-taking (pauses, "
                f"backchannels, interruptions); non-commercial licence, gated; {GPU_NEED}",
-               non_commercial=True),
+               non_commercial=True, memory_gb=MOSHI_7B_MEMORY_GB),  # moshika's weights layout: its memory
     ),
 )

@@ -14,6 +14,7 @@ from .moshi import GPU_NEED, MOSHI_DELAYS
 PERSONAPLEX_DEP_Q = 16  # its depth transformer: the assistant's 8 codebooks, then the user's 8
 VOICES_ARCHIVE = "voices.tgz"  # the shipped voice prompt embeddings
 PERSONAPLEX_7B_GB = 16.7  # the bf16 weights with 16 depth-transformer steps
+PERSONAPLEX_7B_MEMORY_GB = {"bfloat16": 22.1, "int8": 15.1}  # family.MEASURED_ON (bench/results/gpu_load.json)
 
 
 def _claims(config: Mapping[str, Any]) -> bool:
@@ -32,7 +33,7 @@ FAMILY = Family(
                PERSONAPLEX_7B_GB,
                "PersonaPlex-7B (NVIDIA): choose a voice and a text role prompt; gated, accept the "
                f"licence on its page first; {GPU_NEED}",
-               revision="fdaf4090a61cb315c138a1faee287ffd6c716309"),
+               revision="fdaf4090a61cb315c138a1faee287ffd6c716309", memory_gb=PERSONAPLEX_7B_MEMORY_GB),
         # PersonaPlex RL-aligned by kyutai (June 2026, arXiv 2606.11167; published by kyutai, not
         # NVIDIA), in PersonaPlex's weights layout. Its model card names the repository, the
         # licence (CC BY-NC 4.0 combined with the NVIDIA Open Model License) and the gate.
@@ -44,6 +45,6 @@ FAMILY = Family(
                "PersonaPlex-7B RL-aligned by kyutai for better turn-taking (pauses, backchannels, "
                "interruptions); choose a voice and a text role prompt; non-commercial licence, gated; "
                f"{GPU_NEED}",
-               non_commercial=True),
+               non_commercial=True, memory_gb=PERSONAPLEX_7B_MEMORY_GB),  # PersonaPlex's layout: its memory
     ),
 )
