@@ -124,7 +124,7 @@ class PlaybackSession:
 
 
 class PlaybackModel:
-    info = ModelInfo(name="playback", family="moshi", is_demo=True, device="cpu", precision=Precision.FLOAT32,
+    info = ModelInfo(name="playback", family="demo", device="cpu", precision=Precision.FLOAT32,
                      dtype="float32", cuda_graph_allowed=False, fingerprint="playback")
 
     def __init__(self, far: np.ndarray) -> None:

@@ -66,7 +66,7 @@ import tempfile
 import time
 import traceback
 from contextlib import nullcontext
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import torch
@@ -299,7 +299,8 @@ def random_lm(config: LMConfig, device: torch.device, dtype: torch.dtype, precis
 def build_config(name: str) -> LMConfig:
     if name == "demo":
         return LMConfig.from_hub_config(json.loads((demo_folder() / "config.json").read_text()))
-    return {"tiny": TINY, "tiny-personaplex": replace(TINY, dep_q=16, model_type="personaplex"),
+    tiny_personaplex = LMConfig.from_hub_config({**asdict(TINY), "model_type": "personaplex"})
+    return {"tiny": TINY, "tiny-personaplex": tiny_personaplex,
             "moshi-7b": LMConfig.moshi_7b(), "personaplex-7b": LMConfig.personaplex_7b()}[name]
 
 

@@ -48,7 +48,7 @@ from engine.streaming import layers
 SMALL_WIDTHS = dict(dim=64, num_heads=2, hidden_scale=4.125, text_card=64, card=64, depformer_dim=32,
                     depformer_num_heads=2, depformer_dim_feedforward=132, context=50)
 MODELS = {"moshi-7b": LMConfig(**SMALL_WIDTHS),
-          "personaplex-7b": LMConfig(**SMALL_WIDTHS, dep_q=16, model_type="personaplex")}
+          "personaplex-7b": LMConfig.from_hub_config({**SMALL_WIDTHS, "model_type": "personaplex"})}
 
 # Ops that launch no kernel but are not marked as views: allocations and metadata.
 NO_KERNEL = {"aten::" + n for n in (

@@ -11,6 +11,7 @@ import torch
 
 from engine.files.demo import MANIFEST_NAME, build_demo_model, demo_dir, ensure_demo_model, load_recipe
 from engine.files.models import preset_status, resolve_model
+from engine.lm.model import LMConfig
 from engine.lm.tokenizer import TextTokenizer
 
 FRAME = 1920
@@ -37,7 +38,8 @@ def demo(tmp_path_factory):
 def test_resolves_like_a_model_folder(demo):
     files, _ = demo
     folder = files.lm_path.parent
-    assert files.source == "demo" and files.name == "demo" and files.family == "moshi"
+    assert files.source == "demo" and files.name == "demo" and files.family == "demo"
+    assert LMConfig.from_hub_config(files.lm_config).model_type == "moshi"  # Moshi's architecture and generator
     assert folder == demo_dir() and folder.parent.parent == Path(__import__("os").environ["PARLEY_CACHE_DIR"])
     assert files.lm_config == load_recipe()["config"]
     assert TextTokenizer(files.tokenizer_path).vocab_size == files.lm_config["text_card"]

@@ -152,7 +152,8 @@ def test_download_false_never_downloads(hub, monkeypatch):
 
 
 def test_unknown_preset_lists_the_presets(hub):
-    with pytest.raises(ModelError, match="unknown model 'mosh'.*demo, moshiko, moshika, personaplex"):
+    with pytest.raises(ModelError, match="unknown model 'mosh'.*demo, moshiko, moshika, moshika-rl-seamless, "
+                                         "personaplex, personaplex-rl-seamless"):
         resolve_model("mosh")
     with pytest.raises(ModelError, match="unknown preset"):
         preset_status("mosh")
@@ -250,7 +251,8 @@ def test_gated_repo_explains_licence_and_token(hub, monkeypatch):
 
 
 def test_presets_table():
-    assert set(PRESETS) == {"demo", "moshiko", "moshika", "personaplex"}
+    assert set(PRESETS) == {"demo", "moshiko", "moshika", "moshika-rl-seamless", "personaplex",
+                            "personaplex-rl-seamless"}
     assert PRESETS["personaplex"].gated and not PRESETS["moshiko"].gated
     assert PRESETS["demo"].description.startswith("demo (untrained, babbles)")
     assert PRESETS["moshika"].repo == "kyutai/moshika-pytorch-bf16"

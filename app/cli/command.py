@@ -10,12 +10,14 @@ from app.voices.cli import add_voices_parser
 from app.voices.personas_cli import add_personas_parser
 
 PRECISIONS = ("auto", "float32", "bfloat16", "int8", "int4")  # engine.Precision's values (tested to match)
+MODEL_HELP = ("a preset (demo, moshiko, moshika, moshika-rl-seamless, personaplex, personaplex-rl-seamless) "
+              "or a model folder")  # engine.PRESETS (tested to match); engine is not imported to parse arguments
 
 
 def _add_model_options(p: argparse.ArgumentParser, remembered: bool = False) -> None:
     """``remembered``: the app falls back to the choices saved in its settings (defaults None)."""
     p.add_argument("--model", default=None if remembered else "demo",
-                   help="a preset (demo, moshiko, moshika, personaplex) or a model folder")
+                   help=MODEL_HELP)
     p.add_argument("--device", default=None if remembered else "auto", choices=["auto", "cpu", "cuda"])
     p.add_argument("--precision", default=None if remembered else "auto", choices=PRECISIONS,
                    help="auto: on CUDA bfloat16 where it fits in the GPU's free memory, else int8 (it says which "
@@ -72,7 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     cmp = sub.add_parser("compare-precision", help="how far lighter precisions' tokens are from a reference "
                          "precision's on one recording (teacher-forced agreement and text KL)")
-    cmp.add_argument("--model", default="demo", help="a preset (demo, moshiko, moshika, personaplex) or a model folder")
+    cmp.add_argument("--model", default="demo", help=MODEL_HELP)
     cmp.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
     cmp.add_argument("--verbose", action="store_true", help="show tracebacks and debug logs")
     cmp.add_argument("--input", required=True, help="the user's side of a conversation (any rate, channels)")

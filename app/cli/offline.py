@@ -106,7 +106,7 @@ def _run(args) -> None:
             raise Cancelled(f"cancelled {progress.where()} of opening {args.resume}; nothing was written") from None
     else:
         persona = PersonaLibrary().get(args.persona) if args.persona else None
-        voice, role = persona.applies(model.info.family == "personaplex") if persona else (None, None)
+        voice, role = persona.applies(model.info.takes_prompts) if persona else (None, None)
         chosen = {name: getattr(args, name) for name in ("temp", "temp_text", "top_k", "top_k_text")}
         sampling = replace(persona.sampling if persona else SamplingConfig(),
                            **{name: value for name, value in chosen.items() if value is not None})

@@ -172,7 +172,7 @@ class ConversationModel(QObject):
 
     @property
     def is_personaplex(self) -> bool:
-        return self.model_info is not None and self.model_info.family == "personaplex"
+        return self.model_info is not None and self.model_info.takes_prompts
 
     def model_text(self) -> tuple[str, str]:
         """(the model line, its tooltip)."""

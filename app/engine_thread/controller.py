@@ -190,7 +190,7 @@ class ConversationController:
         if self.model is None:
             return False
         seed = self._seed if self._seed is not None else secrets.randbelow(2**31)
-        personaplex = with_prompts and self.model.info.family == "personaplex"
+        personaplex = with_prompts and self.model.info.takes_prompts
         voice_prompt, text_prompt = persona.applies(personaplex) if persona is not None else (None, None)
         try:
             session = self.model.new_session(

@@ -56,10 +56,12 @@ def one_line(preset: engine.Preset) -> str:
 
 
 def family_config(family: str):
-    """The 7B language model configuration of a real model's family (what its memory need is computed from)."""
+    """The language model configuration of a real model's family as released (what its memory need
+    is computed from)."""
+    from engine.families import family_named
     from engine.lm.model import LMConfig
 
-    return LMConfig.personaplex_7b() if family == "personaplex" else LMConfig.moshi_7b()
+    return LMConfig.released(family_named(family))
 
 
 @functools.cache
@@ -113,9 +115,15 @@ def auto_precision(preset: engine.Preset, gpu) -> str:
         return str(e)
 
 
-def revision_note(preset: engine.Preset, in_use: str, offered: str | None) -> str:
+def revision_note(preset: engine.Preset, in_use: str | None, offered: str | None) -> str:
     """Which commit of its repository a preset is used at, and the one offered instead, if any."""
-    whose = "the one Parley was tested with" if in_use == preset.revision else "chosen here by an update"
+    if in_use is None:
+        return (f"Parley was not tested with a particular commit of {preset.repo}: it will keep to the "
+                "commit of its first download here.")
+    if in_use == preset.revision:
+        whose = "the one Parley was tested with"
+    else:
+        whose = "the one first downloaded here" if preset.pinned_on_first_download else "chosen here by an update"
     note = f"Revision {short(in_use)} of {preset.repo} ({whose})."
     if offered is not None:
         note += f" Revision {short(offered)} is offered: 'Update to {short(offered)}' switches to it."
@@ -248,8 +256,7 @@ class ModelManagerDialog(QDialog):
                 where = "built on first use (about a minute)"
             here = self.badge(preset)
             cells = (name, one_line(preset), f"in use · {here}" if name == self.in_use else here,
-                     f"{preset.approx_gb:.1f} GB", where,
-                     preset.licence + (" (gated: accept on Hugging Face)" if preset.gated else ""))
+                     f"{preset.approx_gb:.1f} GB", where, preset.terms_short)
             for column, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setToolTip(text)
@@ -279,16 +286,18 @@ class ModelManagerDialog(QDialog):
         status = self.statuses.get(name)
         text = preset.description
         if preset.repo is not None:  # a real model: it needs a GPU
-            text += f"<br>{self.gpu}"
+            text += f"<br>{preset.memory_text} {self.gpu}"
             if self.cuda is not None:
                 text += f"<br>{auto_precision(preset, self.cuda)}"
+        if preset.non_commercial:
+            text += f"<br><b>Non-commercial use only</b> ({preset.licence})."
         if preset.gated:
             text += (f"<br><b>Licence:</b> {preset.licence}. This model is gated: open "
                      f"<a href='{preset.page}'>{preset.page}</a>, accept the terms while logged in, then set "
                      "HF_TOKEN (or run <code>hf auth login</code>) before downloading.")
         elif preset.page:
             text += f"<br>Source: <a href='{preset.page}'>{preset.page}</a> · licence {preset.licence}"
-        if status is not None and status.revision is not None:
+        if status is not None and preset.repo is not None:
             text += f"<br>{revision_note(preset, status.revision, self.offered.get(name))}"
         self.description.setText(text)
         downloadable = preset.repo is not None and not (status and status.present)
@@ -319,7 +328,8 @@ class ModelManagerDialog(QDialog):
         room = free >= preset.approx_gb
         text = (f"{name} is about {preset.approx_gb:.1f} GB. The disk that holds {cache} has {free:.1f} GB free."
                 + ("" if room else " That is not enough: free some space first.")
-                + ("" if runs else f"\n\nOn this computer it would not run in real time (it {here})."))
+                + f"\n\n{preset.terms}"
+                + ("" if runs else f"\n\nIt {here}: on this computer it would not run in real time."))
         box = QMessageBox(QMessageBox.Question if room else QMessageBox.Warning, f"Download {name}?", text,
                           parent=self)
         if room:
@@ -384,7 +394,8 @@ class ModelManagerDialog(QDialog):
             self._finish_download(f"{name} is up to date: the hub's main is at {short(latest)}, the revision in use.")
             return
         self.offered[name] = latest
-        self._finish_download(f"The hub has another revision of {name}: {short(latest)} (in use: {short(in_use)}). "
+        self._finish_download(f"The hub has another revision of {name}: {short(latest)} "
+                              f"(in use: {short(in_use) if in_use else 'none yet'}). "
                               f"'Update to {short(latest)}' downloads it (files that did not change are not "
                               "downloaded again); until then nothing changes.")
 

@@ -23,25 +23,17 @@ from pathlib import Path
 import torch
 
 from ..codec.mimi import Mimi
-from ..errors import ModelError
+from ..families import personaplex
+from ..families.demo import ASSETS, load_recipe
 from ..lm.model import LMConfig, LMModel
 from .hub_layout import CONFIG_NAME, MIMI_NAME
 
-ASSETS = Path(__file__).resolve().parents[2] / "assets"
-RECIPE_PATH = ASSETS / "demo_model.json"
 MANIFEST_NAME = "demo_build.json"  # written last; lists every file and its size
 _BUILD_VERSION = 2  # bump when the code below changes what a recipe produces
 
 
 # ---------------------------------------------------------------------------------------------
 # Recipe and location
-
-
-def load_recipe(path: Path = RECIPE_PATH) -> dict:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as e:
-        raise ModelError(f"the demo model recipe {path} cannot be read ({e}); reinstall Parley.") from e
 
 
 def _tokenizer_asset(recipe: dict) -> Path:
@@ -151,7 +143,8 @@ def write_personaplex_variant(folder: Path, seed: int = 0) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     for f in demo.iterdir():
         shutil.copy(f, folder / f.name)
-    config = {**json.loads((demo / CONFIG_NAME).read_text()), "model_type": "personaplex", "dep_q": 16}
+    family = personaplex.FAMILY
+    config = {**json.loads((demo / CONFIG_NAME).read_text()), "model_type": family.generator, **family.forced_config}
     (folder / CONFIG_NAME).write_text(json.dumps(config))
     torch.manual_seed(seed)
     lm = LMModel(LMConfig.from_hub_config(config))

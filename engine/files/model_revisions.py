@@ -1,9 +1,11 @@
 """Which revision (a commit of its Hugging Face repository) of each preset this machine uses.
 
-A preset names the commit Parley was tested with (``Preset.revision``). Cache lookups and
-downloads ask for exactly that commit, never the repository's moving ``main``, so an upstream
-change cannot silently change the model. A person moves a preset to another commit only by asking
-(the model manager's update); that choice is recorded here, in Parley's cache folder
+A preset names the commit Parley was tested with (``Preset.revision``), or none where that commit
+could not be known when the preset was written: such a preset is pinned to the commit its files
+were first downloaded at on this machine. Cache lookups and downloads ask for exactly the commit
+in use, never the repository's moving ``main``, so an upstream change cannot silently change the
+model. A person moves a preset to another commit only by asking (the model manager's update).
+The commit of a first download and a person's choice are recorded here, in Parley's cache folder
 (``model_revisions.json``: ``{preset name: commit}``), and used from then on.
 """
 
@@ -40,7 +42,8 @@ def _revisions_file() -> Path:
 
 
 def chosen_revisions() -> dict[str, str]:
-    """The commits a person chose over the presets' own (a damaged file counts as no choice)."""
+    """The commits recorded on this machine: chosen by a person over the presets' own, or first
+    downloaded for a preset that names none (a damaged file counts as none recorded)."""
     path = _revisions_file()
     try:
         with open_regular(path) as f:
@@ -54,7 +57,8 @@ def chosen_revisions() -> dict[str, str]:
 
 
 def revision_in_use(name: str, pinned: str | None) -> str | None:
-    """The commit preset ``name`` (pinned by Parley to ``pinned``) is read and downloaded at."""
+    """The commit preset ``name`` (pinned by Parley to ``pinned``) is read and downloaded at; None
+    for a preset pinned on its first download before that download."""
     return chosen_revisions().get(name, pinned)
 
 

@@ -21,58 +21,18 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from ..errors import ModelError
-from ..lm.model import LMConfig, is_personaplex_config
+from ..families import PRESETS, Family, Preset, family_named, recognise
+from ..lm.model import LMConfig
 from . import untrusted
 from .demo import built_demo_dir, ensure_demo_model
 from .hub_layout import CONFIG_NAME, MIMI_NAME, MOSHI_NAME, TOKENIZER_NAME, VOICES_ARCHIVE, VOICES_DIR
 from .model_revisions import cached_main, is_commit, record_revision, revision_in_use, short
 
-_SUPPORTED_MODEL_TYPES = ("moshi", "personaplex")
-
-
-@dataclass(frozen=True)
-class Preset:
-    name: str
-    repo: str | None  # None: built locally (the demo)
-    family: str
-    gated: bool
-    licence: str
-    approx_gb: float
-    description: str
-    revision: str | None = None  # the repository's commit Parley was tested with (never its moving main)
-
-    @property
-    def page(self) -> str | None:
-        return f"https://huggingface.co/{self.repo}" if self.repo else None
-
-
-# What a real model needs, said once: the precision is chosen by ``--precision auto`` from the GPU's
-# free memory (``engine.runtime.gpu_memory.choose_precision``), which the model manager shows per GPU.
-_GPU_NEED = ("needs an NVIDIA GPU: precision auto loads bfloat16 where it fits in the GPU's free memory, else "
-             "int8 weights (int4 is experimental and opt-in)")
-# Revisions: the commits of the hub repositories these presets were tested with (their snapshot
-# folders' names in a Hugging Face cache); a newer one is taken only when a person asks (model_revisions).
-PRESETS: dict[str, Preset] = {p.name: p for p in (
-    Preset("demo", None, "moshi", False, "MIT (random weights)", 0.47,
-           "demo (untrained, babbles): a tiny random-weight model built on this machine; "
-           "exercises the whole pipeline on CPU in real time"),
-    Preset("moshiko", "kyutai/moshiko-pytorch-bf16", "moshi", False, "CC-BY 4.0", 15.4,
-           f"Moshi with a male voice (kyutai), bf16 weights; {_GPU_NEED}",
-           revision="2bfc9ae6e89079a5cc7ed2a68436010d91a3d289"),
-    Preset("moshika", "kyutai/moshika-pytorch-bf16", "moshi", False, "CC-BY 4.0", 15.4,
-           f"Moshi with a female voice (kyutai), bf16 weights; {_GPU_NEED}",
-           revision="a49141e28b3d9c947cf9aa5314431e1b11cbd2f5"),
-    Preset("personaplex", "nvidia/personaplex-7b-v1", "personaplex", True, "NVIDIA Open Model License", 16.7,
-           "PersonaPlex-7B (NVIDIA): choose a voice and a text role prompt; gated, accept the "
-           f"licence on its page first; {_GPU_NEED}",
-           revision="fdaf4090a61cb315c138a1faee287ffd6c716309"),
-)}
-
 
 @dataclass(frozen=True)
 class ModelFiles:
     name: str
-    family: str  # "moshi" | "personaplex"
+    family: str  # the name of its family (``engine.families``)
     lm_config: dict  # config.json as written (or the family's defaults when there is none)
     lm_path: Path
     mimi_path: Path
@@ -88,7 +48,7 @@ class PresetStatus:
     path: Path | None  # the folder holding the files when present
     missing: tuple[str, ...]  # file names still to download
     approx_gb: float
-    revision: str | None = None  # the commit in use (model_revisions); None for the demo
+    revision: str | None = None  # the commit in use (model_revisions); None for the demo and before a first download
     other_revision: str | None = None  # a complete download of another commit (the cache's main), if any
 
 
@@ -121,12 +81,12 @@ def hub_cache_dir() -> Path:
 def default_lm_config(family: str) -> dict:
     """The config of a folder without config.json: the family's released 7B, whose architecture
     ``LMConfig``'s defaults hold (PersonaPlex: the same LM with a 16-step depth transformer)."""
-    return {"model_type": family}
+    return dict(family_named(family).config_defaults)
 
 
 @dataclass(frozen=True)
 class _Layout:
-    family: str
+    family: Family
     lm_config: dict
     lm_name: str
     mimi_name: str
@@ -139,17 +99,14 @@ class _Layout:
 def _layout(raw: dict | None, where: str, family_hint: str = "moshi") -> _Layout:
     """File names and family from a config.json (``raw``; None when there is none)."""
     if raw is None:
-        return _Layout(family_hint, default_lm_config(family_hint), MOSHI_NAME, MIMI_NAME, TOKENIZER_NAME)
+        return _Layout(family_named(family_hint), default_lm_config(family_hint), MOSHI_NAME, MIMI_NAME,
+                       TOKENIZER_NAME)
     if not isinstance(raw, dict):
         raise ModelError(f"{where} should hold a JSON object (the model's settings), not {type(raw).__name__}")
-    model_type = raw.get("model_type", "moshi")
-    if model_type not in _SUPPORTED_MODEL_TYPES:
-        raise ModelError(f"{where} describes a '{model_type}' model; Parley runs the speech-to-speech "
-                         f"models ({', '.join(_SUPPORTED_MODEL_TYPES)}). Pick a Moshi or PersonaPlex model.")
+    family = recognise(raw, where, family_hint)
     if raw.get("quantize"):
         raise ModelError(f"{where} describes a bitsandbytes int8 checkpoint (the *-pytorch-q8 repos), which "
                          "Parley cannot load. Use the bf16 release (e.g. kyutai/moshiko-pytorch-bf16).")
-    family = "personaplex" if is_personaplex_config(raw) else family_hint
     names = {}
     for key, default in (("moshi_name", MOSHI_NAME), ("mimi_name", MIMI_NAME),
                          ("tokenizer_name", TOKENIZER_NAME)):
@@ -159,7 +116,7 @@ def _layout(raw: dict | None, where: str, family_hint: str = "moshi") -> _Layout
                              "folder. Download that file and put it beside config.json under that name.")
         names[key] = value
     # A config.json may carry only file names or a model type (PersonaPlex's hard-codes its LM).
-    lm_config = raw if "dim" in raw else {**default_lm_config(family), **raw}
+    lm_config = raw if "dim" in raw else {**default_lm_config(family.name), **raw}
     _check_lm_config(lm_config, where)
     return _Layout(family, lm_config, names["moshi_name"], names["mimi_name"], names["tokenizer_name"])
 
@@ -208,7 +165,7 @@ def read_model_dir(path: str | Path, *, name: str | None = None, source: str = "
     voices = d / VOICES_DIR
     if not voices.is_dir():
         voices = extract_voices(d / VOICES_ARCHIVE) if (d / VOICES_ARCHIVE).is_file() else None
-    return ModelFiles(name or d.name, layout.family, layout.lm_config, d / layout.lm_name,
+    return ModelFiles(name or d.name, layout.family.name, layout.lm_config, d / layout.lm_name,
                       d / layout.mimi_name, d / layout.tokenizer_name, voices, source)
 
 
@@ -327,7 +284,7 @@ def _missing_message(preset: Preset, revision: str | None, missing: list[str], c
 
 
 def _wanted(preset: Preset, layout: _Layout) -> list[str]:
-    return layout.weight_names() + ([VOICES_ARCHIVE] if preset.family == "personaplex" else [])
+    return layout.weight_names() + list(family_named(preset.family).extra_files)
 
 
 def _resolve_preset(preset: Preset, revision: str | None, download: bool, progress) -> ModelFiles:
@@ -363,7 +320,7 @@ def _resolve_preset(preset: Preset, revision: str | None, download: bool, progre
             why = "Downloading is turned off"
         raise ModelError(_missing_message(preset, revision, missing, cache, why))
     voices = extract_voices(paths[VOICES_ARCHIVE]) if VOICES_ARCHIVE in paths else None
-    return ModelFiles(preset.name, layout.family, layout.lm_config, paths[layout.lm_name],
+    return ModelFiles(preset.name, layout.family.name, layout.lm_config, paths[layout.lm_name],
                       paths[layout.mimi_name], paths[layout.tokenizer_name], voices,
                       "download" if fetched else "cache")
 
@@ -382,7 +339,10 @@ def resolve_model(spec: str | os.PathLike, *, download: bool = True, progress=No
         preset = PRESETS[spec]
         if preset.repo is None:
             return read_model_dir(ensure_demo_model(), name=preset.name, source="demo")
-        return _resolve_preset(preset, revision_in_use(preset.name, preset.revision), download, progress)
+        revision = revision_in_use(preset.name, preset.revision)
+        if revision is None:
+            return _first_download(preset, download, progress)
+        return _resolve_preset(preset, revision, download, progress)
     path = Path(spec).expanduser()
     if path.is_dir():
         return read_model_dir(path)
@@ -397,6 +357,22 @@ def resolve_model(spec: str | os.PathLike, *, download: bool = True, progress=No
                      "or the path of a model folder.")
 
 
+def _first_download(preset: Preset, download: bool, progress) -> ModelFiles:
+    """Pin ``preset`` (Parley names no commit for it) to the commit its files are first got at,
+    and read them at exactly that commit: the commit a download already in the cache followed
+    (its ``refs/main``: a first download that was interrupted, or one made by another program),
+    else the commit the hub's ``main`` is at now. Once every file is here, the commit is recorded
+    (``model_revisions``) and from then on it is the one in use, as a pinned preset's is."""
+    cache = hub_cache_dir()
+    commit = cached_main(_repo_folder(preset, cache))
+    if commit is None and download and not hub_offline():
+        commit = hub_revision(preset.name)
+    files = _resolve_preset(preset, commit, download, progress)  # None: nothing here, offline (it says so)
+    if commit is not None:
+        record_revision(preset.name, commit)
+    return files
+
+
 def preset_status(name: str) -> PresetStatus:
     """Whether a preset's files are on this machine (nothing is downloaded or built)."""
     if name not in PRESETS:
@@ -407,6 +383,9 @@ def preset_status(name: str) -> PresetStatus:
         return PresetStatus(name, built is not None, built, (), preset.approx_gb)
     cache = hub_cache_dir()
     revision = revision_in_use(name, preset.revision)
+    if revision is None:  # pinned on first download, none yet: what a first download here would read
+        missing, path = _cached_files(preset, cache, cached_main(_repo_folder(preset, cache)))
+        return PresetStatus(name, not missing, path, missing, preset.approx_gb)
     missing, path = _cached_files(preset, cache, revision)
     return PresetStatus(name, not missing, path, missing, preset.approx_gb, revision,
                         _other_complete_revision(preset, cache, revision))
@@ -436,7 +415,8 @@ def _cached_files(preset: Preset, cache: Path, revision: str | None) -> tuple[tu
 
 def hub_revision(name: str) -> str:
     """The commit the hub's ``main`` of preset ``name`` is at now: asked only when a person asks
-    whether there is an update. A ModelError says why it could not be asked (offline, no network)."""
+    whether there is an update, or before the first download of a preset pinned on its first
+    download. A ModelError says why it could not be asked (offline, no network)."""
     from huggingface_hub import HfApi, constants
     from huggingface_hub.errors import GatedRepoError, HfHubHTTPError
 
@@ -454,9 +434,11 @@ def hub_revision(name: str) -> str:
         raise ModelError(f"asking {preset.repo} for its latest revision failed: {e}") from e
     except Exception as e:  # the HTTP client's own errors (no connection, a timeout): huggingface_hub's
         # client library is its choice, so they are caught whole; asked only when a person asks
+        in_use = revision_in_use(name, preset.revision)
+        stays = (f"{preset.name} stays at revision {short(in_use)}" if in_use is not None else
+                 f"{preset.name} is not downloaded yet")
         raise ModelError(f"Cannot reach the Hugging Face hub to check {preset.repo} for an update "
-                         f"({type(e).__name__}: {e}). {preset.name} stays at revision "
-                         f"{short(revision_in_use(name, preset.revision))}; check the internet connection "
+                         f"({type(e).__name__}: {e}). {stays}; check the internet connection "
                          "and try again.") from e
     if not is_commit(commit):
         raise ModelError(f"the hub answered {commit!r} as the revision of {preset.repo}, not a commit hash")

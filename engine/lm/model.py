@@ -20,13 +20,13 @@ import torch.nn.functional as F
 from torch import nn
 
 from ..checkpoint import Shapes, checkpoint_shapes, load_strict_streaming, source_shape, stacked_sources
+from ..families import GENERATORS, Family, moshi, personaplex, recognise
+from ..families.moshi import MOSHI_DELAYS
 from ..kernels.quantize import load_targets
 from ..state import StateTree
 from ..streaming.layers import make_norm
 from ..streaming.transformer import StreamingTransformer, TransformerConfig, init_normal
 
-MOSHI_DELAYS = (0, 0, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1)
-PERSONAPLEX_DEP_Q = 16  # its depth transformer: the assistant's 8 codebooks, then the user's 8
 ZERO_TOKEN = -1  # "no input": its embedding is exactly zero
 UNGENERATED_TOKEN = -2  # a token-cache slot not generated yet (never reaches the model)
 
@@ -84,7 +84,7 @@ class LMConfig:
     depformer_pos_emb: str = "none"
     depformer_layer_scale: float | None = None
     depformer_multi_linear: bool = True
-    model_type: str = "moshi"  # "moshi" or "personaplex" (selects the generator semantics)
+    model_type: str = "moshi"  # the generator semantics (``engine.families.GENERATORS``), set by the family
 
     def __post_init__(self):
         for name, (low, high) in _INT_BOUNDS.items():
@@ -107,26 +107,32 @@ class LMConfig:
             raise ValueError(f"expected {self.n_q + 1} delays (text + n_q={self.n_q} audio), got {len(self.delays)}")
         if not 0 < self.dep_q <= self.n_q:
             raise ValueError(f"dep_q must be in [1, n_q={self.n_q}], got {self.dep_q}")
-        if self.model_type not in ("moshi", "personaplex"):
-            raise ValueError(f"model_type must be 'moshi' or 'personaplex', got {self.model_type!r}")
+        if self.model_type not in GENERATORS:
+            raise ValueError(f"model_type must be one of {', '.join(GENERATORS)}, got {self.model_type!r}")
         if self.depformer_pos_emb not in ("none", "rope"):
             raise ValueError(f"depformer_pos_emb must be 'none' or 'rope', got {self.depformer_pos_emb!r}")
 
     @classmethod
+    def released(cls, family: Family) -> LMConfig:
+        """The architecture of ``family``'s released model (a folder without config.json)."""
+        return cls.from_hub_config(family.config_defaults)
+
+    @classmethod
     def moshi_7b(cls) -> LMConfig:
-        return cls()
+        return cls.released(moshi.FAMILY)
 
     @classmethod
     def personaplex_7b(cls) -> LMConfig:
         """PersonaPlex: the Moshi 7B shape with a 16-step depformer (it also predicts the user stream)."""
-        return cls(dep_q=PERSONAPLEX_DEP_Q, model_type="personaplex")
+        return cls.released(personaplex.FAMILY)
 
     @classmethod
     def from_hub_config(cls, config: Mapping[str, Any]) -> LMConfig:
         """Build from a hub ``config.json`` dict (key names of the reference ``loaders._lm_kwargs``).
 
-        Missing keys take the 7B Moshi values; irrelevant keys are ignored. ``"model_type":
-        "personaplex"`` or ``dep_q == 16`` selects PersonaPlex (whose loader always builds 16 steps).
+        Missing keys take the 7B Moshi values; irrelevant keys are ignored. The family the config
+        claims (``engine.families.recognise``) sets the generator semantics and the keys its own
+        loader forces (PersonaPlex's always builds 16 depth-transformer steps).
         """
         if not isinstance(config, Mapping):
             raise ValueError(f"expected a config mapping, got {type(config).__name__}")
@@ -146,9 +152,9 @@ class LMConfig:
             if not isinstance(kwargs["delays"], (list, tuple)):
                 raise ValueError(f"config key 'delays' is {kwargs['delays']!r}: expected a list of integers")
             kwargs["delays"] = tuple(kwargs["delays"])
-        if is_personaplex_config(config):
-            kwargs["dep_q"] = PERSONAPLEX_DEP_Q
-            kwargs["model_type"] = "personaplex"
+        family = _claimed_family(config)
+        if family is not None:
+            kwargs.update(family.forced_config, model_type=family.generator)
         return cls(**kwargs)
 
     @property
@@ -184,10 +190,15 @@ class LMConfig:
             context=None, weights_per_step=self.dep_q)
 
 
-def is_personaplex_config(config: Mapping[str, Any]) -> bool:
-    """PersonaPlex's rule for a hub ``config.json``: its ``model_type``, or a 16-step depth
-    transformer (its loader always builds 16 steps)."""
-    return config.get("model_type") == "personaplex" or config.get("dep_q") == PERSONAPLEX_DEP_Q
+def _claimed_family(config: Mapping[str, Any]):
+    """The family ``config`` names, or None where it names none Parley runs (an architecture is
+    still built from its keys; ``engine.files.models`` refuses such a folder before this)."""
+    from ..errors import ModelError
+
+    try:
+        return recognise(config, hint="moshi")
+    except ModelError:
+        return None
 
 
 class TokenEmbedding(nn.Embedding):

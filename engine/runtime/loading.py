@@ -66,7 +66,7 @@ class LoadedModel:
                              f"model (text_card {self.lm_config.text_card})")
         self._unless_out_of_memory(self._load_weights)
         self.info = ModelInfo(
-            name=files.name, family=files.family, is_demo=files.source == "demo", device=str(device),
+            name=files.name, family=files.family, device=str(device),
             precision=precision, dtype=str(self.dtype).removeprefix("torch."), cuda_graph_allowed=self.cuda_graph,
             fingerprint=model_fingerprint(files), precision_reason=reason)
         # On the CPU, each hot-path operation's kernel is measured here (or read from the cache).

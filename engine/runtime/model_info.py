@@ -13,6 +13,7 @@ import torch
 
 from ..codec.mimi import Mimi
 from ..errors import ModelError
+from ..families import Family, family_named
 from ..files.models import ModelFiles
 from ..kernels.packed import native_bf16_matmul
 from ..lm.model import LMModel
@@ -80,8 +81,7 @@ class Precision(enum.Enum):
 @dataclass(frozen=True)
 class ModelInfo:
     name: str
-    family: str  # "moshi" | "personaplex"
-    is_demo: bool
+    family: str  # the name of its family (``engine.families``)
     device: str
     precision: Precision  # resolved: never AUTO; on the CPU, bfloat16 only where the kernel plan uses it
     dtype: str  # the activations' dtype, e.g. "bfloat16"
@@ -95,8 +95,21 @@ class ModelInfo:
         return tuple(p.value for p in self.precision.lighter(torch.device(self.device)))
 
     @property
+    def family_info(self) -> Family:
+        return family_named(self.family)
+
+    @property
+    def is_demo(self) -> bool:
+        return self.family_info.is_demo
+
+    @property
+    def takes_prompts(self) -> bool:
+        """Whether a voice and a text role prompt condition this model (a persona's voice and role apply)."""
+        return self.family_info.takes_prompts
+
+    @property
     def label(self) -> str:
-        return "demo (untrained, babbles)" if self.is_demo else self.name
+        return self.family_info.label(self.name)
 
 
 class ModelParts(Protocol):

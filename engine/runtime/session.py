@@ -239,7 +239,7 @@ class Session:
     # ---- prompts -----------------------------------------------------------------------------
 
     def _prompt(self, voice_prompt: str | None, text_prompt: str | None) -> None:
-        if self.model.info.family != "personaplex":
+        if not self.model.info.takes_prompts:
             if voice_prompt or text_prompt:
                 raise ModelError(f"{self.model.info.name} is not a PersonaPlex model: voice and text prompts "
                                  "need --model personaplex (or a PersonaPlex model folder)")

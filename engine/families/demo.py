@@ -1,0 +1,52 @@
+"""Parley's built-in demo model: Moshi's architecture at a tiny size with random weights, built on
+this machine from the recipe in ``assets/demo_model.json`` (``engine.files.demo`` builds it). It
+babbles; it exercises the whole pipeline on a CPU in real time. Its folder is recognised by its
+``config.json`` being exactly the recipe's."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from ..errors import ModelError
+from .family import Family, Preset
+from .moshi import MOSHI_DELAYS
+
+ASSETS = Path(__file__).resolve().parents[2] / "assets"
+RECIPE_PATH = ASSETS / "demo_model.json"
+DEMO_GB = 0.47  # the files it builds
+
+
+def load_recipe(path: Path = RECIPE_PATH) -> dict:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as e:
+        raise ModelError(f"the demo model recipe {path} cannot be read ({e}); reinstall Parley.") from e
+
+
+@cache
+def _recipe_config_json() -> str:
+    return json.dumps(load_recipe()["config"], sort_keys=True)
+
+
+def _claims(config: Mapping[str, Any]) -> bool:
+    """The config.json the recipe writes, exactly (a copy of the demo's folder is the demo too)."""
+    try:
+        return json.dumps(config, sort_keys=True) == _recipe_config_json()
+    except (TypeError, ValueError):  # not what JSON holds: not the recipe's
+        return False
+
+
+FAMILY = Family(
+    name="demo", title="the demo model", generator="moshi", claims=_claims,
+    config_defaults={"model_type": "moshi"}, delays=MOSHI_DELAYS, dep_q=8, takes_prompts=False,
+    refines="moshi", is_demo=True,
+    presets=(
+        Preset("demo", None, "demo", False, "MIT (random weights)", DEMO_GB,
+               "demo (untrained, babbles): a tiny random-weight model built on this machine; "
+               "exercises the whole pipeline on CPU in real time"),
+    ),
+)
