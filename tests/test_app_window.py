@@ -30,7 +30,16 @@ from app.engine_thread.real_time import SUSTAINED_FRAMES
 from app.settings import load_settings, save_settings
 from app.widgets.throttle import READOUT_INTERVAL_MS
 from app.window.main_window import MainWindow
-from engine import FRAME_MS, FRAME_SIZE, SAMPLE_RATE, read_conversation_info
+from engine import (
+    FRAME_MS,
+    FRAME_SIZE,
+    SAMPLE_RATE,
+    SamplingConfig,
+    conversation_kind,
+    read_conversation_info,
+    record_frames,
+    save_conversation,
+)
 
 TONE_DB = 20 * np.log10(0.2 / np.sqrt(2))  # RMS level of the 0.2-amplitude test tone
 
@@ -651,6 +660,38 @@ def test_the_demo_opens_idle_runs_no_frame_until_talk_and_pause_stops_the_frames
         assert "*" not in w.windowTitle()  # the assistant alone after a save is no unsaved work
     finally:
         h.close()
+
+
+def test_opening_a_compact_file_shows_its_rebuild_and_cancel_keeps_the_conversation(harness, qtbot, tmp_path,
+                                                                                     app_demo_model):
+    """A compact file is rebuilt frame by frame when it is opened: the window shows how far (a
+    progress dialog with Cancel, after a few seconds), and Cancel stops the rebuild and keeps the
+    conversation that was running."""
+    w = harness.window
+    session = app_demo_model.new_session(SamplingConfig(), seed=3)  # the window's conversation is idle meanwhile
+    record_frames(session)
+    for _ in range(12):
+        session.step(tone_frames(1).reshape(-1))
+    path = tmp_path / "compact.parley"
+    save_conversation(session, path, compact=True)
+    assert conversation_kind(str(path)) == "compact"
+    reports, messages, errors, replaced = [], [], [], []
+    w.model.opening.connect(lambda n, total: reports.append((n, total)))
+    w.model.message.connect(messages.append)
+    w.model.error.connect(lambda message, resumable: errors.append(message))
+    w.model.conversation_replaced.connect(lambda: replaced.append(True))
+
+    w.model.open_conversation(str(path))
+    w.model.cancel_open()  # before the engine thread takes it: the rebuild stops at its first frame
+    cancelled = "Opening compact.parley was cancelled; the current conversation goes on."
+    qtbot.waitUntil(lambda: cancelled in messages, timeout=20_000)
+    assert replaced == [] and errors == [] and w.opening_dialog is None and w.model.opening_progress is None
+
+    w.model.open_conversation(str(path))
+    qtbot.waitUntil(lambda: bool(replaced), timeout=30_000)
+    total = reports[-2][1]
+    assert total == 12 and reports[-2] == (total, total) and reports[-1] == (0, 0)  # every frame, then done
+    assert w.opening_dialog is None and w.model.opening_progress is None and errors == []
 
 
 def test_new_open_and_a_model_switch_offer_save_discard_or_cancel_with_a_dated_name(harness, qtbot, tmp_path,

@@ -79,6 +79,7 @@ class ConversationModel(QObject):
     conversation_replaced = Signal()  # a new or opened conversation replaced the turns
     clip_ready = Signal(object)  # an engine_messages.ClipReady, after request_clip()
     recovery_event = Signal(object)  # engine_messages.RecoveryProgress / RecoveryDone, after recover()
+    opening = Signal(int, int)  # frames of a compact file rebuilt, of total (see opening_progress); (0, 0): done
     processing_changed = Signal()  # echo cancellation etc.: the settings or whether they can run
     # (name, device, precision) of the model released to make room on the GPU for one that then
     # failed to load: nothing is loaded now, and the window offers to load it again.
@@ -96,6 +97,8 @@ class ConversationModel(QObject):
         self.talk = TalkState(open_mic=self.settings.open_mic)
         self.turns = TurnListModel(Transcript(), self)
         self.conversation_path: str | None = None
+        self.opening_progress: tuple[int, int] | None = None  # a compact file's rebuild: (frames, total)
+        self._open_cancel = None  # threading.Event of the file being opened
         self.unsaved_frames = 0
         self.model_info = None
         self.loading_model: str | None = None
@@ -149,6 +152,7 @@ class ConversationModel(QObject):
             m.FrameDone: self._on_frame, m.EngineError: self._on_engine_error, m.FileDone: self._on_file_done,
             m.ConversationSaved: self._on_conversation_saved, m.FileFailed: self._on_file_failed,
             m.ClipReady: self.clip_ready.emit, m.RecoveryProgress: self.recovery_event.emit,
+            m.OpenProgress: self._on_open_progress, m.OpenCancelled: self._on_open_cancelled,
             m.RecoveryDone: self.recovery_event.emit, m.JournalState: self._on_journal_state,
             m.LiveChanged: self._on_live_changed, m.WaitingChanged: self._on_waiting_changed,
         }
@@ -308,7 +312,29 @@ class ConversationModel(QObject):
         self.worker.submit(m.NewConversation(persona))
 
     def open_conversation(self, path: str) -> None:
-        self.worker.submit(m.OpenConversation(path))
+        """Open ``path``; a compact file's rebuild reports ``opening`` and ``cancel_open`` stops it."""
+        command = m.OpenConversation(path)
+        self._open_cancel = command.cancel
+        self.worker.submit(command)
+
+    def cancel_open(self) -> None:
+        """Stop the rebuild of the file being opened (the current conversation goes on)."""
+        if self._open_cancel is not None:
+            self._open_cancel.set()
+
+    def _on_open_progress(self, event: m.OpenProgress) -> None:
+        self.opening_progress = (event.frames, event.total)
+        self.opening.emit(event.frames, event.total)
+
+    def _on_open_cancelled(self, event: m.OpenCancelled) -> None:
+        self._opening_ended()
+        self.message.emit(f"Opening {Path(event.path).name} was cancelled; the current conversation goes on.")
+
+    def _opening_ended(self) -> None:
+        self._open_cancel = None
+        if self.opening_progress is not None:
+            self.opening_progress = None
+            self.opening.emit(0, 0)
 
     def save(self, path: str) -> None:
         self.worker.submit(m.SaveConversation(path))
@@ -426,6 +452,8 @@ class ConversationModel(QObject):
             self.recovery_offered.emit(journals)
 
     def _on_conversation_opened(self, event: m.ConversationOpened) -> None:
+        if event.path:
+            self._opening_ended()
         self.prompts_in_use = (event.voice, event.role)
         self.conversation_persona = event.persona
         if event.persona is not None:  # go on with it: the library's version by its name, else the file's
@@ -541,6 +569,8 @@ class ConversationModel(QObject):
         self.message.emit(f"Saved: {path}")
 
     def _on_file_failed(self, event: m.FileFailed) -> None:
+        if event.what == "open":
+            self._opening_ended()
         self._on_error(event.message)
 
     def _on_error(self, message: str) -> None:

@@ -225,10 +225,14 @@ class ConversationController:
         session = self.session
         try:
             if session is None or engine.conversation_kind(c.path) == "compact":  # a compact one is rebuilt
-                session = engine.open_conversation(self.model, c.path)
+                session = engine.open_conversation(self.model, c.path, progress=lambda n, total: self.emit(
+                    m.OpenProgress(n, total)), cancel=c.cancel.is_set)
             else:  # in place: the same buffers and CUDA graph, no prompt phases
                 session.restore(c.path)
                 session.observe(None)  # the recorded frames were the previous conversation's
+        except engine.RecoveryCancelled:
+            self.emit(m.OpenCancelled(c.path))
+            return
         except (OSError, ValueError) as e:  # the current conversation stays as it is
             name, why = Path(c.path).name, str(e)  # a reason that starts with the file's name says it once
             self.emit(m.FileFailed("open", why if why.startswith(name) else f"Could not open {name}: {why}"))

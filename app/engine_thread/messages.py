@@ -39,7 +39,12 @@ class NewConversation:
 
 @dataclass(frozen=True)
 class OpenConversation:
+    """Open a conversation file; a compact one is rebuilt frame by frame (``OpenProgress``, then
+    ``ConversationOpened`` or ``FileFailed``). The GUI keeps ``cancel`` and sets it to stop the
+    rebuild (checked every frame): the current conversation is kept."""
+
     path: str
+    cancel: threading.Event = field(default_factory=threading.Event, compare=False)
 
 
 @dataclass(frozen=True)
@@ -229,6 +234,21 @@ class FileFailed:
 class RecoveryProgress:
     frames: int
     total: int
+
+
+@dataclass(frozen=True)
+class OpenProgress:
+    """Frames of a compact file rebuilt so far, of ``total``."""
+
+    frames: int
+    total: int
+
+
+@dataclass(frozen=True)
+class OpenCancelled:
+    """The person cancelled opening ``path``: the current conversation goes on."""
+
+    path: str
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QMessageBox,
     QPlainTextEdit,
+    QProgressDialog,
     QPushButton,
     QSplitter,
     QTextEdit,
@@ -94,6 +95,7 @@ class MainWindow(QMainWindow):
         self.model = ConversationModel(store, model_loader, audio=audio, worker_seed=worker_seed,
                                        cuda_graph=cuda_graph, journal_dir=journal_dir, parent=self)
         self.recovery: recovery.RecoveryDialogs | None = None
+        self.opening_dialog: QProgressDialog | None = None  # a compact file's rebuild, made when one reports
         self.replay = ReplayPlayer(self)
         self.replay.output_device = self.model.settings.output_device
         self.library = LibraryModel(conversations_dir or paths.conversations_dir(), self)
@@ -231,8 +233,7 @@ class MainWindow(QMainWindow):
 
     def _build_talk_key_note(self) -> None:
         """A lasting note in the status bar while the desktop-wide talk key does not work."""
-        self.talk_key_label = QLabel()
-        self.talk_key_label.setWordWrap(True)
+        self.talk_key_label = ElidedLabel()  # one line, whole in its tooltip: never raises the minimum size
         self.statusBar().addPermanentWidget(self.talk_key_label, 1)
         self.talk_key.changed.connect(self._render_talk_key)
         self._render_talk_key()
@@ -264,6 +265,7 @@ class MainWindow(QMainWindow):
         m.processing_changed.connect(self._render_processing)
         m.previous_model_offered.connect(self._offer_previous_model)
         m.recovery_offered.connect(self._offer_recovery)
+        m.opening.connect(self._render_opening)
         self.replay.failed.connect(self.show_error)
 
     # -- rendering ---------------------------------------------------------------------------
@@ -299,6 +301,24 @@ class MainWindow(QMainWindow):
 
     def _offer_recovery(self, journals) -> None:
         self.recovery = recovery.offer_recovery(self, self.model, journals, self.show_error)
+
+    def _render_opening(self, frames: int, total: int) -> None:
+        """A compact file being rebuilt: its progress with Cancel (shown after a few seconds, so a
+        short rebuild shows none); (0, 0): the opening ended."""
+        if not total:
+            if self.opening_dialog is not None:
+                self.opening_dialog.deleteLater()
+                self.opening_dialog = None
+            return
+        if self.opening_dialog is None:
+            self.opening_dialog = QProgressDialog("Opening the conversation (rebuilding it from its file)...", "Cancel",
+                                                  0, total, self)
+            self.opening_dialog.setWindowModality(Qt.WindowModal)
+            self.opening_dialog.setAutoClose(False)
+            self.opening_dialog.setAutoReset(False)
+            self.opening_dialog.canceled.connect(self.model.cancel_open)
+        self.opening_dialog.setMaximum(total)
+        self.opening_dialog.setValue(frames)
 
     def _settings_changed(self, settings) -> None:
         self.menus.rebuild_recent(settings.recent_files)
