@@ -16,6 +16,7 @@ class KeyGrab(QObject):
     released = Signal()
     grabbed = Signal()
     refused = Signal(str)  # why, in one sentence for the person
+    held = False  # whether the chord is down (set per instance by ``_chord_went``)
 
     def grab(self, chord: Chord) -> None:
         raise NotImplementedError
@@ -23,6 +24,13 @@ class KeyGrab(QObject):
     def ungrab(self) -> None:
         """Let go of the chord (and of any connection to the desktop); safe to call twice."""
         raise NotImplementedError
+
+    def _chord_went(self, down: bool) -> None:
+        """The desktop says the chord went down or up: ``pressed`` and ``released`` once each (a key
+        held down repeats its presses)."""
+        if down != self.held:
+            self.held = down
+            (self.pressed if down else self.released).emit()
 
 
 class NoGrab(KeyGrab):

@@ -153,12 +153,7 @@ class PortalGrab(KeyGrab):
             if then is not None:
                 then(*body)
         elif member in ("Activated", "Deactivated") and body[:2] == (self.session, SHORTCUT_ID):
-            if member == "Activated" and not self.held:
-                self.held = True
-                self.pressed.emit()
-            elif member == "Deactivated" and self.held:
-                self.held = False
-                self.released.emit()
+            self._chord_went(member == "Activated")
 
     def ungrab(self) -> None:
         if self.notifier is not None:

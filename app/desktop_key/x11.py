@@ -152,12 +152,8 @@ class X11Grab(KeyGrab):
             lib.XNextEvent(self.display, ctypes.byref(event))
             if event.xkey.keycode != self.keycode:
                 continue
-            if event.type == KEY_PRESS and not self.held:  # a held key repeats presses only
-                self.held = True
-                self.pressed.emit()
-            elif event.type == KEY_RELEASE and self.held:
-                self.held = False
-                self.released.emit()
+            if event.type in (KEY_PRESS, KEY_RELEASE):
+                self._chord_went(event.type == KEY_PRESS)
 
     def ungrab(self) -> None:
         if self.notifier is not None:
