@@ -111,7 +111,7 @@ def too_big_message(name: str, precision: str, needs: Mapping[str, float], gpu: 
     what can help (``needs``: precision -> GB; ``allow_int4``: int4 was already offered)."""
     need = needs[precision]
     tries = []
-    if precision not in ("int8", "int4") and needs["int8"] < gpu.total_gb:
+    if precision not in ("int8", "fp8", "int4") and needs["int8"] < gpu.total_gb:
         tries.append(f"load it in int8 (about {needs['int8']:.0f} GB: precision int8 in Model → Model manager, "
                      "or --precision int8)")
     if precision != "int4" and not allow_int4 and needs["int4"] < gpu.total_gb:
