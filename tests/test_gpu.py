@@ -254,3 +254,21 @@ def test_a_load_quantised_on_the_gpu_equals_one_quantised_on_the_cpu(demo_model_
     want = cpu.state_dict()
     bits = lambda t: t.view(torch.uint8) if t.dtype == torch.float8_e4m3fn else t
     assert all(torch.equal(bits(t.cpu()), bits(want[k])) for k, t in gpu.state_dict().items())
+
+
+@pytest.mark.gpu
+def test_a_model_measures_what_running_needs_on_this_gpu_once_its_graph_runs(demo_model_dir, tmp_path, monkeypatch):
+    """The allowance kept for the next estimate: positive, below the card, measured once the graph replays."""
+    from engine import FRAME_SIZE, load_model
+    from engine.runtime.gpu_allowance import remembered
+    from engine.runtime.gpu_memory import Gpu
+
+    monkeypatch.setenv("PARLEY_CACHE_DIR", str(tmp_path))
+    model = load_model(str(demo_model_dir), device="cuda", precision="bfloat16")
+    assert model.runtime_unmeasured
+    session = model.new_session(record_audio=False)
+    while session.graph.pending:
+        session.step(np.zeros(FRAME_SIZE, np.float32))
+    session.step(np.zeros(FRAME_SIZE, np.float32))
+    gpu = Gpu.of(torch.device("cuda"))
+    assert not model.runtime_unmeasured and 0 < remembered(gpu.key)["bfloat16"] < gpu.total_gb

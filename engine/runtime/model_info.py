@@ -117,7 +117,8 @@ class ModelInfo:
 
 class ModelParts(Protocol):
     """What a ``Session`` uses of a loaded model: the codec, the LM and the tokenizer on one device,
-    its files (a PersonaPlex model's voices) and what it says of itself."""
+    its files (a PersonaPlex model's voices), what it says of itself, and on CUDA the measurement of
+    what running needs beyond its tensors (``LoadedModel.measure_runtime_memory``)."""
 
     mimi: Mimi
     lm: LMModel
@@ -126,3 +127,6 @@ class ModelParts(Protocol):
     files: ModelFiles
     info: ModelInfo
     cuda_graph: bool
+    runtime_unmeasured: bool  # on CUDA, until the first session's frames ran as they will
+
+    def measure_runtime_memory(self) -> None: ...
