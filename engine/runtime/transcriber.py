@@ -92,10 +92,6 @@ class SpeechToText:
         self.lm: LMModel = load_lm_weights(files, self.config, device, self.dtype, self.precision)
 
     @property
-    def name(self) -> str:
-        return self.files.name
-
-    @property
     def has_voice_activity(self) -> bool:
         return self.config.extra_heads_num_heads > 0
 
@@ -129,11 +125,6 @@ class TranscriptionStream:
         self._steps = 0
         self._finished = False
         self._heads: torch.Tensor | None = None
-
-    @property
-    def steps(self) -> int:
-        """The frames stepped so far (the silence prefix's included)."""
-        return self._steps
 
     def feed(self, pcm: np.ndarray) -> list[CaptionStep]:
         """Take the next samples of the person's audio (float32 mono, 24 kHz, any length) and step
