@@ -26,8 +26,12 @@ from engine.lm.model import LMConfig
 from engine.runtime.loading import load_model
 from engine.runtime.model_info import Precision
 from engine.runtime.transcriber import FLUSH_EXTRA_SECONDS, SpeechToText, load_speech_to_text, words
+from tests import test_models
 from tests.conftest import SPEECH
 from tests.reference import require_moshi
+from tests.test_models import add_to_cache
+
+hub = test_models.hub  # the fixture: an empty, offline Hugging Face cache
 
 STT_MIMI = "mimi-pytorch-e351c8d8@125.safetensors"  # the STT repositories' name for Mimi's file
 STT_TOKENIZER = "tokenizer_en_fr_audio_8000.model"
@@ -205,6 +209,19 @@ def test_the_demo_stt_model_transcribes_on_the_cpu():
     assert all(len(s.voice_activity) == 4 and abs(sum(s.voice_activity[0]) - 1) < 1e-4 for s in steps)
     assert steps[0].seconds == 0.0 and steps[-1].seconds > len(pcm) / SAMPLE_RATE - 0.5
     assert model.precision is Precision.FLOAT32
+
+
+def test_an_stt_preset_is_read_in_its_layout_and_pinned_to_its_first_download(hub):
+    from engine.files import model_revisions
+
+    first = "0123456789abcdef0123456789abcdef01234567"
+    files = {"config.json": json.dumps(stt_config(0.0, 0.5)).encode(), "model.safetensors": b"lm",
+             STT_MIMI: b"mimi", STT_TOKENIZER: b"spm"}
+    snap = add_to_cache(hub, "kyutai/stt-1b-en_fr", files, revision=first)
+    got = resolve_model("stt-1b-en_fr")
+    assert got.family == "stt" and got.lm_path == snap / "model.safetensors"
+    assert (got.mimi_path, got.tokenizer_path) == (snap / STT_MIMI, snap / STT_TOKENIZER)
+    assert model_revisions.chosen_revisions() == {"stt-1b-en_fr": first}
 
 
 def test_a_conversation_and_a_speech_to_text_model_are_not_confused():
