@@ -8,6 +8,7 @@ The public API (what the app uses; everything else is internal):
     result = session.step(pcm)                 # one 80 ms frame: float32 [FRAME_SIZE] at SAMPLE_RATE
     session.save("talk.parley"); session.restore("talk.parley")
     writer = record_frames(session, "talk.journal")   # crash journal; recover(model, "talk.journal")
+    captioner = Captioner(load_speech_to_text("demo-stt"))  # captions: captioner.hear(pcm) beside each step
 
 Layout: ``streaming/`` (ring KV caches, layers, the streaming transformer), ``kernels/`` (packed
 and int8 matmuls), ``codec/`` (Mimi), ``lm/`` (the language model, generation, sampling, the text
@@ -26,6 +27,7 @@ from .errors import (
     RecoveryCancelled,
     VoiceLibraryError,
 )
+from .families import CAPTION_PRESETS
 from .files.conversation import file_kind as conversation_kind
 from .files.conversation import transcript_tuples
 from .files.conversation_info import (
@@ -56,6 +58,7 @@ from .lm.generate import SamplingConfig
 from .lm.prompts import DEFAULT_ROLE, DEFAULT_VOICE, NO_VOICE, shipped_voices
 from .lm.sampling import DEFAULT_SEED
 from .regular_files import is_regular_file
+from .runtime.captioner import Captioner, CaptionUpdate
 from .runtime.kernel_plan import Choice, KernelPlan
 from .runtime.loading import LoadedModel, ModelInfo, Precision, load_model, release_memory
 from .runtime.replay import (
@@ -79,6 +82,7 @@ from .runtime.session import (
     TranscriptEntry,
 )
 from .runtime.threads import ThreadChoice, starting_threads, use_threads
+from .runtime.transcriber import CaptionStep, SpeechToText, TranscriptionStream, Word, load_speech_to_text, words
 from .version import VERSION
 
 __all__ = [
@@ -98,4 +102,7 @@ __all__ = [
     "DEFAULT_PERSONA", "Persona", "PersonaEntry", "PersonaLibrary", "PersonaLibraryError",
     # reading files from anywhere: a list row, and whether a path is a regular file (never opened)
     "ConversationSummary", "is_regular_file", "read_conversation_summary",
+    # speech to text (Kyutai STT): transcripts and captions of what the person says
+    "CAPTION_PRESETS", "CaptionStep", "CaptionUpdate", "Captioner", "SpeechToText", "TranscriptionStream", "Word",
+    "load_speech_to_text", "words",
 ]

@@ -133,17 +133,17 @@ def checkpoint_shapes(path: str | os.PathLike) -> dict[str, tuple[int, ...]]:
 
 
 def load_strict_streaming(module: nn.Module, path: str | os.PathLike, what: str,
-                          targets: Mapping[str, Target] | None = None) -> None:
+                          targets: Mapping[str, Target] | None = None, ignore: tuple[str, ...] = ()) -> None:
     """Copy a safetensors file into ``module`` one file tensor at a time, after ``check_strict`` on
     the shapes its header implies. Host memory holds one file tensor at a time, not the whole
     (15 GB) file, read with ``pread``. ``targets`` (model key -> what a file tensor is copied into;
     by default the module's distinct tensors) may hold objects that convert what is copied into
-    them, such as quantised weights."""
+    them, such as quantised weights. File keys starting with a prefix in ``ignore`` are not read."""
     with _open(path) as f:
         file_shapes = _shapes(f)
         sources = stacked_sources(file_shapes)
         shapes = {k: source_shape(s, file_shapes, k) for k, s in sources.items()}
-        params = check_strict(module, shapes, what, targets=targets)
+        params = check_strict(module, shapes, what, ignore, targets=targets)
         with torch.no_grad():
             for k, target in params.items():
                 row = 0

@@ -11,7 +11,7 @@ import pytest
 
 import engine.families as families
 from engine.errors import ModelError
-from engine.families import FAMILIES, GENERATORS, PRESETS, Family, family_named, recognise
+from engine.families import ALL_PRESETS, FAMILIES, GENERATORS, PRESETS, Family, family_named, recognise
 from engine.families.demo import load_recipe
 from engine.files.models import read_model_dir
 from engine.lm.model import LMConfig
@@ -36,15 +36,16 @@ def test_every_family_is_complete(family):
     assert all(isinstance(name, str) and name for name in family.extra_files)
     assert isinstance(family.takes_prompts, bool) and isinstance(family.is_demo, bool)
     # its streams and delays are those of the architecture its folders load as
-    built = load_recipe()["config"] if family.is_demo else family.config_defaults
+    built = load_recipe(family.recipe)["config"] if family.is_demo else family.config_defaults
     config = LMConfig.from_hub_config(built)
     assert config.delays == family.delays and config.dep_q == family.dep_q
     assert config.model_type == family.generator
     assert recognise(built, hint=family.name) is family
     for preset in family.presets:
         assert preset.licence and preset.description and preset.approx_gb > 0
-        assert set(preset.memory_gb) == (set() if family.is_demo else {"bfloat16", "int8"})  # as measured
-        assert (preset.repo is None) == family.is_demo  # only the demo is built here
+        measured = set() if family.is_demo or family.speech_to_text else {"bfloat16", "int8"}
+        assert set(preset.memory_gb) == measured  # as measured (the STT models: not yet)
+        assert (preset.repo is None) == family.is_demo  # only the demos are built here
         if preset.gated:
             assert "Gated" in preset.terms and "gated" in preset.terms_short
         if preset.non_commercial:
@@ -53,7 +54,8 @@ def test_every_family_is_complete(family):
 
 def test_preset_names_are_unique_across_families():
     names = [p.name for f in FAMILIES for p in f.presets]
-    assert len(names) == len(set(names)) == len(PRESETS)
+    assert len(names) == len(set(names)) == len(ALL_PRESETS)
+    assert all(not family_named(p.family).speech_to_text for p in PRESETS.values())  # conversation models only
 
 
 def test_the_rl_aligned_presets_say_their_terms():
@@ -87,7 +89,7 @@ def test_recognition_picks_the_family(config, hint, expected):
     assert recognise(config, hint=hint).name == expected
 
 
-@pytest.mark.parametrize("model_type", ["stt", "hibiki", "", 7])
+@pytest.mark.parametrize("model_type", ["tts", "hibiki", "", 7])
 def test_an_unknown_model_type_is_a_clear_error(model_type):
     with pytest.raises(ModelError, match=f"describes a {model_type!r} model; Parley runs the speech-to-speech "
                                          r"models \(moshi, personaplex\). Pick a Moshi or PersonaPlex model"):
@@ -103,8 +105,9 @@ def test_families_that_claim_one_config_without_refining_each_other_are_refused(
 
 
 def test_an_unknown_family_name_is_a_clear_error():
-    with pytest.raises(ModelError, match="unknown model family 'stt': Parley runs demo, moshi, personaplex"):
-        family_named("stt")
+    with pytest.raises(ModelError, match="unknown model family 'hibiki': Parley runs demo, moshi, personaplex, "
+                                         "demo_stt, stt"):
+        family_named("hibiki")
 
 
 @pytest.mark.parametrize(("config", "family", "generator", "dep_q"), [
@@ -113,6 +116,7 @@ def test_an_unknown_family_name_is_a_clear_error():
     (moshi_config(dep_q=16), "personaplex", "personaplex", 16),
     (DEMO, "demo", "moshi", 8),
     (None, "moshi", "moshi", 8),
+    ({**DEMO, "model_type": "stt", "n_q": 32, "dep_q": 0, "delays": [0] * 33}, "stt", "moshi", 0),
 ])
 def test_a_model_folder_is_read_as_its_family(tmp_path, config, family, generator, dep_q):
     names = ("model.safetensors", "tokenizer-e351c8d8-checkpoint125.safetensors", "tokenizer_spm_32k_3.model")
@@ -129,8 +133,8 @@ def test_a_model_folder_is_read_as_its_family(tmp_path, config, family, generato
 
 
 def test_a_folder_of_an_unknown_model_type_is_refused_naming_it(tmp_path):
-    (tmp_path / "config.json").write_text(json.dumps({"model_type": "stt", "dim": 2048}))
-    with pytest.raises(ModelError, match=r"config.json describes a 'stt' model"):
+    (tmp_path / "config.json").write_text(json.dumps({"model_type": "hibiki", "dim": 2048}))
+    with pytest.raises(ModelError, match=r"config.json describes a 'hibiki' model"):
         read_model_dir(tmp_path)
 
 

@@ -126,7 +126,7 @@ def test_a_load_that_runs_out_of_memory_frees_it_before_saying_so(monkeypatch):
         assert "text_emb.weight" in file_shapes  # the estimate counts the file's weights (PersonaPlex's shared steps)
         return ModelError(f"{name} does not fit ({precision})")
 
-    monkeypatch.setattr(loading, "_load_lm", running_out)
+    monkeypatch.setattr(loading, "load_lm_weights", running_out)
     monkeypatch.setattr(loading, "out_of_memory_error", message)
     with pytest.raises(ModelError, match=r"^demo does not fit \(float32\)$") as caught:
         load_model("demo", device="cpu", precision="float32")

@@ -76,6 +76,7 @@ def test_frozen_selftest_and_size(packaged, demo_cache, tmp_path, capsys):
     assert report["checks"]["audio_processing"]["erle_db"] >= 10  # pywebrtc-audio is bundled and initialises
     internal = packaged["bundle"] / "_internal"
     assert (internal / "assets" / "demo_model.json").is_file()  # engine/files/demo.py: Path(__file__).parent.parent
+    assert (internal / "assets" / "demo_stt_model.json").is_file()  # every model folder's recognition reads it
     assert (internal / "libportaudio.so.2").is_file()
     assert not (internal / "moshi").exists() and not (internal / "torch" / "include").exists()
     assert not list(internal.rglob("libcudart*")) and not list(internal.rglob("libcublas*"))

@@ -1,5 +1,5 @@
-"""The `parley` command: the desktop app by default, plus `offline`, `recover`, `compare-precision`, `selftest`,
-`conversations`, `voices` and `personas`."""
+"""The `parley` command: the desktop app by default, plus `offline`, `transcribe`, `recover`, `compare-precision`,
+`selftest`, `conversations`, `voices` and `personas`."""
 
 from __future__ import annotations
 
@@ -12,6 +12,8 @@ from app.voices.personas_cli import add_personas_parser
 PRECISIONS = ("auto", "float32", "bfloat16", "int8", "fp8", "int4")  # engine.Precision's values (tested to match)
 MODEL_HELP = ("a preset (demo, moshiko, moshika, moshika-rl-seamless, personaplex, personaplex-rl-seamless) "
               "or a model folder")  # engine.PRESETS (tested to match); engine is not imported to parse arguments
+STT_MODEL_HELP = "a speech-to-text preset (demo-stt, stt-1b-en_fr, stt-2.6b-en) or a Kyutai STT model folder"
+# ... engine.families.CAPTION_PRESETS (tested to match)
 
 
 def _add_model_options(p: argparse.ArgumentParser, remembered: bool = False) -> None:
@@ -64,6 +66,17 @@ def build_parser() -> argparse.ArgumentParser:
                      help="save the frames to replay instead of the state snapshot (default for the 7B models)")
     off.add_argument("--journal", help="write a crash journal here as frames run (see `parley recover`)")
 
+    stt = sub.add_parser("transcribe", help="write what is said in a recording as text (Kyutai STT)")
+    stt.add_argument("--model", default="demo-stt", help=STT_MODEL_HELP)
+    stt.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
+    stt.add_argument("--precision", default="auto", choices=PRECISIONS,
+                     help="auto: bfloat16 on CUDA, float32 on the CPU (the reference's exact text); int8/int4: "
+                          "quantised LM weights")
+    stt.add_argument("--input", required=False, help="the recording (WAV, FLAC, Ogg, MP3; any rate, any channels)")
+    stt.add_argument("--output", help="write the words here: .srt (SubRip), .vtt (WebVTT) or .txt; "
+                     "without it they are printed")
+    stt.add_argument("--verbose", action="store_true", help="show tracebacks and debug logs")
+
     rec = sub.add_parser("recover", help="rebuild a conversation file from a crash journal")
     _add_model_options(rec)
     rec.add_argument("journal", help="the journal (written by the app or `parley offline --journal`)")
@@ -112,6 +125,10 @@ def main(argv: list[str] | None = None) -> int:
         from app.cli.offline import run_offline
 
         return run_offline(args)
+    if args.command == "transcribe":
+        from app.cli.transcribe import run_transcribe
+
+        return run_transcribe(args)
     if args.command == "recover":
         from app.cli.offline import run_recover
 

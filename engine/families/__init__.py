@@ -1,8 +1,9 @@
 """The model families Parley runs, and how a model folder's family is recognised.
 
-``FAMILIES`` lists them (the model manager shows their presets in this order); ``recognise``
-names the family of a ``config.json``; ``family_named`` and ``PRESETS`` look them up. Each family
-is one module of this package (``family.py`` says what a family declares).
+``FAMILIES`` lists them; ``recognise`` names the family of a ``config.json``; ``family_named``
+looks one up. ``PRESETS`` are the conversation models (the model manager shows them in this order),
+``CAPTION_PRESETS`` the speech-to-text ones (``parley transcribe``, captions); ``ALL_PRESETS`` both.
+Each family is one module of this package (``family.py`` says what a family declares).
 """
 
 from __future__ import annotations
@@ -11,11 +12,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..errors import ModelError
-from . import demo, moshi, personaplex
+from . import demo, demo_stt, moshi, personaplex, stt
 from .family import GENERATORS, Family, Preset
 
-FAMILIES: tuple[Family, ...] = (demo.FAMILY, moshi.FAMILY, personaplex.FAMILY)
-PRESETS: dict[str, Preset] = {p.name: p for f in FAMILIES for p in f.presets}
+FAMILIES: tuple[Family, ...] = (demo.FAMILY, moshi.FAMILY, personaplex.FAMILY, demo_stt.FAMILY, stt.FAMILY)
+PRESETS: dict[str, Preset] = {p.name: p for f in FAMILIES if not f.speech_to_text for p in f.presets}
+CAPTION_PRESETS: dict[str, Preset] = {p.name: p for f in FAMILIES if f.speech_to_text for p in f.presets}
+ALL_PRESETS: dict[str, Preset] = {**PRESETS, **CAPTION_PRESETS}
 _BY_NAME = {f.name: f for f in FAMILIES}
 
 
@@ -46,9 +49,10 @@ def recognise(config: Mapping[str, Any] | None, where: str = "config.json", hint
     model_type = config.get("model_type")
     if model_type is None:
         return family_named(hint)
-    kinds = " or ".join(f.title for f in FAMILIES if not f.is_demo)
+    kinds = " or ".join(f.title for f in FAMILIES if not f.is_demo and not f.speech_to_text)
     raise ModelError(f"{where} describes a {model_type!r} model; Parley runs the speech-to-speech models "
                      f"({', '.join(sorted({f.generator for f in FAMILIES}))}). Pick a {kinds} model.")
 
 
-__all__ = ["FAMILIES", "GENERATORS", "PRESETS", "Family", "Preset", "family_named", "recognise"]
+__all__ = ["ALL_PRESETS", "CAPTION_PRESETS", "FAMILIES", "GENERATORS", "PRESETS", "Family", "Preset", "family_named",
+           "recognise"]

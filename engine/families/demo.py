@@ -21,6 +21,7 @@ DEMO_GB = 0.47  # the files it builds
 
 
 def load_recipe(path: Path = RECIPE_PATH) -> dict:
+    """A demo model's recipe (this one's by default; ``engine.families.demo_stt`` has another)."""
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as e:
@@ -28,22 +29,27 @@ def load_recipe(path: Path = RECIPE_PATH) -> dict:
 
 
 @cache
-def _recipe_config_json() -> str:
-    return json.dumps(load_recipe()["config"], sort_keys=True)
+def _recipe_config_json(path: Path) -> str:
+    return json.dumps(load_recipe(path)["config"], sort_keys=True)
+
+
+def is_recipe_config(config: Mapping[str, Any], path: Path = RECIPE_PATH) -> bool:
+    """The config.json the recipe at ``path`` writes, exactly (a copy of a demo's folder is that
+    demo too)."""
+    try:
+        return json.dumps(config, sort_keys=True) == _recipe_config_json(path)
+    except (TypeError, ValueError):  # not what JSON holds: not the recipe's
+        return False
 
 
 def _claims(config: Mapping[str, Any]) -> bool:
-    """The config.json the recipe writes, exactly (a copy of the demo's folder is the demo too)."""
-    try:
-        return json.dumps(config, sort_keys=True) == _recipe_config_json()
-    except (TypeError, ValueError):  # not what JSON holds: not the recipe's
-        return False
+    return is_recipe_config(config)
 
 
 FAMILY = Family(
     name="demo", title="the demo model", generator="moshi", claims=_claims,
     config_defaults={"model_type": "moshi"}, delays=MOSHI_DELAYS, dep_q=8, takes_prompts=False,
-    refines="moshi", is_demo=True,
+    refines="moshi", is_demo=True, recipe=RECIPE_PATH,
     presets=(
         Preset("demo", None, "demo", False, "MIT (random weights)", DEMO_GB,
                "demo (untrained, babbles): a tiny random-weight model built on this machine; "

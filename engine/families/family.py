@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 # The generator semantics a family's LM runs with (``LMConfig.model_type``, ``make_generator``).
@@ -102,6 +103,10 @@ class Family:
     extra_files: tuple[str, ...] = ()  # what its presets ship beyond the LM, codec and tokenizer
     refines: str | None = None  # the family whose claims this one narrows
     is_demo: bool = False  # random weights: the window says that it babbles
+    recipe: Path | None = None  # where its presets without a repository are built from (the demos)
+    # Speech to text (captions of what the person says): text out, no voice; not a conversation
+    # model (``engine.families.PRESETS`` lists the conversation models, ``CAPTION_PRESETS`` these).
+    speech_to_text: bool = False
 
     def label(self, name: str) -> str:
         """What the window calls a model of this family named ``name``."""

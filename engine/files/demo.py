@@ -24,9 +24,9 @@ import torch
 
 from ..codec.mimi import Mimi
 from ..families import personaplex
-from ..families.demo import ASSETS, load_recipe
+from ..families.demo import ASSETS, RECIPE_PATH, load_recipe
 from ..lm.model import LMConfig, LMModel
-from .hub_layout import CONFIG_NAME, MIMI_NAME
+from .hub_layout import CONFIG_NAME, MIMI_NAME, MOSHI_NAME
 
 MANIFEST_NAME = "demo_build.json"  # written last; lists every file and its size
 _BUILD_VERSION = 2  # bump when the code below changes what a recipe produces
@@ -60,7 +60,7 @@ def cache_root() -> Path:
 
 def demo_dir(recipe: dict | None = None) -> Path:
     recipe = load_recipe() if recipe is None else recipe
-    return cache_root() / "models" / f"demo-{recipe_hash(recipe)}"
+    return cache_root() / "models" / f"{recipe.get('folder', 'demo')}-{recipe_hash(recipe)}"
 
 
 def _is_complete(folder: Path) -> bool:
@@ -72,20 +72,22 @@ def _is_complete(folder: Path) -> bool:
         return False
 
 
-def built_demo_dir() -> Path | None:
-    """The demo folder if it is already built and complete."""
-    folder = demo_dir()
+def built_demo_dir(recipe_path: Path = RECIPE_PATH) -> Path | None:
+    """The folder of the demo built from ``recipe_path`` (the conversation demo's by default) if it
+    is already built and complete."""
+    folder = demo_dir(load_recipe(recipe_path))
     return folder if _is_complete(folder) else None
 
 
-def ensure_demo_model() -> Path:
-    """The demo model folder, built first if needed.
+def ensure_demo_model(recipe_path: Path = RECIPE_PATH) -> Path:
+    """The folder of the demo model built from ``recipe_path`` (the conversation demo's by
+    default; ``engine.families.demo_stt`` has the speech-to-text demo's), built first if needed.
 
     The build happens in a temporary folder that is renamed into place only when every file is
     written, so an interrupted build is never mistaken for a model. A folder that is damaged
     later (a file deleted or truncated) is rebuilt.
     """
-    recipe = load_recipe()
+    recipe = load_recipe(recipe_path)
     target = demo_dir(recipe)
     if _is_complete(target):
         return target
@@ -122,7 +124,7 @@ def build_demo_model(folder: Path, recipe: dict | None = None) -> None:
     # bf16 like the released LM files (and half the size); Mimi stays fp32 like the released codec.
     lm = {k: _init_lm_tensor(k, shape, config, init["lm"], seed).to(torch.bfloat16)
           for k, shape in lm_tensor_shapes(config).items()}
-    save_file(lm, str(folder / config["moshi_name"]), metadata={"parley_demo": recipe_hash(recipe)})
+    save_file(lm, str(folder / config.get("moshi_name", MOSHI_NAME)), metadata={"parley_demo": recipe_hash(recipe)})
     mimi = {k: _init_mimi_tensor(k, shape, init["mimi"], seed) for k, shape in mimi_tensor_shapes().items()}
     save_file(mimi, str(folder / config.get("mimi_name", MIMI_NAME)),
               metadata={"parley_demo": recipe_hash(recipe)})

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from ..errors import ModelError
-from ..families import PRESETS, Family, Preset, family_named, recognise
+from ..families import ALL_PRESETS, PRESETS, Family, Preset, family_named, recognise  # noqa: F401 (PRESETS: re-exported)
 from ..lm.model import LMConfig
 from . import untrusted
 from .demo import built_demo_dir, ensure_demo_model
@@ -335,10 +335,11 @@ def resolve_model(spec: str | os.PathLike, *, download: bool = True, progress=No
     A preset is read (and downloaded) at the commit in use on this machine (``model_revisions``).
     ``progress`` is a ``tqdm`` subclass that huggingface_hub drives for each downloaded file.
     """
-    if isinstance(spec, str) and spec in PRESETS:
-        preset = PRESETS[spec]
+    if isinstance(spec, str) and spec in ALL_PRESETS:
+        preset = ALL_PRESETS[spec]
         if preset.repo is None:
-            return read_model_dir(ensure_demo_model(), name=preset.name, source="demo")
+            return read_model_dir(ensure_demo_model(family_named(preset.family).recipe), name=preset.name,
+                                  source="demo")
         revision = revision_in_use(preset.name, preset.revision)
         if revision is None:
             return _first_download(preset, download, progress)
@@ -352,8 +353,8 @@ def resolve_model(spec: str | os.PathLike, *, download: bool = True, progress=No
     text = str(spec)
     if os.sep in text or "/" in text or text.startswith(("~", ".")):
         raise ModelError(f"model folder not found: {path}. Give an existing folder or one of the "
-                         f"presets: {', '.join(PRESETS)}.")
-    raise ModelError(f"unknown model {text!r}: expected one of the presets ({', '.join(PRESETS)}) "
+                         f"presets: {', '.join(ALL_PRESETS)}.")
+    raise ModelError(f"unknown model {text!r}: expected one of the presets ({', '.join(ALL_PRESETS)}) "
                      "or the path of a model folder.")
 
 
@@ -375,11 +376,11 @@ def _first_download(preset: Preset, download: bool, progress) -> ModelFiles:
 
 def preset_status(name: str) -> PresetStatus:
     """Whether a preset's files are on this machine (nothing is downloaded or built)."""
-    if name not in PRESETS:
-        raise ModelError(f"unknown preset {name!r}: expected one of {', '.join(PRESETS)}")
-    preset = PRESETS[name]
+    if name not in ALL_PRESETS:
+        raise ModelError(f"unknown preset {name!r}: expected one of {', '.join(ALL_PRESETS)}")
+    preset = ALL_PRESETS[name]
     if preset.repo is None:
-        built = built_demo_dir()
+        built = built_demo_dir(family_named(preset.family).recipe)
         return PresetStatus(name, built is not None, built, (), preset.approx_gb)
     cache = hub_cache_dir()
     revision = revision_in_use(name, preset.revision)
@@ -455,7 +456,7 @@ def use_revision(name: str, commit: str, *, progress=None) -> ModelFiles:
 
 
 def _real_preset(name: str) -> Preset:
-    if name not in PRESETS or PRESETS[name].repo is None:
+    if name not in ALL_PRESETS or ALL_PRESETS[name].repo is None:
         raise ModelError(f"{name!r} is not a preset downloaded from the hub: expected one of "
-                         f"{', '.join(n for n, p in PRESETS.items() if p.repo)}")
-    return PRESETS[name]
+                         f"{', '.join(n for n, p in ALL_PRESETS.items() if p.repo)}")
+    return ALL_PRESETS[name]

@@ -32,6 +32,9 @@ from .model import UNGENERATED_TOKEN, LMModel
 from .sampling import candidates, gumbel, init_rng, sample_token
 
 Mark = Callable[[str], None]  # called with a stage name when that stage's work has been issued
+# Called with the temporal transformer's normalised output h [B, 1, dim] of a sampled step (what the
+# text head and any extra heads read): ``engine.runtime.transcriber`` reads the voice-activity heads.
+HiddenObserver = Callable[[torch.Tensor], None]
 # Called with (text logits [B, text_card], the step's sampled tokens [B, 1 + dep_q]) before forcing
 # replaces any: what the model would have written. For measurements (``engine.runtime.precision_compare``),
 # eager steps only.
@@ -136,8 +139,9 @@ class _GeneratorBase:
     @property
     def draws_per_step(self) -> int:
         """RNG counter increments of one step (``engine.lm.sampling``: one draw for the text token
-        and one for all audio codebooks, each only when its temperature is above 0)."""
-        return int(self.sampling.temp_text > 0) + int(self.sampling.temp > 0)
+        and one for all audio codebooks, each only when its temperature is above 0 and the model
+        writes audio)."""
+        return int(self.sampling.temp_text > 0) + int(self.sampling.temp > 0 and self.config.has_depformer)
 
     @property
     def user_streams(self) -> int:
@@ -205,9 +209,12 @@ class _GeneratorBase:
         if mark is not None:
             mark("temporal")
         agent = self.agent_streams
-        audio = self.lm.depformer_frame(h, text, state["lm"]["depformer"], self._audio_sampler(state),
-                                        forced=None if forced is None else forced[:, 1:],
-                                        forced_mask=None if forced is None else forced_mask[:, 1:], steps=agent)
+        if agent == 0:  # a text-only model (speech to text)
+            audio = sampled_text.new_empty((sampled_text.shape[0], 0))
+        else:
+            audio = self.lm.depformer_frame(h, text, state["lm"]["depformer"], self._audio_sampler(state),
+                                            forced=None if forced is None else forced[:, 1:],
+                                            forced_mask=None if forced is None else forced_mask[:, 1:], steps=agent)
         # PersonaPlex's depth transformer predicts the user's codebooks after the assistant's: the
         # user's own tokens always replace them (they are given every step), so they are never computed.
         given = [] if agent == self.config.dep_q else [forced[:, 1 + agent:]]
@@ -268,17 +275,18 @@ class MoshiGenerator(_GeneratorBase):
         super().__init__(lm, sampling)
 
     def step(self, user_codes: torch.Tensor, state: StateTree, forced: Forcing | None = None,
-             mark: Mark | None = None, sample: bool = True, on_sampled: SampledObserver | None = None
-             ) -> tuple[torch.Tensor, torch.Tensor]:
+             mark: Mark | None = None, sample: bool = True, on_sampled: SampledObserver | None = None,
+             on_hidden: HiddenObserver | None = None) -> tuple[torch.Tensor, torch.Tensor]:
         """One frame; ``forced`` makes it write those tokens instead of sampled ones (``Forcing``);
         ``sample=False`` (every stream forced) runs only the temporal transformer."""
         self._check_codes(user_codes, self.user_streams, "user codes", state)
         self._check_forcing(forced, sample, state)
         with torch.inference_mode():
-            return self._step(user_codes, state, forced, mark, sample, on_sampled)
+            return self._step(user_codes, state, forced, mark, sample, on_sampled, on_hidden)
 
     def _step(self, user_codes: torch.Tensor, state: StateTree, forced: Forcing | None, mark: Mark | None,
-              sample: bool, on_sampled: SampledObserver | None) -> tuple[torch.Tensor, torch.Tensor]:
+              sample: bool, on_sampled: SampledObserver | None, on_hidden: HiddenObserver | None = None
+              ) -> tuple[torch.Tensor, torch.Tensor]:
         c, tokens = self.config, state["tokens"]
         cache, offset = tokens["cache"], tokens["offset"]
         first_user = c.token_streams
@@ -290,6 +298,8 @@ class MoshiGenerator(_GeneratorBase):
         x = self.lm.embed_codes(codes)
         if sample:
             h, text_logits = self.lm.temporal_step(x, state["lm"])
+            if on_hidden is not None:
+                on_hidden(h)
             written = self._generate(h, text_logits, state, None if forced is None else forced.tokens,
                                      None if forced is None else forced.mask(cache.shape[0]), mark, on_sampled)
         else:

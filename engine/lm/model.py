@@ -35,7 +35,7 @@ UNGENERATED_TOKEN = -2  # a token-cache slot not generated yet (never reaches th
 _UNSUPPORTED = {  # key -> the only value we accept (besides absence)
     "conditioners": None, "fuser": None, "demux_second_stream": False, "demux_second_text_stream": False,
     "depformer_low_rank_embeddings": None, "norm_emb": False, "bias_proj": False,
-    "extra_heads_num_heads": 0, "depformer_weights_per_step_schedule": None, "depformer_norm": None,
+    "depformer_weights_per_step_schedule": None, "depformer_norm": None,
     "quantize": False, "lora": False, "kv_repeat": 1, "text_card_out": None,
 }
 
@@ -43,10 +43,10 @@ _UNSUPPORTED = {  # key -> the only value we accept (besides absence)
 # session allocates (the KV cache is context x layers x dim); the released 7B models sit well inside.
 _INT_BOUNDS = {
     "dim": (1, 32768), "num_heads": (1, 512), "num_layers": (1, 512), "context": (1, 32768),
-    "text_card": (1, 1_000_000), "card": (1, 65536), "n_q": (1, 64), "dep_q": (1, 64),
+    "text_card": (1, 1_000_000), "card": (1, 65536), "n_q": (1, 64), "dep_q": (0, 64),
     "existing_text_padding_id": (0, 1_000_000), "existing_text_end_padding_id": (0, 1_000_000),
     "depformer_dim": (1, 32768), "depformer_dim_feedforward": (1, 1 << 20), "depformer_num_heads": (1, 512),
-    "depformer_num_layers": (1, 512),
+    "depformer_num_layers": (1, 512), "extra_heads_num_heads": (0, 64), "extra_heads_dim": (1, 4096),
 }
 _FLOAT_BOUNDS = {"hidden_scale": (1e-3, 64.0), "max_period": (1.0, 1e9), "depformer_max_period": (1.0, 1e9),
                  "layer_scale": (0.0, 1e6), "depformer_layer_scale": (0.0, 1e6)}
@@ -84,6 +84,10 @@ class LMConfig:
     depformer_pos_emb: str = "none"
     depformer_layer_scale: float | None = None
     depformer_multi_linear: bool = True
+    # Linear heads on the temporal transformer's output beside the text head (the voice-activity
+    # heads of kyutai's STT 1B: each a softmax over ``extra_heads_dim`` classes per frame).
+    extra_heads_num_heads: int = 0
+    extra_heads_dim: int = 6
     model_type: str = "moshi"  # the generator semantics (``engine.families.GENERATORS``), set by the family
 
     def __post_init__(self):
@@ -105,8 +109,8 @@ class LMConfig:
                              f"num_heads {self.num_heads} (depformer_num_heads {self.depformer_num_heads})")
         if len(self.delays) != self.n_q + 1:
             raise ValueError(f"expected {self.n_q + 1} delays (text + n_q={self.n_q} audio), got {len(self.delays)}")
-        if not 0 < self.dep_q <= self.n_q:
-            raise ValueError(f"dep_q must be in [1, n_q={self.n_q}], got {self.dep_q}")
+        if not 0 <= self.dep_q <= self.n_q:
+            raise ValueError(f"dep_q must be in [0, n_q={self.n_q}], got {self.dep_q}")
         if self.model_type not in GENERATORS:
             raise ValueError(f"model_type must be one of {', '.join(GENERATORS)}, got {self.model_type!r}")
         if self.depformer_pos_emb not in ("none", "rope"):
@@ -168,6 +172,11 @@ class LMConfig:
         return 1 + self.dep_q
 
     @property
+    def has_depformer(self) -> bool:
+        """False for a text-only model (speech to text: ``dep_q`` 0, every audio stream is input)."""
+        return self.dep_q > 0
+
+    @property
     def max_delay(self) -> int:
         return max(self.delays)
 
@@ -227,6 +236,10 @@ class LMModel(nn.Module):
         self.transformer = StreamingTransformer(c.temporal, **kw)
         self.out_norm = make_norm(c.norm, c.dim, **kw)
         self.text_linear = nn.Linear(c.dim, c.text_card, bias=False, **kw)
+        self.extra_heads = nn.ModuleList(nn.Linear(c.dim, c.extra_heads_dim, bias=False, **kw)
+                                         for _ in range(c.extra_heads_num_heads))
+        if not c.has_depformer:  # text only: no depth transformer (``depformer_in`` in its file is unused)
+            return
         n_in = c.dep_q if c.depformer_multi_linear else 1
         self.depformer_in = nn.ModuleList(nn.Linear(c.dim, c.depformer_dim, bias=False, **kw)
                                           for _ in range(n_in))
@@ -238,8 +251,15 @@ class LMModel(nn.Module):
                                      for _ in range(c.dep_q))
 
     def init_state(self, batch_size: int, device=None, dtype=None) -> StateTree:
-        return {"temporal": self.transformer.init_state(batch_size, device, dtype),
-                "depformer": self.depformer.init_state(batch_size, device, dtype)}
+        state = {"temporal": self.transformer.init_state(batch_size, device, dtype)}
+        if self.config.has_depformer:
+            state["depformer"] = self.depformer.init_state(batch_size, device, dtype)
+        return state
+
+    def extra_head_probabilities(self, h: torch.Tensor) -> torch.Tensor:
+        """The extra heads' softmax on the temporal output ``h`` [B, 1, dim]: [B, heads, extra_heads_dim]
+        (the reference's ``LMGen.step_with_extra_heads``, stacked)."""
+        return torch.stack([F.softmax(head(h[:, 0]), dim=-1) for head in self.extra_heads], dim=1)
 
     def embed_codes(self, codes: torch.Tensor) -> torch.Tensor:
         """codes [B, 1 + n_q] (text, then audio streams) -> summed input embedding [B, 1, dim].
@@ -361,7 +381,10 @@ def load_lm(path: str | Path, config: LMConfig, device: torch.device | str = "cp
         if quantize is not None:
             quantize(model)
         model = model.to_empty(device=device)
-        load_strict_streaming(model, path, f"LM checkpoint {path.name}", load_targets(model))
+        # The reference builds a depth-transformer input projection even for a model without a
+        # depth transformer (speech to text) and never uses it: such a file's copy is not read.
+        unused = () if config.has_depformer else ("depformer_in.",)
+        load_strict_streaming(model, path, f"LM checkpoint {path.name}", load_targets(model), ignore=unused)
     except (SafetensorError, OSError) as e:
         raise ValueError(f"{path} is not a readable safetensors file: {e}") from e
     return model.eval().requires_grad_(False)

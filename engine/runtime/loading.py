@@ -15,6 +15,7 @@ import torch
 from ..checkpoint import checkpoint_shapes
 from ..codec.mimi import load_mimi
 from ..errors import ModelError
+from ..families import family_named
 from ..files.fingerprint import model_fingerprint
 from ..files.models import ModelFiles, resolve_model
 from ..kernels.packed import pack_linears
@@ -49,6 +50,10 @@ class LoadedModel:
 
     def __init__(self, files: ModelFiles, device: torch.device, precision: Precision, cuda_graph: bool = True,
                  on_stage=None, allow_int4: bool = False):
+        if family_named(files.family).speech_to_text:
+            raise ModelError(f"{files.name} is a speech-to-text model (captions of what a person says), not a "
+                             f"conversation model: transcribe with `parley transcribe --model {files.name}`, and "
+                             "choose a Moshi or PersonaPlex model (or the demo) to talk to.")
         self.lm_config = LMConfig.from_hub_config(files.lm_config)
         reason = ""
         if precision is Precision.AUTO and device.type == "cuda":
@@ -91,7 +96,7 @@ class LoadedModel:
 
     def _load_weights(self) -> None:
         self.mimi = load_mimi(self.files.mimi_path, num_codebooks=8, device=self.device)
-        self.lm = _load_lm(self.files, self.lm_config, self.device, self.dtype, self.precision)
+        self.lm = load_lm_weights(self.files, self.lm_config, self.device, self.dtype, self.precision)
 
     def _warm_up(self) -> None:
         with torch.inference_mode():
@@ -184,7 +189,7 @@ def release_memory() -> None:
         torch.cuda.empty_cache()
 
 
-def _load_lm(files: ModelFiles, config: LMConfig, device: torch.device, dtype: torch.dtype,
+def load_lm_weights(files: ModelFiles, config: LMConfig, device: torch.device, dtype: torch.dtype,
              precision: Precision) -> LMModel:
     """int8, int4: each weight is quantised as it streams from the file (no float copy of the LM
     exists, on the host or the device). On the CPU (float32 activations whatever the precision):

@@ -1,0 +1,33 @@
+"""Parley's demo speech-to-text model: Kyutai STT 1B's layout (32 codebooks in, text out,
+voice-activity heads, ``stt_config``) at a tiny size with random weights, built on this machine from
+the recipe in ``assets/demo_stt_model.json`` (``engine.files.demo`` builds it). Its captions are
+gibberish; it exercises the whole captioning path on a CPU. Its folder is recognised by its
+``config.json`` being exactly the recipe's."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .demo import ASSETS, is_recipe_config
+from .family import Family, Preset
+from .stt import FAMILY as STT
+
+RECIPE_PATH = ASSETS / "demo_stt_model.json"
+DEMO_STT_GB = 0.39  # the files it builds (Mimi's, mostly)
+
+
+def _claims(config: Mapping[str, Any]) -> bool:
+    return is_recipe_config(config, RECIPE_PATH)
+
+
+FAMILY = Family(
+    name="demo_stt", title="the demo speech-to-text model", generator=STT.generator, claims=_claims,
+    config_defaults=STT.config_defaults, delays=STT.delays, dep_q=0, takes_prompts=False,
+    refines=STT.name, is_demo=True, recipe=RECIPE_PATH, speech_to_text=True,
+    presets=(
+        Preset("demo-stt", None, "demo_stt", False, "MIT (random weights)", DEMO_STT_GB,
+               "demo speech to text (untrained, gibberish): a tiny random-weight model in Kyutai STT 1B's "
+               "layout built on this machine; exercises the captioning path on CPU"),
+    ),
+)

@@ -1,0 +1,69 @@
+"""Captions of what the person says, beside a conversation: the engine thread gives a ``Captioner``
+each frame the conversation's session heard (the same 1920 samples, after push-to-talk's gate), and
+it steps the speech-to-text model on them (``engine.runtime.transcriber``). What it returns says
+which text the person's turn gains, at which conversation time, and the voice-activity heads.
+
+The conversation's times are the session's frames: a captioner started at conversation frame
+``start_frame`` (a resumed conversation's count) dates its words from there. The text comes the
+model's delay behind the words; ``finish`` (the conversation paused or ended) lets the last words
+out, and a new ``Captioner`` continues after it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..audio import FRAME_SECONDS, FRAME_SIZE
+from .transcriber import CaptionStep, SpeechToText, TranscriptionStream
+
+
+@dataclass(frozen=True)
+class CaptionUpdate:
+    """What one ``hear`` (or ``finish``) added: the steps with text, their times in the
+    conversation (seconds from its start), and the last step's voice-activity heads (empty where the
+    model has none, or where no step ran)."""
+
+    pieces: tuple[CaptionStep, ...]
+    voice_activity: tuple[tuple[float, ...], ...] = ()
+
+    @property
+    def text(self) -> str:
+        """The text the person's turn gains (its pieces joined; a piece may start a word with a space)."""
+        return "".join(p.text for p in self.pieces)
+
+
+class Captioner:
+    """One speech-to-text stream over the person's side of a conversation. Not thread-safe: the
+    engine thread that steps the session feeds it."""
+
+    def __init__(self, model: SpeechToText, start_frame: int = 0):
+        if start_frame < 0:
+            raise ValueError(f"start_frame must be >= 0, got {start_frame}")
+        self.model = model
+        self.start_frame = start_frame
+        self._stream: TranscriptionStream = model.new_stream()
+        self._text: list[str] = []
+
+    @property
+    def text(self) -> str:
+        """Everything captioned so far."""
+        return "".join(self._text).strip()
+
+    def hear(self, pcm: np.ndarray) -> CaptionUpdate:
+        """The next frame the conversation heard (float32 [FRAME_SIZE] at 24 kHz)."""
+        if np.shape(pcm) != (FRAME_SIZE,):
+            raise ValueError(f"expected one frame of {FRAME_SIZE} samples, got shape {np.shape(pcm)}")
+        return self._update(self._stream.feed(pcm))
+
+    def finish(self) -> CaptionUpdate:
+        """The words still behind the model's delay (the conversation paused or ended)."""
+        return self._update(self._stream.finish())
+
+    def _update(self, steps: list[CaptionStep]) -> CaptionUpdate:
+        offset = self.start_frame * FRAME_SECONDS
+        pieces = tuple(CaptionStep(s.step, s.token, s.text, s.seconds + offset, s.voice_activity)
+                       for s in steps if s.text)
+        self._text.extend(p.text for p in pieces)
+        return CaptionUpdate(pieces, steps[-1].voice_activity if steps else ())

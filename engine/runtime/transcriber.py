@@ -1,0 +1,200 @@
+"""Speech to text: kyutai's streaming STT models (``engine.families.stt``) as a transcriber of the
+person's 24 kHz audio, fed in pieces of any length as it arrives.
+
+The model is the same LM (temporal transformer, no depth transformer), Mimi (all 32 codebooks)
+and generator (``MoshiGenerator``, kyutai's ``LMGen`` semantics) as a conversation's; what
+differs is what goes around it, done exactly as the reference ``moshi.run_inference`` (0.2.13)
+does for ``model_type: "stt"``:
+
+- before the audio, ``audio_silence_prefix_seconds`` of silence (``int(seconds * 24000)``
+  samples, which need not fill whole frames: the audio then starts inside a frame);
+- the first frame's codes are given to the generator twice (the first step of a delay-free
+  generator reads the initial tokens instead of them), and only the second step's text counts;
+- after the audio, ``audio_delay_seconds + 1`` s of silence (``FLUSH_EXTRA_SECONDS``), then the
+  samples that do not fill a frame are dropped: the text comes ``audio_delay_seconds`` behind the
+  words, and this flush lets the last words out.
+
+Each step writes one text token; the padding ids write no text. A piece's time is where in the
+person's audio its words were said: the step's frame start less the silence prefix and the delay.
+Where the model has extra heads (the 1B's voice activity), each step also gives their softmax.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from ..audio import FRAME_SECONDS, FRAME_SIZE, SAMPLE_RATE
+from ..codec.mimi import load_mimi
+from ..errors import ModelError
+from ..families import family_named
+from ..families.stt import SpeechToTextTiming
+from ..files.models import ModelFiles, resolve_model
+from ..lm.generate import MoshiGenerator, SamplingConfig
+from ..lm.model import LMConfig, LMModel
+from ..lm.sampling import DEFAULT_SEED
+from ..lm.tokenizer import TextTokenizer
+from .loading import load_lm_weights, resolve_device
+from .model_info import Precision
+
+FLUSH_EXTRA_SECONDS = 1.0  # the reference's silence after the audio beyond the model's delay
+
+
+@dataclass(frozen=True)
+class CaptionStep:
+    """What one model step (one 80 ms frame) wrote: its text token and text ("" for padding), where
+    in the person's audio the words were said (seconds, never before 0), and the extra heads'
+    probabilities ([heads][classes]; empty where the model has none)."""
+
+    step: int
+    token: int
+    text: str
+    seconds: float
+    voice_activity: tuple[tuple[float, ...], ...] = ()
+
+
+@dataclass(frozen=True)
+class Word:
+    text: str
+    start: float
+    end: float
+
+
+class SpeechToText:
+    """A loaded speech-to-text model: Mimi, the LM and the tokenizer on one device, shared by the
+    streams opened on it."""
+
+    def __init__(self, files: ModelFiles, device: torch.device, precision: Precision):
+        family = family_named(files.family)
+        if not family.speech_to_text:
+            raise ModelError(f"{files.name} is a {family.title} conversation model, not a speech-to-text one: "
+                             "choose a Kyutai STT model (stt-1b-en_fr, stt-2.6b-en, demo-stt) for captions.")
+        try:
+            self.config = LMConfig.from_hub_config(files.lm_config)
+            self.timing = SpeechToTextTiming.of(files.lm_config)
+        except ValueError as e:
+            raise ModelError(f"{files.name}'s config.json: {e}") from e
+        if self.config.has_depformer:
+            raise ModelError(f"{files.name}'s config.json gives it a depth transformer (dep_q "
+                             f"{self.config.dep_q}): a speech-to-text model writes text only (dep_q 0).")
+        if device.type == "cpu" and precision in (Precision.AUTO, Precision.BFLOAT16):
+            precision = Precision.FLOAT32  # no kernel plan here: float32 weights, said as they are
+        self.files, self.device, self.precision = files, device, precision.resolve(device)
+        self.dtype = self.precision.activation_dtype(device)
+        self.tokenizer = TextTokenizer(files.tokenizer_path)
+        if self.tokenizer.vocab_size > self.config.text_card:
+            raise ModelError(f"the text tokenizer ({self.tokenizer.vocab_size} pieces) does not belong to this "
+                             f"model (text_card {self.config.text_card})")
+        self.mimi = load_mimi(files.mimi_path, num_codebooks=self.config.n_q, device=device)
+        self.lm: LMModel = load_lm_weights(files, self.config, device, self.dtype, self.precision)
+
+    @property
+    def has_voice_activity(self) -> bool:
+        return self.config.extra_heads_num_heads > 0
+
+    def new_stream(self, sampling: SamplingConfig = SamplingConfig.greedy(), seed: int = DEFAULT_SEED
+                   ) -> TranscriptionStream:
+        """A transcription from the start of the person's audio (greedy by default, as the
+        released models' ``lm_gen_config`` asks)."""
+        return TranscriptionStream(self, MoshiGenerator(self.lm, sampling), seed)
+
+    def transcribe(self, pcm: np.ndarray, sampling: SamplingConfig = SamplingConfig.greedy()
+                   ) -> list[CaptionStep]:
+        """All of a recording (float32 mono at 24 kHz), flushed: every step's result."""
+        stream = self.new_stream(sampling)
+        return [*stream.feed(pcm), *stream.finish()]
+
+
+class TranscriptionStream:
+    """One person's audio in, one ``CaptionStep`` per complete frame out (``feed``); ``finish``
+    flushes the words still behind the delay. Not thread-safe: one thread feeds it."""
+
+    def __init__(self, model: SpeechToText, generator: MoshiGenerator, seed: int):
+        self.model, self.generator = model, generator
+        timing = model.timing
+        self._prefix_samples = int(timing.audio_silence_prefix_seconds * SAMPLE_RATE)
+        self._flush_samples = int((timing.audio_delay_seconds + FLUSH_EXTRA_SECONDS) * SAMPLE_RATE)
+        self._lag_seconds = timing.audio_silence_prefix_seconds + timing.audio_delay_seconds
+        with torch.inference_mode(False):
+            self._state = {"mimi": model.mimi.init_state(1, model.device),
+                           "gen": generator.init_state(1, seed)}
+        self._pending = np.zeros(self._prefix_samples, dtype=np.float32)
+        self._steps = 0
+        self._finished = False
+        self._heads: torch.Tensor | None = None
+
+    def feed(self, pcm: np.ndarray) -> list[CaptionStep]:
+        """Take the next samples of the person's audio (float32 mono, 24 kHz, any length) and step
+        the model over every frame they complete."""
+        if self._finished:
+            raise RuntimeError("this transcription is finished: open a new stream")
+        samples = np.asarray(pcm, dtype=np.float32)
+        if samples.ndim != 1:
+            raise ValueError(f"expected mono samples [n], got shape {samples.shape}")
+        if not np.isfinite(samples).all():
+            raise ValueError("the audio holds NaN or infinite samples")
+        self._pending = np.concatenate([self._pending, samples])
+        frames = len(self._pending) // FRAME_SIZE
+        out = [self._step(self._pending[i * FRAME_SIZE:(i + 1) * FRAME_SIZE]) for i in range(frames)]
+        self._pending = self._pending[frames * FRAME_SIZE:]
+        return out
+
+    def finish(self) -> list[CaptionStep]:
+        """The trailing silence that lets the last words out (the reference's), then the end: the
+        samples that do not fill a frame are dropped, as the reference drops them."""
+        out = self.feed(np.zeros(self._flush_samples, dtype=np.float32))
+        self._finished = True
+        return out
+
+    def _step(self, frame: np.ndarray) -> CaptionStep:
+        model = self.model
+        with torch.inference_mode():
+            pcm = torch.from_numpy(frame.copy()).to(model.device).view(1, 1, FRAME_SIZE)
+            codes = model.mimi.encode_step(pcm, self._state["mimi"])[:, :, 0]
+            if self._steps == 0:  # the reference gives the first frame twice (module docstring)
+                self.generator.step(codes, self._state["gen"])
+            text, _ = self.generator.step(codes, self._state["gen"], on_hidden=self._read_heads)
+            token = int(text[0])
+            heads = () if self._heads is None else tuple(tuple(row) for row in self._heads[0].float().tolist())
+        step = self._steps
+        self._steps += 1
+        seconds = max(0.0, step * FRAME_SECONDS - self._lag_seconds)
+        return CaptionStep(step, token, model.tokenizer.piece(token), seconds, heads)
+
+    def _read_heads(self, h: torch.Tensor) -> None:
+        if self.model.has_voice_activity:
+            self._heads = self.model.lm.extra_head_probabilities(h)
+
+
+def words(steps: Iterable[CaptionStep]) -> list[Word]:
+    """The words the steps wrote, each from its first piece's time to the next word's (the last
+    one: one frame after its last piece). A piece that starts with a space starts a word."""
+    pieces = [s for s in steps if s.text]
+    found: list[list[CaptionStep]] = []
+    for piece in pieces:
+        if not found or piece.text.startswith(" "):
+            found.append([piece])
+        else:
+            found[-1].append(piece)
+    out = []
+    for i, group in enumerate(found):
+        end = found[i + 1][0].seconds if i + 1 < len(found) else group[-1].seconds + FRAME_SECONDS
+        out.append(Word("".join(p.text for p in group).strip(), group[0].seconds, max(end, group[0].seconds)))
+    return [w for w in out if w.text]
+
+
+def text_of(steps: Sequence[CaptionStep]) -> str:
+    return "".join(s.text for s in steps).strip()
+
+
+def load_speech_to_text(spec: str, device: str = "auto", precision: Precision | str = Precision.AUTO,
+                        progress=None) -> SpeechToText:
+    """Resolve (and if needed fetch) a speech-to-text preset or model folder, then load it."""
+    dev = resolve_device(device)
+    chosen = Precision.parse(precision)
+    files = resolve_model(spec, progress=progress)
+    with torch.inference_mode(False):
+        return SpeechToText(files, dev, chosen)
