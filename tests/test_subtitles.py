@@ -19,10 +19,14 @@ def test_cues_break_at_a_pause_and_at_the_word_limit():
 
 
 def test_formats():
-    items = [Cue(3723.4567, 3725.0, "one\ntwo"), Cue(0.0, 0.5, "a --> b")]
-    assert srt(items) == "1\n01:02:03,457 --> 01:02:05,000\none two\n\n2\n00:00:00,000 --> 00:00:00,500\na --> b\n\n"
+    items = [Cue(3723.4567, 3725.0, "one\ntwo"), Cue(0.0, 0.5, "a --> b <c> & d")]
+    assert srt(items) == ("1\n01:02:03,457 --> 01:02:05,000\none two\n\n"
+                          "2\n00:00:00,000 --> 00:00:00,500\na -> b <c> & d\n\n")
     assert vtt(items) == ("WEBVTT\n\n01:02:03.457 --> 01:02:05.000\none two\n\n"
-                          "00:00:00.000 --> 00:00:00.500\na -> b\n\n")
+                          "00:00:00.000 --> 00:00:00.500\na -&gt; b &lt;c&gt; &amp; d\n\n")
+    voiced = [Cue(1.0, 2.0, "hi", "You")]
+    assert srt(voiced) == "1\n00:00:01,000 --> 00:00:02,000\nYou: hi\n\n"
+    assert vtt(voiced) == "WEBVTT\n\n00:00:01.000 --> 00:00:02.000\n<v You>hi\n\n"
     assert render([], "srt") == "" and render([], "txt") == "" and render([], "vtt") == "WEBVTT\n\n"
     with pytest.raises(ValueError, match="unknown caption format 'md'"):
         render([], "md")

@@ -19,6 +19,8 @@ from pathlib import Path
 
 from app.conversation.transcript import ASSISTANT, YOU, Transcript, Turn, clock
 from engine import write_atomically
+from engine.files import subtitles
+from engine.files.subtitles import Cue
 
 SPEAKER_NAMES = {YOU: "You", ASSISTANT: "Assistant"}
 MARKDOWN_SPECIALS = "\\`*_[]<>#|"
@@ -32,20 +34,6 @@ def words(turn: Turn) -> str:
     return f"({turn.duration:.1f} s of speech)" if turn.speaker == YOU else "(speech without words)"
 
 
-def _timestamp(seconds: float, decimal_mark: str) -> str:
-    """HH:MM:SS followed by the milliseconds, as SubRip (",") and WebVTT (".") write a cue's time."""
-    ms = max(0, round(seconds * 1000))
-    hours, ms = divmod(ms, 3_600_000)
-    minutes, ms = divmod(ms, 60_000)
-    secs, ms = divmod(ms, 1000)
-    return f"{hours:02d}:{minutes:02d}:{secs:02d}{decimal_mark}{ms:03d}"
-
-
-def _cue_text(turn: Turn) -> str:
-    """Words that cannot end a cue early: no blank line (one line anyway) and no "-->" arrow."""
-    return words(turn).replace("-->", "->")
-
-
 def as_text(turns: Sequence[Turn]) -> str:
     return "\n".join(f"[{clock(t.start)}] {SPEAKER_NAMES[t.speaker]}: {words(t)}" for t in turns) + "\n"
 
@@ -56,21 +44,18 @@ def as_json(turns: Sequence[Turn], pieces: Sequence[tuple[float, str]]) -> str:
                        "pieces": [{"seconds": s, "text": text} for s, text in pieces]}, indent=2)
 
 
+def _cues(turns: Sequence[Turn]) -> list[Cue]:
+    return [Cue(t.start, t.end, words(t), SPEAKER_NAMES[t.speaker]) for t in turns]
+
+
 def as_srt(turns: Sequence[Turn]) -> str:
     """SubRip: numbered cues, the speaker's name in front of the words."""
-    cues = [f"{n}\n{_timestamp(t.start, ',')} --> {_timestamp(t.end, ',')}\n"
-            f"{SPEAKER_NAMES[t.speaker]}: {_cue_text(t)}\n" for n, t in enumerate(turns, 1)]
-    return "\n".join(cues)
+    return subtitles.srt(_cues(turns))
 
 
 def as_webvtt(turns: Sequence[Turn]) -> str:
-    """WebVTT: each cue a voice span (``<v You>``), which players show or style as the speaker."""
-    def escaped(text: str) -> str:
-        return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-    cues = [f"{_timestamp(t.start, '.')} --> {_timestamp(t.end, '.')}\n"
-            f"<v {SPEAKER_NAMES[t.speaker]}>{escaped(_cue_text(t))}\n" for t in turns]
-    return "\n".join(["WEBVTT\n", *cues])
+    """WebVTT: each cue a voice span (``<v You>``)."""
+    return subtitles.vtt(_cues(turns))
 
 
 def as_markdown(turns: Sequence[Turn], title: str, when: datetime) -> str:

@@ -27,6 +27,7 @@ class Cue:
     start: float
     end: float
     text: str
+    voice: str = ""  # who speaks ("You", "Assistant"; "" where one voice speaks throughout)
 
 
 def cues(words: Sequence[TimedWord]) -> list[Cue]:
@@ -45,19 +46,26 @@ def _clock(seconds: float, decimal: str) -> str:
 
 
 def _one_line(text: str) -> str:
-    """A cue's text on one line, never a blank one (a blank line ends a cue in both formats)."""
-    return " ".join(text.split())
+    """A cue's text on one line, never a blank one (a blank line ends a cue in both formats), and
+    without the "-->" that marks a timing line."""
+    return " ".join(text.split()).replace("-->", "->")
+
+
+def _vtt_text(text: str) -> str:
+    """Text, not markup: WebVTT reads "<" as a tag and "&" as an entity."""
+    return _one_line(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def srt(items: Sequence[Cue]) -> str:
-    return "".join(f"{i}\n{_clock(c.start, ',')} --> {_clock(c.end, ',')}\n{_one_line(c.text)}\n\n"
-                   for i, c in enumerate(items, 1))
+    """SubRip: numbered cues, a voice's name in front of its words."""
+    return "".join(f"{i}\n{_clock(c.start, ',')} --> {_clock(c.end, ',')}\n"
+                   f"{c.voice + ': ' if c.voice else ''}{_one_line(c.text)}\n\n" for i, c in enumerate(items, 1))
 
 
 def vtt(items: Sequence[Cue]) -> str:
-    # "-->" may not appear in a WebVTT cue's text
+    """WebVTT: a voice as a voice span (``<v You>``), which players show or style as the speaker."""
     return "WEBVTT\n\n" + "".join(f"{_clock(c.start, '.')} --> {_clock(c.end, '.')}\n"
-                                  f"{_one_line(c.text).replace('-->', '->')}\n\n" for c in items)
+                                  f"{f'<v {c.voice}>' if c.voice else ''}{_vtt_text(c.text)}\n\n" for c in items)
 
 
 def render(words: Sequence[TimedWord], kind: str) -> str:
