@@ -115,7 +115,8 @@ class AudioBridge:
             self.output_underflows += 1
         mono = self._output_scratch[:frames]
         now = time.monotonic()
-        stalled = self.output_callbacks > 0 and now - self.last_output_time >= STALL_SECONDS
+        # Only a stream's callbacks stall (hand-driven ones, with no time info, come at any pace).
+        stalled = time_info is not None and self.output_callbacks > 0 and now - self.last_output_time >= STALL_SECONDS
         if stalled:
             self.output_stalls += 1
         got = self.output.read_into(mono, max_backlog=self.resume_backlog if stalled else self.max_output_backlog)
