@@ -34,8 +34,8 @@ RING_SECONDS = 2.0
 # so that a worker burst (after a stall) cannot leave the speaker permanently behind.
 MAX_OUTPUT_BACKLOG_SECONDS = 0.4
 # An output callback this long after the one before it follows a stall of the stream: PortAudio on
-# ALSA's PulseAudio plugin stops calling back for 1.2-1.6 s after an underrun (measured: one callback
-# starved of the GIL, or the stream's own start), while the worker goes on queueing a frame every
+# ALSA's PulseAudio plugin stops calling back for 1.2-2 s after an underrun (measured: one callback
+# starved of the GIL; ~1.7 s at the stream's own start too), while the worker goes on queueing a frame every
 # 80 ms. What queued meanwhile is as late as the stall was long, so the callback keeps only
 # ``RESUME_BACKLOG_SECONDS`` of it: the cushion the worker keeps before a frame (``OutputCushion``'s
 # margin) and the frame written on it. Kept up to ``MAX_OUTPUT_BACKLOG_SECONDS``, a stall at the start

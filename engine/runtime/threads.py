@@ -11,9 +11,9 @@ on the app's engine thread, not the process's first thread, and libgomp (torch's
 counts that first thread among its own; where its threads outnumber the cores it stops spinning
 between parallel loops and puts them to sleep, and each of a frame's thousands of loops then waits
 for a thread to wake. On a 2-core AMD EPYC two threads on the engine thread measured 28 ms against
-33 with one at the window's start, then in the same run took frames of 0.4-1.3 s whenever another
-program ran (86 frames dropped in 45 s, 0 with one thread); another start measured them at 478 ms
-mean against 78. Replaying a file may still use every core (``replay_threads``): it runs alone.
+33 with one at the window's start, then in the same run took frames of 0.26-1.3 s whenever another
+program ran (86 frames dropped in 45 s; 2 with one thread on the quiet machine); another start
+measured them at 478 ms mean against 78. Replaying a file may still use every core (``replay_threads``): it runs alone.
 
 The choice is keep up first, then latency. The mean frame time decides whether frames keep up
 (the output queue absorbs a slow frame, not a slow average), the p90 how much jitter the queue
