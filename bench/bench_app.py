@@ -26,11 +26,11 @@ frames ended; None where the OS has none), ``threads`` (torch's: what the worker
 ``thread_mean_ms`` and ``thread_p90_ms`` (what it measured, per thread count), ``frames``,
 ``rtf_median``, ``rtf_p95``
 (the worker's compute per frame / 80 ms), ``dropped_frames`` (input skipped because the model fell
-behind), ``output_gap_seconds`` (zeros the speaker played because nothing was queued, after the
-first second of frames), ``xruns`` (since the streams opened) and ``xruns_before_start`` (of those, the
-ones before Start: the model's load), ``mic_to_speaker_ms_median`` and its ``_start``/``_end`` (first
-and last 10% of frames: the window's own estimate per frame, device latencies + one frame +
-input queue + compute + output queue, as the meters show it), ``app_ms_per_frame`` and its
+behind, over all the streams of the run), ``output_gap_seconds`` (zeros the speaker played because
+nothing was queued, after the first second of frames), ``xruns`` (since the streams opened) and
+``xruns_before_start`` (of those, the ones before Start: the model's load), ``mic_to_speaker_ms_median``
+and its ``_start``/``_end`` (first and last 10% of frames: the window's own estimate per frame, device
+latencies + one frame + input queue + compute + output queue, as the meters show it), ``app_ms_per_frame`` and its
 ``_start``/``_end`` (first and last 10%), ``offline_ms_per_frame`` (over ``offline_frames``),
 ``app_compute_ratio`` (the two medians' ratio), ``paced_offline_ms_per_frame``, ``app_paced_ratio``,
 ``gui_cpu_ms_per_frame`` (CPU time of the GUI thread per 80 ms while the window streams),
@@ -273,6 +273,17 @@ def frame_costs(stats: list[FrameStats], gui_cpu_ms: list[float | None]) -> dict
     return costs
 
 
+def dropped_in_all(stats: list[FrameStats]) -> int:
+    """The frames dropped over the whole run: each frame says how many its stream dropped so far, and
+    a stream reopened mid-run (the sound server's devices changed) counts afresh from 0."""
+    total = last = 0
+    for s in stats:
+        if s.dropped_frames < last:
+            total += last
+        last = s.dropped_frames
+    return total + last
+
+
 def frame_rows(stats: list[FrameStats], arrivals: list[tuple[float, int, int]]) -> list[dict]:
     """Every frame, for a plot or to find where the drops and xruns fell: when the window received it
     (ms after the first), its step (wall and CPU), the engine thread's wait for input, the queues,
@@ -318,7 +329,7 @@ def measure(seconds: float, model: str = "demo", precision: str = "auto", offlin
         "frames_held": sum(s.mic_open for s in stats),
         "rtf_median": round(in_app.median_ms / engine.FRAME_MS, 3),
         "rtf_p95": round(in_app.p95_ms / engine.FRAME_MS, 3),
-        "dropped_frames": stats[-1].dropped_frames,
+        "dropped_frames": dropped_in_all(stats),
         "output_gap_seconds": round(app["output_gap_seconds"], 3),
         "xruns": app["xruns"],
         "xruns_before_start": app["xruns_before_start"],

@@ -78,14 +78,27 @@ def test_the_app_benchmark_runs_the_window_on_the_sound_card_and_measures_it(pul
     assert [row["frame"] for row in rows] == list(range(rows[0]["frame"], rows[0]["frame"] + len(rows)))
     assert rows[0]["at_ms"] == 0 and all(a["at_ms"] <= b["at_ms"] for a, b in zip(rows, rows[1:]))
     assert all(row["step_ms"] > 0 and row["mic_to_speaker_ms"] > 80 for row in rows)
-    assert rows[-1]["dropped"] == report["dropped_frames"]
-    assert 0 <= report["xruns_before_start"] <= rows[0]["xruns"]
-    if report["audio_device_lost"] == 0:  # one bridge throughout: its counters only grow
-        assert all(a[k] <= b[k] for a, b in zip(rows, rows[1:]) for k in ("dropped", "xruns", "output_callbacks"))
-        assert rows[-1]["xruns"] <= report["xruns"] and rows[-1]["output_callbacks"] > 0
+    assert rows[-1]["dropped"] <= report["dropped_frames"]  # (more where the streams were reopened)
+    assert report["xruns_before_start"] >= 0
+    # On one bridge the counters only grow; the streams may be reopened (the shared sound server's devices
+    # changed), and a new bridge's output callbacks count from 0 again.
+    same_bridge = [(a, b) for a, b in zip(rows, rows[1:]) if b["output_callbacks"] >= a["output_callbacks"]]
+    assert len(same_bridge) >= len(rows) - 3 and rows[-1]["output_callbacks"] > 0
+    assert all(a[k] <= b[k] for a, b in same_bridge for k in ("dropped", "xruns"))
     assert report["rss_mb_by_minute"] == []  # sampled at each whole minute: none in 8 s
     # The window's warning as the person reads it: shown only when the model did not keep up.
     warning = report["speed_warning"]
     assert warning == "" or warning.startswith("This computer is too slow to run the demo model in real time")
     image = QImage(str(screenshot))
     assert not image.isNull() and image.width() > 400 and image.height() > 300
+
+
+def test_the_dropped_frames_of_a_run_add_up_over_its_reopened_streams():
+    from app.engine_thread.frame_stats import FrameStats, StageTimings
+    from bench.bench_app import dropped_in_all
+
+    def frame(dropped: int) -> FrameStats:
+        return FrameStats(0, 0.0, "", -120.0, -120.0, False, -120.0, StageTimings(), 30.0, 200.0, dropped)
+
+    assert dropped_in_all([frame(n) for n in (0, 0, 2, 4)]) == 4
+    assert dropped_in_all([frame(n) for n in (0, 3, 4, 0, 1, 1, 0, 2)]) == 4 + 1 + 2  # two streams reopened
