@@ -26,10 +26,11 @@ frames ended; None where the OS has none), ``threads`` (torch's: what the worker
 ``thread_mean_ms`` and ``thread_p90_ms`` (what it measured, per thread count), ``frames``,
 ``rtf_median``, ``rtf_p95``
 (the worker's compute per frame / 80 ms), ``dropped_frames`` (input skipped because the model fell
-behind), ``output_gap_seconds`` (zeros the speaker played because nothing was queued, after the
-first second of frames), ``xruns``, ``mic_to_speaker_ms_median`` and its ``_start``/``_end`` (first
-and last 10% of frames: the window's own estimate per frame, device latencies + one frame +
-input queue + compute + output queue, as the meters show it), ``app_ms_per_frame`` and its
+behind, over all the streams of the run), ``output_gap_seconds`` (zeros the speaker played because
+nothing was queued, after the first second of frames), ``xruns`` (since the streams opened) and
+``xruns_before_start`` (of those, the ones before Start: the model's load), ``mic_to_speaker_ms_median``
+and its ``_start``/``_end`` (first and last 10% of frames: the window's own estimate per frame, device
+latencies + one frame + input queue + compute + output queue, as the meters show it), ``app_ms_per_frame`` and its
 ``_start``/``_end`` (first and last 10%), ``offline_ms_per_frame`` (over ``offline_frames``),
 ``app_compute_ratio`` (the two medians' ratio), ``paced_offline_ms_per_frame``, ``app_paced_ratio``,
 ``gui_cpu_ms_per_frame`` (CPU time of the GUI thread per 80 ms while the window streams),
@@ -43,7 +44,10 @@ the next),
 often the app's heartbeat found the callbacks stopped for a second and reopened the streams (input
 is lost while it reconnects, so ``frames`` falls short of 12.5 per second), and ``speed_warning``:
 the window's too-slow warning at the end of the run, as the person reads it ("" when the model
-kept up). ``--screenshot PATH`` saves the window as it looks then.
+kept up), and ``rows``: every frame (``frame_rows``: when the window received it, its step's wall and
+CPU time, the wait for input, the queues, the mic-to-speaker estimate, and the dropped frames, xruns
+and output callbacks so far: an output queue that grows by a frame per frame while the callbacks
+stand still is a stalled output stream). ``--screenshot PATH`` saves the window as it looks then.
 
     .venv/bin/python -m bench.bench_app --seconds 20 --json bench/results/app.json
 """
@@ -153,6 +157,8 @@ def run_app(seconds: float, model: str, precision: str, folder: Path, screenshot
     window.model.error.connect(failures.record)
     gui_clock, gui_cpu_ms = ThreadCpuClock(), []  # the GUI thread's CPU per frame, laps on its own thread
     window.model.frame.connect(lambda _stats: gui_cpu_ms.append(gui_clock.lap()))
+    arrivals: list[tuple[float, int, int]] = []  # per frame as the window receives it: time, xruns, output callbacks
+    window.model.frame.connect(lambda _stats: arrivals.append((time.monotonic(), *_audio_counts(window))))
     window.show()
     wav = str(folder / "mic.wav")
     _write_looped_speech(wav, seconds + 30.0)  # the model load and the first frames come first
@@ -161,6 +167,7 @@ def run_app(seconds: float, model: str, precision: str, folder: Path, screenshot
         window.load_model(model, "auto", precision)
         if not wait_until(lambda: window.model.model_info is not None or failures.calls, START_TIMEOUT_S):
             raise TimeoutError("the model did not load in time")
+        xruns_at_start = _audio_counts(window)[0]  # the model's load and thread measurement come before
         window.model.start()  # Start: a conversation runs no frame before it
         player = audio_server.play_into_mic(wav)
         if not wait_until(lambda: frames.calls or failures.calls, 30.0):
@@ -182,6 +189,7 @@ def run_app(seconds: float, model: str, precision: str, folder: Path, screenshot
             "rss_mb_by_minute": run.rss_by_minute,
             "rss_mb_end": rss_bytes() / 2**20,
             "gui_cpu_s": gui_cpu_s,
+            "xruns_before_start": xruns_at_start,
             "speed_warning": window.health.warning,
         }
         if screenshot and not window.grab().save(screenshot):
@@ -202,7 +210,16 @@ def run_app(seconds: float, model: str, precision: str, folder: Path, screenshot
     choice = loaded["model"].thread_choice  # what the worker measured and ran the frames with
     threads = choice.threads if choice is not None else loaded["threads"]
     return {"stats": stats, "model": loaded["model"], "threads": threads, "thread_choice": choice,
-            "gui_cpu_ms": gui_cpu_ms, **counters}
+            "gui_cpu_ms": gui_cpu_ms, "arrivals": arrivals, **counters}
+
+
+def _audio_counts(window) -> tuple[int, int]:
+    """The current audio bridge's xruns (input overflows and output underflows) and output callbacks
+    so far (0, 0 with none open)."""
+    bridge = window.model.devices.audio.bridge
+    if bridge is None:
+        return 0, 0
+    return bridge.input_overflows + bridge.output_underflows, bridge.output_callbacks
 
 
 def offline_ms(model, stats: list[FrameStats], paced: bool = False) -> list[float]:
@@ -256,6 +273,30 @@ def frame_costs(stats: list[FrameStats], gui_cpu_ms: list[float | None]) -> dict
     return costs
 
 
+def dropped_in_all(stats: list[FrameStats]) -> int:
+    """The frames dropped over the whole run: each frame says how many its stream dropped so far, and
+    a stream reopened mid-run (the sound server's devices changed) counts afresh from 0."""
+    total = last = 0
+    for s in stats:
+        if s.dropped_frames < last:
+            total += last
+        last = s.dropped_frames
+    return total + last
+
+
+def frame_rows(stats: list[FrameStats], arrivals: list[tuple[float, int, int]]) -> list[dict]:
+    """Every frame, for a plot or to find where the drops and xruns fell: when the window received it
+    (ms after the first), its step (wall and CPU), the engine thread's wait for input, the queues,
+    the mic-to-speaker estimate, and the dropped frames, xruns and output callbacks so far."""
+    first = arrivals[0][0] if arrivals else 0.0
+    return [{"frame": s.frame_index, "at_ms": round((t - first) * 1000.0, 1), "step_ms": round(s.step_ms, 2),
+             "step_cpu_ms": round(s.costs.step_cpu, 2), "input_wait_ms": round(s.costs.input_wait, 2),
+             "input_queue_ms": round(s.timings.input_queue, 1), "output_queue_ms": round(s.timings.output_queue, 1),
+             "mic_to_speaker_ms": round(s.end_to_end_ms, 1), "dropped": s.dropped_frames, "xruns": xruns,
+             "output_callbacks": callbacks}
+            for s, (t, xruns, callbacks) in zip(stats, arrivals)]
+
+
 def measure(seconds: float, model: str = "demo", precision: str = "auto", offline_frames: int | None = None,
             screenshot: str | None = None) -> dict:
     """Needs the PulseAudio test devices (``audio_server.devices_running``)."""
@@ -288,9 +329,10 @@ def measure(seconds: float, model: str = "demo", precision: str = "auto", offlin
         "frames_held": sum(s.mic_open for s in stats),
         "rtf_median": round(in_app.median_ms / engine.FRAME_MS, 3),
         "rtf_p95": round(in_app.p95_ms / engine.FRAME_MS, 3),
-        "dropped_frames": stats[-1].dropped_frames,
+        "dropped_frames": dropped_in_all(stats),
         "output_gap_seconds": round(app["output_gap_seconds"], 3),
         "xruns": app["xruns"],
+        "xruns_before_start": app["xruns_before_start"],
         "audio_device_lost": app["audio_device_lost"],
         "mic_to_speaker_ms_median": round(_median(latency), 1),
         "mic_to_speaker_ms_start": round(_median(latency[:edge]), 1),
@@ -309,6 +351,7 @@ def measure(seconds: float, model: str = "demo", precision: str = "auto", offlin
         "rss_mb_by_minute": [round(rss, 1) for rss in app["rss_mb_by_minute"]],
         "rss_mb_end": round(app["rss_mb_end"], 1),
         "speed_warning": app["speed_warning"],
+        "rows": frame_rows(stats, app["arrivals"]),
     }
 
 
@@ -329,7 +372,7 @@ def main(argv: list[str] | None = None) -> int:
     with audio_server.devices_running():
         report = measure(args.seconds, args.model, args.precision, args.offline_frames, args.screenshot)
     text = json.dumps(report, indent=2)
-    print(text)
+    print(json.dumps({k: v for k, v in report.items() if k != "rows"}, indent=2))
     if args.json:
         engine.write_atomically(args.json, (text + "\n").encode())
     return 0

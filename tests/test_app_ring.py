@@ -183,3 +183,28 @@ def test_the_callbacks_allocate_no_sample_buffers():
         tracemalloc.stop()
     assert peak - before < 2048  # a temporary column (960 float32) alone would be 3.8 KiB
     assert np.all(outdata == 1.0)  # and the output really was copied to both channels
+
+
+def test_after_a_stalled_output_stream_the_callback_keeps_only_a_frame_and_the_cushion_margin():
+    """ALSA's PulseAudio plugin stops calling back for over a second after an underrun while frames
+    queue on: what queued is that much late, and only the cushion and a frame of it is played."""
+    import time
+    from types import SimpleNamespace
+
+    from app.audio.bridge import MAX_OUTPUT_BACKLOG_SECONDS, RESUME_BACKLOG_SECONDS, STALL_SECONDS
+
+    stream_times = SimpleNamespace(outputBufferDacTime=0.0)  # a stream's time info (0: its host API gives none)
+    bridge = AudioBridge(48_000, 1, 48_000, 1)
+    out = np.zeros((960, 1), np.float32)
+    bridge.output_callback(out, 960, stream_times, None)  # the stream runs
+    queued = int(0.9 * MAX_OUTPUT_BACKLOG_SECONDS * 48_000)  # within what a callback on time keeps
+    bridge.output.write(np.ones(queued, np.float32))
+    bridge.output_callback(out, 960, stream_times, None)  # on time
+    assert bridge.output.skipped == 0 and bridge.output_stalls == 0 and bridge.output.available() == queued - 960
+    time.sleep(STALL_SECONDS * 1.5)
+    bridge.output_callback(out, 960, None, None)  # driven by hand (no time info): at any pace, nothing skipped
+    assert bridge.output_stalls == 0 and bridge.output.available() == queued - 2 * 960
+    time.sleep(STALL_SECONDS * 1.5)
+    bridge.output_callback(out, 960, stream_times, None)
+    assert bridge.output_stalls == 1 and np.all(out == 1.0)
+    assert bridge.output.available() == int(RESUME_BACKLOG_SECONDS * 48_000) - 960

@@ -32,7 +32,7 @@ from engine import (
 from engine.files import conversation
 from engine.files.voices import VOICES_DIR_ENV, VoiceLibrary
 from engine.runtime.replay import read_compact, rebuild
-from engine.runtime.threads import thread_candidates
+from engine.runtime.threads import runnable_threads
 
 ROOT = Path(__file__).resolve().parent.parent
 FRAMES = 4
@@ -70,7 +70,7 @@ def compact_file(app_demo_model, tmp_path_factory) -> Path:
 # ---- 1. the thread count a file was made with ----------------------------------------------------
 
 def test_a_files_thread_count_is_capped_to_what_this_machine_runs(app_demo_model, compact_file, tmp_path):
-    cap = max(thread_candidates())
+    cap = runnable_threads()
     forged = rewrite(compact_file, tmp_path / "threads.parley", threads=64)
     before = torch.get_num_threads()
     recovery = rebuild(app_demo_model, read_compact(forged, app_demo_model.info.fingerprint), forged.name)

@@ -25,12 +25,23 @@ from typing import NamedTuple
 
 import numpy as np
 
+from app.audio.output_cushion import MARGIN_S
 from app.audio.ring import SampleRing
+from engine import FRAME_MS
 
 RING_SECONDS = 2.0
 # The output callback plays at most this much queued assistant audio; anything older is skipped
 # so that a worker burst (after a stall) cannot leave the speaker permanently behind.
 MAX_OUTPUT_BACKLOG_SECONDS = 0.4
+# An output callback this long after the one before it follows a stall of the stream: PortAudio on
+# ALSA's PulseAudio plugin stops calling back for 1.2-2 s after an underrun (measured: one callback
+# starved of the GIL; ~1.7 s at the stream's own start too), while the worker goes on queueing a frame every
+# 80 ms. What queued meanwhile is as late as the stall was long, so the callback keeps only
+# ``RESUME_BACKLOG_SECONDS`` of it: the cushion the worker keeps before a frame (``OutputCushion``'s
+# margin) and the frame written on it. Kept up to ``MAX_OUTPUT_BACKLOG_SECONDS``, a stall at the start
+# of a conversation left every reply ~0.3 s later for the next 5 s (mic to speaker 516 ms).
+STALL_SECONDS = 0.2  # ten 20 ms blocks
+RESUME_BACKLOG_SECONDS = MARGIN_S + FRAME_MS / 1000.0
 
 
 class BlockClock(NamedTuple):
@@ -66,6 +77,8 @@ class AudioBridge:
         # worker drains it; when nobody does, it fills up and the callback's writes are dropped.
         self.far = SampleRing(int(RING_SECONDS * output_rate), 1)
         self.max_output_backlog = int(MAX_OUTPUT_BACKLOG_SECONDS * output_rate)
+        self.resume_backlog = int(RESUME_BACKLOG_SECONDS * output_rate)
+        self.output_stalls = 0  # output callbacks that came ``STALL_SECONDS`` or more after the one before
         self._output_scratch = np.zeros((self.output.capacity, 1), dtype=np.float32)
         self.data_ready = threading.Event()
         # Plain counters written by the callbacks; readers only sample them.
@@ -101,7 +114,12 @@ class AudioBridge:
         if status and status.output_underflow:
             self.output_underflows += 1
         mono = self._output_scratch[:frames]
-        got = self.output.read_into(mono, max_backlog=self.max_output_backlog)
+        now = time.monotonic()
+        # Only a stream's callbacks stall (hand-driven ones, with no time info, come at any pace).
+        stalled = time_info is not None and self.output_callbacks > 0 and now - self.last_output_time >= STALL_SECONDS
+        if stalled:
+            self.output_stalls += 1
+        got = self.output.read_into(mono, max_backlog=self.resume_backlog if stalled else self.max_output_backlog)
         if got < frames:
             mono[got:] = 0.0
             if self.output.written:
@@ -113,7 +131,7 @@ class AudioBridge:
         self.far_clock = BlockClock.of_block(reported, self.output_device_latency, self.far.written,
                                              self.output_rate)
         self.far.write(mono)
-        self.last_output_time = time.monotonic()
+        self.last_output_time = now
         self.output_callbacks += 1
 
     # -- readers -----------------------------------------------------------------------------

@@ -10,7 +10,12 @@ the others); in the app the GUI's allocations count too.
 These objects (modules, parameters' wrappers, what the imports made) live as long as the model,
 so ``settle`` moves everything alive after a load to the collector's permanent generation; a full
 collection then walks only what was made since (<1 ms). It first gives the frozen objects back and
-collects, so the cycles of a model that was dropped since are still freed, never frozen.
+collects, so the cycles of a model that was dropped since are still freed, never frozen (the demo's
+LM is held in such cycles: 410 MB stay until a full collection).
+
+That collection walks everything once more, ~115 ms of CPU with the GIL held at the end of each load:
+an audio callback waiting on it misses its 40 ms device buffer, and on ALSA's PulseAudio plugin the
+output stream then stalls for 1-2 s (``app.audio.bridge.STALL_SECONDS``; bench/README.md).
 """
 
 from __future__ import annotations

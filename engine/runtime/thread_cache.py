@@ -26,7 +26,9 @@ log = logging.getLogger(__name__)
 
 # 2: a choice whose warm-up was too slow to measure is no longer kept, so the ones kept before may
 # be such (the count a thread happened to have, "measured" from one contended warm-up): measured again.
-CHOICE_VERSION = 2
+# 3: the candidates leave a core to the window and the audio (``thread_candidates``): a count kept
+# before may use every core.
+CHOICE_VERSION = 3
 
 
 def choice_key(fingerprint: str, dtype: torch.dtype, allow_bf16: bool) -> dict[str, str]:

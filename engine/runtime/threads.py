@@ -6,6 +6,15 @@ the frame time's tail worse on one machine and better on another. So the app mea
 everything else running: frames of silence through a throw-away session at each candidate,
 in alternating rounds (a busy spell hits every candidate).
 
+The counts measured leave one core to the rest of the app (``thread_candidates``): the frames run
+on the app's engine thread, not the process's first thread, and libgomp (torch's OpenMP on Linux)
+counts that first thread among its own; where its threads outnumber the cores it stops spinning
+between parallel loops and puts them to sleep, and each of a frame's thousands of loops then waits
+for a thread to wake. On a 2-core AMD EPYC two threads on the engine thread measured 28 ms against
+33 with one at the window's start, then in the same run took frames of 0.26-1.3 s whenever another
+program ran (86 frames dropped in 45 s; 2 with one thread on the quiet machine); another start
+measured them at 478 ms mean against 78. Replaying a file may still use every core (``replay_threads``): it runs alone.
+
 The choice is keep up first, then latency. The mean frame time decides whether frames keep up
 (the output queue absorbs a slow frame, not a slow average), the p90 how much jitter the queue
 must hold, which every reply waits through. So among the counts whose mean leaves headroom in
@@ -47,9 +56,11 @@ class ThreadChoice:
     mean_ms: dict[int, float]  # per candidate thread count
     p90_ms: dict[int, float]
     seconds: float  # spent measuring
-    # False: the warm-up was too slow to measure (``MEASURE_BELOW_MS``), the count was kept as it was.
-    # Such a choice says nothing about the next start: one cold or contended warm-up on a busy
-    # machine (683 ms for the demo on a 2-core AMD EPYC, ~25 ms once warm) must not stand for good.
+    # False: nothing was measured, and nothing is kept for the next start: there was one candidate
+    # (``mean_ms`` empty), or the warm-up was too slow to measure (``MEASURE_BELOW_MS``) and the count
+    # was kept as it was. Such a warm-up says nothing about the next start: one cold or contended
+    # warm-up on a busy machine (683 ms for the demo on a 2-core AMD EPYC, ~25 ms once warm) must not
+    # stand for good.
     measured: bool = True
 
 
@@ -87,23 +98,33 @@ def best_thread_count(mean_ms: dict[Count, float], p90_ms: dict[Count, float]) -
     return min(mean_ms, key=mean_ms.__getitem__)
 
 
+def runnable_threads(cores: int | None = None) -> int:
+    """The most threads a frame runs with on this machine: one per core, at most ``MAX_THREADS``."""
+    return min(MAX_THREADS, cores or os.cpu_count() or 1)
+
+
 def thread_candidates(cores: int | None = None) -> tuple[int, ...]:
+    """The counts a live conversation chooses among: a core is left to the window and the audio
+    callbacks (see the module's docstring), except on a machine with one."""
     cores = cores or os.cpu_count() or 1
-    return tuple(range(1, min(MAX_THREADS, cores) + 1))
+    return tuple(range(1, max(1, min(runnable_threads(cores), cores - 1)) + 1))
 
 
 def replay_threads(recorded: int, cores: int | None = None) -> int:
     """The thread count a rebuild runs with here. Its frames replay bit for bit only with the count
     they ran with (float sums are grouped per thread), but a file only says what it was made with:
-    this machine decides what runs here. So the recorded count where it is one this machine would
-    choose among (``thread_candidates``), else this machine's largest; 0 (not recorded) stays 0."""
-    return min(recorded, max(thread_candidates(cores)))
+    this machine decides what runs here. So the recorded count where this machine runs that many
+    (``runnable_threads``), else this machine's largest; 0 (not recorded) stays 0."""
+    return min(recorded, runnable_threads(cores))
 
 
 def choose_threads(model, candidates: tuple[int, ...] | None = None) -> ThreadChoice:
     """Measure ``model``'s frame at each thread count in ``candidates``; leaves torch at the best."""
     candidates = candidates or thread_candidates()
     started = time.monotonic()
+    if len(candidates) == 1:  # nothing to choose: no frame spent measuring
+        use_threads(candidates[0])
+        return ThreadChoice(candidates[0], {}, {}, time.monotonic() - started, measured=False)
     session = model.new_session(record_audio=False, run_prompts=False)
     silence = np.zeros(FRAME_SIZE, dtype=np.float32)
     for _ in range(WARMUP_FRAMES):
