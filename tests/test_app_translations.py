@@ -1,8 +1,9 @@
 """The interface in other languages (app/i18n.py), with the real window offscreen and the demo model:
 every text the window and its dialogs show is a source of the translation catalogues (a census of the
-English window), the French window shows the French of each text that has one, and nothing in it is
-squeezed at 1024x640. The catalogues themselves: complete, their placeholders intact, their .qm files
-compiled from the .ts sources that are committed, and those sources hold every string in app/."""
+English window), the French window shows the French of each text that has one, and nothing in the
+French, German or Spanish window is squeezed at 1024x640. The catalogues themselves: complete, their
+placeholders intact, their .qm files compiled from the committed .ts sources, and those sources hold
+every string in app/."""
 
 from __future__ import annotations
 
@@ -146,14 +147,6 @@ def expected_to_change(text: str) -> bool:
     return bool(matching) and all(forms and source not in forms for source, forms in matching)
 
 
-@pytest.fixture
-def french(qapp):
-    translators = install_translators(qapp, "fr")
-    assert translators, "the French catalogue did not load"
-    yield
-    remove_translators(qapp, translators)
-
-
 def open_harness(qtbot, tmp_path, app_demo_model) -> Harness:
     harness = Harness(qtbot, tmp_path, lambda *args: app_demo_model, start=False)
     harness.window.resize(1024, 640)
@@ -218,14 +211,17 @@ def test_the_french_window_shows_the_french_of_every_text_that_has_one(qtbot, tm
     assert changed >= (40 if dialog is None else 5)
 
 
-def test_the_french_window_fits_1024x640_with_a_banner_and_the_speed_warning(qtbot, tmp_path, app_demo_model,
-                                                                             french):
-    """French runs longer than English: at the smallest size the window is made for, nothing is
+@pytest.mark.parametrize("language", TRANSLATED)
+def test_each_translated_window_fits_1024x640_with_a_banner_and_the_speed_warning(qtbot, tmp_path, app_demo_model,
+                                                                                  qapp, language):
+    """Translations run longer than English: at the smallest size the window is made for, nothing is
     squeezed or cut off (the layout test's own measure), with every optional part shown."""
+    translators = install_translators(qapp, language)
     harness = Harness(qtbot, tmp_path, lambda *args: app_demo_model)
     try:
         w = harness.window
-        assert w.conversation_panel.end_button.text() == "Terminer"  # French, indeed
+        end = catalogue(language)[("ConversationPanel", "End")][0]
+        assert w.conversation_panel.end_button.text() == end != "End"  # translated, indeed
         harness.frames(3)
         w.show_error(LONG_ERROR, resumable=True)
         slow_frames(harness, 200)
@@ -238,6 +234,7 @@ def test_the_french_window_fits_1024x640_with_a_banner_and_the_speed_warning(qtb
         assert misfits(w) == []
     finally:
         harness.close()
+        remove_translators(qapp, translators)
 
 
 def test_counts_take_each_language_s_plural_and_numbers_its_decimal_mark(qapp):

@@ -1917,7 +1917,7 @@ Delete {journal}? &apos;Keep&apos; leaves it there and asks again at the next st
     <name>Status</name>
     <message>
         <source>Idle</source>
-        <translation>Untätig</translation>
+        <translation>Inaktiv</translation>
     </message>
     <message>
         <source>Loading…</source>
@@ -2042,7 +2042,7 @@ Delete {journal}? &apos;Keep&apos; leaves it there and asks again at the next st
     <name>TrayModel</name>
     <message>
         <source>Parley: idle</source>
-        <translation>Parley: untätig</translation>
+        <translation>Parley: inaktiv</translation>
     </message>
     <message>
         <source>Parley: listening to you</source>
