@@ -768,10 +768,6 @@
         <translation>Transkript exportieren</translation>
     </message>
     <message>
-        <source>Text (*.txt);;JSON (*.json)</source>
-        <translation>Text (*.txt);;JSON (*.json)</translation>
-    </message>
-    <message>
         <source>Export conversation audio</source>
         <translation>Gesprächsaudio exportieren</translation>
     </message>

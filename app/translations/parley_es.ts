@@ -768,10 +768,6 @@
         <translation>Exportar transcripción</translation>
     </message>
     <message>
-        <source>Text (*.txt);;JSON (*.json)</source>
-        <translation>Texto (*.txt);;JSON (*.json)</translation>
-    </message>
-    <message>
         <source>Export conversation audio</source>
         <translation>Exportar el audio de la conversación</translation>
     </message>

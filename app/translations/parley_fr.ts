@@ -768,10 +768,6 @@
         <translation>Exporter la transcription</translation>
     </message>
     <message>
-        <source>Text (*.txt);;JSON (*.json)</source>
-        <translation>Texte (*.txt);;JSON (*.json)</translation>
-    </message>
-    <message>
         <source>Export conversation audio</source>
         <translation>Exporter l&apos;audio de la conversation</translation>
     </message>

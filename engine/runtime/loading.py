@@ -23,8 +23,8 @@ from ..lm.generate import SamplingConfig
 from ..lm.model import LMConfig, LMModel, load_lm
 from ..lm.sampling import DEFAULT_SEED
 from ..lm.tokenizer import TextTokenizer
-from . import heap
-from .gpu_memory import Gpu, choose_precision, out_of_memory_error
+from . import gpu_allowance, heap
+from .gpu_memory import Gpu, choose_precision, model_bytes, out_of_memory_error
 from .kernel_plan import KernelPlan, plan_kernels, silent_frame_runner
 from .model_info import ModelInfo, Precision
 from .session import Session
@@ -64,6 +64,9 @@ class LoadedModel:
         if self.tokenizer.vocab_size > self.lm_config.text_card:
             raise ModelError(f"the text tokenizer ({self.tokenizer.vocab_size} pieces) does not belong to this "
                              f"model (text_card {self.lm_config.text_card})")
+        # On CUDA, what running needs beyond the model's tensors is measured from here (gpu_allowance).
+        self.runtime_unmeasured = device.type == "cuda"
+        self._outside_torch_gb = gpu_allowance.start_measuring(device) if self.runtime_unmeasured else 0.0
         self._unless_out_of_memory(self._load_weights)
         self.info = ModelInfo(
             name=files.name, family=files.family, device=str(device),
@@ -93,6 +96,14 @@ class LoadedModel:
     def _warm_up(self) -> None:
         with torch.inference_mode():
             self._silent_frame()()
+
+    def measure_runtime_memory(self) -> None:
+        """Once, on CUDA, when a session's frames first run as they will: what this precision needed
+        here beyond the model's tensors, kept for the next estimate on this GPU (``gpu_allowance``)."""
+        self.runtime_unmeasured = False
+        allowance = gpu_allowance.measured_gb(self.device, model_bytes(self.lm, self.mimi), self._outside_torch_gb)
+        gpu_allowance.remember(Gpu.of(self.device).key, self.precision.value, allowance)
+        log.info("%s in %s needed %.2f GB beyond its tensors here", self.files.name, self.precision.value, allowance)
 
     def _unless_out_of_memory(self, step) -> None:
         """Run ``step``; if the GPU runs out of memory (only CUDA raises ``OutOfMemoryError``),

@@ -275,6 +275,8 @@ class Session:
                 token, audio_codes = int(text[0]), tuple(int(c) for c in audio[0, :8].tolist())
             else:
                 out_np, token, audio_codes = np.zeros(FRAME_SIZE, np.float32), None, None
+        if self.model.runtime_unmeasured and not self.frame_step.graph_pending:
+            self.model.measure_runtime_memory()  # the frames run as they will from now on
         timings = clock.timings()
         frame_index = self._frames
         self._frames += 1
