@@ -11,7 +11,7 @@ CUDA_VENV := build/venv-cuda
 SAMPLE := assets/hello_24k.wav
 FUZZ_EXAMPLES ?= 5000
 
-.PHONY: run test check fuzz bench screenshots package package-cuda lint clean
+.PHONY: run test check fuzz bench screenshots translations package package-cuda lint clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -65,6 +65,20 @@ bench: $(STAMP_TEST)
 screenshots: $(STAMP_TEST)
 	@bash tests/setup_system.sh
 	QT_QPA_PLATFORM=offscreen $(PY) -m app.window.screenshots screenshots
+
+# The interface's translations (app/i18n.py): collect every translatable string of app/ into the .ts
+# sources (new strings arrive unfinished, for a translator; line numbers are left out so that edits
+# elsewhere do not churn them), then compile the .qm files the app loads (committed, so that a checkout
+# and both bundles have them; tests/test_app_translations.py fails when they are older than the .ts).
+# English's catalogue holds only the plural forms ("%n seconds": "1 second", "2 seconds").
+LANGUAGES := fr de es
+TS := $(foreach l,$(LANGUAGES),app/translations/parley_$(l).ts)
+translations: $(STAMP_RUN)
+	$(VENV)/bin/pyside6-lupdate -locations none -no-obsolete $$(find app -name '*.py' | sort) -ts $(TS)
+	$(VENV)/bin/pyside6-lupdate -locations none -no-obsolete -pluralonly $$(find app -name '*.py' | sort) \
+		-ts app/translations/parley_en.ts
+	for ts in $(TS) app/translations/parley_en.ts; do \
+		$(VENV)/bin/pyside6-lrelease -silent $$ts -qm $${ts%.ts}.qm || exit 1; done
 
 # dist/parley/ (PyInstaller onedir) + dist/*.tar.gz + dist/*.deb, from a CPU-only torch environment
 # (build.py refuses a CUDA torch and says how to make a CPU venv: make package VENV=build/venv-cpu).

@@ -49,6 +49,7 @@ class AppSettings:
     talk_key: str = DEFAULT_TALK_KEY
     pause_media: bool = False  # media players paused (MPRIS) while you talk or the assistant speaks
     talk_key_mode: str = HOLD  # app.desktop_key.talk_key: HOLD (open while held) or TAP (press, press again)
+    language: str = ""  # the interface's language (app.i18n.LANGUAGES); "" follows the system's
 
     @property
     def save_compact(self) -> bool | None:

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QWidget
 from app.audio.headless import SignalRecorder
 from app.conversation.announcer import turn_announcement
 from app.conversation.transcript import ASSISTANT, YOU, Turn
+from app.i18n import install_translators, remove_translators
 from app.widgets.announce import announce
 from app.window.main_window import MainWindow
 from tests.test_app_window import Harness, conversations_dir, settings_without_processing
@@ -78,10 +79,14 @@ def test_the_walk_finds_an_unnamed_control(window):
     assert unnamed_and_ambiguous(window)[0] == ["QComboBox in DevicesPanel"]
 
 
-def test_a_turn_is_said_in_plain_words():
-    assert turn_announcement(Turn(YOU, 1.0, 3.2)) == "You spoke for 2 seconds."
-    assert turn_announcement(Turn(ASSISTANT, 0.0, 0.4)) == "The assistant spoke for 1 second."
-    assert turn_announcement(Turn(ASSISTANT, 0.0, 2.0, text=" Hello there ")) == "Assistant: Hello there"
+def test_a_turn_is_said_in_plain_words(qapp):
+    translators = install_translators(qapp, "en")  # English's plurals ("1 second"), as the app installs them
+    try:
+        assert turn_announcement(Turn(YOU, 1.0, 3.2)) == "You spoke for 2 seconds."
+        assert turn_announcement(Turn(ASSISTANT, 0.0, 0.4)) == "The assistant spoke for 1 second."
+        assert turn_announcement(Turn(ASSISTANT, 0.0, 2.0, text=" Hello there ")) == "Assistant: Hello there"
+    finally:
+        remove_translators(qapp, translators)
 
 
 def test_the_live_transcript_announces_each_turn_once_after_it_ended(qtbot, tmp_path, app_demo_model):

@@ -74,7 +74,7 @@ def test_the_tray_menu_drives_the_real_window(harness, qtbot):
 
     tray.pause_action.trigger()
     qtbot.waitUntil(lambda: w.model.status is Status.PAUSED and tray.pause_action.isChecked(), timeout=10_000)
-    assert tray.icon.toolTip() == "Parley: paused"
+    assert tray.icon.toolTip() == "Parley: Paused"
     tray.pause_action.trigger()  # and on again
     qtbot.waitUntil(lambda: w.model.status is not Status.PAUSED and not tray.pause_action.isChecked(),
                     timeout=10_000)

@@ -78,6 +78,9 @@ def test_frozen_selftest_and_size(packaged, demo_cache, tmp_path, capsys):
     assert (internal / "assets" / "demo_model.json").is_file()  # engine/files/demo.py: Path(__file__).parent.parent
     assert (internal / "assets" / "demo_stt_model.json").is_file()  # every model folder's recognition reads it
     assert (internal / "libportaudio.so.2").is_file()
+    for language in ("en", "fr", "de", "es"):  # the interface's translations (app/i18n.py), and Qt's own
+        assert (internal / "app" / "translations" / f"parley_{language}.qm").is_file()
+    assert list(internal.rglob("qtbase_fr.qm"))
     assert not (internal / "moshi").exists() and not (internal / "torch" / "include").exists()
     assert not list(internal.rglob("libcudart*")) and not list(internal.rglob("libcublas*"))
     size = _load_build_script().tree_size(packaged["bundle"])

@@ -208,6 +208,7 @@ def test_dt_needed_closure_resolves_in_the_bundle(cuda_packaged, say):
     elf = _load("elf_closure")
     bundle = cuda_packaged["bundle"]
     internal = bundle / "_internal"
+    assert (internal / "app" / "translations" / "parley_fr.qm").is_file()  # the interface's translations
     report = elf.check_bundle(bundle)
     assert not report.unresolved, report.unresolved
     assert report.system <= elf.SYSTEM | elf.DRIVER, report.system

@@ -17,12 +17,21 @@ from engine import FRAME_SECONDS
 GAPS = {YOU: USER_GAP_S, ASSISTANT: ASSISTANT_GAP_S}
 
 
+class TurnSentences(QObject):
+    """A turn said in words. A QObject for ``self.tr``: the only call in which pyside6-lupdate reads a
+    plural's count from a variable."""
+
+    def say(self, turn: Turn) -> str:
+        if turn.speaker != YOU and turn.text and turn.text.strip():
+            return self.tr("Assistant: {text}").format(text=turn.text.strip())
+        seconds = max(1, round(turn.duration))
+        if turn.speaker == YOU:
+            return self.tr("You spoke for %n seconds.", "", seconds)
+        return self.tr("The assistant spoke for %n seconds.", "", seconds)
+
+
 def turn_announcement(turn: Turn) -> str:
-    if turn.speaker != YOU and turn.text and turn.text.strip():
-        return f"Assistant: {turn.text.strip()}"
-    who = "You" if turn.speaker == YOU else "The assistant"
-    seconds = max(1, round(turn.duration))
-    return f"{who} spoke for {seconds} second{'s' if seconds != 1 else ''}."
+    return TurnSentences().say(turn)
 
 
 class TurnAnnouncer(QObject):

@@ -12,6 +12,7 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, Signal
 
 from app.audio.streams import AudioIO, DeviceStatus
+from app.i18n import number_text
 
 
 class DevicesModel(QObject):
@@ -70,14 +71,16 @@ class DevicesModel(QObject):
             if status.state == "running":
                 problem = ""
             elif status.state in ("lost", "error"):
-                problem = status.message or f"the audio devices are {status.state}"
+                problem = status.message or (self.tr("the audio devices stopped responding") if status.state == "lost"
+                                                else self.tr("the audio devices failed"))
             if problem != self.no_microphone:
                 self.no_microphone = problem
                 self.microphone_changed.emit()
         bridge = self.audio.bridge
         xruns = (bridge.input_overflows + bridge.output_underflows) if bridge else 0
         starved = bridge.output_starved_samples / bridge.output_rate if bridge else 0.0
-        health = f"{dropped_frames} frames dropped · {xruns} xruns · {starved:.1f} s output gaps"
+        health = self.tr("%n frames dropped · {xruns} xruns · {gaps} s output gaps", "", dropped_frames).format(
+            xruns=number_text(xruns), gaps=number_text(starved, 1))
         if health != self.health:
             self.health = health
             self.health_changed.emit(health)

@@ -16,21 +16,24 @@ import functools
 import math
 from dataclasses import dataclass
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QObject, Signal
 
 from app.engine_thread.frame_stats import FrameStats
 from app.engine_thread.real_time import RealTimeMonitor
+from app.i18n import duration_text, number_text, translate
 from engine import FRAME_MS
 
 HOLD_SECONDS = 5.0
 HOLD_FRAMES = math.ceil(HOLD_SECONDS * 1000.0 / FRAME_MS)
-MODEL_MANAGER = "Model → Model manager"
+MODEL_MANAGER = QT_TRANSLATE_NOOP("HealthModel", "Model → Model manager")  # translated where shown
 
-SPEED_TIP = ("Whether this computer computes each 80 ms of the assistant's speech in less than 80 ms. "
-             "When it does not, replies come late and break up.")
-DELAY_TIP = "How long it takes from your mouth to the model and its answer to the speaker (estimated)."
-MEMORY_TIP = ("How much more of the conversation the model can remember. When it is full, it forgets "
-              "the oldest part and goes on.")
+# The health rows' tips, translated where shown.
+SPEED_TIP = QT_TRANSLATE_NOOP("HealthModel", "Whether this computer computes each 80 ms of the assistant's speech "
+                              "in less than 80 ms. When it does not, replies come late and break up.")
+DELAY_TIP = QT_TRANSLATE_NOOP("HealthModel", "How long it takes from your mouth to the model and its answer to the "
+                              "speaker (estimated).")
+MEMORY_TIP = QT_TRANSLATE_NOOP("HealthModel", "How much more of the conversation the model can remember. When it is "
+                               "full, it forgets the oldest part and goes on.")
 
 
 @dataclass(frozen=True)
@@ -61,14 +64,23 @@ def too_slow_text(lighter: tuple[str, ...], on_cpu: bool, gpu_available: bool) -
     """What the person hears while the computer is too slow, and only what can help here: a
     ``lighter`` precision (``ModelInfo.lighter_precisions``), the GPU when there is one and the
     model runs on the CPU, fewer programs competing."""
-    actions = []
-    if lighter:
-        actions.append(f"choose {' or '.join(lighter)} ({MODEL_MANAGER})")
-    if on_cpu and gpu_available:
-        actions.append(f"run it on the GPU ({MODEL_MANAGER})")
-    actions.append("close other programs")
-    advice = ", ".join(actions[:-1]) + (" or " if len(actions) > 1 else "") + actions[-1]
-    return f"Too slow for real time: replies come late and break up. To help, {advice}."
+    gpu = on_cpu and gpu_available
+    if lighter and gpu:
+        text = translate("HealthModel", "Too slow for real time: replies come late and break up. To help, choose "
+                         "{precision} ({manager}), run it on the GPU ({manager}) or close other programs.")
+    elif lighter:
+        text = translate("HealthModel", "Too slow for real time: replies come late and break up. To help, choose "
+                         "{precision} ({manager}) or close other programs.")
+    elif gpu:
+        text = translate("HealthModel", "Too slow for real time: replies come late and break up. To help, run it "
+                         "on the GPU ({manager}) or close other programs.")
+    else:
+        text = translate("HealthModel", "Too slow for real time: replies come late and break up. To help, close "
+                         "other programs.")
+    precision = lighter[0] if lighter else ""
+    for other in lighter[1:]:
+        precision = translate("HealthModel", "{first} or {second}").format(first=precision, second=other)
+    return text.format(precision=precision, manager=translate("HealthModel", MODEL_MANAGER))
 
 
 def memory_text(stats: FrameStats) -> str:
@@ -76,13 +88,10 @@ def memory_text(stats: FrameStats) -> str:
         return "-"
     lm = stats.caches[0]  # the language model's context (engine.Session.cache_stats lists it first)
     if lm.wraps:
-        return f"full, remembers the last {minutes(lm.capacity * FRAME_MS / 1000.0)}"
-    return f"{minutes((lm.capacity - lm.used) * FRAME_MS / 1000.0)} left"
-
-
-def minutes(seconds: float) -> str:
-    whole = int(round(seconds))
-    return f"{whole // 60}:{whole % 60:02d} min" if whole >= 60 else f"{whole} s"
+        return translate("HealthModel", "full, remembers the last {duration}").format(
+            duration=duration_text(lm.capacity * FRAME_MS / 1000.0))
+    return translate("HealthModel", "{duration} left").format(
+        duration=duration_text((lm.capacity - lm.used) * FRAME_MS / 1000.0))
 
 
 class HealthModel(QObject):
@@ -105,7 +114,8 @@ class HealthModel(QObject):
     def add_frame(self, stats: FrameStats) -> None:
         self.monitor.add(stats.step_ms)
         self.slow = self.slow.update(self.monitor.too_slow, HOLD_FRAMES)
-        figures = ("falling behind" if self.slow.shown else "keeping up", f"{stats.end_to_end_ms / 1000:.1f} s",
+        figures = (self.tr("falling behind") if self.slow.shown else self.tr("keeping up"),
+                   self.tr("{seconds} s").format(seconds=number_text(stats.end_to_end_ms / 1000, 1)),
                    memory_text(stats))
         if figures != (self.speed, self.delay, self.memory):
             self.speed, self.delay, self.memory = figures
@@ -127,8 +137,10 @@ class HealthModel(QObject):
         text = tip = ""
         if self.slow.shown and info is not None:
             text = too_slow_text(info.lighter_precisions, info.device == "cpu", gpu_here())
-            tip = (f"This computer takes {self.monitor.median_ms:.0f} ms to compute each {FRAME_MS:.0f} ms "
-                   f"of sound with {'the demo model' if info.is_demo else info.name}.")
+            tip = (self.tr("This computer takes {ms} ms to compute each {frame} ms of sound with the demo model.")
+                   if info.is_demo else self.tr("This computer takes {ms} ms to compute each {frame} ms of sound "
+                                                "with {model}.")).format(
+                ms=number_text(self.monitor.median_ms), frame=number_text(FRAME_MS), model=info.name)
         self.warning_tip = tip
         if text != self.warning:
             self.warning = text

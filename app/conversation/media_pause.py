@@ -13,7 +13,7 @@ import logging
 import sys
 from concurrent.futures import ThreadPoolExecutor
 
-from PySide6.QtCore import QObject, QTimer
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QObject, QTimer
 
 from app.conversation.status import Status
 
@@ -21,7 +21,8 @@ log = logging.getLogger(__name__)
 
 RESUME_AFTER_MS = 1500
 AVAILABLE = sys.platform.startswith("linux")
-UNAVAILABLE_WHY = "Pausing other players uses MPRIS, which only Linux desktops have."
+UNAVAILABLE_WHY = QT_TRANSLATE_NOOP("MediaPause",  # translated where shown
+                                    "Pausing other players uses MPRIS, which only Linux desktops have.")
 
 
 class MediaPause(QObject):

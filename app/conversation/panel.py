@@ -45,15 +45,15 @@ class ReplayBar(QFrame):
         title_row, layout = QHBoxLayout(), QHBoxLayout()  # title and options; transport
         rows.addLayout(title_row)
         rows.addLayout(layout)
-        self.play_button = QPushButton("Play")
+        self.play_button = QPushButton(self.tr("Play"))
         self.position = QSlider(Qt.Horizontal)
         self.position.setMinimumWidth(120)
-        self.position.setAccessibleName("replay position")
+        self.position.setAccessibleName(self.tr("replay position"))
         self.time_label = QLabel("00:00.0")
-        self.split_box = QCheckBox("You left, assistant right")
-        self.split_box.setToolTip("Off: both sides mixed on both speakers")
-        self.close_button = QPushButton("Close replay")
-        self.play_button.setAccessibleDescription("Play or pause the conversation being replayed")
+        self.split_box = QCheckBox(self.tr("You left, assistant right"))
+        self.split_box.setToolTip(self.tr("Off: both sides mixed on both speakers"))
+        self.close_button = QPushButton(self.tr("Close replay"))
+        self.play_button.setAccessibleDescription(self.tr("Play or pause the conversation being replayed"))
         title_row.addWidget(self.title_label, 1)
         title_row.addWidget(self.split_box)
         title_row.addWidget(self.close_button)
@@ -77,12 +77,12 @@ class ReplayBar(QFrame):
             self.replay.play()
 
     def _render_loaded(self, path: str) -> None:
-        self.title_label.setText(f"Replay: {read_entry(self.replay.path).title}")
+        self.title_label.setText(self.tr("Replay: {title}").format(title=read_entry(self.replay.path).title))
         self.position.setRange(0, int(self.replay.duration * SLIDER_STEPS_PER_SECOND))
         self._render_state(self.replay.state)
 
     def _render_state(self, state: str) -> None:
-        self.play_button.setText("Pause" if state == PLAYING else "Play")
+        self.play_button.setText(self.tr("Pause") if state == PLAYING else self.tr("Play"))
 
     def _render_position(self, seconds: float) -> None:
         if not self.position.isSliderDown():
@@ -110,8 +110,8 @@ class ConversationPanel(QWidget):
         self.view.clicked.connect(self._turn_clicked)
         self.view.play_requested.connect(self._play_turn)
         layout.addWidget(self.view, 1)
-        self.placeholder = QLabel("Hold Space (or the Talk button) and speak, or press Start to let the "
-                                  "assistant begin. The conversation appears here.")
+        self.placeholder = QLabel(self.tr("Hold Space (or the Talk button) and speak, or press Start to let the "
+                                          "assistant begin. The conversation appears here."))
         self.placeholder.setAlignment(Qt.AlignCenter)
         self.placeholder.setWordWrap(True)
         self.placeholder.setStyleSheet(f"color: {self.scheme.muted};")
@@ -120,23 +120,23 @@ class ConversationPanel(QWidget):
         health.warning_changed.connect(self._render_speed_warning)
 
         controls = QHBoxLayout()
-        self.talk_button = QPushButton("Hold to talk  (Space)")
-        self.talk_button.setToolTip("Hold this button, or Space, while you speak.")
+        self.talk_button = QPushButton(self.tr("Hold to talk  (Space)"))
+        self.talk_button.setToolTip(self.tr("Hold this button, or Space, while you speak."))
         self.talk_button.setMinimumHeight(44)
         self.talk_button.pressed.connect(lambda: model.press_talk("button"))
         self.talk_button.released.connect(lambda: model.release_talk("button"))
-        self.open_mic_box = QCheckBox("Open mic (hands-free)")
+        self.open_mic_box = QCheckBox(self.tr("Open mic (hands-free)"))
         self.open_mic_box.setChecked(model.settings.open_mic)
-        self.open_mic_box.setToolTip("The model hears the microphone all the time. Echo cancellation "
-                                     "(Audio menu) keeps it from hearing itself on speakers.")
+        self.open_mic_box.setToolTip(self.tr("The model hears the microphone all the time. Echo cancellation "
+                                             "(Audio menu) keeps it from hearing itself on speakers."))
         self.open_mic_box.toggled.connect(model.set_open_mic)
         self.start_button = QPushButton()
         self.start_button.setMinimumHeight(44)
         self.start_button.clicked.connect(self._start_or_pause)
-        self.end_button = QPushButton("End")
+        self.end_button = QPushButton(self.tr("End"))
         self.end_button.setMinimumHeight(44)
-        self.end_button.setToolTip("End this conversation (you are asked to save what you said); a new one "
-                                   "waits for Talk or Start.")
+        self.end_button.setToolTip(self.tr("End this conversation (you are asked to save what you said); a new one "
+                                           "waits for Talk or Start."))
         controls.addWidget(self.start_button)
         controls.addWidget(self.end_button)
         controls.addWidget(self.talk_button, 1)
@@ -204,17 +204,18 @@ class ConversationPanel(QWidget):
         model = self.model
         available, why = model.talk_available()
         if model.live:
-            text, tip = "Pause", "Stop the conversation: the model uses no processor time until you continue."
+            text = self.tr("Pause")
+            tip = self.tr("Stop the conversation: the model uses no processor time until you continue.")
         else:
-            text = "Continue" if model.has_content else "Start"
-            tip = why or "Run the conversation: the assistant listens and may speak. Talk starts it too."
+            text = self.tr("Continue") if model.has_content else self.tr("Start")
+            tip = why or self.tr("Run the conversation: the assistant listens and may speak. Talk starts it too.")
         self.start_button.setText(text)
         self.start_button.setToolTip(tip)
         self.start_button.setEnabled(model.live or available)
         self.end_button.setEnabled(model.live or model.has_content)
         for control in (self.talk_button, self.open_mic_box):
             control.setEnabled(available)
-        self.talk_button.setToolTip(why or "Hold it (or Space) while you speak.")
+        self.talk_button.setToolTip(why or self.tr("Hold it (or Space) while you speak."))
 
     def _render_speed_warning(self, text: str) -> None:
         self.speed_warning.setText(text)

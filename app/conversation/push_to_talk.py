@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from app.audio.echo import ProcessingSettings
+from app.i18n import translate
 
 
 @dataclass(frozen=True)
@@ -26,6 +27,10 @@ class TalkState:
 def open_mic_note(processing: ProcessingSettings, problem: str) -> tuple[str, bool]:
     """What the window says while open mic is on, and whether it is a warning."""
     if processing.echo_cancellation and not problem:
-        return "Open mic is on, with echo cancellation: speakers work; headphones still sound cleanest.", False
-    why = "echo cancellation is unavailable" if problem else "echo cancellation is off (Audio menu)"
-    return f"Open mic is on and {why}: use headphones, or the assistant will hear itself.", True
+        return translate("OpenMic", "Open mic is on, with echo cancellation: speakers work; headphones still sound "
+                         "cleanest."), False
+    if problem:
+        return translate("OpenMic", "Open mic is on and echo cancellation is unavailable: use headphones, or the "
+                         "assistant will hear itself."), True
+    return translate("OpenMic", "Open mic is on and echo cancellation is off (Audio menu): use headphones, or the "
+                     "assistant will hear itself."), True

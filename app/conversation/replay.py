@@ -88,7 +88,7 @@ class ReplayPlayer(QObject):
             info = read_conversation_info(path)
             user, assistant = read_conversation_audio(path)
         except ConversationFileError as e:
-            self.failed.emit(f"Cannot replay {Path(path).name}: {e}")
+            self.failed.emit(self.tr("Cannot replay {file}: {problem}").format(file=Path(path).name, problem=e))
             return False
         self._use_audio(user, assistant)
         self.path = Path(path)
@@ -125,7 +125,7 @@ class ReplayPlayer(QObject):
             self._open_stream()
         except Exception as e:  # no device, a refused rate: say so, keep the app
             log.warning("replay could not open the output device: %s", e)
-            self.failed.emit(f"Replay could not open the speaker: {e}")
+            self.failed.emit(self.tr("Replay could not open the speaker: {problem}").format(problem=e))
             return
         self._set_state(PLAYING)
         self._timer.start()

@@ -5,6 +5,8 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
+
 
 class Status(enum.Enum):
     IDLE = "idle"  # no model, or frames run with nobody speaking
@@ -15,6 +17,24 @@ class Status(enum.Enum):
     LISTENING = "listening"
     THINKING = "thinking"
     SPEAKING = "speaking"
+
+
+# What the window calls each status (in the interface's language: ``status_label``).
+LABELS = {
+    Status.IDLE: QT_TRANSLATE_NOOP("Status", "Idle"),
+    Status.LOADING: QT_TRANSLATE_NOOP("Status", "Loading…"),
+    Status.READY: QT_TRANSLATE_NOOP("Status", "Ready"),
+    Status.PAUSED: QT_TRANSLATE_NOOP("Status", "Paused"),
+    Status.WAITING: QT_TRANSLATE_NOOP("Status", "Waiting for you"),
+    Status.LISTENING: QT_TRANSLATE_NOOP("Status", "Listening"),
+    Status.THINKING: QT_TRANSLATE_NOOP("Status", "Thinking"),
+    Status.SPEAKING: QT_TRANSLATE_NOOP("Status", "Speaking"),
+}
+
+
+def status_label(status: Status) -> str:
+    """``status`` as the window's status pill says it."""
+    return QCoreApplication.translate("Status", LABELS[status])
 
 
 SPEAKING_HOLD_S = 0.4  # keeps "speaking" across short pauses between words

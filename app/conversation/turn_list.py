@@ -27,7 +27,8 @@ class TurnListModel(QAbstractListModel):
         if role == OverlapRole:
             return self.transcript.overlapping(index.row())
         if role in (Qt.DisplayRole, Qt.AccessibleTextRole):
-            return turn.text.strip() if turn.text else ("You" if turn.speaker == "you" else "Assistant")
+            return turn.text.strip() if turn.text else (self.tr("You") if turn.speaker == "you"
+                                                        else self.tr("Assistant"))
         return None
 
     def add_frame(self, frame: FrameObservation) -> None:

@@ -10,13 +10,14 @@ the turns that grow (by a frame's duration, level and words) are redrawn a few t
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QEvent, QModelIndex, QPointF, QRect, QRectF, QSize, Qt, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, QModelIndex, QPointF, QRect, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPainterPath, QPalette, QPolygonF
 from PySide6.QtWidgets import QAbstractItemView, QListView, QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
 from app.audio.levels import DISPLAY_FLOOR_DB
 from app.conversation.transcript import YOU, Turn, clock
 from app.conversation.turn_list import OverlapRole, TurnRole
+from app.i18n import number_text, translate
 from app.widgets.colours import BUBBLE_ALPHA, scheme_for
 from app.widgets.throttle import Throttle
 
@@ -27,7 +28,8 @@ STRIP_HEIGHT = 26
 PLAY_SIZE = 22
 ASSISTANT_WIDTH = 0.78  # of the view's width
 USER_WIDTH = 0.46
-OVERLAP_TAG = "overlaps"
+OVERLAP_TAG = QT_TRANSLATE_NOOP("ConversationView", "overlaps")  # translated where shown
+WORDLESS = QT_TRANSLATE_NOOP("ConversationView", "(speech without words)")
 FOLLOW_SLACK_PX = 4
 ELISION_SLACK_PX = 2  # advances are rounded to pixels; elision measures finer and may want one more
 
@@ -39,8 +41,9 @@ def speaker_colour(palette: QPalette, speaker: str) -> QColor:
 
 
 def header_text(turn: Turn) -> str:
-    who = "You" if turn.speaker == YOU else "Assistant"
-    return f"{who}  ·  {clock(turn.start)}  ·  {turn.duration:.1f} s"
+    who = translate("ConversationView", "You") if turn.speaker == YOU else translate("ConversationView", "Assistant")
+    return translate("ConversationView", "{who}  ·  {time}  ·  {seconds} s").format(
+        who=who, time=clock(turn.start), seconds=number_text(turn.duration, 1))
 
 
 def header_font(option) -> QFont:
@@ -86,7 +89,8 @@ class TurnDelegate(QStyledItemDelegate):
         width = int(rect.width() * (USER_WIDTH if turn.speaker == YOU else ASSISTANT_WIDTH))
         if turn.speaker == YOU:
             metrics = QFontMetrics(header_font(option))
-            need = (metrics.horizontalAdvance(header_text(turn)) + metrics.horizontalAdvance(OVERLAP_TAG)
+            tag = translate("ConversationView", OVERLAP_TAG)
+            need = (metrics.horizontalAdvance(header_text(turn)) + metrics.horizontalAdvance(tag)
                     + 3 * PADDING + ELISION_SLACK_PX)
             width = min(max(width, need), rect.width() - 2 * MARGIN)
         left = rect.right() - MARGIN - width if turn.speaker == YOU else rect.left() + MARGIN
@@ -95,7 +99,7 @@ class TurnDelegate(QStyledItemDelegate):
     def _body_height(self, option, turn: Turn, width: int) -> int:
         if turn.speaker == YOU:
             return STRIP_HEIGHT
-        text = turn.text.strip() or "(speech without words)"
+        text = turn.text.strip() or translate("ConversationView", WORDLESS)
         return option.fontMetrics.boundingRect(QRect(0, 0, width, 100_000), Qt.TextWordWrap, text).height()
 
     def sizeHint(self, option, index: QModelIndex) -> QSize:
@@ -143,7 +147,7 @@ class TurnDelegate(QStyledItemDelegate):
         painter.setFont(bold)
         painter.setPen(colour)
         header = header_text(turn)
-        tag = OVERLAP_TAG if index.data(OverlapRole) else ""
+        tag = translate("ConversationView", OVERLAP_TAG) if index.data(OverlapRole) else ""
         header_metrics = QFontMetrics(bold)
         painter.drawText(inner, Qt.AlignLeft | Qt.AlignTop, fitted_header(header, tag, header_metrics, inner.width()))
         if tag:
@@ -156,7 +160,7 @@ class TurnDelegate(QStyledItemDelegate):
             self._paint_strip(painter, option, bubble, body_top, turn, colour)
         else:
             painter.setPen(palette.color(QPalette.Text))
-            text = turn.text.strip() or "(speech without words)"
+            text = turn.text.strip() or translate("ConversationView", WORDLESS)
             painter.drawText(QRect(inner.left(), body_top, inner.width(), inner.bottom() - body_top + 1),
                              Qt.TextWordWrap | Qt.AlignLeft | Qt.AlignTop, text)
         painter.restore()

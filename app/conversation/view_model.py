@@ -22,7 +22,7 @@ import time
 from dataclasses import asdict, replace
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QSettings, QThread, QTimer, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QObject, QSettings, QThread, QTimer, Signal
 
 from app.audio.levels import SPEECH_DB
 from app.conversation.devices_model import DevicesModel
@@ -35,6 +35,7 @@ from app.engine_thread import messages as m
 from app.engine_thread.controller import ModelLoader, load_engine_model
 from app.engine_thread.frame_stats import FrameStats
 from app.engine_thread.worker import EngineWorker
+from app.i18n import translate
 from app.journals.pending import pending_journals_in_background
 from app.settings import AppSettings, load_settings, processing_from, save_settings
 from app.voices.personas_model import voice_label
@@ -44,7 +45,8 @@ log = logging.getLogger(__name__)
 
 UI_TIMER_MS = 50
 # Loading reads the weights and, on the CPU, the kernel plan (measured on a first start here).
-FIRST_LOADING_STAGE = "reading the weights and choosing the fastest kernels for this computer..."
+FIRST_LOADING_STAGE = QT_TRANSLATE_NOOP("ConversationModel",  # translated where shown
+                                        "reading the weights and choosing the fastest kernels for this computer...")
 
 
 def same_file_name(a: str, b: str) -> bool:
@@ -57,10 +59,10 @@ def graph_text(graph) -> str:
     if graph is None:
         return "-"
     if graph.active:
-        return "on"
+        return translate("ConversationModel", "on")
     if graph.pending:
-        return "warming up"
-    return "off"
+        return translate("ConversationModel", "warming up")
+    return translate("ConversationModel", "off")
 
 
 class ConversationModel(QObject):
@@ -182,13 +184,15 @@ class ConversationModel(QObject):
     def model_text(self) -> tuple[str, str]:
         """(the model line, its tooltip)."""
         if self.loading_model is not None:
-            return f"Loading model {self.loading_model}: {self.loading_stage}", ""
+            return self.tr("Loading model {name}: {stage}").format(name=self.loading_model,
+                                                                   stage=self.tr(self.loading_stage)), ""
         info = self.model_info
         if info is None:
-            return "No model loaded (Model → Model manager...)", ""
+            return self.tr("No model loaded (Model → Model manager...)"), ""
         # info.label says plainly when it is the untrained demo model; CUDA graphs exist only on a GPU.
-        graph = f" · CUDA graph: {graph_text(self.graph)}" if info.device != "cpu" else ""
-        return (f"Model: {info.label} · {info.device} · {info.precision.value}{graph}",
+        graph = self.tr(" · CUDA graph: {state}").format(state=graph_text(self.graph)) if info.device != "cpu" else ""
+        return (self.tr("Model: {label} · {device} · {precision}").format(
+            label=info.label, device=info.device, precision=info.precision.value) + graph,
                 (self.graph.reason or "") if self.graph else "")
 
     def open_mic_note(self) -> tuple[str, bool]:
@@ -203,16 +207,16 @@ class ConversationModel(QObject):
     def talk_available(self) -> tuple[bool, str]:
         """(whether Talk, open mic and Start can work now, and why not when they cannot)."""
         if self.loading_model is not None:
-            return False, "Loading the model; Talk works once it is ready."
+            return False, self.tr("Loading the model; Talk works once it is ready.")
         if self.model_info is None:
-            return False, "No model is loaded (Model → Model manager...)."
+            return False, self.tr("No model is loaded (Model → Model manager...).")
         if self.devices.no_microphone:
-            return False, f"No microphone: {self.devices.no_microphone}"
+            return False, self.tr("No microphone: {problem}").format(problem=self.devices.no_microphone)
         return True, ""
 
     def title(self) -> str:
-        name = Path(self.conversation_path).name if self.conversation_path else "Untitled conversation"
-        return f"{name}{' *' if self.unsaved_frames else ''} — Parley"
+        name = Path(self.conversation_path).name if self.conversation_path else self.tr("Untitled conversation")
+        return (self.tr("{name} * — Parley") if self.unsaved_frames else self.tr("{name} — Parley")).format(name=name)
 
     def persona_named(self, name: str) -> Persona:
         """The library's persona called ``name``, or the default one where there is none (or its
@@ -226,15 +230,17 @@ class ConversationModel(QObject):
         if persona is None and not self.has_conversation:  # nothing runs yet: who the first one starts with
             persona = self.persona
         if persona is None:
-            return "Persona: none (a conversation saved before personas)", ""
+            return self.tr("Persona: none (a conversation saved before personas)"), ""
         voice, role = self.prompts_in_use
         if self.model_info is not None and not self.is_personaplex:
-            waits = " · waits for you to speak first" if persona.wait_for_user else ""
-            return f"Persona: {persona.name}{waits} · this model takes no voice or role", ""
+            text = (self.tr("Persona: {name} · waits for you to speak first · this model takes no voice or role")
+                    if persona.wait_for_user else self.tr("Persona: {name} · this model takes no voice or role"))
+            return text.format(name=persona.name), ""
         role = role or DEFAULT_ROLE
         short = role if len(role) <= 80 else role[:79] + "…"
-        return (f"Persona: {persona.name} · voice: {voice_label(voice)} · role: {short}",
-                f"Voice: {voice or 'none'}\n\n{role}")
+        return (self.tr("Persona: {name} · voice: {voice} · role: {role}").format(
+                    name=persona.name, voice=voice_label(voice), role=short),
+                self.tr("Voice: {voice}").format(voice=voice or self.tr("none")) + f"\n\n{role}")
 
     # -- push-to-talk ------------------------------------------------------------------------
     def press_talk(self, source: str) -> None:
@@ -329,7 +335,8 @@ class ConversationModel(QObject):
 
     def _on_open_cancelled(self, event: m.OpenCancelled) -> None:
         self._opening_ended()
-        self.message.emit(f"Opening {Path(event.path).name} was cancelled; the current conversation goes on.")
+        self.message.emit(self.tr("Opening {file} was cancelled; the current conversation goes on.").format(
+            file=Path(event.path).name))
 
     def _opening_ended(self) -> None:
         self._open_cancel = None
@@ -356,9 +363,9 @@ class ConversationModel(QObject):
         try:
             export_transcript(self.transcript, path, title)
         except (OSError, ValueError) as e:
-            self._on_error(f"Could not export the transcript: {e}")
+            self._on_error(self.tr("Could not export the transcript: {problem}").format(problem=e))
             return
-        self.message.emit(f"Exported transcript: {path}")
+        self.message.emit(self.tr("Exported transcript: {path}").format(path=path))
 
     def forget_recent(self, path: str) -> None:
         self.update_settings(recent_files=tuple(p for p in self.settings.recent_files if p != path))
@@ -491,7 +498,7 @@ class ConversationModel(QObject):
         if event.waiting_for_user != self.waiting_for_user:
             self._set_waiting(event.waiting_for_user)
             if event.waiting_for_user:
-                self.message.emit("The assistant waits for you to speak first.")
+                self.message.emit(self.tr("The assistant waits for you to speak first."))
         if stats.graph != self.graph:
             self.graph = stats.graph
             self.model_changed.emit()
@@ -512,7 +519,7 @@ class ConversationModel(QObject):
 
     def _on_engine_error(self, event: m.EngineError) -> None:
         if event.resumable:
-            self.error.emit(event.message + "\nThe conversation is kept; press Resume to continue.", True)
+            self.error.emit(event.message + "\n" + self.tr("The conversation is kept; press Resume to continue."), True)
         else:
             self._on_error(event.message)
 
@@ -540,12 +547,13 @@ class ConversationModel(QObject):
 
 
     def _on_file_done(self, event: m.FileDone) -> None:
-        self.message.emit(f"{event.what.capitalize()}: {event.path}")
+        what = {"saved": self.tr("Saved: {path}"), "exported audio": self.tr("Exported audio: {path}")}
+        self.message.emit(what.get(event.what, f"{event.what.capitalize()}: {{path}}").format(path=event.path))
 
     def _on_waiting_changed(self, event: m.WaitingChanged) -> None:
         self._set_waiting(event.waiting)
-        self.message.emit("The assistant waits for you to speak first." if event.waiting
-                          else "The assistant may speak first.")
+        self.message.emit(self.tr("The assistant waits for you to speak first.") if event.waiting
+                          else self.tr("The assistant may speak first."))
         self._update_status()
 
     def _set_waiting(self, waiting: bool) -> None:
@@ -569,7 +577,7 @@ class ConversationModel(QObject):
         self.update_settings(recent_files=self.settings.with_recent(path).recent_files)
         self.title_changed.emit(self.title())
         self.saved.emit(path)
-        self.message.emit(f"Saved: {path}")
+        self.message.emit(self.tr("Saved: {path}").format(path=path))
 
     def _on_file_failed(self, event: m.FileFailed) -> None:
         if event.what == "open":

@@ -6,13 +6,16 @@ from __future__ import annotations
 import os
 import sys
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QObject
 from PySide6.QtGui import QGuiApplication
 
 from app.desktop_key.grab import KeyGrab, NoGrab
+from app.i18n import translate
 
-MACOS_WHY = "macOS gives Parley no desktop-wide key yet."
-NO_DESKTOP_WHY = "No X11 display or Wayland session was found, so no desktop-wide key can be set."
+# Why there is no desktop-wide key (translated where said: desktop_grab).
+MACOS_WHY = QT_TRANSLATE_NOOP("DesktopKey", "macOS gives Parley no desktop-wide key yet.")
+NO_DESKTOP_WHY = QT_TRANSLATE_NOOP("DesktopKey",
+                                   "No X11 display or Wayland session was found, so no desktop-wide key can be set.")
 
 
 def desktop_session() -> str:
@@ -43,4 +46,4 @@ def desktop_grab(parent: QObject | None = None) -> KeyGrab:
         from app.desktop_key.x11 import X11Grab
 
         return X11Grab(parent=parent)
-    return NoGrab(MACOS_WHY if session == "macos" else NO_DESKTOP_WHY, parent)
+    return NoGrab(translate("DesktopKey", MACOS_WHY if session == "macos" else NO_DESKTOP_WHY), parent)

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence
 
+from app.i18n import translate
+
 DEFAULT_TALK_KEY = "Ctrl+Alt+Space"
 
 # Qt's modifier names (portable text) and the order they are written in.
@@ -76,11 +78,13 @@ def parse_chord(text: str) -> Chord:
     elif name in KEYSYM_NAMES:
         key = KEYSYM_NAMES[name]
     else:
-        raise ChordError(f"{name or text} cannot be a desktop-wide key: choose a letter, a digit, "
-                         "Space, a function key or Pause, with Ctrl, Alt or the Super key.")
+        raise ChordError(translate("DesktopKey", "{key} cannot be a desktop-wide key: choose a letter, a digit, "
+                                   "Space, a function key or Pause, with Ctrl, Alt or the Super key.").format(
+            key=name or text))
     typing_key = len(key) == 1 or key in ("space", "Return", "Tab", "BackSpace")
     if typing_key and not modifiers - {"shift"}:
-        alone = "with only Shift" if modifiers else "alone"
-        raise ChordError(f"{name} {alone} would be taken from every other program's typing: add Ctrl, Alt "
-                         "or the Super key.")
+        raise ChordError((translate("DesktopKey", "{key} with only Shift would be taken from every other program's "
+                                    "typing: add Ctrl, Alt or the Super key.") if modifiers
+                          else translate("DesktopKey", "{key} alone would be taken from every other program's typing: "
+                                         "add Ctrl, Alt or the Super key.")).format(key=name))
     return Chord(modifiers, key)

@@ -18,7 +18,7 @@ import itertools
 import os
 from collections.abc import Callable
 
-from PySide6.QtCore import QObject, QSocketNotifier
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QObject, QSocketNotifier
 
 from app.desktop_key.chord import Chord
 from app.desktop_key.grab import KeyGrab
@@ -30,8 +30,8 @@ REQUEST = "org.freedesktop.portal.Request"
 SESSION = "org.freedesktop.portal.Session"
 SHORTCUT_ID = "talk"
 CANCELLED = 1  # a Response's code when the person said no
-NO_PORTAL_WHY = ("This desktop offers programs no desktop-wide keys (its portal has no GlobalShortcuts "
-                 "interface: {detail}).")
+NO_PORTAL_WHY = QT_TRANSLATE_NOOP("PortalGrab", "This desktop offers programs no desktop-wide keys (its portal has "
+                                  "no GlobalShortcuts interface: {detail}).")  # translated where said
 _tokens = itertools.count(1)
 
 
@@ -57,12 +57,14 @@ class PortalGrab(KeyGrab):
             from jeepney import MatchRule, message_bus, new_method_call
             from jeepney.io.blocking import open_dbus_connection
         except ImportError:
-            self.refused.emit("A desktop-wide key on Wayland needs the Python package jeepney, which is not installed.")
+            self.refused.emit(self.tr("A desktop-wide key on Wayland needs the Python package jeepney, which is not "
+                                      "installed."))
             return
         try:
             self.connection = open_dbus_connection(self.bus)
         except (OSError, KeyError, ValueError, RuntimeError) as e:
-            self.refused.emit(f"Parley could not reach the desktop's session bus for a desktop-wide key ({e}).")
+            self.refused.emit(self.tr("Parley could not reach the desktop's session bus for a desktop-wide key "
+                                      "({problem}).").format(problem=e))
             return
         for rule in (MatchRule(type="signal", interface=REQUEST, member="Response"),
                      MatchRule(type="signal", interface=SHORTCUTS, path=PORTAL_PATH)):
@@ -100,26 +102,26 @@ class PortalGrab(KeyGrab):
         if message.header.message_type == MessageType.error:
             name = message.header.fields.get(HeaderFields.error_name, "")
             detail = message.body[0] if message.body and isinstance(message.body[0], str) else name
-            self._refuse(NO_PORTAL_WHY.format(detail=detail) if name.startswith("org.freedesktop.DBus.Error.")
-                         else f"The desktop refused a desktop-wide key: {detail}.")
+            self._refuse((self.tr(NO_PORTAL_WHY) if name.startswith("org.freedesktop.DBus.Error.")
+                          else self.tr("The desktop refused a desktop-wide key: {detail}.")).format(detail=detail))
 
     def _session_created(self, code: int, results: dict) -> None:
         if code != 0 or "session_handle" not in results:
-            self._refuse("The desktop would not open a session for desktop-wide keys.")
+            self._refuse(self.tr("The desktop would not open a session for desktop-wide keys."))
             return
         self.session = results["session_handle"][1]
-        shortcut = (SHORTCUT_ID, {"description": ("s", "Talk to Parley"),
+        shortcut = (SHORTCUT_ID, {"description": ("s", self.tr("Talk to Parley")),
                                   "preferred_trigger": ("s", self.chord.portal_trigger)})
         self._call("BindShortcuts", "oa(sa{sv})sa{sv}", (self.session, [shortcut], "", {}), self._bound)
 
     def _bound(self, code: int, results: dict) -> None:
         if code == CANCELLED:
-            self._refuse("You turned the desktop-wide key down in the desktop's question; choose it again in "
-                         "Audio → Talk key to be asked again.")
+            self._refuse(self.tr("You turned the desktop-wide key down in the desktop's question; choose it again in "
+                                 "Audio → Talk key to be asked again."))
             return
         bound = [name for name, _props in results.get("shortcuts", ("", []))[1]]
         if code != 0 or SHORTCUT_ID not in bound:
-            self._refuse(f"The desktop did not give Parley {self.chord.text} or another key.")
+            self._refuse(self.tr("The desktop did not give Parley {key} or another key.").format(key=self.chord.text))
             return
         self.grabbed.emit()
 
@@ -137,7 +139,8 @@ class PortalGrab(KeyGrab):
             except TimeoutError:
                 return
             except (OSError, ValueError) as e:
-                self._refuse(f"The desktop's session bus went away ({e}); the desktop-wide key stopped.")
+                self._refuse(self.tr("The desktop's session bus went away ({problem}); the desktop-wide key "
+                                     "stopped.").format(problem=e))
                 return
             fields = message.header.fields
             if message.header.message_type in (MessageType.method_return, MessageType.error):

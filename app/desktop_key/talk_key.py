@@ -43,7 +43,8 @@ class DesktopTalkKey(QObject):
     @property
     def note(self) -> str:
         """What the window says while the key does not work ("" while it does)."""
-        return f"{self.problem} Space in Parley's window still works." if self.problem else ""
+        return self.tr("{problem} Space in Parley's window still works.").format(problem=self.problem) \
+            if self.problem else ""
 
     def choose(self, key: str, mode: str) -> None:
         """The person's choice (Audio → Talk key), saved. A key the desktop refused is asked for again

@@ -59,9 +59,10 @@ class WindowsGrab(KeyGrab):
         self.virtual_key = chord.virtual_key
         if not self.user32.RegisterHotKey(None, HOTKEY_ID, mods, self.virtual_key):
             code = ctypes.get_last_error()
-            why = ("another program already uses it" if code == ERROR_HOTKEY_ALREADY_REGISTERED
-                   else f"Windows error {code}")
-            self.refused.emit(f"Windows refused {chord.text} as Parley's talk key: {why}.")
+            why = (self.tr("another program already uses it") if code == ERROR_HOTKEY_ALREADY_REGISTERED
+                   else self.tr("Windows error {code}").format(code=code))
+            self.refused.emit(self.tr("Windows refused {key} as Parley's talk key: {why}.").format(key=chord.text,
+                                                                                                   why=why))
             return
         self.filter = HotKeyFilter(self._hotkey)
         QCoreApplication.instance().installNativeEventFilter(self.filter)

@@ -104,18 +104,18 @@ class X11Grab(KeyGrab):
         self.ungrab()
         lib = xlib()
         if lib is None:
-            self.refused.emit("The X11 library (libX11) is not installed, so no desktop-wide key can be set.")
+            self.refused.emit(self.tr("The X11 library (libX11) is not installed, so no desktop-wide key can be set."))
             return
         self.display = lib.XOpenDisplay(self.display_name.encode() if self.display_name else None)
         if not self.display:
             self.display = None
-            self.refused.emit("Parley could not connect to the X display for a desktop-wide key.")
+            self.refused.emit(self.tr("Parley could not connect to the X display for a desktop-wide key."))
             return
         keysym = lib.XStringToKeysym(chord.key.encode())
         keycode = lib.XKeysymToKeycode(self.display, keysym) if keysym else 0
         if not keycode:
             self.ungrab()
-            self.refused.emit(f"This keyboard has no {chord.text} key.")
+            self.refused.emit(self.tr("This keyboard has no {key} key.").format(key=chord.text))
             return
         root = lib.XDefaultRootWindow(self.display)
         errors: list[int] = []
@@ -136,8 +136,10 @@ class X11Grab(KeyGrab):
         self.keycode, self.masks = keycode, masks
         if errors:
             self.ungrab()  # the combinations that did succeed
-            why = "another program already uses it" if BAD_ACCESS in errors else f"X error {errors[0]}"
-            self.refused.emit(f"The desktop refused {chord.text} as Parley's talk key: {why}.")
+            why = (self.tr("another program already uses it") if BAD_ACCESS in errors
+                   else self.tr("X error {code}").format(code=errors[0]))
+            self.refused.emit(self.tr("The desktop refused {key} as Parley's talk key: {why}.").format(key=chord.text,
+                                                                                                       why=why))
             return
         lib.XkbSetDetectableAutoRepeat(self.display, 1, None)
         self.notifier = QSocketNotifier(lib.XConnectionNumber(self.display), QSocketNotifier.Read, self)

@@ -21,6 +21,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from app.i18n import translate
 from app.paths import folder_problem
 from engine import ConversationFileError, ConversationSummary, read_conversation_info, read_conversation_summary
 
@@ -89,11 +90,13 @@ def file_problem(path: Path) -> tuple[FileKey | None, str]:
     try:
         st = os.stat(path)
     except (OSError, ValueError) as e:  # a dangling link, removed while listing
-        return None, f"{path.name} cannot be read: {getattr(e, 'strerror', None) or e}"
+        return None, translate("Library", "{file} cannot be read: {problem}").format(
+            file=path.name, problem=getattr(e, "strerror", None) or e)
     if stat.S_ISDIR(st.st_mode):
-        return None, f"{path.name} is a folder, not a conversation."
+        return None, translate("Library", "{file} is a folder, not a conversation.").format(file=path.name)
     if not stat.S_ISREG(st.st_mode):
-        return None, f"{path.name} is not a regular file (a pipe or a device); it was not opened."
+        return None, translate("Library", "{file} is not a regular file (a pipe or a device); it was not "
+                               "opened.").format(file=path.name)
     return (st.st_size, st.st_mtime_ns), ""
 
 
@@ -110,7 +113,8 @@ def read_entry_keyed(path: Path) -> tuple[FileKey | None, ConversationEntry]:
     except ConversationFileError as e:
         return key, ConversationEntry(path, None, str(e))
     except Exception as e:  # noqa: BLE001 - OverflowError, RecursionError, MemoryError...: this file's damage
-        return key, ConversationEntry(path, None, f"{path.name} is damaged ({type(e).__name__}: {e}).")
+        return key, ConversationEntry(path, None, translate("Library", "{file} is damaged ({problem}).").format(
+            file=path.name, problem=f"{type(e).__name__}: {e}"))
     return key, ConversationEntry(path, replace(info, text=""), preview=info.text[:PREVIEW_CHARS])
 
 

@@ -152,7 +152,9 @@ class LibraryModel(QAbstractListModel):
         if role == Qt.DisplayRole:
             return entry.title
         if role == Qt.AccessibleTextRole:
-            return entry.title + (" (open now)" if entry.path == self.current else "")
+            if entry.path == self.current:
+                return self.tr("{title} (open now)").format(title=entry.title)
+            return entry.title
         if role == Qt.ToolTipRole:
             return str(entry.path) + (f"\n{entry.error}" if entry.error else "")
         return None
@@ -212,18 +214,19 @@ class LibraryModel(QAbstractListModel):
         if name.lower().endswith(SUFFIX):
             name = name[:-len(SUFFIX)]
         if not name or FORBIDDEN_NAME_CHARS & set(name) or name in (".", ".."):
-            return f"{new_name!r} cannot be a file name."
+            return self.tr("{name} cannot be a file name.").format(name=repr(new_name))
         if len(os.fsencode(name)) > MAX_NAME_BYTES:
-            return f"That name is too long (at most {MAX_NAME_BYTES} bytes)."
+            return self.tr("That name is too long (at most {count} bytes).").format(count=MAX_NAME_BYTES)
         target = entry.path.with_name(name + SUFFIX)
         if target == entry.path:
             return None
         try:
             rename_no_replace(entry.path, target)
         except FileExistsError:
-            return f"There is already a conversation called {name!r}."
+            return self.tr("There is already a conversation called {name}.").format(name=repr(name))
         except (OSError, ValueError) as e:
-            return f"Could not rename {entry.path.name}: {getattr(e, 'strerror', None) or e}"
+            return self.tr("Could not rename {file}: {problem}").format(file=entry.path.name,
+                                                                         problem=getattr(e, "strerror", None) or e)
         self.renamed.emit(str(entry.path), str(target))
         self.rescan()
         return None
@@ -235,7 +238,7 @@ class LibraryModel(QAbstractListModel):
         # ~/.local/share the move would fail.
         Path(QStandardPaths.writableLocation(QStandardPaths.GenericDataLocation)).mkdir(parents=True, exist_ok=True)
         if not QFile.moveToTrash(str(entry.path)):
-            return f"Could not move {entry.path.name} to the trash."
+            return self.tr("Could not move {file} to the trash.").format(file=entry.path.name)
         self.removed.emit(str(entry.path))
         self.rescan()
         return None

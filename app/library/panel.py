@@ -24,7 +24,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.library.listing import ConversationEntry, human_size
+from app.i18n import date_time_text, duration_text, size_text, translate
+from app.library.listing import ConversationEntry
 from app.library.model import CurrentRole, EntryRole, LibraryFilter, LibraryModel
 from app.widgets.colours import scheme_for
 
@@ -36,14 +37,13 @@ def describe(entry: ConversationEntry) -> str:
     """The second line of a row: date, duration, persona, model, size (or why the file cannot be read)."""
     info = entry.info
     if info is None:
-        return f"Unreadable: {entry.error}"
+        return translate("LibraryPanel", "Unreadable: {problem}").format(problem=entry.error)
     try:
-        when = datetime.fromisoformat(info.created).astimezone().strftime("%Y-%m-%d %H:%M")
+        when = date_time_text(datetime.fromisoformat(info.created).astimezone())
     except (ValueError, OverflowError, OSError):
-        when = info.created or "unknown date"
-    minutes, seconds = divmod(int(round(info.seconds)), 60)
+        when = info.created or translate("LibraryPanel", "unknown date")
     persona = f"{info.persona} · " if info.persona else ""
-    return f"{when} · {minutes}:{seconds:02d} · {persona}{info.model} · {human_size(info.bytes)}"
+    return f"{when} · {duration_text(info.seconds)} · {persona}{info.model} · {size_text(info.bytes)}"
 
 
 class EntryDelegate(QStyledItemDelegate):
@@ -72,8 +72,9 @@ class EntryDelegate(QStyledItemDelegate):
         painter.setFont(option.font)
         if not selected:
             painter.setPen(QColor(scheme_for(option.palette).muted))
-        detail = option.fontMetrics.elidedText(("Open now · " if current else "") + describe(entry), Qt.ElideRight,
-                                               rect.width())
+        detail = (translate("LibraryPanel", "Open now · {details}") if current else "{details}").format(
+            details=describe(entry))
+        detail = option.fontMetrics.elidedText(detail, Qt.ElideRight, rect.width())
         painter.drawText(QRect(rect.left(), rect.top() + line + ROW_PADDING, rect.width(), line), Qt.AlignLeft,
                          detail)
         painter.restore()
@@ -89,36 +90,39 @@ class LibraryPanel(QWidget):
         self.filter = LibraryFilter(library, self)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        heading = QLabel("Conversations")
+        heading = QLabel(self.tr("Conversations"))
         heading.setStyleSheet("font-weight: bold;")
         layout.addWidget(heading)
         self.search = QLineEdit()
-        self.search.setPlaceholderText("Search titles and transcripts")
+        self.search.setPlaceholderText(self.tr("Search titles and transcripts"))
         self.search.setClearButtonEnabled(True)
-        self.search.setToolTip("Search titles and transcripts (Ctrl+F)")
-        self.search.setAccessibleName("Search conversations")
+        self.search.setToolTip(self.tr("Search titles and transcripts (Ctrl+F)"))
+        self.search.setAccessibleName(self.tr("Search conversations"))
         self.search.textChanged.connect(self.filter.set_query)
         layout.addWidget(self.search)
         self.list = QListView()
         self.list.setModel(self.filter)
         self.list.setItemDelegate(EntryDelegate(self.list))
         self.list.setUniformItemSizes(True)  # every row is two lines: a reset of 5,000 rows measures one
-        self.list.setAccessibleName("saved conversations")
+        self.list.setAccessibleName(self.tr("saved conversations"))
         self.list.activated.connect(self._activated)  # double click or Enter
         layout.addWidget(self.list, 1)
         self.empty_label = QLabel()
         self.empty_label.setWordWrap(True)
         layout.addWidget(self.empty_label)
         buttons = QGridLayout()  # two by two: the column stays narrow enough for a small screen
-        self.open_button = QPushButton("Open")
-        self.play_button = QPushButton("Play")
-        self.rename_button = QPushButton("Rename")
-        self.delete_button = QPushButton("Delete")
-        for i, (button, slot) in enumerate(((self.open_button, self._open), (self.play_button, self._play),
-                                            (self.rename_button, self.rename_selected),
-                                            (self.delete_button, self.delete_selected))):
+        self.open_button = QPushButton(self.tr("Open"))
+        self.play_button = QPushButton(self.tr("Play"))
+        self.rename_button = QPushButton(self.tr("Rename"))
+        self.delete_button = QPushButton(self.tr("Delete"))
+        for i, (button, slot, description) in enumerate((
+                (self.open_button, self._open, self.tr("Open the conversation selected in the library")),
+                (self.play_button, self._play, self.tr("Play the conversation selected in the library")),
+                (self.rename_button, self.rename_selected, self.tr("Rename the conversation selected in the library")),
+                (self.delete_button, self.delete_selected,
+                 self.tr("Delete the conversation selected in the library")))):
             button.clicked.connect(slot)
-            button.setAccessibleDescription(f"{button.text()} the conversation selected in the library")
+            button.setAccessibleDescription(description)
             buttons.addWidget(button, i // 2, i % 2)
         layout.addLayout(buttons)
         QShortcut(QKeySequence(Qt.Key_F2), self.list, self.rename_selected, context=Qt.WidgetShortcut)
@@ -166,15 +170,15 @@ class LibraryPanel(QWidget):
         that matches the search (still searching the transcripts, or done)."""
         query = self.search.text().strip()
         if self.library.scanning:
-            text = "Reading the conversations folder..."
+            text = self.tr("Reading the conversations folder...")
         elif self.library.problem:
             text = self.library.problem
         elif not self.library.entries:
-            text = "No saved conversations yet. File → Save keeps one here."
+            text = self.tr("No saved conversations yet. File → Save keeps one here.")
         elif query and self.filter.searching:
-            text = f"Searching the transcripts for “{query}”..."
+            text = self.tr("Searching the transcripts for “{query}”...").format(query=query)
         else:
-            text = f"No conversation matches “{query}”."
+            text = self.tr("No conversation matches “{query}”.").format(query=query)
         self.empty_label.setText(text)
         self.empty_label.setVisible(self.filter.rowCount() == 0)
 
@@ -197,29 +201,31 @@ class LibraryPanel(QWidget):
             return
         name = entry.title
         while True:  # a refused name is asked again, as typed, until it is taken or the person cancels
-            name, ok = QInputDialog.getText(self, "Rename conversation", "Name:", text=name)
+            name, ok = QInputDialog.getText(self, self.tr("Rename conversation"), self.tr("Name:"), text=name)
             if not ok or self.rename(entry, name):
                 return
 
     def rename(self, entry: ConversationEntry, name: str) -> bool:
         problem = self._on_row_of(entry, lambda row: self.library.rename(row, name))
         if problem:
-            QMessageBox.warning(self, "Rename conversation", problem)
+            QMessageBox.warning(self, self.tr("Rename conversation"), problem)
         return problem is None
 
     def _on_row_of(self, entry: ConversationEntry, action) -> str | None:
         """``action(row)`` of the entry's row now (a rescan may have moved or removed it)."""
         row = self.library.row_of(entry.path)
-        return f"{entry.path.name} is no longer in the conversations folder." if row is None else action(row)
+        if row is None:
+            return self.tr("{file} is no longer in the conversations folder.").format(file=entry.path.name)
+        return action(row)
 
     def delete_selected(self) -> None:
         entry = self.selected()
         if entry is None:
             return
-        answer = QMessageBox.question(self, "Delete conversation",
-                                      f"Move “{entry.title}” to the trash?",
+        answer = QMessageBox.question(self, self.tr("Delete conversation"),
+                                      self.tr("Move “{title}” to the trash?").format(title=entry.title),
                                       QMessageBox.Yes | QMessageBox.Cancel, QMessageBox.Cancel)
         if answer == QMessageBox.Yes:
             problem = self._on_row_of(entry, self.library.move_to_trash)
             if problem:
-                QMessageBox.warning(self, "Delete conversation", problem)
+                QMessageBox.warning(self, self.tr("Delete conversation"), problem)

@@ -8,7 +8,7 @@ import math
 import shutil
 from pathlib import Path
 
-from PySide6.QtCore import Qt, QTimer, QUrl, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 import engine
+from app.i18n import number_text, translate
 from app.models.device_report import cuda_unavailable_reason
 from app.models.download import ModelDownload
 from app.settings import AppSettings
@@ -33,9 +34,14 @@ from engine.files.model_revisions import short
 
 DEVICES = ("auto", "cpu", "cuda")
 PRECISIONS = tuple(p.value for p in engine.Precision)
-COLUMNS = ("Model", "About", "Here", "Size", "On this machine", "Licence")
+COLUMNS = (QT_TRANSLATE_NOOP("ModelManager", "Model"), QT_TRANSLATE_NOOP("ModelManager", "About"),  # translated
+           QT_TRANSLATE_NOOP("ModelManager", "Here"), QT_TRANSLATE_NOOP("ModelManager", "Size"),  # where shown
+           QT_TRANSLATE_NOOP("ModelManager", "On this machine"), QT_TRANSLATE_NOOP("ModelManager", "Licence"))
 ELIDED_COLUMN_PX = 150
-CUDA_VARIANT = "Parley's CUDA variant"  # the package with CUDA's torch (README: Requirements)
+# The package with CUDA's torch (README: Requirements).
+CUDA_VARIANT = QT_TRANSLATE_NOOP("ModelManager", "Parley's CUDA variant")
+RUNS_HERE = QT_TRANSLATE_NOOP("ModelManager", "runs here")  # the badges of a model that can run here
+FITS_GPU = QT_TRANSLATE_NOOP("ModelManager", "fits this GPU")
 
 
 def this_gpu() -> str:
@@ -43,11 +49,13 @@ def this_gpu() -> str:
     model's memory need, before a download of 15 GB."""
     reason = cuda_unavailable_reason()
     if reason is not None:
-        return f"This computer has no GPU these models can use ({reason}); here they would not run in real time."
+        return translate("ModelManager", "This computer has no GPU these models can use ({reason}); here they "
+                         "would not run in real time.").format(reason=reason)
     import torch
 
     props = torch.cuda.get_device_properties(0)
-    return f"This computer's GPU: {props.name}, {props.total_memory / 1e9:.1f} GB."
+    return translate("ModelManager", "This computer's GPU: {name}, {gb} GB.").format(
+        name=props.name, gb=number_text(props.total_memory / 1e9, 1))
 
 
 def one_line(preset: engine.Preset) -> str:
@@ -80,13 +88,14 @@ def fit_badge(preset: engine.Preset, cuda_problem: str | None, cuda_build: bool,
     whether ``auto`` finds a precision that fits the GPU's memory (None without a GPU), ``need_gb``
     the GPU memory it needs at the least (``gpu_need_gb``)."""
     if preset.repo is None:
-        return "runs here"
-    gpu = f"an NVIDIA GPU with {need_gb} GB"
+        return translate("ModelManager", RUNS_HERE)
     if not cuda_build:
-        return f"needs {gpu} and {CUDA_VARIANT}"
+        return translate("ModelManager", "needs an NVIDIA GPU with {gb} GB and {variant}").format(
+            gb=need_gb, variant=translate("ModelManager", CUDA_VARIANT))
     if cuda_problem is not None:
-        return f"needs {gpu}"
-    return "fits this GPU" if fits_gpu else f"too big for this GPU: needs {need_gb} GB"
+        return translate("ModelManager", "needs an NVIDIA GPU with {gb} GB").format(gb=need_gb)
+    return translate("ModelManager", FITS_GPU) if fits_gpu else translate(
+        "ModelManager", "too big for this GPU: needs {gb} GB").format(gb=need_gb)
 
 
 def cuda_build() -> bool:
@@ -110,7 +119,8 @@ def auto_precision(preset: engine.Preset, gpu) -> str:
     from engine.runtime.gpu_memory import choose_precision
 
     try:
-        return f"Precision auto here: {choose_precision(preset.name, family_config(preset.family), gpu).reason}"
+        return translate("ModelManager", "Precision auto here: {reason}").format(
+            reason=choose_precision(preset.name, family_config(preset.family), gpu).reason)
     except engine.ModelError as e:
         return str(e)
 
@@ -118,15 +128,18 @@ def auto_precision(preset: engine.Preset, gpu) -> str:
 def revision_note(preset: engine.Preset, in_use: str | None, offered: str | None) -> str:
     """Which commit of its repository a preset is used at, and the one offered instead, if any."""
     if in_use is None:
-        return (f"Parley was not tested with a particular commit of {preset.repo}: it will keep to the "
-                "commit of its first download here.")
+        return translate("ModelManager", "Parley was not tested with a particular commit of {repo}: it will keep "
+                         "to the commit of its first download here.").format(repo=preset.repo)
     if in_use == preset.revision:
-        whose = "the one Parley was tested with"
+        note = translate("ModelManager", "Revision {revision} of {repo} (the one Parley was tested with).")
+    elif preset.pinned_on_first_download:
+        note = translate("ModelManager", "Revision {revision} of {repo} (the one first downloaded here).")
     else:
-        whose = "the one first downloaded here" if preset.pinned_on_first_download else "chosen here by an update"
-    note = f"Revision {short(in_use)} of {preset.repo} ({whose})."
+        note = translate("ModelManager", "Revision {revision} of {repo} (chosen here by an update).")
+    note = note.format(revision=short(in_use), repo=preset.repo)
     if offered is not None:
-        note += f" Revision {short(offered)} is offered: 'Update to {short(offered)}' switches to it."
+        note += " " + translate("ModelManager", "Revision {revision} is offered: 'Update to {revision}' switches to "
+                                "it.").format(revision=short(offered))
     return note
 
 
@@ -151,14 +164,14 @@ class ModelManagerDialog(QDialog):
             from engine.runtime.gpu_memory import Gpu
 
             self.cuda = Gpu.of(torch.device("cuda", 0))
-        self.setWindowTitle("Models")
+        self.setWindowTitle(self.tr("Models"))
         self.setMinimumSize(760, 420)
         self.resize(980, 480)
         layout = QVBoxLayout(self)
 
         self.table = QTableWidget(len(self.presets), len(COLUMNS))
-        self.table.setHorizontalHeaderLabels(COLUMNS)
-        self.table.setAccessibleName("Models")
+        self.table.setHorizontalHeaderLabels([translate("ModelManager", c) for c in COLUMNS])
+        self.table.setAccessibleName(self.tr("Models"))
         self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
@@ -185,7 +198,7 @@ class ModelManagerDialog(QDialog):
         self.progress = QProgressBar()
         self.progress.setFormat("%p%")
         self.progress_label = QLabel()
-        self.cancel_button = QPushButton("Cancel download")
+        self.cancel_button = QPushButton(self.tr("Cancel download"))
         self.cancel_button.clicked.connect(self.cancel_download)
         progress_row.addWidget(self.progress, 1)
         progress_row.addWidget(self.progress_label)
@@ -199,28 +212,28 @@ class ModelManagerDialog(QDialog):
         self.device_combo.setCurrentText(settings.device if settings.device in DEVICES else "auto")
         self.precision_combo = QComboBox()
         self.precision_combo.addItems(PRECISIONS)
-        self.precision_combo.setToolTip("auto: the heaviest precision that fits in the GPU's free memory (bfloat16, "
-                                        "else int8); int4 is experimental: it fits an 8 GB card but can lower "
-                                        "the model's quality")
+        self.precision_combo.setToolTip(self.tr("auto: the heaviest precision that fits in the GPU's free memory "
+                                                "(bfloat16, else int8); int4 is experimental: it fits an 8 GB card "
+                                                "but can lower the model's quality"))
         self.precision_combo.setCurrentText(settings.precision if settings.precision in PRECISIONS else "auto")
-        options.addWidget(QLabel("Device"))
+        options.addWidget(QLabel(self.tr("Device")))
         options.addWidget(self.device_combo)
-        options.addWidget(QLabel("Precision"))
+        options.addWidget(QLabel(self.tr("Precision")))
         options.addWidget(self.precision_combo)
         options.addStretch(1)
         layout.addLayout(options)
 
         buttons = QHBoxLayout()
-        self.folder_button = QPushButton("Open models folder")
+        self.folder_button = QPushButton(self.tr("Open models folder"))
         self.folder_button.clicked.connect(self.open_folder)
-        self.download_button = QPushButton("Download")
+        self.download_button = QPushButton(self.tr("Download"))
         self.download_button.clicked.connect(self.start_download)
-        self.update_button = QPushButton("Check for update")
+        self.update_button = QPushButton(self.tr("Check for update"))
         self.update_button.clicked.connect(self.update_clicked)
-        self.use_button = QPushButton("Use this model")
+        self.use_button = QPushButton(self.tr("Use this model"))
         self.use_button.setDefault(True)
         self.use_button.clicked.connect(self._use)
-        close = QPushButton("Close")
+        close = QPushButton(self.tr("Close"))
         close.clicked.connect(self.reject)
         buttons.addWidget(self.folder_button)
         buttons.addStretch(1)
@@ -244,19 +257,21 @@ class ModelManagerDialog(QDialog):
             try:
                 status = engine.preset_status(name)
                 where = str(status.path) if status.present else (
-                    "not downloaded" if not status.path else f"partly downloaded ({len(status.missing)} files missing)")
+                    self.tr("not downloaded") if not status.path
+                    else self.tr("partly downloaded (%n files missing)", "", len(status.missing)))
             except (engine.ModelError, OSError) as e:
-                status, where = None, f"unknown: {e}"
+                status, where = None, self.tr("unknown: {problem}").format(problem=e)
             self.statuses[name] = status
             if status is not None and status.other_revision is not None:
                 self.offered.setdefault(name, status.other_revision)
             if status is not None and self.offered.get(name) == status.revision:
                 self.offered.pop(name, None)  # moved there
             if name == "demo" and status is not None and not status.present:
-                where = "built on first use (about a minute)"
+                where = self.tr("built on first use (about a minute)")
             here = self.badge(preset)
-            cells = (name, one_line(preset), f"in use · {here}" if name == self.in_use else here,
-                     f"{preset.approx_gb:.1f} GB", where, preset.terms_short)
+            cells = (name, one_line(preset), self.tr("in use · {badge}").format(badge=here) if name == self.in_use
+                     else here, self.tr("{gb} GB").format(gb=number_text(preset.approx_gb, 1)), where,
+                     preset.terms_short)
             for column, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setToolTip(text)
@@ -290,20 +305,23 @@ class ModelManagerDialog(QDialog):
             if self.cuda is not None:
                 text += f"<br>{auto_precision(preset, self.cuda)}"
         if preset.non_commercial:
-            text += f"<br><b>Non-commercial use only</b> ({preset.licence})."
+            text += "<br>" + self.tr("<b>Non-commercial use only</b> ({licence}).").format(licence=preset.licence)
         if preset.gated:
-            text += (f"<br><b>Licence:</b> {preset.licence}. This model is gated: open "
-                     f"<a href='{preset.page}'>{preset.page}</a>, accept the terms while logged in, then set "
-                     "HF_TOKEN (or run <code>hf auth login</code>) before downloading.")
+            text += "<br>" + self.tr("<b>Licence:</b> {licence}. This model is gated: open "
+                                     "<a href='{page}'>{page}</a>, accept the terms while logged in, then set "
+                                     "HF_TOKEN (or run <code>hf auth login</code>) before downloading.").format(
+                licence=preset.licence, page=preset.page)
         elif preset.page:
-            text += f"<br>Source: <a href='{preset.page}'>{preset.page}</a> · licence {preset.licence}"
+            text += "<br>" + self.tr("Source: <a href='{page}'>{page}</a> · licence {licence}").format(
+                page=preset.page, licence=preset.licence)
         if status is not None and preset.repo is not None:
             text += f"<br>{revision_note(preset, status.revision, self.offered.get(name))}"
         self.description.setText(text)
         downloadable = preset.repo is not None and not (status and status.present)
         self.download_button.setEnabled(downloadable and self.download is None)
         offered = self.offered.get(name)
-        self.update_button.setText(f"Update to {short(offered)}" if offered else "Check for update")
+        self.update_button.setText(self.tr("Update to {revision}").format(revision=short(offered)) if offered
+                                   else self.tr("Check for update"))
         self.update_button.setEnabled(preset.repo is not None and self.download is None)
 
     # -- actions -----------------------------------------------------------------------------
@@ -315,7 +333,8 @@ class ModelManagerDialog(QDialog):
     def start_download(self) -> None:
         if self.download is None:
             name = self.selected_name()
-            self.confirm_download(name, lambda: self._start(ModelDownload(name), f"Downloading {name}..."))
+            self.confirm_download(name, lambda: self._start(ModelDownload(name),
+                                                             self.tr("Downloading {name}...").format(name=name)))
 
     def confirm_download(self, name: str, then) -> None:
         """Ask before a download: its size, the free disk, and whether the model can run here; ``then()``
@@ -324,16 +343,18 @@ class ModelManagerDialog(QDialog):
         cache = engine.hub_cache_dir()
         free = free_disk_gb(cache)
         here = self.badge(preset)
-        runs = here in ("runs here", "fits this GPU")
+        runs = here in (translate("ModelManager", RUNS_HERE), translate("ModelManager", FITS_GPU))
         room = free >= preset.approx_gb
-        text = (f"{name} is about {preset.approx_gb:.1f} GB. The disk that holds {cache} has {free:.1f} GB free."
-                + ("" if room else " That is not enough: free some space first.")
+        text = (self.tr("{name} is about {gb} GB. The disk that holds {folder} has {free} GB free.").format(
+                    name=name, gb=number_text(preset.approx_gb, 1), folder=cache, free=number_text(free, 1))
+                + ("" if room else " " + self.tr("That is not enough: free some space first."))
                 + f"\n\n{preset.terms}"
-                + ("" if runs else f"\n\nIt {here}: on this computer it would not run in real time."))
-        box = QMessageBox(QMessageBox.Question if room else QMessageBox.Warning, f"Download {name}?", text,
-                          parent=self)
+                + ("" if runs else "\n\n" + self.tr("It {badge}: on this computer it would not run in real "
+                                                     "time.").format(badge=here)))
+        box = QMessageBox(QMessageBox.Question if room else QMessageBox.Warning,
+                          self.tr("Download {name}?").format(name=name), text, parent=self)
         if room:
-            download = box.addButton("Download", QMessageBox.AcceptRole)
+            download = box.addButton(self.tr("Download"), QMessageBox.AcceptRole)
             cancel = box.addButton(QMessageBox.Cancel)
             box.setDefaultButton(download if runs else cancel)  # Enter does not start what cannot run here
             download.clicked.connect(then)
@@ -351,9 +372,10 @@ class ModelManagerDialog(QDialog):
         name = self.selected_name()
         offered = self.offered.get(name)
         if offered is None:
-            self._start(ModelDownload(name, check=True), f"Asking the hub about {name}...")
+            self._start(ModelDownload(name, check=True), self.tr("Asking the hub about {name}...").format(name=name))
         else:
-            self._start(ModelDownload(name, revision=offered), f"Updating {name} to {short(offered)}...")
+            self._start(ModelDownload(name, revision=offered),
+                        self.tr("Updating {name} to {revision}...").format(name=name, revision=short(offered)))
 
     def _start(self, task: ModelDownload, label: str) -> None:
         self.download = task
@@ -367,8 +389,8 @@ class ModelManagerDialog(QDialog):
     def cancel_download(self) -> None:
         if self.download is not None:
             self.download.cancel()
-            self._finish_download("Download cancelled; completed files are kept, the rest restarts next time.",
-                                  cancelled=True)
+            self._finish_download(self.tr("Download cancelled; completed files are kept, the rest restarts next "
+                                          "time."), cancelled=True)
 
     def _poll_download(self) -> None:
         if self.download is None:
@@ -378,26 +400,30 @@ class ModelManagerDialog(QDialog):
                 self.progress.setRange(0, 1000)
                 self.progress.setValue(int(1000 * update.done_bytes / update.total_bytes))
                 self.progress_label.setText(
-                    f"{update.text} {update.done_bytes / 2**30:.2f} / {update.total_bytes / 2**30:.2f} GB")
+                    self.tr("{what} {done} / {total} GB").format(what=update.text,
+                                                                 done=number_text(update.done_bytes / 2**30, 2),
+                                                                 total=number_text(update.total_bytes / 2**30, 2)))
             elif update.kind == "done" and self.download.check:
                 self._checked(self.download.name, update.text)
             elif update.kind == "done":
-                self._finish_download(f"Downloaded to {update.text}")
+                self._finish_download(self.tr("Downloaded to {folder}").format(folder=update.text))
             elif update.kind == "failed":
-                what = "Checking for an update" if self.download.check else "Download"
-                self._finish_download(f"{what} failed: {update.text}")
+                failed = (self.tr("Checking for an update failed: {problem}") if self.download.check
+                          else self.tr("Download failed: {problem}"))
+                self._finish_download(failed.format(problem=update.text))
 
     def _checked(self, name: str, latest: str) -> None:
         status = self.statuses.get(name)
         in_use = status.revision if status is not None else self.presets[name].revision
         if latest == in_use:
-            self._finish_download(f"{name} is up to date: the hub's main is at {short(latest)}, the revision in use.")
+            self._finish_download(self.tr("{name} is up to date: the hub's main is at {revision}, the revision in "
+                                          "use.").format(name=name, revision=short(latest)))
             return
         self.offered[name] = latest
-        self._finish_download(f"The hub has another revision of {name}: {short(latest)} "
-                              f"(in use: {short(in_use) if in_use else 'none yet'}). "
-                              f"'Update to {short(latest)}' downloads it (files that did not change are not "
-                              "downloaded again); until then nothing changes.")
+        self._finish_download(self.tr("The hub has another revision of {name}: {revision} (in use: {in_use}). "
+                                      "'Update to {revision}' downloads it (files that did not change are not "
+                                      "downloaded again); until then nothing changes.").format(
+            name=name, revision=short(latest), in_use=short(in_use) if in_use else self.tr("none yet")))
 
     def _finish_download(self, message: str, cancelled: bool = False) -> None:
         if not cancelled:

@@ -9,7 +9,7 @@ Lively) on every model; the sampling numbers behind it are shown on request.
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -29,43 +29,46 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.i18n import number_text, translate
 from app.voices.personas_model import CUSTOM_STYLE, STYLES, PersonasModel, style_of, voice_label
 from app.widgets.colours import problem_style
 from engine import DEFAULT_ROLE, SamplingConfig
 
-INTRO = ("Choosing a persona starts a new conversation with it; the current conversation is kept in "
-         "the library. Edits of the personas that come with Parley are saved as your own copy, which "
-         "Reset undoes.")
-KINDS = {"shipped": "", "edited": "  ·  edited", "user": "  ·  yours"}
+INTRO = QT_TRANSLATE_NOOP("PersonaDialog", "Choosing a persona starts a new conversation with it; the current "
+                          "conversation is kept in the library. Edits of the personas that come with Parley are saved "
+                          "as your own copy, which Reset undoes.")  # translated where shown
+KINDS = {"shipped": "{name}", "edited": QT_TRANSLATE_NOOP("PersonaDialog", "{name}  ·  edited"),
+         "user": QT_TRANSLATE_NOOP("PersonaDialog", "{name}  ·  yours")}
 
 
 def entry_label(entry) -> str:
-    return entry.name + ("  ·  damaged" if entry.problem else KINDS[entry.kind])
+    label = QT_TRANSLATE_NOOP("PersonaDialog", "{name}  ·  damaged") if entry.problem else KINDS[entry.kind]
+    return translate("PersonaDialog", label).format(name=entry.name)
 
 
 class PersonaDialog(QDialog):
     def __init__(self, personas: PersonasModel, parent=None) -> None:
         super().__init__(parent)
         self.personas = personas
-        self.setWindowTitle("Personas")
+        self.setWindowTitle(self.tr("Personas"))
         self.setMinimumSize(780, 520)
         layout = QVBoxLayout(self)
-        intro = QLabel(INTRO)
+        intro = QLabel(self.tr(INTRO))
         intro.setWordWrap(True)
         layout.addWidget(intro)
 
         row = QHBoxLayout()
         left = QVBoxLayout()
         self.list = QListWidget()
-        self.list.setAccessibleName("personas")
+        self.list.setAccessibleName(self.tr("personas"))
         self.list.currentItemChanged.connect(self._picked)
         self.list.itemDoubleClicked.connect(lambda *_: self.start())
         left.addWidget(self.list, 1)
         left_buttons = QHBoxLayout()
-        self.new_button = QPushButton("&New")
-        self.new_button.setToolTip("A new persona with the selected one's settings")
+        self.new_button = QPushButton(self.tr("&New"))
+        self.new_button.setToolTip(self.tr("A new persona with the selected one's settings"))
         self.new_button.clicked.connect(personas.new_persona)
-        self.delete_button = QPushButton("&Delete")
+        self.delete_button = QPushButton(self.tr("&Delete"))
         self.delete_button.clicked.connect(personas.delete)
         left_buttons.addWidget(self.new_button)
         left_buttons.addWidget(self.delete_button)
@@ -78,9 +81,9 @@ class PersonaDialog(QDialog):
         self.status.setWordWrap(True)
         layout.addWidget(self.status)
         self.buttons = QDialogButtonBox(QDialogButtonBox.Close)
-        self.save_button = self.buttons.addButton("&Save", QDialogButtonBox.ApplyRole)
+        self.save_button = self.buttons.addButton(self.tr("&Save"), QDialogButtonBox.ApplyRole)
         self.save_button.clicked.connect(personas.save)
-        self.start_button = self.buttons.addButton("Start &conversation", QDialogButtonBox.AcceptRole)
+        self.start_button = self.buttons.addButton(self.tr("Start &conversation"), QDialogButtonBox.AcceptRole)
         self.start_button.setDefault(True)
         self.buttons.accepted.connect(self.start)
         self.buttons.rejected.connect(self.reject)
@@ -96,53 +99,59 @@ class PersonaDialog(QDialog):
         self.name_edit.setMaxLength(40)
         self.name_edit.textEdited.connect(lambda text: self.personas.edit(name=text))
         self.voice_combo = QComboBox()
-        self.voice_combo.setAccessibleName("voice")
+        self.voice_combo.setAccessibleName(self.tr("voice"))
         self.voice_combo.activated.connect(lambda i: self.personas.edit(voice=self.voice_combo.itemData(i)))
         self.role_edit = QPlainTextEdit()
-        self.role_edit.setAccessibleName("role")
+        self.role_edit.setAccessibleName(self.tr("role"))
         self.role_edit.setTabChangesFocus(True)  # keyboard users can leave the editor with Tab
-        self.role_edit.setPlaceholderText(f"Empty: the model's default role ({DEFAULT_ROLE})")
+        self.role_edit.setPlaceholderText(self.tr("Empty: the model's default role ({role})").format(role=DEFAULT_ROLE))
         self.role_edit.textChanged.connect(self._role_edited)
         defaults = SamplingConfig()
-        self.temp = self._temperature("temp", "Temperature of speech",
-                                      f"How varied the speech is (0 = always the likeliest; default {defaults.temp})")
-        self.temp_text = self._temperature("temp_text", "Temperature of words",
-                                           f"How varied the words are (default {defaults.temp_text})")
-        self.top_k = self._top_k("top_k", "Top-k of speech", f"Audio tokens to choose from (default {defaults.top_k})")
-        self.top_k_text = self._top_k("top_k_text", "Top-k of words",
-                                      f"Words to choose from (default {defaults.top_k_text})")
+        self.temp = self._temperature(
+            "temp", self.tr("Temperature of speech"),
+            self.tr("How varied the speech is (0 = always the likeliest; default {value})").format(
+                value=number_text(defaults.temp, 1)))
+        self.temp_text = self._temperature(
+            "temp_text", self.tr("Temperature of words"),
+            self.tr("How varied the words are (default {value})").format(value=number_text(defaults.temp_text, 1)))
+        self.top_k = self._top_k("top_k", self.tr("Top-k of speech"),
+                                 self.tr("Audio tokens to choose from (default {value})").format(value=defaults.top_k))
+        self.top_k_text = self._top_k("top_k_text", self.tr("Top-k of words"),
+                                      self.tr("Words to choose from (default {value})").format(
+                                          value=defaults.top_k_text))
         style_row = QHBoxLayout()
         self.style_combo = QComboBox()
-        self.style_combo.setAccessibleName("Style")
-        self.style_combo.setToolTip("How varied the assistant's speech and words are.")
+        self.style_combo.setAccessibleName(self.tr("Style"))
+        self.style_combo.setToolTip(self.tr("How varied the assistant's speech and words are."))
         self.style_combo.activated.connect(self._style_chosen)
-        self.numbers_button = QPushButton("Numbers...")
+        self.numbers_button = QPushButton(self.tr("Numbers..."))
         self.numbers_button.setCheckable(True)
-        self.numbers_button.setToolTip("Show the sampling settings the style stands for (temperature and top-k).")
+        self.numbers_button.setToolTip(
+            self.tr("Show the sampling settings the style stands for (temperature and top-k)."))
         self.numbers_button.toggled.connect(self.personas.show_numbers)
         style_row.addWidget(self.style_combo, 1)
         style_row.addWidget(self.numbers_button)
         sampling = QHBoxLayout()
-        for label, box in (("speech", self.temp), ("words", self.temp_text)):
+        for label, box in ((self.tr("speech"), self.temp), (self.tr("words"), self.temp_text)):
             sampling.addWidget(QLabel(label))
             sampling.addWidget(box)
         sampling.addStretch(1)
         top_k = QHBoxLayout()
-        for label, box in (("speech", self.top_k), ("words", self.top_k_text)):
+        for label, box in ((self.tr("speech"), self.top_k), (self.tr("words"), self.top_k_text)):
             top_k.addWidget(QLabel(label))
             top_k.addWidget(box)
         top_k.addStretch(1)
-        self.wait_box = QCheckBox("Wait for me to speak first")
-        self.wait_box.setToolTip("The assistant stays silent until you press Talk or speak.")
+        self.wait_box = QCheckBox(self.tr("Wait for me to speak first"))
+        self.wait_box.setToolTip(self.tr("The assistant stays silent until you press Talk or speak."))
         self.wait_box.toggled.connect(lambda on: self.personas.edit(wait_for_user=on))
-        self.form.addRow("&Name", self.name_edit)
-        self.form.addRow("&Voice", self.voice_combo)
-        self.form.addRow("&Role", self.role_edit)
-        style_label = QLabel("&Style")
+        self.form.addRow(self.tr("&Name"), self.name_edit)
+        self.form.addRow(self.tr("&Voice"), self.voice_combo)
+        self.form.addRow(self.tr("&Role"), self.role_edit)
+        style_label = QLabel(self.tr("&Style"))
         style_label.setBuddy(self.style_combo)  # a row of two widgets: Alt+S goes to the choice
         self.form.addRow(style_label, style_row)
-        self.form.addRow("Temperature", sampling)
-        self.form.addRow("Top-k", top_k)
+        self.form.addRow(self.tr("Temperature"), sampling)
+        self.form.addRow(self.tr("Top-k"), top_k)
         self.form.addRow("", self.wait_box)
         self.note = QLabel()  # what the loaded model takes of a persona, right under what it shows
         self.note.setWordWrap(True)
@@ -191,18 +200,21 @@ class PersonaDialog(QDialog):
             self.name_edit.setText(draft.name)
         self.name_edit.setReadOnly(current is not None and current.kind != "user")
         self.name_edit.setToolTip("" if current is None or current.kind == "user"
-                                  else "The personas that come with Parley keep their names; New makes one of yours.")
+                                  else self.tr("The personas that come with Parley keep their names; New makes one "
+                                               "of yours."))
         self.voice_combo.clear()
         for voice in p.voice_choices():
-            self.voice_combo.addItem(voice_label(voice).capitalize() if voice in ("", "none") else voice, voice)
+            label = voice_label(voice)
+            self.voice_combo.addItem(label[:1].upper() + label[1:] if voice in ("", "none") else voice, voice)
         self.voice_combo.setCurrentIndex(max(0, self.voice_combo.findData(draft.voice)))
         if self.role_edit.toPlainText() != draft.role:
             self.role_edit.setPlainText(draft.role)
         self.style_combo.clear()
         style = style_of(draft.sampling)
         for choice in ((CUSTOM_STYLE,) if style is CUSTOM_STYLE else ()) + STYLES:
-            self.style_combo.addItem(choice.name, choice.name)
-            self.style_combo.setItemData(self.style_combo.count() - 1, choice.says, Qt.ToolTipRole)
+            self.style_combo.addItem(translate("PersonasModel", choice.name), choice.name)
+            self.style_combo.setItemData(self.style_combo.count() - 1, translate("PersonasModel", choice.says),
+                                         Qt.ToolTipRole)
         self.style_combo.setCurrentIndex(self.style_combo.findData(style.name))
         self.numbers_button.setChecked(p.numbers_shown)
         self.temp.setValue(draft.sampling.temp)
@@ -219,11 +231,11 @@ class PersonaDialog(QDialog):
             self.form.setRowVisible(row, p.numbers_shown)
 
         kind = current.kind if current is not None else "user"
-        self.delete_button.setText("&Reset" if kind != "user" else "&Delete")
+        self.delete_button.setText(self.tr("&Reset") if kind != "user" else self.tr("&Delete"))
         self.delete_button.setEnabled(kind != "shipped")
-        self.delete_button.setToolTip({"shipped": "Comes with Parley: cannot be deleted",
-                                       "edited": "Undo your changes: back to how Parley ships it",
-                                       "user": "Delete this persona"}[kind])
+        self.delete_button.setToolTip({"shipped": self.tr("Comes with Parley: cannot be deleted"),
+                                       "edited": self.tr("Undo your changes: back to how Parley ships it"),
+                                       "user": self.tr("Delete this persona")}[kind])
         self.save_button.setEnabled(usable and p.dirty)
         self.start_button.setEnabled(usable)
         self.note.setText(p.note)

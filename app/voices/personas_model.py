@@ -12,14 +12,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QObject, Signal
 
+from app.i18n import translate
 from engine import DEFAULT_PERSONA, NO_VOICE, Persona, PersonaEntry, PersonaLibrary, SamplingConfig
 
-MOSHI_NOTE = ("This model has no voice or role prompt: it speaks in the voice it was trained with. "
-              "The style and \"wait for me\" apply; the voice and role are kept for PersonaPlex.")
-PERSONAPLEX_NOTE = "PersonaPlex speaks with the persona's voice and plays its role."
-NO_MODEL_NOTE = "The voice and role apply to PersonaPlex models; the style and \"wait for me\" to every model."
+# The notes under the form, and the styles' names and tips: translated where shown.
+MOSHI_NOTE = QT_TRANSLATE_NOOP("PersonasModel", "This model has no voice or role prompt: it speaks in the voice it was "
+                               "trained with. The style and \"wait for me\" apply; the voice and role are kept for "
+                               "PersonaPlex.")
+PERSONAPLEX_NOTE = QT_TRANSLATE_NOOP("PersonasModel", "PersonaPlex speaks with the persona's voice and plays its role.")
+NO_MODEL_NOTE = QT_TRANSLATE_NOOP("PersonasModel", "The voice and role apply to PersonaPlex models; the style and "
+                                  "\"wait for me\" to every model.")
 
 
 @dataclass(frozen=True)
@@ -33,15 +37,24 @@ class Style:
 
 # Every shipped persona's sampling is one of these (tests/test_app_persona.py checks it).
 STYLES = (
-    Style("Steady", "Keeps to the likeliest words and sounds: predictable, sometimes flat.",
+    Style(QT_TRANSLATE_NOOP("PersonasModel", "Steady"),
+          QT_TRANSLATE_NOOP("PersonasModel", "Keeps to the likeliest words and sounds: predictable, sometimes flat."),
           SamplingConfig(temp=0.6, temp_text=0.5)),
-    Style("Calm", "A little less varied than Balanced: unhurried and clear.", SamplingConfig(temp=0.7, temp_text=0.6)),
-    Style("Balanced", "The model's own defaults.", SamplingConfig()),
-    Style("Relaxed", "The words vary more than Balanced; the voice the same.", SamplingConfig(temp=0.8, temp_text=0.8)),
-    Style("Lively", "Varied speech and words: surprising, now and then off the point.",
+    Style(QT_TRANSLATE_NOOP("PersonasModel", "Calm"),
+          QT_TRANSLATE_NOOP("PersonasModel", "A little less varied than Balanced: unhurried and clear."),
+          SamplingConfig(temp=0.7, temp_text=0.6)),
+    Style(QT_TRANSLATE_NOOP("PersonasModel", "Balanced"), QT_TRANSLATE_NOOP("PersonasModel",
+                                                                            "The model's own defaults."),
+          SamplingConfig()),
+    Style(QT_TRANSLATE_NOOP("PersonasModel", "Relaxed"),
+          QT_TRANSLATE_NOOP("PersonasModel", "The words vary more than Balanced; the voice the same."),
+          SamplingConfig(temp=0.8, temp_text=0.8)),
+    Style(QT_TRANSLATE_NOOP("PersonasModel", "Lively"),
+          QT_TRANSLATE_NOOP("PersonasModel", "Varied speech and words: surprising, now and then off the point."),
           SamplingConfig(temp=1.0, temp_text=0.9)),
 )
-CUSTOM_STYLE = Style("Custom", "Set with the numbers (Numbers...).", SamplingConfig())
+CUSTOM_STYLE = Style(QT_TRANSLATE_NOOP("PersonasModel", "Custom"),
+                     QT_TRANSLATE_NOOP("PersonasModel", "Set with the numbers (Numbers...)."), SamplingConfig())
 
 
 def style_of(sampling: SamplingConfig) -> Style:
@@ -52,8 +65,8 @@ def style_of(sampling: SamplingConfig) -> Style:
 def voice_label(voice: str) -> str:
     """How a persona's voice reads in the window."""
     if not voice:
-        return "the model's default voice"
-    return "no voice prompt" if voice == NO_VOICE else voice
+        return translate("PersonasModel", "the model's default voice")
+    return translate("PersonasModel", "no voice prompt") if voice == NO_VOICE else voice
 
 
 class PersonasModel(QObject):
@@ -85,7 +98,7 @@ class PersonasModel(QObject):
 
     @property
     def note(self) -> str:
-        return {True: PERSONAPLEX_NOTE, False: MOSHI_NOTE, None: NO_MODEL_NOTE}[self.personaplex]
+        return self.tr({True: PERSONAPLEX_NOTE, False: MOSHI_NOTE, None: NO_MODEL_NOTE}[self.personaplex])
 
     def entry(self, name: str) -> PersonaEntry | None:
         wanted = name.lower()
@@ -149,30 +162,31 @@ class PersonasModel(QObject):
     def new_persona(self) -> None:
         """A new persona, started from the selected one's settings."""
         base = self.draft
-        name, n = "My persona", 1
+        name, n = self.tr("My persona"), 1
         while self.entry(name) is not None:
             n += 1
-            name = f"My persona {n}"
-        self._run(lambda: self.library.save(replace(base, name=name)), f"Made {name}; edit it and save.")
+            name = self.tr("My persona {n}").format(n=n)
+        self._run(lambda: self.library.save(replace(base, name=name)),
+                  self.tr("Made {name}; edit it and save.").format(name=name))
 
     def save(self) -> bool:
         current = self.current
         return self._run(lambda: self.library.save(self.draft, replacing=current.name if current else None),
-                         f"Saved {self.draft.name.strip()}.")
+                         self.tr("Saved {name}.").format(name=self.draft.name.strip()))
 
     def delete(self) -> bool:
         """Delete the user's persona, or reset an edited shipped one to how Parley ships it."""
         current = self.current
         if current is None or current.kind == "shipped":
             return False
-        done = "Reset" if current.kind == "edited" else "Deleted"
+        done = self.tr("Reset {name}.") if current.kind == "edited" else self.tr("Deleted {name}.")
         name = current.name if current.kind == "edited" else DEFAULT_PERSONA.name
 
         def remove() -> Persona:
             self.library.remove(current.name)
             return self.library.get(name)
 
-        return self._run(remove, f"{done} {current.name}.")
+        return self._run(remove, done.format(name=current.name))
 
     def choose(self) -> bool:
         """Start a conversation with the draft, saved first when it was changed."""

@@ -12,7 +12,7 @@ output ring. The dialogs render the recorder's state (``state``, ``seconds``, ``
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QObject, QTimer, Signal
 
 from app.audio.bridge import AudioBridge
 from app.audio.levels import level_db
@@ -23,8 +23,10 @@ POLL_MS = 40
 ASSESS_EVERY_S = 0.5  # live warnings are re-assessed this often (loudness over all that was recorded)
 PLAYBACK_AHEAD_S = 0.2  # how much audio playback keeps queued for the output callback
 MAX_FRAMES = int(VOICE_MAX_SECONDS * SAMPLE_RATE) // FRAME_SIZE
-NO_DEVICE = "No audio device is open: check the microphone and speaker in the main window."
-DEVICE_CHANGED = "The audio device changed while recording: record again."
+# What ``error`` says (translated when set).
+NO_DEVICE = QT_TRANSLATE_NOOP("VoiceRecorder", "No audio device is open: check the microphone and speaker in the main "
+                              "window.")
+DEVICE_CHANGED = QT_TRANSLATE_NOOP("VoiceRecorder", "The audio device changed while recording: record again.")
 
 
 class VoiceRecorder(QObject):
@@ -163,5 +165,5 @@ class VoiceRecorder(QObject):
         self._playback = None
 
     def _set_error(self, message: str) -> None:
-        self.error = message
+        self.error = self.tr(message)
         self.changed.emit()

@@ -11,15 +11,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QObject, Signal
 
+from app.i18n import number_text
 from app.voices.recorder import VoiceRecorder
 from engine import VoiceLibrary
 from engine.files.voices import read_voice_file
 
 COMMAND_ERRORS = (ValueError, OSError)  # VoiceLibraryError, AudioFileError, a file that vanished
-CONSENT = ("Record or import only your own voice, or a voice used with its owner's consent. "
-           "Recordings stay on this computer, readable by you only; nothing is sent anywhere.")
+CONSENT = QT_TRANSLATE_NOOP("VoicesModel", "Record or import only your own voice, or a voice used with its owner's "
+                            "consent. Recordings stay on this computer, readable by you only; nothing is sent "
+                            "anywhere.")  # translated where shown
 
 
 @dataclass(frozen=True)
@@ -61,7 +63,8 @@ class VoicesModel(QObject):
 
     # -- commands: True when done; else ``error`` says why ------------------------------------
     def save_recording(self, name: str) -> bool:
-        return self._run(lambda: f"Saved the voice {self._made(self.library.add(name, self.recorder.recording()))}.")
+        return self._run(lambda: self.tr("Saved the voice {name}.").format(
+            name=self._made(self.library.add(name, self.recorder.recording()))))
 
     def read_import(self, path: str) -> np.ndarray | None:
         """The recording at ``path`` as a voice would keep it, or None with ``error`` saying why it
@@ -78,12 +81,14 @@ class VoicesModel(QObject):
     def add_imported(self, name: str, pcm: np.ndarray) -> bool:
         def run():
             voice = self.library.add(name, pcm)
-            return f"Imported {self._made(voice)} ({voice.seconds:.0f} s)."
+            return self.tr("Imported {name} ({seconds} s).").format(name=self._made(voice),
+                                                                    seconds=number_text(voice.seconds))
 
         return self._run(run)
 
     def rename(self, name: str, new_name: str) -> bool:
-        return self._run(lambda: f"Renamed {name} to {self._made(self.library.rename(name, new_name))}.")
+        return self._run(lambda: self.tr("Renamed {old} to {new}.").format(
+            old=name, new=self._made(self.library.rename(name, new_name))))
 
     def _made(self, voice) -> str:
         self._made_name = voice.name
@@ -97,14 +102,14 @@ class VoicesModel(QObject):
     def remove(self, name: str) -> bool:
         def run():
             self.library.remove(name)
-            return f"Removed {name}."
+            return self.tr("Removed {name}.").format(name=name)
 
         return self._run(run)
 
     def play(self, name: str) -> bool:
         def run():
             self.recorder.play(self.library.recording(name))
-            return self.recorder.error or f"Playing {name}..."
+            return self.recorder.error or self.tr("Playing {name}...").format(name=name)
 
         return self._run(run)
 

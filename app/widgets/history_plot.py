@@ -40,7 +40,7 @@ class HistoryPlot(QWidget):
         self._next_x = 0  # frame number of the next value
         self.length = length
         self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Expanding)
-        self.setAccessibleName("latency history")
+        self.setAccessibleName(self.tr("latency history"))
         self.setAttribute(Qt.WA_OpaquePaintEvent)  # paints every pixel: Qt need not paint the parent under it
 
     def sizeHint(self) -> QSize:

@@ -7,6 +7,7 @@ from PySide6.QtGui import QColor, QPainter
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from app.audio.levels import DISPLAY_FLOOR_DB
+from app.i18n import number_text
 from app.widgets.colours import Scheme, scheme_for
 
 PEAK_FALL_DB_PER_UPDATE = 1.5
@@ -21,7 +22,7 @@ class LevelMeter(QWidget):
         self.level_db = DISPLAY_FLOOR_DB
         self.peak_db = DISPLAY_FLOOR_DB
         self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Fixed)
-        self.setAccessibleName(f"{label} level")
+        self.setAccessibleName(self.tr("{meter} level").format(meter=label))
         self.setAttribute(Qt.WA_OpaquePaintEvent)  # paints every pixel: Qt need not paint the parent under it
 
     def sizeHint(self) -> QSize:
@@ -33,7 +34,7 @@ class LevelMeter(QWidget):
     def set_level(self, db: float) -> None:
         self.level_db = max(DISPLAY_FLOOR_DB, min(0.0, db))
         self.peak_db = max(self.level_db, self.peak_db - PEAK_FALL_DB_PER_UPDATE)
-        self.setAccessibleDescription(f"{self.level_db:.0f} dBFS")
+        self.setAccessibleDescription(self.tr("{db} dBFS").format(db=number_text(self.level_db)))
         self.update()
 
     def clear(self) -> None:
@@ -56,7 +57,8 @@ class LevelMeter(QWidget):
         p.setPen(palette.mid().color())
         p.drawRect(rect)
         p.setPen(palette.text().color())
-        text = f"{self.label}  {self.level_db:.0f} dB" if self.level_db > DISPLAY_FLOOR_DB else f"{self.label}  silent"
+        text = (self.tr("{meter}  {db} dB").format(meter=self.label, db=number_text(self.level_db))
+                if self.level_db > DISPLAY_FLOOR_DB else self.tr("{meter}  silent").format(meter=self.label))
         p.drawText(rect.adjusted(6, 0, -6, 0), Qt.AlignVCenter | Qt.AlignLeft, text)
 
 

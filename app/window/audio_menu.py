@@ -5,22 +5,26 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import fields, replace
 
+from PySide6.QtCore import QT_TRANSLATE_NOOP
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu
 
 from app.audio.echo import ProcessingSettings
+from app.i18n import translate
 
 STAGE_TITLES = {
-    "echo_cancellation": "&Echo cancellation",
-    "noise_suppression": "&Noise suppression",
-    "high_pass_filter": "&High-pass filter",
-    "auto_gain_control": "Automatic &gain control",
+    "echo_cancellation": QT_TRANSLATE_NOOP("AudioMenu", "&Echo cancellation"),
+    "noise_suppression": QT_TRANSLATE_NOOP("AudioMenu", "&Noise suppression"),
+    "high_pass_filter": QT_TRANSLATE_NOOP("AudioMenu", "&High-pass filter"),
+    "auto_gain_control": QT_TRANSLATE_NOOP("AudioMenu", "Automatic &gain control"),
 }
 STAGE_TIPS = {
-    "echo_cancellation": "Removes the assistant's voice from the microphone, so it can be used on speakers.",
-    "noise_suppression": "Reduces steady background noise (fans, hum).",
-    "high_pass_filter": "Removes rumble below the voice.",
-    "auto_gain_control": "Evens out the microphone level (can raise what is left of the echo).",
+    "echo_cancellation": QT_TRANSLATE_NOOP(
+        "AudioMenu", "Removes the assistant's voice from the microphone, so it can be used on speakers."),
+    "noise_suppression": QT_TRANSLATE_NOOP("AudioMenu", "Reduces steady background noise (fans, hum)."),
+    "high_pass_filter": QT_TRANSLATE_NOOP("AudioMenu", "Removes rumble below the voice."),
+    "auto_gain_control": QT_TRANSLATE_NOOP(
+        "AudioMenu", "Evens out the microphone level (can raise what is left of the echo)."),
 }
 
 
@@ -28,17 +32,17 @@ def add_processing_actions(menu: QMenu, current: ProcessingSettings,
                            on_change: Callable[[ProcessingSettings], None]) -> dict[str, QAction]:
     """Add the stages to ``menu``; ``on_change`` gets the new choice whenever one is toggled."""
     menu.setToolTipsVisible(True)
-    menu.addSection("Microphone processing")
+    menu.addSection(translate("AudioMenu", "Microphone processing"))
     actions: dict[str, QAction] = {}
 
     def chosen() -> ProcessingSettings:
         return replace(current, **{name: action.isChecked() for name, action in actions.items()})
 
     for f in fields(ProcessingSettings):
-        action = QAction(STAGE_TITLES[f.name], menu)
+        action = QAction(translate("AudioMenu", STAGE_TITLES[f.name]), menu)
         action.setCheckable(True)
         action.setChecked(getattr(current, f.name))
-        action.setToolTip(STAGE_TIPS[f.name])
+        action.setToolTip(translate("AudioMenu", STAGE_TIPS[f.name]))
         action.toggled.connect(lambda _on: on_change(chosen()))
         menu.addAction(action)
         actions[f.name] = action

@@ -37,13 +37,13 @@ class Banner(QFrame):
         self.label = QLabel()
         self.label.setWordWrap(True)
         self.label.setTextInteractionFlags(Qt.TextSelectableByMouse)
-        self.resume_button = QPushButton("Resume")
+        self.resume_button = QPushButton(self.tr("Resume"))
         self.resume_button.clicked.connect(self.resume_requested)
-        self.details_button = QPushButton("Details...")
-        self.details_button.setToolTip("The whole message, to read or to copy")
+        self.details_button = QPushButton(self.tr("Details..."))
+        self.details_button.setToolTip(self.tr("The whole message, to read or to copy"))
         self.details_button.clicked.connect(self.show_details)
-        self.dismiss_button = QPushButton("Dismiss")
-        self.dismiss_button.setToolTip("Hide this message (Esc)")
+        self.dismiss_button = QPushButton(self.tr("Dismiss"))
+        self.dismiss_button.setToolTip(self.tr("Hide this message (Esc)"))
         self.dismiss_button.clicked.connect(self.hide)
         layout.addWidget(self.label, 1)
         for button in (self.resume_button, self.details_button, self.dismiss_button):
@@ -63,9 +63,10 @@ class Banner(QFrame):
         self.show()
 
     def show_details(self) -> QMessageBox:
-        box = QMessageBox(QMessageBox.Information, "Details", summary_of(self.message), QMessageBox.Close, self)
+        box = QMessageBox(QMessageBox.Information, self.tr("Details"), summary_of(self.message), QMessageBox.Close,
+                          self)
         box.setDetailedText(self.message)
-        copy = box.addButton("Copy details", QMessageBox.ActionRole)
+        copy = box.addButton(self.tr("Copy details"), QMessageBox.ActionRole)
         copy.clicked.disconnect()  # an action button closes the box; copying leaves it open
         copy.clicked.connect(self.copy_details)
         if self.details is not None:

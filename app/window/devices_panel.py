@@ -2,21 +2,30 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt
 from PySide6.QtWidgets import QComboBox, QGridLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from app.audio.streams import DeviceStatus
 from app.conversation.view_model import ConversationModel
+from app.i18n import translate
 
-SYSTEM_DEFAULT = "System default"
+SYSTEM_DEFAULT = QT_TRANSLATE_NOOP("DevicesPanel", "System default")  # shown translated
+# DeviceStatus.state -> what the audio line says
+STATES = {"stopped": QT_TRANSLATE_NOOP("DevicesPanel", "stopped"),
+          "starting": QT_TRANSLATE_NOOP("DevicesPanel", "starting"),
+          "lost": QT_TRANSLATE_NOOP("DevicesPanel", "lost"),
+          "error": QT_TRANSLATE_NOOP("DevicesPanel", "error")}
 
 
 def describe_audio(status: DeviceStatus) -> str:
     if status.state == "running":
-        text = (f"Audio: {status.input_name} ({status.input_rate} Hz) → "
-                f"{status.output_name} ({status.output_rate} Hz)")
+        text = translate("DevicesPanel", "Audio: {input} ({input_rate} Hz) → {output} ({output_rate} Hz)").format(
+            input=status.input_name, input_rate=status.input_rate, output=status.output_name,
+            output_rate=status.output_rate)
         return text + (f" · {status.message}" if status.message else "")
-    return f"Audio: {status.state}" + (f" · {status.message}" if status.message else "")
+    state = translate("DevicesPanel", STATES[status.state]) if status.state in STATES else status.state
+    return translate("DevicesPanel", "Audio: {state}").format(state=state) + (
+        f" · {status.message}" if status.message else "")
 
 
 class DevicesPanel(QWidget):
@@ -32,10 +41,11 @@ class DevicesPanel(QWidget):
             combo.setMinimumContentsLength(10)
             combo.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)  # a long name elides
             combo.activated.connect(self._chosen)
-        self.refresh_button = QPushButton("Refresh devices")
-        self.refresh_button.setToolTip("Look again for microphones and speakers (F5)")
+        self.refresh_button = QPushButton(self.tr("Refresh devices"))
+        self.refresh_button.setToolTip(self.tr("Look again for microphones and speakers (F5)"))
         self.refresh_button.clicked.connect(model.devices.refresh)
-        for row, (text, combo) in enumerate((("Microphone", self.input_combo), ("Speaker", self.output_combo))):
+        for row, (text, combo) in enumerate(((self.tr("Microphone"), self.input_combo),
+                                                 (self.tr("Speaker"), self.output_combo))):
             label = QLabel(text)
             label.setBuddy(combo)  # the label names the picker for screen readers
             grid.addWidget(label, row, 0)
@@ -43,7 +53,7 @@ class DevicesPanel(QWidget):
         grid.addWidget(self.refresh_button, 2, 1, Qt.AlignRight)
         grid.setColumnStretch(1, 1)
         layout.addLayout(grid)
-        self.device_label = QLabel("Audio: not started")
+        self.device_label = QLabel(self.tr("Audio: not started"))
         self.device_label.setWordWrap(True)
         layout.addWidget(self.device_label)
         model.devices.devices_changed.connect(self.render)
@@ -55,8 +65,8 @@ class DevicesPanel(QWidget):
         text = describe_audio(status)
         if self.device_label.text() != text:
             self.device_label.setText(text)
-        inputs = [SYSTEM_DEFAULT] + [d.label for d in status.devices if d.max_input_channels > 0]
-        outputs = [SYSTEM_DEFAULT] + [d.label for d in status.devices if d.max_output_channels > 0]
+        inputs = [self.tr(SYSTEM_DEFAULT)] + [d.label for d in status.devices if d.max_input_channels > 0]
+        outputs = [self.tr(SYSTEM_DEFAULT)] + [d.label for d in status.devices if d.max_output_channels > 0]
         settings = self.model.settings
         for combo, names, chosen in ((self.input_combo, inputs, settings.input_device),
                                      (self.output_combo, outputs, settings.output_device)):

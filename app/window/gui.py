@@ -59,10 +59,12 @@ def open_window(args, problems: list[str]):
     """The main window, shown, loading the model ``args`` names (else the remembered one). Every file
     and folder the app keeps is checked first: a problem (with ``problems`` found before) is logged
     and shown in the window, and the app goes on without that file or folder."""
-    from app.settings import open_settings_store
+    from app.i18n import install_translators
+    from app.settings import load_settings, open_settings_store
     from app.window.main_window import MainWindow
 
     store, settings_problem = open_settings_store(paths.APP_NAME)
+    install_translators(QApplication.instance(), load_settings(store).language)
     journals, journals_problem = paths.usable(paths.journal_dir)
     conversations, conversations_problem = paths.usable(paths.conversations_dir)
     problems = [p for p in (*problems, settings_problem, journals_problem, conversations_problem) if p]

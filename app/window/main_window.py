@@ -13,7 +13,7 @@ import logging
 import os
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QObject, QSettings, QSize, Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, QObject, QSettings, QSize, Qt
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractSpinBox,
@@ -41,7 +41,7 @@ from app.conversation.health import HealthModel
 from app.conversation.media_pause import MediaPause
 from app.conversation.panel import ConversationPanel
 from app.conversation.replay import ReplayPlayer
-from app.conversation.status import Status
+from app.conversation.status import Status, status_label
 from app.conversation.transcript_formats import FORMATS, format_named_by_filter
 from app.conversation.view_model import ConversationModel
 from app.desktop_key.backends import desktop_grab
@@ -74,7 +74,7 @@ from engine import VoiceLibrary
 
 log = logging.getLogger(__name__)
 
-CONVERSATION_FILTER = "Parley conversation (*.parley);;All files (*)"
+CONVERSATION_FILTER = QT_TRANSLATE_NOOP("MainWindow", "Parley conversation (*.parley);;All files (*)")
 # The columns' widths at the default size; a smaller window shrinks them in proportion.
 SPLITTER_SIZES = [250, 620, 300]
 DEFAULT_SIZE = QSize(1280, 760)
@@ -143,8 +143,9 @@ class MainWindow(QMainWindow):
         self.model_label = QLabel()
         self.model_label.setWordWrap(True)  # a long model name wraps instead of widening the window
         self.model_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
-        self.persona_button = QPushButton("Personas...")
-        self.persona_button.setToolTip("Choose who the assistant is (a new conversation), or edit the personas.")
+        self.persona_button = QPushButton(self.tr("Personas..."))
+        self.persona_button.setToolTip(
+            self.tr("Choose who the assistant is (a new conversation), or edit the personas."))
         self.persona_button.clicked.connect(self.open_persona_dialog)
         top.addWidget(self.status_label)
         top.addWidget(self.model_label, 1)
@@ -174,7 +175,7 @@ class MainWindow(QMainWindow):
         side_layout.addWidget(self.devices_panel)
         side_layout.addStretch(1)
         self.side_panel = ScrollColumn(side)
-        self.side_panel.setAccessibleName("Meters and devices")
+        self.side_panel.setAccessibleName(self.tr("Meters and devices"))
         splitter = QSplitter(Qt.Horizontal)
         splitter.setChildrenCollapsible(False)  # a column dragged too narrow stops at its minimum
         for widget, stretch in ((self.library_panel, 2), (self.conversation_panel, 5), (self.side_panel, 2)):
@@ -228,8 +229,8 @@ class MainWindow(QMainWindow):
 
     def _render_crash_protection(self, problem: str) -> None:
         self.crash_protection_label.setText(
-            f"Crash protection stopped: {problem}. Parley keeps trying and resumes it once the disk "
-            "has room; save the conversation to keep it." if problem else "")
+            self.tr("Crash protection stopped: {problem}. Parley keeps trying and resumes it once the disk "
+                    "has room; save the conversation to keep it.").format(problem=problem) if problem else "")
         self.crash_protection_label.setVisible(bool(problem))
 
     def _build_talk_key_note(self) -> None:
@@ -271,7 +272,7 @@ class MainWindow(QMainWindow):
 
     # -- rendering ---------------------------------------------------------------------------
     def _render_status(self, status: Status) -> None:
-        self.status_label.setText(status.value.capitalize())
+        self.status_label.setText(status_label(status))
         scheme = scheme_for(self.palette())
         self.status_label.setStyleSheet(
             f"#status {{ background: {status_colour(scheme, status.value)}; color: {scheme.pill_text}; "
@@ -295,7 +296,8 @@ class MainWindow(QMainWindow):
 
     def _offer_previous_model(self, name: str, device: str, precision: str) -> None:
         """The old model was unloaded to make room on the GPU and the new one failed to load."""
-        answer = QMessageBox.question(self, "No model loaded", f"Load the previous model ({name}) again?",
+        answer = QMessageBox.question(self, self.tr("No model loaded"),
+                                      self.tr("Load the previous model ({name}) again?").format(name=name),
                                       QMessageBox.Yes | QMessageBox.No, QMessageBox.Yes)
         if answer == QMessageBox.Yes:
             self.model.load_model(name, device, precision)
@@ -312,8 +314,8 @@ class MainWindow(QMainWindow):
                 self.opening_dialog = None
             return
         if self.opening_dialog is None:
-            self.opening_dialog = QProgressDialog("Opening the conversation (rebuilding it from its file)...", "Cancel",
-                                                  0, total, self)
+            self.opening_dialog = QProgressDialog(self.tr("Opening the conversation (rebuilding it from its file)..."),
+                                                  self.tr("Cancel"), 0, total, self)
             self.opening_dialog.setWindowModality(Qt.WindowModal)
             self.opening_dialog.setAutoClose(False)
             self.opening_dialog.setAutoReset(False)
@@ -372,6 +374,11 @@ class MainWindow(QMainWindow):
         self.side_panel.setVisible(True)
         self.devices_panel.input_combo.setFocus()
         self.devices_panel.input_combo.showPopup()
+
+    def choose_language(self, language: str) -> None:
+        """View > Language: kept for the next start (translators are installed before any window)."""
+        self.model.update_settings(language=language)
+        self.statusBar().showMessage(self.tr("The language changes the next time Parley starts."), MESSAGE_MS)
 
     def set_library_visible(self, visible: bool) -> None:
         self.library_panel.setVisible(visible)
@@ -443,8 +450,8 @@ class MainWindow(QMainWindow):
     def open_conversation_dialog(self) -> None:
         if not self._confirm_discard():
             return
-        path, _ = QFileDialog.getOpenFileName(self, "Open conversation", str(self.library.folder),
-                                              CONVERSATION_FILTER)
+        path, _ = QFileDialog.getOpenFileName(self, self.tr("Open conversation"), str(self.library.folder),
+                                              self.tr(CONVERSATION_FILTER))
         if path:
             self.model.open_conversation(path)
 
@@ -461,14 +468,17 @@ class MainWindow(QMainWindow):
         if info is not None and entry.info.fingerprint != info.fingerprint:
             other = model_to_offer(entry.info.model, self.model.settings.model)
             if other is None:
-                self.show_error(f"“{entry.title}” was saved with the model {entry.info.model[:200]}, which is not on "
-                                f"this machine (the loaded model is {info.label}). Parley does not fetch or load a "
-                                "model a file names: load that model yourself, then open the conversation again.")
+                self.show_error(self.tr("“{title}” was saved with the model {model}, which is not on "
+                                        "this machine (the loaded model is {loaded}). Parley does not fetch or load a "
+                                        "model a file names: load that model yourself, then open the conversation "
+                                        "again.").format(title=entry.title, model=entry.info.model[:200],
+                                                         loaded=info.label))
                 return
             answer = QMessageBox.question(
-                self, "Another model",
-                f"“{entry.title}” was saved with the model {entry.info.model}; the loaded model is "
-                f"{info.label}. Switch to {other} and open it?",
+                self, self.tr("Another model"),
+                self.tr("“{title}” was saved with the model {model}; the loaded model is "
+                        "{loaded}. Switch to {other} and open it?").format(
+                    title=entry.title, model=entry.info.model, loaded=info.label, other=other),
                 QMessageBox.Yes | QMessageBox.Cancel, QMessageBox.Yes)
             if answer == QMessageBox.Yes and self._confirm_discard():
                 self.model.switch_model_and_open(other, str(entry.path))
@@ -485,7 +495,7 @@ class MainWindow(QMainWindow):
 
     def open_recent(self, path: str) -> None:
         if not os.path.exists(path):
-            self.show_error(f"{path} no longer exists.")
+            self.show_error(self.tr("{path} no longer exists.").format(path=path))
             self.model.forget_recent(path)
             return
         if self._confirm_discard():
@@ -500,7 +510,7 @@ class MainWindow(QMainWindow):
 
     def save_as_dialog(self) -> bool:
         start = self.model.conversation_path or str(new_conversation_path(self.library.folder))
-        path, _ = QFileDialog.getSaveFileName(self, "Save conversation", start, CONVERSATION_FILTER)
+        path, _ = QFileDialog.getSaveFileName(self, self.tr("Save conversation"), start, self.tr(CONVERSATION_FILTER))
         if path:
             self.model.save(path if Path(path).suffix else path + ".parley")
             return True
@@ -513,7 +523,7 @@ class MainWindow(QMainWindow):
 
     def export_transcript_dialog(self) -> None:
         conversation = Path(self.model.conversation_path or new_conversation_path(self.library.folder))
-        path, chosen = QFileDialog.getSaveFileName(self, "Export transcript",
+        path, chosen = QFileDialog.getSaveFileName(self, self.tr("Export transcript"),
                                                    str(conversation.with_suffix(FORMATS[0].suffix)),
                                                    ";;".join(f.dialog_filter for f in FORMATS))
         if path:
@@ -522,9 +532,9 @@ class MainWindow(QMainWindow):
             self.model.export_transcript(path)
 
     def export_audio_dialog(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Export conversation audio",
+        path, _ = QFileDialog.getSaveFileName(self, self.tr("Export conversation audio"),
                                               str(self.library.folder / "conversation.wav"),
-                                              "WAV audio, left: you, right: assistant (*.wav)")
+                                              self.tr("WAV audio, left: you, right: assistant (*.wav)"))
         if path:
             self.model.export_audio(path if path.lower().endswith(".wav") else path + ".wav")
 
@@ -533,8 +543,8 @@ class MainWindow(QMainWindow):
         or they chose Discard, or Save (the engine thread writes it before it runs what comes next)."""
         if not self.model.unsaved_frames:
             return True
-        answer = QMessageBox.question(self, "Unsaved conversation",
-                                      "Save the current conversation before it is closed?",
+        answer = QMessageBox.question(self, self.tr("Unsaved conversation"),
+                                      self.tr("Save the current conversation before it is closed?"),
                                       QMessageBox.Save | QMessageBox.Discard | QMessageBox.Cancel, QMessageBox.Save)
         if answer == QMessageBox.Save:
             return self.save()
@@ -557,11 +567,12 @@ class MainWindow(QMainWindow):
 
     def about(self) -> None:
         try:
-            log = f"Log file: {paths.log_file()}"
+            log = self.tr("Log file: {path}").format(path=paths.log_file())
         except paths.FolderProblem as e:
-            log = f"No log file: {e}"
-        QMessageBox.about(self, "About Parley", "Parley: a local, real-time, full-duplex voice assistant for the "
-                          f"Moshi family of speech models.\n\n{log}")
+            log = self.tr("No log file: {problem}").format(problem=e)
+        QMessageBox.about(self, self.tr("About Parley"),
+                          self.tr("Parley: a local, real-time, full-duplex voice assistant for the "
+                                  "Moshi family of speech models.") + f"\n\n{log}")
 
     # -- shutdown ----------------------------------------------------------------------------
     def quit(self) -> None:
@@ -575,7 +586,8 @@ class MainWindow(QMainWindow):
             return
         if self.model.unsaved_frames and not self._close_after_save:
             answer = QMessageBox.question(
-                self, "Save conversation?", "Save the current conversation before quitting?",
+                self, self.tr("Save conversation?"), self.tr("Save the current conversation before quitting?"),
+
                 QMessageBox.Save | QMessageBox.Discard | QMessageBox.Cancel, QMessageBox.Save)
             if answer == QMessageBox.Cancel:
                 event.ignore()

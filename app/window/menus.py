@@ -12,8 +12,10 @@ from PySide6.QtGui import QAction, QDesktopServices, QKeySequence
 from app import paths
 from app.conversation.media_pause import AVAILABLE as MEDIA_PAUSE_AVAILABLE
 from app.conversation.media_pause import UNAVAILABLE_WHY
+from app.i18n import translate
 from app.window.audio_menu import add_processing_actions
 from app.window.file_kind_menu import add_file_kind_menu
+from app.window.language_menu import add_language_menu
 
 
 def open_folder(window, folder: Callable[[], Path]) -> None:
@@ -30,59 +32,73 @@ class Menus:
     def __init__(self, window) -> None:
         self.window = window
         bar = window.menuBar()
-        file_menu = bar.addMenu("&File")
-        self.new_action = self.add(file_menu, "&New conversation", QKeySequence.New, window.new_conversation)
-        self.open_action = self.add(file_menu, "&Open...", QKeySequence.Open, window.open_conversation_dialog)
-        self.recent_menu = file_menu.addMenu("Open &recent")
-        self.save_action = self.add(file_menu, "&Save", QKeySequence.Save, window.save)
-        self.save_as_action = self.add(file_menu, "Save &as...", QKeySequence.SaveAs, window.save_as_dialog)
+        file_menu = bar.addMenu(translate("Menus", "&File"))
+        self.new_action = self.add(file_menu, translate("Menus", "&New conversation"), QKeySequence.New,
+                                   window.new_conversation)
+        self.open_action = self.add(file_menu, translate("Menus", "&Open..."), QKeySequence.Open,
+                                    window.open_conversation_dialog)
+        self.recent_menu = file_menu.addMenu(translate("Menus", "Open &recent"))
+        self.save_action = self.add(file_menu, translate("Menus", "&Save"), QKeySequence.Save, window.save)
+        self.save_as_action = self.add(file_menu, translate("Menus", "Save &as..."), QKeySequence.SaveAs,
+                                       window.save_as_dialog)
         self.file_kind_actions = add_file_kind_menu(file_menu, window.model.settings.file_kind,
                                                     window.model.set_file_kind)
         file_menu.addSeparator()
-        self.add(file_menu, "Export &transcript...", None, window.export_transcript_dialog)
-        self.add(file_menu, "Export a&udio...", None, window.export_audio_dialog)
+        self.add(file_menu, translate("Menus", "Export &transcript..."), None, window.export_transcript_dialog)
+        self.add(file_menu, translate("Menus", "Export a&udio..."), None, window.export_audio_dialog)
         file_menu.addSeparator()
-        self.add(file_menu, "Open conversations &folder", None, lambda: open_folder(window, paths.conversations_dir))
-        self.add(file_menu, "&Quit", QKeySequence.Quit, window.quit)
+        self.add(file_menu, translate("Menus", "Open conversations &folder"), None, lambda: open_folder(window,
+                                                                                                        paths.conversations_dir))
+        self.add(file_menu, translate("Menus", "&Quit"), QKeySequence.Quit, window.quit)
 
-        model_menu = bar.addMenu("&Model")
+        model_menu = bar.addMenu(translate("Menus", "&Model"))
         model_menu.setToolTipsVisible(True)
-        self.add(model_menu, "&Model manager...", QKeySequence("Ctrl+M"), window.open_model_manager)
-        self.persona_action = self.add(model_menu, "&Personas...", QKeySequence("Ctrl+P"), window.open_persona_dialog)
-        self.persona_action.setToolTip("Choose who the assistant is (a new conversation), or edit the personas.")
-        self.voices_action = self.add(model_menu, "&Voices (record, import)...", None, window.open_voices_dialog)
-        self.wait_action = self.add(model_menu, "&Wait for me to speak (this conversation)", None,
+        self.add(model_menu, translate("Menus", "&Model manager..."), QKeySequence("Ctrl+M"), window.open_model_manager)
+        self.persona_action = self.add(model_menu, translate("Menus", "&Personas..."), QKeySequence("Ctrl+P"),
+                                       window.open_persona_dialog)
+        self.persona_action.setToolTip(
+            translate("Menus", "Choose who the assistant is (a new conversation), or edit the personas."))
+        self.voices_action = self.add(model_menu, translate("Menus", "&Voices (record, import)..."), None,
+                                      window.open_voices_dialog)
+        self.wait_action = self.add(model_menu, translate("Menus", "&Wait for me to speak (this conversation)"), None,
                                     window.model.set_wait_for_user)
         self.wait_action.setCheckable(True)
         self.wait_action.setChecked(window.model.waiting_for_user)
-        self.wait_action.setToolTip("The assistant stays silent until you press Talk or speak, in this conversation. "
-                                    "A persona that always waits: Personas..., \"Wait for me to speak first\".")
+        self.wait_action.setToolTip(translate(
+            "Menus", "The assistant stays silent until you press Talk or speak, in this conversation. "
+            "A persona that always waits: Personas..., \"Wait for me to speak first\"."))
 
-        self.audio_menu = bar.addMenu("&Audio")
-        self.add(self.audio_menu, "&Refresh devices", QKeySequence("F5"), window.model.devices.refresh)
-        self.add(self.audio_menu, "&Talk key...", None, window.open_talk_key_dialog)
-        self.pause_media_action = self.add(self.audio_menu, "&Pause other players while talking", None,
+        self.audio_menu = bar.addMenu(translate("Menus", "&Audio"))
+        self.add(self.audio_menu, translate("Menus", "&Refresh devices"), QKeySequence("F5"),
+                 window.model.devices.refresh)
+        self.add(self.audio_menu, translate("Menus", "&Talk key..."), None, window.open_talk_key_dialog)
+        self.pause_media_action = self.add(self.audio_menu, translate("Menus", "&Pause other players while talking"),
+                                           None,
                                            lambda on: window.model.update_settings(pause_media=on))
         self.pause_media_action.setCheckable(True)
         self.pause_media_action.setChecked(window.model.settings.pause_media)
         self.pause_media_action.setEnabled(MEDIA_PAUSE_AVAILABLE)
-        self.pause_media_action.setToolTip("Music and videos pause while you hold Talk or the assistant speaks, "
-                                           "and go on afterwards." if MEDIA_PAUSE_AVAILABLE else UNAVAILABLE_WHY)
+        self.pause_media_action.setToolTip(translate(
+            "Menus", "Music and videos pause while you hold Talk or the assistant speaks, "
+            "and go on afterwards.") if MEDIA_PAUSE_AVAILABLE else translate("MediaPause", UNAVAILABLE_WHY))
         self.processing_actions = add_processing_actions(self.audio_menu, window.model.processing,
                                                          window.model.set_processing)
 
-        view_menu = self.view_menu = bar.addMenu("&View")
-        self.library_action = self.add(view_menu, "&Library", QKeySequence("Ctrl+L"), window.set_library_visible)
+        view_menu = self.view_menu = bar.addMenu(translate("Menus", "&View"))
+        self.library_action = self.add(view_menu, translate("Menus", "&Library"), QKeySequence("Ctrl+L"),
+                                       window.set_library_visible)
         self.library_action.setCheckable(True)
         self.library_action.setChecked(True)
-        self.meters_action = self.add(view_menu, "&Meters and latency", QKeySequence("Ctrl+Shift+M"),
+        self.meters_action = self.add(view_menu, translate("Menus", "&Meters and latency"),
+                                      QKeySequence("Ctrl+Shift+M"),
                                       window.set_meters_visible)
         self.meters_action.setCheckable(True)
         self.meters_action.setChecked(True)
+        self.language_actions = add_language_menu(view_menu, window.model.settings.language, window.choose_language)
 
-        help_menu = bar.addMenu("&Help")
-        self.add(help_menu, "Open &log folder", None, lambda: open_folder(window, paths.log_dir))
-        self.add(help_menu, "&About Parley", None, window.about)
+        help_menu = bar.addMenu(translate("Menus", "&Help"))
+        self.add(help_menu, translate("Menus", "Open &log folder"), None, lambda: open_folder(window, paths.log_dir))
+        self.add(help_menu, translate("Menus", "&About Parley"), None, window.about)
         self.rebuild_recent(window.model.settings.recent_files)
 
     def add(self, menu, text: str, shortcut, slot) -> QAction:

@@ -22,10 +22,10 @@ class MicrophoneBanner(QFrame):
         layout = QHBoxLayout(self)
         self.label = QLabel()
         self.label.setWordWrap(True)
-        self.choose_button = QPushButton("Choose microphone...")
+        self.choose_button = QPushButton(self.tr("Choose microphone..."))
         self.choose_button.clicked.connect(choose)
-        self.retry_button = QPushButton("Retry")
-        self.retry_button.setToolTip("Look for audio devices again (one plugged in since Parley started).")
+        self.retry_button = QPushButton(self.tr("Retry"))
+        self.retry_button.setToolTip(self.tr("Look for audio devices again (one plugged in since Parley started)."))
         self.retry_button.clicked.connect(model.devices.refresh)
         layout.addWidget(self.label, 1)
         layout.addWidget(self.choose_button)
@@ -38,5 +38,6 @@ class MicrophoneBanner(QFrame):
 
     def render(self) -> None:
         problem = self.model.devices.no_microphone
-        self.label.setText(f"No microphone: Parley cannot hear you, so Talk is off. {problem}" if problem else "")
+        self.label.setText(self.tr("No microphone: Parley cannot hear you, so Talk is off. {problem}").format(
+            problem=problem) if problem else "")
         self.setVisible(bool(problem))

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QObject, Signal
 
 from app.engine_thread.messages import RecoveryDone
 
-RECOVERED_TEXT = "The conversation is back in Parley's window; save it to keep it."
+RECOVERED_TEXT = QT_TRANSLATE_NOOP("Notices", "The conversation is back in Parley's window; save it to keep it.")
 
 
 class Notices(QObject):
@@ -23,12 +23,13 @@ class Notices(QObject):
     def recovery_event(self, event) -> None:
         """A ``ConversationModel.recovery_event``: only its end is news."""
         if isinstance(event, RecoveryDone):
-            title = "Parley: conversation recovered" if not event.problem else "Parley: recovery stopped"
-            self._say(title, event.problem or RECOVERED_TEXT)
+            title = (self.tr("Parley: conversation recovered") if not event.problem
+                     else self.tr("Parley: recovery stopped"))
+            self._say(title, event.problem or self.tr(RECOVERED_TEXT))
 
     def download_finished(self, text: str) -> None:
         """A ``ModelManagerDialog.finished``: what the download (or the update check) came to."""
-        self._say("Parley: model download", text)
+        self._say(self.tr("Parley: model download"), text)
 
     def _say(self, title: str, text: str) -> None:
         if self.window_hidden():

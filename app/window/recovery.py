@@ -18,6 +18,7 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QMessageBox, QProgressDialog, QWidget
 
 from app.engine_thread.messages import RecoveryProgress
+from app.i18n import duration_text
 from app.journals.pending import PendingJournal
 from app.journals.saved_marker import read_mark, remove_mark
 from engine import FRAME_SECONDS
@@ -82,25 +83,28 @@ class RecoveryDialogs(QObject):
         super().__init__(parent)
         self.offer, self.show_error = offer, show_error
         if offer.problem:
-            self.question = QMessageBox(QMessageBox.Warning, "Delete a crash journal?",
-                                        f"Parley did not close properly, and the journal of the conversation it was "
-                                        f"having cannot be read: {offer.problem}\n\nDelete {offer.journal}? "
-                                        "'Keep' leaves it there and asks again at the next start.",
+            self.question = QMessageBox(QMessageBox.Warning, self.tr("Delete a crash journal?"),
+                                        self.tr("Parley did not close properly, and the journal of the conversation "
+                                                "it was having cannot be read: {problem}\n\nDelete {journal}? "
+                                                "'Keep' leaves it there and asks again at the next start.").format(
+                                            problem=offer.problem, journal=offer.journal),
                                         QMessageBox.NoButton, parent)
             self.recover_button = None
-            self.discard_button = self.question.addButton("Delete", QMessageBox.DestructiveRole)
-            self.later_button = self.question.addButton("Keep", QMessageBox.RejectRole)
+            self.discard_button = self.question.addButton(self.tr("Delete"), QMessageBox.DestructiveRole)
+            self.later_button = self.question.addButton(self.tr("Keep"), QMessageBox.RejectRole)
         else:
             mark = read_mark(offer.journal)
-            saved = (f"\n\nIt was last saved to {Path(mark.file).name} "
-                     f"{(offer.frames - mark.frames) * FRAME_SECONDS:.0f} s before the end." if mark else "")
-            self.question = QMessageBox(QMessageBox.Question, "Recover conversation?",
-                                        f"Parley did not close properly. Recover the conversation it was having "
-                                        f"({offer.seconds:.0f} s)?{saved}\n\n'Later' keeps it for the next start.",
+            saved = "\n\n" + self.tr("It was last saved to {file} {duration} before the end.").format(
+                file=Path(mark.file).name, duration=duration_text((offer.frames - mark.frames) * FRAME_SECONDS)) \
+                if mark else ""
+            self.question = QMessageBox(QMessageBox.Question, self.tr("Recover conversation?"),
+                                        self.tr("Parley did not close properly. Recover the conversation it was "
+                                                "having ({duration})?").format(duration=duration_text(offer.seconds))
+                                        + saved + "\n\n" + self.tr("'Later' keeps it for the next start."),
                                         QMessageBox.NoButton, parent)
-            self.recover_button = self.question.addButton("Recover", QMessageBox.AcceptRole)
-            self.later_button = self.question.addButton("Later", QMessageBox.RejectRole)
-            self.discard_button = self.question.addButton("Discard", QMessageBox.DestructiveRole)
+            self.recover_button = self.question.addButton(self.tr("Recover"), QMessageBox.AcceptRole)
+            self.later_button = self.question.addButton(self.tr("Later"), QMessageBox.RejectRole)
+            self.discard_button = self.question.addButton(self.tr("Discard"), QMessageBox.DestructiveRole)
         self.question.buttonClicked.connect(self._on_answer)
         # Made when the rebuild starts: a QProgressDialog starts its own show timer when it is made,
         # and would appear over the question before it is answered.
@@ -121,7 +125,8 @@ class RecoveryDialogs(QObject):
     def render(self) -> None:
         offer = self.offer
         if offer.running and self.progress is None:
-            self.progress = QProgressDialog("Rebuilding the conversation...", "Cancel", 0, 1, self.parent())
+            self.progress = QProgressDialog(self.tr("Rebuilding the conversation..."), self.tr("Cancel"), 0, 1,
+                                            self.parent())
             self.progress.setWindowModality(Qt.WindowModal)
             self.progress.setAutoClose(False)
             self.progress.setAutoReset(False)

@@ -1,5 +1,6 @@
 """`python -m app.window.screenshots DIR`: PNGs of the main window in its main states, rendered offscreen,
-at 1366x768 and 1024x640 (the window's shots are named with the size).
+at 1366x768 and 1024x640 (the window's shots are named with the size); light, dark (``-dark``) and
+light in French (``-fr``: one translated set).
 
 States, light and dark (``-dark``): 1-idle, 2-conversation (turns of both sides, overlapping; then
 with the Advanced meters),
@@ -28,7 +29,9 @@ import numpy as np
 WINDOW_SIZES = ((1366, 768), (1024, 640))
 
 
-def take_screenshots(out_dir: Path, dark: bool = False) -> list[Path]:
+def take_screenshots(out_dir: Path, dark: bool = False, language: str | None = None) -> list[Path]:
+    """``language``: an ``app.i18n.LANGUAGES`` key the interface speaks in these shots (None: English,
+    the source texts), named ``-LANGUAGE``."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QApplication
@@ -36,6 +39,7 @@ def take_screenshots(out_dir: Path, dark: bool = False) -> list[Path]:
     from app.audio.bridge import AudioBridge
     from app.audio.headless import BridgeFeeder, SignalRecorder, wait_until
     from app.conversation.status import Status
+    from app.i18n import install_translators, remove_translators, translate
     from app.widgets.colours import dark_palette
     from app.window.main_window import MainWindow
     from engine import FRAME_MS, SAMPLE_RATE
@@ -45,8 +49,9 @@ def take_screenshots(out_dir: Path, dark: bool = False) -> list[Path]:
         app.setStyle("Fusion")
         app.setPalette(dark_palette())
     out_dir.mkdir(parents=True, exist_ok=True)
-    suffix = "-dark" if dark else ""
+    suffix = ("-dark" if dark else "") + (f"-{language}" if language else "")
     written: list[Path] = []
+    translators = install_translators(app, language) if language else []
 
     def shot(widget, name: str) -> None:
         """The main window at each of ``WINDOW_SIZES``, a dialog at its own size."""
@@ -67,7 +72,9 @@ def take_screenshots(out_dir: Path, dark: bool = False) -> list[Path]:
         store.setValue("talk_key", "")  # the desktop-wide key: not taken from the desktop the shots are made on
         window = MainWindow(store, audio=False, worker_seed=3, conversations_dir=library)
         window.show()
-        window.devices_panel.device_label.setText(f"Audio: default ({SAMPLE_RATE} Hz) → default ({SAMPLE_RATE} Hz)")
+        window.devices_panel.device_label.setText(translate(
+            "DevicesPanel", "Audio: {input} ({input_rate} Hz) → {output} ({output_rate} Hz)").format(
+            input="default", input_rate=SAMPLE_RATE, output="default", output_rate=SAMPLE_RATE))
         opened = SignalRecorder()
         window.model.conversation_replaced.connect(opened.record)
         window.load_model("demo", "cpu", "auto")
@@ -129,6 +136,7 @@ def take_screenshots(out_dir: Path, dark: bool = False) -> list[Path]:
         persona_shots(window, feeder, Path(tmp), shot)
         window.model.unsaved_frames = 0
         window.close()
+    remove_translators(app, translators)
     return written
 
 
@@ -227,7 +235,9 @@ def main(argv: list[str] | None = None) -> int:
     if len(args) != 1:
         print("usage: python -m app.window.screenshots DIR", file=sys.stderr)
         return 2
-    paths = take_screenshots(Path(args[0])) + take_screenshots(Path(args[0]), dark=True)
+    # French before dark: the dark shots leave the application's palette dark.
+    paths = (take_screenshots(Path(args[0])) + take_screenshots(Path(args[0]), language="fr")
+             + take_screenshots(Path(args[0]), dark=True))
     for path in paths:
         print(path)
     return 0

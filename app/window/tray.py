@@ -7,7 +7,7 @@ closing the window quits as before; the menu and its actions still exist (tests 
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, QRectF, Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QObject, QRectF, Qt
 from PySide6.QtGui import QAction, QColor, QFont, QIcon, QPainter, QPixmap
 from PySide6.QtWidgets import QApplication, QMenu, QMessageBox, QSystemTrayIcon
 
@@ -15,8 +15,9 @@ from app.widgets.colours import scheme_for, status_colour
 from app.window.tray_state import CLOSE_QUITS, CLOSE_TO_TRAY, TrayModel, TrayState, close_hides
 
 ICON_SIZE = 64
-KEEP_TEXT = "Keep running in the tray"
-QUIT_TEXT = "Quit"
+# The first close's answers (translated where shown).
+KEEP_TEXT = QT_TRANSLATE_NOOP("Tray", "Keep running in the tray")
+QUIT_TEXT = QT_TRANSLATE_NOOP("Tray", "Quit")
 NOTICE_MS = 10_000
 # A mark on each disc, so the states differ by shape as well as by colour.
 STATE_MARKS = {TrayState.IDLE: "", TrayState.LISTENING: "●", TrayState.SPEAKING: "♪",
@@ -60,19 +61,19 @@ class Tray(QObject):
         self.quitting = False  # Quit was chosen: closing the window quits, whatever the setting
         self.icons = {state: state_icon(scheme_for(window.palette()), state) for state in TrayState}
         self.menu = QMenu(window)
-        self.talk_action = self._add("&Talk", self.model.set_talking, checkable=True)
-        self.talk_action.setToolTip("The model hears you until you choose Talk again.")
-        self.open_mic_action = self._add("&Open mic (hands-free)", window.set_open_mic, checkable=True)
-        self.pause_action = self._add("&Pause", self.model.set_paused, checkable=True)
-        self.pause_action.setToolTip("Stop the frames (the conversation is kept); choose again to go on.")
+        self.talk_action = self._add(self.tr("&Talk"), self.model.set_talking, checkable=True)
+        self.talk_action.setToolTip(self.tr("The model hears you until you choose Talk again."))
+        self.open_mic_action = self._add(self.tr("&Open mic (hands-free)"), window.set_open_mic, checkable=True)
+        self.pause_action = self._add(self.tr("&Pause"), self.model.set_paused, checkable=True)
+        self.pause_action.setToolTip(self.tr("Stop the frames (the conversation is kept); choose again to go on."))
         self.menu.addSeparator()
-        self.show_action = self._add("&Show window", self.show_window)
-        self.quit_action = self._add("&Quit", self.quit)
-        self.keep_action = QAction("&Keep running in the tray when the window is closed", window)
+        self.show_action = self._add(self.tr("&Show window"), self.show_window)
+        self.quit_action = self._add(self.tr("&Quit"), self.quit)
+        self.keep_action = QAction(self.tr("&Keep running in the tray when the window is closed"), window)
         self.keep_action.setCheckable(True)
         self.keep_action.setEnabled(self.available)
-        self.keep_action.setToolTip("Closing the window leaves Parley in the tray." if self.available
-                                    else "This desktop has no tray.")
+        self.keep_action.setToolTip(self.tr("Closing the window leaves Parley in the tray.") if self.available
+                                    else self.tr("This desktop has no tray."))
         self._render_keep()
         self.keep_action.triggered.connect(self._keep_chosen)  # the person's choice only
         window.model.settings_changed.connect(lambda _settings: self._render_keep())
@@ -138,11 +139,11 @@ class Tray(QObject):
 
     def asks_to_keep_running(self) -> bool:
         """The first close's question (a box without an escape button: one of the two is chosen)."""
-        box = QMessageBox(QMessageBox.Question, "Close Parley",
-                          "Keep Parley running in the tray when its window is closed? "
-                          "You can change this in View → Keep running in the tray.", parent=self.window)
-        keep = box.addButton(KEEP_TEXT, QMessageBox.AcceptRole)
-        box.addButton(QUIT_TEXT, QMessageBox.DestructiveRole)
+        box = QMessageBox(QMessageBox.Question, self.tr("Close Parley"),
+                          self.tr("Keep Parley running in the tray when its window is closed? "
+                                  "You can change this in View → Keep running in the tray."), parent=self.window)
+        keep = box.addButton(self.tr(KEEP_TEXT), QMessageBox.AcceptRole)
+        box.addButton(self.tr(QUIT_TEXT), QMessageBox.DestructiveRole)
         box.setDefaultButton(keep)
         box.exec()
         return box.clickedButton() is keep

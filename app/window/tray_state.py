@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import enum
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QObject, Signal
 
-from app.conversation.status import Status
+from app.conversation.status import Status, status_label
 
 
 class TrayState(enum.Enum):
@@ -21,12 +21,12 @@ class TrayState(enum.Enum):
     TOO_SLOW = "too slow"
 
 
-TRAY_TIPS = {
-    TrayState.IDLE: "Parley: idle",
-    TrayState.LISTENING: "Parley: listening to you",
-    TrayState.SPEAKING: "Parley: the assistant is speaking",
-    TrayState.WAITING: "Parley: waiting for you to speak first",
-    TrayState.TOO_SLOW: "Parley: too slow for real time",
+TRAY_TIPS = {  # translated where shown (TrayModel.tip)
+    TrayState.IDLE: QT_TRANSLATE_NOOP("TrayModel", "Parley: idle"),
+    TrayState.LISTENING: QT_TRANSLATE_NOOP("TrayModel", "Parley: listening to you"),
+    TrayState.SPEAKING: QT_TRANSLATE_NOOP("TrayModel", "Parley: the assistant is speaking"),
+    TrayState.WAITING: QT_TRANSLATE_NOOP("TrayModel", "Parley: waiting for you to speak first"),
+    TrayState.TOO_SLOW: QT_TRANSLATE_NOOP("TrayModel", "Parley: too slow for real time"),
 }
 
 # AppSettings.close_to_tray: what closing the window does where there is a tray.
@@ -89,8 +89,8 @@ class TrayModel(QObject):
     @property
     def tip(self) -> str:
         if self.state is TrayState.IDLE and self.status is not Status.IDLE:
-            return f"Parley: {self.status.value}"
-        return TRAY_TIPS[self.state]
+            return self.tr("Parley: {status}").format(status=status_label(self.status))
+        return self.tr(TRAY_TIPS[self.state])
 
     def set_paused(self, on: bool) -> None:
         if on:
