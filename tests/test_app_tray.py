@@ -55,7 +55,7 @@ def test_the_tray_menu_drives_the_real_window(harness, qtbot):
     w, tray = harness.window, harness.window.tray
     assert tray.icon.isVisible() == QSystemTrayIcon.isSystemTrayAvailable()
     assert [a.text() for a in tray.menu.actions() if not a.isSeparator()] == [
-        "&Talk", "&Open mic (hands-free)", "&Pause", "&Show window", "&Quit"]
+        "&Talk", "&Open mic (hands-free)", "&Pause", "&End conversation", "&Show window", "&Quit"]
 
     harness.frames(2)  # streaming: the status says more than idle
     tray.talk_action.trigger()  # Talk is a toggle: the microphone stays open
@@ -88,6 +88,12 @@ def test_the_tray_menu_drives_the_real_window(harness, qtbot):
     w.hide()
     tray.show_action.trigger()
     assert w.isVisible()
+
+    assert tray.end_action.isEnabled()
+    w.model.unsaved_frames = 0  # nothing to save: End asks nothing
+    tray.end_action.trigger()
+    qtbot.waitUntil(lambda: not w.model.live and not w.model.transcript.turns, timeout=20_000)
+    qtbot.waitUntil(lambda: not tray.end_action.isEnabled(), timeout=5_000)
 
     w.model.unsaved_frames = 0
     tray.quit_action.trigger()

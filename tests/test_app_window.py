@@ -794,6 +794,11 @@ def test_end_stops_the_frames_offers_to_save_what_was_said_and_leaves_a_new_conv
         return question
 
     monkeypatch.setattr(QMessageBox, "question", answer(QMessageBox.Cancel))
+    assert w.menus.end_action.isEnabled()
+    w.menus.end_action.trigger()  # File > End conversation (Ctrl+E) asks as the button does
+    assert asked == [QMessageBox.Save | QMessageBox.Discard | QMessageBox.Cancel]
+    qtbot.waitUntil(lambda: w.model.live, timeout=10_000)
+    asked.clear()
     qtbot.mouseClick(end, Qt.LeftButton)
     assert asked == [QMessageBox.Save | QMessageBox.Discard | QMessageBox.Cancel]
     qtbot.waitUntil(lambda: w.model.live, timeout=10_000)  # Cancel: it goes on as it was
@@ -806,6 +811,7 @@ def test_end_stops_the_frames_offers_to_save_what_was_said_and_leaves_a_new_conv
     qtbot.wait(300)
     assert not w.model.live and "*" not in w.windowTitle()
     assert w.conversation_panel.start_button.text() == "Start" and not end.isEnabled()
+    assert not w.menus.end_action.isEnabled()
     seen = len(harness.stats)
     for _ in range(3):
         harness.bridge.input_callback(tone_frames(1).reshape(-1, 1), FRAME_SIZE, None, None)

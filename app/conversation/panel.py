@@ -212,7 +212,7 @@ class ConversationPanel(QWidget):
         self.start_button.setText(text)
         self.start_button.setToolTip(tip)
         self.start_button.setEnabled(model.live or available)
-        self.end_button.setEnabled(model.live or model.has_content)
+        self.end_button.setEnabled(model.can_end)
         for control in (self.talk_button, self.open_mic_box):
             control.setEnabled(available)
         self.talk_button.setToolTip(why or self.tr("Hold it (or Space) while you speak."))

@@ -204,6 +204,11 @@ class ConversationModel(QObject):
         """Whether the conversation has run or has turns (an opened one): stopping it is a pause."""
         return self.frames_this_conversation > 0 or bool(self.transcript.turns)
 
+    @property
+    def can_end(self) -> bool:
+        """Whether End has a conversation to end: it runs, or it has run or has turns."""
+        return self.live or self.has_content
+
     def talk_available(self) -> tuple[bool, str]:
         """(whether Talk, open mic and Start can work now, and why not when they cannot)."""
         if self.loading_model is not None:

@@ -258,6 +258,9 @@ class MainWindow(QMainWindow):
         m.model_changed.connect(self._render_model)
         m.persona_changed.connect(self._render_persona)
         m.waiting_changed.connect(self.menus.wait_action.setChecked)
+        for changed in (m.live_changed, m.conversation_replaced):
+            changed.connect(lambda *_args: self.menus.end_action.setEnabled(self.model.can_end))
+        self.menus.end_action.setEnabled(m.can_end)
         m.title_changed.connect(self.setWindowTitle)
         m.title_changed.connect(lambda _title: self.library.set_current(self.model.conversation_path))
         m.error.connect(self.show_error)

@@ -35,6 +35,10 @@ class Menus:
         file_menu = bar.addMenu(translate("Menus", "&File"))
         self.new_action = self.add(file_menu, translate("Menus", "&New conversation"), QKeySequence.New,
                                    window.new_conversation)
+        self.end_action = self.add(file_menu, translate("Menus", "&End conversation"), QKeySequence("Ctrl+E"),
+                                   window.end_conversation)
+        self.end_action.setToolTip(translate("Menus", "End this conversation (you are asked to save what you "
+                                                      "said); a new one waits for Talk or Start."))
         self.open_action = self.add(file_menu, translate("Menus", "&Open..."), QKeySequence.Open,
                                     window.open_conversation_dialog)
         self.recent_menu = file_menu.addMenu(translate("Menus", "Open &recent"))

@@ -50,7 +50,7 @@ def state_icon(scheme, state: TrayState) -> QIcon:
 
 
 class Tray(QObject):
-    """The menu (Talk, Open mic, Pause, Show window, Quit), the icon where there is a tray, the
+    """The menu (Talk, Open mic, Pause, End conversation, Show window, Quit), the icon where there is a tray, the
     "keep running in the tray" setting, and the question the first close asks."""
 
     def __init__(self, window, model: TrayModel) -> None:
@@ -66,6 +66,7 @@ class Tray(QObject):
         self.open_mic_action = self._add(self.tr("&Open mic (hands-free)"), window.set_open_mic, checkable=True)
         self.pause_action = self._add(self.tr("&Pause"), self.model.set_paused, checkable=True)
         self.pause_action.setToolTip(self.tr("Stop the frames (the conversation is kept); choose again to go on."))
+        self.end_action = self._add(self.tr("&End conversation"), window.end_conversation)
         self.menu.addSeparator()
         self.show_action = self._add(self.tr("&Show window"), self.show_window)
         self.quit_action = self._add(self.tr("&Quit"), self.quit)
@@ -98,6 +99,7 @@ class Tray(QObject):
         self.talk_action.setChecked(self.model.talking)
         self.open_mic_action.setChecked(self.model.open_mic)
         self.pause_action.setChecked(self.model.paused)
+        self.end_action.setEnabled(self.model.can_end)
 
     def notify(self, title: str, text: str) -> None:
         """A desktop notification from the icon (``Notices``); nothing where there is no tray."""

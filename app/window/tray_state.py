@@ -58,7 +58,7 @@ TALK_SOURCE = "tray"  # the tray's Talk holds the microphone open like the key o
 
 
 class TrayModel(QObject):
-    """The tray's state (``state``, ``talking``, ``open_mic``, ``paused``) and its commands, from
+    """The tray's state (``state``, ``talking``, ``open_mic``, ``paused``, ``can_end``) and its commands, from
     the two view-models; ``changed`` fires when any of them changes."""
 
     changed = Signal()
@@ -71,9 +71,12 @@ class TrayModel(QObject):
         self.talking = False
         self.open_mic = False
         self.paused = False
+        self.can_end = False
         self.status = Status.IDLE
         conversation.status_changed.connect(self.update)
         conversation.talk_changed.connect(self.update)
+        conversation.live_changed.connect(self.update)
+        conversation.conversation_replaced.connect(self.update)
         health.warning_changed.connect(self.update)
         self.update()
 
@@ -81,9 +84,9 @@ class TrayModel(QObject):
         talk = self.conversation.talk
         status = self.conversation.status
         now = (tray_state(status, bool(self.health.warning)), TALK_SOURCE in talk.held_by, talk.open_mic,
-               status is Status.PAUSED, status)
-        if now != (self.state, self.talking, self.open_mic, self.paused, self.status):
-            self.state, self.talking, self.open_mic, self.paused, self.status = now
+               status is Status.PAUSED, self.conversation.can_end, status)
+        if now != (self.state, self.talking, self.open_mic, self.paused, self.can_end, self.status):
+            self.state, self.talking, self.open_mic, self.paused, self.can_end, self.status = now
             self.changed.emit()
 
     @property
