@@ -826,6 +826,14 @@
         <translation>&amp;Neues Gespräch</translation>
     </message>
     <message>
+        <source>&amp;End conversation</source>
+        <translation>Gespräch &amp;beenden</translation>
+    </message>
+    <message>
+        <source>End this conversation (you are asked to save what you said); a new one waits for Talk or Start.</source>
+        <translation>Dieses Gespräch beenden (Sie werden gefragt, ob Sie das Gesagte speichern möchten); ein neues wartet auf Sprechen oder Starten.</translation>
+    </message>
+    <message>
         <source>&amp;Open...</source>
         <translation>Ö&amp;ffnen...</translation>
     </message>
@@ -2004,6 +2012,10 @@ Delete {journal}? &apos;Keep&apos; leaves it there and asks again at the next st
     <message>
         <source>Stop the frames (the conversation is kept); choose again to go on.</source>
         <translation>Die Frames anhalten (das Gespräch bleibt erhalten); erneut wählen, um fortzufahren.</translation>
+    </message>
+    <message>
+        <source>&amp;End conversation</source>
+        <translation>Gespräch &amp;beenden</translation>
     </message>
     <message>
         <source>&amp;Show window</source>

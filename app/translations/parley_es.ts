@@ -826,6 +826,14 @@
         <translation>&amp;Nueva conversación</translation>
     </message>
     <message>
+        <source>&amp;End conversation</source>
+        <translation>&amp;Terminar la conversación</translation>
+    </message>
+    <message>
+        <source>End this conversation (you are asked to save what you said); a new one waits for Talk or Start.</source>
+        <translation>Terminar esta conversación (se te pregunta si guardar lo que dijiste); una nueva espera a Hablar o Empezar.</translation>
+    </message>
+    <message>
         <source>&amp;Open...</source>
         <translation>&amp;Abrir...</translation>
     </message>
@@ -2004,6 +2012,10 @@ Delete {journal}? &apos;Keep&apos; leaves it there and asks again at the next st
     <message>
         <source>Stop the frames (the conversation is kept); choose again to go on.</source>
         <translation>Detener las tramas (la conversación se conserva); elige de nuevo para seguir.</translation>
+    </message>
+    <message>
+        <source>&amp;End conversation</source>
+        <translation>&amp;Terminar la conversación</translation>
     </message>
     <message>
         <source>&amp;Show window</source>

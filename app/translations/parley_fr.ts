@@ -826,6 +826,14 @@
         <translation>&amp;Nouvelle conversation</translation>
     </message>
     <message>
+        <source>&amp;End conversation</source>
+        <translation>&amp;Terminer la conversation</translation>
+    </message>
+    <message>
+        <source>End this conversation (you are asked to save what you said); a new one waits for Talk or Start.</source>
+        <translation>Terminer cette conversation (il vous est proposé d&apos;enregistrer ce que vous avez dit) ; une nouvelle attend Parler ou Démarrer.</translation>
+    </message>
+    <message>
         <source>&amp;Open...</source>
         <translation>&amp;Ouvrir...</translation>
     </message>
@@ -2004,6 +2012,10 @@ Supprimer {journal} ? « Garder » le laisse en place et redemande au prochain d
     <message>
         <source>Stop the frames (the conversation is kept); choose again to go on.</source>
         <translation>Arrêter les trames (la conversation est gardée) ; choisissez à nouveau pour continuer.</translation>
+    </message>
+    <message>
+        <source>&amp;End conversation</source>
+        <translation>&amp;Terminer la conversation</translation>
     </message>
     <message>
         <source>&amp;Show window</source>
