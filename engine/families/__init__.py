@@ -11,10 +11,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..errors import ModelError
-from . import demo, moshi, personaplex
+from . import demo, hibiki, moshi, personaplex
 from .family import GENERATORS, Family, Preset
 
-FAMILIES: tuple[Family, ...] = (demo.FAMILY, moshi.FAMILY, personaplex.FAMILY)
+FAMILIES: tuple[Family, ...] = (demo.FAMILY, moshi.FAMILY, personaplex.FAMILY, hibiki.FAMILY)
 PRESETS: dict[str, Preset] = {p.name: p for f in FAMILIES for p in f.presets}
 _BY_NAME = {f.name: f for f in FAMILIES}
 

@@ -1,6 +1,6 @@
 """What a model family is: one object that says everything Parley needs to know about it.
 
-A family (Moshi, PersonaPlex, the demo) says how its folder is recognised from its
+A family (Moshi, PersonaPlex, Hibiki, the demo) says how its folder is recognised from its
 ``config.json``, the streams and delays of its released model, whether it takes prompts, the
 files it ships beyond the LM, codec and tokenizer, its presets (hub repository, pinned commit,
 licence, gating, download size) and how the window names it. The generators, the model files and
@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 # The generator semantics a family's LM runs with (``LMConfig.model_type``, ``make_generator``).
-GENERATORS = ("moshi", "personaplex")
+GENERATORS = ("moshi", "personaplex", "hibiki")
 MEASURED_ON = "an NVIDIA H200 after live frames"  # where Preset.memory_gb was measured (bench/results)
 
 
@@ -102,6 +102,9 @@ class Family:
     extra_files: tuple[str, ...] = ()  # what its presets ship beyond the LM, codec and tokenizer
     refines: str | None = None  # the family whose claims this one narrows
     is_demo: bool = False  # random weights: the window says that it babbles
+    # An interpreter: its input is speech to translate (a person, or what the computer plays), its
+    # output the translation; not a partner in a conversation (``engine.lm.hibiki``).
+    interprets: bool = False
 
     def label(self, name: str) -> str:
         """What the window calls a model of this family named ``name``."""
