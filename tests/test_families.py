@@ -43,7 +43,8 @@ def test_every_family_is_complete(family):
     assert recognise(built, hint=family.name) is family
     for preset in family.presets:
         assert preset.licence and preset.description and preset.approx_gb > 0
-        assert set(preset.memory_gb) == (set() if family.is_demo else {"bfloat16", "int8"})  # as measured
+        # as measured (both precisions), or not yet: Hibiki's, where no GPU was lent (the estimate then)
+        assert set(preset.memory_gb) in ((set(),) if family.is_demo else (set(), {"bfloat16", "int8"}))
         assert (preset.repo is None) == family.is_demo  # only the demo is built here
         if preset.gated:
             assert "Gated" in preset.terms and "gated" in preset.terms_short
@@ -87,10 +88,11 @@ def test_recognition_picks_the_family(config, hint, expected):
     assert recognise(config, hint=hint).name == expected
 
 
-@pytest.mark.parametrize("model_type", ["stt", "hibiki", "", 7])
+@pytest.mark.parametrize("model_type", ["stt", "tts", "", 7])
 def test_an_unknown_model_type_is_a_clear_error(model_type):
     with pytest.raises(ModelError, match=f"describes a {model_type!r} model; Parley runs the speech-to-speech "
-                                         r"models \(moshi, personaplex\). Pick a Moshi or PersonaPlex model"):
+                                         r"models \(hibiki, moshi, personaplex\). Pick a Moshi, PersonaPlex or "
+                                         "Hibiki model"):
         recognise({"model_type": model_type}, "x/config.json")
 
 

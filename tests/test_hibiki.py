@@ -17,7 +17,7 @@ from safetensors.torch import save_file
 
 from engine.checkpoint import stack_split_attention
 from engine.families import family_named, recognise
-from engine.families.hibiki import HIBIKI_ZERO_3B_CONFIG, TEXT_END_TOKEN, TEXT_PAD_TOKEN
+from engine.families.hibiki import DESCRIPTION_CONDITIONER, HIBIKI_ZERO_3B_CONFIG, TEXT_END_TOKEN, TEXT_PAD_TOKEN
 from engine.lm.generate import HibikiGenerator, SamplingConfig, make_generator
 from engine.lm.model import LMConfig, load_lm
 from engine.state import flatten
@@ -25,11 +25,7 @@ from tests.reference import require_moshi
 
 CARD, TEXT_CARD = 256, 100
 ACOUSTIC = [2] * 15
-LUT = {"description": {"type": "lut", "lut": {"n_bins": 31, "dim": 16, "tokenizer": "noop",
-                                               "possible_values": ["very_bad", "bad", "neutral", "good",
-                                                                   "very_good"]}}}
-FUSER = {"cross_attention_pos_emb": False, "cross_attention_pos_emb_scale": 1, "sum": ["description"],
-         "prepend": [], "cross": []}
+LUT, FUSER = DESCRIPTION_CONDITIONER["conditioners"], DESCRIPTION_CONDITIONER["fuser"]
 COMMON = {"model_type": "hibiki", "text_card": TEXT_CARD, "card": CARD, "n_q": 32, "dep_q": 16,
           "delays": [0, 0, *ACOUSTIC, 0, *ACOUSTIC], "existing_text_padding_id": TEXT_PAD_TOKEN, "dim": 64,
           "num_heads": 4, "num_layers": 2, "causal": True, "layer_scale": None, "context": 16, "gating": "silu",

@@ -46,7 +46,8 @@ def recognise(config: Mapping[str, Any] | None, where: str = "config.json", hint
     model_type = config.get("model_type")
     if model_type is None:
         return family_named(hint)
-    kinds = " or ".join(f.title for f in FAMILIES if not f.is_demo)
+    titles = [f.title for f in FAMILIES if not f.is_demo]
+    kinds = f"{', '.join(titles[:-1])} or {titles[-1]}" if len(titles) > 1 else titles[0]
     raise ModelError(f"{where} describes a {model_type!r} model; Parley runs the speech-to-speech models "
                      f"({', '.join(sorted({f.generator for f in FAMILIES}))}). Pick a {kinds} model.")
 

@@ -42,7 +42,8 @@ class Preset:
     revision: str | None = None
     non_commercial: bool = False
     # GPU memory in use per precision (GB, CUDA included), as last measured on MEASURED_ON; empty:
-    # runs on the CPU. The estimate for another GPU is engine.runtime.gpu_memory's.
+    # runs on the CPU, or not measured yet (Hibiki's). The estimate for any GPU is
+    # engine.runtime.gpu_memory's.
     memory_gb: Mapping[str, float] = field(default_factory=dict)
 
     @property
@@ -66,7 +67,7 @@ class Preset:
 
     @property
     def memory_text(self) -> str:
-        """``memory_gb`` in words ("" where it runs on the CPU)."""
+        """``memory_gb`` in words ("" where it runs on the CPU or was not measured)."""
         if not self.memory_gb:
             return ""
         each = ", ".join(f"{gb:.1f} GB in {precision}" for precision, gb in self.memory_gb.items())

@@ -47,7 +47,17 @@ HIBIKI_ZERO_3B_CONFIG: Mapping[str, Any] = {
     "conditioners": {}, "cross_attention": False,
 }
 
-HIBIKI_ZERO_GB = 6.2  # 3.1 B parameters in bf16
+# Hibiki 2B's and 1B's conditioner and fuser, in their config.json's keys (the 1B's file, as
+# third-party packs of it repeat it): a lookup table of five descriptions, summed into the input.
+DESCRIPTION_CONDITIONER: Mapping[str, Any] = {
+    "conditioners": {"description": {"type": "lut", "lut": {
+        "n_bins": 31, "dim": 16, "tokenizer": "noop",
+        "possible_values": ["very_bad", "bad", "neutral", "good", "very_good"]}}},
+    "fuser": {"cross_attention_pos_emb": False, "cross_attention_pos_emb_scale": 1, "sum": ["description"],
+              "prepend": [], "cross": []},
+}
+
+HIBIKI_ZERO_GB = 6.3  # 3.13 B parameters in bf16 (its config on the meta device)
 HIBIKI_2B_GB = 5.4  # 2.7 B
 HIBIKI_1B_GB = 3.4  # 1.7 B
 

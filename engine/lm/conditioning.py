@@ -24,6 +24,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from ..streaming.transformer import init_normal
+
 FUSER_METHODS = ("sum", "prepend", "cross")
 _MAX_BINS = 1 << 20
 _MAX_DIM = 1 << 16
@@ -99,6 +101,7 @@ class LutConditioner(nn.Module):
         self.embed = nn.Embedding(spec.n_bins + 1, spec.dim, **kw)
         self.output_proj = _FloatProjection(spec.dim, output_dim, **kw)
         self.learnt_padding = nn.Parameter(torch.zeros(1, 1, output_dim, **kw), requires_grad=False)
+        init_normal(self.learnt_padding, std=0.2)  # the reference's initial scale (a checkpoint replaces it)
 
     def condition(self, values: Sequence[str | None]) -> torch.Tensor:
         """[len(values), 1, output_dim] float32: each value's condition, as the reference computes
@@ -120,6 +123,7 @@ class _FloatProjection(nn.Module):
         super().__init__()
         self.weight = nn.Parameter(torch.zeros(out_features, in_features, device=device, dtype=dtype),
                                    requires_grad=False)
+        init_normal(self.weight, std=in_features ** -0.5)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return F.linear(x, self.weight)

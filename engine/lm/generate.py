@@ -121,6 +121,10 @@ class _GeneratorBase:
     """What both generators share: the LM, sampling, constant index tensors, state layout, checks."""
 
     cache_columns_extra: int  # token cache columns = max_delay + this
+    # An interpreter's: the input codes that mark the end of the source speech (every codebook),
+    # and the text token that says the translation has ended. None: no such thing.
+    end_of_source_token: int | None = None
+    end_of_text_token: int | None = None
     _written_offset_lag: int  # how far behind the offset a step leaves the column it wrote
 
     def __init__(self, lm: LMModel, sampling: SamplingConfig = SamplingConfig()):
@@ -340,6 +344,8 @@ class HibikiGenerator(MoshiGenerator):
                 or not 0 < cfg_coef <= self.MAX_CFG_COEF:
             raise ValueError(f"cfg_coef must be a number in (0, {self.MAX_CFG_COEF:g}], got {cfg_coef!r}")
         super().__init__(lm, sampling)
+        self.end_of_source_token = self.config.card  # the codec's initial token, as the reference marks it
+        self.end_of_text_token = hibiki.TEXT_END_TOKEN
         self.cfg_coef = float(cfg_coef)
         self.guided = self.cfg_coef != 1.0
         provider = getattr(lm, "condition_provider", None)
