@@ -15,7 +15,6 @@ import numpy as np
 
 from app.cli.rebuild_progress import RebuildProgress
 
-
 MAX_TRANSLATION_TAIL_S = 600.0  # ten minutes of silence after the input: far past any translation's end
 
 
