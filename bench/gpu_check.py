@@ -77,8 +77,9 @@ from bench.gpu_profile import profile_frames
 from bench.gpu_report import Report
 from engine.codec.mimi import Mimi, MimiConfig, load_mimi
 from engine.files.hub_layout import MIMI_NAME, MOSHI_NAME
-from engine.kernels import int8
+from engine.kernels import fp8, int8
 from engine.kernels.int4 import Int4Weight
+from engine.kernels.kernel_choice import KernelChoice, time_call
 from engine.kernels.quantize import load_targets, quantizer, weight_bytes
 from engine.lm.generate import PROMPT_CHUNK_STEPS, SamplingConfig, make_generator
 from engine.lm.model import UNGENERATED_TOKEN, LMConfig, LMModel, load_lm, share_stored_steps
@@ -92,7 +93,11 @@ SMOKE_OUT = Path(tempfile.gettempdir()) / "parley-gpu_check-smoke.json"  # never
 CARDS_GB = (8, 12, 16, 24)  # what gpu_load emulates
 CHECK_CARDS_GB = (12, 16, 24)  # the memory caps this check runs each 7B model under
 CAP_PRECISIONS = ("bfloat16", "int8")
-QUANTISED = ("int8", "int4")
+QUANTISED = ("int8", "fp8", "int4")
+CHOOSING = {"int8": int8.CHOICE, "fp8": fp8.CHOICE}  # the precisions whose matmuls choose among kernels
+# Those whose graph frames run once per candidate that agrees (fp8's two run as chosen: its
+# candidates are timed at the 7B shapes by the kernel timings, which keeps the check near 7 minutes).
+FRAMES_PER_KERNEL = ("int8",)
 BUDGET_S = 420.0  # one short GPU call: the whole check, both 7B models, in 7 minutes
 # Seconds a stage takes for a 7B model on an H100/H200 at the default 60 frames. Measured on the
 # H200 (bench/results/gpu_check.json: the whole earlier check, build, eager, graph, two int8 kernels
@@ -103,7 +108,8 @@ BUDGET_S = 420.0  # one short GPU call: the whole check, both 7B models, in 7 mi
 # dequantises every weight every call), the profiler and the memory caps (6 builds, 3 of them
 # failing part-way). Stages of the demo and the tiny models: SMALL_STAGE_S each.
 STAGE_S = {"build": 5, "eager": 6, "graph": 3, "floor": 1, "profile": 8, "prompt_stepwise": 6, "prompt_chunked": 2,
-           "build_int8": 6, "int8_choice": 5, "graph_int8": 6, "graph_int8/compiled": 40, "build_int4": 6,
+           "build_int8": 6, "int8_choice": 5, "graph_int8": 6, "graph_int8/compiled": 40, "build_fp8": 6,
+           "fp8_choice": 5, "graph_fp8": 6, "build_int4": 6,
            "graph_int4": 15, "memory_caps": 40, "reference": 5, "reference_compiled": 45}
 SMALL_STAGE_S = 3
 TOP_STAGE_S = {"copy_bandwidth": 1, "kernels": 40}  # kernels: the compiled candidate compiled at 4 shapes
@@ -337,10 +343,11 @@ class Options:
     frames: int = 60
 
 
-def int8_candidates(device_type: str) -> tuple[str, ...]:
-    """The int8 kernels a plan expects to run: the CPU's one, every candidate on a GPU (those that
-    disagree there are left out at run time)."""
-    return ("unfused",) if device_type == "cpu" else tuple(int8.KERNELS)
+def kernel_candidates(precision: str, device_type: str) -> tuple[str, ...]:
+    """The kernels of ``precision`` a plan expects to run: the CPU's one, every candidate on a GPU
+    (those that disagree there are left out at run time)."""
+    choice = CHOOSING[precision]
+    return (choice.cpu_kernel,) if device_type == "cpu" else tuple(choice.kernels)
 
 
 def planned_stages(name: str, options: Options) -> list[str]:
@@ -352,8 +359,9 @@ def planned_stages(name: str, options: Options) -> list[str]:
     if is_personaplex(name):
         stages += ["prompt_stepwise", "prompt_chunked"]
     for precision in options.precisions:
-        if precision == "int8":
-            stages += ["build_int8", "int8_choice", *(f"graph_int8/{k}" for k in int8_candidates(options.device_type))]
+        if precision in FRAMES_PER_KERNEL:
+            stages += [f"build_{precision}", f"{precision}_choice",
+                       *(f"graph_{precision}/{k}" for k in kernel_candidates(precision, options.device_type))]
         elif precision != "bfloat16":
             stages += [f"build_{precision}", f"graph_{precision}"]
     if options.caps:
@@ -488,16 +496,17 @@ def check_precision(name: str, precision: str, device, dtype, inputs, bf16: dict
         return
     mimi, lm = built["mimi"], built["lm"]
     kernels = [None]
-    if precision == "int8":
-        kernels = report.stage(name, "int8_choice", lambda: int8_kernels(device, dtype),
+    if precision in FRAMES_PER_KERNEL:
+        choice = CHOOSING[precision]
+        kernels = report.stage(name, f"{precision}_choice", lambda: agreeing_kernels(choice, device, dtype),
                                record=lambda k: {"chosen": k[0], "agree": k,
-                                                 **int8.KERNEL_CHOICES.get((device.type, dtype), {})})
+                                                 **choice.measured.get((device.type, dtype), {})})
         if kernels is None:
             return
     for kernel in kernels:
         label = precision if kernel is None else f"{precision}/{kernel}"
-        run = report.stage(name, f"graph_{label}", lambda kernel=kernel: with_int8_kernel(
-            device, dtype, kernel, lambda: run_ours(mimi, lm, inputs, device, graph=True)))
+        run = report.stage(name, f"graph_{label}", lambda kernel=kernel: with_kernel(
+            CHOOSING.get(precision), device, dtype, kernel, lambda: run_ours(mimi, lm, inputs, device, graph=True)))
         if run is None:
             continue
         median = run["times"].get("median_ms")
@@ -512,36 +521,41 @@ def check_precision(name: str, precision: str, device, dtype, inputs, bf16: dict
     report.write()
 
 
-def int8_kernels(device: torch.device, dtype: torch.dtype) -> list[str]:
-    """The int8 kernels that agree with the reference here, the one the engine chose first."""
-    chosen = int8.chosen_kernel(device, dtype)
-    agree = int8.KERNEL_CHOICES.get((device.type, dtype), {}).get("agree", [chosen])
+def agreeing_kernels(choice: KernelChoice, device: torch.device, dtype: torch.dtype) -> list[str]:
+    """The kernels of ``choice`` that agree with its reference here, the one the engine chose first."""
+    chosen = choice.kernel(device, dtype)
+    agree = choice.measured.get((device.type, dtype), {}).get("agree", [chosen])
     return [chosen, *(k for k in agree if k != chosen)]
 
 
-def with_int8_kernel(device, dtype, kernel: str | None, run):
-    """``run`` with int8 matmuls through ``kernel`` (None: as chosen), the choice restored after."""
+def with_kernel(choice: KernelChoice | None, device, dtype, kernel: str | None, run):
+    """``run`` with the matmuls of ``choice`` through ``kernel`` (None, or no choice: as chosen),
+    the choice restored after."""
+    if choice is None or kernel is None:
+        return run()
     key = (device.type, dtype)
-    chosen = int8.chosen_kernel(device, dtype)
-    int8._CHOSEN[key] = kernel or chosen
+    chosen = choice.kernel(device, dtype)
+    choice.chosen[key] = kernel
     try:
         return run()
     finally:
-        int8._CHOSEN[key] = chosen
+        choice.chosen[key] = chosen
 
 
 def kernel_times(device: torch.device, dtype: torch.dtype, repeats: int = 20) -> dict:
-    """Each int8 candidate at the 7B shapes (those that agree with the reference), eagerly and, on
-    CUDA, replayed from a graph as a frame runs it (``int8_ms_graph``: no launch gaps between a
-    many-kernel candidate's kernels); and int4: the plain dequantising path against torch's fused
+    """Each int8 and fp8 candidate at the 7B shapes (those that agree with their reference), eagerly
+    and, on CUDA, replayed from a graph as a frame runs it (``int8_ms_graph``: no launch gaps between
+    a many-kernel candidate's kernels); and int4: the plain dequantising path against torch's fused
     ``_weight_int4pack_mm`` (CUDA only)."""
     shapes = int8.TIMED_SHAPES if device.type == "cuda" else ((64, 48), (32, 96))
-    tried = [k for k in int8.KERNELS if device.type == "cuda" or k != "compiled"]  # the CPU compiles for minutes
-    agree = [k for k in tried if int8.kernel_agrees(k, device, dtype)]
-    out = {"int8_agree": agree, "int8_ms": int8.time_kernels(device, dtype, agree, shapes, repeats),
-           "int4_ms": {"plain": 0.0}}
-    if device.type == "cuda":
-        out["int8_ms_graph"] = graph_kernel_times(device, dtype, agree, shapes, repeats)
+    out: dict = {"int4_ms": {"plain": 0.0}}
+    for precision, choice in CHOOSING.items():
+        tried = [k for k in choice.kernels if device.type == "cuda" or k != "compiled"]  # the CPU compiles for minutes
+        agree = [k for k in tried if choice.agrees(k, device, dtype)]
+        out[f"{precision}_agree"] = agree
+        out[f"{precision}_ms"] = choice.time(device, dtype, agree, shapes, repeats)
+        if device.type == "cuda":
+            out[f"{precision}_ms_graph"] = graph_kernel_times(choice, device, dtype, agree, shapes, repeats)
     gen = torch.Generator().manual_seed(0)
     for n_in, n_out in shapes:
         x = torch.randn(1, n_in, generator=gen).to(device, dtype)
@@ -554,29 +568,28 @@ def kernel_times(device: torch.device, dtype: torch.dtype, repeats: int = 20) ->
             got = call().float()
             if not bool((got - want).abs().max() <= int8.KERNEL_TOLERANCE * want.abs().max()):
                 out.setdefault("int4_disagree", []).append(kernel)
-            ms = statistics.median(int8.time_call(call, device, repeats))
+            ms = statistics.median(time_call(call, device, repeats))
             out["int4_ms"][kernel] = round(out["int4_ms"].get(kernel, 0.0) + ms, 4)
     return out
 
 
-def graph_kernel_times(device, dtype, names, shapes, repeats: int) -> dict:
-    """``int8.time_kernels`` with each call replayed from a CUDA graph (a kernel that cannot be
-    captured: its error instead of a time)."""
+def graph_kernel_times(choice: KernelChoice, device, dtype, names, shapes, repeats: int) -> dict:
+    """``choice.time`` with each call replayed from a CUDA graph (a kernel that cannot be captured:
+    its error instead of a time)."""
     totals: dict[str, float | str] = dict.fromkeys(names, 0.0)
     gen = torch.Generator().manual_seed(0)
     for n_in, n_out in shapes:
         x = torch.randn(1, n_in, generator=gen).to(device, dtype)
-        q = torch.randint(-int8.INT8_MAX, int8.INT8_MAX + 1, (n_out, n_in), dtype=torch.int8, generator=gen).to(device)
-        scale = torch.rand(n_out, generator=gen).to(device, dtype) * 1e-2
+        q, scale = choice.quantize_rows(torch.randn(n_out, n_in, generator=gen).to(device, dtype))
         for name in names:
             if isinstance(totals[name], str):
                 continue
             try:
-                replay = graphed(functools.partial(int8.KERNELS[name], x, q, scale))
+                replay = graphed(functools.partial(choice.kernels[name], x, q, scale))
             except Exception as e:  # noqa: BLE001 (recorded for this kernel; the others are timed)
                 totals[name] = f"{type(e).__name__}: {e}"
                 continue
-            totals[name] += statistics.median(int8.time_call(replay, device, repeats))
+            totals[name] += statistics.median(time_call(replay, device, repeats))
     return {k: round(v, 4) if isinstance(v, float) else v for k, v in totals.items()}
 
 

@@ -54,7 +54,8 @@ def test_each_model_says_what_it_is_whether_it_runs_here_and_which_is_in_use(qtb
     # (the lightest precision auto chooses) and the CUDA variant.
     need = {family: math.ceil(needed_gb(model_manager.family_config(family), "int8"))
             for family in ("moshi", "personaplex")}
-    assert 10 < need["moshi"] < need["personaplex"] < 24  # 7B models in 8-bit, with their KV cache
+    # 7B models in 8-bit, with their KV cache; PersonaPlex's file stores Moshi's weights and one table more.
+    assert 10 < need["moshi"] <= need["personaplex"] < 24
     for name in ("moshiko", "personaplex"):
         assert cell(name, "Here") == (f"needs an NVIDIA GPU with {need[PRESETS[name].family]} GB and "
                                       f"{model_manager.CUDA_VARIANT}")

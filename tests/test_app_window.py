@@ -558,6 +558,8 @@ def test_transcript_and_audio_export_from_the_file_menu(harness, qtbot, tmp_path
     import json
     import wave
 
+    import srt
+
     w = harness.window
     qtbot.keyPress(w, Qt.Key_Space)
     count = len(harness.frames(3))
@@ -569,6 +571,13 @@ def test_transcript_and_audio_export_from_the_file_menu(harness, qtbot, tmp_path
     actions["Export &transcript..."].trigger()
     exported = json.loads((tmp_path / "talk.json").read_text(encoding="utf-8"))
     assert [p["text"] for p in exported["pieces"]] == [t for _, t in w.model.transcript.pieces]
+    monkeypatch.setattr(QFileDialog, "getSaveFileName",
+                        lambda *a, **k: (str(tmp_path / "talk"), "SubRip subtitles (*.srt)"))
+    actions["Export &transcript..."].trigger()
+    cues = list(srt.parse((tmp_path / "talk.srt").read_text(encoding="utf-8")))
+    assert [c.content.split(":")[0] for c in cues] == [
+        {"you": "You", "assistant": "Assistant"}[t.speaker] for t in w.model.transcript.turns]
+    assert "You" in [c.content.split(":")[0] for c in cues]  # the tone the user spoke is a turn
 
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(tmp_path / "talk.wav"), ""))
     actions["Export a&udio..."].trigger()

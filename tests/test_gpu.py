@@ -47,11 +47,14 @@ def test_gpu_check_smoke_runs_on_cpu(tmp_path):
         assert run["times"]["n"] > 0 and run["graph_active"] is False
         assert "CUDA" in run["fallback_reason"] or "eager" in run["fallback_reason"], run
     assert tiny["reference"]["times"]["n"] > 0 and tiny["floor"]["floor_ms"] > 0
-    assert set(tiny["precisions"]) == {"int8/unfused", "int4"}  # the CPU takes the unfused int8 kernel
-    int8, int4 = tiny["precisions"]["int8/unfused"], tiny["precisions"]["int4"]
+    assert set(tiny["precisions"]) == {"int8/unfused", "fp8", "int4"}  # the CPU takes the unfused int8 kernel
+    int8, fp8, int4 = (tiny["precisions"][p] for p in ("int8/unfused", "fp8", "int4"))
     assert int4["floor"]["bytes_per_frame"] < int8["floor"]["bytes_per_frame"] < tiny["floor"]["bytes_per_frame"]
-    assert int8["ratio_to_bf16"] > 0 and int8["chosen"] and int8["frames_identical_to_bf16"] <= 5
+    assert fp8["floor"]["bytes_per_frame"] == int8["floor"]["bytes_per_frame"]  # a byte a weight, a scale a row
+    for run in (int8, fp8):
+        assert run["ratio_to_bf16"] > 0 and run["chosen"] and run["frames_identical_to_bf16"] <= 5
     assert {"unfused", "int8pack", "int_mm"} <= set(report["kernels"]["int8_agree"])
+    assert report["kernels"]["fp8_agree"] == ["unfused", "scaled_mm"]  # torch's CPU _scaled_mm agrees too
     assert "int4_disagree" not in report["kernels"]
     greedy = report["models"]["demo"]["greedy_float32_vs_reference"]  # the CPU's parity: ours vs the reference
     assert greedy["identical"] == greedy["frames"] == 4 and greedy["first_difference"] is None
@@ -238,10 +241,10 @@ def test_torch_int4pack_kernel_equals_the_plain_int4_reference():
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("precision", ["int8", "int4"])
+@pytest.mark.parametrize("precision", ["int8", "fp8", "int4"])
 def test_a_load_quantised_on_the_gpu_equals_one_quantised_on_the_cpu(demo_model_dir, precision):
-    """The file streams into the GPU's quantised buffers (no float copy there); the buffers equal
-    the CPU's bit for bit."""
+    """The file streams into the GPU's quantised buffers, each tensor quantised there (no float copy
+    of the LM there); the buffers equal the CPU's bit for bit."""
     from engine.kernels.quantize import quantizer
 
     config = LMConfig.from_hub_config(json.loads((demo_model_dir / "config.json").read_text()))
@@ -249,4 +252,5 @@ def test_a_load_quantised_on_the_gpu_equals_one_quantised_on_the_cpu(demo_model_
     gpu = load_lm(path, config, device="cuda", dtype=torch.bfloat16, quantize=quantizer(precision))
     cpu = load_lm(path, config, device="cpu", dtype=torch.bfloat16, quantize=quantizer(precision))
     want = cpu.state_dict()
-    assert all(torch.equal(t.cpu(), want[k]) for k, t in gpu.state_dict().items())
+    bits = lambda t: t.view(torch.uint8) if t.dtype == torch.float8_e4m3fn else t
+    assert all(torch.equal(bits(t.cpu()), bits(want[k])) for k, t in gpu.state_dict().items())

@@ -10,8 +10,9 @@ import weakref
 import pytest
 import torch
 
+from app.models.manager import gpu_need_gb
 from engine import PRESETS, ModelError, load_model
-from engine.lm.model import LMConfig, LMModel
+from engine.lm.model import LMConfig, LMModel, released_personaplex_shapes
 from engine.runtime import loading
 from engine.runtime.gpu_memory import Gpu, choose_precision, needed_gb, too_big_message
 
@@ -26,27 +27,42 @@ def test_the_presets_say_what_was_measured():
                            ("personaplex", True): 15.1}
 
 
+def own_shapes(config: LMConfig) -> dict[str, tuple[int, ...]]:
+    """The shapes of a file that stores every step the model has (PersonaPlex's 16 depth steps)."""
+    return {k: tuple(v.shape) for k, v in LMModel(config, device="meta").state_dict().items()}
+
+
 @pytest.mark.parametrize(("family", "int8"), list(MEASURED_GB))
 def test_the_estimate_errs_high_but_not_by_much(family, int8):
-    """Measured with PersonaPlex's steps 8..15 held as copies, so estimated without the file."""
+    """Measured with PersonaPlex's steps 8..15 held as copies, so estimated as for a 16-step file."""
     config = LMConfig.personaplex_7b() if family == "personaplex" else LMConfig.moshi_7b()
     measured = MEASURED_GB[family, int8]
-    assert measured <= needed_gb(config, "int8" if int8 else "bfloat16") <= measured + 3
+    assert measured <= needed_gb(config, "int8" if int8 else "bfloat16", file_shapes=own_shapes(config)) \
+        <= measured + 3
 
 
 def eight_step_shapes() -> dict[str, tuple[int, ...]]:
-    """The shapes of PersonaPlex's released file: the Moshi 7B layout plus ``depformer_emb.7``."""
-    shapes = {k: tuple(v.shape) for k, v in LMModel(LMConfig.moshi_7b(), device="meta").state_dict().items()}
-    return {**shapes, "depformer_emb.7.weight": (2049, 1024)}
+    """The shapes of PersonaPlex's released file, written out: the Moshi 7B layout plus ``depformer_emb.7``."""
+    return {**own_shapes(LMConfig.moshi_7b()), "depformer_emb.7.weight": (2049, 1024)}
 
 
 def test_the_estimate_counts_each_stored_weight_once_and_falls_with_the_precision():
     pp = LMConfig.personaplex_7b()
-    separate = needed_gb(pp, "bfloat16")
+    separate = needed_gb(pp, "bfloat16", file_shapes=own_shapes(pp))
     shared = needed_gb(pp, "bfloat16", file_shapes=eight_step_shapes())
     assert 1.3 < separate - shared < 1.4  # 0.68 B bfloat16 weights of steps 8..15
     assert abs(shared - needed_gb(LMConfig.moshi_7b(), "bfloat16")) < 0.01  # the same weights as Moshi, + 1 table
     assert needed_gb(pp, "int4") < needed_gb(pp, "int8") < separate
+
+
+def test_before_the_file_exists_personaplex_is_estimated_as_its_released_file_stores_it():
+    """The model manager's need and ``auto``'s choice before a download: the released file's
+    8 stored steps, not 16 (which overstated PersonaPlex by 1.4 GB in bfloat16)."""
+    pp = LMConfig.personaplex_7b()
+    assert released_personaplex_shapes(pp) == eight_step_shapes()
+    for precision in ("bfloat16", "int8"):
+        assert needed_gb(pp, precision) == needed_gb(pp, precision, file_shapes=eight_step_shapes())
+    assert gpu_need_gb("personaplex") == gpu_need_gb("moshi") == 15
 
 
 GB = {p: needed_gb(LMConfig.personaplex_7b(), p, file_shapes=eight_step_shapes()) for p in ("bfloat16", "int8", "int4")}

@@ -55,6 +55,7 @@ def test_a_session_in_a_fresh_home_leaves_nothing_others_can_read(fresh_home, ap
 
     from app import paths
     from app.conversation.transcript import Transcript
+    from app.conversation.transcript_formats import export_transcript
     from app.engine_thread.controller import write_stereo_wav
     from app.journals.saved_marker import mark_saved
     from app.settings import AppSettings, save_settings
@@ -81,7 +82,7 @@ def test_a_session_in_a_fresh_home_leaves_nothing_others_can_read(fresh_home, ap
     mark_saved(journals / "crashed.journal", 3, str(conversations / "Talk with Ana.parley"))
     user, assistant = session.audio()
     write_stereo_wav(str(fresh_home / "Documents" / "talk.wav"), user, assistant)
-    Transcript().export(str(fresh_home / "Documents" / "talk.txt"))
+    export_transcript(Transcript(), str(fresh_home / "Documents" / "talk.txt"), "Talk with Ana")
     t = np.arange(11 * 24_000) / 24_000
     VoiceLibrary().add("Ana", (0.3 * np.sin(2 * np.pi * 190 * t)).astype(np.float32))
     store = QSettings(str(fresh_home / ".config" / "Parley" / "Parley.conf"), QSettings.IniFormat)

@@ -9,7 +9,7 @@ import sys
 from app.voices.cli import add_voices_parser
 from app.voices.personas_cli import add_personas_parser
 
-PRECISIONS = ("auto", "float32", "bfloat16", "int8", "int4")  # engine.Precision's values (tested to match)
+PRECISIONS = ("auto", "float32", "bfloat16", "int8", "fp8", "int4")  # engine.Precision's values (tested to match)
 MODEL_HELP = ("a preset (demo, moshiko, moshika, moshika-rl-seamless, personaplex, personaplex-rl-seamless, "
               "hibiki-zero, hibiki-2b, hibiki-1b) "
               "or a model folder")  # engine.PRESETS (tested to match); engine is not imported to parse arguments
@@ -24,7 +24,9 @@ def _add_model_options(p: argparse.ArgumentParser, remembered: bool = False) -> 
                    help="auto: on CUDA bfloat16 where it fits in the GPU's free memory, else int8 (it says which "
                         "and why); on CPUs with AMX or AVX512-BF16 bfloat16 (weights only for the matmuls "
                         "measured faster), float32 elsewhere; float32: the reference's exact results; int8: int8 "
-                        "LM weights, quantised while loading; int4: 4-bit LM weights (experimental, opt-in: can "
+                        "LM weights, quantised while loading; fp8: float8 e4m3 LM weights, as many bytes as int8 "
+                        "(opt-in; multiplied natively on GPUs of compute capability 8.9 and later); int4: 4-bit LM "
+                        "weights (experimental, opt-in: can "
                         "lower the model's quality)")
     p.add_argument("--int8", dest="precision", action="store_const", const="int8", help="same as --precision int8")
     p.add_argument("--no-cuda-graph", action="store_true", help="run the frame step eagerly on CUDA")

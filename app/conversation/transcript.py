@@ -16,14 +16,12 @@ pause; an open microphone hears a whole conversation) made that cost grow with i
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
 from app.audio.levels import DISPLAY_FLOOR_DB, SPEECH_DB, level_db
-from engine import FRAME_SECONDS, FRAME_SIZE, write_atomically
+from engine import FRAME_SECONDS, FRAME_SIZE
 
 USER_GAP_S = 0.5  # the user quiet for longer than this ends their turn
 ASSISTANT_GAP_S = 1.5  # the assistant silent, or without new text, for longer than this ends its turn
@@ -39,7 +37,7 @@ class Turn:
     speaker: str  # YOU | ASSISTANT
     start: float  # conversation seconds of its first frame
     end: float  # conversation seconds at the end of its last active frame
-    text: str = ""  # the assistant's words (the models do not transcribe the user)
+    text: str = ""  # the words: the assistant's, or the person's where a caption model heard them
     levels: list[float] = field(default_factory=list)  # dBFS per frame, for the level strip
     last_text: float | None = None  # seconds of the newest text piece
     heard: set[int] = field(default_factory=set)  # the frames (indices) in which this side was heard
@@ -155,26 +153,6 @@ class Transcript:
             if self.turns[i].start <= seconds < self.turns[i].end:
                 return i
         return None
-
-    def as_text(self) -> str:
-        lines = []
-        for turn in self.turns:
-            if turn.speaker == YOU:
-                lines.append(f"[{clock(turn.start)}] You: ({turn.duration:.1f} s of speech)")
-            else:
-                lines.append(f"[{clock(turn.start)}] Assistant: {turn.text.strip() or '(speech without words)'}")
-        return "\n".join(lines)
-
-    def to_json(self) -> dict:
-        return {"turns": [{"speaker": t.speaker, "start": round(t.start, 3), "end": round(t.end, 3),
-                           "text": t.text.strip()} for t in self.turns],
-                "pieces": [{"seconds": s, "text": t} for s, t in self.pieces]}
-
-    def export(self, path: str) -> None:
-        """Write .json (structured) or plain text, atomically (a failed write leaves no broken file)."""
-        target = Path(path)
-        data = json.dumps(self.to_json(), indent=2) if target.suffix.lower() == ".json" else self.as_text() + "\n"
-        write_atomically(target, data.encode("utf-8"), private=True)
 
 
 def _frame_db(audio: np.ndarray | None, index: int) -> float:

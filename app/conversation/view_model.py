@@ -29,6 +29,7 @@ from app.conversation.devices_model import DevicesModel
 from app.conversation.push_to_talk import TalkState, open_mic_note
 from app.conversation.status import Status, StatusInputs, derive_status
 from app.conversation.transcript import YOU, FrameObservation, Transcript
+from app.conversation.transcript_formats import export_transcript
 from app.conversation.turn_list import TurnListModel
 from app.engine_thread import messages as m
 from app.engine_thread.controller import ModelLoader, load_engine_model
@@ -350,8 +351,10 @@ class ConversationModel(QObject):
         return command.cancel
 
     def export_transcript(self, path: str) -> None:
+        """Write the transcript in the format ``path``'s suffix names (``transcript_formats.FORMATS``)."""
+        title = Path(self.conversation_path).stem if self.conversation_path else "Untitled conversation"
         try:
-            self.transcript.export(path)
+            export_transcript(self.transcript, path, title)
         except (OSError, ValueError) as e:
             self._on_error(f"Could not export the transcript: {e}")
             return

@@ -42,6 +42,7 @@ from app.conversation.media_pause import MediaPause
 from app.conversation.panel import ConversationPanel
 from app.conversation.replay import ReplayPlayer
 from app.conversation.status import Status
+from app.conversation.transcript_formats import FORMATS, format_named_by_filter
 from app.conversation.view_model import ConversationModel
 from app.desktop_key.backends import desktop_grab
 from app.desktop_key.talk_key import DesktopTalkKey
@@ -511,12 +512,13 @@ class MainWindow(QMainWindow):
             self.close()
 
     def export_transcript_dialog(self) -> None:
+        conversation = Path(self.model.conversation_path or new_conversation_path(self.library.folder))
         path, chosen = QFileDialog.getSaveFileName(self, "Export transcript",
-                                                   str(self.library.folder / "transcript.txt"),
-                                                   "Text (*.txt);;JSON (*.json)")
+                                                   str(conversation.with_suffix(FORMATS[0].suffix)),
+                                                   ";;".join(f.dialog_filter for f in FORMATS))
         if path:
             if not Path(path).suffix:
-                path += ".json" if "json" in chosen.lower() else ".txt"
+                path += format_named_by_filter(chosen).suffix
             self.model.export_transcript(path)
 
     def export_audio_dialog(self) -> None:

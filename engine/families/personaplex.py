@@ -12,6 +12,9 @@ from .family import Family, Preset
 from .moshi import GPU_NEED, MOSHI_DELAYS
 
 PERSONAPLEX_DEP_Q = 16  # its depth transformer: the assistant's 8 codebooks, then the user's 8
+# Its released file stores the depth transformer's first 8 steps (Moshi's layout) and one input table
+# more; its loader serves steps 8..15 from them (``engine.lm.model.share_stored_steps``).
+RELEASED_STORED_STEPS = 8
 VOICES_ARCHIVE = "voices.tgz"  # the shipped voice prompt embeddings
 PERSONAPLEX_7B_GB = 16.7  # the bf16 weights with 16 depth-transformer steps
 PERSONAPLEX_7B_MEMORY_GB = {"bfloat16": 22.1, "int8": 15.1}  # family.MEASURED_ON (bench/results/gpu_load.json)

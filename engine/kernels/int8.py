@@ -18,31 +18,26 @@ output's largest magnitude:
   with the int8 weight, exact integer accumulation, then both scales: the activation rounding is
   an approximation, hence the tolerance.
 
-Which one runs is measured once per (device type, dtype), eagerly (never inside a graph capture;
-a CUDA graph is captured after eager warm-up frames): every candidate that runs there and agrees
-with the reference is timed at the 7B model's matmul shapes and the fastest is kept
-(``KERNEL_CHOICES`` records the times). The CPU always takes ``unfused``: for one row the fused
-CPU kernel measured 3-15x slower (2-core AMD EPYC VM, torch 2.13).
+Which one runs is chosen as ``engine.kernels.kernel_choice`` says, timed at the 7B model's matmul
+shapes (``KERNEL_CHOICES`` records the times). The CPU always takes ``unfused``: for one row the
+fused CPU kernel measured 3-15x slower (2-core AMD EPYC VM, torch 2.13).
 """
 
 from __future__ import annotations
 
 import functools
-import statistics
-import time
 from collections.abc import Callable
 
 import torch
 import torch.nn.functional as F
 
+from .kernel_choice import Kernel, KernelChoice
 from .weight import QuantizedWeight
 
 INT8_MAX = 127
 # The most a kernel's output may differ from the dequantised reference, relative to the output's
 # largest magnitude: bfloat16 rounding of the output (2^-8) and, for int_mm, of the activations.
 KERNEL_TOLERANCE = 2e-2
-KERNEL_CHOICES: dict[tuple[str, torch.dtype], dict] = {}  # (device type, dtype) -> what was measured
-_CHOSEN: dict[tuple[str, torch.dtype], str] = {}
 # (in, out) of the 7B matmuls a frame runs most: temporal FFN in/out, depformer attention and FFN in
 TIMED_SHAPES = ((4096, 22528), (11264, 4096), (1024, 3072), (1024, 5632))
 INT_MM_MIN_ROWS = 17  # torch._int_mm on CUDA needs more than 16 rows: fewer are padded
@@ -137,74 +132,14 @@ def _compiled_call(x: torch.Tensor, q: torch.Tensor, scale: torch.Tensor) -> tor
     return compiled_unfused()(x, q, scale)
 
 
-KERNELS: dict[str, Callable[[torch.Tensor, torch.Tensor, torch.Tensor], torch.Tensor]] = {
+KERNELS: dict[str, Kernel] = {
     "unfused": _unfused, "compiled": _compiled_call, "int8pack": _int8pack, "int_mm": _int_mm}
 
 
-def kernel_agrees(name: str, device: torch.device, dtype: torch.dtype) -> bool:
-    """Whether kernel ``name`` runs on ``device`` and equals ``reference_linear`` within
-    ``KERNEL_TOLERANCE`` (one row and three rows, as frames and prompts use)."""
-    gen = torch.Generator().manual_seed(0)
-    q, scale = quantize_rows(torch.randn(48, 64, generator=gen).to(device, dtype))
-    for rows in (1, 3):
-        x = torch.randn(1, rows, 64, generator=gen).to(device, dtype)
-        try:
-            got = KERNELS[name](x, q, scale).float()
-        except Exception:  # noqa: BLE001 (a kernel missing here fails in many ways: no Triton, no compiler, no op)
-            return False
-        want = reference_linear(x, q, scale).float()
-        if got.shape != want.shape or not bool((got - want).abs().max() <= KERNEL_TOLERANCE * want.abs().max()):
-            return False
-    return True
-
-
-def chosen_kernel(device: torch.device, dtype: torch.dtype) -> str:
-    """The kernel int8 matmuls use on (device type, dtype): "unfused" on the CPU and the meta
-    device, elsewhere the fastest of the kernels that agree with the reference, measured the
-    first time (cached; syncs with the device: call it eagerly)."""
-    key = (device.type, dtype)
-    if key not in _CHOSEN:
-        if device.type in ("cpu", "meta"):
-            _CHOSEN[key] = "unfused"
-        else:
-            choice = {"agree": [name for name in KERNELS if kernel_agrees(name, device, dtype)]}
-            choice["ms"] = time_kernels(device, dtype, choice["agree"])
-            choice["kernel"] = min(choice["ms"], key=choice["ms"].get)
-            KERNEL_CHOICES[key] = choice
-            _CHOSEN[key] = choice["kernel"]
-    return _CHOSEN[key]
-
-
-def time_kernels(device: torch.device, dtype: torch.dtype, names=tuple(KERNELS), shapes=TIMED_SHAPES,
-                 repeats: int = 20) -> dict[str, float]:
-    """Milliseconds of one row through each matmul shape, summed, per kernel (medians of
-    ``repeats`` after a warm-up; CUDA events on a GPU, a wall clock elsewhere)."""
-    totals = dict.fromkeys(names, 0.0)
-    gen = torch.Generator().manual_seed(0)
-    for n_in, n_out in shapes:
-        x = torch.randn(1, n_in, generator=gen).to(device, dtype)
-        q = torch.randint(-INT8_MAX, INT8_MAX + 1, (n_out, n_in), dtype=torch.int8, generator=gen).to(device)
-        scale = torch.rand(n_out, generator=gen).to(device, dtype) * 1e-2
-        for name in names:
-            call = functools.partial(KERNELS[name], x, q, scale)
-            totals[name] += statistics.median(time_call(call, device, repeats))
-    return {k: round(v, 4) for k, v in totals.items()}
-
-
-def time_call(fn: Callable[[], object], device: torch.device, repeats: int) -> list[float]:
-    """Milliseconds of each of ``repeats`` calls of ``fn`` after one warm-up call."""
-    fn()
-    times = []
-    for _ in range(repeats):
-        if device.type == "cuda":
-            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            start.record()
-            fn()
-            end.record()
-            end.synchronize()
-            times.append(start.elapsed_time(end))
-        else:
-            t0 = time.perf_counter()
-            fn()
-            times.append((time.perf_counter() - t0) * 1e3)
-    return times
+# The kernel choice (``engine.kernels.kernel_choice``); its parts under the names callers use.
+CHOICE = KernelChoice(KERNELS, quantize_rows, reference_linear, KERNEL_TOLERANCE, TIMED_SHAPES)
+KERNEL_CHOICES = CHOICE.measured
+_CHOSEN = CHOICE.chosen
+kernel_agrees = CHOICE.agrees
+chosen_kernel = CHOICE.kernel
+time_kernels = CHOICE.time

@@ -1,6 +1,6 @@
 """Quantised weights of the LM's matmuls in pure torch (no Triton, no bitsandbytes): the weight
-kinds ``Int8Weight`` (``engine.kernels.int8``) and ``Int4Weight`` (``engine.kernels.int4``), and
-the machinery that puts them in a model.
+kinds ``Int8Weight`` (``engine.kernels.int8``), ``Float8Weight`` (``engine.kernels.fp8``) and
+``Int4Weight`` (``engine.kernels.int4``), and the machinery that puts them in a model.
 
 Every matmul weight of the LM (attention ``in_proj_weight`` and ``out_proj.weight``, the gated
 FFNs' ``linear_in``/``linear_out``, ``text_linear``, ``depformer_in``, ``linears``; temporal
@@ -28,10 +28,11 @@ from collections.abc import Callable
 from torch import nn
 
 from ..checkpoint import Target, distinct_tensors
+from .fp8 import Float8Weight
 from .int4 import Int4Weight
 from .int8 import Int8Weight
 
-WEIGHT_KINDS = {"int8": Int8Weight, "int4": Int4Weight}
+WEIGHT_KINDS = {"int8": Int8Weight, "fp8": Float8Weight, "int4": Int4Weight}
 _CLASSES: dict[tuple[type, str, type], type] = {}
 
 
@@ -84,7 +85,7 @@ def quantize_lm_int4(lm: nn.Module) -> nn.Module:
 
 
 def quantizer(precision: str) -> Callable[[nn.Module], nn.Module] | None:
-    """The function that quantises a model for ``precision`` ("int8", "int4"), None for a float one."""
+    """The function that quantises a model for ``precision`` ("int8", "fp8", "int4"), None for a float one."""
     kind = WEIGHT_KINDS.get(precision)
     return None if kind is None else (lambda lm: quantize_lm(lm, kind))
 

@@ -45,8 +45,9 @@ class QuantizedWeight:
 
     def copy_(self, weight: torch.Tensor) -> QuantizedWeight:
         """Quantise ``weight`` (cast to the compute dtype first, as a float model would hold it)
-        into these rows."""
-        for mine, new in zip(self.tensors(), self.quantize(weight.to(self.dtype)).tensors()):
+        into these rows, on their device: a checkpoint streaming to a GPU is quantised there, one
+        tensor at a time, instead of by the host's cores."""
+        for mine, new in zip(self.tensors(), self.quantize(weight.to(self.device, self.dtype)).tensors()):
             mine.copy_(new)
         return self
 

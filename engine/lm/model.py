@@ -353,6 +353,16 @@ class LMModel(nn.Module):
         return torch.stack(tokens, dim=1)
 
 
+def released_personaplex_shapes(config: LMConfig) -> Shapes:
+    """The tensor shapes of PersonaPlex's released checkpoint for ``config``: the layout of its first
+    ``RELEASED_STORED_STEPS`` depth steps and one more input table, ``depformer_emb.7`` (what an
+    estimate made before the file exists holds, as ``share_stored_steps`` would)."""
+    stored = dataclasses.replace(config, dep_q=personaplex.RELEASED_STORED_STEPS)
+    shapes = {k: tuple(v.shape) for k, v in LMModel(stored, device="meta").state_dict().items()}
+    last = personaplex.RELEASED_STORED_STEPS - 1
+    return {**shapes, f"depformer_emb.{last}.weight": shapes["depformer_emb.0.weight"]}
+
+
 _PP_COPIED = re.compile(r"(?:.*\.)?(?:gating|linears|depformer_in|depformer_emb)\.(\d+)")
 
 

@@ -26,7 +26,7 @@ import torch
 from ..codec.mimi import Mimi
 from ..errors import ModelError
 from ..kernels.quantize import quantizer, weight_bytes
-from ..lm.model import LMConfig, LMModel, share_stored_steps
+from ..lm.model import LMConfig, LMModel, released_personaplex_shapes, share_stored_steps
 
 # In use beyond weights, KV cache and Mimi: 1.8, 3.2, 3.4 and 4.5 GB in the four measurements above
 # (PersonaPlex int8: 15.11 GB in use against 10.60 GB of those); the most, rounded up.
@@ -45,12 +45,12 @@ def kv_cache_bytes(lm: LMModel) -> int:
 def needed_gb(config: LMConfig, precision: str, dtype: torch.dtype = torch.bfloat16,
               file_shapes: Mapping[str, tuple[int, ...]] | None = None) -> float:
     """GPU memory a model with ``config`` needs in use (an estimate that errs high, see the module
-    docstring): LM weights at ``precision`` ("bfloat16", "float32", "int8", "int4"; activations in
-    ``dtype``), each stored weight once (``file_shapes``: the checkpoint's, where known, for
-    PersonaPlex's shared steps), the KV cache, Mimi (float32), ``RUNTIME_GB``."""
+    docstring): LM weights at ``precision`` ("bfloat16", "float32", "int8", "fp8", "int4"; activations
+    in ``dtype``), each stored weight once (``file_shapes``: the checkpoint's, for PersonaPlex's shared
+    steps; before there is a file, the released one's), the KV cache, Mimi (float32), ``RUNTIME_GB``."""
     lm = LMModel(config, device="meta", dtype=dtype)
-    if config.is_personaplex and file_shapes is not None:
-        share_stored_steps(lm, file_shapes)
+    if config.is_personaplex:
+        share_stored_steps(lm, file_shapes if file_shapes is not None else released_personaplex_shapes(config))
     quantize = quantizer(precision)
     if quantize is not None:
         quantize(lm)
@@ -111,7 +111,7 @@ def too_big_message(name: str, precision: str, needs: Mapping[str, float], gpu: 
     what can help (``needs``: precision -> GB; ``allow_int4``: int4 was already offered)."""
     need = needs[precision]
     tries = []
-    if precision not in ("int8", "int4") and needs["int8"] < gpu.total_gb:
+    if precision not in ("int8", "fp8", "int4") and needs["int8"] < gpu.total_gb:
         tries.append(f"load it in int8 (about {needs['int8']:.0f} GB: precision int8 in Model → Model manager, "
                      "or --precision int8)")
     if precision != "int4" and not allow_int4 and needs["int4"] < gpu.total_gb:

@@ -34,14 +34,17 @@ class Precision(enum.Enum):
     in the GPU's free memory (``engine.runtime.gpu_memory.choose_precision``, which says why); on a
     CPU bfloat16 where it multiplies bfloat16 natively, float32 elsewhere. ``float32`` gives the
     reference's results exactly. ``int8`` stores the LM's matmul weights as int8 with per-row
-    scales, ``int4`` (experimental, never chosen unless asked for) as group-wise 4-bit
-    (``engine.kernels``); activations stay in the device's usual float type.
+    scales, ``fp8`` (never chosen unless asked for: unmeasured on a GPU so far) as float8 e4m3
+    with per-row scales, multiplied natively on GPUs of compute capability 8.9 and later, ``int4``
+    (experimental, never chosen unless asked for) as group-wise 4-bit (``engine.kernels``);
+    activations stay in the device's usual float type.
     """
 
     AUTO = "auto"
     FLOAT32 = "float32"
     BFLOAT16 = "bfloat16"
     INT8 = "int8"
+    FP8 = "fp8"
     INT4 = "int4"
 
     @classmethod
