@@ -48,7 +48,8 @@ def test_every_hub_preset_is_pinned_to_a_commit_or_to_its_first_download():
         else:
             assert model_revisions.is_commit(preset.revision) != preset.pinned_on_first_download, preset.name
     assert [p.name for p in PRESETS.values() if p.pinned_on_first_download] == [
-        "moshika-rl-seamless", "personaplex-rl-seamless"]  # the hub could not be asked for their commits
+        "moshika-rl-seamless", "personaplex-rl-seamless", "hibiki-2b", "hibiki-1b"]  # the hub could not be
+    # asked for their commits (hibiki-zero's is the one kyutai's hibiki-zero 0.0.4 package runs)
 
 
 def test_the_pinned_commit_is_read_even_when_main_has_moved(hub):

@@ -10,7 +10,8 @@ from app.voices.cli import add_voices_parser
 from app.voices.personas_cli import add_personas_parser
 
 PRECISIONS = ("auto", "float32", "bfloat16", "int8", "fp8", "int4")  # engine.Precision's values (tested to match)
-MODEL_HELP = ("a preset (demo, moshiko, moshika, moshika-rl-seamless, personaplex, personaplex-rl-seamless) "
+MODEL_HELP = ("a preset (demo, moshiko, moshika, moshika-rl-seamless, personaplex, personaplex-rl-seamless, "
+              "hibiki-zero, hibiki-2b, hibiki-1b) "
               "or a model folder")  # engine.PRESETS (tested to match); engine is not imported to parse arguments
 STT_MODEL_HELP = "a speech-to-text preset (demo-stt, stt-1b-en_fr, stt-2.6b-en) or a Kyutai STT model folder"
 # ... engine.families.CAPTION_PRESETS (tested to match)
@@ -46,8 +47,13 @@ def build_parser() -> argparse.ArgumentParser:
     off = sub.add_parser("offline", help="run a wav through the model and write the reply")
     _add_model_options(off)
     off.add_argument("--input", required=False, help="input wav (any rate, any channel count)")
-    off.add_argument("--output", required=False, help="output wav, 24 kHz mono, as long as the input")
+    off.add_argument("--output", required=False, help="output wav, 24 kHz mono, as long as the input "
+                     "(an interpreter's: the whole translation, which ends after the input)")
     off.add_argument("--json", help="write text and tokens as JSON here")
+    off.add_argument("--text", help="write the model's text (an interpreter's translation) here, UTF-8")
+    off.add_argument("--translation-tail", type=float, default=None, metavar="SECONDS",
+                     help="an interpreter's translation goes on at most this long after the input "
+                          "(default 20; it stops when the model says it has finished)")
     off.add_argument("--seed", type=int, default=DEFAULT_SEED)
     off.add_argument("--persona", help="start the conversation as this persona (`parley personas`): its sampling, "
                      "and on PersonaPlex its voice and role; the options below override them (its 'wait for me' "

@@ -15,6 +15,8 @@ import numpy as np
 
 from app.cli.rebuild_progress import RebuildProgress
 
+MAX_TRANSLATION_TAIL_S = 600.0  # ten minutes of silence after the input: far past any translation's end
+
 
 class UsageError(Exception):
     """A problem the user can fix; printed as one line, exit code 2."""
@@ -93,9 +95,11 @@ def _run(args) -> None:
         raise UsageError(f"{args.input} contains no audio")
     if args.resume and args.journal:
         raise UsageError("--journal records a new conversation; it cannot continue a --resume'd one")
-    _check_writable(args.output, args.json, args.save_state, args.journal)
+    _check_writable(args.output, args.json, args.text, args.save_state, args.journal)
 
     model = load_model(args.model, device=args.device, precision=args.precision, cuda_graph=not args.no_cuda_graph)
+    if args.translation_tail is not None and not 0 <= args.translation_tail <= MAX_TRANSLATION_TAIL_S:
+        raise UsageError(f"--translation-tail must be between 0 and {MAX_TRANSLATION_TAIL_S:g} seconds")
     if args.compact and not args.save_state:
         raise UsageError("--compact applies to --save-state")
     if args.resume:
@@ -117,10 +121,16 @@ def _run(args) -> None:
     recorder = None if args.resume else record_frames(session, args.journal)
     t0 = time.perf_counter()
     try:  # the outputs first, then the journal is closed: it is best effort (a full disk there loses no output)
-        result = session.process(pcm)
+        result = session.process(pcm) if args.translation_tail is None else \
+            session.process(pcm, tail_s=args.translation_tail)
         elapsed = time.perf_counter() - t0
-        write_wav(args.output, result.pcm[: pcm.size] if result.pcm.size >= pcm.size
-                  else np.pad(result.pcm, (0, pcm.size - result.pcm.size)))
+        if model.info.interprets:  # the whole translation, which goes on after the source
+            write_wav(args.output, result.pcm)
+        else:  # the reply over the input's duration
+            write_wav(args.output, result.pcm[: pcm.size] if result.pcm.size >= pcm.size
+                      else np.pad(result.pcm, (0, pcm.size - result.pcm.size)))
+        if args.text:
+            write_atomically(args.text, (result.text.strip() + "\n").encode("utf-8"), private=True)
         if args.json:
             timing = FrameTimeSummary.of(result.frame_ms)
             payload = {

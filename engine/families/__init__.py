@@ -12,10 +12,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..errors import ModelError
-from . import demo, demo_stt, moshi, personaplex, stt
+from . import demo, demo_stt, hibiki, moshi, personaplex, stt
 from .family import GENERATORS, Family, Preset
 
-FAMILIES: tuple[Family, ...] = (demo.FAMILY, moshi.FAMILY, personaplex.FAMILY, demo_stt.FAMILY, stt.FAMILY)
+FAMILIES: tuple[Family, ...] = (demo.FAMILY, moshi.FAMILY, personaplex.FAMILY, hibiki.FAMILY, demo_stt.FAMILY,
+                                stt.FAMILY)
 PRESETS: dict[str, Preset] = {p.name: p for f in FAMILIES if not f.speech_to_text for p in f.presets}
 CAPTION_PRESETS: dict[str, Preset] = {p.name: p for f in FAMILIES if f.speech_to_text for p in f.presets}
 ALL_PRESETS: dict[str, Preset] = {**PRESETS, **CAPTION_PRESETS}
@@ -49,7 +50,8 @@ def recognise(config: Mapping[str, Any] | None, where: str = "config.json", hint
     model_type = config.get("model_type")
     if model_type is None:
         return family_named(hint)
-    kinds = " or ".join(f.title for f in FAMILIES if not f.is_demo and not f.speech_to_text)
+    titles = [f.title for f in FAMILIES if not f.is_demo and not f.speech_to_text]
+    kinds = f"{', '.join(titles[:-1])} or {titles[-1]}" if len(titles) > 1 else titles[0]
     raise ModelError(f"{where} describes a {model_type!r} model; Parley runs the speech-to-speech models "
                      f"({', '.join(sorted({f.generator for f in FAMILIES}))}). Pick a {kinds} model.")
 

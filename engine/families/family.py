@@ -1,6 +1,6 @@
 """What a model family is: one object that says everything Parley needs to know about it.
 
-A family (Moshi, PersonaPlex, the demo) says how its folder is recognised from its
+A family (Moshi, PersonaPlex, Hibiki, the demo) says how its folder is recognised from its
 ``config.json``, the streams and delays of its released model, whether it takes prompts, the
 files it ships beyond the LM, codec and tokenizer, its presets (hub repository, pinned commit,
 licence, gating, download size) and how the window names it. The generators, the model files and
@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 # The generator semantics a family's LM runs with (``LMConfig.model_type``, ``make_generator``).
-GENERATORS = ("moshi", "personaplex")
+GENERATORS = ("moshi", "personaplex", "hibiki")
 MEASURED_ON = "an NVIDIA H200 after live frames"  # where Preset.memory_gb was measured (bench/results)
 
 
@@ -43,7 +43,8 @@ class Preset:
     revision: str | None = None
     non_commercial: bool = False
     # GPU memory in use per precision (GB, CUDA included), as last measured on MEASURED_ON; empty:
-    # runs on the CPU. The estimate for another GPU is engine.runtime.gpu_memory's.
+    # runs on the CPU, or not measured yet (Hibiki's). The estimate for any GPU is
+    # engine.runtime.gpu_memory's.
     memory_gb: Mapping[str, float] = field(default_factory=dict)
 
     @property
@@ -67,7 +68,7 @@ class Preset:
 
     @property
     def memory_text(self) -> str:
-        """``memory_gb`` in words ("" where it runs on the CPU)."""
+        """``memory_gb`` in words ("" where it runs on the CPU or was not measured)."""
         if not self.memory_gb:
             return ""
         each = ", ".join(f"{gb:.1f} GB in {precision}" for precision, gb in self.memory_gb.items())
@@ -107,6 +108,9 @@ class Family:
     # Speech to text (captions of what the person says): text out, no voice; not a conversation
     # model (``engine.families.PRESETS`` lists the conversation models, ``CAPTION_PRESETS`` these).
     speech_to_text: bool = False
+    # An interpreter: its input is speech to translate (a person, or what the computer plays), its
+    # output the translation; not a partner in a conversation (``engine.lm.hibiki``).
+    interprets: bool = False
 
     def label(self, name: str) -> str:
         """What the window calls a model of this family named ``name``."""

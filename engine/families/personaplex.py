@@ -22,8 +22,10 @@ PERSONAPLEX_7B_MEMORY_GB = {"bfloat16": 22.1, "int8": 15.1}  # family.MEASURED_O
 
 def _claims(config: Mapping[str, Any]) -> bool:
     """PersonaPlex's rule for a hub ``config.json``: its ``model_type``, or a 16-step depth
-    transformer (its loader always builds 16 steps)."""
-    return config.get("model_type") == "personaplex" or config.get("dep_q") == PERSONAPLEX_DEP_Q
+    transformer (its loader always builds 16 steps) where the config names no other family's type
+    (Hibiki's depth transformer has 16 steps too)."""
+    return config.get("model_type") == "personaplex" or (
+        config.get("dep_q") == PERSONAPLEX_DEP_Q and config.get("model_type") in (None, "moshi"))
 
 
 FAMILY = Family(

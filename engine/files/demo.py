@@ -23,7 +23,7 @@ from pathlib import Path
 import torch
 
 from ..codec.mimi import Mimi
-from ..families import personaplex
+from ..families import hibiki, personaplex
 from ..families.demo import ASSETS, RECIPE_PATH, load_recipe
 from ..lm.model import LMConfig, LMModel
 from .hub_layout import CONFIG_NAME, MIMI_NAME, MOSHI_NAME
@@ -147,6 +147,32 @@ def write_personaplex_variant(folder: Path, seed: int = 0) -> Path:
         shutil.copy(f, folder / f.name)
     family = personaplex.FAMILY
     config = {**json.loads((demo / CONFIG_NAME).read_text()), "model_type": family.generator, **family.forced_config}
+    (folder / CONFIG_NAME).write_text(json.dumps(config))
+    torch.manual_seed(seed)
+    lm = LMModel(LMConfig.from_hub_config(config))
+    save_file({k: v.contiguous() for k, v in lm.state_dict().items()}, str(folder / config["moshi_name"]))
+    return folder
+
+
+def write_hibiki_variant(folder: Path, seed: int = 0, conditioned: bool = False) -> Path:
+    """A Hibiki-architecture model folder made from the demo's files: the same Mimi and tokenizer,
+    an LM of the demo's widths with Hibiki-Zero's architecture (16 codebooks per stream, acoustic
+    delays of 2, grouped-query attention, RoPE over halves, the scheduled depth transformer with
+    its norms) and random weights (``torch.manual_seed(seed)``); ``conditioned``: Hibiki 2B's
+    description conditioner besides. It interprets (babbling) on a CPU, for tests and benchmarks."""
+    from safetensors.torch import save_file
+
+    demo = ensure_demo_model()
+    folder.mkdir(parents=True, exist_ok=True)
+    for f in demo.iterdir():
+        shutil.copy(f, folder / f.name)
+    demo_config = json.loads((demo / CONFIG_NAME).read_text())
+    widths = ("dim", "text_card", "num_layers", "context", "depformer_dim", "depformer_num_layers",
+              "moshi_name", "mimi_name", "tokenizer_name")
+    config = {**hibiki.HIBIKI_ZERO_3B_CONFIG, **{k: demo_config[k] for k in widths},
+              "num_heads": demo_config["num_heads"], "depformer_num_heads": demo_config["depformer_num_heads"]}
+    if conditioned:
+        config.update(hibiki.DESCRIPTION_CONDITIONER)
     (folder / CONFIG_NAME).write_text(json.dumps(config))
     torch.manual_seed(seed)
     lm = LMModel(LMConfig.from_hub_config(config))

@@ -63,10 +63,10 @@ def quantize_module_weight(module: nn.Module, name: str, kind: type = Int8Weight
 
 def quantize_lm(lm: nn.Module, kind: type) -> nn.Module:
     """Quantise every matmul weight of ``lm`` (every 2-D float parameter outside embeddings) to
-    ``kind`` in place; already quantised weights are left as they are. Works on the meta device.
-    Returns ``lm``."""
+    ``kind`` in place; already quantised weights are left as they are, and so are modules marked
+    ``keeps_float32`` (``engine.lm.conditioning``). Works on the meta device. Returns ``lm``."""
     for module in lm.modules():
-        if isinstance(module, nn.Embedding):
+        if isinstance(module, nn.Embedding) or getattr(module, "keeps_float32", False):
             continue
         for name, param in list(module._parameters.items()):
             if param is not None and param.dim() == 2 and param.is_floating_point():

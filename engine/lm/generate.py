@@ -1,6 +1,6 @@
 """Streaming token generation: one call per 80 ms frame, with the reference's delay/alignment rules.
 
-Two generators share the LM and the sampler but not their bookkeeping:
+Three generators share the LM and the sampler; two kinds of bookkeeping:
 
 - ``MoshiGenerator`` reproduces the reference ``moshi.models.lm.LMGen`` (kyutai Moshi): a token
   cache of ``max_delay + 2`` columns, the initial-token substitution while ``offset <= delay``,
@@ -9,6 +9,10 @@ Two generators share the LM and the sampler but not their bookkeeping:
   ``provided`` mask through which any stream can be forced (user audio always; agent audio and
   text during the prompt phases), the model reading column ``offset - 1`` and predicting column
   ``offset``, and 1 + dep_q (17) output streams.
+- ``HibikiGenerator`` is ``MoshiGenerator`` with kyutai's Hibiki additions (the reference
+  ``LMGen`` with ``condition_tensors`` and ``cfg_coef``): a constant condition added to every
+  step's input, and classifier-free guidance, which runs both transformers on twice the batch
+  (the positive condition, then the negative) and mixes their logits before sampling.
 
 Graph safety: ``step`` has static shapes and no host syncs; all bookkeeping (offsets, cache
 columns, forcing, the RNG) is tensor state. Its outputs always have fixed shapes. The reference
@@ -27,6 +31,7 @@ from dataclasses import dataclass
 
 import torch
 
+from ..families import hibiki
 from ..state import StateTree
 from .model import UNGENERATED_TOKEN, LMModel
 from .sampling import candidates, gumbel, init_rng, sample_token
@@ -119,6 +124,10 @@ class _GeneratorBase:
     """What both generators share: the LM, sampling, constant index tensors, state layout, checks."""
 
     cache_columns_extra: int  # token cache columns = max_delay + this
+    # An interpreter's: the input codes that mark the end of the source speech (every codebook),
+    # and the text token that says the translation has ended. None: no such thing.
+    end_of_source_token: int | None = None
+    end_of_text_token: int | None = None
     _written_offset_lag: int  # how far behind the offset a step leaves the column it wrote
 
     def __init__(self, lm: LMModel, sampling: SamplingConfig = SamplingConfig()):
@@ -212,9 +221,8 @@ class _GeneratorBase:
         if agent == 0:  # a text-only model (speech to text)
             audio = sampled_text.new_empty((sampled_text.shape[0], 0))
         else:
-            audio = self.lm.depformer_frame(h, text, state["lm"]["depformer"], self._audio_sampler(state),
-                                            forced=None if forced is None else forced[:, 1:],
-                                            forced_mask=None if forced is None else forced_mask[:, 1:], steps=agent)
+            audio = self._depth_frame(h, text, state, None if forced is None else forced[:, 1:],
+                                      None if forced is None else forced_mask[:, 1:], agent)
         # PersonaPlex's depth transformer predicts the user's codebooks after the assistant's: the
         # user's own tokens always replace them (they are given every step), so they are never computed.
         given = [] if agent == self.config.dep_q else [forced[:, 1 + agent:]]
@@ -222,6 +230,12 @@ class _GeneratorBase:
         if on_sampled is not None:
             on_sampled(text_logits, generated)
         return generated if forced is None else torch.where(forced_mask, forced, generated)
+
+    def _depth_frame(self, h: torch.Tensor, text: torch.Tensor, state: StateTree, forced: torch.Tensor | None,
+                     forced_mask: torch.Tensor | None, steps: int) -> torch.Tensor:
+        """The depth transformer's first ``steps`` audio tokens [B, steps] (``LMModel.depformer_frame``)."""
+        return self.lm.depformer_frame(h, text, state["lm"]["depformer"], self._audio_sampler(state),
+                                       forced=forced, forced_mask=forced_mask, steps=steps)
 
     def _skip_sampling(self, x: torch.Tensor | None, state: StateTree) -> None:
         """A step whose every stream is forced: only the temporal transformer's state changes (on
@@ -295,9 +309,9 @@ class MoshiGenerator(_GeneratorBase):
         column = (offset % self.columns).view(1, 1, 1).expand(cache.shape[0], cache.shape[1], 1)
         codes = cache.gather(2, column).squeeze(-1)
         codes = torch.where(offset <= self._delays, self._initial, codes)
-        x = self.lm.embed_codes(codes)
+        x = self._temporal_input(self.lm.embed_codes(codes))
         if sample:
-            h, text_logits = self.lm.temporal_step(x, state["lm"])
+            h, text_logits = self._temporal_step(x, state)
             if on_hidden is not None:
                 on_hidden(h)
             written = self._generate(h, text_logits, state, None if forced is None else forced.tokens,
@@ -308,6 +322,91 @@ class MoshiGenerator(_GeneratorBase):
         offset.add_(1)
         self._write_column(cache, slice(0, first_user), (offset % self.columns).expand(first_user), written)
         return self._aligned_output(cache, offset)
+
+    def _temporal_input(self, x: torch.Tensor) -> torch.Tensor:
+        """The temporal transformer's input from the step's embedded tokens x [B, 1, dim]."""
+        return x
+
+    def _temporal_step(self, x: torch.Tensor, state: StateTree) -> tuple[torch.Tensor, torch.Tensor]:
+        """(h, text logits [B, text_card]) of the temporal transformer on ``_temporal_input``."""
+        return self.lm.temporal_step(x, state["lm"])
+
+
+class HibikiGenerator(MoshiGenerator):
+    """``MoshiGenerator`` for kyutai's Hibiki interpreters (``engine.families.hibiki``): the input
+    stream is the source speech, what it writes the translation.
+
+    A model with conditioners (Hibiki 2B/1B) has the condition of the description "very_good"
+    added to every step's input. ``cfg_coef`` other than 1 turns classifier-free guidance on (such
+    a model only): the LM's state holds twice the batch, the second half conditioned on
+    "very_bad", and the text logits and each codebook's logits are ``null + (cond - null) *
+    cfg_coef``; the token sampled from them is fed to both halves. The token cache, the RNG and
+    what a step returns keep the conversation's batch.
+    """
+
+    MAX_CFG_COEF = 100.0
+
+    def __init__(self, lm: LMModel, sampling: SamplingConfig = SamplingConfig(),
+                 cfg_coef: float = hibiki.DEFAULT_CFG_COEF):
+        if not lm.config.is_hibiki:
+            raise ValueError("this is not a Hibiki model: use make_generator")
+        if isinstance(cfg_coef, bool) or not isinstance(cfg_coef, (int, float)) \
+                or not 0 < cfg_coef <= self.MAX_CFG_COEF:
+            raise ValueError(f"cfg_coef must be a number in (0, {self.MAX_CFG_COEF:g}], got {cfg_coef!r}")
+        super().__init__(lm, sampling)
+        self.end_of_source_token = self.config.card  # the codec's initial token, as the reference marks it
+        self.end_of_text_token = hibiki.TEXT_END_TOKEN
+        self.cfg_coef = float(cfg_coef)
+        self.guided = self.cfg_coef != 1.0
+        provider = getattr(lm, "condition_provider", None)
+        if provider is None and self.guided:
+            raise ValueError("classifier-free guidance needs a model conditioned on a description (Hibiki "
+                             "2B or 1B); this one has no conditioner")
+        self._condition = None
+        if provider is not None:
+            items = [hibiki.POSITIVE_DESCRIPTION] + ([hibiki.NEGATIVE_DESCRIPTION] if self.guided else [])
+            with torch.no_grad():
+                self._condition = provider.summed(items).to(lm.text_emb.weight.dtype)  # [1 or 2, 1, dim]
+
+    def init_state(self, batch_size: int, seed: int = 0) -> StateTree:
+        state = super().init_state(batch_size, seed)
+        if self.guided:
+            state["lm"] = self.lm.init_state(2 * batch_size)
+        return state
+
+    def _temporal_input(self, x: torch.Tensor) -> torch.Tensor:
+        if self._condition is None:
+            return x
+        if not self.guided:
+            return x + self._condition
+        return torch.cat([x + self._condition[:1], x + self._condition[1:]])
+
+    def _temporal_step(self, x: torch.Tensor, state: StateTree) -> tuple[torch.Tensor, torch.Tensor]:
+        h, text_logits = self.lm.temporal_step(x, state["lm"])
+        return h, self._guide(text_logits)
+
+    def _guide(self, logits: torch.Tensor) -> torch.Tensor:
+        """Logits of the conversation's batch from those of the doubled one (unchanged unguided)."""
+        if not self.guided:
+            return logits
+        cond, null = logits.chunk(2)
+        return null + (cond - null) * self.cfg_coef
+
+    def _depth_frame(self, h: torch.Tensor, text: torch.Tensor, state: StateTree, forced: torch.Tensor | None,
+                     forced_mask: torch.Tensor | None, steps: int) -> torch.Tensor:
+        if not self.guided:
+            return super()._depth_frame(h, text, state, forced, forced_mask, steps)
+        sample = self._audio_sampler(state)
+
+        def guided(logits: torch.Tensor, cb: int) -> torch.Tensor:
+            return sample(self._guide(logits), cb).repeat(2)
+
+        def doubled(t: torch.Tensor | None) -> torch.Tensor | None:
+            return None if t is None else t.repeat(2, 1)
+
+        audio = self.lm.depformer_frame(h, text.repeat(2), state["lm"]["depformer"], guided,
+                                        forced=doubled(forced), forced_mask=doubled(forced_mask), steps=steps)
+        return audio[:text.shape[0]]
 
 
 class PersonaPlexGenerator(_GeneratorBase):
@@ -500,6 +599,9 @@ class PersonaPlexGenerator(_GeneratorBase):
 
 
 def make_generator(lm: LMModel, sampling: SamplingConfig = SamplingConfig()) -> MoshiGenerator | PersonaPlexGenerator:
-    """The generator matching the model's family."""
+    """The generator matching the model's family (a Hibiki model's without guidance, as the
+    reference runs it by default)."""
+    if lm.config.is_hibiki:
+        return HibikiGenerator(lm, sampling)
     cls = PersonaPlexGenerator if lm.config.is_personaplex else MoshiGenerator
     return cls(lm, sampling)

@@ -20,12 +20,13 @@ import torch.nn.functional as F
 from torch import nn
 
 from ..checkpoint import Shapes, checkpoint_shapes, load_strict_streaming, source_shape, stacked_sources
-from ..families import GENERATORS, Family, moshi, personaplex, recognise
+from ..families import GENERATORS, Family, hibiki, moshi, personaplex, recognise
 from ..families.moshi import MOSHI_DELAYS
 from ..kernels.quantize import load_targets
 from ..state import StateTree
 from ..streaming.layers import make_norm
 from ..streaming.transformer import StreamingTransformer, TransformerConfig, init_normal
+from .conditioning import ConditionProvider, LutSpec, parse_conditioners
 
 ZERO_TOKEN = -1  # "no input": its embedding is exactly zero
 UNGENERATED_TOKEN = -2  # a token-cache slot not generated yet (never reaches the model)
@@ -33,10 +34,9 @@ UNGENERATED_TOKEN = -2  # a token-cache slot not generated yet (never reaches th
 # Config keys that would change the architecture in ways not implemented here: refused when set
 # to anything but the value below. Other unknown keys (file names, generation settings) are ignored.
 _UNSUPPORTED = {  # key -> the only value we accept (besides absence)
-    "conditioners": None, "fuser": None, "demux_second_stream": False, "demux_second_text_stream": False,
+    "demux_second_stream": False, "demux_second_text_stream": False,
     "depformer_low_rank_embeddings": None, "norm_emb": False, "bias_proj": False,
-    "depformer_weights_per_step_schedule": None, "depformer_norm": None,
-    "quantize": False, "lora": False, "kv_repeat": 1, "text_card_out": None,
+    "quantize": False, "lora": False, "text_card_out": None, "cross_attention": False,
 }
 
 # The sizes a config may ask for: a config.json is untrusted input, and its sizes decide what a
@@ -47,10 +47,12 @@ _INT_BOUNDS = {
     "existing_text_padding_id": (0, 1_000_000), "existing_text_end_padding_id": (0, 1_000_000),
     "depformer_dim": (1, 32768), "depformer_dim_feedforward": (1, 1 << 20), "depformer_num_heads": (1, 512),
     "depformer_num_layers": (1, 512), "extra_heads_num_heads": (0, 64), "extra_heads_dim": (1, 4096),
+    "kv_repeat": (1, 512), "depformer_kv_repeat": (1, 512),
 }
 _FLOAT_BOUNDS = {"hidden_scale": (1e-3, 64.0), "max_period": (1.0, 1e9), "depformer_max_period": (1.0, 1e9),
                  "layer_scale": (0.0, 1e6), "depformer_layer_scale": (0.0, 1e6)}
-_OPTIONAL = {"depformer_dim_feedforward", "layer_scale", "depformer_layer_scale"}
+_OPTIONAL = {"depformer_dim_feedforward", "layer_scale", "depformer_layer_scale", "depformer_kv_repeat"}
+_NORMS = ("layer_norm", "layer_norm_f32", "rms_norm", "rms_norm_f32")
 MAX_DELAY = 256
 
 
@@ -88,6 +90,13 @@ class LMConfig:
     # heads of kyutai's STT 1B: each a softmax over ``extra_heads_dim`` classes per frame).
     extra_heads_num_heads: int = 0
     extra_heads_dim: int = 6
+    # Depth-transformer step s uses stored weights schedule[s] (its attention, FFN and input
+    # projection); None: each step its own.
+    depformer_weights_per_step_schedule: tuple[int, ...] | None = None
+    depformer_norm: str | None = None  # a norm of each codebook's output before its logits (None: none)
+    kv_repeat: int = 1  # grouped-query attention in the temporal transformer
+    depformer_kv_repeat: int | None = None  # None: kv_repeat (as the reference passes it on)
+    conditioners: tuple[LutSpec, ...] = ()  # summed into every step's input (``engine.lm.conditioning``)
     model_type: str = "moshi"  # the generator semantics (``engine.families.GENERATORS``), set by the family
 
     def __post_init__(self):
@@ -113,8 +122,25 @@ class LMConfig:
             raise ValueError(f"dep_q must be in [0, n_q={self.n_q}], got {self.dep_q}")
         if self.model_type not in GENERATORS:
             raise ValueError(f"model_type must be one of {', '.join(GENERATORS)}, got {self.model_type!r}")
-        if self.depformer_pos_emb not in ("none", "rope"):
-            raise ValueError(f"depformer_pos_emb must be 'none' or 'rope', got {self.depformer_pos_emb!r}")
+        if self.depformer_pos_emb not in ("none", "rope", "rope_concat"):
+            raise ValueError("depformer_pos_emb must be 'none', 'rope' or 'rope_concat', got "
+                             f"{self.depformer_pos_emb!r}")
+        if self.positional_embedding not in ("none", "rope", "rope_concat"):
+            raise ValueError("positional_embedding must be 'none', 'rope' or 'rope_concat', got "
+                             f"{self.positional_embedding!r}")
+        if self.norm not in _NORMS or self.depformer_norm not in (None, *_NORMS):
+            raise ValueError(f"norm and depformer_norm must be one of {', '.join(_NORMS)}, got {self.norm!r}, "
+                             f"{self.depformer_norm!r}")
+        schedule = self.depformer_weights_per_step_schedule
+        if schedule is not None and (
+                not isinstance(schedule, tuple) or len(schedule) != self.dep_q
+                or not all(type(i) is int for i in schedule)
+                or sorted(set(schedule)) != list(range(max(schedule, default=-1) + 1))):
+            raise ValueError(f"config key 'depformer_weights_per_step_schedule' is {schedule!r}: expected "
+                             f"{self.dep_q} integers naming weights 0, 1, ... (each used)")
+        if self.num_heads % self.kv_repeat or self.depformer_num_heads % (self.depformer_kv_repeat or self.kv_repeat):
+            raise ValueError("config: num_heads (depformer_num_heads) must be a multiple of kv_repeat "
+                             "(depformer_kv_repeat)")
 
     @classmethod
     def released(cls, family: Family) -> LMConfig:
@@ -148,8 +174,14 @@ class LMConfig:
             raise ValueError("config key 'causal' must be true: only causal streaming models are supported")
         if config.get("depformer_weights_per_step", True) is not True:
             raise ValueError("config key 'depformer_weights_per_step' must be true")
-        fields = {f.name for f in dataclasses.fields(cls)} - {"model_type"}
+        fields = {f.name for f in dataclasses.fields(cls)} - {"model_type", "conditioners"}
         kwargs = {k: v for k, v in config.items() if k in fields}
+        kwargs["conditioners"] = parse_conditioners(config)
+        schedule = kwargs.get("depformer_weights_per_step_schedule")
+        if schedule is not None:
+            if not isinstance(schedule, (list, tuple)):
+                raise ValueError(f"config key 'depformer_weights_per_step_schedule' is {schedule!r}: expected a list")
+            kwargs["depformer_weights_per_step_schedule"] = tuple(schedule)
         if "depformer_dim" in kwargs and "depformer_dim_feedforward" not in kwargs:
             kwargs["depformer_dim_feedforward"] = None  # the reference derives it from hidden_scale
         if "delays" in kwargs:
@@ -164,6 +196,18 @@ class LMConfig:
     @property
     def is_personaplex(self) -> bool:
         return self.model_type == "personaplex"
+
+    @property
+    def is_hibiki(self) -> bool:
+        return self.model_type == "hibiki"
+
+    @property
+    def codec_codebooks(self) -> int:
+        """The codebooks Mimi encodes and decodes for this model: a stream's (PersonaPlex's depth
+        transformer also predicts the user's 8; the others write one stream, read another)."""
+        if self.is_personaplex:
+            return self.n_q // 2
+        return max(self.dep_q, self.n_q - self.dep_q)
 
     @property
     def token_streams(self) -> int:
@@ -186,7 +230,7 @@ class LMConfig:
             d_model=self.dim, num_heads=self.num_heads, num_layers=self.num_layers,
             dim_feedforward=int(self.hidden_scale * self.dim), norm=self.norm, gating=self.gating,
             layer_scale=self.layer_scale, positional_embedding=self.positional_embedding,
-            max_period=self.max_period, context=self.context)
+            max_period=self.max_period, context=self.context, kv_repeat=self.kv_repeat)
 
     @property
     def depformer(self) -> TransformerConfig:
@@ -196,7 +240,15 @@ class LMConfig:
             num_layers=self.depformer_num_layers, dim_feedforward=ff, norm=self.norm,
             gating=self.depformer_gating, layer_scale=self.depformer_layer_scale,
             positional_embedding=self.depformer_pos_emb, max_period=self.depformer_max_period,
-            context=None, weights_per_step=self.dep_q)
+            context=None, weights_per_step=self.dep_q, weights_schedule=self.depformer_weights_per_step_schedule,
+            kv_repeat=self.depformer_kv_repeat or self.kv_repeat)
+
+    def depformer_input_of(self, codebook: int) -> int:
+        """The ``depformer_in`` projection codebook ``codebook`` uses."""
+        if not self.depformer_multi_linear:
+            return 0
+        schedule = self.depformer_weights_per_step_schedule
+        return codebook if schedule is None else schedule[codebook]
 
 
 def _claimed_family(config: Mapping[str, Any]):
@@ -240,7 +292,7 @@ class LMModel(nn.Module):
                                          for _ in range(c.extra_heads_num_heads))
         if not c.has_depformer:  # text only: no depth transformer (``depformer_in`` in its file is unused)
             return
-        n_in = c.dep_q if c.depformer_multi_linear else 1
+        n_in = c.depformer.stored_steps if c.depformer_multi_linear else 1
         self.depformer_in = nn.ModuleList(nn.Linear(c.dim, c.depformer_dim, bias=False, **kw)
                                           for _ in range(n_in))
         self.depformer_text_emb = TokenEmbedding(c.text_card + 1, c.depformer_dim, **kw)
@@ -249,6 +301,11 @@ class LMModel(nn.Module):
         self.depformer = StreamingTransformer(c.depformer, **kw)
         self.linears = nn.ModuleList(nn.Linear(c.depformer_dim, c.card, bias=False, **kw)
                                      for _ in range(c.dep_q))
+        if c.depformer_norm is not None:
+            self.depformer_norms = nn.ModuleList(make_norm(c.depformer_norm, c.depformer_dim, **kw)
+                                                 for _ in range(c.dep_q))
+        if c.conditioners:
+            self.condition_provider = ConditionProvider(c.conditioners, c.dim, device=device)
 
     def init_state(self, batch_size: int, device=None, dtype=None) -> StateTree:
         state = {"temporal": self.transformer.init_state(batch_size, device, dtype)}
@@ -304,9 +361,11 @@ class LMModel(nn.Module):
         prev = text_token
         tokens = []
         for cb in range(steps):
-            x = self.depformer_in[cb if c.depformer_multi_linear else 0](h)
+            x = self.depformer_in[c.depformer_input_of(cb)](h)
             emb = self.depformer_text_emb(prev) if cb == 0 else self.depformer_emb[cb - 1](prev)
             y = self.depformer.fixed_slot_step(x + emb.unsqueeze(1), state, cb)
+            if c.depformer_norm is not None:
+                y = self.depformer_norms[cb](y)
             token = sample(self.linears[cb](y)[:, 0], cb)
             tokens.append(token)
             if cb + 1 < steps:  # the next codebook's input
@@ -387,5 +446,15 @@ def load_lm(path: str | Path, config: LMConfig, device: torch.device | str = "cp
         load_strict_streaming(model, path, f"LM checkpoint {path.name}", load_targets(model), ignore=unused)
     except (SafetensorError, OSError) as e:
         raise ValueError(f"{path} is not a readable safetensors file: {e}") from e
+    if config.is_hibiki:
+        _read_end_of_text_as_padding(model)
     return model.eval().requires_grad_(False)
+
+
+def _read_end_of_text_as_padding(model: LMModel) -> None:
+    """Hibiki's rule (the reference loader's): the temporal transformer reads its text end token
+    as padding (its input embedding row becomes padding's), so that an end of text sampled before
+    the source speech has ended is read back as a pause and the translation goes on."""
+    with torch.no_grad():
+        model.text_emb.weight[hibiki.TEXT_END_TOKEN] = model.text_emb.weight[hibiki.TEXT_PAD_TOKEN]
 

@@ -96,6 +96,9 @@ class FrameStep:
         self.text = torch.full((1,), UNGENERATED_TOKEN, dtype=torch.long, device=device)
         self.audio = torch.full((1, dep_q), UNGENERATED_TOKEN, dtype=torch.long, device=device)
         self.pcm_out = torch.zeros(1, 1, mimi.frame_size, device=device, dtype=pcm_dtype)
+        # An interpreter's: True for the frame that tells it the source speech has ended, whose
+        # input codes become ``generator.end_of_source_token`` (``Session.end_source``).
+        self.source_ended = torch.zeros(1, dtype=torch.bool, device=device)
         # Read by every frame, so that a captured graph replays whatever they hold (all False: nothing).
         streams = generator.config.token_streams
         self.forcing = forcing or Forcing(torch.zeros(1, streams, dtype=torch.long, device=device),
@@ -162,6 +165,8 @@ class FrameStep:
         mark = mark or _no_mark
         state = self.state
         codes = self.mimi.encode_step(self.pcm_in, state["mimi"])
+        if self.generator.end_of_source_token is not None:
+            codes = torch.where(self.source_ended, self.generator.end_of_source_token, codes)
         mark("encode")
         self.user_codes.copy_(codes[:, :, 0])
         text, audio = self.generator.step(codes[:, :, 0], state["gen"], forced=self.forcing, mark=mark)

@@ -95,7 +95,7 @@ class LoadedModel:
             self._unless_out_of_memory(self._warm_up)
 
     def _load_weights(self) -> None:
-        self.mimi = load_mimi(self.files.mimi_path, num_codebooks=8, device=self.device)
+        self.mimi = load_mimi(self.files.mimi_path, num_codebooks=self.lm_config.codec_codebooks, device=self.device)
         self.lm = load_lm_weights(self.files, self.lm_config, self.device, self.dtype, self.precision)
 
     def _warm_up(self) -> None:

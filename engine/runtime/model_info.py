@@ -111,6 +111,11 @@ class ModelInfo:
         return self.family_info.takes_prompts
 
     @property
+    def interprets(self) -> bool:
+        """Whether this is an interpreter: its input is speech to translate (``Session.end_source``)."""
+        return self.family_info.interprets
+
+    @property
     def label(self) -> str:
         return self.family_info.label(self.name)
 

@@ -241,8 +241,11 @@ def _threads_differ(recorded: int, used: int | None) -> str | None:
 
 def _valid_frames(journal: Journal, config) -> tuple[int, str | None]:
     """How many leading frames hold only tokens the model has (a foreign or forged journal
-    could name others), and why the rest is refused."""
+    could name others), and why the rest is refused. An interpreter's input may also be the end of
+    its source: the initial token on every codebook (``Session.end_source``)."""
     user_ok = ((journal.user_codes >= 0) & (journal.user_codes < config.card)).all(axis=1)
+    if config.is_hibiki:
+        user_ok |= (journal.user_codes == config.card).all(axis=1)
     tokens_ok = ((journal.tokens[:, 0] >= 0) & (journal.tokens[:, 0] < config.text_card)
                  & ((journal.tokens[:, 1:] >= 0) & (journal.tokens[:, 1:] < config.card)).all(axis=1))
     bad = np.flatnonzero(~(user_ok & tokens_ok))

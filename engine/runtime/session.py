@@ -15,8 +15,9 @@ journal's frames replayed with their tokens forced). ``snapshot`` gives the whol
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from itertools import chain
 from pathlib import Path
 
 import numpy as np
@@ -77,7 +78,7 @@ class OfflineResult:
     text: str
     text_tokens: list[int]  # one per frame that produced output
     audio_codes: list[list[int]]
-    frames_in: int
+    frames_in: int  # frames fed: the recording's, and an interpreter's end-of-source frame and tail
     frame_ms: list[float]  # each frame's compute time (FrameTimings.total_ms), in order
 
 
@@ -99,6 +100,9 @@ class GraphStatus:
 
 
 RECORDING_BLOCK = BLOCK_FRAMES * FRAME_SIZE  # samples per block of each side's recording
+# The longest an interpreter's translation may go on after the source has ended (``process``):
+# kyutai's interpreters lag their source by a few seconds.
+TRANSLATION_TAIL_S = 20.0
 
 
 class Session:
@@ -272,7 +276,8 @@ class Session:
             aligned = self.generator_steps >= self.generator.first_output_frame
             if aligned:
                 out_np = out.view(-1).to("cpu", torch.float32, copy=True).numpy()  # out is a static buffer
-                token, audio_codes = int(text[0]), tuple(int(c) for c in audio[0, :8].tolist())
+                token = int(text[0])
+                audio_codes = tuple(int(c) for c in audio[0, :self.model.mimi.num_codebooks].tolist())
             else:
                 out_np, token, audio_codes = np.zeros(FRAME_SIZE, np.float32), None, None
         if self.model.runtime_unmeasured and not self.frame_step.graph_pending:
@@ -292,16 +297,36 @@ class Session:
             self._observer(self, pcm)
         return FrameResult(out_np, piece, token, audio_codes, frame_index, timings, self.cache_stats())
 
-    def process(self, pcm: np.ndarray) -> OfflineResult:
+    def end_source(self) -> FrameResult:
+        """An interpreter's source speech has ended: one frame (of silence) that tells the model
+        so, as the reference marks it (its input codes are ``generator.end_of_source_token``). The
+        translation goes on over the frames after it (silence, from ``step``) until the text stream
+        writes ``generator.end_of_text_token``. A journal keeps the frame's codes: it replays."""
+        if self.generator.end_of_source_token is None:
+            raise ModelError(f"{self.model.info.name} is not an interpreter: its input has no end to mark")
+        flag = self.frame_step.source_ended
+        with torch.inference_mode():
+            flag.fill_(True)
+        try:
+            return self.step(np.zeros(FRAME_SIZE, np.float32))
+        finally:
+            with torch.inference_mode():
+                flag.fill_(False)
+
+    def process(self, pcm: np.ndarray, tail_s: float = TRANSLATION_TAIL_S) -> OfflineResult:
         """Feed a whole recording (the last frame zero-padded). The output is what a live listener
-        hears: frame by frame, silence until the model's output is aligned."""
+        hears: frame by frame, silence until the model's output is aligned. An interpreter then
+        hears that the source has ended (``end_source``) and silence until its translation ends,
+        for at most ``tail_s`` seconds: its output is longer than the input."""
         pcm = np.asarray(pcm, dtype=np.float32).reshape(-1)
         frames = -(-pcm.size // FRAME_SIZE)
         padded = np.zeros(frames * FRAME_SIZE, np.float32)
         padded[:pcm.size] = pcm
         outs, tokens, codes, text, frame_ms = [], [], [], [], []
-        for i in range(frames):
-            r = self.step(padded[i * FRAME_SIZE:(i + 1) * FRAME_SIZE])
+        results = (self.step(padded[i * FRAME_SIZE:(i + 1) * FRAME_SIZE]) for i in range(frames))
+        if self.generator.end_of_source_token is not None:
+            results = chain(results, self._translation_tail(round(tail_s / FRAME_SECONDS)))
+        for r in results:
             outs.append(r.pcm)
             frame_ms.append(r.timings.total_ms)
             if r.text_token is not None:
@@ -309,7 +334,17 @@ class Session:
                 codes.append(list(r.audio_codes))
                 text.append(r.text)
         pcm_out = np.concatenate(outs) if outs else np.zeros(0, np.float32)
-        return OfflineResult(pcm_out, "".join(text), tokens, codes, frames, frame_ms)
+        return OfflineResult(pcm_out, "".join(text), tokens, codes, len(outs), frame_ms)
+
+    def _translation_tail(self, limit: int) -> Iterator[FrameResult]:
+        """The end-of-source frame, then silence until the translation ends (or ``limit`` frames)."""
+        r = self.end_source()
+        yield r
+        for _ in range(limit):
+            if r.text_token == self.generator.end_of_text_token:
+                return
+            r = self.step(np.zeros(FRAME_SIZE, np.float32))
+            yield r
 
     def cache_stats(self) -> tuple[CacheStats, ...]:
         """Ring usage from host counters (no device reads; sizes computed once per session)."""

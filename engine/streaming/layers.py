@@ -122,3 +122,11 @@ def apply_rope(x: torch.Tensor, rotation: torch.Tensor) -> torch.Tensor:
     subtraction is the addition of the negation, and negation is exact), each sum in that order."""
     products = as_f32(x.unflatten(-1, (-1, 2))).unsqueeze(-1) * rotation  # [..., D/2, in, out]
     return cast_back(products[..., 0, :] + products[..., 1, :], x.dtype).flatten(-2)
+
+
+def apply_rope_halves(x: torch.Tensor, rotation: torch.Tensor) -> torch.Tensor:
+    """``apply_rope`` for the other layout ("rope_concat"): the pairs are (x[d], x[d + D/2]), the
+    first half holding their first parts; the same products and sums, so the same bits."""
+    pairs = x.unflatten(-1, (2, -1)).transpose(-1, -2)  # [..., D/2, 2]
+    products = as_f32(pairs).unsqueeze(-1) * rotation
+    return cast_back(products[..., 0, :] + products[..., 1, :], x.dtype).transpose(-1, -2).flatten(-2)

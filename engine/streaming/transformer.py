@@ -16,7 +16,7 @@ from torch import nn
 from ..kernels.packed import PackedMatmul
 from ..state import StateTree
 from .kv_cache import RingSpec, init_layer_cache
-from .layers import GatedFFN, LayerScale, apply_rope, make_norm, rope_tables
+from .layers import GatedFFN, LayerScale, apply_rope, apply_rope_halves, make_norm, rope_tables
 
 
 @dataclass(frozen=True)
@@ -28,18 +28,29 @@ class TransformerConfig:
     norm: str = "layer_norm"
     gating: str = "none"  # "none" -> GELU MLP (linear1/linear2); else the gate activation, e.g. "silu"
     layer_scale: float | None = None
-    positional_embedding: str = "rope"  # "rope" (interleaved) or "none"
+    positional_embedding: str = "rope"  # "rope" (interleaved pairs), "rope_concat" (halves) or "none"
     max_period: float = 10_000.0
     context: int | None = None
     weights_per_step: int = 0  # > 0: separate attention/FFN weights for each step of a frame
+    # Step s uses stored weights ``weights_schedule[s]`` (None: its own); steps may share weights.
+    weights_schedule: tuple[int, ...] | None = None
+    kv_repeat: int = 1  # each stored key/value head serves this many query heads (grouped-query attention)
     steps_per_frame: int = 1  # the attention window is anchored at the end of a frame (see kv_cache)
     max_steps_per_call: int | None = None  # larger calls are split; sizes the ring's extra slots
 
     def __post_init__(self):
         if self.d_model % self.num_heads:
             raise ValueError(f"d_model {self.d_model} is not divisible by num_heads {self.num_heads}")
-        if self.positional_embedding not in ("rope", "none"):
-            raise ValueError(f"positional_embedding must be 'rope' or 'none', got {self.positional_embedding!r}")
+        if self.positional_embedding not in ("rope", "rope_concat", "none"):
+            raise ValueError("positional_embedding must be 'rope', 'rope_concat' or 'none', got "
+                             f"{self.positional_embedding!r}")
+        if self.num_heads % self.kv_repeat:
+            raise ValueError(f"num_heads {self.num_heads} is not divisible by kv_repeat {self.kv_repeat}")
+        if self.weights_schedule is not None and (
+                len(self.weights_schedule) != self.weights_per_step
+                or sorted(set(self.weights_schedule)) != list(range(max(self.weights_schedule, default=-1) + 1))):
+            raise ValueError(f"a weights schedule names, for each of the {self.weights_per_step} steps, one of "
+                             f"0, 1, ... (each used), got {self.weights_schedule!r}")
         if self.context is None and not self.weights_per_step:
             raise ValueError("a streaming transformer needs a context (or weights_per_step) to size its cache")
         if self.call_limit % self.steps_per_frame:
@@ -48,6 +59,21 @@ class TransformerConfig:
     @property
     def head_dim(self) -> int:
         return self.d_model // self.num_heads
+
+    @property
+    def kv_heads(self) -> int:
+        return self.num_heads // self.kv_repeat
+
+    @property
+    def stored_steps(self) -> int:
+        """The per-step weights a layer stores (1 without ``weights_per_step``)."""
+        if self.weights_schedule is not None:
+            return max(self.weights_schedule) + 1
+        return max(self.weights_per_step, 1)
+
+    def weights_of(self, step: int) -> int:
+        """The stored weights step ``step`` uses (a Python int: graph-safe)."""
+        return step if self.weights_schedule is None else self.weights_schedule[step]
 
     @property
     def call_limit(self) -> int:
@@ -117,12 +143,14 @@ class StreamingAttention(nn.Module):
     def __init__(self, cfg: TransformerConfig, device=None, dtype=None):
         super().__init__()
         self.cfg = cfg
-        mult = max(cfg.weights_per_step, 1)
+        mult = cfg.stored_steps
         d = cfg.d_model
-        self.in_proj_weight = nn.Parameter(torch.empty(mult * 3 * d, d, device=device, dtype=dtype))
+        rows = d + 2 * cfg.kv_heads * cfg.head_dim  # the queries, then the keys and the values
+        self.in_proj_weight = nn.Parameter(torch.empty(mult * rows, d, device=device, dtype=dtype))
         init_normal(self.in_proj_weight, std=d ** -0.5)
-        self._in_proj = StackedMatmuls(mult, 3 * d)
+        self._in_proj = StackedMatmuls(mult, rows)
         self.out_proj = StackedLinear(d, d, mult, device=device, dtype=dtype)
+        self._rotate = apply_rope_halves if cfg.positional_embedding == "rope_concat" else apply_rope
 
     def repack(self) -> None:
         self._in_proj.repack(self.in_proj_weight)
@@ -130,20 +158,38 @@ class StreamingAttention(nn.Module):
     def forward(self, x, cache, slots, mask, rope, step: int) -> torch.Tensor:
         cfg = self.cfg
         B, T, d = x.shape
-        qkv = self._in_proj(x, self.in_proj_weight, step)
-        qkv = qkv.view(B, T, 3, cfg.num_heads, cfg.head_dim).permute(2, 0, 3, 1, 4)
-        qk = qkv[:2] if rope is None else apply_rope(qkv[:2], rope)  # q and k rotated in one pass
-        q, k, v = qk[0], qk[1], qkv[2]
+        weights = cfg.weights_of(step)
+        qkv = self._in_proj(x, self.in_proj_weight, weights)
+        if cfg.kv_repeat == 1:
+            qkv = qkv.view(B, T, 3, cfg.num_heads, cfg.head_dim).permute(2, 0, 3, 1, 4)
+            qk = qkv[:2] if rope is None else self._rotate(qkv[:2], rope)  # q and k rotated in one pass
+            q, k, v = qk[0], qk[1], qkv[2]
+        else:
+            q = qkv[..., :d].view(B, T, cfg.num_heads, cfg.head_dim).transpose(1, 2)
+            k, v = qkv[..., d:].view(B, T, 2, cfg.kv_heads, cfg.head_dim).permute(2, 0, 3, 1, 4)
+            if rope is not None:
+                q, k = self._rotate(q, rope), self._rotate(k, rope)
         cache["k"].index_copy_(2, slots, k)
         cache["v"].index_copy_(2, slots, v)
-        y = F.scaled_dot_product_attention(q, cache["k"], cache["v"], attn_mask=mask)
-        return self.out_proj(y.transpose(1, 2).reshape(B, T, d), step)
+        keys, values = repeat_kv(cache["k"], cfg.kv_repeat), repeat_kv(cache["v"], cfg.kv_repeat)
+        y = F.scaled_dot_product_attention(q, keys, values, attn_mask=mask)
+        return self.out_proj(y.transpose(1, 2).reshape(B, T, d), weights)
+
+
+def repeat_kv(x: torch.Tensor, times: int) -> torch.Tensor:
+    """Keys or values [B, kv heads, T, D] for every query head: each stored head ``times`` times
+    in a row (query head h reads stored head h // times), as the reference expands them."""
+    if times == 1:
+        return x
+    b, h, t, d = x.shape
+    return x[:, :, None].expand(b, h, times, t, d).reshape(b, h * times, t, d)
 
 
 class TransformerLayer(nn.Module):
     def __init__(self, cfg: TransformerConfig, device=None, dtype=None):
         super().__init__()
         kw = {"device": device, "dtype": dtype}
+        self.cfg = cfg
         self.cfg_gating = cfg.gating
         self.self_attn = StreamingAttention(cfg, **kw)
         self.norm1 = make_norm(cfg.norm, cfg.d_model, **kw)
@@ -155,7 +201,7 @@ class TransformerLayer(nn.Module):
             self.linear2 = nn.Linear(cfg.dim_feedforward, cfg.d_model, bias=False, **kw)
         elif cfg.weights_per_step:
             self.gating = nn.ModuleList(GatedFFN(cfg.d_model, cfg.dim_feedforward, cfg.gating, **kw)
-                                        for _ in range(cfg.weights_per_step))
+                                        for _ in range(cfg.stored_steps))
         else:
             self.gating = GatedFFN(cfg.d_model, cfg.dim_feedforward, cfg.gating, **kw)
         if cfg.layer_scale is not None:
@@ -168,7 +214,7 @@ class TransformerLayer(nn.Module):
         if self.cfg_gating == "none":
             return self.linear2(F.gelu(self.linear1(x)))
         if isinstance(self.gating, nn.ModuleList):
-            return self.gating[step](x)
+            return self.gating[self.cfg.weights_of(step)](x)
         return self.gating(x)
 
     def forward(self, x, cache, slots, mask, rope, step: int) -> torch.Tensor:
@@ -199,7 +245,7 @@ class StreamingTransformer(nn.Module):
         ring = self.cfg.ring
         state = ring.init_state(device)
         state["layers"] = {
-            str(i): init_layer_cache(batch_size, self.cfg.num_heads, ring.capacity, self.cfg.head_dim,
+            str(i): init_layer_cache(batch_size, self.cfg.kv_heads, ring.capacity, self.cfg.head_dim,
                                      device, dtype)
             for i in range(self.cfg.num_layers)
         }
@@ -241,7 +287,7 @@ class StreamingTransformer(nn.Module):
         T = x.shape[1]
         slots, pos_q = ring.advance(state, T)
         mask = additive_mask(ring.mask(state, pos_q), x.dtype)
-        rope = rope_tables(pos_q, cfg.head_dim, cfg.max_period) if cfg.positional_embedding == "rope" else None
+        rope = None if cfg.positional_embedding == "none" else rope_tables(pos_q, cfg.head_dim, cfg.max_period)
         for i, layer in enumerate(self.layers):
             x = layer(x, state["layers"][str(i)], slots, mask, rope, step)
         ring.finish(state, T)

@@ -1,0 +1,87 @@
+"""kyutai's simultaneous interpreters: Hibiki-Zero (3B, February 2026: French, Spanish, Portuguese
+or German speech in, English speech and text out) and Hibiki (2B and 1B, French to English).
+
+Moshi's architecture with ``model_type: "hibiki"``: the person's speech (the source) is the input
+stream, the translation (English text, then its audio) is what the depth transformer writes, 16
+codebooks per stream (8 for the 1B), the acoustic codebooks two frames behind. The reference
+(the ``moshi`` package's loader and ``run_inference``, and the ``hibiki-zero`` package) adds:
+
+- Hibiki 2B/1B are conditioned on a description through a lookup-table conditioner: "very_good",
+  and "very_bad" as the negative of classifier-free guidance (``cfg_coef`` above 1: a stronger
+  voice transfer). Hibiki-Zero has no conditioner (and so no guidance).
+- The text end token's input embedding is padding's (an end sampled before the source has ended
+  reads as a pause); the end of the source is one input frame of the codec's initial token on
+  every codebook; the translation has ended when the text stream writes its end token.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .family import Family, Preset
+from .moshi import GPU_NEED
+
+TEXT_END_TOKEN = 2  # the SentencePiece end of sequence: the translation is complete
+TEXT_PAD_TOKEN = 3  # what an end of text sampled too early is read as (the reference's rule)
+POSITIVE_DESCRIPTION = {"description": "very_good"}  # the condition a translation runs with
+NEGATIVE_DESCRIPTION = {"description": "very_bad"}  # classifier-free guidance's negative
+DEFAULT_CFG_COEF = 1.0  # the reference's: no guidance (kyutai suggest 3 for more voice similarity)
+
+# Hibiki-Zero 3B's config.json, in the keys kyutai's loader reads (moshi 0.2.13 ``_lm_kwargs``):
+# the architecture of the family's released model. From third-party ports of the released file
+# (the hub cannot be reached from where this was written): grouped-query attention, RoPE over
+# halves, a depth transformer of 9 weight sets over 16 steps with a LayerNorm before each
+# codebook's logits, and no conditioner.
+_ACOUSTIC = [2] * 15
+HIBIKI_ZERO_3B_CONFIG: Mapping[str, Any] = {
+    "model_type": "hibiki", "dim": 2048, "text_card": 48000, "existing_text_padding_id": TEXT_PAD_TOKEN,
+    "card": 2048, "n_q": 32, "dep_q": 16, "delays": [0, 0, *_ACOUSTIC, 0, *_ACOUSTIC],
+    "num_heads": 16, "num_layers": 28, "hidden_scale": 6.0, "causal": True, "layer_scale": None,
+    "context": 3000, "max_period": 20000.0, "gating": "silu", "norm": "rms_norm_f32",
+    "positional_embedding": "rope_concat", "kv_repeat": 2,
+    "depformer_dim": 1024, "depformer_num_heads": 16, "depformer_num_layers": 6,
+    "depformer_dim_feedforward": None, "depformer_norm": "layer_norm", "depformer_pos_emb": "none",
+    "depformer_multi_linear": True, "depformer_weights_per_step": True, "depformer_kv_repeat": 1,
+    "depformer_weights_per_step_schedule": [0, 1, 2, 3, 4, 5, 6, 7, 8, 8, 8, 8, 8, 8, 8, 8],
+    "conditioners": {}, "cross_attention": False,
+}
+
+# Hibiki 2B's and 1B's conditioner and fuser, in their config.json's keys (the 1B's file, as
+# third-party packs of it repeat it): a lookup table of five descriptions, summed into the input.
+DESCRIPTION_CONDITIONER: Mapping[str, Any] = {
+    "conditioners": {"description": {"type": "lut", "lut": {
+        "n_bins": 31, "dim": 16, "tokenizer": "noop",
+        "possible_values": ["very_bad", "bad", "neutral", "good", "very_good"]}}},
+    "fuser": {"cross_attention_pos_emb": False, "cross_attention_pos_emb_scale": 1, "sum": ["description"],
+              "prepend": [], "cross": []},
+}
+
+HIBIKI_ZERO_GB = 6.3  # 3.13 B parameters in bf16 (its config on the meta device)
+HIBIKI_2B_GB = 5.4  # 2.7 B
+HIBIKI_1B_GB = 3.4  # 1.7 B
+
+
+def _claims(config: Mapping[str, Any]) -> bool:
+    return config.get("model_type") == "hibiki"
+
+
+FAMILY = Family(
+    name="hibiki", title="Hibiki", generator="hibiki", claims=_claims,
+    config_defaults=HIBIKI_ZERO_3B_CONFIG, delays=tuple(HIBIKI_ZERO_3B_CONFIG["delays"]),
+    dep_q=HIBIKI_ZERO_3B_CONFIG["dep_q"], takes_prompts=False, interprets=True,
+    presets=(
+        # The commit the hibiki-zero 0.0.4 package runs (its DEFAULT_REPO). kyutai's model card
+        # was not read here; the CC BY 4.0 licence is what the ports of these weights state.
+        Preset("hibiki-zero", "kyutai/hibiki-zero-3b-pytorch-bf16", "hibiki", False, "CC-BY 4.0", HIBIKI_ZERO_GB,
+               "Hibiki-Zero 3B (kyutai): live interpreter, French, Spanish, Portuguese or German speech in, "
+               f"English speech and text out; {GPU_NEED}",
+               revision="23b3e0b41782026c81dd5283a034107b01f9e513"),
+        # Their commits cannot be known here: pinned to the commit first downloaded.
+        Preset("hibiki-2b", "kyutai/hibiki-2b-pytorch-bf16", "hibiki", False, "CC-BY 4.0", HIBIKI_2B_GB,
+               f"Hibiki 2B (kyutai): live interpreter, French speech in, English speech and text out; {GPU_NEED}"),
+        Preset("hibiki-1b", "kyutai/hibiki-1b-pytorch-bf16", "hibiki", False, "CC-BY 4.0", HIBIKI_1B_GB,
+               "Hibiki-M 1B (kyutai): live interpreter, French speech in, English speech and text out, 8 "
+               f"codebooks per stream; {GPU_NEED}"),
+    ),
+)
