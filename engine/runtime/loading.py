@@ -17,6 +17,7 @@ from ..codec.mimi import load_mimi
 from ..errors import ModelError
 from ..files.fingerprint import model_fingerprint
 from ..files.models import ModelFiles, resolve_model
+from ..kernels.int4_tiled import Tiling, prepare_tiles
 from ..kernels.packed import pack_linears
 from ..kernels.quantize import quantizer
 from ..lm.generate import SamplingConfig
@@ -89,6 +90,10 @@ class LoadedModel:
     def _load_weights(self) -> None:
         self.mimi = load_mimi(self.files.mimi_path, num_codebooks=8, device=self.device)
         self.lm = _load_lm(self.files, self.lm_config, self.device, self.dtype, self.precision)
+        # 4-bit matmuls through torch's fused kernel: each weight block tiled once, here
+        self.int4_tiling: Tiling | None = prepare_tiles(self.lm) if self.precision is Precision.INT4 else None
+        if self.int4_tiling is not None:
+            log.log(logging.WARNING if self.int4_tiling.refused else logging.INFO, "%s", self.int4_tiling.summary())
 
     def _warm_up(self) -> None:
         with torch.inference_mode():

@@ -105,6 +105,7 @@ class StackedLinear(nn.Module):
         self.weight = nn.Parameter(torch.empty(mult * out_features, in_features, device=device, dtype=dtype))
         init_normal(self.weight, std=in_features ** -0.5)
         self._matmuls = StackedMatmuls(mult, out_features)
+        self.stacked_rows = {"weight": self._matmuls.rows}  # a step's rows (weights prepared per step)
 
     def repack(self) -> None:
         self._matmuls.repack(self.weight)
@@ -122,6 +123,7 @@ class StreamingAttention(nn.Module):
         self.in_proj_weight = nn.Parameter(torch.empty(mult * 3 * d, d, device=device, dtype=dtype))
         init_normal(self.in_proj_weight, std=d ** -0.5)
         self._in_proj = StackedMatmuls(mult, 3 * d)
+        self.stacked_rows = {"in_proj_weight": self._in_proj.rows}  # a step's rows (weights prepared per step)
         self.out_proj = StackedLinear(d, d, mult, device=device, dtype=dtype)
 
     def repack(self) -> None:
