@@ -182,9 +182,10 @@ def _load_lm(files: ModelFiles, config: LMConfig, device: torch.device, dtype: t
              precision: Precision) -> LMModel:
     """int8, int4: each weight is quantised as it streams from the file (no float copy of the LM
     exists, on the host or the device). On the CPU (float32 activations whatever the precision):
-    float matmuls with packed weights, whose kernels the kernel plan chooses."""
+    float matmuls with packed weights, whose kernels the kernel plan chooses (and until it has,
+    ATen's on the weights as loaded: the plan's copies are the only ones)."""
     quantize = quantizer(precision.value)
     lm = load_lm(files.lm_path, config, device=device, dtype=dtype, quantize=quantize)
     if quantize is None and device.type == "cpu" and dtype == torch.float32:
-        pack_linears(lm)
+        pack_linears(lm, "aten")  # no copies yet: the kernel plan makes those its kernels need
     return lm

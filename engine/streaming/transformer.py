@@ -110,6 +110,9 @@ class StackedLinear(nn.Module):
     def repack(self) -> None:
         self._matmuls.repack(self.weight)
 
+    def packed_matmuls(self) -> list[PackedMatmul]:
+        return self._matmuls.matmuls
+
     def forward(self, x: torch.Tensor, step: int = 0) -> torch.Tensor:
         return self._matmuls(x, self.weight, step)
 
@@ -128,6 +131,9 @@ class StreamingAttention(nn.Module):
 
     def repack(self) -> None:
         self._in_proj.repack(self.in_proj_weight)
+
+    def packed_matmuls(self) -> list[PackedMatmul]:
+        return self._in_proj.matmuls
 
     def forward(self, x, cache, slots, mask, rope, step: int) -> torch.Tensor:
         cfg = self.cfg
