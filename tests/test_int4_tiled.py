@@ -14,7 +14,8 @@ import torch.nn.functional as F
 from torch.profiler import ProfilerActivity, profile
 
 from engine.kernels.int4 import INT4_OFFSET, TILES_ATTRIBUTE, Int4Weight
-from engine.kernels.int4_tiled import TiledInt4, prepare_tiles, refusal
+from engine.kernels.int4_tiled import TiledInt4, cpu_compute_dtype, prepare_tiles, refusal
+from engine.kernels.int8 import KERNEL_TOLERANCE
 from engine.kernels.quantize import quantize_lm_int4
 from engine.lm.model import LMConfig, LMModel
 from engine.streaming.transformer import step_slice
@@ -27,27 +28,37 @@ SMALL = LMConfig(dim=128, num_heads=4, num_layers=2, text_card=500, depformer_di
                  depformer_dim_feedforward=264, depformer_num_heads=4, depformer_num_layers=2, context=100)
 
 
-def dequantising_bound(x: torch.Tensor, weight: Int4Weight) -> torch.Tensor:
-    """How far two float32 evaluations of ``x @ ((q - 8) * scale + zero).T`` may differ: the sum's
-    roundings and up to three in each weight's dequantisation (multiply, add, and a kernel's own
-    grouping of them), on the magnitudes of the terms that make the weight."""
+BFLOAT16_UNIT = 2.0 ** -8
+
+
+def dequantising_bound(x: torch.Tensor, weight: Int4Weight, compute_dtype: torch.dtype) -> torch.Tensor:
+    """How far the kernel's ``x @ ((q - 8) * scale + zero).T`` may be from the dequantising path's,
+    on the magnitudes of the terms that make each weight: in float32 the sum's roundings and up to
+    three in each weight's dequantisation (multiply, add, and a kernel's own grouping of them); in
+    bfloat16 one rounding each of the activation, the scale and the zero, and of the output."""
     rows, cols = weight.shape
     q = torch.stack((weight.packed & 0xF, weight.packed >> 4), dim=-1).reshape(rows, weight.scale.shape[1], -1)
-    magnitude = (q.float() - INT4_OFFSET).abs() * weight.scale.abs()[..., None] + weight.zero.abs()[..., None]
-    return linear_rounding_bound(x, magnitude.reshape(rows, cols), extra_roundings=3)
+    magnitude = ((q.float() - INT4_OFFSET).abs() * weight.scale.abs()[..., None]
+                 + weight.zero.abs()[..., None]).reshape(rows, cols)
+    if compute_dtype == torch.float32:
+        return linear_rounding_bound(x, magnitude, extra_roundings=3)
+    return 4 * BFLOAT16_UNIT * F.linear(x.double().abs(), magnitude.double())
 
 
+@pytest.mark.parametrize("compute_dtype", [torch.float32, torch.bfloat16])
 @pytest.mark.parametrize("rows, cols", [(64, 256), (1000, 128), (48, 96), (3072, 1024)])
 @pytest.mark.parametrize("inputs", [1, 3])
-def test_the_cpu_tiled_kernel_agrees_with_the_dequantising_path_up_to_rounding(rows, cols, inputs):
+def test_the_cpu_tiled_kernel_agrees_with_the_dequantising_path_up_to_rounding(rows, cols, inputs, compute_dtype):
     """Row counts off the kernel's multiple of 16 (1000, 48) are padded with zero rows and cut
-    back; groups of 128 and 32 columns."""
+    back; groups of 128 and 32 columns; float32 activations in both (bfloat16 inside the kernel
+    where the CPU multiplies it natively)."""
     gen = torch.Generator().manual_seed(rows)
     weight = Int4Weight.quantize(torch.randn(rows, cols, generator=gen) * cols ** -0.5)
     x = torch.randn(2, inputs, cols, generator=gen)
-    got = TiledInt4(weight)(x)
+    got = TiledInt4(weight, compute_dtype)(x)
     want = F.linear(x, weight)  # the dequantising path
-    assert_within(got, want, dequantising_bound(x, weight), "tiled int4")
+    assert got.dtype == torch.float32
+    assert_within(got, want, dequantising_bound(x, weight, compute_dtype), "tiled int4")
 
 
 def test_a_block_the_kernel_cannot_take_is_refused_with_its_reason():
@@ -112,8 +123,9 @@ def test_a_frame_computes_through_the_tiles_and_agrees_with_the_dequantising_pat
     assert results["plain"][1] == 0
     assert results["tiled"][1] == tiling.tiled  # every block once a frame
     assert len(results["tiled"][0]) == SMALL.dep_q + 1
+    tolerance = 1e-4 if cpu_compute_dtype() == torch.float32 else KERNEL_TOLERANCE  # bfloat16 inside the kernel
     for got, want in zip(results["tiled"][0], results["plain"][0]):
-        assert float((got - want).abs().max()) <= 1e-4 * float(want.abs().max())
+        assert float((got - want).abs().max()) <= tolerance * float(want.abs().max())
 
 
 def test_tiles_are_ignored_once_the_buffers_are_no_longer_theirs(small_lms):
