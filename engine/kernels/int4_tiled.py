@@ -19,7 +19,9 @@ output comes back in the model's dtype. CUDA's kernel takes bfloat16 only.
 
 The tiles are a second copy of the 4-bit values beside the stored buffers (about the same bytes
 again, plus the scales and zeros interleaved), kept because the stored layout is what rows are
-sliced, loaded and saved in.
+sliced, loaded and saved in. On a GPU, where int4 is chosen to fit in memory, that copy would make
+it as heavy as int8: a model loads tiles on the CPU only (``LoadedModel``), and the CUDA kernel is
+timed by ``bench/gpu_check.py`` until the stored copy can be let go after tiling.
 """
 
 from __future__ import annotations

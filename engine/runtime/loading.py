@@ -90,8 +90,11 @@ class LoadedModel:
     def _load_weights(self) -> None:
         self.mimi = load_mimi(self.files.mimi_path, num_codebooks=8, device=self.device)
         self.lm = _load_lm(self.files, self.lm_config, self.device, self.dtype, self.precision)
-        # 4-bit matmuls through torch's fused kernel: each weight block tiled once, here
-        self.int4_tiling: Tiling | None = prepare_tiles(self.lm) if self.precision is Precision.INT4 else None
+        # 4-bit matmuls through torch's fused kernel, each weight block tiled once, here; on the CPU
+        # only: the tiles sit beside the stored 4-bit buffers, and on a GPU that would make int4
+        # need as much memory as int8 (bench/gpu_check.py times the CUDA kernel)
+        tiled = self.precision is Precision.INT4 and self.device.type == "cpu"
+        self.int4_tiling: Tiling | None = prepare_tiles(self.lm) if tiled else None
         if self.int4_tiling is not None:
             log.log(logging.WARNING if self.int4_tiling.refused else logging.INFO, "%s", self.int4_tiling.summary())
 
