@@ -366,8 +366,8 @@ def hold_weights_once(chosen: list[tuple[object, str]]) -> None:
     for (module, name), kernels in by_holder.items():
         param = getattr(module, name)
         transposed = all(kernel == TRANSPOSED_MATMUL_KERNEL for kernel in kernels)
-        if transposed == is_column_major(param):
-            continue
+        if not isinstance(param, torch.Tensor) or transposed == is_column_major(param):
+            continue  # a quantised weight computes through its own kernels
         with torch.no_grad():
             param.data = param.data.t().contiguous().t() if transposed else param.data.contiguous()
         module.repack()  # its matmuls' views and copies from the relaid parameter
