@@ -11,8 +11,8 @@ dequantises the rows it is given and multiplies in float: the reference a fused 
 and the path of rows no fused kernel took. torch's fused int4 kernels need their own tiled layouts
 (CUDA: ``_convert_weight_to_int4pack``; CPU: ``_convert_weight_to_int4pack_for_cpu``, which
 interleaves rows in blocks of 64, so a tiled weight cannot be sliced per step): those are made
-once at load, for each block of rows the model multiplies by (each stored step of a stacked
-weight), by ``engine.kernels.int4_tiled``, and kept beside the module's buffers as ``RowTiles``;
+once at load (on the CPU), for each block of rows the model multiplies by (each stored step of a
+stacked weight), by ``engine.kernels.int4_tiled``, and kept beside the module's buffers as ``RowTiles``;
 a slice of the weight that is such a block computes through its tiles.
 
 4-bit loses quality that random test weights cannot show (users report that a 4-bit PersonaPlex
