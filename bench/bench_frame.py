@@ -15,6 +15,14 @@ more weight bytes than a core's caches hold, these are bound by memory bandwidth
 each frame (``*_rest_ms``) is the other ops and Python.
 
     .venv/bin/python -m bench.bench_frame [--frames 40] [--warmup 6] [--threads 1 2] [--precision float32 auto]
+
+``--paired`` compares the precisions with each other instead, on a machine others load too: every
+precision's model is loaded once, and each frame runs every precision's session, in an order that
+rotates from frame to frame (the reference is left out), so that a burst of load hits them alike;
+the load average is recorded at the start and the end.
+
+    .venv/bin/python -m bench.bench_frame --paired --threads 2 --precision float32 bfloat16 int8 int4 \
+        --out bench/results/<cpu>/frame-precisions.json
 """
 
 from __future__ import annotations
@@ -31,7 +39,7 @@ os.environ.setdefault("NO_TORCH_COMPILE", "1")
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-from bench.common import cpu_model, summary  # noqa: E402
+from bench.common import cpu_model, load_average, summary  # noqa: E402
 from engine import load_model  # noqa: E402
 from engine.files.demo import ensure_demo_model  # noqa: E402
 from engine.files.hub_layout import MIMI_NAME, MOSHI_NAME  # noqa: E402
@@ -95,12 +103,44 @@ def run(threads: int, precision: str, frames: int, warmup: int, folder: Path, au
     return out
 
 
+def run_paired(threads: int, precisions: list[str], frames: int, warmup: int, folder: Path,
+               audio: np.ndarray) -> dict:
+    """Every precision's frame on the same audio, frame by frame, the order rotating each frame."""
+    torch.set_num_threads(threads)
+    models = {p: load_model(str(folder), device="cpu", precision=p) for p in precisions}
+    sessions = {p: m.new_session(SamplingConfig(), seed=1) for p, m in models.items()}
+    times: dict[str, list[float]] = {p: [] for p in precisions}
+    load = {"start": load_average()}
+    for i in range(warmup + frames):
+        pcm = audio[i * 1920:(i + 1) * 1920]
+        shift = i % len(precisions)
+        for precision in precisions[shift:] + precisions[:shift]:
+            t0 = time.perf_counter()
+            sessions[precision].step(pcm)
+            if i >= warmup:
+                times[precision].append((time.perf_counter() - t0) * 1e3)
+    load["end"] = load_average()
+    out = {"threads": threads, "frames": frames, "warmup": warmup, "load_average": load, "precisions": {}}
+    for precision, ms in times.items():
+        model = models[precision]
+        out["precisions"][precision] = {
+            "resolved_precision": model.info.precision.value, **summary(ms),
+            "kernel_plan": model.kernel_plan.summary(),
+            "int4_tiling": None if model.int4_tiling is None else model.int4_tiling.summary()}
+    base = out["precisions"][precisions[0]]
+    for r in out["precisions"].values():
+        r[f"ratio_median_to_{precisions[0]}"] = round(r["median_ms"] / base["median_ms"], 3)
+    return out
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--frames", type=int, default=40)
     p.add_argument("--warmup", type=int, default=6)
     p.add_argument("--threads", type=int, nargs="+", default=[1, 2])
-    p.add_argument("--precision", nargs="+", default=["float32", "auto"], choices=["float32", "auto", "bfloat16"])
+    p.add_argument("--precision", nargs="+", default=["float32", "auto"],
+                   choices=["float32", "auto", "bfloat16", "int8", "int4"])
+    p.add_argument("--paired", action="store_true", help="the precisions against each other, frames interleaved")
     p.add_argument("--out", type=Path, default=RESULTS / "frame.json")
     args = p.parse_args(argv)
     if args.frames < 30:
@@ -111,6 +151,8 @@ def main(argv=None) -> int:
     report = {"torch": torch.__version__, "cpu": cpu_model(), "cores": os.cpu_count(),
               "command": " ".join(["python -m bench.bench_frame", *(sys.argv[1:] if argv is None else argv)]),
               "runs": []}
+    if args.paired:
+        return write_paired(args, folder, audio, report)
     print(f"{'threads':>7} {'precision':>18} {'ours med':>9} {'ours p95':>9} {'ref med':>9} {'ref p95':>9} "
           f"{'ratio med':>9} {'ratio p95':>9}  targets (<= {TARGET_RATIO}x and < {TARGET_MS:.0f} ms)")
     for threads, precision in [(t, p) for t in args.threads for p in args.precision]:
@@ -123,6 +165,21 @@ def main(argv=None) -> int:
               f"p95 {'met' if r['meets_target_p95'] else 'MISSED'}; matmuls+convs alone "
               f"{r['sweep_ms']['ours']:.1f} / {r['sweep_ms']['reference_kernels']:.1f} ms, the rest "
               f"{r['ours_rest_ms']:.1f} / {r['reference_rest_ms']:.1f} ms", flush=True)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(report, indent=2) + "\n")
+    print(f"wrote {args.out}")
+    return 0
+
+
+def write_paired(args, folder: Path, audio: np.ndarray, report: dict) -> int:
+    for threads in args.threads:
+        r = run_paired(threads, args.precision, args.frames, args.warmup, folder, audio)
+        report["runs"].append(r)
+        print(f"{threads} threads, load average {r['load_average']['start']} -> {r['load_average']['end']}")
+        for precision, p in r["precisions"].items():
+            ratio = p[f"ratio_median_to_{args.precision[0]}"]
+            print(f"  {precision:>9} ({p['resolved_precision']}): median {p['median_ms']:.1f} ms, "
+                  f"p95 {p['p95_ms']:.1f} ms, {ratio:.3f}x {args.precision[0]}", flush=True)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2) + "\n")
     print(f"wrote {args.out}")

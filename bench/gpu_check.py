@@ -1,5 +1,5 @@
 """One GPU check (about 7 minutes on an H100 or H200, ``--budget-s``): CUDA graph vs eager parity,
-per-frame times in each precision (bfloat16, int8 with each kernel candidate, int4), the reference
+per-frame times in each precision (bfloat16, int8 with each kernel candidate, fp8, int4), the reference
 on the same GPU, the memory-bandwidth floor, bfloat16 and int8 under the memory of a 12, 16 and
 24 GB card, and where a frame's time goes (``--profile``).
 
@@ -11,11 +11,12 @@ builds them: ``random_lm``):
   the tokens must be identical (``parity``);
 - per-frame time with CUDA events (median, p95, p99): eager, graph, and per quantised precision
   (``precisions``): the graph with int8 weights through each kernel candidate that agrees with its
-  dequantised reference (``engine.kernels.int8``; which one the engine chose by timing), and with
-  int4 weights; each with the ratio of its median to bfloat16's, the time to build and quantise
-  (``load_s``), the tokens identical to bfloat16's, and whether it really replayed a graph
+  dequantised reference (``engine.kernels.int8``; which one the engine chose by timing), with fp8
+  weights (the kernel the engine chose, ``engine.kernels.fp8``) and with int4 weights; each with the
+  ratio of its median to bfloat16's, the time to build and quantise (``load_s``), the tokens
+  identical to bfloat16's, and whether it really replayed a graph
   (``graph_active``) or why not (``fallback_reason``);
-- ``kernels``: each int8 candidate's time at the 7B matmul shapes, and the int4 ones (the plain
+- ``kernels``: each int8 and fp8 candidate's time at the 7B matmul shapes, and the int4 ones (the plain
   dequantising path and torch's ``_weight_int4pack_mm`` on its tiled layout), each against its
   reference;
 - ``memory_caps`` (``--caps``, ``--cap-precisions``): per precision and card size, the process
@@ -77,8 +78,9 @@ from bench.gpu_profile import profile_frames
 from bench.gpu_report import Report
 from engine.codec.mimi import Mimi, MimiConfig, load_mimi
 from engine.files.hub_layout import MIMI_NAME, MOSHI_NAME
-from engine.kernels import fp8, int8
+from engine.kernels import fp8, int4_tiled, int8
 from engine.kernels.int4 import Int4Weight
+from engine.kernels.int4_tiled import TiledInt4
 from engine.kernels.kernel_choice import KernelChoice, time_call
 from engine.kernels.quantize import load_targets, quantizer, weight_bytes
 from engine.lm.generate import PROMPT_CHUNK_STEPS, SamplingConfig, make_generator
@@ -263,16 +265,19 @@ def touched_bytes(mimi, lm, state_bytes_kv: int) -> int:
 def build_ours(name: str, device: torch.device, dtype: torch.dtype, precision: str = "bfloat16"):
     """(mimi, lm): the demo's files, or random weights with the 7B (or a tiny) configuration, in
     the released layout (PersonaPlex: 8 stored depth-transformer steps, held once), with the LM's
-    matmul weights at ``precision``."""
+    matmul weights at ``precision`` (int4: tiled for the fused kernel, as a load does)."""
     if name == "demo":
         folder = demo_folder()
-        return (load_mimi(folder / MIMI_NAME, device=device),
-                load_lm(folder / MOSHI_NAME, build_config(name), device=device, dtype=dtype,
-                        quantize=quantizer(precision)))
-    torch.manual_seed(0)
-    mimi = Mimi(MimiConfig()).to(device).eval().requires_grad_(False)
-    mimi.prepare()
-    return mimi, random_lm(build_config(name), device, dtype, precision)
+        mimi = load_mimi(folder / MIMI_NAME, device=device)
+        lm = load_lm(folder / MOSHI_NAME, build_config(name), device=device, dtype=dtype, quantize=quantizer(precision))
+    else:
+        torch.manual_seed(0)
+        mimi = Mimi(MimiConfig()).to(device).eval().requires_grad_(False)
+        mimi.prepare()
+        lm = random_lm(build_config(name), device, dtype, precision)
+    if precision == "int4":
+        int4_tiled.prepare_tiles(lm)
+    return mimi, lm
 
 
 def random_lm(config: LMConfig, device: torch.device, dtype: torch.dtype, precision: str) -> LMModel:
@@ -546,7 +551,7 @@ def kernel_times(device: torch.device, dtype: torch.dtype, repeats: int = 20) ->
     """Each int8 and fp8 candidate at the 7B shapes (those that agree with their reference), eagerly
     and, on CUDA, replayed from a graph as a frame runs it (``int8_ms_graph``: no launch gaps between
     a many-kernel candidate's kernels); and int4: the plain dequantising path against torch's fused
-    ``_weight_int4pack_mm`` (CUDA only)."""
+    kernel on its tiled copy (``_weight_int4pack_mm``; on the CPU ``_weight_int4pack_mm_for_cpu``)."""
     shapes = int8.TIMED_SHAPES if device.type == "cuda" else ((64, 48), (32, 96))
     out: dict = {"int4_ms": {"plain": 0.0}}
     for precision, choice in CHOOSING.items():
@@ -561,7 +566,7 @@ def kernel_times(device: torch.device, dtype: torch.dtype, repeats: int = 20) ->
         x = torch.randn(1, n_in, generator=gen).to(device, dtype)
         weight = Int4Weight.quantize(torch.randn(n_out, n_in, generator=gen).to(device, dtype) * n_in ** -0.5)
         calls = {"plain": functools.partial(torch.nn.functional.linear, x, weight)}
-        if device.type == "cuda":
+        if int4_tiled.refusal(weight) is None:
             calls["int4pack"] = int4pack_call(x, weight)
         want = calls["plain"]().float()
         for kernel, call in calls.items():
@@ -608,13 +613,10 @@ def graphed(call):
 
 
 def int4pack_call(x: torch.Tensor, weight: Int4Weight):
-    """torch's CUDA int4 matmul on ``weight`` converted to its tiled layout (even columns in the
-    high nibble there; the same ``(q - 8) * scale + zero`` groups)."""
-    swapped = ((weight.packed & 0xF) << 4) | (weight.packed >> 4)
-    tiled = torch._convert_weight_to_int4pack(swapped.contiguous(), 8)
-    scales_and_zeros = torch.stack([weight.scale, weight.zero], dim=-1).transpose(0, 1).contiguous()
-    group = weight.shape[1] // weight.scale.shape[1]
-    return lambda: torch._weight_int4pack_mm(x, tiled, group, scales_and_zeros)
+    """torch's fused int4 matmul for ``x``'s device on ``weight`` tiled for it (as a load
+    prepares it: ``engine.kernels.int4_tiled``)."""
+    fused = TiledInt4(weight)
+    return lambda: fused(x)
 
 
 def memory_caps(name: str, device: torch.device, dtype: torch.dtype, inputs, options: Options) -> dict:

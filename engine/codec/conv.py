@@ -69,6 +69,9 @@ class StreamingConv1d(nn.Module):
             return "conv"
         return self.kernels.get(steps) or ("im2col" if steps <= MATMUL_MAX_STEPS else "conv")
 
+    def packed_matmuls(self) -> list[PackedMatmul]:
+        return [self._linear]
+
     def repack(self) -> None:
         """Refresh the packed matmul weight (after loading or moving the parameters)."""
         if self.layer.groups == 1:
@@ -143,6 +146,9 @@ class StreamingConvTranspose1d(nn.Module):
         if not self._matmul_ok:
             return "convtr"
         return self.kernels.get(steps) or ("matmul" if steps <= MATMUL_MAX_STEPS else "convtr")
+
+    def packed_matmuls(self) -> list[PackedMatmul]:
+        return [self._linear]
 
     def repack(self) -> None:
         """Refresh the packed matmul weight (after loading or moving the parameters)."""

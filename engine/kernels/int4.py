@@ -6,17 +6,23 @@ column in the low nibble), so a row of ``cols`` weights takes ``cols / 2`` bytes
 ``4 * cols / group`` bytes of scales and zeros: about 4.25 bits a weight at groups of 128, so the
 7B LM's matmul weights take about 3.9 GB.
 
-The stored layout keeps rows independent (the depformer slices rows per step), so the matmul
-dequantises the rows it is given and multiplies in float: the plain path, which is also the
-reference a fused kernel must equal. torch's fused int4 kernels need their own tiled layouts (CUDA:
-``_convert_weight_to_int4pack``, rows in blocks; CPU: ``_convert_weight_to_int4pack_for_cpu``,
-rows in blocks of 16), measured as GPU candidates by ``bench/gpu_check.py``.
+The stored layout keeps rows independent (the depformer slices rows per step). The plain matmul
+dequantises the rows it is given and multiplies in float: the reference a fused kernel must equal,
+and the path of rows no fused kernel took. torch's fused int4 kernels need their own tiled layouts
+(CUDA: ``_convert_weight_to_int4pack``; CPU: ``_convert_weight_to_int4pack_for_cpu``, which
+interleaves rows in blocks of 64, so a tiled weight cannot be sliced per step): those are made
+once at load (on the CPU), for each block of rows the model multiplies by (each stored step of a
+stacked weight), by ``engine.kernels.int4_tiled``, and kept beside the module's buffers as ``RowTiles``;
+a slice of the weight that is such a block computes through its tiles.
 
 4-bit loses quality that random test weights cannot show (users report that a 4-bit PersonaPlex
 can lose the thread): it is never chosen unless a person asks for it.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import torch
 import torch.nn.functional as F
@@ -32,18 +38,53 @@ def group_size(cols: int) -> int:
     return next((g for g in GROUP_SIZES if cols % g == 0), cols)
 
 
+TILES_ATTRIBUTE = "int4_tiles"  # a module's {weight name: RowTiles}, set by engine.kernels.int4_tiled
+
+
+@dataclass(frozen=True)
+class RowTiles:
+    """A weight's blocks of rows prepared for a fused kernel: ``(first row, end row) -> matmul``
+    (a callable of ``x`` with ``takes(x)``, saying whether it computes for that input). Derived
+    data, valid while the module's buffers are the ``sources`` they were made from (a module moved
+    to another device has new buffers, and computes on the plain path until prepared again)."""
+
+    sources: tuple[torch.Tensor, ...]
+    by_rows: dict[tuple[int, int], Callable]
+
+    def made_from(self, tensors: tuple[torch.Tensor, ...]) -> bool:
+        return len(tensors) == len(self.sources) and all(a is b for a, b in zip(tensors, self.sources))
+
+
 class Int4Weight(QuantizedWeight):
-    """A group-quantised 2-D weight standing in for the float parameter it replaced."""
+    """A group-quantised 2-D weight standing in for the float parameter it replaced; ``tiles``:
+    the whole weight's ``RowTiles.by_rows`` and ``first_row``: where these rows start in it."""
 
     PARTS = ("int4", "scale", "zero")  # buffer suffixes, in constructor order
-    __slots__ = ("packed", "scale", "zero")
+    __slots__ = ("packed", "scale", "zero", "tiles", "first_row")
 
-    def __init__(self, packed: torch.Tensor, scale: torch.Tensor, zero: torch.Tensor):
+    def __init__(self, packed: torch.Tensor, scale: torch.Tensor, zero: torch.Tensor,
+                 tiles: dict[tuple[int, int], Callable] | None = None, first_row: int = 0):
         self.packed, self.scale, self.zero = packed, scale, zero
+        self.tiles, self.first_row = tiles, first_row
 
     @classmethod
     def quantize(cls, weight: torch.Tensor) -> Int4Weight:
         return cls(*quantize_groups(weight))
+
+    @classmethod
+    def of_module(cls, module: torch.nn.Module, name: str) -> Int4Weight:
+        weight = super().of_module(module, name)
+        tiles = getattr(module, TILES_ATTRIBUTE, {}).get(name)
+        if tiles is not None and tiles.made_from(weight.tensors()):
+            weight.tiles = tiles.by_rows
+        return weight
+
+    def __getitem__(self, rows: slice) -> Int4Weight:
+        part = super().__getitem__(rows)
+        start, _, stride = rows.indices(self.shape[0])
+        if stride == 1:
+            part.tiles, part.first_row = self.tiles, self.first_row + start
+        return part
 
     @property
     def shape(self) -> torch.Size:
@@ -52,7 +93,16 @@ class Int4Weight(QuantizedWeight):
     def dequantized(self) -> torch.Tensor:
         return dequantize_groups(self.packed, self.scale, self.zero)
 
+    def tiled(self) -> Callable | None:
+        """The fused matmul prepared for exactly these rows, if any."""
+        if not self.tiles:
+            return None
+        return self.tiles.get((self.first_row, self.first_row + self.packed.shape[0]))
+
     def linear(self, x: torch.Tensor) -> torch.Tensor:
+        fused = self.tiled()
+        if fused is not None and fused.takes(x):
+            return fused(x)
         return F.linear(x, self.dequantized().to(x.dtype))
 
 

@@ -20,7 +20,10 @@ precision is bfloat16 and the CPU runs it (not at all on one with AVX2 only).
 
 A packed copy is derived data: modules keep their parameters (and checkpoint names) and rebuild
 the copy with ``repack()`` whenever the weights change or move. Off CPU, for other dtypes, or
-before packing, everything is a plain ``F.linear``.
+before packing, everything is a plain ``F.linear``. ``transposed`` makes no copy where the
+parameter is held column-major (the kernel plan holds it so where every matmul of that parameter
+took ``transposed``): it reads the parameter through a transposed view, so that the weight exists
+once. ``onednn`` and ``bf16`` read only their own layouts, so their copies sit beside the parameter.
 """
 
 from __future__ import annotations
@@ -106,8 +109,9 @@ class PackedMatmul:
         self.packed = None
         if self.kernel != "aten" and packable(weight):
             with torch.no_grad():
-                if self.kernel == TRANSPOSED_MATMUL_KERNEL:  # [in, out]; no copy where the weight is a transposed view
-                    self.packed = weight.detach().t().contiguous()
+                if self.kernel == TRANSPOSED_MATMUL_KERNEL:  # [in, out]; a view where the weight is column-major
+                    rows_in_place = weight.detach().t()
+                    self.packed = rows_in_place if rows_in_place.stride(1) == 1 else rows_in_place.contiguous()
                 else:
                     stored = torch.bfloat16 if self.kernel == BF16_MATMUL_KERNEL else weight.dtype
                     self.packed = torch.ops.mkldnn._reorder_linear_weight(
@@ -150,14 +154,20 @@ class PackedLinear(nn.Linear):
     def repack(self) -> None:
         self._matmul.pack(self.weight)
 
+    def packed_matmuls(self) -> list[PackedMatmul]:
+        return [self._matmul]
+
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self._matmul(x, self.weight, self.bias)
 
 
-def pack_linears(module: nn.Module) -> None:
+def pack_linears(module: nn.Module, kernel: str | None = None) -> None:
     """Give every plain ``nn.Linear`` under ``module`` the packed kernel (a ``PackedLinear``
     sharing its parameters), then ``repack()`` every module that has packed data (linears,
-    convolutions, attention projections). Idempotent; call again after changing weights."""
+    convolutions, attention projections). ``kernel``: every matmul (of the modules that list
+    theirs in ``packed_matmuls()``) takes it first; ``"aten"`` copies no weight, so that a model
+    about to be planned never holds a copy of every weight at once. Idempotent; call again after
+    changing weights."""
     packed: dict[nn.Linear, PackedLinear] = {}  # a linear shared by two entries stays shared
     for parent in list(module.modules()):
         for name, child in list(parent._modules.items()):
@@ -165,6 +175,11 @@ def pack_linears(module: nn.Module) -> None:
                 if child not in packed:
                     packed[child] = PackedLinear.sharing(child)
                 setattr(parent, name, packed[child])
+    if kernel is not None:
+        checked_kernel(kernel)
+        for m in module.modules():
+            for matmul in getattr(m, "packed_matmuls", list)():
+                matmul.kernel = kernel
     for m in module.modules():
         repack = getattr(m, "repack", None)
         if callable(repack):

@@ -41,7 +41,7 @@ def _quantized_class(cls: type, name: str, kind: type) -> type:
     key = (cls, name, kind)
     if key not in _CLASSES:
         def read(module: nn.Module):
-            return kind(*(module._buffers[f"{name}_{part}"] for part in kind.PARTS))
+            return kind.of_module(module, name)
 
         quantized = {**getattr(cls, "quantized_weights", {}), name: kind}
         _CLASSES[key] = type(f"{kind.__name__.removesuffix('Weight')}{cls.__name__}", (cls,),

@@ -12,9 +12,9 @@ import torch.nn.functional as F
 
 
 class QuantizedWeight:
-    """Subclasses name their tensors in ``__slots__`` (constructor order; the scales second, in the
-    compute dtype) and their buffers' suffixes in ``PARTS``, and define ``quantize``, ``shape``
-    and ``linear``."""
+    """Subclasses name their tensors first in ``__slots__`` (constructor order; the scales second, in
+    the compute dtype; anything after them is not a tensor of the weight) and their buffers'
+    suffixes in ``PARTS``, and define ``quantize``, ``shape`` and ``linear``."""
 
     PARTS: tuple[str, ...] = ()
     __slots__ = ()
@@ -26,8 +26,13 @@ class QuantizedWeight:
     def linear(self, x: torch.Tensor) -> torch.Tensor:
         raise NotImplementedError
 
+    @classmethod
+    def of_module(cls, module: torch.nn.Module, name: str) -> QuantizedWeight:
+        """The weight ``module.<name>`` whose tensors are the module's ``<name>_<part>`` buffers."""
+        return cls(*(module._buffers[f"{name}_{part}"] for part in cls.PARTS))
+
     def tensors(self) -> tuple[torch.Tensor, ...]:
-        return tuple(getattr(self, name) for name in self.__slots__)
+        return tuple(getattr(self, name) for name in self.__slots__[:len(self.PARTS)])
 
     @property
     def dtype(self) -> torch.dtype:

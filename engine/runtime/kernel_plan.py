@@ -20,7 +20,11 @@ MKL on an AMD EPYC, 1.3x slower on an Intel Xeon), so nothing here is a fixed ch
    they are not, and picked MKL on the stored layout where the transposed copy was faster in the
    frame; flushing the caches before every call instead made the small weights that do stay
    cached look slow;
-3. every site takes its group's fastest candidate.
+3. every site takes its group's fastest candidate;
+4. each weight is held once (``hold_weights_once``, as the kernels are applied): a parameter
+   whose every matmul takes ``transposed`` is held column-major, and those matmuls read it
+   through a transposed view instead of keeping a transposed copy beside it (oneDNN's kernels
+   read only their own blocked layout: a parameter computed by them still has that copy beside it).
 
 The plan is cached on disk (JSON), keyed by the CPU (``engine.runtime.cpu``: its name, family and
 model, instruction-set flags), core count, torch threads, torch version, the model's fingerprint,
@@ -55,6 +59,7 @@ from ..kernels.packed import (
     BF16_MATMUL_KERNEL,
     BF16_UNSUPPORTED,
     MATMUL_KERNELS,
+    TRANSPOSED_MATMUL_KERNEL,
     PackedLinear,
     PackedMatmul,
     bf16_matmul_runs,
@@ -110,12 +115,20 @@ class KernelPlan:
 
 
 class _MatmulSite:
-    """A linear layer's matmul: ATen's, or oneDNN's on a prepacked weight."""
+    """A linear layer's matmul (step ``step`` of ``steps`` of a stacked parameter): ATen's, or
+    oneDNN's on a prepacked weight. Holds no tensor of the weight (``hold_weights_once`` relays
+    parameters while the sites exist: a view held here would keep the old layout alive)."""
 
-    def __init__(self, matmul: PackedMatmul, weight: torch.Tensor, bias: torch.Tensor | None, rows: int,
-                 allow_bf16: bool):
-        self.matmul, self.weight, self.bias, self.rows = matmul, weight, bias, rows
-        self._kernels = matmul_kernels(weight, allow_bf16)
+    def __init__(self, matmul: PackedMatmul, holder: tuple[nn.Module, str], step: int, steps: int,
+                 bias: torch.Tensor | None, rows: int, allow_bf16: bool):
+        self.matmul, self.holder, self.step, self.steps = matmul, holder, step, steps
+        self.bias, self.rows = bias, rows
+        self._kernels = matmul_kernels(self.weight, allow_bf16)
+
+    @property
+    def weight(self) -> torch.Tensor:
+        module, name = self.holder
+        return step_slice(getattr(module, name), self.step, self.steps)
 
     @property
     def op(self) -> str:
@@ -129,8 +142,9 @@ class _MatmulSite:
         self.matmul.use(kernel)
 
     def runner(self) -> Callable[[], torch.Tensor]:
-        x = torch.randn(self.rows, self.weight.shape[1], dtype=self.weight.dtype)
-        return lambda: self.matmul(x, self.weight, self.bias)
+        weight = self.weight
+        x = torch.randn(self.rows, weight.shape[1], dtype=weight.dtype)
+        return lambda: self.matmul(x, weight, self.bias)
 
 
 class _ConvSite:
@@ -198,13 +212,12 @@ def _record_sites(modules: list[nn.Module], run_frame: Callable[[], None], allow
     for module, shape in shapes.items():
         rows = int(np.prod(shape[:-1]))
         if isinstance(module, PackedLinear):
-            sites.append(_MatmulSite(module._matmul, module.weight, module.bias, rows, allow_bf16))
+            sites.append(_MatmulSite(module._matmul, (module, "weight"), 0, 1, module.bias, rows, allow_bf16))
         elif isinstance(module, (StackedLinear, StreamingAttention)):
-            stacked, weight = ((module._matmuls, module.weight) if isinstance(module, StackedLinear)
-                               else (module._in_proj, module.in_proj_weight))
-            mult = len(stacked.matmuls)
-            sites += [_MatmulSite(mm, step_slice(weight, i, mult), None, rows, allow_bf16)
-                      for i, mm in enumerate(stacked.matmuls)]
+            name = "weight" if isinstance(module, StackedLinear) else "in_proj_weight"
+            matmuls = module.packed_matmuls()
+            sites += [_MatmulSite(mm, (module, name), i, len(matmuls), None, rows, allow_bf16)
+                      for i, mm in enumerate(matmuls)]
         else:
             sites.append(_ConvSite(module, shape, allow_bf16))
     return [s for s in sites if s.candidates()]
@@ -237,7 +250,7 @@ def _measure(sites: list) -> tuple[Choice, ...]:
     ``k``-th candidate (cycling where a group has fewer), ``k`` in ABBA order over
     ``SWEEP_REPEATS`` blocks; a group's time per candidate is the median over its sweeps, per
     call. Only the timed sites are switched between candidates (re-packing a weight costs as
-    much as a call); each group's sites all take its fastest at the end."""
+    much as a call); each group's sites all take its fastest at the end (``_apply``)."""
     groups = _groups(sites)
     timed, counted = [], dict.fromkeys(groups, 0)
     for site in sites:
@@ -262,18 +275,19 @@ def _measure(sites: list) -> tuple[Choice, ...]:
         # Chosen from the times as recorded (0.1 us), so that the plan's file names the fastest of its
         # own times even where two candidates tie after rounding.
         per_call = {k: round(statistics.median(v), 1) for k, v in times[op].items()}
-        best = min(per_call, key=per_call.get)
-        for site in group:
-            site.apply(best)
-        choices.append(Choice(op, best, per_call, len(group)))
+        choices.append(Choice(op, min(per_call, key=per_call.get), per_call, len(group)))
+    best = {c.op: c.kernel for c in choices}
+    _apply(sites, lambda site: best[site.op])
     return tuple(choices)
 
 
 def _apply(sites: list, kernel_of: Callable[[object], str | None]) -> bool:
-    """Give every site ``kernel_of(site)``; False (nothing changed) when one has no usable answer."""
+    """Give every site ``kernel_of(site)``, each parameter first laid out for its kernels
+    (``hold_weights_once``); False (nothing changed) when one has no usable answer."""
     chosen = [(site, kernel_of(site)) for site in sites]
     if any(k not in site.candidates() for site, k in chosen):
         return False
+    hold_weights_once(chosen)
     for site, kernel in chosen:
         site.apply(kernel)
     return True
@@ -334,15 +348,37 @@ def plan_kernels(modules: list[nn.Module], run_frame: Callable[[], None], finger
     """Record the sites of ``modules`` during ``run_frame()``, then apply the cached plan, the forced
     kernel (``PARLEY_KERNELS``) or a freshly measured one (and cache it). ``allow_bf16``: the
     bfloat16-weight matmul may be chosen (the model's precision is bfloat16)."""
-    plan = _plan(modules, run_frame, fingerprint, dtype, allow_bf16)
+    plan = _plan(_record_sites(modules, run_frame, allow_bf16), fingerprint, dtype, allow_bf16)
     log_plan(plan)
     return plan
 
 
-def _plan(modules: list[nn.Module], run_frame: Callable[[], None], fingerprint: str,
-          dtype: torch.dtype, allow_bf16: bool) -> KernelPlan:
+def hold_weights_once(chosen: list[tuple[object, str]]) -> None:
+    """Before the sites take their kernels (``(site, kernel)`` pairs): hold each parameter whose
+    every matmul will compute with ``transposed`` column-major (those matmuls then read it through
+    a view, no copy), and every other one row-major, as loaded (the layout ATen's kernel on the
+    stored weight and oneDNN's reorder read fastest). Relaid one parameter at a time, before any
+    transposed copy is made: the transient is one weight."""
+    by_holder: dict[tuple[nn.Module, str], list[str]] = {}
+    for site, kernel in chosen:
+        if isinstance(site, _MatmulSite):
+            by_holder.setdefault(site.holder, []).append(kernel)
+    for (module, name), kernels in by_holder.items():
+        param = getattr(module, name)
+        transposed = all(kernel == TRANSPOSED_MATMUL_KERNEL for kernel in kernels)
+        if not isinstance(param, torch.Tensor) or transposed == is_column_major(param):
+            continue  # a quantised weight computes through its own kernels
+        with torch.no_grad():
+            param.data = param.data.t().contiguous().t() if transposed else param.data.contiguous()
+        module.repack()  # its matmuls' views and copies from the relaid parameter
+
+
+def is_column_major(weight: torch.Tensor) -> bool:
+    return weight.dim() == 2 and weight.shape[0] > 1 and weight.stride() == (1, weight.shape[0])
+
+
+def _plan(sites: list, fingerprint: str, dtype: torch.dtype, allow_bf16: bool) -> KernelPlan:
     key = plan_key(fingerprint, dtype, allow_bf16)
-    sites = _record_sites(modules, run_frame, allow_bf16)
     forced = os.environ.get(FORCE_ENV, "").strip().lower()
     if forced:
         if forced not in FORCE_VALUES:

@@ -18,6 +18,7 @@ from ..errors import ModelError
 from ..families import family_named
 from ..files.fingerprint import model_fingerprint
 from ..files.models import ModelFiles, resolve_model
+from ..kernels.int4_tiled import Tiling, prepare_tiles
 from ..kernels.packed import pack_linears
 from ..kernels.quantize import quantizer
 from ..lm.generate import SamplingConfig
@@ -97,6 +98,13 @@ class LoadedModel:
     def _load_weights(self) -> None:
         self.mimi = load_mimi(self.files.mimi_path, num_codebooks=self.lm_config.codec_codebooks, device=self.device)
         self.lm = load_lm_weights(self.files, self.lm_config, self.device, self.dtype, self.precision)
+        # 4-bit matmuls through torch's fused kernel, each weight block tiled once, here; on the CPU
+        # only: the tiles sit beside the stored 4-bit buffers, and on a GPU that would make int4
+        # need as much memory as int8 (bench/gpu_check.py times the CUDA kernel)
+        tiled = self.precision is Precision.INT4 and self.device.type == "cpu"
+        self.int4_tiling: Tiling | None = prepare_tiles(self.lm) if tiled else None
+        if self.int4_tiling is not None:
+            log.log(logging.WARNING if self.int4_tiling.refused else logging.INFO, "%s", self.int4_tiling.summary())
 
     def _warm_up(self) -> None:
         with torch.inference_mode():
@@ -193,9 +201,10 @@ def load_lm_weights(files: ModelFiles, config: LMConfig, device: torch.device, d
              precision: Precision) -> LMModel:
     """int8, int4: each weight is quantised as it streams from the file (no float copy of the LM
     exists, on the host or the device). On the CPU (float32 activations whatever the precision):
-    float matmuls with packed weights, whose kernels the kernel plan chooses."""
+    float matmuls with packed weights, whose kernels the kernel plan chooses (and until it has,
+    ATen's on the weights as loaded: the plan's copies are the only ones)."""
     quantize = quantizer(precision.value)
     lm = load_lm(files.lm_path, config, device=device, dtype=dtype, quantize=quantize)
     if quantize is None and device.type == "cpu" and dtype == torch.float32:
-        pack_linears(lm)
+        pack_linears(lm, "aten")  # no copies yet: the kernel plan makes those its kernels need
     return lm

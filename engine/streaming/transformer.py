@@ -131,9 +131,13 @@ class StackedLinear(nn.Module):
         self.weight = nn.Parameter(torch.empty(mult * out_features, in_features, device=device, dtype=dtype))
         init_normal(self.weight, std=in_features ** -0.5)
         self._matmuls = StackedMatmuls(mult, out_features)
+        self.stacked_rows = {"weight": self._matmuls.rows}  # a step's rows (weights prepared per step)
 
     def repack(self) -> None:
         self._matmuls.repack(self.weight)
+
+    def packed_matmuls(self) -> list[PackedMatmul]:
+        return self._matmuls.matmuls
 
     def forward(self, x: torch.Tensor, step: int = 0) -> torch.Tensor:
         return self._matmuls(x, self.weight, step)
@@ -149,11 +153,15 @@ class StreamingAttention(nn.Module):
         self.in_proj_weight = nn.Parameter(torch.empty(mult * rows, d, device=device, dtype=dtype))
         init_normal(self.in_proj_weight, std=d ** -0.5)
         self._in_proj = StackedMatmuls(mult, rows)
+        self.stacked_rows = {"in_proj_weight": self._in_proj.rows}  # a step's rows (weights prepared per step)
         self.out_proj = StackedLinear(d, d, mult, device=device, dtype=dtype)
         self._rotate = apply_rope_halves if cfg.positional_embedding == "rope_concat" else apply_rope
 
     def repack(self) -> None:
         self._in_proj.repack(self.in_proj_weight)
+
+    def packed_matmuls(self) -> list[PackedMatmul]:
+        return self._in_proj.matmuls
 
     def forward(self, x, cache, slots, mask, rope, step: int) -> torch.Tensor:
         cfg = self.cfg
