@@ -11,6 +11,7 @@ from pathlib import Path
 from app.cli.selftest import STEADY_FRAMES
 from app.engine_thread.real_time import WARMUP_FRAMES
 from engine import FRAME_MS
+from engine.runtime.threads import thread_candidates
 from tests.test_kernel_plan import assert_best_thread_count
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -41,4 +42,8 @@ def test_selftest_prints_one_json_line_and_succeeds(tmp_path):
     assert plan["source"] in ("measured", "cache") and plan["key"]["cpu"] and plan["choices"]
     assert all(c["kernel"] in c["times_us"] for c in plan["choices"])
     threads = report["threads"]
-    assert_best_thread_count(str(threads["chosen"]), threads["mean_ms_by_threads"], threads["p90_ms_by_threads"])
+    if len(thread_candidates()) > 1:
+        assert_best_thread_count(str(threads["chosen"]), threads["mean_ms_by_threads"],
+                                 threads["p90_ms_by_threads"])
+    else:  # one count leaves a core to the window and the audio (2 cores): nothing to measure
+        assert (threads["chosen"], threads["mean_ms_by_threads"]) == (thread_candidates()[0], {})

@@ -135,8 +135,8 @@ def test_a_model_folder_is_read_as_its_family(tmp_path, config, family, generato
 
 
 def test_a_folder_of_an_unknown_model_type_is_refused_naming_it(tmp_path):
-    (tmp_path / "config.json").write_text(json.dumps({"model_type": "hibiki", "dim": 2048}))
-    with pytest.raises(ModelError, match=r"config.json describes a 'hibiki' model"):
+    (tmp_path / "config.json").write_text(json.dumps({"model_type": "tts", "dim": 2048}))
+    with pytest.raises(ModelError, match=r"config.json describes a 'tts' model"):
         read_model_dir(tmp_path)
 
 

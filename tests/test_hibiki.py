@@ -8,6 +8,7 @@ The end of the source (one frame of the initial token) and silence after it are 
 
 from __future__ import annotations
 
+import copy
 import json
 from pathlib import Path
 
@@ -68,7 +69,9 @@ def write_hub_folder(config: dict, folder: Path, seed: int = 0) -> Path:
 
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "config.json").write_text(json.dumps(config))
-    lm_kwargs = {k: v for k, v in config.items()
+    # A copy: the reference's loader writes into the conditioners' dicts it is given (their device and
+    # output size), which would then reach every later config made from them.
+    lm_kwargs = {k: copy.deepcopy(v) for k, v in config.items()
                  if k not in ("model_type", "moshi_name", "mimi_name", "tokenizer_name")}
     torch.manual_seed(seed)
     ref = loaders.get_moshi_lm(None, lm_kwargs=lm_kwargs, device="cpu", dtype=torch.float32)

@@ -13,6 +13,7 @@ order in which tensors are made.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import os
@@ -172,7 +173,7 @@ def write_hibiki_variant(folder: Path, seed: int = 0, conditioned: bool = False)
     config = {**hibiki.HIBIKI_ZERO_3B_CONFIG, **{k: demo_config[k] for k in widths},
               "num_heads": demo_config["num_heads"], "depformer_num_heads": demo_config["depformer_num_heads"]}
     if conditioned:
-        config.update(hibiki.DESCRIPTION_CONDITIONER)
+        config.update(copy.deepcopy(hibiki.DESCRIPTION_CONDITIONER))  # the config's own, never the family's
     (folder / CONFIG_NAME).write_text(json.dumps(config))
     torch.manual_seed(seed)
     lm = LMModel(LMConfig.from_hub_config(config))

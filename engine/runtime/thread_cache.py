@@ -51,8 +51,12 @@ def read_choice(key: dict[str, str]) -> ThreadChoice | None:
         if data.get("key") != key:
             return None
         threads = int(data["threads"])
-        if threads not in thread_candidates():  # only a count this machine would choose among
-            raise ValueError(f"thread count {threads}")
+        if threads not in thread_candidates():
+            # Not damage: a count this machine no longer chooses among (fewer cores, or the candidates
+            # of a rule since changed), measured again without a word.
+            log.info("the kept thread choice %s (%d threads) is not among this machine's; measured again",
+                     path, threads)
+            return None
         return ThreadChoice(threads, {int(n): float(ms) for n, ms in data["mean_ms"].items()},
                             {int(n): float(ms) for n, ms in data["p90_ms"].items()}, 0.0)
     except FileNotFoundError:
