@@ -7,6 +7,7 @@ every string in app/."""
 
 from __future__ import annotations
 
+import functools
 import re
 import shutil
 import subprocess
@@ -140,10 +141,15 @@ def untranslatable(texts: list[tuple[str, str]], harness) -> list[str]:
                    and not all(covered(line, harness) for line in text.split("\n") if line.strip())})
 
 
-def expected_to_change(text: str) -> bool:
-    """Whether the French catalogue translates ``text`` into something else (a text it leaves alike,
-    "Personas..." or "{s} s", may stay)."""
-    matching = [(source, forms) for pattern, source, forms in TEMPLATES if pattern.fullmatch(text)]
+@functools.cache
+def language_templates(language: str) -> list[tuple[re.Pattern, str, list[str]]]:
+    return [(template(source), source, forms) for (_context, source), forms in catalogue(language).items()]
+
+
+def expected_to_change(text: str, language: str) -> bool:
+    """Whether ``language``'s catalogue translates ``text`` into something else (a text it leaves
+    alike, "Personas..." or "{s} s", may stay)."""
+    matching = [(source, forms) for pattern, source, forms in language_templates(language) if pattern.fullmatch(text)]
     return bool(matching) and all(forms and source not in forms for source, forms in matching)
 
 
@@ -185,29 +191,30 @@ def test_the_census_finds_a_text_written_without_the_translation_system(qtbot, t
         harness.close()
 
 
-@pytest.mark.parametrize("dialog", [None, *DIALOGS])
-def test_the_french_window_shows_the_french_of_every_text_that_has_one(qtbot, tmp_path, app_demo_model, dialog):
-    """The same window built twice, in English and in French, walked in the same order: each text
-    the French catalogue translates differs."""
+@pytest.mark.parametrize(("language", "dialog"), [*(("fr", d) for d in (None, *DIALOGS)), ("de", None), ("es", None)])
+def test_each_translated_window_shows_its_language_for_every_text_that_has_one(qtbot, tmp_path, app_demo_model,
+                                                                              language, dialog):
+    """The same window built twice, in English and in ``language``, walked in the same order: each
+    text the catalogue translates differs (every dialog in French; the main window in each)."""
     english = open_harness(qtbot, tmp_path / "en", app_demo_model)
     try:
         english_texts = walk(english, dialog)
     finally:
         english.close()
-    translators = install_translators(QApplication.instance(), "fr")
+    translators = install_translators(QApplication.instance(), language)
     try:
-        french = open_harness(qtbot, tmp_path / "fr", app_demo_model)
+        translated = open_harness(qtbot, tmp_path / language, app_demo_model)
         try:
-            french_texts = walk(french, dialog)
+            translated_texts = walk(translated, dialog)
         finally:
-            french.close()
+            translated.close()
     finally:
         remove_translators(QApplication.instance(), translators)
-    assert [where for where, _ in english_texts] == [where for where, _ in french_texts]
-    unchanged = [f"{where}: {en!r}" for (where, en), (_, fr) in zip(english_texts, french_texts)
-                 if en == fr and expected_to_change(en)]
+    assert [where for where, _ in english_texts] == [where for where, _ in translated_texts]
+    unchanged = [f"{where}: {en!r}" for (where, en), (_, other) in zip(english_texts, translated_texts)
+                 if en == other and expected_to_change(en, language)]
     assert unchanged == []
-    changed = sum(en != fr for (_, en), (_, fr) in zip(english_texts, french_texts))
+    changed = sum(en != other for (_, en), (_, other) in zip(english_texts, translated_texts))
     assert changed >= (40 if dialog is None else 5)
 
 
