@@ -263,16 +263,63 @@ def _claimed_family(config: Mapping[str, Any]):
 
 
 class TokenEmbedding(nn.Embedding):
-    """Embedding where token ``-1`` (``ZERO_TOKEN``, "no input") maps to an exact zero vector."""
+    """Embedding where token ``-1`` (``ZERO_TOKEN``, "no input") reads an exact zero vector, in one
+    kernel: the table is held with one more row, zero, after the stored ones, and ``table()[tokens]``
+    reads row -1 by indexing's negative wrap (``F.embedding`` refuses -1; a clamp, a mask and a
+    ``where`` cost three kernels more per embedding, and a frame has 17 to 33 of them).
+
+    ``weight`` is the stored rows, a view of that table: checkpoints load into it in place and save
+    it with the released keys and shapes, and the zero row costs one row of memory. What gives the
+    weight new storage keeps the row: moves, casts and ``to_empty`` act on the whole table
+    (``_apply``), and a copy of the module is held again (``__setstate__``); a weight assigned
+    another way has no row after it, and reading it raises (``as_strided`` checks its storage).
+    Tokens below -1 are not inputs (``UNGENERATED_TOKEN`` never reaches the model).
+    """
+
+    def __init__(self, num_embeddings: int, embedding_dim: int, device=None, dtype=None):
+        table = torch.empty(num_embeddings + 1, embedding_dim, device=device, dtype=dtype)
+        super().__init__(num_embeddings, embedding_dim, _weight=table[:-1])
+        self.reset_parameters()
 
     def reset_parameters(self) -> None:
         """``nn.Embedding``'s N(0, 1) init, skipped on the meta device (``init_normal``)."""
         init_normal(self.weight, std=1.0)
-        self._fill_padding_idx_with_zero()
+        with torch.no_grad():
+            self.table()[-1].zero_()
+
+    def table(self) -> torch.Tensor:
+        """The stored rows and the zero row after them, [num_embeddings + 1, dim]: a view of
+        ``weight``'s storage (no copy, no kernel)."""
+        rows, dim = self.weight.shape
+        return self.weight.as_strided((rows + 1, dim), (dim, 1))
 
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
-        y = super().forward(tokens.clamp(min=0))
-        return torch.where((tokens == ZERO_TOKEN).unsqueeze(-1), 0.0, y)
+        return self.table()[tokens]
+
+    def _apply(self, fn, recurse=True):
+        table = fn(self.table().detach())
+        if table.data_ptr() != self.weight.data_ptr():
+            self._hold(table)
+        return self
+
+    def __setstate__(self, state) -> None:
+        """A copy (``copy.deepcopy``) copies the stored rows only: hold them with a zero row again."""
+        super().__setstate__(state)
+        weight = self.weight.detach()
+        with torch.no_grad():
+            table = torch.empty(weight.shape[0] + 1, weight.shape[1], device=weight.device, dtype=weight.dtype)
+            table[:-1].copy_(weight)
+        self._hold(table)
+
+    def _hold(self, table: torch.Tensor) -> None:
+        """Make ``table``'s first rows the weight and its last row zero (unset after ``to_empty``)."""
+        with torch.no_grad():
+            table[-1].zero_()
+        rows = table[:-1]
+        if torch._has_compatible_shallow_copy_type(self.weight, rows):
+            self.weight.data = rows
+        else:  # another device type (meta to a real one), as ``nn.Module._apply`` does it
+            self.weight = nn.Parameter(rows, requires_grad=self.weight.requires_grad)
 
 
 Sampler = Callable[[torch.Tensor, int], torch.Tensor]  # (logits [B, card], codebook) -> tokens [B]
@@ -321,18 +368,14 @@ class LMModel(nn.Module):
     def embed_codes(self, codes: torch.Tensor) -> torch.Tensor:
         """codes [B, 1 + n_q] (text, then audio streams) -> summed input embedding [B, 1, dim].
 
-        Summation order (audio 0..n_q-1, then text) follows the reference bit for bit. The zero
-        token is handled for all streams at once (one clamp, one mask) and folded into
-        ``addcmul`` (adding ``e * 1`` is exact), which saves ~3 small ops per stream.
+        Summation order (audio 0..n_q-1, then text) follows the reference bit for bit; the zero
+        token reads each table's zero row (``TokenEmbedding``): two kernels a stream.
         """
         codes = codes.unsqueeze(1)
-        ids = codes.clamp(min=0)
-        weight = self.text_emb.weight
-        keep = (codes != ZERO_TOKEN).unsqueeze(-1).to(weight.dtype)
-        x = F.embedding(ids[:, :, 1], self.emb[0].weight) * keep[:, :, 1]
+        x = self.emb[0](codes[:, :, 1])
         for k in range(1, self.config.n_q):
-            x = torch.addcmul(x, F.embedding(ids[:, :, 1 + k], self.emb[k].weight), keep[:, :, 1 + k])
-        return torch.addcmul(x, F.embedding(ids[:, :, 0], weight), keep[:, :, 0])
+            x = x + self.emb[k](codes[:, :, 1 + k])
+        return x + self.text_emb(codes[:, :, 0])
 
     def temporal_step(self, x: torch.Tensor, state: StateTree) -> tuple[torch.Tensor, torch.Tensor]:
         """One temporal step from input embeddings x [B, 1, dim]: (h [B, 1, dim], text logits [B, text_card]).
