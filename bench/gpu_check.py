@@ -106,13 +106,15 @@ BUDGET_S = 420.0  # one short GPU call: the whole check, both 7B models, in 7 mi
 # and the reference for the demo and both 7B models, took 56 s; per frame: eager 79-88 ms, graph
 # 13-17 ms, int8 33-92 ms, the reference 21 ms; the prompt 4.3 s eager step by step),
 # rounded up. Estimated, never measured there: the compiles (Inductor's int8 matmul at ~11 shapes
-# with coordinate-descent tuning, once per process; the reference's torch.compile), int4 (it
-# dequantises every weight every call), the profiler and the memory caps (6 builds, 3 of them
-# failing part-way). Stages of the demo and the tiny models: SMALL_STAGE_S each.
+# with coordinate-descent tuning, once per process; the reference's torch.compile), int4 (its build
+# tiles every stored step for ``_weight_int4pack_mm`` and lets go of the stored copies; its frames,
+# one fused kernel a matmul reading half int8's bytes, are counted as int8's), the profiler and the
+# memory caps (6 builds, 3 of them failing part-way). Stages of the demo and the tiny models:
+# SMALL_STAGE_S each.
 STAGE_S = {"build": 5, "eager": 6, "graph": 3, "floor": 1, "profile": 8, "prompt_stepwise": 6, "prompt_chunked": 2,
            "build_int8": 6, "int8_choice": 5, "graph_int8": 6, "graph_int8/compiled": 40, "build_fp8": 6,
-           "fp8_choice": 5, "graph_fp8": 6, "build_int4": 6,
-           "graph_int4": 15, "memory_caps": 40, "reference": 5, "reference_compiled": 45}
+           "fp8_choice": 5, "graph_fp8": 6, "build_int4": 8,
+           "graph_int4": 6, "memory_caps": 40, "reference": 5, "reference_compiled": 45}
 SMALL_STAGE_S = 3
 TOP_STAGE_S = {"copy_bandwidth": 1, "kernels": 40}  # kernels: the compiled candidate compiled at 4 shapes
 MODELS = ("demo", "moshi-7b", "personaplex-7b", "tiny", "tiny-personaplex")
@@ -167,6 +169,12 @@ def run_ours(mimi, lm, inputs, device, graph: bool, seed: int = 7, sampling: Sam
             ms.append(t)
     return {"tokens": tokens, "times": summary(ms), "graph_active": step.graph_active,
             "fallback_reason": step.fallback_reason, "gpu_memory": gpu_memory(device)}
+
+
+def allocated_bytes(device: torch.device) -> int | None:
+    """What the process's tensors hold on the GPU now (after a build: the model's weights and
+    Mimi, to set beside ``weight_bytes``: int4 held once as tiles is its int4 size, not twice it)."""
+    return torch.cuda.memory_allocated(device) if device.type == "cuda" else None
 
 
 def gpu_memory(device: torch.device) -> dict | None:
@@ -265,7 +273,8 @@ def touched_bytes(mimi, lm, state_bytes_kv: int) -> int:
 def build_ours(name: str, device: torch.device, dtype: torch.dtype, precision: str = "bfloat16"):
     """(mimi, lm): the demo's files, or random weights with the 7B (or a tiny) configuration, in
     the released layout (PersonaPlex: 8 stored depth-transformer steps, held once), with the LM's
-    matmul weights at ``precision`` (int4: tiled for the fused kernel, as a load does)."""
+    matmul weights at ``precision`` (int4: tiled for the fused kernel as a load does, on a GPU each
+    tiled weight then held once, as tiles: ``engine.kernels.int4_tiled.prepare_tiles``)."""
     if name == "demo":
         folder = demo_folder()
         mimi = load_mimi(folder / MIMI_NAME, device=device)
@@ -276,7 +285,7 @@ def build_ours(name: str, device: torch.device, dtype: torch.dtype, precision: s
         mimi.prepare()
         lm = random_lm(build_config(name), device, dtype, precision)
     if precision == "int4":
-        int4_tiled.prepare_tiles(lm)
+        print(f"{name}: {int4_tiled.prepare_tiles(lm).summary()}", flush=True)
     return mimi, lm
 
 
@@ -496,7 +505,8 @@ def check_precision(name: str, precision: str, device, dtype, inputs, bf16: dict
     entry = report.data["models"][name].setdefault("precisions", {})
     built = report.stage(name, f"build_{precision}", lambda: dict(zip(
         ("mimi", "lm", "load_s"), build_quantised(name, precision, device, dtype))),
-        record=lambda b: {"load_s": b["load_s"], "weight_bytes": weight_bytes(b["lm"])})
+        record=lambda b: {"load_s": b["load_s"], "weight_bytes": weight_bytes(b["lm"]),
+                          "allocated_bytes": allocated_bytes(device)})
     if built is None:
         return
     mimi, lm = built["mimi"], built["lm"]

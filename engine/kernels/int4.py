@@ -11,9 +11,10 @@ dequantises the rows it is given and multiplies in float: the reference a fused 
 and the path of rows no fused kernel took. torch's fused int4 kernels need their own tiled layouts
 (CUDA: ``_convert_weight_to_int4pack``; CPU: ``_convert_weight_to_int4pack_for_cpu``, which
 interleaves rows in blocks of 64, so a tiled weight cannot be sliced per step): those are made
-once at load (on the CPU), for each block of rows the model multiplies by (each stored step of a
-stacked weight), by ``engine.kernels.int4_tiled``, and kept beside the module's buffers as ``RowTiles``;
-a slice of the weight that is such a block computes through its tiles.
+once at load, for each block of rows the model multiplies by (each stored step of a stacked
+weight), by ``engine.kernels.int4_tiled``, and kept beside the module's buffers as ``RowTiles``; a
+slice of the weight that is such a block computes through its tiles. On a GPU the stored buffers
+are then let go (meta tensors: shapes without memory), so that the weight is held once.
 
 4-bit loses quality that random test weights cannot show (users report that a 4-bit PersonaPlex
 can lose the thread): it is never chosen unless a person asks for it.
@@ -103,6 +104,10 @@ class Int4Weight(QuantizedWeight):
         fused = self.tiled()
         if fused is not None and fused.takes(x):
             return fused(x)
+        if self.packed.is_meta and not x.is_meta:
+            held = f"tiled for {fused.dtype} on {fused.device}" if fused is not None else "not one tiled block"
+            raise RuntimeError(f"these int4 rows are held as tiles only (their stored copy was let go at load) "
+                               f"and cannot compute {x.dtype} on {x.device} ({held})")
         return F.linear(x, self.dequantized().to(x.dtype))
 
 

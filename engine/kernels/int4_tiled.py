@@ -17,11 +17,14 @@ where it multiplies bfloat16 natively (``cpu_compute_dtype``): the activations, 
 are then rounded to bfloat16 (relative error ~2^-8, against 4-bit weights' few percent) and the
 output comes back in the model's dtype. CUDA's kernel takes bfloat16 only.
 
-The tiles are a second copy of the 4-bit values beside the stored buffers (about the same bytes
-again, plus the scales and zeros interleaved), kept because the stored layout is what rows are
-sliced, loaded and saved in. On a GPU, where int4 is chosen to fit in memory, that copy would make
-it as heavy as int8: a model loads tiles on the CPU only (``LoadedModel``), and the CUDA kernel is
-timed by ``bench/gpu_check.py`` until the stored copy can be let go after tiling.
+The tiles hold the same 4-bit values, scales and zeros as the stored buffers, in as many bytes
+(rows padded to the kernel's multiple). On a GPU, where int4 is chosen to fit in memory, a weight
+whose every block was tiled then lets go of its stored copy (``let_go``; ``LET_GO_DEVICES``): its
+buffers become meta tensors, which keep the shapes and dtypes that row slices, ``weight_bytes`` and
+the tiles' ``made_from`` read, without memory, so that the weight is held once, as tiles, and int4
+takes the int4 size. Such rows compute through their tiles only: an input the tiles do not take
+raises instead of dequantising. On the CPU the stored copy stays for now (a CPU load's memory
+without it is unmeasured; ``let_go_of_stored=True`` gives the same bits, tests/test_int4_tiled.py).
 """
 
 from __future__ import annotations
@@ -89,15 +92,12 @@ class TiledInt4:
         self.group = cols // weight.scale.shape[1]
         padding = -rows % ROW_MULTIPLE[self.device.type]
         packed, scale, zero = (F.pad(t, (0, 0, 0, padding)) for t in (weight.packed, weight.scale, weight.zero))
-        # [groups, rows, 2]: each group's scale and zero, the kernels' (q - 8) * scale + zero
-        self.scales_and_zeros = torch.stack((scale, zero), dim=-1).transpose(0, 1).to(compute_dtype).contiguous()
         with torch.no_grad():
-            if self.device.type == "cpu":  # one 4-bit value an int32, rows in order
-                q = torch.stack((packed & 0xF, packed >> 4), dim=-1).reshape(rows + padding, cols)
-                self.tiled = torch.ops.aten._convert_weight_to_int4pack_for_cpu(q.to(torch.int32), 1)
-            else:  # two a byte, the even column in the high nibble
-                swapped = ((packed & 0xF) << 4) | (packed >> 4)
-                self.tiled = torch.ops.aten._convert_weight_to_int4pack(swapped.contiguous(), CUDA_INNER_K_TILES)
+            self.scales_and_zeros = kernel_scales_and_zeros(scale, zero, compute_dtype)
+            if self.device.type == "cpu":
+                self.tiled = torch.ops.aten._convert_weight_to_int4pack_for_cpu(cpu_kernel_values(packed), 1)
+            else:
+                self.tiled = torch.ops.aten._convert_weight_to_int4pack(cuda_kernel_bytes(packed), CUDA_INNER_K_TILES)
 
     def takes(self, x: torch.Tensor) -> bool:
         return x.device == self.device and x.dtype == self.dtype
@@ -113,6 +113,22 @@ class TiledInt4:
 
     def bytes(self) -> int:
         return sum(t.numel() * t.element_size() for t in (self.tiled, self.scales_and_zeros))
+
+
+def kernel_scales_and_zeros(scale: torch.Tensor, zero: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    """Both kernels' [groups, rows, 2]: each group's scale and zero, of ``(q - 8) * scale + zero``."""
+    return torch.stack((scale.t(), zero.t()), dim=-1).to(dtype)
+
+
+def cpu_kernel_values(packed: torch.Tensor) -> torch.Tensor:
+    """What the CPU's tiling takes: one 4-bit value an int32, [rows, cols], columns in order."""
+    return torch.stack((packed & 0xF, packed >> 4), dim=-1).reshape(packed.shape[0], -1).to(torch.int32)
+
+
+def cuda_kernel_bytes(packed: torch.Tensor) -> torch.Tensor:
+    """What the CUDA tiling takes (gpt-fast's ``q[:, ::2] << 4 | q[:, 1::2]``): two values a byte,
+    [rows, cols / 2], the even column in the high nibble (the stored layout has it in the low one)."""
+    return (((packed & 0xF) << 4) | (packed >> 4)).contiguous()
 
 
 def cpu_compute_dtype() -> torch.dtype:
@@ -143,32 +159,46 @@ def kernel_agrees(device_type: str, dtype: torch.dtype) -> bool:
     return True
 
 
+LET_GO_DEVICES = ("cuda",)  # where a tiled weight is held once, as tiles (``let_go``)
+
+
 @dataclass(frozen=True)
 class Tiling:
-    """What ``prepare_tiles`` did: blocks tiled, their bytes, and each block left on the
-    dequantising path ("<module>.<weight>[first:end]") with the reason."""
+    """What ``prepare_tiles`` did: blocks tiled, their bytes, each block left on the dequantising
+    path ("<module>.<weight>[first:end]") with the reason, and the bytes of the stored copies let go."""
 
     tiled: int
     tiled_bytes: int
     refused: dict[str, str]
+    let_go_bytes: int = 0
 
     def summary(self) -> str:
         reasons = sorted(set(self.refused.values()))
         kept = f"; {len(self.refused)} dequantised: {'; '.join(reasons)}" if self.refused else ""
-        return f"{self.tiled} int4 weight blocks tiled ({self.tiled_bytes / 2**20:.1f} MiB){kept}"
+        held = f", held once: {self.let_go_bytes / 2**20:.1f} MiB of stored copies let go" if self.let_go_bytes else ""
+        return f"{self.tiled} int4 weight blocks tiled ({self.tiled_bytes / 2**20:.1f} MiB{held}){kept}"
 
 
-def prepare_tiles(model: nn.Module) -> Tiling:
+def prepare_tiles(model: nn.Module, let_go_of_stored: bool | None = None) -> Tiling:
     """Tile every 4-bit weight of ``model`` for its device's fused kernel, block by block (each
-    stored step of a weight its module lists in ``stacked_rows``, else the whole weight).
-    Idempotent; call again after the weights change or move."""
-    tiled, tiled_bytes, refused = 0, 0, {}
+    stored step of a weight its module lists in ``stacked_rows``, else the whole weight), once at
+    load. ``let_go_of_stored`` (default: on ``LET_GO_DEVICES``): a weight whose every block was
+    tiled then lets go of its stored buffers (``let_go``), one weight after the other, so that the
+    load's peak is the int4 size and one weight. Idempotent; call again after the weights change or
+    move (a weight already held as tiles keeps them)."""
+    tiled, tiled_bytes, refused, let_go_bytes = 0, 0, {}, 0
     for prefix, owner in model.named_modules():
         names = [n for n, kind in getattr(owner, "quantized_weights", {}).items() if kind is Int4Weight]
         tiles = {}
         for name in names:
             weight = Int4Weight.of_module(owner, name)
-            by_rows = {}
+            held = getattr(owner, TILES_ATTRIBUTE, {}).get(name)
+            if weight.packed.is_meta and held is not None and held.made_from(weight.tensors()):
+                tiles[name] = held  # let go of before: its tiles are all there is
+                tiled += len(held.by_rows)
+                tiled_bytes += sum(fused.bytes() for fused in held.by_rows.values())
+                continue
+            by_rows, first_refusal = {}, len(refused)
             for first, end in row_blocks(weight.shape[0], getattr(owner, "stacked_rows", {}).get(name)):
                 block = weight[first:end]
                 reason = refusal(block)
@@ -179,10 +209,24 @@ def prepare_tiles(model: nn.Module) -> Tiling:
                     continue
                 by_rows[(first, end)] = fused = TiledInt4(block)
                 tiled, tiled_bytes = tiled + 1, tiled_bytes + fused.bytes()
-            tiles[name] = RowTiles(weight.tensors(), by_rows)
+            sources = weight.tensors()
+            lets_go = weight.device.type in LET_GO_DEVICES if let_go_of_stored is None else let_go_of_stored
+            if lets_go and by_rows and len(refused) == first_refusal:
+                let_go_bytes += sum(t.numel() * t.element_size() for t in sources)
+                sources = let_go(owner, name)
+            tiles[name] = RowTiles(sources, by_rows)
         if tiles:
             setattr(owner, TILES_ATTRIBUTE, tiles)
-    return Tiling(tiled, tiled_bytes, refused)
+    return Tiling(tiled, tiled_bytes, refused, let_go_bytes)
+
+
+def let_go(owner: nn.Module, name: str) -> tuple[torch.Tensor, ...]:
+    """Replace the stored buffers of ``owner``'s int4 weight ``name`` with meta tensors of their
+    shapes and dtypes (no memory) and return them: the weight's tiles are then all that holds it."""
+    for part in Int4Weight.PARTS:
+        key = f"{name}_{part}"
+        owner._buffers[key] = torch.empty_like(owner._buffers[key], device="meta")
+    return Int4Weight.of_module(owner, name).tensors()
 
 
 def row_blocks(rows: int, block_rows: int | None) -> list[tuple[int, int]]:

@@ -297,9 +297,10 @@ class TokenEmbedding(nn.Embedding):
         return self.table()[tokens]
 
     def _apply(self, fn, recurse=True):
-        table = fn(self.table().detach())
-        if table.data_ptr() != self.weight.data_ptr():
-            self._hold(table)
+        table = self.table().detach()
+        moved = fn(table)
+        if moved is not table:  # (``to`` returns its input where nothing changes)
+            self._hold(moved)
         return self
 
     def __setstate__(self, state) -> None:

@@ -98,10 +98,9 @@ class LoadedModel:
     def _load_weights(self) -> None:
         self.mimi = load_mimi(self.files.mimi_path, num_codebooks=self.lm_config.codec_codebooks, device=self.device)
         self.lm = load_lm_weights(self.files, self.lm_config, self.device, self.dtype, self.precision)
-        # 4-bit matmuls through torch's fused kernel, each weight block tiled once, here; on the CPU
-        # only: the tiles sit beside the stored 4-bit buffers, and on a GPU that would make int4
-        # need as much memory as int8 (bench/gpu_check.py times the CUDA kernel)
-        tiled = self.precision is Precision.INT4 and self.device.type == "cpu"
+        # 4-bit matmuls through torch's fused kernel, each weight block tiled once, here; on a GPU
+        # each tiled weight then lets go of its stored copy (held once: the int4 size)
+        tiled = self.precision is Precision.INT4
         self.int4_tiling: Tiling | None = prepare_tiles(self.lm) if tiled else None
         if self.int4_tiling is not None:
             log.log(logging.WARNING if self.int4_tiling.refused else logging.INFO, "%s", self.int4_tiling.summary())
