@@ -273,3 +273,35 @@ def test_the_input_embedding_sums_the_previous_bits():
             got = lm.embed_codes(codes)
         assert torch.equal(got.view(bits), want.view(bits))
         assert not got[2].view(bits).any()
+
+
+def test_bfloat16_frames_sample_the_tokens_of_the_previous_embedding_path(monkeypatch):
+    """Whole frames in bfloat16, sampling on, with zero tokens among the user's codes (a stream
+    now and then, a whole frame once): the tokens the clamp/where lookups gave, every frame."""
+    from engine.lm.generate import SamplingConfig, make_generator
+    from engine.lm.model import LMModel, TokenEmbedding
+    from tests.test_lm import tiny_config
+
+    torch.manual_seed(0)
+    lm = LMModel(tiny_config(), dtype=torch.bfloat16).eval().requires_grad_(False)
+    user = torch.randint(0, 256, (24, 1, 8), generator=torch.Generator().manual_seed(4))
+    user[::3, 0, 2] = -1
+    user[7] = -1
+
+    def run():
+        gen = make_generator(lm, SamplingConfig(temp=1.0, temp_text=1.0))
+        state = gen.init_state(1, seed=5)
+        return torch.stack([torch.cat([t, a[0]]) for t, a in (gen.step(codes, state) for codes in user)])
+
+    now = run()
+
+    def previous_embed_codes(self, codes):
+        x = previous_embedding(self.emb[0], codes[:, 1:2])
+        for k in range(1, self.config.n_q):
+            x = x + previous_embedding(self.emb[k], codes[:, 1 + k:2 + k])
+        return x + previous_embedding(self.text_emb, codes[:, 0:1])
+
+    monkeypatch.setattr(TokenEmbedding, "forward", previous_embedding)
+    monkeypatch.setattr(LMModel, "embed_codes", previous_embed_codes)
+    assert torch.equal(run(), now)
+    assert len(torch.unique(now[-10:, 1:])) > 10  # varied sampled tokens were compared
