@@ -265,8 +265,8 @@ def _claimed_family(config: Mapping[str, Any]):
 class TokenEmbedding(nn.Embedding):
     """Embedding where token ``-1`` (``ZERO_TOKEN``, "no input") reads an exact zero vector, in one
     kernel: the table is held with one more row, zero, after the stored ones, and ``table()[tokens]``
-    reads row -1 by indexing's negative wrap (``F.embedding`` refuses -1; a clamp, a mask and a
-    ``where`` cost three kernels more per embedding, and a frame has 17 to 33 of them).
+    reads row -1 by indexing's negative wrap (``F.embedding`` refuses -1; the reference's clamp,
+    compare and ``where`` cost three kernels more a lookup, and a frame has 25 lookups).
 
     ``weight`` is the stored rows, a view of that table: checkpoints load into it in place and save
     it with the released keys and shapes, and the zero row costs one row of memory. What gives the
