@@ -13,7 +13,9 @@ from PySide6.QtCore import Qt
 from app.models import manager as model_manager
 from app.models.manager import COLUMNS, ModelManagerDialog
 from app.settings import AppSettings
+from engine.families import CAPTION_PRESETS, family_named
 from engine.files.models import MIMI_NAME, MOSHI_NAME, PRESETS, TOKENIZER_NAME
+from engine.lm.model import LMConfig
 from engine.runtime.gpu_memory import needed_gb
 
 
@@ -52,7 +54,7 @@ def test_each_model_says_what_it_is_whether_it_runs_here_and_which_is_in_use(qtb
     assert cell("personaplex", "About") == "PersonaPlex-7B (NVIDIA): choose a voice and a text role prompt"
     # This machine's torch is the CPU build: a real model needs a GPU with the memory int8 needs
     # (the lightest precision auto chooses) and the CUDA variant.
-    need = {family: math.ceil(needed_gb(model_manager.family_config(family), "int8"))
+    need = {family: math.ceil(needed_gb(LMConfig.released(family_named(family)), "int8"))
             for family in ("moshi", "personaplex")}
     # 7B models in 8-bit, with their KV cache; PersonaPlex's file stores Moshi's weights and one table more.
     assert 10 < need["moshi"] <= need["personaplex"] < 24
@@ -111,7 +113,7 @@ def test_a_non_commercial_gated_model_says_so_in_the_table_the_description_and_b
 def test_presets_are_listed_with_size_location_and_licence(qtbot, empty_hub):
     dialog = open_dialog(qtbot, "personaplex")
     names = [dialog.table.item(row, 0).text() for row in range(dialog.table.rowCount())]
-    assert names == list(PRESETS)
+    assert names == [*PRESETS, *CAPTION_PRESETS]  # the caption models' rows last
     moshiko = names.index("moshiko")
     assert dialog.table.item(moshiko, COLUMNS.index("Size")).text() == f"{PRESETS['moshiko'].approx_gb:.1f} GB"
     assert dialog.table.item(moshiko, COLUMNS.index("On this machine")).text() == "not downloaded"
