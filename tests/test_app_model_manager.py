@@ -255,3 +255,72 @@ def test_a_newer_commit_on_the_hub_is_offered_not_taken(qtbot, empty_hub, monkey
     assert dialog.description.text().startswith(f"The hub has another revision of moshiko: {NEWER[:7]}")
     assert dialog.update_button.text() == f"Update to {NEWER[:7]}"
     assert dialog.statuses["moshiko"].revision == PRESETS["moshiko"].revision  # nothing changed yet
+
+
+def open_on_gpu(qtbot, monkeypatch, total_gb: float, model: str = "moshiko") -> ModelManagerDialog:
+    """The dialog on a computer whose GPU 0 is a ``total_gb`` card (0.5 GB of it in use elsewhere),
+    as the dialog reads its device facts; nothing measured on it yet."""
+    import torch
+
+    from engine.runtime.gpu_memory import Gpu
+
+    gpu = Gpu(f"NVIDIA GeForce of {total_gb:g} GB", total_gb, total_gb - 0.5, (8, 9))
+
+    class Card:
+        name, total_memory = gpu.name, total_gb * 1e9
+
+    monkeypatch.setattr(model_manager, "cuda_unavailable_reason", lambda: None)
+    monkeypatch.setattr(model_manager, "cuda_build", lambda: True)
+    monkeypatch.setattr(model_manager, "gpu_memory", lambda: gpu)
+    monkeypatch.setattr(torch.cuda, "get_device_properties", lambda index: Card())
+    return open_dialog(qtbot, model)
+
+
+def cells(dialog, column: str) -> dict[str, str]:
+    return {dialog.table.item(row, 0).text(): dialog.table.item(row, COLUMNS.index(column)).text()
+            for row in range(dialog.table.rowCount())}
+
+
+@pytest.mark.parametrize("total_gb", [8, 12, 16, 24])
+def test_each_conversation_model_says_whether_captions_fit_beside_it_on_this_gpu(qtbot, empty_hub, monkeypatch,
+                                                                                 total_gb):
+    from engine.runtime.pair_memory import ModelShape, plan_pair
+
+    dialog = open_on_gpu(qtbot, monkeypatch, total_gb)
+    pair = cells(dialog, "With captions")
+    # What the loader will do (engine.load_with_captions plans the same): the lightest real caption
+    # model beside each real conversation model, and the demo's beside the demo.
+    plan = plan_pair(ModelShape.of_preset("moshiko"), ModelShape.of_preset("stt-1b-en_fr"), dialog.cuda)
+    if total_gb < 24:  # a 7B and captions need more than 16 GB in any precision
+        assert plan.chosen is None
+        assert pair["moshiko"] == (f"stt-1b-en_fr: does not fit beside it on this {total_gb:.1f} GB GPU (the pair "
+                                   f"needs {plan.least_gb:.1f} GB)")
+    else:  # int8 for the conversation leaves room for captions in bfloat16
+        assert pair["moshiko"] == f"stt-1b-en_fr: fits in int8 + bfloat16 ({plan.chosen.gb:.1f} GB)"
+    hibiki = plan_pair(ModelShape.of_preset("hibiki-zero"), ModelShape.of_preset("stt-1b-en_fr"), dialog.cuda)
+    if total_gb == 12:  # int8 for both: what fits
+        assert pair["hibiki-zero"] == f"stt-1b-en_fr: fits in int8 ({hibiki.chosen.gb:.1f} GB)"
+    assert pair["demo"] == "demo-stt: runs here"
+    assert pair["hibiki-2b"] == "known once downloaded"  # its architecture is read from its download
+    # The caption models' own rows: their download size and whether they fit this GPU.
+    here, size = cells(dialog, "Here"), cells(dialog, "Size")
+    for name in CAPTION_PRESETS:
+        assert pair[name] == ""
+        assert size[name] == f"{CAPTION_PRESETS[name].approx_gb:.1f} GB"
+    assert here["demo-stt"] == "runs here" and here["stt-1b-en_fr"] == "fits this GPU"
+    # A caption model is not one to talk to: its Use button is off, and the description says why.
+    dialog.table.selectRow(list(dialog.presets).index("stt-1b-en_fr"))
+    assert not dialog.use_button.isEnabled() and dialog.download_button.isEnabled()
+    assert "A caption model writes what the person says" in dialog.description.text()
+    dialog.table.selectRow(list(dialog.presets).index("moshiko"))
+    assert dialog.use_button.isEnabled()
+
+
+def test_without_a_gpu_the_pair_says_what_gpu_it_needs(qtbot, empty_hub):
+    from engine.runtime.pair_memory import ANY_GPU, ModelShape, plan_pair
+
+    pair = cells(open_dialog(qtbot, "demo"), "With captions")  # this machine's torch is the CPU build
+    least = plan_pair(ModelShape.of_preset("personaplex"), ModelShape.of_preset("stt-1b-en_fr"), ANY_GPU).least_gb
+    assert 15 < least < 24
+    assert pair["personaplex"] == f"stt-1b-en_fr: needs an NVIDIA GPU with {math.ceil(least)} GB"
+    assert pair["demo"] == "demo-stt: runs here"
