@@ -79,8 +79,10 @@ def test_each_need_is_its_weights_its_kv_cache_at_its_context_its_mimi_and_an_al
     # Keys and values in bfloat16 for the whole context: layers x context x dim x 2 (k, v) x 2 bytes.
     for model, layers, context, dim in ((moshiko, 32, 3000, 4096), (stt_1b, 16, 750, 2048), (stt_2_6b, 48, 375, 2048)):
         assert need(model, "bfloat16").tensors.kv_cache == pytest.approx(layers * context * dim * 2 * 2 / 1e9)
-    # The 2.6B's weights: 2.6 billion parameters in bfloat16.
+    # The 2.6B's weights: 2.6 billion parameters in bfloat16, twice that in float32.
     assert 5.0 < need(stt_2_6b, "bfloat16").tensors.weights < 5.5
+    assert need(stt_2_6b, "float32").tensors.weights == pytest.approx(2 * need(stt_2_6b, "bfloat16").tensors.weights,
+                                                                      rel=0.01)
     # The conversation's allowance is auto's alone (measured on this GPU plus a margin, else
     # RUNTIME_GB); the caption model's is its own, whatever the GPU measured.
     measured = card(24, {"int8": 2.0})

@@ -189,7 +189,8 @@ def need(model: ModelShape, precision: str, memory: Memory = ANY_GPU, captions: 
     if isinstance(memory, HostMemory):
         return Need(precision, _host_tensors(model, precision), memory.allowance_gb(precision))
     allowance = CAPTION_RUNTIME_GB if captions else memory.allowance_gb(precision)
-    return Need(precision, _tensors(model, precision, torch.bfloat16), allowance)
+    dtype = torch.float32 if precision == "float32" else torch.bfloat16  # the activations (Precision.activation_dtype)
+    return Need(precision, _tensors(model, precision, dtype), allowance)
 
 
 def plan_pair(conversation: ModelShape, captions: ModelShape, memory: Memory, precision: str = "auto",
