@@ -29,6 +29,7 @@ is set to err high. On the CPU the memory is what this computer has available
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Protocol
@@ -104,8 +105,12 @@ class HostMemory:
     @classmethod
     def of(cls) -> HostMemory:
         free = available_bytes()
-        gb = float("inf") if free is None else free / 1e9  # the system does not say: nothing is refused
-        return cls(gb, gb)
+        free_gb = float("inf") if free is None else free / 1e9  # the system does not say: nothing is refused
+        try:  # POSIX systems say the whole; elsewhere the free memory stands for it
+            total_gb = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") / 1e9
+        except (AttributeError, ValueError, OSError):
+            total_gb = free_gb
+        return cls(max(total_gb, free_gb) if free is not None else free_gb, free_gb)
 
     def allowance_gb(self, precision: str) -> float:
         return HOST_RUNTIME_GB
