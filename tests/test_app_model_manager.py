@@ -314,6 +314,12 @@ def test_each_conversation_model_says_whether_captions_fit_beside_it_on_this_gpu
     assert "A caption model writes what the person says" in dialog.description.text()
     dialog.table.selectRow(list(dialog.presets).index("moshiko"))
     assert dialog.use_button.isEnabled()
+    # The description says it for each caption model that may run beside it.
+    big = plan_pair(ModelShape.of_preset("moshiko"), ModelShape.of_preset("stt-2.6b-en"), dialog.cuda)
+    assert f"With captions: {pair['moshiko']}; stt-2.6b-en: " in dialog.description.text()
+    assert (f"stt-2.6b-en: fits in int8 + bfloat16 ({big.chosen.gb:.1f} GB)." if total_gb == 24 else
+            f"stt-2.6b-en: does not fit beside it on this {total_gb:.1f} GB GPU (the pair needs {big.least_gb:.1f} GB)."
+            ) in dialog.description.text()
 
 
 def test_without_a_gpu_the_pair_says_what_gpu_it_needs(qtbot, empty_hub):

@@ -27,7 +27,7 @@ import engine
 from app.i18n import number_text, translate
 from app.models.device_report import cuda_unavailable_reason
 from app.models.download import ModelDownload
-from app.models.pair_fit import captions_line, least_gpu_gb, shape
+from app.models.pair_fit import captions_line, least_gpu_gb, partners, shape
 from app.settings import AppSettings
 from engine.files.model_revisions import short
 
@@ -300,6 +300,9 @@ class ModelManagerDialog(QDialog):
             text += f"<br>{preset.memory_text} {self.gpu}"
             if self.cuda is not None and not captions:
                 text += f"<br>{auto_precision(preset, self.cuda)}"
+        if not captions:  # each caption model that may run beside it
+            each = "; ".join(dict.fromkeys(captions_line(preset, self.cuda, partner) for partner in partners(preset)))
+            text += "<br>" + self.tr("With captions: {each}.").format(each=each)
         if captions:
             text += "<br>" + self.tr("A caption model writes what the person says: it runs beside a conversation "
                                      "model, and is not one to talk to.")

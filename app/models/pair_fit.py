@@ -38,17 +38,18 @@ def least_gpu_gb(name: str) -> int | None:
     return math.ceil(need(model, "int8", captions=name in engine.CAPTION_PRESETS).gb)
 
 
-def caption_partner(preset: engine.Preset) -> str:
-    """The caption model the table plans a conversation model with: the demo's beside the demo,
-    else the lightest real one."""
-    partners = [p for p in engine.CAPTION_PRESETS.values() if (p.repo is None) == (preset.repo is None)]
-    return min(partners, key=lambda p: p.approx_gb).name
+def partners(preset: engine.Preset) -> list[str]:
+    """The caption models that may run beside the conversation model ``preset``, lightest first: the
+    demo's beside the demo, the real ones beside a real one."""
+    fitting = [p for p in engine.CAPTION_PRESETS.values() if (p.repo is None) == (preset.repo is None)]
+    return [p.name for p in sorted(fitting, key=lambda p: p.approx_gb)]
 
 
-def captions_line(preset: engine.Preset, gpu: Memory | None) -> str:
-    """Whether captions fit beside the conversation model ``preset`` here: on ``gpu`` (None: no GPU
-    can be used here; the demo runs in this computer's memory), in the table's few words."""
-    partner = caption_partner(preset)
+def captions_line(preset: engine.Preset, gpu: Memory | None, partner: str | None = None) -> str:
+    """Whether captions by ``partner`` (None: the lightest of ``partners``) fit beside the
+    conversation model ``preset`` here: on ``gpu`` (None: no GPU can be used here; the demo runs in
+    this computer's memory), in the table's few words."""
+    partner = partner or partners(preset)[0]
     conversation, captions = shape(preset.name), shape(partner)
     if conversation is None or captions is None:
         return translate("ModelManager", NOT_KNOWN_YET)

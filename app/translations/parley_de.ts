@@ -1336,6 +1336,10 @@
         <translation>{gb} GB</translation>
     </message>
     <message>
+        <source>With captions: {each}.</source>
+        <translation>Mit Untertiteln: {each}.</translation>
+    </message>
+    <message>
         <source>A caption model writes what the person says: it runs beside a conversation model, and is not one to talk to.</source>
         <translation>Ein Untertitelmodell schreibt, was die Person sagt: Es läuft neben einem Gesprächsmodell, mit ihm selbst spricht man nicht.</translation>
     </message>

@@ -1336,6 +1336,10 @@
         <translation>{gb} GB</translation>
     </message>
     <message>
+        <source>With captions: {each}.</source>
+        <translation>Con subtítulos: {each}.</translation>
+    </message>
+    <message>
         <source>A caption model writes what the person says: it runs beside a conversation model, and is not one to talk to.</source>
         <translation>Un modelo de subtítulos escribe lo que dice la persona: funciona junto a un modelo de conversación, y no es uno con el que hablar.</translation>
     </message>

@@ -1336,6 +1336,10 @@
         <translation>{gb} Go</translation>
     </message>
     <message>
+        <source>With captions: {each}.</source>
+        <translation>Avec sous-titres : {each}.</translation>
+    </message>
+    <message>
         <source>A caption model writes what the person says: it runs beside a conversation model, and is not one to talk to.</source>
         <translation>Un modèle de sous-titres écrit ce que dit la personne : il tourne à côté d&apos;un modèle de conversation, et l&apos;on ne parle pas avec lui.</translation>
     </message>
