@@ -300,9 +300,9 @@ class ModelManagerDialog(QDialog):
             text += f"<br>{preset.memory_text} {self.gpu}"
             if self.cuda is not None and not captions:
                 text += f"<br>{auto_precision(preset, self.cuda)}"
-        if not captions:  # each caption model that may run beside it
-            each = "; ".join(dict.fromkeys(captions_line(preset, self.cuda, partner) for partner in partners(preset)))
-            text += "<br>" + self.tr("With captions: {each}.").format(each=each)
+            if not captions:  # each caption model that may run beside it (the demo's: its row says it)
+                each = "; ".join(dict.fromkeys(captions_line(preset, self.cuda, p) for p in partners(preset)))
+                text += "<br>" + self.tr("With captions: {each}.").format(each=each)
         if captions:
             text += "<br>" + self.tr("A caption model writes what the person says: it runs beside a conversation "
                                      "model, and is not one to talk to.")
