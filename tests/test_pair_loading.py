@@ -44,3 +44,21 @@ def test_a_caption_model_that_cannot_be_had_turns_captions_off_not_the_conversat
     assert pair.captions is None and pair.model.info.name == "demo"
     assert pair.message.startswith("Captions are off: ")
     assert ("not a speech-to-text one" in pair.message) if captions == "demo" else ("unknown model" in pair.message)
+
+
+def test_a_caption_model_that_runs_out_of_gpu_memory_while_loading_turns_captions_off(monkeypatch):
+    """Where the plan said the pair fits and the GPU still runs out (another program took memory
+    meanwhile): the caption model's tensors are let go, the conversation stays loaded. Out of
+    memory happens only on CUDA; here the caption model's load raises it as CUDA would."""
+    import torch
+
+    from engine.runtime import pair_loading
+
+    def out_of_memory(files, device, precision):
+        raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 64.00 MiB")
+
+    monkeypatch.setattr(pair_loading, "SpeechToText", out_of_memory)
+    pair = load_with_captions("demo", "demo-stt", device="cpu", precision="float32", memory=HostMemory(64.0, 32.0))
+    assert pair.captions is None and pair.model.info.name == "demo"
+    assert pair.message == ("Captions are off: demo-stt ran out of GPU memory while loading beside the conversation "
+                            "model (other programs may be using the GPU). The conversation runs without them.")
