@@ -47,10 +47,11 @@ def load_with_captions(spec: str, captions_spec: str, device: str = "auto",
     dev = resolve_device(device)
     chosen, captions_chosen = Precision.parse(precision), Precision.parse(captions_precision)
     files = resolve_model(spec, progress=progress)
+    conversation = ModelShape.of_files(files)  # its own errors are the conversation's: not caught here
     try:
         captions_files = resolve_model(captions_spec, progress=progress)
-        plan = plan_pair(ModelShape.of_files(files), ModelShape.of_files(captions_files),
-                         memory or this_device_memory(dev), chosen.value, captions_chosen.value, allow_int4)
+        plan = plan_pair(conversation, ModelShape.of_files(captions_files), memory or this_device_memory(dev),
+                         chosen.value, captions_chosen.value, allow_int4)
     except (ModelError, OSError) as e:
         model = load_files(files, dev, chosen, cuda_graph, on_stage, allow_int4)
         return _without_captions(model, f"Captions are off: {e}")
