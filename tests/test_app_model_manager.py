@@ -13,7 +13,9 @@ from PySide6.QtCore import Qt
 from app.models import manager as model_manager
 from app.models.manager import COLUMNS, ModelManagerDialog
 from app.settings import AppSettings
+from engine.families import CAPTION_PRESETS, family_named
 from engine.files.models import MIMI_NAME, MOSHI_NAME, PRESETS, TOKENIZER_NAME
+from engine.lm.model import LMConfig
 from engine.runtime.gpu_memory import needed_gb
 
 
@@ -52,7 +54,7 @@ def test_each_model_says_what_it_is_whether_it_runs_here_and_which_is_in_use(qtb
     assert cell("personaplex", "About") == "PersonaPlex-7B (NVIDIA): choose a voice and a text role prompt"
     # This machine's torch is the CPU build: a real model needs a GPU with the memory int8 needs
     # (the lightest precision auto chooses) and the CUDA variant.
-    need = {family: math.ceil(needed_gb(model_manager.family_config(family), "int8"))
+    need = {family: math.ceil(needed_gb(LMConfig.released(family_named(family)), "int8"))
             for family in ("moshi", "personaplex")}
     # 7B models in 8-bit, with their KV cache; PersonaPlex's file stores Moshi's weights and one table more.
     assert 10 < need["moshi"] <= need["personaplex"] < 24
@@ -111,7 +113,7 @@ def test_a_non_commercial_gated_model_says_so_in_the_table_the_description_and_b
 def test_presets_are_listed_with_size_location_and_licence(qtbot, empty_hub):
     dialog = open_dialog(qtbot, "personaplex")
     names = [dialog.table.item(row, 0).text() for row in range(dialog.table.rowCount())]
-    assert names == list(PRESETS)
+    assert names == [*PRESETS, *CAPTION_PRESETS]  # the caption models' rows last
     moshiko = names.index("moshiko")
     assert dialog.table.item(moshiko, COLUMNS.index("Size")).text() == f"{PRESETS['moshiko'].approx_gb:.1f} GB"
     assert dialog.table.item(moshiko, COLUMNS.index("On this machine")).text() == "not downloaded"
@@ -253,3 +255,78 @@ def test_a_newer_commit_on_the_hub_is_offered_not_taken(qtbot, empty_hub, monkey
     assert dialog.description.text().startswith(f"The hub has another revision of moshiko: {NEWER[:7]}")
     assert dialog.update_button.text() == f"Update to {NEWER[:7]}"
     assert dialog.statuses["moshiko"].revision == PRESETS["moshiko"].revision  # nothing changed yet
+
+
+def open_on_gpu(qtbot, monkeypatch, total_gb: float, model: str = "moshiko") -> ModelManagerDialog:
+    """The dialog on a computer whose GPU 0 is a ``total_gb`` card (0.5 GB of it in use elsewhere),
+    as the dialog reads its device facts; nothing measured on it yet."""
+    import torch
+
+    from engine.runtime.gpu_memory import Gpu
+
+    gpu = Gpu(f"NVIDIA GeForce of {total_gb:g} GB", total_gb, total_gb - 0.5, (8, 9))
+
+    class Card:
+        name, total_memory = gpu.name, total_gb * 1e9
+
+    monkeypatch.setattr(model_manager, "cuda_unavailable_reason", lambda: None)
+    monkeypatch.setattr(model_manager, "cuda_build", lambda: True)
+    monkeypatch.setattr(model_manager, "gpu_memory", lambda: gpu)
+    monkeypatch.setattr(torch.cuda, "get_device_properties", lambda index: Card())
+    return open_dialog(qtbot, model)
+
+
+def cells(dialog, column: str) -> dict[str, str]:
+    return {dialog.table.item(row, 0).text(): dialog.table.item(row, COLUMNS.index(column)).text()
+            for row in range(dialog.table.rowCount())}
+
+
+@pytest.mark.parametrize("total_gb", [8, 12, 16, 24])
+def test_each_conversation_model_says_whether_captions_fit_beside_it_on_this_gpu(qtbot, empty_hub, monkeypatch,
+                                                                                 total_gb):
+    from engine.runtime.pair_memory import ModelShape, plan_pair
+
+    dialog = open_on_gpu(qtbot, monkeypatch, total_gb)
+    pair = cells(dialog, "With captions")
+    # What the loader will do (engine.load_with_captions plans the same): the lightest real caption
+    # model beside each real conversation model, and the demo's beside the demo.
+    plan = plan_pair(ModelShape.of_preset("moshiko"), ModelShape.of_preset("stt-1b-en_fr"), dialog.cuda)
+    if total_gb < 24:  # a 7B and captions need more than 16 GB in any precision
+        assert plan.chosen is None
+        assert pair["moshiko"] == (f"stt-1b-en_fr: does not fit beside it on this {total_gb:.1f} GB GPU (the pair "
+                                   f"needs {plan.least_gb:.1f} GB)")
+    else:  # int8 for the conversation leaves room for captions in bfloat16
+        assert pair["moshiko"] == f"stt-1b-en_fr: fits in int8 + bfloat16 ({plan.chosen.gb:.1f} GB)"
+    hibiki = plan_pair(ModelShape.of_preset("hibiki-zero"), ModelShape.of_preset("stt-1b-en_fr"), dialog.cuda)
+    if total_gb == 12:  # int8 for both: what fits
+        assert pair["hibiki-zero"] == f"stt-1b-en_fr: fits in int8 ({hibiki.chosen.gb:.1f} GB)"
+    assert pair["demo"] == "demo-stt: runs here"
+    assert pair["hibiki-2b"] == "known once downloaded"  # its architecture is read from its download
+    # The caption models' own rows: their download size and whether they fit this GPU.
+    here, size = cells(dialog, "Here"), cells(dialog, "Size")
+    for name in CAPTION_PRESETS:
+        assert pair[name] == ""
+        assert size[name] == f"{CAPTION_PRESETS[name].approx_gb:.1f} GB"
+    assert here["demo-stt"] == "runs here" and here["stt-1b-en_fr"] == "fits this GPU"
+    # A caption model is not one to talk to: its Use button is off, and the description says why.
+    dialog.table.selectRow(list(dialog.presets).index("stt-1b-en_fr"))
+    assert not dialog.use_button.isEnabled() and dialog.download_button.isEnabled()
+    assert "A caption model writes what the person says" in dialog.description.text()
+    dialog.table.selectRow(list(dialog.presets).index("moshiko"))
+    assert dialog.use_button.isEnabled()
+    # The description says it for each caption model that may run beside it.
+    big = plan_pair(ModelShape.of_preset("moshiko"), ModelShape.of_preset("stt-2.6b-en"), dialog.cuda)
+    assert f"With captions: {pair['moshiko']}; stt-2.6b-en: " in dialog.description.text()
+    assert (f"stt-2.6b-en: fits in int8 + bfloat16 ({big.chosen.gb:.1f} GB)." if total_gb == 24 else
+            f"stt-2.6b-en: does not fit beside it on this {total_gb:.1f} GB GPU (the pair needs {big.least_gb:.1f} GB)."
+            ) in dialog.description.text()
+
+
+def test_without_a_gpu_the_pair_says_what_gpu_it_needs(qtbot, empty_hub):
+    from engine.runtime.pair_memory import ANY_GPU, ModelShape, plan_pair
+
+    pair = cells(open_dialog(qtbot, "demo"), "With captions")  # this machine's torch is the CPU build
+    least = plan_pair(ModelShape.of_preset("personaplex"), ModelShape.of_preset("stt-1b-en_fr"), ANY_GPU).least_gb
+    assert 15 < least < 24
+    assert pair["personaplex"] == f"stt-1b-en_fr: needs an NVIDIA GPU with {math.ceil(least)} GB"
+    assert pair["demo"] == "demo-stt: runs here"

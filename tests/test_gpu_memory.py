@@ -10,7 +10,7 @@ import weakref
 import pytest
 import torch
 
-from app.models.manager import gpu_need_gb
+from app.models.pair_fit import least_gpu_gb
 from engine import PRESETS, ModelError, load_model
 from engine.lm.model import LMConfig, LMModel, released_personaplex_shapes
 from engine.runtime import loading
@@ -62,7 +62,7 @@ def test_before_the_file_exists_personaplex_is_estimated_as_its_released_file_st
     assert released_personaplex_shapes(pp) == eight_step_shapes()
     for precision in ("bfloat16", "int8"):
         assert needed_gb(pp, precision) == needed_gb(pp, precision, file_shapes=eight_step_shapes())
-    assert gpu_need_gb("personaplex") == gpu_need_gb("moshi") == 15
+    assert least_gpu_gb("personaplex") == least_gpu_gb("moshiko") == 15
 
 
 GB = {p: needed_gb(LMConfig.personaplex_7b(), p, file_shapes=eight_step_shapes()) for p in ("bfloat16", "int8", "int4")}

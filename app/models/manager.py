@@ -3,8 +3,6 @@ and move a preset to a newer commit of its hub repository when (only when) the p
 
 from __future__ import annotations
 
-import functools
-import math
 import shutil
 from pathlib import Path
 
@@ -29,6 +27,7 @@ import engine
 from app.i18n import number_text, translate
 from app.models.device_report import cuda_unavailable_reason
 from app.models.download import ModelDownload
+from app.models.pair_fit import captions_line, least_gpu_gb, partners, shape
 from app.settings import AppSettings
 from engine.files.model_revisions import short
 
@@ -36,7 +35,8 @@ DEVICES = ("auto", "cpu", "cuda")
 PRECISIONS = tuple(p.value for p in engine.Precision)
 COLUMNS = (QT_TRANSLATE_NOOP("ModelManager", "Model"), QT_TRANSLATE_NOOP("ModelManager", "About"),  # translated
            QT_TRANSLATE_NOOP("ModelManager", "Here"), QT_TRANSLATE_NOOP("ModelManager", "Size"),  # where shown
-           QT_TRANSLATE_NOOP("ModelManager", "On this machine"), QT_TRANSLATE_NOOP("ModelManager", "Licence"))
+           QT_TRANSLATE_NOOP("ModelManager", "With captions"), QT_TRANSLATE_NOOP("ModelManager", "On this machine"),
+           QT_TRANSLATE_NOOP("ModelManager", "Licence"))
 ELIDED_COLUMN_PX = 150
 # The package with CUDA's torch (README: Requirements).
 CUDA_VARIANT = QT_TRANSLATE_NOOP("ModelManager", "Parley's CUDA variant")
@@ -63,32 +63,16 @@ def one_line(preset: engine.Preset) -> str:
     return preset.description.split(";", 1)[0]
 
 
-def family_config(family: str):
-    """The language model configuration of a real model's family as released (what its memory need
-    is computed from)."""
-    from engine.families import family_named
-    from engine.lm.model import LMConfig
-
-    return LMConfig.released(family_named(family))
-
-
-@functools.cache
-def gpu_need_gb(family: str) -> int:
-    """GB of GPU memory a real model of ``family`` needs in int8, the lightest precision ``auto``
-    chooses (``engine.runtime.gpu_memory.needed_gb``, rounded up); computed once per run."""
-    from engine.runtime.gpu_memory import needed_gb
-
-    return math.ceil(needed_gb(family_config(family), "int8"))
-
-
 def fit_badge(preset: engine.Preset, cuda_problem: str | None, cuda_build: bool, fits_gpu: bool | None,
-              need_gb: int) -> str:
+              need_gb: int | None) -> str:
     """Whether ``preset`` runs on this machine, in a few words: ``cuda_problem`` is why no GPU can
     be used here (None: one can), ``cuda_build`` whether this torch has CUDA at all, ``fits_gpu``
     whether ``auto`` finds a precision that fits the GPU's memory (None without a GPU), ``need_gb``
-    the GPU memory it needs at the least (``gpu_need_gb``)."""
+    the GPU memory it needs at the least (``pair_fit.least_gpu_gb``; None: not known before its download)."""
     if preset.repo is None:
         return translate("ModelManager", RUNS_HERE)
+    if need_gb is None:
+        return translate("ModelManager", "needs an NVIDIA GPU (its memory need is known once downloaded)")
     if not cuda_build:
         return translate("ModelManager", "needs an NVIDIA GPU with {gb} GB and {variant}").format(
             gb=need_gb, variant=translate("ModelManager", CUDA_VARIANT))
@@ -96,6 +80,16 @@ def fit_badge(preset: engine.Preset, cuda_problem: str | None, cuda_build: bool,
         return translate("ModelManager", "needs an NVIDIA GPU with {gb} GB").format(gb=need_gb)
     return translate("ModelManager", FITS_GPU) if fits_gpu else translate(
         "ModelManager", "too big for this GPU: needs {gb} GB").format(gb=need_gb)
+
+
+def gpu_memory():
+    """GPU 0's memory now, with what was measured on it (``engine.runtime.gpu_memory.Gpu``); call
+    only where ``cuda_unavailable_reason()`` is None."""
+    import torch
+
+    from engine.runtime.gpu_memory import Gpu
+
+    return Gpu.of(torch.device("cuda", 0))
 
 
 def cuda_build() -> bool:
@@ -118,9 +112,12 @@ def auto_precision(preset: engine.Preset, gpu) -> str:
     and why; or why it does not fit."""
     from engine.runtime.gpu_memory import choose_precision
 
+    model = shape(preset.name)
+    if model is None:
+        return translate("ModelManager", "needs an NVIDIA GPU (its memory need is known once downloaded)")
     try:
         return translate("ModelManager", "Precision auto here: {reason}").format(
-            reason=choose_precision(preset.name, family_config(preset.family), gpu).reason)
+            reason=choose_precision(preset.name, model.config, gpu).reason)
     except engine.ModelError as e:
         return str(e)
 
@@ -152,18 +149,13 @@ class ModelManagerDialog(QDialog):
         super().__init__(parent)
         self.in_use = in_use
         self.confirmation: QMessageBox | None = None  # the question asked before a download
-        self.presets = engine.PRESETS
+        self.presets = {**engine.PRESETS, **engine.CAPTION_PRESETS}  # the caption models' rows last
         self.download: ModelDownload | None = None
         self.offered: dict[str, str] = {}  # preset -> a commit other than the one in use, found when asked
         self.gpu = this_gpu()
-        self.cuda = None  # the GPU's memory, for what auto would choose
         self.cuda_problem = cuda_unavailable_reason()
-        if self.cuda_problem is None:
-            import torch
-
-            from engine.runtime.gpu_memory import Gpu
-
-            self.cuda = Gpu.of(torch.device("cuda", 0))
+        # The GPU's memory, for what auto would choose and whether captions fit beside (None: no GPU here).
+        self.cuda = gpu_memory() if self.cuda_problem is None else None
         self.setWindowTitle(self.tr("Models"))
         self.setMinimumSize(760, 420)
         self.resize(980, 480)
@@ -179,7 +171,7 @@ class ModelManagerDialog(QDialog):
         self.table.setWordWrap(True)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeToContents)
-        for column in ("About", "Here"):  # the two texts share the room and wrap, neither squeezing the other
+        for column in ("About", "Here", "With captions"):  # the texts share the room and wrap, none squeezing another
             header.setSectionResizeMode(COLUMNS.index(column), QHeaderView.Stretch)
         for column in ("On this machine", "Licence"):  # long paths and licence notes: elided, whole on hover
             header.setSectionResizeMode(COLUMNS.index(column), QHeaderView.Interactive)
@@ -269,8 +261,9 @@ class ModelManagerDialog(QDialog):
             if name == "demo" and status is not None and not status.present:
                 where = self.tr("built on first use (about a minute)")
             here = self.badge(preset)
+            captions = "" if name in engine.CAPTION_PRESETS else captions_line(preset, self.cuda)
             cells = (name, one_line(preset), self.tr("in use · {badge}").format(badge=here) if name == self.in_use
-                     else here, self.tr("{gb} GB").format(gb=number_text(preset.approx_gb, 1)), where,
+                     else here, self.tr("{gb} GB").format(gb=number_text(preset.approx_gb, 1)), captions, where,
                      preset.terms_short)
             for column, text in enumerate(cells):
                 item = QTableWidgetItem(text)
@@ -287,9 +280,11 @@ class ModelManagerDialog(QDialog):
         if preset.repo is None:
             return fit_badge(preset, self.cuda_problem, cuda_build(), None, 0)
         fits = None
-        if self.cuda is not None:
+        if self.cuda is not None and preset.name in engine.CAPTION_PRESETS:
+            fits = least_gpu_gb(preset.name) <= self.cuda.free_gb
+        elif self.cuda is not None:
             fits = not auto_precision(preset, self.cuda).startswith(f"{preset.name} does not fit")
-        return fit_badge(preset, self.cuda_problem, cuda_build(), fits, gpu_need_gb(preset.family))
+        return fit_badge(preset, self.cuda_problem, cuda_build(), fits, least_gpu_gb(preset.name))
 
     def selected_name(self) -> str:
         rows = self.table.selectionModel().selectedRows()
@@ -299,11 +294,18 @@ class ModelManagerDialog(QDialog):
         name = self.selected_name()
         preset = self.presets[name]
         status = self.statuses.get(name)
+        captions = name in engine.CAPTION_PRESETS
         text = preset.description
         if preset.repo is not None:  # a real model: it needs a GPU
             text += f"<br>{preset.memory_text} {self.gpu}"
-            if self.cuda is not None:
+            if self.cuda is not None and not captions:
                 text += f"<br>{auto_precision(preset, self.cuda)}"
+            if not captions:  # each caption model that may run beside it (the demo's: its row says it)
+                each = "; ".join(dict.fromkeys(captions_line(preset, self.cuda, p) for p in partners(preset)))
+                text += "<br>" + self.tr("With captions: {each}.").format(each=each)
+        if captions:
+            text += "<br>" + self.tr("A caption model writes what the person says: it runs beside a conversation "
+                                     "model, and is not one to talk to.")
         if preset.non_commercial:
             text += "<br>" + self.tr("<b>Non-commercial use only</b> ({licence}).").format(licence=preset.licence)
         if preset.gated:
@@ -323,6 +325,7 @@ class ModelManagerDialog(QDialog):
         self.update_button.setText(self.tr("Update to {revision}").format(revision=short(offered)) if offered
                                    else self.tr("Check for update"))
         self.update_button.setEnabled(preset.repo is not None and self.download is None)
+        self.use_button.setEnabled(not captions)
 
     # -- actions -----------------------------------------------------------------------------
     def open_folder(self) -> None:
@@ -441,6 +444,8 @@ class ModelManagerDialog(QDialog):
     def _use(self) -> None:
         """A real model not on this machine yet is downloaded by loading it: asked first, like Download."""
         name = self.selected_name()
+        if name in engine.CAPTION_PRESETS:  # not one to talk to (its Use button is off)
+            return
         status = self.statuses.get(name)
         if self.presets[name].repo is not None and not (status is not None and status.present):
             self.confirm_download(name, self._choose)

@@ -1174,6 +1174,10 @@
         <translation>Auf diesem Computer</translation>
     </message>
     <message>
+        <source>With captions</source>
+        <translation>Mit Untertiteln</translation>
+    </message>
+    <message>
         <source>Licence</source>
         <translation>Lizenz</translation>
     </message>
@@ -1196,6 +1200,10 @@
     <message>
         <source>This computer&apos;s GPU: {name}, {gb} GB.</source>
         <translation>GPU dieses Computers: {name}, {gb} GB.</translation>
+    </message>
+    <message>
+        <source>needs an NVIDIA GPU (its memory need is known once downloaded)</source>
+        <translation>braucht eine NVIDIA-GPU (wie viel Speicher, zeigt sich nach dem Herunterladen)</translation>
     </message>
     <message>
         <source>needs an NVIDIA GPU with {gb} GB and {variant}</source>
@@ -1232,6 +1240,30 @@
     <message>
         <source>Revision {revision} is offered: &apos;Update to {revision}&apos; switches to it.</source>
         <translation>Revision {revision} wird angeboten: „Auf {revision} aktualisieren“ wechselt dorthin.</translation>
+    </message>
+    <message>
+        <source>known once downloaded</source>
+        <translation>bekannt nach dem Herunterladen</translation>
+    </message>
+    <message>
+        <source>{captions}: runs here</source>
+        <translation>{captions}: läuft hier</translation>
+    </message>
+    <message>
+        <source>{captions}: does not fit in this computer&apos;s memory</source>
+        <translation>{captions}: passt nicht in den Speicher dieses Computers</translation>
+    </message>
+    <message>
+        <source>{captions}: needs an NVIDIA GPU with {gb} GB</source>
+        <translation>{captions}: braucht eine NVIDIA-GPU mit {gb} GB</translation>
+    </message>
+    <message>
+        <source>{captions}: does not fit beside it on this {total} GB GPU (the pair needs {gb} GB)</source>
+        <translation>{captions}: passt nicht daneben auf diese GPU mit {total} GB (beide Modelle brauchen {gb} GB)</translation>
+    </message>
+    <message>
+        <source>{captions}: fits in {precision} ({gb} GB)</source>
+        <translation>{captions}: passt in {precision} ({gb} GB)</translation>
     </message>
 </context>
 <context>
@@ -1302,6 +1334,14 @@
     <message>
         <source>{gb} GB</source>
         <translation>{gb} GB</translation>
+    </message>
+    <message>
+        <source>With captions: {each}.</source>
+        <translation>Mit Untertiteln: {each}.</translation>
+    </message>
+    <message>
+        <source>A caption model writes what the person says: it runs beside a conversation model, and is not one to talk to.</source>
+        <translation>Ein Untertitelmodell schreibt, was die Person sagt: Es läuft neben einem Gesprächsmodell, mit ihm selbst spricht man nicht.</translation>
     </message>
     <message>
         <source>&lt;b&gt;Non-commercial use only&lt;/b&gt; ({licence}).</source>

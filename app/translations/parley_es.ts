@@ -1174,6 +1174,10 @@
         <translation>En este equipo</translation>
     </message>
     <message>
+        <source>With captions</source>
+        <translation>Con subtítulos</translation>
+    </message>
+    <message>
         <source>Licence</source>
         <translation>Licencia</translation>
     </message>
@@ -1196,6 +1200,10 @@
     <message>
         <source>This computer&apos;s GPU: {name}, {gb} GB.</source>
         <translation>GPU de este ordenador: {name}, {gb} GB.</translation>
+    </message>
+    <message>
+        <source>needs an NVIDIA GPU (its memory need is known once downloaded)</source>
+        <translation>necesita una GPU NVIDIA (la memoria que necesita se sabrá una vez descargado)</translation>
     </message>
     <message>
         <source>needs an NVIDIA GPU with {gb} GB and {variant}</source>
@@ -1232,6 +1240,30 @@
     <message>
         <source>Revision {revision} is offered: &apos;Update to {revision}&apos; switches to it.</source>
         <translation>Se ofrece la revisión {revision}: «Actualizar a {revision}» cambia a ella.</translation>
+    </message>
+    <message>
+        <source>known once downloaded</source>
+        <translation>se sabrá una vez descargado</translation>
+    </message>
+    <message>
+        <source>{captions}: runs here</source>
+        <translation>{captions}: funciona aquí</translation>
+    </message>
+    <message>
+        <source>{captions}: does not fit in this computer&apos;s memory</source>
+        <translation>{captions}: no cabe en la memoria de este ordenador</translation>
+    </message>
+    <message>
+        <source>{captions}: needs an NVIDIA GPU with {gb} GB</source>
+        <translation>{captions}: necesita una GPU NVIDIA con {gb} GB</translation>
+    </message>
+    <message>
+        <source>{captions}: does not fit beside it on this {total} GB GPU (the pair needs {gb} GB)</source>
+        <translation>{captions}: no cabe a su lado en esta GPU de {total} GB (los dos modelos necesitan {gb} GB)</translation>
+    </message>
+    <message>
+        <source>{captions}: fits in {precision} ({gb} GB)</source>
+        <translation>{captions}: cabe en {precision} ({gb} GB)</translation>
     </message>
 </context>
 <context>
@@ -1302,6 +1334,14 @@
     <message>
         <source>{gb} GB</source>
         <translation>{gb} GB</translation>
+    </message>
+    <message>
+        <source>With captions: {each}.</source>
+        <translation>Con subtítulos: {each}.</translation>
+    </message>
+    <message>
+        <source>A caption model writes what the person says: it runs beside a conversation model, and is not one to talk to.</source>
+        <translation>Un modelo de subtítulos escribe lo que dice la persona: funciona junto a un modelo de conversación, y no es uno con el que hablar.</translation>
     </message>
     <message>
         <source>&lt;b&gt;Non-commercial use only&lt;/b&gt; ({licence}).</source>

@@ -1174,6 +1174,10 @@
         <translation>Sur cette machine</translation>
     </message>
     <message>
+        <source>With captions</source>
+        <translation>Avec sous-titres</translation>
+    </message>
+    <message>
         <source>Licence</source>
         <translation>Licence</translation>
     </message>
@@ -1196,6 +1200,10 @@
     <message>
         <source>This computer&apos;s GPU: {name}, {gb} GB.</source>
         <translation>GPU de cet ordinateur : {name}, {gb} Go.</translation>
+    </message>
+    <message>
+        <source>needs an NVIDIA GPU (its memory need is known once downloaded)</source>
+        <translation>nécessite un GPU NVIDIA (la mémoire qu&apos;il lui faut sera connue une fois téléchargé)</translation>
     </message>
     <message>
         <source>needs an NVIDIA GPU with {gb} GB and {variant}</source>
@@ -1232,6 +1240,30 @@
     <message>
         <source>Revision {revision} is offered: &apos;Update to {revision}&apos; switches to it.</source>
         <translation>La révision {revision} est proposée : « Mettre à jour vers {revision} » y passe.</translation>
+    </message>
+    <message>
+        <source>known once downloaded</source>
+        <translation>connu une fois téléchargé</translation>
+    </message>
+    <message>
+        <source>{captions}: runs here</source>
+        <translation>{captions} : fonctionne ici</translation>
+    </message>
+    <message>
+        <source>{captions}: does not fit in this computer&apos;s memory</source>
+        <translation>{captions} : ne tient pas dans la mémoire de cet ordinateur</translation>
+    </message>
+    <message>
+        <source>{captions}: needs an NVIDIA GPU with {gb} GB</source>
+        <translation>{captions} : nécessite un GPU NVIDIA de {gb} Go</translation>
+    </message>
+    <message>
+        <source>{captions}: does not fit beside it on this {total} GB GPU (the pair needs {gb} GB)</source>
+        <translation>{captions} : ne tient pas à côté sur ce GPU de {total} Go (les deux modèles nécessitent {gb} Go)</translation>
+    </message>
+    <message>
+        <source>{captions}: fits in {precision} ({gb} GB)</source>
+        <translation>{captions} : tient en {precision} ({gb} Go)</translation>
     </message>
 </context>
 <context>
@@ -1302,6 +1334,14 @@
     <message>
         <source>{gb} GB</source>
         <translation>{gb} Go</translation>
+    </message>
+    <message>
+        <source>With captions: {each}.</source>
+        <translation>Avec sous-titres : {each}.</translation>
+    </message>
+    <message>
+        <source>A caption model writes what the person says: it runs beside a conversation model, and is not one to talk to.</source>
+        <translation>Un modèle de sous-titres écrit ce que dit la personne : il tourne à côté d&apos;un modèle de conversation, et l&apos;on ne parle pas avec lui.</translation>
     </message>
     <message>
         <source>&lt;b&gt;Non-commercial use only&lt;/b&gt; ({licence}).</source>

@@ -46,6 +46,10 @@ class Preset:
     # runs on the CPU, or not measured yet (Hibiki's). The estimate for any GPU is
     # engine.runtime.gpu_memory's.
     memory_gb: Mapping[str, float] = field(default_factory=dict)
+    # The released model's config.json keys where they differ from its family's ``config_defaults``
+    # (what a memory estimate reads before the download); None: not known here (its estimate waits
+    # for its config.json). A demo's is its recipe's.
+    config: Mapping[str, Any] | None = field(default_factory=dict)
 
     @property
     def page(self) -> str | None:

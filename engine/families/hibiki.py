@@ -57,6 +57,19 @@ DESCRIPTION_CONDITIONER: Mapping[str, Any] = {
               "prepend": [], "cross": []},
 }
 
+# Hibiki-M 1B's keys where they differ from Hibiki-Zero's (an estimate before the download reads
+# them; the downloaded config.json decides what loads). Its temporal transformer is kyutai's
+# published Rust configuration of it (d_model 2048, 16 heads and layers, feed-forward 8192, 48000
+# text tokens, 8 codebooks generated and 8 in, acoustic delay 2); its depth transformer (Hibiki-Zero's
+# width and depth, one weight set per step), context and RoPE period are assumed, not read anywhere.
+# Hibiki 2B's architecture is not known here at all (its preset's ``config`` is None).
+_ACOUSTIC_8 = [2] * 7
+HIBIKI_1B_CONFIG: Mapping[str, Any] = {
+    "num_layers": 16, "hidden_scale": 4.0, "n_q": 16, "dep_q": 8, "delays": [0, 0, *_ACOUSTIC_8, 0, *_ACOUSTIC_8],
+    "kv_repeat": 1, "positional_embedding": "rope", "max_period": 10000.0, "depformer_norm": None,
+    "depformer_weights_per_step_schedule": None, **DESCRIPTION_CONDITIONER,
+}
+
 HIBIKI_ZERO_GB = 6.3  # 3.13 B parameters in bf16 (its config on the meta device)
 HIBIKI_2B_GB = 5.4  # 2.7 B
 HIBIKI_1B_GB = 3.4  # 1.7 B
@@ -79,9 +92,10 @@ FAMILY = Family(
                revision="23b3e0b41782026c81dd5283a034107b01f9e513"),
         # Their commits cannot be known here: pinned to the commit first downloaded.
         Preset("hibiki-2b", "kyutai/hibiki-2b-pytorch-bf16", "hibiki", False, "CC-BY 4.0", HIBIKI_2B_GB,
-               f"Hibiki 2B (kyutai): live interpreter, French speech in, English speech and text out; {GPU_NEED}"),
+               f"Hibiki 2B (kyutai): live interpreter, French speech in, English speech and text out; {GPU_NEED}",
+               config=None),
         Preset("hibiki-1b", "kyutai/hibiki-1b-pytorch-bf16", "hibiki", False, "CC-BY 4.0", HIBIKI_1B_GB,
                "Hibiki-M 1B (kyutai): live interpreter, French speech in, English speech and text out, 8 "
-               f"codebooks per stream; {GPU_NEED}"),
+               f"codebooks per stream; {GPU_NEED}", config=HIBIKI_1B_CONFIG),
     ),
 )

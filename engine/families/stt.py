@@ -63,6 +63,16 @@ STT_1B = {
     "stt_config": {"audio_delay_seconds": 0.5},  # its silence prefix: the reference's default
 }
 
+# The 2.6B's keys where they differ from the 1B's (an estimate before the download reads them; the
+# downloaded config.json decides what loads): d_model 2048, 48 layers of 32 heads, feed-forward 11264
+# gated (hidden_scale 4.125), a context of 375 frames, 4000 text tokens, no extra heads, the text
+# 2.5 s behind after 1 s of silence. From a third-party port's listing of the released config.json,
+# not checked against the hub here.
+STT_2_6B = {
+    "num_heads": 32, "num_layers": 48, "hidden_scale": 4.125, "context": 375, "text_card": 4000,
+    "extra_heads_num_heads": 0, "stt_config": {"audio_delay_seconds": 2.5, "audio_silence_prefix_seconds": 1.0},
+}
+
 FAMILY = Family(
     name="stt", title="Kyutai STT", generator="moshi", claims=_claims,
     config_defaults=STT_1B, delays=(0,) * 33, dep_q=0, takes_prompts=False,
@@ -72,6 +82,6 @@ FAMILY = Family(
                "Kyutai STT 1B: English and French speech to text, 0.5 s behind the words, with "
                f"voice-activity heads; {CPU_OR_GPU}"),
         Preset("stt-2.6b-en", "kyutai/stt-2.6b-en", "stt", False, "CC-BY 4.0", STT_2_6B_GB,
-               f"Kyutai STT 2.6B: English speech to text, 2.5 s behind the words; {CPU_OR_GPU}"),
+               f"Kyutai STT 2.6B: English speech to text, 2.5 s behind the words; {CPU_OR_GPU}", config=STT_2_6B),
     ),
 )

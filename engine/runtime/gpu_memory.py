@@ -45,13 +45,25 @@ def kv_cache_bytes(lm: LMModel) -> int:
     return sum(kv["k"].numel() * kv["k"].element_size() * 2 for kv in state["layers"].values())
 
 
-def needed_gb(config: LMConfig, precision: str, dtype: torch.dtype = torch.bfloat16,
-              file_shapes: Mapping[str, tuple[int, ...]] | None = None, allowance_gb: float = RUNTIME_GB) -> float:
-    """GPU memory a model with ``config`` needs in use (an estimate that errs high, see the module
-    docstring): LM weights at ``precision`` ("bfloat16", "float32", "int8", "fp8", "int4"; activations
-    in ``dtype``), each stored weight once (``file_shapes``: the checkpoint's, for PersonaPlex's shared
-    steps; before there is a file, the released one's), the KV cache, Mimi (float32) and
-    ``allowance_gb`` for running (``Gpu.allowance_gb``: measured on a GPU, else ``RUNTIME_GB``)."""
+@dataclass(frozen=True)
+class TensorsGb:
+    """What a loaded model holds for one conversation, GB: its LM's weights, its KV cache, Mimi."""
+
+    weights: float
+    kv_cache: float
+    mimi: float
+
+    @property
+    def total(self) -> float:
+        return self.weights + self.kv_cache + self.mimi
+
+
+def tensors_gb(config: LMConfig, precision: str, dtype: torch.dtype = torch.bfloat16,
+               file_shapes: Mapping[str, tuple[int, ...]] | None = None) -> TensorsGb:
+    """The tensors of a model with ``config``: LM weights at ``precision`` ("bfloat16", "float32",
+    "int8", "fp8", "int4"; activations in ``dtype``), each stored weight once (``file_shapes``: the
+    checkpoint's, for PersonaPlex's shared steps; before there is a file, the released one's), the KV
+    cache for its whole context, Mimi (float32)."""
     lm = LMModel(config, device="meta", dtype=dtype)
     if config.is_personaplex:
         share_stored_steps(lm, file_shapes if file_shapes is not None else released_personaplex_shapes(config))
@@ -60,7 +72,15 @@ def needed_gb(config: LMConfig, precision: str, dtype: torch.dtype = torch.bfloa
         quantize(lm)
     with torch.device("meta"):
         mimi = tensor_bytes(Mimi())
-    return (weight_bytes(lm)["total"] + kv_cache_bytes(lm) + mimi) / 1e9 + allowance_gb
+    return TensorsGb(weight_bytes(lm)["total"] / 1e9, kv_cache_bytes(lm) / 1e9, mimi / 1e9)
+
+
+def needed_gb(config: LMConfig, precision: str, dtype: torch.dtype = torch.bfloat16,
+              file_shapes: Mapping[str, tuple[int, ...]] | None = None, allowance_gb: float = RUNTIME_GB) -> float:
+    """GPU memory a model with ``config`` needs in use (an estimate that errs high, see the module
+    docstring): its tensors (``tensors_gb``) and ``allowance_gb`` for running (``Gpu.allowance_gb``:
+    measured on a GPU, else ``RUNTIME_GB``)."""
+    return tensors_gb(config, precision, dtype, file_shapes).total + allowance_gb
 
 
 def tensor_bytes(module: nn.Module) -> int:

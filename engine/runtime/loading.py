@@ -179,11 +179,15 @@ def load_model(spec: str, device: str = "auto", precision: Precision | str = Pre
     ``cuda_graph``: capture each session's frame as one CUDA graph (CUDA only; a failed capture
     falls back to eager frames, and the session says why). ``progress`` is a ``tqdm`` class that
     drives download progress; ``on_stage(text)`` is told of slow loading steps (the kernel plan)."""
-    dev = resolve_device(device)
-    chosen = Precision.parse(precision)
-    files = resolve_model(spec, progress=progress)
+    return load_files(resolve_model(spec, progress=progress), resolve_device(device), Precision.parse(precision),
+                      cuda_graph, on_stage, allow_int4)
+
+
+def load_files(files: ModelFiles, device: torch.device, precision: Precision, cuda_graph: bool = True,
+               on_stage=None, allow_int4: bool = False) -> LoadedModel:
+    """``load_model`` for files already resolved."""
     with torch.inference_mode(False):
-        model = LoadedModel(files, dev, chosen, cuda_graph, on_stage, allow_int4)
+        model = LoadedModel(files, device, precision, cuda_graph, on_stage, allow_int4)
     heap.settle()  # its objects out of the frames' garbage collections
     return model
 

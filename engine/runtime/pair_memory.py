@@ -1,0 +1,254 @@
+"""How a conversation model and a caption model share one device's memory: whether the pair fits,
+in which precisions, and how much each needs.
+
+Captions of what the person says (``engine.runtime.captioner``) run a second model beside the
+conversation's, on the same GPU (or in the same computer's memory). ``plan_pair`` is the one rule
+that the model manager (what it offers, before a download) and the loader
+(``engine.runtime.pair_loading``: what it loads) both follow:
+
+- The conversation model keeps priority. It is planned in the precisions ``auto`` chooses among
+  for it alone (bfloat16, then int8; a precision the person named is the only one), and never put in
+  int4 to make room for captions: int4 only where the person opted in and it is what the
+  conversation needs on its own.
+- The caption model takes bfloat16 where it fits beside, else int8 (on the CPU float32, else int8:
+  a speech-to-text model there loads float32 weights). The first pair that fits the free memory,
+  heaviest conversation precision first and then the heaviest caption one, is the plan: int8 for
+  the caption model, or for both, where that is what fits.
+- Where no pair fits, captions are off, said in a sentence, and the conversation loads as it would
+  alone.
+
+Each model's need is its tensors (``gpu_memory.tensors_gb``: weights at the precision, each stored
+weight once, its KV cache at its context length, its own Mimi) and an allowance for running. The
+conversation's allowance is the one ``auto`` counts for it alone (measured on this GPU, else
+``gpu_memory.RUNTIME_GB``; the CUDA context is in it). The caption model's is ``CAPTION_RUNTIME_GB``:
+it runs eager frames of one text token (no CUDA graph, no depth transformer); not measured yet, so it
+is set to err high. On the CPU the memory is what this computer has available
+(``engine.host_memory``), and each model is allowed ``HOST_RUNTIME_GB``.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Protocol
+
+import torch
+
+from ..checkpoint import checkpoint_shapes
+from ..errors import ModelError
+from ..families import ALL_PRESETS, family_named
+from ..families.demo import load_recipe
+from ..files.models import ModelFiles
+from ..host_memory import available_bytes
+from ..lm.model import LMConfig
+from .gpu_memory import AUTO_ORDER, Gpu, TensorsGb, tensors_gb
+from .model_info import Precision
+
+CAPTION_RUNTIME_GB = 1.0  # a caption model's allowance beside a conversation on a GPU (unmeasured: errs high)
+HOST_RUNTIME_GB = 1.0  # each model's allowance in a computer's memory (unmeasured: errs high)
+GPU_CAPTION_ORDER = ("bfloat16", "int8")  # a caption model's precisions on a GPU, heaviest first
+HOST_CAPTION_ORDER = ("float32", "int8")  # and on the CPU (``SpeechToText`` loads float32 there)
+PAIR_ORDER = AUTO_ORDER[:2]  # what a conversation may take beside captions under auto (never int4)
+
+
+@dataclass(frozen=True)
+class ModelShape:
+    """What an estimate needs of a model: its name, architecture and (where there is a file) the
+    shapes its checkpoint stores (PersonaPlex's shared depth steps)."""
+
+    name: str
+    config: LMConfig
+    file_shapes: Mapping[str, tuple[int, ...]] | None = None
+
+    @classmethod
+    def of_preset(cls, name: str) -> ModelShape:
+        """A preset before its download: its released architecture (a demo's: its recipe's)."""
+        preset = ALL_PRESETS[name]
+        family = family_named(preset.family)
+        if family.recipe is not None:
+            return cls(name, LMConfig.from_hub_config(load_recipe(family.recipe)["config"]))
+        if preset.config is None:
+            raise ModelError(f"{name}'s architecture is not known before its download: its memory need is "
+                             "estimated from its config.json once it is here.")
+        return cls(name, LMConfig.from_hub_config({**family.config_defaults, **preset.config}))
+
+    @classmethod
+    def of_files(cls, files: ModelFiles) -> ModelShape:
+        """A model on this machine: its config.json and its checkpoint's shapes."""
+        try:
+            config = LMConfig.from_hub_config(files.lm_config)
+        except ValueError as e:
+            raise ModelError(f"{files.name}'s config.json: {e}") from e
+        return cls(files.name, config, checkpoint_shapes(files.lm_path))
+
+
+class Memory(Protocol):
+    """Where the pair runs: a ``gpu_memory.Gpu`` or a ``HostMemory``."""
+
+    name: str
+    total_gb: float
+    free_gb: float
+
+    def allowance_gb(self, precision: str) -> float: ...
+
+
+@dataclass(frozen=True)
+class HostMemory:
+    """A computer's memory, where the models run on the CPU (``free_gb``: what can still be had)."""
+
+    total_gb: float
+    free_gb: float
+    name: str = "this computer"
+
+    @classmethod
+    def of(cls) -> HostMemory:
+        free = available_bytes()
+        free_gb = float("inf") if free is None else free / 1e9  # the system does not say: nothing is refused
+        try:  # POSIX systems say the whole; elsewhere the free memory stands for it
+            total_gb = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") / 1e9
+        except (AttributeError, ValueError, OSError):
+            total_gb = free_gb
+        return cls(max(total_gb, free_gb) if free is not None else free_gb, free_gb)
+
+    def allowance_gb(self, precision: str) -> float:
+        return HOST_RUNTIME_GB
+
+
+@dataclass(frozen=True)
+class Need:
+    """One model in one precision: its tensors and its allowance for running, GB."""
+
+    precision: str
+    tensors: TensorsGb
+    allowance_gb: float
+
+    @property
+    def gb(self) -> float:
+        return self.tensors.total + self.allowance_gb
+
+
+@dataclass(frozen=True)
+class PairOption:
+    """The pair in one combination of precisions, and whether it fits the free memory."""
+
+    conversation: Need
+    captions: Need
+    fits: bool
+
+    @property
+    def gb(self) -> float:
+        return self.conversation.gb + self.captions.gb
+
+
+@dataclass(frozen=True)
+class PairPlan:
+    """``plan_pair``'s answer. ``options``: each combination tried, in order; ``chosen``: the first
+    that fits (None: captions are off); ``alone``: the conversation's own choice (None: it does not
+    fit even alone)."""
+
+    conversation: str
+    captions: str
+    memory: str  # "the NVIDIA GeForce RTX 4060", "this computer"
+    total_gb: float
+    free_gb: float
+    options: tuple[PairOption, ...]
+    chosen: PairOption | None
+    alone: Need | None
+
+    @property
+    def fits(self) -> bool:
+        return self.chosen is not None
+
+    @property
+    def least_gb(self) -> float:
+        """The least the pair needs in any combination tried."""
+        return min(o.gb for o in self.options)
+
+    @property
+    def summary(self) -> str:
+        """What the plan is, in one sentence a person reads (the loader says it)."""
+        if self.chosen is None:
+            why = (f"{self.conversation} does not fit on its own" if self.alone is None
+                   else f"the pair needs at least {self.least_gb:.1f} GB")
+            return (f"Captions are off: {self.captions} does not fit beside {self.conversation} on {self.memory} "
+                    f"({why}; {self.free_gb:.1f} GB of {self.total_gb:.1f} GB is free). The conversation runs "
+                    "without them.")
+        c, k = self.chosen.conversation, self.chosen.captions
+        text = (f"{self.conversation} in {c.precision} ({c.gb:.1f} GB) and {self.captions} in {k.precision} "
+                f"({k.gb:.1f} GB) need about {self.chosen.gb:.1f} GB together, and {self.memory} has "
+                f"{self.free_gb:.1f} GB free")
+        if self.alone is not None and self.alone.precision != c.precision:
+            text += (f"; alone, {self.conversation} would load in {self.alone.precision}: {c.precision} leaves room "
+                     "for the captions")
+        return text + "."
+
+
+# A GPU with room for anything and nothing measured on it: what a pair needs before there is a GPU to ask.
+ANY_GPU = Gpu("GPU", float("inf"), float("inf"), (9, 0))
+
+
+def need(model: ModelShape, precision: str, memory: Memory = ANY_GPU, captions: bool = False) -> Need:
+    """What ``model`` needs in ``precision`` on ``memory`` (``captions``: it is the caption model)."""
+    if isinstance(memory, HostMemory):
+        return Need(precision, _host_tensors(model, precision), memory.allowance_gb(precision))
+    allowance = CAPTION_RUNTIME_GB if captions else memory.allowance_gb(precision)
+    dtype = torch.float32 if precision == "float32" else torch.bfloat16  # the activations (Precision.activation_dtype)
+    return Need(precision, _tensors(model, precision, dtype), allowance)
+
+
+def plan_pair(conversation: ModelShape, captions: ModelShape, memory: Memory, precision: str = "auto",
+              captions_precision: str = "auto", allow_int4: bool = False) -> PairPlan:
+    """The one rule (module docstring): which precisions the pair takes on ``memory``, or why
+    captions are off. ``precision``/``captions_precision``: what the person chose for each ("auto":
+    the plan chooses)."""
+    on_gpu = not isinstance(memory, HostMemory)
+    if precision != "auto":
+        alone_order: tuple[str, ...] = (precision,)
+    elif on_gpu:
+        alone_order = AUTO_ORDER if allow_int4 else PAIR_ORDER
+    else:
+        alone_order = (Precision.AUTO.resolve(torch.device("cpu")).value,)
+    alone_needs = [need(conversation, p, memory) for p in alone_order]
+    alone = next((n for n in alone_needs if n.gb <= memory.free_gb), None)
+    if precision != "auto":
+        beside = alone_needs
+    elif alone is not None and alone.precision == "int4":
+        beside = [alone]  # int4 only where the conversation needs it on its own
+    else:
+        beside = [n for n in alone_needs if n.precision != "int4"]
+    caption_order = ((captions_precision,) if captions_precision != "auto"
+                     else GPU_CAPTION_ORDER if on_gpu else HOST_CAPTION_ORDER)
+    caption_needs = [need(captions, p, memory, captions=True) for p in caption_order]
+    options = tuple(PairOption(c, k, c.gb + k.gb <= memory.free_gb) for c in beside for k in caption_needs)
+    chosen = next((o for o in options if o.fits), None) if alone is not None else None
+    place = f"the {memory.name}" if on_gpu else memory.name
+    return PairPlan(conversation.name, captions.name, place, memory.total_gb, memory.free_gb, options,
+                    chosen, alone)
+
+
+def _tensors(model: ModelShape, precision: str, dtype: torch.dtype) -> TensorsGb:
+    if model.file_shapes is None:
+        return _released_tensors(model.config, precision, dtype)
+    return tensors_gb(model.config, precision, dtype, model.file_shapes)
+
+
+@functools.lru_cache(maxsize=64)
+def _released_tensors(config: LMConfig, precision: str, dtype: torch.dtype) -> TensorsGb:
+    """A released architecture's tensors (the model manager asks for each preset and precision)."""
+    return tensors_gb(config, precision, dtype)
+
+
+def _host_tensors(model: ModelShape, precision: str) -> TensorsGb:
+    """On the CPU every activation is float32: float32 weights, and for ``bfloat16`` the kernel
+    plan's bfloat16 copies beside them (counted for every weight: errs high)."""
+    if precision != "bfloat16":
+        return _tensors(model, precision, torch.float32)
+    base, copies = _tensors(model, "float32", torch.float32), _tensors(model, "bfloat16", torch.bfloat16)
+    return TensorsGb(base.weights + copies.weights, base.kv_cache, base.mimi)
+
+
+def this_device_memory(device: torch.device) -> Memory:
+    """The memory of ``device`` now: its GPU's (with what was measured there), or this computer's."""
+    return Gpu.of(device) if device.type == "cuda" else HostMemory.of()
