@@ -67,7 +67,7 @@ class DevicesPanel(QWidget):
             self.device_label.setText(text)
         inputs = [self.tr(SYSTEM_DEFAULT)] + [d.label for d in status.devices if d.max_input_channels > 0]
         outputs = [self.tr(SYSTEM_DEFAULT)] + [d.label for d in status.devices if d.max_output_channels > 0]
-        settings = self.model.settings
+        settings = self.model.preferences.settings
         for combo, names, chosen in ((self.input_combo, inputs, settings.input_device),
                                      (self.output_combo, outputs, settings.output_device)):
             if [combo.itemText(i) for i in range(combo.count())] != names:
@@ -79,4 +79,4 @@ class DevicesPanel(QWidget):
         def label(combo: QComboBox) -> str:
             return "" if combo.currentIndex() <= 0 else combo.currentText()
 
-        self.model.choose_devices(label(self.input_combo), label(self.output_combo))
+        self.model.devices.choose(label(self.input_combo), label(self.output_combo))

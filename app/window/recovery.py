@@ -40,7 +40,7 @@ class RecoveryOffer(QObject):
         self.done = (0, self.frames)
         self.outcome: str | None = None  # None while undecided or running; "" recovered; else why not
         self._cancel: threading.Event | None = None
-        model.recovery_event.connect(self._on_event)
+        model.files.recovery_event.connect(self._on_event)
 
     @property
     def seconds(self) -> float:
@@ -48,7 +48,7 @@ class RecoveryOffer(QObject):
 
     def recover(self) -> None:
         self.running, self.outcome = True, None
-        self._cancel = self.model.recover(str(self.journal))
+        self._cancel = self.model.files.recover(str(self.journal))
         self.changed.emit()
 
     def cancel(self) -> None:
