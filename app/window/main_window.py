@@ -170,7 +170,7 @@ class MainWindow(QMainWindow):
         side_layout = QVBoxLayout(side)
         side_layout.setContentsMargins(0, 0, 0, 0)
         self.meters_panel = MetersPanel(self.model, self.health)
-        self.devices_panel = DevicesPanel(self.model)
+        self.devices_panel = DevicesPanel(self.model.devices)
         side_layout.addWidget(self.meters_panel)
         side_layout.addWidget(self.devices_panel)
         side_layout.addStretch(1)
@@ -306,7 +306,7 @@ class MainWindow(QMainWindow):
             self.model.models.load_model(name, device, precision)
 
     def _offer_recovery(self, journals) -> None:
-        self.recovery = recovery.offer_recovery(self, self.model, journals, self.show_error)
+        self.recovery = recovery.offer_recovery(self, self.model.files, journals, self.show_error)
 
     def _render_opening(self, frames: int, total: int) -> None:
         """A compact file being rebuilt: its progress with Cancel (shown after a few seconds, so a
