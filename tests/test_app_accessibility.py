@@ -54,7 +54,7 @@ def window(qtbot, tmp_path):
                    conversations_dir=conversations_dir(tmp_path))
     w.show()
     yield w
-    w.model.unsaved_frames = 0
+    w.model.files.unsaved_frames = 0
     w.close()
 
 

@@ -137,6 +137,6 @@ def test_killed_app_recovers_its_conversation_bit_for_bit(pulse_audio, qtbot, tm
         assert not [name for name in ours if not torch.equal(ours[name], theirs[name])]
     finally:
         if window is not None:  # a failed check must not leave the worker running at exit
-            window.model.unsaved_frames = 0
+            window.model.files.unsaved_frames = 0
             window.close()
         torch.set_num_threads(threads)

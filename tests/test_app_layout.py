@@ -133,8 +133,8 @@ def test_tab_reaches_every_visible_enabled_control_and_space_clicks_none(harness
     harness.frames(3)
     w.release_talk("key")
     path = w.library.folder / "talk.parley"
-    w.model.save(str(path))
-    qtbot.waitUntil(lambda: w.model.conversation_path == str(path), timeout=20_000)
+    w.model.files.save(str(path))
+    qtbot.waitUntil(lambda: w.model.files.conversation_path == str(path), timeout=20_000)
     assert w.replay.load(str(path))
     bar = w.conversation_panel.replay_bar
     assert bar.isVisible()
@@ -324,7 +324,7 @@ def test_the_crash_protection_note_is_one_line_and_never_changes_the_minimum_siz
     QApplication.processEvents()
     minimum = w.minimumSizeHint()
     problem = "[Errno 28] No space left on device: '" + "/home/someone/.local/share/parley/journals" * 3 + "'"
-    w.model.crash_protection_changed.emit(problem)
+    w.model.files.crash_protection_changed.emit(problem)
     QApplication.processEvents()
     note = w.crash_protection_label
     assert note.isVisible() and problem in note.text() and problem in note.toolTip()

@@ -285,19 +285,19 @@ def test_the_library_lists_searches_renames_and_deletes_to_the_trash(window, fol
 def test_save_after_a_rename_or_a_delete_never_writes_the_old_name(window, folder, qtbot, monkeypatch, tmp_path):
     old = folder / "Trip to Lisbon.parley"
     window.open_conversation(str(old))
-    qtbot.waitUntil(lambda: window.model.conversation_path == str(old), timeout=20_000)
+    qtbot.waitUntil(lambda: window.model.files.conversation_path == str(old), timeout=20_000)
     panel = window.library_panel
     open_now = [r for r in range(panel.filter.rowCount()) if panel.filter.index(r, 0).data(CurrentRole)]
     assert [panel.filter.index(r, 0).data() for r in open_now] == ["Trip to Lisbon"]  # the open one is marked
     assert panel.filter.index(open_now[0], 0).data(Qt.AccessibleTextRole) == "Trip to Lisbon (open now)"
     assert panel.rename(window.library.entries[window.library.row_of(old)], "Porto")
-    assert window.model.conversation_path == str(folder / "Porto.parley")
+    assert window.model.files.conversation_path == str(folder / "Porto.parley")
     assert window.windowTitle().startswith("Porto.parley")
-    assert window.model.settings.recent_files[0] == str(folder / "Porto.parley")  # Open recent follows it
-    assert str(old) not in window.model.settings.recent_files
+    assert window.model.preferences.settings.recent_files[0] == str(folder / "Porto.parley")  # Open recent follows it
+    assert str(old) not in window.model.preferences.settings.recent_files
     assert window.menus.recent_menu.actions()[0].text() == "Porto.parley"
     saved = SignalRecorder()
-    window.model.saved.connect(saved.record)
+    window.model.files.saved.connect(saved.record)
     window.save()  # Ctrl+S
     qtbot.waitUntil(lambda: len(saved) == 1, timeout=30_000)
     assert saved.calls[0] == (str(folder / "Porto.parley"),) and not old.exists()
@@ -306,7 +306,8 @@ def test_save_after_a_rename_or_a_delete_never_writes_the_old_name(window, folde
     monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.Yes)
     qtbot.waitUntil(lambda: panel.select_path(folder / "Porto.parley"), timeout=10_000)
     panel.delete_selected()
-    assert window.model.conversation_path is None and window.model.unsaved_frames and "Untitled" in window.windowTitle()
+    files = window.model.files
+    assert files.conversation_path is None and files.unsaved_frames and "Untitled" in window.windowTitle()
     asked = []
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: asked.append(a) or ("", ""))
     window.save()  # asks where, as for a new conversation
@@ -327,7 +328,8 @@ def test_enter_on_an_entry_opens_it_and_its_turns_come_back(window, folder, qtbo
     assert panel.select_path(folder / "Trip to Lisbon.parley")
     panel.list.setFocus()
     qtbot.keyClick(panel.list, Qt.Key_Return)
-    qtbot.waitUntil(lambda: window.model.conversation_path == str(folder / "Trip to Lisbon.parley"), timeout=20_000)
+    qtbot.waitUntil(lambda: window.model.files.conversation_path == str(folder / "Trip to Lisbon.parley"),
+                    timeout=20_000)
     user = [t for t in window.model.transcript.turns if t.speaker == YOU]
     assert len(user) == 1 and user[0].duration == pytest.approx(TALK_FRAMES * FRAME_SECONDS)  # from the recording
     assert window.windowTitle().startswith("Trip to Lisbon.parley")
@@ -370,7 +372,7 @@ def test_a_file_of_another_model_is_offered_only_where_that_model_is_here(qtbot,
         assert loaded == ["demo"]  # nothing fetched or loaded from a file's word
         mine = tmp_path / "models" / "my-moshi"
         mine.mkdir(parents=True)
-        w.model.update_settings(model=str(mine))  # the folder the person loads
+        w.model.preferences.update(model=str(mine))  # the folder the person loads
         open_titled("Mine")
         assert asked and f"Switch to {mine} and open it?" in asked[-1]
         qtbot.waitUntil(lambda: loaded[-1] == str(mine), timeout=10_000)

@@ -135,7 +135,7 @@ def test_a_damaged_persona_file_is_a_row_that_says_so_and_cannot_start(qtbot, ow
 
 def test_choosing_a_persona_starts_a_conversation_with_it_and_keeps_the_old_one_in_the_library(harness, qtbot):
     w = harness.window
-    assert w.model.persona == SHIPPED[0] and "Persona: General assistant" in w.persona_label.text()
+    assert w.model.models.persona == SHIPPED[0] and "Persona: General assistant" in w.persona_label.text()
     w.press_talk("key")  # what the person said is kept
     harness.frames(3)
     w.release_talk("key")
@@ -146,7 +146,7 @@ def test_choosing_a_persona_starts_a_conversation_with_it_and_keeps_the_old_one_
     session = w.model.worker.controller.session
     assert session.persona == PARTNER and session.sampling == PARTNER.sampling and session.waiting_for_user
     assert session.prompts == {"voice": None, "text": None}  # the demo model takes no voice or role
-    assert w.model.settings.persona == "Language partner"
+    assert w.model.preferences.settings.persona == "Language partner"
     assert "Persona: Language partner" in w.persona_label.text() and "no voice or role" in w.persona_label.text()
     assert w.menus.wait_action.isChecked()
     qtbot.waitUntil(lambda: len(w.library.entries) == 1, timeout=20_000)  # the old one, kept
@@ -163,15 +163,15 @@ def test_reopening_a_conversation_continues_with_its_persona(harness, qtbot, tmp
     harness.frames(2)
     w.model.release_talk("key")
     path = str(tmp_path / "partner.parley")
-    w.model.save(path)
-    qtbot.waitUntil(lambda: w.model.conversation_path == path, timeout=20_000)
+    w.model.files.save(path)
+    qtbot.waitUntil(lambda: w.model.files.conversation_path == path, timeout=20_000)
     w.model.start_with_persona(SHIPPED[2])
     qtbot.waitUntil(lambda: len(harness.opened) == 3, timeout=30_000)
-    assert w.model.persona == SHIPPED[2]
+    assert w.model.models.persona == SHIPPED[2]
 
     w.open_conversation(path)
     qtbot.waitUntil(lambda: len(harness.opened) == 4, timeout=30_000)
-    assert w.model.conversation_persona.name == "Language partner" and w.model.persona == PARTNER
+    assert w.model.models.conversation_persona.name == "Language partner" and w.model.models.persona == PARTNER
     assert w.model.worker.controller.session.sampling == PARTNER.sampling
     assert "Persona: Language partner" in w.persona_label.text()
     w.menus.new_action.trigger()  # File > New goes on with the reopened conversation's persona

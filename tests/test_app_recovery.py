@@ -60,8 +60,9 @@ class App:
         self.opened = SignalRecorder()
         self.window.model.conversation_replaced.connect(self.opened.record)
         self.window.load_model("demo", "cpu", "float32")
-        qtbot.waitUntil(lambda: self.window.model.model_info is not None and len(self.opened) == 1, timeout=60_000)
-        qtbot.waitUntil(lambda: not self.window.model.journal_offer_pending, timeout=10_000)  # read off the GUI thread
+        view_model = self.window.model
+        qtbot.waitUntil(lambda: view_model.models.model_info is not None and len(self.opened) == 1, timeout=60_000)
+        qtbot.waitUntil(lambda: not view_model.files.journal_offer_pending, timeout=10_000)  # read off the GUI thread
 
     def talk(self, frames: int) -> None:
         self.window.model.worker.submit(SetLive(True))  # as Talk does: the conversation runs from now on
@@ -74,7 +75,7 @@ class App:
     def close(self) -> None:
         if self in _OPEN:
             _OPEN.remove(self)
-        self.window.model.unsaved_frames = 0
+        self.window.model.files.unsaved_frames = 0
         self.window.close()
 
 
@@ -99,7 +100,7 @@ def test_journal_left_by_a_crash_is_offered_and_recovered_bit_for_bit(qtbot, tmp
     assert dialogs.question.isVisible()  # still unanswered, and nothing shows over it
     assert not [w for w in QApplication.topLevelWidgets() if isinstance(w, QProgressDialog) and w.isVisible()]
     progress = SignalRecorder()
-    second.window.model.recovery_event.connect(progress.record)
+    second.window.model.files.recovery_event.connect(progress.record)
     dialogs.recover_button.click()
     qtbot.waitUntil(lambda: dialogs.offer.outcome is not None, timeout=120_000)
     steps = [event for (event,) in progress.calls if isinstance(event, RecoveryProgress)]
@@ -162,11 +163,11 @@ def test_a_saved_conversation_needs_no_recovery_until_it_goes_on(qtbot, tmp_path
     crashed.mkdir()
     first = App(qtbot, tmp_path, app_demo_model, journals)
     saved = SignalRecorder()
-    first.window.model.saved.connect(saved.record)
+    first.window.model.files.saved.connect(saved.record)
     first.talk(6)
     journal = first.window.model.worker.controller.journal_path
     qtbot.waitUntil(lambda: engine.read_journal(journal).frames == 6, timeout=10_000)
-    first.window.model.save(str(tmp_path / "kept.parley"))
+    first.window.model.files.save(str(tmp_path / "kept.parley"))
     qtbot.waitUntil(lambda: len(saved) == 1, timeout=30_000)
     for path in (journal, marker_path(journal)):  # a crash right after the save
         shutil.copy(path, crashed / path.name)

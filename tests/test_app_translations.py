@@ -122,12 +122,13 @@ def data(text: str, harness) -> bool:
     English), the engine's descriptions of its models, the devices and precisions the command line
     takes too, the languages' own names; and Qt's own texts."""
     m = harness.window.model
-    names = {"Parley", *LANGUAGES.values(), m.persona.name, *(e.name for e in m.personas.entries()), *m.voices,
-             m.settings.model, *(d.label for d in m.devices.status.devices), *DEVICES, *PRECISIONS, *QT_OWN,
+    names = {"Parley", *LANGUAGES.values(), m.models.persona.name, *(e.name for e in m.models.personas.entries()),
+             *m.models.voices,
+             m.preferences.settings.model, *(d.label for d in m.devices.status.devices), *DEVICES, *PRECISIONS, *QT_OWN,
              *(preset.description for preset in PRESETS.values())}
     plain = text.replace("&", "")
     return (not re.search(r"[A-Za-z]{2}", text) or text in names or plain in names
-            or any(line.strip() == m.persona.role.strip() for line in text.splitlines()) or text.startswith("/"))
+            or any(line.strip() == m.models.persona.role.strip() for line in text.splitlines()) or text.startswith("/"))
 
 
 def covered(text: str, harness) -> bool:

@@ -68,7 +68,7 @@ def test_the_tray_menu_drives_the_real_window(harness, qtbot):
     assert all(s.model_input_db == SILENCE_DB for s in harness.frames(2))
 
     tray.open_mic_action.trigger()
-    assert w.conversation_panel.open_mic_box.isChecked() and w.model.settings.open_mic
+    assert w.conversation_panel.open_mic_box.isChecked() and w.model.preferences.settings.open_mic
     w.conversation_panel.open_mic_box.setChecked(False)  # and the window's own switch shows in the tray
     assert not tray.open_mic_action.isChecked()
 
@@ -90,12 +90,12 @@ def test_the_tray_menu_drives_the_real_window(harness, qtbot):
     assert w.isVisible()
 
     assert tray.end_action.isEnabled()
-    w.model.unsaved_frames = 0  # nothing to save: End asks nothing
+    w.model.files.unsaved_frames = 0  # nothing to save: End asks nothing
     tray.end_action.trigger()
     qtbot.waitUntil(lambda: not w.model.live and not w.model.transcript.turns, timeout=20_000)
     qtbot.waitUntil(lambda: not tray.end_action.isEnabled(), timeout=5_000)
 
-    w.model.unsaved_frames = 0
+    w.model.files.unsaved_frames = 0
     tray.quit_action.trigger()
     assert not w.isVisible() and not w.model.timer.isActive()  # quit: the conversation is shut down
 
@@ -131,14 +131,14 @@ def test_the_first_close_asks_and_keep_running_hides_the_window_until_quit(qtbot
     answer_close_question(qtbot, KEEP_TEXT, asked)
     assert not w.close()
     assert len(asked) == 1 and not w.isVisible() and w.model.timer.isActive()  # still running, in the tray
-    assert load_settings(w.model.store).close_to_tray == CLOSE_TO_TRAY and w.tray.keep_action.isChecked()
+    assert load_settings(w.model.preferences.store).close_to_tray == CLOSE_TO_TRAY and w.tray.keep_action.isChecked()
 
     w.show()
     assert not w.close()  # remembered: no second question
     assert len(asked) == 1 and not w.isVisible()
 
     w.tray.keep_action.trigger()  # changed in View: closing quits from now on
-    assert load_settings(w.model.store).close_to_tray == CLOSE_QUITS
+    assert load_settings(w.model.preferences.store).close_to_tray == CLOSE_QUITS
     w.show()
     assert w.close() and not w.model.timer.isActive()
 
@@ -148,7 +148,7 @@ def test_answering_quit_closes_and_is_remembered(qtbot, tray_window):
     asked: list = []
     answer_close_question(qtbot, QUIT_TEXT, asked)
     assert w.close() and len(asked) == 1 and not w.model.timer.isActive()
-    assert load_settings(w.model.store).close_to_tray == CLOSE_QUITS and not w.tray.keep_action.isChecked()
+    assert load_settings(w.model.preferences.store).close_to_tray == CLOSE_QUITS and not w.tray.keep_action.isChecked()
 
 
 def test_without_a_tray_closing_quits_without_a_question(qtbot, tmp_path):

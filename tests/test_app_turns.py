@@ -154,8 +154,8 @@ class ModelHarness:
         self.model.conversation_replaced.connect(opened.record)
         self.frames = SignalRecorder()
         self.model.frame.connect(self.frames.record)
-        self.model.load_model("demo", "cpu", "float32")
-        qtbot.waitUntil(lambda: self.model.model_info is not None and len(opened) == 1, timeout=60_000)
+        self.model.models.load_model("demo", "cpu", "float32")
+        qtbot.waitUntil(lambda: self.model.models.model_info is not None and len(opened) == 1, timeout=60_000)
         self.bridge = AudioBridge(24_000, 1, 24_000, 1)
         self.model.worker.set_bridge(self.bridge)
         self.feeder = BridgeFeeder(self.bridge, lambda: self.model.worker.processed_position)
@@ -352,32 +352,34 @@ def test_a_narrow_bubble_shortens_its_header_instead_of_painting_over_the_overla
 
 def test_the_view_model_tracks_status_file_unsaved_changes_and_settings_without_widgets(vm, qtbot, tmp_path):
     m = vm.model
-    assert m.title() == "Untitled conversation — Parley"
+    assert m.files.title() == "Untitled conversation — Parley"
     vm.feed(1)  # frames flow: the status is no longer idle-without-audio
-    assert m.unsaved_frames == 0 and m.title() == "Untitled conversation — Parley"  # nobody spoke: nothing to save
+    # nobody spoke: nothing to save
+    assert m.files.unsaved_frames == 0 and m.files.title() == "Untitled conversation — Parley"
     m.press_talk("button")
     assert m.status is Status.LISTENING and m.talk.mic_open
     vm.feed(2)
     assert [args[0].mic_open for args in vm.frames.calls] == [False, True, True]  # the engine heard it
     m.release_talk("button")
-    assert m.unsaved_frames == 2 and m.title().startswith("Untitled conversation *")  # the frames the person spoke in
+    # the frames the person spoke in
+    assert m.files.unsaved_frames == 2 and m.files.title().startswith("Untitled conversation *")
     m.set_open_mic(True)
     vm.feed(1)
     assert m.talk.mic_open and vm.frames.calls[-1][0].mic_open
     assert QSettings(str(tmp_path / "s.ini"), QSettings.IniFormat).value("open_mic") in (True, "true")
     m.set_open_mic(False)
     saved = SignalRecorder()
-    m.saved.connect(saved.record)
-    m.save(str(tmp_path / "talk.parley"))
+    m.files.saved.connect(saved.record)
+    m.files.save(str(tmp_path / "talk.parley"))
     qtbot.waitUntil(lambda: len(saved) == 1, timeout=20_000)
-    assert m.conversation_path == str(tmp_path / "talk.parley") and m.unsaved_frames == 0
-    assert m.settings.recent_files[0] == str(tmp_path / "talk.parley")
-    assert m.title() == "talk.parley — Parley"
+    assert m.files.conversation_path == str(tmp_path / "talk.parley") and m.files.unsaved_frames == 0
+    assert m.preferences.settings.recent_files[0] == str(tmp_path / "talk.parley")
+    assert m.files.title() == "talk.parley — Parley"
     replaced = SignalRecorder()
     m.conversation_replaced.connect(replaced.record)
     m.new_conversation()
     qtbot.waitUntil(lambda: len(replaced) == 1, timeout=20_000)
-    assert m.conversation_path is None and m.turns.rowCount() == 0
+    assert m.files.conversation_path is None and m.turns.rowCount() == 0
 
 
 def test_a_level_strip_bar_is_as_tall_as_the_loudest_frame_of_its_share():
@@ -399,8 +401,8 @@ def test_wait_for_me_holds_this_conversation_until_talk_and_leaves_the_persona_a
     assert not m.waiting_for_user  # the shipped General assistant does not wait
     m.set_wait_for_user(True)  # this conversation's choice...
     qtbot.waitUntil(lambda: m.waiting_for_user, timeout=10_000)
-    assert not any(own_personas.iterdir()) and not m.persona.wait_for_user  # ...no persona edited or copied
-    assert PersonaLibrary().get(m.persona.name) == m.persona
+    assert not any(own_personas.iterdir()) and not m.models.persona.wait_for_user  # ...no persona edited or copied
+    assert PersonaLibrary().get(m.models.persona.name) == m.models.persona
     vm.start()
     played = len(vm.feeder.played)
     vm.feed(40)

@@ -83,7 +83,8 @@ class Harness:
         self.opened = SignalRecorder()
         self.window.model.conversation_replaced.connect(self.opened.record)
         self.window.load_model("demo", "cpu", "float32")
-        qtbot.waitUntil(lambda: self.window.model.model_info is not None and len(self.opened) == 1, timeout=60_000)
+        qtbot.waitUntil(lambda: self.window.model.models.model_info is not None and len(self.opened) == 1,
+                        timeout=60_000)
         self.bridge = AudioBridge(SAMPLE_RATE, 1, SAMPLE_RATE, 1)
         self.window.model.worker.set_bridge(self.bridge)
         self.feeder = BridgeFeeder(self.bridge, lambda: self.window.model.worker.processed_position)
@@ -108,7 +109,7 @@ class Harness:
         return self.stats[start:]
 
     def close(self) -> None:
-        self.window.model.unsaved_frames = 0  # no "save changes?" prompt in tests
+        self.window.model.files.unsaved_frames = 0  # no "save changes?" prompt in tests
         self.window.close()
 
 
@@ -391,7 +392,7 @@ def test_the_window_says_when_the_computer_is_too_slow_for_real_time_and_when_it
         assert warning.isHidden()
         h.window.model.worker.event.emit(FrameDone(last))
         assert warning.isVisible() and h.window.meters_panel.speed_label.text() == "falling behind"
-        info = h.window.model.model_info
+        info = h.window.model.models.model_info
         assert warning.text() == too_slow_text(info.lighter_precisions, on_cpu=True, gpu_available=gpu_here())
         assert "80 ms" in warning.toolTip()
 
@@ -456,14 +457,15 @@ def test_save_and_open_through_the_file_menu_round_trip(harness, qtbot, tmp_path
     path = tmp_path / "chat.parley"
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(path), ""))
     w.menus.save_action.trigger()
-    qtbot.waitUntil(lambda: w.model.unsaved_frames == 0 and w.model.conversation_path == str(path), timeout=20_000)
+    qtbot.waitUntil(lambda: w.model.files.unsaved_frames == 0 and w.model.files.conversation_path == str(path),
+                    timeout=20_000)
     assert path.is_file() and w.windowTitle().startswith("chat.parley —")
-    assert w.model.settings.recent_files[0] == str(path)
+    assert w.model.preferences.settings.recent_files[0] == str(path)
     assert QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat).value("recent_files") in (
         [str(path)], str(path))
 
     w.menus.new_action.trigger()
-    qtbot.waitUntil(lambda: w.model.conversation_path is None and not w.model.transcript.pieces, timeout=10_000)
+    qtbot.waitUntil(lambda: w.model.files.conversation_path is None and not w.model.transcript.pieces, timeout=10_000)
     qtbot.waitUntil(lambda: not w.model.live, timeout=10_000)  # a new conversation waits for the person
     assert w.conversation_panel.start_button.text() == "Start" and w.model.status is Status.READY
     qtbot.mouseClick(w.conversation_panel.start_button, Qt.LeftButton)
@@ -473,7 +475,7 @@ def test_save_and_open_through_the_file_menu_round_trip(harness, qtbot, tmp_path
     monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.Discard)
     monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(path), ""))
     w.menus.open_action.trigger()
-    qtbot.waitUntil(lambda: w.model.conversation_path == str(path), timeout=20_000)
+    qtbot.waitUntil(lambda: w.model.files.conversation_path == str(path), timeout=20_000)
     assert [t for _, t in w.model.transcript.pieces] == [t for _, t in pieces_before]
     assert [s for s, _ in w.model.transcript.pieces] == pytest.approx([s for s, _ in pieces_before])
     assert pieces_before[-1][1].strip() in w.conversation_panel.view.as_text()
@@ -502,7 +504,8 @@ def test_a_broken_conversation_file_is_refused_and_nothing_is_lost(harness, qtbo
     qtbot.waitUntil(w.error_box.isVisible, timeout=10_000)
     assert "broken.parley" in w.error_label.text()
     assert broken.read_bytes() == b"this is not a conversation file"
-    assert w.model.conversation_path is None and w.model.unsaved_frames >= 1  # the live conversation is untouched
+    # the live conversation is untouched
+    assert w.model.files.conversation_path is None and w.model.files.unsaved_frames >= 1
     qtbot.mouseClick(w.dismiss_button, Qt.LeftButton)
     assert not w.error_box.isVisible()
     assert harness.frames(1)[0].frame_index >= 1
@@ -535,7 +538,8 @@ def test_a_model_that_fails_to_load_is_reported_and_the_running_one_is_kept(qtbo
         qtbot.waitUntil(h.window.error_box.isVisible, timeout=20_000)
         assert "no-such-model-folder" in h.window.error_label.text()
         assert "demo (untrained, babbles)" in h.window.model_label.text()
-        assert h.window.model.settings.model == "demo"  # the failed choice is not remembered for the next start
+        # the failed choice is not remembered for the next start
+        assert h.window.model.preferences.settings.model == "demo"
         qtbot.mouseClick(h.window.dismiss_button, Qt.LeftButton)
         assert h.frames(1)[0].frame_index == 1  # the demo conversation carries on
     finally:
@@ -598,19 +602,19 @@ def test_a_save_or_export_that_cannot_be_written_says_so_and_the_conversation_st
     harness.frames(3)
     w.release_talk("key")
     missing = tmp_path / "no such folder"
-    w.model.save(str(missing / "talk.parley"))
+    w.model.files.save(str(missing / "talk.parley"))
     qtbot.waitUntil(lambda: len(errors.calls) == 1, timeout=10_000)
     said = errors.calls[0][0]  # the file asked for and what to do, never the temp file the write went through
     assert said == (f"Could not save talk.parley: {missing / 'talk.parley'} could not be written: its folder does "
                     "not exist. Choose another folder")
-    assert w.model.unsaved_frames == 3 and w.model.conversation_path is None
-    w.model.export_audio(str(missing / "talk.wav"))
+    assert w.model.files.unsaved_frames == 3 and w.model.files.conversation_path is None
+    w.model.files.export_audio(str(missing / "talk.wav"))
     qtbot.waitUntil(lambda: len(errors.calls) == 2, timeout=10_000)
     assert errors.calls[1][0] == (f"Could not export audio talk.wav: {missing / 'talk.wav'} could not be written: "
                                   "its folder does not exist. Choose another folder")
-    w.model.save(str(tmp_path / "talk.parley"))  # the writer goes on after a failure
-    qtbot.waitUntil(lambda: w.model.conversation_path == str(tmp_path / "talk.parley"), timeout=10_000)
-    assert w.model.unsaved_frames == 0 and (tmp_path / "talk.parley").exists()
+    w.model.files.save(str(tmp_path / "talk.parley"))  # the writer goes on after a failure
+    qtbot.waitUntil(lambda: w.model.files.conversation_path == str(tmp_path / "talk.parley"), timeout=10_000)
+    assert w.model.files.unsaved_frames == 0 and (tmp_path / "talk.parley").exists()
 
 
 def test_frames_go_on_while_a_save_is_written_and_the_frames_since_stay_unsaved(harness, qtbot, tmp_path):
@@ -619,14 +623,14 @@ def test_frames_go_on_while_a_save_is_written_and_the_frames_since_stay_unsaved(
     harness.frames(3)
     writer_free = threading.Event()
     w.model.worker.controller._file_writer.submit(writer_free.wait, 30)  # the writer is busy with an earlier file
-    w.model.save(str(tmp_path / "talk.parley"))
+    w.model.files.save(str(tmp_path / "talk.parley"))
     assert len(harness.frames(4)) == 4  # the worker took its snapshot and went on: it does not wait for the file
-    assert not (tmp_path / "talk.parley").exists() and w.model.conversation_path is None
+    assert not (tmp_path / "talk.parley").exists() and w.model.files.conversation_path is None
     writer_free.set()
-    qtbot.waitUntil(lambda: w.model.conversation_path == str(tmp_path / "talk.parley"), timeout=10_000)
+    qtbot.waitUntil(lambda: w.model.files.conversation_path == str(tmp_path / "talk.parley"), timeout=10_000)
     in_file = read_conversation_info(tmp_path / "talk.parley").frames  # the conversation when Save was pressed
-    assert in_file >= 3 and w.model.unsaved_frames >= 3  # (a frame may have been under way when it was)
-    assert in_file + w.model.unsaved_frames == len(harness.stats)  # the frames since are not in the file...
+    assert in_file >= 3 and w.model.files.unsaved_frames >= 3  # (a frame may have been under way when it was)
+    assert in_file + w.model.files.unsaved_frames == len(harness.stats)  # the frames since are not in the file...
     assert "*" in w.windowTitle()  # ...and the title says so
 
 
@@ -661,8 +665,8 @@ def test_the_demo_opens_idle_runs_no_frame_until_talk_and_pause_stops_the_frames
         audio_arrives_and_nothing_runs()
 
         path = tmp_path / "talk.parley"
-        w.model.save(str(path))
-        qtbot.waitUntil(lambda: w.model.conversation_path == str(path), timeout=20_000)
+        w.model.files.save(str(path))
+        qtbot.waitUntil(lambda: w.model.files.conversation_path == str(path), timeout=20_000)
         qtbot.mouseClick(w.conversation_panel.start_button, Qt.LeftButton)  # Continue, without a word
         qtbot.waitUntil(lambda: w.model.live, timeout=10_000)
         h.frames(4)
@@ -685,22 +689,22 @@ def test_opening_a_compact_file_shows_its_rebuild_and_cancel_keeps_the_conversat
     save_conversation(session, path, compact=True)
     assert conversation_kind(str(path)) == "compact"
     reports, messages, errors, replaced = [], [], [], []
-    w.model.opening.connect(lambda n, total: reports.append((n, total)))
+    w.model.files.opening.connect(lambda n, total: reports.append((n, total)))
     w.model.message.connect(messages.append)
     w.model.error.connect(lambda message, resumable: errors.append(message))
     w.model.conversation_replaced.connect(lambda: replaced.append(True))
 
-    w.model.open_conversation(str(path))
-    w.model.cancel_open()  # before the engine thread takes it: the rebuild stops at its first frame
+    w.model.files.open_conversation(str(path))
+    w.model.files.cancel_open()  # before the engine thread takes it: the rebuild stops at its first frame
     cancelled = "Opening compact.parley was cancelled; the current conversation goes on."
     qtbot.waitUntil(lambda: cancelled in messages, timeout=20_000)
-    assert replaced == [] and errors == [] and w.opening_dialog is None and w.model.opening_progress is None
+    assert replaced == [] and errors == [] and w.opening_dialog is None and w.model.files.opening_progress is None
 
-    w.model.open_conversation(str(path))
+    w.model.files.open_conversation(str(path))
     qtbot.waitUntil(lambda: bool(replaced), timeout=30_000)
     total = reports[-2][1]
     assert total == 12 and reports[-2] == (total, total) and reports[-1] == (0, 0)  # every frame, then done
-    assert w.opening_dialog is None and w.model.opening_progress is None and errors == []
+    assert w.opening_dialog is None and w.model.files.opening_progress is None and errors == []
 
 
 def test_new_open_and_a_model_switch_offer_save_discard_or_cancel_with_a_dated_name(harness, qtbot, tmp_path,
@@ -718,7 +722,7 @@ def test_new_open_and_a_model_switch_offer_save_discard_or_cancel_with_a_dated_n
     monkeypatch.setattr(QMessageBox, "question", answer)
     w.menus.new_action.trigger()
     assert asked == [QMessageBox.Save | QMessageBox.Discard | QMessageBox.Cancel]
-    assert w.model.conversation_path is None and w.model.transcript.turns  # Cancel: kept as it was
+    assert w.model.files.conversation_path is None and w.model.transcript.turns  # Cancel: kept as it was
 
     proposed = []
     monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.Save)
@@ -743,7 +747,7 @@ def test_replaying_a_saved_conversation_pauses_the_live_one(pulse_audio, harness
     w.press_talk("key")
     harness.frames(3)
     w.release_talk("key")
-    w.model.save(str(w.library.folder / "talk.parley"))
+    w.model.files.save(str(w.library.folder / "talk.parley"))
     qtbot.waitUntil(lambda: len(w.library.entries) == 1, timeout=20_000)
     assert w.model.live
     w.replay_entry(w.library.entries[0])  # its reply would play over the replay

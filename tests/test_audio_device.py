@@ -31,7 +31,7 @@ class LiveApp:
         self.window.model.frame.connect(self.frames.record)
         self.window.load_model("demo", "cpu", "float32")
         self.window.show()
-        qtbot.waitUntil(lambda: self.window.model.model_info is not None, timeout=60_000)
+        qtbot.waitUntil(lambda: self.window.model.models.model_info is not None, timeout=60_000)
         self.window.model.start()  # Start: the conversation runs
         qtbot.waitUntil(lambda: self.window.model.devices.audio.status.state == "running" and len(self.frames) > 3,
                         timeout=30_000)
@@ -41,7 +41,7 @@ class LiveApp:
         return [args[0] for args in self.frames.calls]
 
     def close(self) -> None:
-        self.window.model.unsaved_frames = 0
+        self.window.model.files.unsaved_frames = 0
         self.window.close()
 
 
@@ -118,7 +118,7 @@ def test_device_pickers_switch_devices_and_refresh_reinitialises(live_app, qtbot
     audio = w.model.devices.audio
     qtbot.waitUntil(lambda: audio.status.state == "running" and audio.status.input_name == "pulse"
                     and audio.status.output_name == "pulse", timeout=15_000)
-    assert w.model.settings.input_device == "pulse (ALSA)"
+    assert w.model.preferences.settings.input_device == "pulse (ALSA)"
     stored = QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)
     assert stored.value("output_device") == "pulse (ALSA)"
     bridge = w.model.devices.audio.bridge
@@ -141,7 +141,7 @@ def test_a_microphone_that_is_not_there_shows_a_banner_disables_talk_and_choose_
         window.show()
         window.load_model("demo", "cpu", "float32")
         banner, panel = window.microphone_banner, window.conversation_panel
-        qtbot.waitUntil(lambda: window.model.model_info is not None and banner.isVisible(), timeout=60_000)
+        qtbot.waitUntil(lambda: window.model.models.model_info is not None and banner.isVisible(), timeout=60_000)
         assert "unplugged" in banner.label.text() and "Talk is off" in banner.label.text()
         assert not panel.talk_button.isEnabled() and "No microphone" in panel.talk_button.toolTip()
         assert not panel.start_button.isEnabled() and not panel.open_mic_box.isEnabled()
@@ -159,5 +159,5 @@ def test_a_microphone_that_is_not_there_shows_a_banner_disables_talk_and_choose_
         qtbot.waitUntil(lambda: not banner.isVisible(), timeout=30_000)
         assert panel.talk_button.isEnabled() and window.model.devices.audio.status.state == "running"
     finally:
-        window.model.unsaved_frames = 0
+        window.model.files.unsaved_frames = 0
         window.close()

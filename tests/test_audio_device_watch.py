@@ -152,7 +152,8 @@ def test_a_missing_chosen_device_is_said_once_and_the_default_is_used(pulse_audi
         said = [text for (text,) in messages.calls if "Unplugged headset" in text]
         assert said == ["The speaker Unplugged headset (ALSA) is not connected; using the system default "
                         "until it is back."]
-        assert w.model.settings.output_device == "Unplugged headset (ALSA)"  # still the choice, for when it is back
+        # still the choice, for when it is back
+        assert w.model.preferences.settings.output_device == "Unplugged headset (ALSA)"
         w.refresh_devices()  # listed again, still missing: not said again
         bridge = w.model.devices.audio.bridge
         qtbot.waitUntil(lambda: w.model.devices.audio.bridge not in (None, bridge)

@@ -85,7 +85,7 @@ def quiet_window(tmp_path, **kwargs) -> MainWindow:
 
 
 def close(window: MainWindow) -> None:
-    window.model.unsaved_frames = 0
+    window.model.files.unsaved_frames = 0
     window.close()
 
 
@@ -100,7 +100,7 @@ def test_the_key_opens_the_microphone_from_another_program_and_its_release_close
     player = audio_server.play_into_mic(str(tmp_path / "tone.wav"))
     try:
         w.load_model("demo", "cpu", "float32")
-        qtbot.waitUntil(lambda: w.model.model_info is not None, timeout=60_000)
+        qtbot.waitUntil(lambda: w.model.models.model_info is not None, timeout=60_000)
         w.model.start()
         stats = lambda: [args[0] for args in frames.calls]  # noqa: E731
         qtbot.waitUntil(lambda: sum(s.mic_db > -30 for s in stats()) >= 3, timeout=30_000)
@@ -159,7 +159,7 @@ def test_a_chosen_tap_key_toggles_and_the_previous_chord_is_given_back(on_x, qtb
         dialog.key_edit.setKeySequence(QKeySequence("Ctrl+Alt+T"))
         dialog.tap_button.setChecked(True)
         dialog.accept()
-        settings = load_settings(w.model.store)
+        settings = load_settings(w.model.preferences.store)
         assert (settings.talk_key, settings.talk_key_mode) == ("Ctrl+Alt+T", TAP)
         assert w.talk_key.active, w.talk_key.problem
 
@@ -187,10 +187,10 @@ def test_a_chord_that_cannot_be_a_desktop_key_is_said_in_the_dialog(on_x, qtbot,
         dialog.key_edit.setKeySequence(QKeySequence("Space"))
         dialog.accept()
         assert dialog.isVisible() and "add Ctrl, Alt or the Super key" in dialog.note.text()
-        assert load_settings(w.model.store).talk_key == "Ctrl+Alt+Space"  # nothing saved
+        assert load_settings(w.model.preferences.store).talk_key == "Ctrl+Alt+Space"  # nothing saved
         dialog.enabled_box.setChecked(False)
         dialog.accept()
-        assert load_settings(w.model.store).talk_key == "" and not w.talk_key.active and not w.talk_key.note
+        assert load_settings(w.model.preferences.store).talk_key == "" and not w.talk_key.active and not w.talk_key.note
     finally:
         close(w)
 
@@ -289,7 +289,7 @@ def test_on_wayland_a_desktop_without_the_portal_or_a_no_is_said(session_bus, qt
         assert "Space in Parley's window still works" in w.talk_key_label.text()
         portal = FakePortal(session_bus, refuse=True)
         try:
-            w.model.update_settings(talk_key="Ctrl+Alt+T")  # asked again, now of a desktop that says no
+            w.model.preferences.update(talk_key="Ctrl+Alt+T")  # asked again, now of a desktop that says no
             qtbot.waitUntil(lambda: "turned the desktop-wide key down" in w.talk_key.problem, timeout=10_000)
             assert not w.talk_key.active
         finally:

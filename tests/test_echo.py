@@ -254,7 +254,7 @@ def window(qtbot, tmp_path, app_demo_model):
     w.load_model("demo", "cpu", "float32")
     qtbot.waitUntil(lambda: len(opened) == 1, timeout=60_000)
     yield w
-    w.model.unsaved_frames = 0
+    w.model.files.unsaved_frames = 0
     w.close()
 
 
@@ -295,7 +295,7 @@ def test_open_mic_on_speakers_the_model_hears_the_user_not_itself(window, qtbot,
     window.menus.processing_actions["echo_cancellation"].trigger()  # Audio > Echo cancellation: off
     stored = load_settings(QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat))
     assert stored.echo_cancellation is False and stored.noise_suppression is True
-    assert processing_from(stored) == window.model.processing
+    assert processing_from(stored) == window.model.devices.processing
     assert "headphones" in window.conversation_panel.headphones_note.text()
 
 

@@ -54,7 +54,7 @@ def test_players_that_play_are_paused_while_you_talk_and_played_again_after(
         assert music.calls() == [] and paused.calls() == []
 
         w.menus.pause_media_action.trigger()
-        assert w.model.settings.pause_media
+        assert w.model.preferences.settings.pause_media
         w.press_talk("key")
         qtbot.waitUntil(lambda: music.calls() == ["Pause"], timeout=5_000)
         w.release_talk("key")
@@ -67,7 +67,7 @@ def test_players_that_play_are_paused_while_you_talk_and_played_again_after(
         assert time.monotonic() - start > RESUME_AFTER_MS / 1000 - 0.2  # not before the quiet pause
         assert paused.calls() == []  # it was not playing: neither paused nor started
     finally:
-        w.model.unsaved_frames = 0
+        w.model.files.unsaved_frames = 0
         w.close()
         music.close()
         paused.close()

@@ -66,7 +66,7 @@ def test_files_where_the_apps_folders_belong_and_a_settings_pipe_are_named_and_t
         args = SimpleNamespace(model=str(demo_model_dir), device="cpu", precision="float32")
         window = open_window(args, [log_problem])
         try:
-            qtbot.waitUntil(lambda: window.model.model_info is not None, timeout=120_000)
+            qtbot.waitUntil(lambda: window.model.models.model_info is not None, timeout=120_000)
             qtbot.waitUntil(lambda: not window.library.scanning, timeout=10_000)
             shown = window.error_box.message  # the first problem in the banner, all behind its Details
             assert window.isVisible() and window.error_box.isVisible() and log_path is None
@@ -77,7 +77,7 @@ def test_files_where_the_apps_folders_belong_and_a_settings_pipe_are_named_and_t
             assert window.library_panel.empty_label.text().startswith("Parley keeps its conversations in ")
             assert window.model.worker.controller.journal_path is None  # no journals: said, not a crash
         finally:
-            window.model.unsaved_frames = 0
+            window.model.files.unsaved_frames = 0
             window.close()
     finally:
         watch.stop()

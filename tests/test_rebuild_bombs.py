@@ -135,16 +135,16 @@ window.show()
 window.model.error.connect(lambda message, resumable: shown.append(message))
 window.load_model("demo", "cpu", "float32")
 for _ in range(1200):
-    if window.model.model_info is not None:
+    if window.model.models.model_info is not None:
         break
     QTest.qWait(100)
-window.model.open_conversation({path!r})
+window.model.files.open_conversation({path!r})
 for _ in range(1200):
     if shown:
         break
     QTest.qWait(100)
 print("SHOWN:", shown[0] if shown else "nothing", file=sys.stderr)
-window.model.unsaved_frames = 0
+window.model.files.unsaved_frames = 0
 window.close()
 """
 

@@ -53,7 +53,8 @@ class DeviceFollower(QObject):
         self._listed(model.devices.status)
 
     def _chosen(self) -> dict[str, str]:
-        return {"input": self.model.settings.input_device, "output": self.model.settings.output_device}
+        settings = self.model.preferences.settings
+        return {"input": settings.input_device, "output": settings.output_device}
 
     def _server_changed(self, before: ServerDevices, after: ServerDevices) -> None:
         if (before.sinks, before.sources) != (after.sinks, after.sources):

@@ -78,8 +78,8 @@ def _run_checks(report: dict, device: str = "cpu") -> None:
         window = _check(checks, "qt_window", lambda: _open_window(tmp))
         try:
             _check(checks, "model", lambda: _load_model(window, device))
-            checks["model"]["name"] = window.model.model_info.name
-            checks["model"]["device"] = window.model.model_info.device
+            checks["model"]["name"] = window.model.models.model_info.name
+            checks["model"]["device"] = window.model.models.model_info.device
             _report_speed_choices(report, window.model.worker.controller.model)
             stats = _check(checks, "frames", lambda: _stream_frames(window))
             timing = FrameTimeSummary.of([s.step_ms for s in stats])
@@ -91,7 +91,7 @@ def _run_checks(report: dict, device: str = "cpu") -> None:
             report["real_time"] = timing.real_time
             _check(checks, "conversation_file", lambda: _save_and_reopen(window, Path(tmp) / "selftest.parley"))
         finally:
-            window.model.unsaved_frames = 0
+            window.model.files.unsaved_frames = 0
             window.close()
     devices = _check(checks, "audio_devices", _query_audio)
     checks["audio_devices"]["count"] = devices
@@ -139,7 +139,8 @@ def _load_model(window, device: str = "cpu") -> None:
 
     events = EventRecorder(window.model.worker)
     window.load_model("demo", device, "auto")
-    if not wait_until(lambda: window.model.model_info is not None or events.of(ModelFailed), MODEL_LOAD_TIMEOUT_S):
+    if not wait_until(lambda: window.model.models.model_info is not None or events.of(ModelFailed),
+                      MODEL_LOAD_TIMEOUT_S):
         raise TimeoutError("the demo model did not load in time")
     if events.of(ModelFailed):
         raise RuntimeError(events.of(ModelFailed)[0].message)
@@ -183,10 +184,10 @@ def _save_and_reopen(window, path: Path) -> None:
 
     events = EventRecorder(window.model.worker)
     failed = lambda: events.of(FileFailed)  # noqa: E731
-    window.model.save(str(path))
+    window.model.files.save(str(path))
     if not wait_until(lambda: events.of(ConversationSaved) or failed(), 60.0) or failed():
         raise RuntimeError(failed()[0].message if failed() else "saving timed out")
-    window.model.open_conversation(str(path))
+    window.model.files.open_conversation(str(path))
     if not wait_until(lambda: events.of(ConversationOpened) or failed(), 60.0) or failed():
         raise RuntimeError(failed()[0].message if failed() else "opening timed out")
     if events.of(ConversationOpened)[0].path != str(path):

@@ -1,7 +1,8 @@
 """The audio devices as the window shows them, with no widgets: the streams (``AudioIO``), their
 status as last polled, why no microphone can be heard, the audio path's health (dropped frames,
-xruns, output gaps), and who has the devices: the engine worker, or a borrower such as the voice
-recorder (``lend``).
+xruns, output gaps), who has the devices: the engine worker, or a borrower such as the voice
+recorder (``lend``), and the microphone processing (echo cancellation etc.) wanted and whether it
+can run here.
 
 The conversation view-model polls it on its timer (PortAudio threads must not emit Qt signals) and
 reads ``no_microphone`` for whether Talk can work.
@@ -9,22 +10,34 @@ reads ``no_microphone`` for whether Talk can work.
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 from PySide6.QtCore import QObject, Signal
 
 from app.audio.streams import AudioIO, DeviceStatus
+from app.conversation.preferences import Preferences
+from app.conversation.push_to_talk import open_mic_note
+from app.engine_thread import messages as m
 from app.i18n import number_text
+from app.settings import processing_from
 
 
 class DevicesModel(QObject):
     devices_changed = Signal(object)  # DeviceStatus
     microphone_changed = Signal()  # no_microphone
     health_changed = Signal(str)  # dropped frames, xruns, output gaps
+    processing_changed = Signal()  # echo cancellation etc.: the settings or whether they can run
+    message = Signal(str)  # a transient note for the status bar
 
-    def __init__(self, worker, audio: bool = True, parent: QObject | None = None) -> None:
+    def __init__(self, worker, preferences: Preferences, audio: bool = True, parent: QObject | None = None) -> None:
         """``worker``: the engine worker, which has the devices unless they are lent; ``audio``:
         False runs no device at all (tests, screenshots feed the worker a bridge of their own)."""
         super().__init__(parent)
         self.worker = worker
+        self.preferences = preferences
+        self.processing_problem = ""  # why echo cancellation etc. cannot run here ("" when they can)
+        self.processing = processing_from(preferences.settings)  # microphone processing wanted (Audio menu)
+        self.worker.submit(m.SetProcessing(self.processing))
         self.status = DeviceStatus()
         # Why no microphone can be heard ("" when one can): the device layer's reason. Kept while
         # the devices are opened again (every few seconds), so that it does not flicker.
@@ -37,6 +50,11 @@ class DevicesModel(QObject):
         """Open the devices with these labels (as the pickers show them; "" = the system default)."""
         if self.audio is not None:
             self.audio.start(input_label or None, output_label or None)
+
+    def choose(self, input_label: str, output_label: str) -> None:
+        """Device labels as the pickers show them; "" = the system default."""
+        self.preferences.update(input_device=input_label, output_device=output_label)
+        self.open(input_label, output_label)
 
     def refresh(self) -> None:
         if self.audio is not None:
@@ -85,6 +103,22 @@ class DevicesModel(QObject):
             self.health = health
             self.health_changed.emit(health)
         return status.state == "running"
+
+    def set_processing(self, processing) -> None:
+        """An app.audio.echo.ProcessingSettings chosen in the Audio menu: applied at once and persisted."""
+        self.processing = processing
+        self.worker.submit(m.SetProcessing(processing))
+        self.preferences.update(**asdict(processing))
+        self.processing_changed.emit()
+
+    def on_processing_unavailable(self, event: m.ProcessingUnavailable) -> None:
+        self.processing_problem = event.message
+        self.processing_changed.emit()
+        self.message.emit(event.message)
+
+    def open_mic_note(self) -> tuple[str, bool]:
+        """(the note under the open-mic switch, whether it is a warning)."""
+        return open_mic_note(self.processing, self.processing_problem)
 
     def stop(self, timeout: float) -> None:
         if self.audio is not None:

@@ -109,7 +109,7 @@ class HealthModel(QObject):
         self.speed = self.delay = self.memory = "-"
         self.warning = self.warning_tip = ""
         conversation.frame.connect(self.add_frame)
-        conversation.model_changed.connect(self._model_changed)
+        conversation.models.model_changed.connect(self._model_changed)
 
     def add_frame(self, stats: FrameStats) -> None:
         self.monitor.add(stats.step_ms)
@@ -124,7 +124,7 @@ class HealthModel(QObject):
 
     def _model_changed(self) -> None:
         """A model is loading: the figures of the one before say nothing about it."""
-        if self.conversation.loading_model is None:
+        if self.conversation.models.loading_model is None:
             return
         self.monitor.reset()
         self.slow = Hysteresis()
@@ -133,7 +133,7 @@ class HealthModel(QObject):
         self._set_warning()
 
     def _set_warning(self) -> None:
-        info = self.conversation.model_info
+        info = self.conversation.models.model_info
         text = tip = ""
         if self.slow.shown and info is not None:
             text = too_slow_text(info.lighter_precisions, info.device == "cpu", gpu_here())

@@ -39,10 +39,10 @@ class MediaPause(QObject):
         self.resume_timer.timeout.connect(self._resume)
         conversation.status_changed.connect(self.update)
         conversation.talk_changed.connect(self.update)
-        conversation.settings_changed.connect(self.update)
+        conversation.preferences.changed.connect(self.update)
 
     def update(self, *_args) -> None:
-        wanted = AVAILABLE and self.conversation.settings.pause_media
+        wanted = AVAILABLE and self.conversation.preferences.settings.pause_media
         talking = bool(self.conversation.talk.held_by) or self.conversation.status is Status.SPEAKING
         if wanted and talking:
             self.resume_timer.stop()

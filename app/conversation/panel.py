@@ -126,7 +126,7 @@ class ConversationPanel(QWidget):
         self.talk_button.pressed.connect(lambda: model.press_talk("button"))
         self.talk_button.released.connect(lambda: model.release_talk("button"))
         self.open_mic_box = QCheckBox(self.tr("Open mic (hands-free)"))
-        self.open_mic_box.setChecked(model.settings.open_mic)
+        self.open_mic_box.setChecked(model.preferences.settings.open_mic)
         self.open_mic_box.setToolTip(self.tr("The model hears the microphone all the time. Echo cancellation "
                                              "(Audio menu) keeps it from hearing itself on speakers."))
         self.open_mic_box.toggled.connect(model.set_open_mic)
@@ -144,7 +144,7 @@ class ConversationPanel(QWidget):
         open_mic_row = QHBoxLayout()  # under the buttons: one row of all four is too wide for 800 px
         self.headphones_note = QLabel()
         self.headphones_note.setWordWrap(True)
-        model.processing_changed.connect(self._render_open_mic_note)
+        model.devices.processing_changed.connect(self._render_open_mic_note)
         open_mic_row.addWidget(self.open_mic_box)
         open_mic_row.addWidget(self.headphones_note, 1)
         layout.addLayout(open_mic_row)
@@ -223,7 +223,7 @@ class ConversationPanel(QWidget):
         self.speed_warning.setVisible(bool(text))
 
     def _render_open_mic_note(self) -> None:
-        text, warning = self.model.open_mic_note()
+        text, warning = self.model.devices.open_mic_note()
         self.headphones_note.setText(text)
         self.headphones_note.setStyleSheet(f"color: {self.scheme.warning};" if warning else "")
         self.headphones_note.setVisible(self.model.talk.open_mic)

@@ -24,7 +24,7 @@ class TalkKeyDialog(QDialog):
         super().__init__(parent)
         self.talk_key = talk_key
         self.setWindowTitle(self.tr("Talk key"))
-        settings = talk_key.conversation.settings
+        settings = talk_key.conversation.preferences.settings
         layout = QVBoxLayout(self)
         self.enabled_box = QCheckBox(self.tr("Talk from any program with a key"))
         self.enabled_box.setChecked(bool(settings.talk_key))

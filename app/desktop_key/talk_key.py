@@ -33,12 +33,12 @@ class DesktopTalkKey(QObject):
         self.key = ""  # the chord grabbed or asked for ("" = none)
         self.active = False
         self.problem = ""
-        conversation.settings_changed.connect(self._apply)
-        self._apply(conversation.settings)
+        conversation.preferences.changed.connect(self._apply)
+        self._apply(conversation.preferences.settings)
 
     @property
     def mode(self) -> str:
-        return self.conversation.settings.talk_key_mode
+        return self.conversation.preferences.settings.talk_key_mode
 
     @property
     def note(self) -> str:
@@ -51,7 +51,7 @@ class DesktopTalkKey(QObject):
         even when it is the same chord: the program holding it may have let go."""
         if not self.active:
             self.stop()
-        self.conversation.update_settings(talk_key=key, talk_key_mode=mode)
+        self.conversation.preferences.update(talk_key=key, talk_key_mode=mode)
 
     def _apply(self, settings) -> None:
         if settings.talk_key == self.key:

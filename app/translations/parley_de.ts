@@ -72,51 +72,7 @@
     </message>
 </context>
 <context>
-    <name>ConversationModel</name>
-    <message>
-        <source>reading the weights and choosing the fastest kernels for this computer...</source>
-        <translation>die Gewichte werden gelesen und die schnellsten Kernel für diesen Computer gewählt...</translation>
-    </message>
-    <message>
-        <source>on</source>
-        <translation>an</translation>
-    </message>
-    <message>
-        <source>warming up</source>
-        <translation>wird vorbereitet</translation>
-    </message>
-    <message>
-        <source>off</source>
-        <translation>aus</translation>
-    </message>
-    <message>
-        <source>Loading model {name}: {stage}</source>
-        <translation>Modell {name} wird geladen: {stage}</translation>
-    </message>
-    <message>
-        <source>No model loaded (Model → Model manager...)</source>
-        <translation>Kein Modell geladen (Modell → Modellverwaltung...)</translation>
-    </message>
-    <message>
-        <source> · CUDA graph: {state}</source>
-        <translation> · CUDA-Graph: {state}</translation>
-    </message>
-    <message>
-        <source>Model: {label} · {device} · {precision}</source>
-        <translation>Modell: {label} · {device} · {precision}</translation>
-    </message>
-    <message>
-        <source>Loading the model; Talk works once it is ready.</source>
-        <translation>Das Modell wird geladen; Sprechen funktioniert, sobald es bereit ist.</translation>
-    </message>
-    <message>
-        <source>No model is loaded (Model → Model manager...).</source>
-        <translation>Es ist kein Modell geladen (Modell → Modellverwaltung...).</translation>
-    </message>
-    <message>
-        <source>No microphone: {problem}</source>
-        <translation>Kein Mikrofon: {problem}</translation>
-    </message>
+    <name>ConversationFiles</name>
     <message>
         <source>Untitled conversation</source>
         <translation>Unbenanntes Gespräch</translation>
@@ -128,30 +84,6 @@
     <message>
         <source>{name} — Parley</source>
         <translation>{name} — Parley</translation>
-    </message>
-    <message>
-        <source>Persona: none (a conversation saved before personas)</source>
-        <translation>Persona: keine (ein Gespräch, das vor den Personas gespeichert wurde)</translation>
-    </message>
-    <message>
-        <source>Persona: {name} · waits for you to speak first · this model takes no voice or role</source>
-        <translation>Persona: {name} · wartet, bis Sie zuerst sprechen · dieses Modell nimmt weder Stimme noch Rolle</translation>
-    </message>
-    <message>
-        <source>Persona: {name} · this model takes no voice or role</source>
-        <translation>Persona: {name} · dieses Modell nimmt weder Stimme noch Rolle</translation>
-    </message>
-    <message>
-        <source>Persona: {name} · voice: {voice} · role: {role}</source>
-        <translation>Persona: {name} · Stimme: {voice} · Rolle: {role}</translation>
-    </message>
-    <message>
-        <source>Voice: {voice}</source>
-        <translation>Stimme: {voice}</translation>
-    </message>
-    <message>
-        <source>none</source>
-        <translation>keine</translation>
     </message>
     <message>
         <source>Opening {file} was cancelled; the current conversation goes on.</source>
@@ -166,20 +98,35 @@
         <translation>Transkript exportiert: {path}</translation>
     </message>
     <message>
-        <source>The assistant waits for you to speak first.</source>
-        <translation>Der Assistent wartet, bis Sie zuerst sprechen.</translation>
-    </message>
-    <message>
-        <source>The conversation is kept; press Resume to continue.</source>
-        <translation>Das Gespräch bleibt erhalten; klicken Sie auf Fortsetzen, um weiterzumachen.</translation>
-    </message>
-    <message>
         <source>Saved: {path}</source>
         <translation>Gespeichert: {path}</translation>
     </message>
     <message>
         <source>Exported audio: {path}</source>
         <translation>Audio exportiert: {path}</translation>
+    </message>
+</context>
+<context>
+    <name>ConversationModel</name>
+    <message>
+        <source>Loading the model; Talk works once it is ready.</source>
+        <translation>Das Modell wird geladen; Sprechen funktioniert, sobald es bereit ist.</translation>
+    </message>
+    <message>
+        <source>No model is loaded (Model → Model manager...).</source>
+        <translation>Es ist kein Modell geladen (Modell → Modellverwaltung...).</translation>
+    </message>
+    <message>
+        <source>No microphone: {problem}</source>
+        <translation>Kein Mikrofon: {problem}</translation>
+    </message>
+    <message>
+        <source>The assistant waits for you to speak first.</source>
+        <translation>Der Assistent wartet, bis Sie zuerst sprechen.</translation>
+    </message>
+    <message>
+        <source>The conversation is kept; press Resume to continue.</source>
+        <translation>Das Gespräch bleibt erhalten; klicken Sie auf Fortsetzen, um weiterzumachen.</translation>
     </message>
     <message>
         <source>The assistant may speak first.</source>
@@ -1418,6 +1365,65 @@
     <message>
         <source>none yet</source>
         <translation>noch keine</translation>
+    </message>
+</context>
+<context>
+    <name>ModelsModel</name>
+    <message>
+        <source>reading the weights and choosing the fastest kernels for this computer...</source>
+        <translation>die Gewichte werden gelesen und die schnellsten Kernel für diesen Computer gewählt...</translation>
+    </message>
+    <message>
+        <source>on</source>
+        <translation>an</translation>
+    </message>
+    <message>
+        <source>warming up</source>
+        <translation>wird vorbereitet</translation>
+    </message>
+    <message>
+        <source>off</source>
+        <translation>aus</translation>
+    </message>
+    <message>
+        <source>Loading model {name}: {stage}</source>
+        <translation>Modell {name} wird geladen: {stage}</translation>
+    </message>
+    <message>
+        <source>No model loaded (Model → Model manager...)</source>
+        <translation>Kein Modell geladen (Modell → Modellverwaltung...)</translation>
+    </message>
+    <message>
+        <source> · CUDA graph: {state}</source>
+        <translation> · CUDA-Graph: {state}</translation>
+    </message>
+    <message>
+        <source>Model: {label} · {device} · {precision}</source>
+        <translation>Modell: {label} · {device} · {precision}</translation>
+    </message>
+    <message>
+        <source>Persona: none (a conversation saved before personas)</source>
+        <translation>Persona: keine (ein Gespräch, das vor den Personas gespeichert wurde)</translation>
+    </message>
+    <message>
+        <source>Persona: {name} · waits for you to speak first · this model takes no voice or role</source>
+        <translation>Persona: {name} · wartet, bis Sie zuerst sprechen · dieses Modell nimmt weder Stimme noch Rolle</translation>
+    </message>
+    <message>
+        <source>Persona: {name} · this model takes no voice or role</source>
+        <translation>Persona: {name} · dieses Modell nimmt weder Stimme noch Rolle</translation>
+    </message>
+    <message>
+        <source>Persona: {name} · voice: {voice} · role: {role}</source>
+        <translation>Persona: {name} · Stimme: {voice} · Rolle: {role}</translation>
+    </message>
+    <message>
+        <source>Voice: {voice}</source>
+        <translation>Stimme: {voice}</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>keine</translation>
     </message>
 </context>
 <context>

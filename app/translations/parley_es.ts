@@ -72,51 +72,7 @@
     </message>
 </context>
 <context>
-    <name>ConversationModel</name>
-    <message>
-        <source>reading the weights and choosing the fastest kernels for this computer...</source>
-        <translation>leyendo los pesos y eligiendo los núcleos más rápidos para este ordenador...</translation>
-    </message>
-    <message>
-        <source>on</source>
-        <translation>activado</translation>
-    </message>
-    <message>
-        <source>warming up</source>
-        <translation>preparándose</translation>
-    </message>
-    <message>
-        <source>off</source>
-        <translation>desactivado</translation>
-    </message>
-    <message>
-        <source>Loading model {name}: {stage}</source>
-        <translation>Cargando el modelo {name}: {stage}</translation>
-    </message>
-    <message>
-        <source>No model loaded (Model → Model manager...)</source>
-        <translation>No hay ningún modelo cargado (Modelo → Gestor de modelos...)</translation>
-    </message>
-    <message>
-        <source> · CUDA graph: {state}</source>
-        <translation> · grafo CUDA: {state}</translation>
-    </message>
-    <message>
-        <source>Model: {label} · {device} · {precision}</source>
-        <translation>Modelo: {label} · {device} · {precision}</translation>
-    </message>
-    <message>
-        <source>Loading the model; Talk works once it is ready.</source>
-        <translation>Cargando el modelo; Hablar funcionará en cuanto esté listo.</translation>
-    </message>
-    <message>
-        <source>No model is loaded (Model → Model manager...).</source>
-        <translation>No hay ningún modelo cargado (Modelo → Gestor de modelos...).</translation>
-    </message>
-    <message>
-        <source>No microphone: {problem}</source>
-        <translation>Sin micrófono: {problem}</translation>
-    </message>
+    <name>ConversationFiles</name>
     <message>
         <source>Untitled conversation</source>
         <translation>Conversación sin título</translation>
@@ -128,30 +84,6 @@
     <message>
         <source>{name} — Parley</source>
         <translation>{name} — Parley</translation>
-    </message>
-    <message>
-        <source>Persona: none (a conversation saved before personas)</source>
-        <translation>Persona: ninguna (una conversación guardada antes de las personas)</translation>
-    </message>
-    <message>
-        <source>Persona: {name} · waits for you to speak first · this model takes no voice or role</source>
-        <translation>Persona: {name} · espera a que hables primero · este modelo no admite voz ni papel</translation>
-    </message>
-    <message>
-        <source>Persona: {name} · this model takes no voice or role</source>
-        <translation>Persona: {name} · este modelo no admite voz ni papel</translation>
-    </message>
-    <message>
-        <source>Persona: {name} · voice: {voice} · role: {role}</source>
-        <translation>Persona: {name} · voz: {voice} · papel: {role}</translation>
-    </message>
-    <message>
-        <source>Voice: {voice}</source>
-        <translation>Voz: {voice}</translation>
-    </message>
-    <message>
-        <source>none</source>
-        <translation>ninguna</translation>
     </message>
     <message>
         <source>Opening {file} was cancelled; the current conversation goes on.</source>
@@ -166,20 +98,35 @@
         <translation>Transcripción exportada: {path}</translation>
     </message>
     <message>
-        <source>The assistant waits for you to speak first.</source>
-        <translation>El asistente espera a que hables primero.</translation>
-    </message>
-    <message>
-        <source>The conversation is kept; press Resume to continue.</source>
-        <translation>La conversación se conserva; pulsa Reanudar para continuar.</translation>
-    </message>
-    <message>
         <source>Saved: {path}</source>
         <translation>Guardado: {path}</translation>
     </message>
     <message>
         <source>Exported audio: {path}</source>
         <translation>Audio exportado: {path}</translation>
+    </message>
+</context>
+<context>
+    <name>ConversationModel</name>
+    <message>
+        <source>Loading the model; Talk works once it is ready.</source>
+        <translation>Cargando el modelo; Hablar funcionará en cuanto esté listo.</translation>
+    </message>
+    <message>
+        <source>No model is loaded (Model → Model manager...).</source>
+        <translation>No hay ningún modelo cargado (Modelo → Gestor de modelos...).</translation>
+    </message>
+    <message>
+        <source>No microphone: {problem}</source>
+        <translation>Sin micrófono: {problem}</translation>
+    </message>
+    <message>
+        <source>The assistant waits for you to speak first.</source>
+        <translation>El asistente espera a que hables primero.</translation>
+    </message>
+    <message>
+        <source>The conversation is kept; press Resume to continue.</source>
+        <translation>La conversación se conserva; pulsa Reanudar para continuar.</translation>
     </message>
     <message>
         <source>The assistant may speak first.</source>
@@ -1418,6 +1365,65 @@
     <message>
         <source>none yet</source>
         <translation>ninguna todavía</translation>
+    </message>
+</context>
+<context>
+    <name>ModelsModel</name>
+    <message>
+        <source>reading the weights and choosing the fastest kernels for this computer...</source>
+        <translation>leyendo los pesos y eligiendo los núcleos más rápidos para este ordenador...</translation>
+    </message>
+    <message>
+        <source>on</source>
+        <translation>activado</translation>
+    </message>
+    <message>
+        <source>warming up</source>
+        <translation>preparándose</translation>
+    </message>
+    <message>
+        <source>off</source>
+        <translation>desactivado</translation>
+    </message>
+    <message>
+        <source>Loading model {name}: {stage}</source>
+        <translation>Cargando el modelo {name}: {stage}</translation>
+    </message>
+    <message>
+        <source>No model loaded (Model → Model manager...)</source>
+        <translation>No hay ningún modelo cargado (Modelo → Gestor de modelos...)</translation>
+    </message>
+    <message>
+        <source> · CUDA graph: {state}</source>
+        <translation> · grafo CUDA: {state}</translation>
+    </message>
+    <message>
+        <source>Model: {label} · {device} · {precision}</source>
+        <translation>Modelo: {label} · {device} · {precision}</translation>
+    </message>
+    <message>
+        <source>Persona: none (a conversation saved before personas)</source>
+        <translation>Persona: ninguna (una conversación guardada antes de las personas)</translation>
+    </message>
+    <message>
+        <source>Persona: {name} · waits for you to speak first · this model takes no voice or role</source>
+        <translation>Persona: {name} · espera a que hables primero · este modelo no admite voz ni papel</translation>
+    </message>
+    <message>
+        <source>Persona: {name} · this model takes no voice or role</source>
+        <translation>Persona: {name} · este modelo no admite voz ni papel</translation>
+    </message>
+    <message>
+        <source>Persona: {name} · voice: {voice} · role: {role}</source>
+        <translation>Persona: {name} · voz: {voice} · papel: {role}</translation>
+    </message>
+    <message>
+        <source>Voice: {voice}</source>
+        <translation>Voz: {voice}</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>ninguna</translation>
     </message>
 </context>
 <context>

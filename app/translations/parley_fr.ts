@@ -72,51 +72,7 @@
     </message>
 </context>
 <context>
-    <name>ConversationModel</name>
-    <message>
-        <source>reading the weights and choosing the fastest kernels for this computer...</source>
-        <translation>lecture des poids et choix des noyaux les plus rapides pour cet ordinateur...</translation>
-    </message>
-    <message>
-        <source>on</source>
-        <translation>activé</translation>
-    </message>
-    <message>
-        <source>warming up</source>
-        <translation>en préparation</translation>
-    </message>
-    <message>
-        <source>off</source>
-        <translation>désactivé</translation>
-    </message>
-    <message>
-        <source>Loading model {name}: {stage}</source>
-        <translation>Chargement du modèle {name} : {stage}</translation>
-    </message>
-    <message>
-        <source>No model loaded (Model → Model manager...)</source>
-        <translation>Aucun modèle chargé (Modèle → Gestionnaire de modèles...)</translation>
-    </message>
-    <message>
-        <source> · CUDA graph: {state}</source>
-        <translation> · graphe CUDA : {state}</translation>
-    </message>
-    <message>
-        <source>Model: {label} · {device} · {precision}</source>
-        <translation>Modèle : {label} · {device} · {precision}</translation>
-    </message>
-    <message>
-        <source>Loading the model; Talk works once it is ready.</source>
-        <translation>Chargement du modèle ; Parler fonctionnera dès qu&apos;il sera prêt.</translation>
-    </message>
-    <message>
-        <source>No model is loaded (Model → Model manager...).</source>
-        <translation>Aucun modèle n&apos;est chargé (Modèle → Gestionnaire de modèles...).</translation>
-    </message>
-    <message>
-        <source>No microphone: {problem}</source>
-        <translation>Pas de micro : {problem}</translation>
-    </message>
+    <name>ConversationFiles</name>
     <message>
         <source>Untitled conversation</source>
         <translation>Conversation sans titre</translation>
@@ -128,30 +84,6 @@
     <message>
         <source>{name} — Parley</source>
         <translation>{name} — Parley</translation>
-    </message>
-    <message>
-        <source>Persona: none (a conversation saved before personas)</source>
-        <translation>Persona : aucun (conversation enregistrée avant les personas)</translation>
-    </message>
-    <message>
-        <source>Persona: {name} · waits for you to speak first · this model takes no voice or role</source>
-        <translation>Persona : {name} · attend que vous parliez en premier · ce modèle ne prend ni voix ni rôle</translation>
-    </message>
-    <message>
-        <source>Persona: {name} · this model takes no voice or role</source>
-        <translation>Persona : {name} · ce modèle ne prend ni voix ni rôle</translation>
-    </message>
-    <message>
-        <source>Persona: {name} · voice: {voice} · role: {role}</source>
-        <translation>Persona : {name} · voix : {voice} · rôle : {role}</translation>
-    </message>
-    <message>
-        <source>Voice: {voice}</source>
-        <translation>Voix : {voice}</translation>
-    </message>
-    <message>
-        <source>none</source>
-        <translation>aucune</translation>
     </message>
     <message>
         <source>Opening {file} was cancelled; the current conversation goes on.</source>
@@ -166,20 +98,35 @@
         <translation>Transcription exportée : {path}</translation>
     </message>
     <message>
-        <source>The assistant waits for you to speak first.</source>
-        <translation>L&apos;assistant attend que vous parliez en premier.</translation>
-    </message>
-    <message>
-        <source>The conversation is kept; press Resume to continue.</source>
-        <translation>La conversation est conservée ; cliquez sur Reprendre pour continuer.</translation>
-    </message>
-    <message>
         <source>Saved: {path}</source>
         <translation>Enregistré : {path}</translation>
     </message>
     <message>
         <source>Exported audio: {path}</source>
         <translation>Audio exporté : {path}</translation>
+    </message>
+</context>
+<context>
+    <name>ConversationModel</name>
+    <message>
+        <source>Loading the model; Talk works once it is ready.</source>
+        <translation>Chargement du modèle ; Parler fonctionnera dès qu&apos;il sera prêt.</translation>
+    </message>
+    <message>
+        <source>No model is loaded (Model → Model manager...).</source>
+        <translation>Aucun modèle n&apos;est chargé (Modèle → Gestionnaire de modèles...).</translation>
+    </message>
+    <message>
+        <source>No microphone: {problem}</source>
+        <translation>Pas de micro : {problem}</translation>
+    </message>
+    <message>
+        <source>The assistant waits for you to speak first.</source>
+        <translation>L&apos;assistant attend que vous parliez en premier.</translation>
+    </message>
+    <message>
+        <source>The conversation is kept; press Resume to continue.</source>
+        <translation>La conversation est conservée ; cliquez sur Reprendre pour continuer.</translation>
     </message>
     <message>
         <source>The assistant may speak first.</source>
@@ -1418,6 +1365,65 @@
     <message>
         <source>none yet</source>
         <translation>aucune pour l&apos;instant</translation>
+    </message>
+</context>
+<context>
+    <name>ModelsModel</name>
+    <message>
+        <source>reading the weights and choosing the fastest kernels for this computer...</source>
+        <translation>lecture des poids et choix des noyaux les plus rapides pour cet ordinateur...</translation>
+    </message>
+    <message>
+        <source>on</source>
+        <translation>activé</translation>
+    </message>
+    <message>
+        <source>warming up</source>
+        <translation>en préparation</translation>
+    </message>
+    <message>
+        <source>off</source>
+        <translation>désactivé</translation>
+    </message>
+    <message>
+        <source>Loading model {name}: {stage}</source>
+        <translation>Chargement du modèle {name} : {stage}</translation>
+    </message>
+    <message>
+        <source>No model loaded (Model → Model manager...)</source>
+        <translation>Aucun modèle chargé (Modèle → Gestionnaire de modèles...)</translation>
+    </message>
+    <message>
+        <source> · CUDA graph: {state}</source>
+        <translation> · graphe CUDA : {state}</translation>
+    </message>
+    <message>
+        <source>Model: {label} · {device} · {precision}</source>
+        <translation>Modèle : {label} · {device} · {precision}</translation>
+    </message>
+    <message>
+        <source>Persona: none (a conversation saved before personas)</source>
+        <translation>Persona : aucun (conversation enregistrée avant les personas)</translation>
+    </message>
+    <message>
+        <source>Persona: {name} · waits for you to speak first · this model takes no voice or role</source>
+        <translation>Persona : {name} · attend que vous parliez en premier · ce modèle ne prend ni voix ni rôle</translation>
+    </message>
+    <message>
+        <source>Persona: {name} · this model takes no voice or role</source>
+        <translation>Persona : {name} · ce modèle ne prend ni voix ni rôle</translation>
+    </message>
+    <message>
+        <source>Persona: {name} · voice: {voice} · role: {role}</source>
+        <translation>Persona : {name} · voix : {voice} · rôle : {role}</translation>
+    </message>
+    <message>
+        <source>Voice: {voice}</source>
+        <translation>Voix : {voice}</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>aucune</translation>
     </message>
 </context>
 <context>

@@ -6,7 +6,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt
 from PySide6.QtWidgets import QComboBox, QGridLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from app.audio.streams import DeviceStatus
-from app.conversation.view_model import ConversationModel
+from app.conversation.devices_model import DevicesModel
 from app.i18n import translate
 
 SYSTEM_DEFAULT = QT_TRANSLATE_NOOP("DevicesPanel", "System default")  # shown translated
@@ -29,9 +29,9 @@ def describe_audio(status: DeviceStatus) -> str:
 
 
 class DevicesPanel(QWidget):
-    def __init__(self, model: ConversationModel, parent: QWidget | None = None) -> None:
+    def __init__(self, devices: DevicesModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.model = model
+        self.devices = devices
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         grid = QGridLayout()
@@ -43,7 +43,7 @@ class DevicesPanel(QWidget):
             combo.activated.connect(self._chosen)
         self.refresh_button = QPushButton(self.tr("Refresh devices"))
         self.refresh_button.setToolTip(self.tr("Look again for microphones and speakers (F5)"))
-        self.refresh_button.clicked.connect(model.devices.refresh)
+        self.refresh_button.clicked.connect(devices.refresh)
         for row, (text, combo) in enumerate(((self.tr("Microphone"), self.input_combo),
                                                  (self.tr("Speaker"), self.output_combo))):
             label = QLabel(text)
@@ -56,7 +56,7 @@ class DevicesPanel(QWidget):
         self.device_label = QLabel(self.tr("Audio: not started"))
         self.device_label.setWordWrap(True)
         layout.addWidget(self.device_label)
-        model.devices.devices_changed.connect(self.render)
+        devices.devices_changed.connect(self.render)
 
     def tab_chain(self) -> list[QWidget]:
         return [self.input_combo, self.output_combo, self.refresh_button]
@@ -67,7 +67,7 @@ class DevicesPanel(QWidget):
             self.device_label.setText(text)
         inputs = [self.tr(SYSTEM_DEFAULT)] + [d.label for d in status.devices if d.max_input_channels > 0]
         outputs = [self.tr(SYSTEM_DEFAULT)] + [d.label for d in status.devices if d.max_output_channels > 0]
-        settings = self.model.settings
+        settings = self.devices.preferences.settings
         for combo, names, chosen in ((self.input_combo, inputs, settings.input_device),
                                      (self.output_combo, outputs, settings.output_device)):
             if [combo.itemText(i) for i in range(combo.count())] != names:
@@ -79,4 +79,4 @@ class DevicesPanel(QWidget):
         def label(combo: QComboBox) -> str:
             return "" if combo.currentIndex() <= 0 else combo.currentText()
 
-        self.model.choose_devices(label(self.input_combo), label(self.output_combo))
+        self.devices.choose(label(self.input_combo), label(self.output_combo))

@@ -74,9 +74,9 @@ def open_window(args, problems: list[str]):
         log.error("%s", problem)
     if problems:
         window.show_error("\n\n".join(problems))
-    model = getattr(args, "model", None) or window.model.settings.model
-    device = getattr(args, "device", None) or window.model.settings.device
-    precision = getattr(args, "precision", None) or window.model.settings.precision
+    model = getattr(args, "model", None) or window.model.preferences.settings.model
+    device = getattr(args, "device", None) or window.model.preferences.settings.device
+    precision = getattr(args, "precision", None) or window.model.preferences.settings.precision
     window.load_model(model, device, precision)
     window.show()
     return window

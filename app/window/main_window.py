@@ -98,7 +98,7 @@ class MainWindow(QMainWindow):
         self.recovery: recovery.RecoveryDialogs | None = None
         self.opening_dialog: QProgressDialog | None = None  # a compact file's rebuild, made when one reports
         self.replay = ReplayPlayer(self)
-        self.replay.output_device = self.model.settings.output_device
+        self.replay.output_device = self.model.preferences.settings.output_device
         self.library = LibraryModel(conversations_dir or paths.conversations_dir(), self)
         self._close_after_save = False
         self.shut_down_cleanly = True
@@ -109,7 +109,7 @@ class MainWindow(QMainWindow):
         self.tray = Tray(self, TrayModel(self.model, self.health, self))
         self.notices = Notices(lambda: self.isHidden() or self.isMinimized(), self)
         self.notices.notice.connect(self.tray.notify)
-        self.model.recovery_event.connect(self.notices.recovery_event)
+        self.model.files.recovery_event.connect(self.notices.recovery_event)
         self.announcer = TurnAnnouncer(self.model, self)
         self.announcer.announce.connect(lambda text: announce(self.conversation_panel.view, text))
         self.menus.view_menu.addAction(self.tray.keep_action)
@@ -127,8 +127,8 @@ class MainWindow(QMainWindow):
         QApplication.instance().focusChanged.connect(self._watch_focus)
         self._build_crash_protection_note()
         self._build_talk_key_note()
-        self.library.renamed.connect(self.model.file_renamed)
-        self.library.removed.connect(self.model.file_removed)
+        self.library.renamed.connect(self.model.files.file_renamed)
+        self.library.removed.connect(self.model.files.file_removed)
 
     # -- construction ------------------------------------------------------------------------
     def _build_ui(self) -> None:
@@ -170,7 +170,7 @@ class MainWindow(QMainWindow):
         side_layout = QVBoxLayout(side)
         side_layout.setContentsMargins(0, 0, 0, 0)
         self.meters_panel = MetersPanel(self.model, self.health)
-        self.devices_panel = DevicesPanel(self.model)
+        self.devices_panel = DevicesPanel(self.model.devices)
         side_layout.addWidget(self.meters_panel)
         side_layout.addWidget(self.devices_panel)
         side_layout.addStretch(1)
@@ -224,8 +224,8 @@ class MainWindow(QMainWindow):
         self.crash_protection_label = ElidedLabel()
         self.crash_protection_label.setStyleSheet(f"color: {scheme_for(self.palette()).error}; font-weight: bold;")
         self.statusBar().addPermanentWidget(self.crash_protection_label, 1)
-        self.model.crash_protection_changed.connect(self._render_crash_protection)
-        self._render_crash_protection(self.model.crash_protection_problem)
+        self.model.files.crash_protection_changed.connect(self._render_crash_protection)
+        self._render_crash_protection(self.model.files.crash_protection_problem)
 
     def _render_crash_protection(self, problem: str) -> None:
         self.crash_protection_label.setText(
@@ -255,22 +255,22 @@ class MainWindow(QMainWindow):
     def _connect_model(self) -> None:
         m = self.model
         m.status_changed.connect(self._render_status)
-        m.model_changed.connect(self._render_model)
-        m.persona_changed.connect(self._render_persona)
+        m.models.model_changed.connect(self._render_model)
+        m.models.persona_changed.connect(self._render_persona)
         m.waiting_changed.connect(self.menus.wait_action.setChecked)
         for changed in (m.live_changed, m.conversation_replaced):
             changed.connect(lambda *_args: self.menus.end_action.setEnabled(self.model.can_end))
         self.menus.end_action.setEnabled(m.can_end)
-        m.title_changed.connect(self.setWindowTitle)
-        m.title_changed.connect(lambda _title: self.library.set_current(self.model.conversation_path))
+        m.files.title_changed.connect(self.setWindowTitle)
+        m.files.title_changed.connect(lambda _title: self.library.set_current(self.model.files.conversation_path))
         m.error.connect(self.show_error)
         m.message.connect(lambda text: self.statusBar().showMessage(text, MESSAGE_MS))
-        m.settings_changed.connect(self._settings_changed)
-        m.saved.connect(self._saved)
-        m.processing_changed.connect(self._render_processing)
-        m.previous_model_offered.connect(self._offer_previous_model)
-        m.recovery_offered.connect(self._offer_recovery)
-        m.opening.connect(self._render_opening)
+        m.preferences.changed.connect(self._settings_changed)
+        m.files.saved.connect(self._saved)
+        m.devices.processing_changed.connect(self._render_processing)
+        m.models.previous_model_offered.connect(self._offer_previous_model)
+        m.files.recovery_offered.connect(self._offer_recovery)
+        m.files.opening.connect(self._render_opening)
         self.replay.failed.connect(self.show_error)
 
     # -- rendering ---------------------------------------------------------------------------
@@ -283,19 +283,19 @@ class MainWindow(QMainWindow):
             " border-radius: 10px; padding: 4px 12px; }")
 
     def _render_model(self) -> None:
-        text, tip = self.model.model_text()
+        text, tip = self.model.models.model_text()
         self.model_label.setText(text)
         self.model_label.setToolTip(tip)
         self._render_persona()
 
     def _render_persona(self) -> None:
-        text, tip = self.model.persona_text()
+        text, tip = self.model.models.persona_text()
         self.persona_label.setText(text)
         self.persona_label.setToolTip(tip)
 
     def _render_processing(self) -> None:
-        if self.model.processing_problem:
-            disable_processing_actions(self.menus.processing_actions, self.model.processing_problem)
+        if self.model.devices.processing_problem:
+            disable_processing_actions(self.menus.processing_actions, self.model.devices.processing_problem)
 
     def _offer_previous_model(self, name: str, device: str, precision: str) -> None:
         """The old model was unloaded to make room on the GPU and the new one failed to load."""
@@ -303,10 +303,10 @@ class MainWindow(QMainWindow):
                                       self.tr("Load the previous model ({name}) again?").format(name=name),
                                       QMessageBox.Yes | QMessageBox.No, QMessageBox.Yes)
         if answer == QMessageBox.Yes:
-            self.model.load_model(name, device, precision)
+            self.model.models.load_model(name, device, precision)
 
     def _offer_recovery(self, journals) -> None:
-        self.recovery = recovery.offer_recovery(self, self.model, journals, self.show_error)
+        self.recovery = recovery.offer_recovery(self, self.model.files, journals, self.show_error)
 
     def _render_opening(self, frames: int, total: int) -> None:
         """A compact file being rebuilt: its progress with Cancel (shown after a few seconds, so a
@@ -322,7 +322,7 @@ class MainWindow(QMainWindow):
             self.opening_dialog.setWindowModality(Qt.WindowModal)
             self.opening_dialog.setAutoClose(False)
             self.opening_dialog.setAutoReset(False)
-            self.opening_dialog.canceled.connect(self.model.cancel_open)
+            self.opening_dialog.canceled.connect(self.model.files.cancel_open)
         self.opening_dialog.setMaximum(total)
         self.opening_dialog.setValue(frames)
 
@@ -380,7 +380,7 @@ class MainWindow(QMainWindow):
 
     def choose_language(self, language: str) -> None:
         """View > Language: kept for the next start (translators are installed before any window)."""
-        self.model.update_settings(language=language)
+        self.model.preferences.update(language=language)
         self.statusBar().showMessage(self.tr("The language changes the next time Parley starts."), MESSAGE_MS)
 
     def set_library_visible(self, visible: bool) -> None:
@@ -393,8 +393,8 @@ class MainWindow(QMainWindow):
     def open_persona_dialog(self) -> PersonaDialog:
         """The persona picker and editor; choosing one starts a new conversation with it."""
         m = self.model
-        personaplex = None if m.model_info is None else m.is_personaplex
-        personas = PersonasModel(m.personas, m.voices, personaplex, m.persona.name)
+        personaplex = None if m.models.model_info is None else m.models.is_personaplex
+        personas = PersonasModel(m.models.personas, m.models.voices, personaplex, m.models.persona.name)
         dialog = PersonaDialog(personas, self)
         personas.setParent(dialog)
         list_own_voices(VoiceLibrary(), personas.add_voices)  # by name, as personas keep them; off this thread
@@ -406,7 +406,7 @@ class MainWindow(QMainWindow):
 
     def _persona_edited(self) -> None:
         """An edit saved in the dialog: the current persona's new settings apply to its next conversation."""
-        self.model.persona = self.model.persona_named(self.model.persona.name)
+        self.model.models.persona = self.model.models.persona_named(self.model.models.persona.name)
         self._render_persona()
 
     def open_voices_dialog(self):
@@ -416,7 +416,7 @@ class MainWindow(QMainWindow):
         from app.voices.view_model import VoicesModel
 
         recorder = VoiceRecorder()
-        dialog = VoiceLibraryDialog(VoicesModel(VoiceLibrary(), self.model.voices, recorder), self)
+        dialog = VoiceLibraryDialog(VoicesModel(VoiceLibrary(), self.model.models.voices, recorder), self)
         recorder.setParent(dialog)
         dialog.setAttribute(Qt.WA_DeleteOnClose)
         self.model.devices.lend(recorder)
@@ -428,13 +428,13 @@ class MainWindow(QMainWindow):
         """Start a conversation with ``persona`` (an ``engine.Persona``); the current one, if it has
         unsaved changes, is saved first: to its file, or into the library under a new name."""
         keep = None
-        if self.model.unsaved_frames:
-            keep = self.model.conversation_path or str(new_conversation_path(self.library.folder))
+        if self.model.files.unsaved_frames:
+            keep = self.model.files.conversation_path or str(new_conversation_path(self.library.folder))
         self.model.start_with_persona(persona, keep_in=keep)
 
     # -- conversations -----------------------------------------------------------------------
     def load_model(self, name: str, device: str, precision: str) -> None:
-        self.model.load_model(name, device, precision)
+        self.model.models.load_model(name, device, precision)
 
     def new_conversation(self) -> None:
         if self._confirm_discard():
@@ -456,10 +456,10 @@ class MainWindow(QMainWindow):
         path, _ = QFileDialog.getOpenFileName(self, self.tr("Open conversation"), str(self.library.folder),
                                               self.tr(CONVERSATION_FILTER))
         if path:
-            self.model.open_conversation(path)
+            self.model.files.open_conversation(path)
 
     def open_conversation(self, path: str) -> None:
-        self.model.open_conversation(path)
+        self.model.files.open_conversation(path)
 
     def open_entry(self, entry: ConversationEntry) -> None:
         """Open a library entry; one saved with another model offers to switch to that model, where
@@ -467,9 +467,9 @@ class MainWindow(QMainWindow):
         if entry.info is None:
             self.show_error(entry.error)
             return
-        info = self.model.model_info
+        info = self.model.models.model_info
         if info is not None and entry.info.fingerprint != info.fingerprint:
-            other = model_to_offer(entry.info.model, self.model.settings.model)
+            other = model_to_offer(entry.info.model, self.model.preferences.settings.model)
             if other is None:
                 self.show_error(self.tr("“{title}” was saved with the model {model}, which is not on "
                                         "this machine (the loaded model is {loaded}). Parley does not fetch or load a "
@@ -484,10 +484,10 @@ class MainWindow(QMainWindow):
                     title=entry.title, model=entry.info.model, loaded=info.label, other=other),
                 QMessageBox.Yes | QMessageBox.Cancel, QMessageBox.Yes)
             if answer == QMessageBox.Yes and self._confirm_discard():
-                self.model.switch_model_and_open(other, str(entry.path))
+                self.model.models.switch_model_and_open(other, str(entry.path))
             return
         if self._confirm_discard():
-            self.model.open_conversation(str(entry.path))
+            self.model.files.open_conversation(str(entry.path))
 
     def replay_entry(self, entry: ConversationEntry) -> None:
         """Play a saved conversation's recording; needs no model. The live conversation pauses (its
@@ -499,23 +499,23 @@ class MainWindow(QMainWindow):
     def open_recent(self, path: str) -> None:
         if not os.path.exists(path):
             self.show_error(self.tr("{path} no longer exists.").format(path=path))
-            self.model.forget_recent(path)
+            self.model.files.forget_recent(path)
             return
         if self._confirm_discard():
-            self.model.open_conversation(path)
+            self.model.files.open_conversation(path)
 
     def save(self) -> bool:
         """Save to the conversation's file, or where the person chooses; False when they cancelled."""
-        if self.model.conversation_path and os.path.isfile(self.model.conversation_path):
-            self.model.save(self.model.conversation_path)
+        if self.model.files.conversation_path and os.path.isfile(self.model.files.conversation_path):
+            self.model.files.save(self.model.files.conversation_path)
             return True
         return self.save_as_dialog()
 
     def save_as_dialog(self) -> bool:
-        start = self.model.conversation_path or str(new_conversation_path(self.library.folder))
+        start = self.model.files.conversation_path or str(new_conversation_path(self.library.folder))
         path, _ = QFileDialog.getSaveFileName(self, self.tr("Save conversation"), start, self.tr(CONVERSATION_FILTER))
         if path:
-            self.model.save(path if Path(path).suffix else path + ".parley")
+            self.model.files.save(path if Path(path).suffix else path + ".parley")
             return True
         self._close_after_save = False
         return False
@@ -525,26 +525,26 @@ class MainWindow(QMainWindow):
             self.close()
 
     def export_transcript_dialog(self) -> None:
-        conversation = Path(self.model.conversation_path or new_conversation_path(self.library.folder))
+        conversation = Path(self.model.files.conversation_path or new_conversation_path(self.library.folder))
         path, chosen = QFileDialog.getSaveFileName(self, self.tr("Export transcript"),
                                                    str(conversation.with_suffix(FORMATS[0].suffix)),
                                                    ";;".join(f.dialog_filter for f in FORMATS))
         if path:
             if not Path(path).suffix:
                 path += format_named_by_filter(chosen).suffix
-            self.model.export_transcript(path)
+            self.model.files.export_transcript(path)
 
     def export_audio_dialog(self) -> None:
         path, _ = QFileDialog.getSaveFileName(self, self.tr("Export conversation audio"),
                                               str(self.library.folder / "conversation.wav"),
                                               self.tr("WAV audio, left: you, right: assistant (*.wav)"))
         if path:
-            self.model.export_audio(path if path.lower().endswith(".wav") else path + ".wav")
+            self.model.files.export_audio(path if path.lower().endswith(".wav") else path + ".wav")
 
     def _confirm_discard(self) -> bool:
         """Whether to go on with what replaces the conversation: nothing the person said is unsaved,
         or they chose Discard, or Save (the engine thread writes it before it runs what comes next)."""
-        if not self.model.unsaved_frames:
+        if not self.model.files.unsaved_frames:
             return True
         answer = QMessageBox.question(self, self.tr("Unsaved conversation"),
                                       self.tr("Save the current conversation before it is closed?"),
@@ -557,8 +557,8 @@ class MainWindow(QMainWindow):
     def open_model_manager(self):
         from app.models.manager import ModelManagerDialog
 
-        in_use = self.model.settings.model if self.model.model_info is not None else None
-        dialog = ModelManagerDialog(self.model.settings, self, in_use=in_use)
+        in_use = self.model.preferences.settings.model if self.model.models.model_info is not None else None
+        dialog = ModelManagerDialog(self.model.preferences.settings, self, in_use=in_use)
         dialog.model_chosen.connect(self._model_chosen)
         dialog.finished_download.connect(self.notices.download_finished)
         dialog.open()
@@ -566,7 +566,7 @@ class MainWindow(QMainWindow):
 
     def _model_chosen(self, name: str, device: str, precision: str) -> None:
         if self._confirm_discard():
-            self.model.load_model(name, device, precision)
+            self.model.models.load_model(name, device, precision)
 
     def about(self) -> None:
         try:
@@ -587,7 +587,7 @@ class MainWindow(QMainWindow):
             event.ignore()
             self.hide()
             return
-        if self.model.unsaved_frames and not self._close_after_save:
+        if self.model.files.unsaved_frames and not self._close_after_save:
             answer = QMessageBox.question(
                 self, self.tr("Save conversation?"), self.tr("Save the current conversation before quitting?"),
 

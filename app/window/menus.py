@@ -45,8 +45,8 @@ class Menus:
         self.save_action = self.add(file_menu, translate("Menus", "&Save"), QKeySequence.Save, window.save)
         self.save_as_action = self.add(file_menu, translate("Menus", "Save &as..."), QKeySequence.SaveAs,
                                        window.save_as_dialog)
-        self.file_kind_actions = add_file_kind_menu(file_menu, window.model.settings.file_kind,
-                                                    window.model.set_file_kind)
+        self.file_kind_actions = add_file_kind_menu(file_menu, window.model.preferences.settings.file_kind,
+                                                    window.model.files.set_file_kind)
         file_menu.addSeparator()
         self.add(file_menu, translate("Menus", "Export &transcript..."), None, window.export_transcript_dialog)
         self.add(file_menu, translate("Menus", "Export a&udio..."), None, window.export_audio_dialog)
@@ -78,15 +78,15 @@ class Menus:
         self.add(self.audio_menu, translate("Menus", "&Talk key..."), None, window.open_talk_key_dialog)
         self.pause_media_action = self.add(self.audio_menu, translate("Menus", "&Pause other players while talking"),
                                            None,
-                                           lambda on: window.model.update_settings(pause_media=on))
+                                           lambda on: window.model.preferences.update(pause_media=on))
         self.pause_media_action.setCheckable(True)
-        self.pause_media_action.setChecked(window.model.settings.pause_media)
+        self.pause_media_action.setChecked(window.model.preferences.settings.pause_media)
         self.pause_media_action.setEnabled(MEDIA_PAUSE_AVAILABLE)
         self.pause_media_action.setToolTip(translate(
             "Menus", "Music and videos pause while you hold Talk or the assistant speaks, "
             "and go on afterwards.") if MEDIA_PAUSE_AVAILABLE else translate("MediaPause", UNAVAILABLE_WHY))
-        self.processing_actions = add_processing_actions(self.audio_menu, window.model.processing,
-                                                         window.model.set_processing)
+        self.processing_actions = add_processing_actions(self.audio_menu, window.model.devices.processing,
+                                                         window.model.devices.set_processing)
 
         view_menu = self.view_menu = bar.addMenu(translate("Menus", "&View"))
         self.library_action = self.add(view_menu, translate("Menus", "&Library"), QKeySequence("Ctrl+L"),
@@ -98,12 +98,13 @@ class Menus:
                                       window.set_meters_visible)
         self.meters_action.setCheckable(True)
         self.meters_action.setChecked(True)
-        self.language_actions = add_language_menu(view_menu, window.model.settings.language, window.choose_language)
+        self.language_actions = add_language_menu(view_menu, window.model.preferences.settings.language,
+                                                  window.choose_language)
 
         help_menu = bar.addMenu(translate("Menus", "&Help"))
         self.add(help_menu, translate("Menus", "Open &log folder"), None, lambda: open_folder(window, paths.log_dir))
         self.add(help_menu, translate("Menus", "&About Parley"), None, window.about)
-        self.rebuild_recent(window.model.settings.recent_files)
+        self.rebuild_recent(window.model.preferences.settings.recent_files)
 
     def add(self, menu, text: str, shortcut, slot) -> QAction:
         action = QAction(text, self.window)

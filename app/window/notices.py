@@ -21,7 +21,7 @@ class Notices(QObject):
         self.window_hidden = window_hidden
 
     def recovery_event(self, event) -> None:
-        """A ``ConversationModel.recovery_event``: only its end is news."""
+        """A ``ConversationFiles.recovery_event``: only its end is news."""
         if isinstance(event, RecoveryDone):
             title = (self.tr("Parley: conversation recovered") if not event.problem
                      else self.tr("Parley: recovery stopped"))

@@ -31,16 +31,16 @@ class RecoveryOffer(QObject):
 
     changed = Signal()
 
-    def __init__(self, model, pending: PendingJournal, parent: QObject | None = None):
-        """``model``: the window's ``ConversationModel``, which runs the rebuild."""
+    def __init__(self, files, pending: PendingJournal, parent: QObject | None = None):
+        """``files``: the window's ``ConversationFiles``, which runs the rebuild."""
         super().__init__(parent)
-        self.model, self.journal, self.frames, self.lock = model, pending.path, pending.frames, pending.lock
+        self.files, self.journal, self.frames, self.lock = files, pending.path, pending.frames, pending.lock
         self.problem = pending.problem  # nothing can be recovered: only deleting or keeping it is offered
         self.running = False
         self.done = (0, self.frames)
         self.outcome: str | None = None  # None while undecided or running; "" recovered; else why not
         self._cancel: threading.Event | None = None
-        model.recovery_event.connect(self._on_event)
+        files.recovery_event.connect(self._on_event)
 
     @property
     def seconds(self) -> float:
@@ -48,7 +48,7 @@ class RecoveryOffer(QObject):
 
     def recover(self) -> None:
         self.running, self.outcome = True, None
-        self._cancel = self.model.recover(str(self.journal))
+        self._cancel = self.files.recover(str(self.journal))
         self.changed.emit()
 
     def cancel(self) -> None:
@@ -140,13 +140,13 @@ class RecoveryDialogs(QObject):
             self.show_error(offer.outcome)
 
 
-def offer_recovery(parent: QWidget, model, pending: list[PendingJournal],
+def offer_recovery(parent: QWidget, files, pending: list[PendingJournal],
                    show_error: Callable[[str], None]) -> RecoveryDialogs | None:
     """Offer the newest crashed conversation (older ones wait for later starts, unlocked)."""
     for older in pending[1:]:
         older.lock.release()
     if not pending:
         return None
-    dialogs = RecoveryDialogs(parent, RecoveryOffer(model, pending[0], parent), show_error)
+    dialogs = RecoveryDialogs(parent, RecoveryOffer(files, pending[0], parent), show_error)
     dialogs.show()
     return dialogs

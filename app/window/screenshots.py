@@ -78,7 +78,7 @@ def take_screenshots(out_dir: Path, dark: bool = False, language: str | None = N
         opened = SignalRecorder()
         window.model.conversation_replaced.connect(opened.record)
         window.load_model("demo", "cpu", "auto")
-        if not wait_until(lambda: window.model.model_info is not None and len(opened) > 0, 600):
+        if not wait_until(lambda: window.model.models.model_info is not None and len(opened) > 0, 600):
             raise TimeoutError("the demo model did not load")
         shot(window, "1-idle")
 
@@ -105,9 +105,9 @@ def take_screenshots(out_dir: Path, dark: bool = False, language: str | None = N
         wait_until(lambda: window.model.status is Status.SPEAKING, 2.0)
 
         saved = SignalRecorder()
-        window.model.saved.connect(saved.record)
+        window.model.files.saved.connect(saved.record)
         for name in ("conversation.parley", "Trip to Lisbon.parley"):
-            window.model.save(str(library / name))
+            window.model.files.save(str(library / name))
             wait_until(lambda n=len(saved) + 1: len(saved) >= n, 60.0)
         wait_until(lambda: len(window.library.entries) == 2, 5.0)
         shot(window, "3-library")
@@ -134,7 +134,7 @@ def take_screenshots(out_dir: Path, dark: bool = False, language: str | None = N
 
         voice_shots(window, bridge, speech_like, shot)
         persona_shots(window, feeder, Path(tmp), shot)
-        window.model.unsaved_frames = 0
+        window.model.files.unsaved_frames = 0
         window.close()
     remove_translators(app, translators)
     return written
@@ -207,9 +207,9 @@ def persona_shots(window, feeder, tmp: Path, shot) -> None:
 
     opened = SignalRecorder()
     window.model.conversation_replaced.connect(opened.record)
-    window.model.unsaved_frames = 0
+    window.model.files.unsaved_frames = 0
     window.load_model(str(write_personaplex_variant(tmp / "personaplex")), "cpu", "float32")
-    if not wait_until(lambda: window.model.is_personaplex and len(opened) > 0, 600):
+    if not wait_until(lambda: window.model.models.is_personaplex and len(opened) > 0, 600):
         raise TimeoutError("the PersonaPlex-architecture model did not load")
     window.error_box.hide()
     dialog = window.open_persona_dialog()

@@ -77,7 +77,7 @@ class Tray(QObject):
                                     else self.tr("This desktop has no tray."))
         self._render_keep()
         self.keep_action.triggered.connect(self._keep_chosen)  # the person's choice only
-        window.model.settings_changed.connect(lambda _settings: self._render_keep())
+        window.model.preferences.changed.connect(lambda _settings: self._render_keep())
         self.icon = QSystemTrayIcon(self)
         self.icon.setContextMenu(self.menu)
         self.icon.activated.connect(self._activated)
@@ -107,10 +107,10 @@ class Tray(QObject):
             self.icon.showMessage(title, text, QSystemTrayIcon.Information, NOTICE_MS)
 
     def _render_keep(self) -> None:
-        self.keep_action.setChecked(self.window.model.settings.close_to_tray == CLOSE_TO_TRAY)
+        self.keep_action.setChecked(self.window.model.preferences.settings.close_to_tray == CLOSE_TO_TRAY)
 
     def _keep_chosen(self, on: bool) -> None:
-        self.window.model.update_settings(close_to_tray=CLOSE_TO_TRAY if on else CLOSE_QUITS)
+        self.window.model.preferences.update(close_to_tray=CLOSE_TO_TRAY if on else CLOSE_QUITS)
 
     def _activated(self, reason: QSystemTrayIcon.ActivationReason) -> None:
         if reason == QSystemTrayIcon.Trigger:
@@ -133,10 +133,10 @@ class Tray(QObject):
         """Whether this close only hides the window; asks the first time, and remembers."""
         if self.quitting:
             return False
-        hides = close_hides(self.window.model.settings.close_to_tray, self.available)
+        hides = close_hides(self.window.model.preferences.settings.close_to_tray, self.available)
         if hides is None:
             hides = self.asks_to_keep_running()
-            self.window.model.update_settings(close_to_tray=CLOSE_TO_TRAY if hides else CLOSE_QUITS)
+            self.window.model.preferences.update(close_to_tray=CLOSE_TO_TRAY if hides else CLOSE_QUITS)
         return hides
 
     def asks_to_keep_running(self) -> bool:
