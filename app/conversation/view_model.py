@@ -26,6 +26,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QObject, QSettings, QThread, QTime
 
 from app.audio.levels import SPEECH_DB
 from app.conversation.devices_model import DevicesModel
+from app.conversation.interpreter_mode import Listening, interpreter_note, processing_for
 from app.conversation.push_to_talk import TalkState, open_mic_note
 from app.conversation.status import Status, StatusInputs, derive_status
 from app.conversation.transcript import YOU, FrameObservation, Transcript
@@ -138,7 +139,7 @@ class ConversationModel(QObject):
         self.processing = processing_from(self.settings)  # microphone processing wanted (Audio menu)
         self.worker = EngineWorker(model_loader, seed=worker_seed, cuda_graph=cuda_graph, journal_dir=journal_dir)
         self.worker.submit(m.SetSaveKind(self.settings.save_compact))
-        self.worker.submit(m.SetProcessing(self.processing))
+        self.worker.submit(m.SetProcessing(self.processing_in_use()))
         self.worker.submit(m.SetMicOpen(self.talk.mic_open))
         self.worker_thread = QThread(self)
         self.worker_thread.setObjectName("parley-engine")
@@ -163,6 +164,7 @@ class ConversationModel(QObject):
 
         self.devices = DevicesModel(self.worker, audio, self)
         self.devices.microphone_changed.connect(self.talk_available_changed)
+        self.devices.devices_changed.connect(self.apply_echo_rule)
         self.timer = QTimer(self)
         self.timer.setInterval(UI_TIMER_MS)
         self.timer.timeout.connect(self.tick)
@@ -196,8 +198,23 @@ class ConversationModel(QObject):
                 (self.graph.reason or "") if self.graph else "")
 
     def open_mic_note(self) -> tuple[str, bool]:
-        """(the note under the open-mic switch, whether it is a warning)."""
+        """(the note under the open-mic switch, or in Interpreter mode what it listens to, whether it is a warning)."""
+        if self.interpreting:
+            return interpreter_note(self.listening(), self.processing, self.processing_problem,
+                                    self.devices.status.playback)
         return open_mic_note(self.processing, self.processing_problem)
+
+    @property
+    def interpreting(self) -> bool:
+        """Interpreter mode: the loaded model interprets (``app.conversation.interpreter_mode``)."""
+        return self.model_info is not None and self.model_info.interprets
+
+    def listening(self) -> Listening:
+        return Listening.of(self.settings.input_device, self.settings.output_device, self.devices.status.playback)
+
+    def processing_in_use(self):
+        """The chosen processing, with echo cancellation where an interpreter's own voice comes back."""
+        return processing_for(self.listening(), self.processing) if self.interpreting else self.processing
 
     @property
     def has_content(self) -> bool:
@@ -249,6 +266,8 @@ class ConversationModel(QObject):
 
     # -- push-to-talk ------------------------------------------------------------------------
     def press_talk(self, source: str) -> None:
+        if self.talk.listening:  # an interpreter: Start and Pause alone
+            return
         was_open = self.talk.mic_open
         self.start()
         self._set_talk(self.talk.press(source))
@@ -389,8 +408,13 @@ class ConversationModel(QObject):
     def set_processing(self, processing) -> None:
         """An app.audio.echo.ProcessingSettings chosen in the Audio menu: applied at once and persisted."""
         self.processing = processing
-        self.worker.submit(m.SetProcessing(processing))
         self.update_settings(**asdict(processing))
+        self.apply_echo_rule()
+
+    def apply_echo_rule(self, *_status) -> None:
+        """Send the worker the processing to run (``processing_in_use``): again whenever the model,
+        the devices or what they are can change it."""
+        self.worker.submit(m.SetProcessing(self.processing_in_use()))
         self.processing_changed.emit()
 
     def set_file_kind(self, kind: str) -> None:
@@ -402,6 +426,7 @@ class ConversationModel(QObject):
         """Device labels as the pickers show them; "" = the system default."""
         self.update_settings(input_device=input_label, output_device=output_label)
         self.devices.open(input_label, output_label)
+        self.apply_echo_rule()
 
     def update_settings(self, **changes) -> None:
         self.settings = replace(self.settings, **changes)
@@ -442,6 +467,8 @@ class ConversationModel(QObject):
         self.voices = list(event.voices)
         self.persona_changed.emit()
         self.loading_model = None
+        self._set_talk(replace(self.talk, listening=self.interpreting, held_by=frozenset()))
+        self.apply_echo_rule()
         self.model_changed.emit()
         self.talk_available_changed.emit()
         self._offer_pending_journals()
