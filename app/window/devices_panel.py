@@ -58,10 +58,14 @@ class DevicesPanel(QWidget):
         self.device_label.setWordWrap(True)
         layout.addWidget(self.device_label)
         model.devices.devices_changed.connect(self.render)
-        model.model_changed.connect(lambda: self.input_title.setText(input_title(model.interpreting)))
+        model.model_changed.connect(self._render_mode)
 
     def tab_chain(self) -> list[QWidget]:
         return [self.input_combo, self.output_combo, self.refresh_button]
+
+    def _render_mode(self) -> None:
+        """The input's name: "Listen to" for an interpreter, which may listen to what the computer plays."""
+        self.input_title.setText(input_title(self.model.interpreting))
 
     def render(self, status: DeviceStatus) -> None:
         text = describe_audio(status)
