@@ -45,6 +45,7 @@ def test_an_interpreter_model_shows_the_interpreter_mode(harness, qtbot):
     w = harness.window
     panel = w.conversation_panel
     assert w.model.interpreting and "demo-interpreter (untrained, babbles)" in w.model_label.text()
+    assert w.persona_label.text().startswith("Interpreter mode: it speaks and writes in English what it hears")
     assert w.devices_panel.input_title.text() == "Listen to"
     assert not panel.talk_button.isEnabled() and not panel.open_mic_box.isEnabled()
     assert "listens all the time while it runs" in panel.talk_button.toolTip()
@@ -53,6 +54,24 @@ def test_an_interpreter_model_shows_the_interpreter_mode(harness, qtbot):
     note = panel.headphones_note
     assert note.isVisible() and note.text().startswith("The interpreter listens to the microphone while it runs.")
     assert "plays" not in note.text()  # no device runs in this test: nothing is listed that plays
+
+
+def test_loading_a_conversation_model_leaves_the_interpreter_mode(qtbot, tmp_path, interpreter, app_demo_model):
+    models = {"demo": interpreter}
+    h = Harness(qtbot, tmp_path, lambda name, *args: models[name], start=False)
+    try:
+        w = h.window
+        assert w.model.talk.listening and w.model.talk.mic_open
+        models["demo"] = app_demo_model
+        w.model.load_model("demo", "cpu", "float32")
+        qtbot.waitUntil(lambda: w.model.model_info is not None and not w.model.interpreting, timeout=60_000)
+        panel = w.conversation_panel
+        assert w.devices_panel.input_title.text() == "Microphone" and not w.model.talk.mic_open
+        assert panel.talk_button.isEnabled() and panel.open_mic_box.isEnabled()
+        assert panel.placeholder.text().startswith("Hold Space") and not panel.headphones_note.isVisible()
+        assert w.persona_label.text().startswith("Persona: ")
+    finally:
+        h.close()
 
 
 def test_it_listens_all_the_time_while_started_and_space_is_not_push_to_talk(harness, qtbot):

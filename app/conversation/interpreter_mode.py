@@ -72,6 +72,12 @@ def input_title(interpreting: bool) -> str:
     return translate("Interpreter", "Listen to") if interpreting else translate("DevicesPanel", "Microphone")
 
 
+def mode_line() -> str:
+    """The line that says who speaks, in Interpreter mode (personas do not apply to an interpreter)."""
+    return translate("Interpreter", "Interpreter mode: it speaks and writes in English what it hears · personas "
+                     "do not apply")
+
+
 def continuous_tip() -> str:
     """Why Talk and open mic are off in Interpreter mode."""
     return translate("Interpreter", "The interpreter listens all the time while it runs: Start and Pause control it.")

@@ -26,7 +26,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QObject, QSettings, QThread, QTime
 
 from app.audio.levels import SPEECH_DB
 from app.conversation.devices_model import DevicesModel
-from app.conversation.interpreter_mode import Listening, interpreter_note, processing_for
+from app.conversation.interpreter_mode import Listening, interpreter_note, mode_line, processing_for
 from app.conversation.push_to_talk import TalkState, open_mic_note
 from app.conversation.status import Status, StatusInputs, derive_status
 from app.conversation.transcript import YOU, FrameObservation, Transcript
@@ -248,6 +248,8 @@ class ConversationModel(QObject):
 
     def persona_text(self) -> tuple[str, str]:
         """(the line saying who speaks, its tooltip)."""
+        if self.interpreting:
+            return mode_line(), ""
         persona = self.conversation_persona
         if persona is None and not self.has_conversation:  # nothing runs yet: who the first one starts with
             persona = self.persona

@@ -553,6 +553,10 @@
         <translation>Hören</translation>
     </message>
     <message>
+        <source>Interpreter mode: it speaks and writes in English what it hears · personas do not apply</source>
+        <translation>Dolmetschermodus: Er spricht und schreibt auf Englisch, was er hört · Personas gelten nicht</translation>
+    </message>
+    <message>
         <source>The interpreter listens all the time while it runs: Start and Pause control it.</source>
         <translation>Der Dolmetscher hört ständig zu, solange er läuft: Starten und Pause steuern ihn.</translation>
     </message>

@@ -553,6 +553,10 @@
         <translation>Escuchar</translation>
     </message>
     <message>
+        <source>Interpreter mode: it speaks and writes in English what it hears · personas do not apply</source>
+        <translation>Modo intérprete: dice y escribe en inglés lo que oye · las personas no se aplican</translation>
+    </message>
+    <message>
         <source>The interpreter listens all the time while it runs: Start and Pause control it.</source>
         <translation>El intérprete escucha todo el tiempo mientras está en marcha: Empezar y Pausa lo controlan.</translation>
     </message>

@@ -553,6 +553,10 @@
         <translation>Écouter</translation>
     </message>
     <message>
+        <source>Interpreter mode: it speaks and writes in English what it hears · personas do not apply</source>
+        <translation>Mode interprète : il dit et écrit en anglais ce qu&apos;il entend · les personas ne s&apos;appliquent pas</translation>
+    </message>
+    <message>
         <source>The interpreter listens all the time while it runs: Start and Pause control it.</source>
         <translation>L&apos;interprète écoute en permanence tant qu&apos;il tourne : Démarrer et Pause le commandent.</translation>
     </message>
