@@ -236,3 +236,51 @@ def test_speech_played_on_the_computer_reaches_the_interpreter_through_the_monit
     finally:
         window.model.unsaved_frames = 0
         window.close()
+
+
+@pytest.mark.slow
+def test_an_interpretation_a_crash_left_is_recovered_bit_for_bit(qtbot, tmp_path, interpreter):
+    """The worker journals an interpretation like a conversation; the next start rebuilds it exactly."""
+    import shutil
+
+    import torch
+
+    import engine
+    from engine.state import flatten
+    from tests.test_app_recovery import App
+
+    journals, crashed = tmp_path / "journals", tmp_path / "crashed"
+    journals.mkdir()
+    crashed.mkdir()
+    first = App(qtbot, tmp_path, interpreter, journals)
+    try:
+        first.talk(10)
+        journal = first.window.model.worker.controller.journal_path
+        qtbot.waitUntil(lambda: engine.read_journal(journal).frames == 10, timeout=10_000)
+        shutil.copy(journal, crashed / journal.name)  # what a kill -9 now would leave behind
+    finally:
+        first.close()
+    second = App(qtbot, tmp_path, interpreter, crashed)
+    try:
+        dialogs = second.window.recovery
+        assert dialogs is not None and dialogs.offer.frames == 10
+        dialogs.recover_button.click()
+        qtbot.waitUntil(lambda: dialogs.offer.outcome is not None, timeout=120_000)
+        assert dialogs.offer.outcome == "" and not (crashed / journal.name).exists()
+        new_journal = second.window.model.worker.controller.journal_path  # the recovered one's
+        qtbot.waitUntil(lambda: engine.read_journal(new_journal).frames == 10, timeout=10_000)
+        header = engine.read_journal(new_journal).header
+        threads = torch.get_num_threads()
+        torch.set_num_threads(header.threads)  # float sums are grouped per thread: run as the worker did
+        try:
+            reference = interpreter.new_session(sampling=header.sampling, seed=header.seed)
+            for frame in engine.read_journal(new_journal).pcm:  # an uninterrupted run fed the same frames
+                reference.step(frame)
+        finally:
+            torch.set_num_threads(threads)
+        recovered = second.window.model.worker.controller.session
+        assert recovered.frames == 10 and second.window.model.interpreting
+        ours, theirs = flatten(recovered.state), flatten(reference.state)
+        assert not [name for name in ours if not torch.equal(ours[name], theirs[name])]
+    finally:
+        second.close()
