@@ -147,6 +147,24 @@ def test_a_monitor_is_opened_through_the_pulse_device_with_its_source():
     assert capture_route("USB mic (ALSA)", PLAYING, "pulse (ALSA)").input_label == "USB mic (ALSA)"
 
 
+def test_each_platform_says_what_it_offers_to_listen_to():
+    from app.audio.playback_capture import list_playback_sources
+    from app.audio.streams import DeviceInfo
+
+    wasapi = (DeviceInfo(0, "Speakers (Realtek)", "Windows WASAPI", 0, 2, 48000.0),
+              DeviceInfo(1, "Speakers (Realtek) [Loopback]", "Windows WASAPI", 2, 0, 48000.0),
+              DeviceInfo(2, "Microphone (USB)", "Windows WASAPI", 1, 0, 48000.0))
+    windows = list_playback_sources(wasapi, platform="win32")
+    assert [(s.label, s.input_label) for s in windows.sources] == [
+        ("What Speakers (Realtek) plays", "Speakers (Realtek) [Loopback] (Windows WASAPI)")]
+    assert Listening.of("What Speakers (Realtek) plays", "Speakers (Realtek) (Windows WASAPI)", windows).echoes
+    assert not Listening.of("What Speakers (Realtek) plays", "Headphones (Windows WASAPI)", windows).echoes
+    assert "no WASAPI loopback" in list_playback_sources(wasapi[::2], platform="win32").unavailable
+    assert "loopback device" in list_playback_sources((), platform="darwin").unavailable
+    alsa_only = (DeviceInfo(0, "HDA Intel PCH: ALC3246 Analog (hw:0,0)", "ALSA", 2, 2, 48000.0),)
+    assert "PulseAudio or PipeWire" in list_playback_sources(alsa_only, platform="linux").unavailable
+
+
 # --------------------------------------------------------------------------- real audio devices
 
 VIDEO_SINK = "parley_video"  # what a video plays on: no microphone carries it, only its own monitor
