@@ -15,7 +15,7 @@ import subprocess
 import numpy as np
 import pytest
 from PySide6.QtCore import QSettings, Qt
-from PySide6.QtWidgets import QFileDialog, QMessageBox
+from PySide6.QtWidgets import QApplication, QFileDialog, QLabel, QMessageBox
 
 from app.audio.echo import ProcessingSettings
 from app.audio.headless import SignalRecorder
@@ -54,6 +54,23 @@ def test_an_interpreter_model_shows_the_interpreter_mode(harness, qtbot):
     note = panel.headphones_note
     assert note.isVisible() and note.text().startswith("The interpreter listens to the microphone while it runs.")
     assert "plays" not in note.text()  # no device runs in this test: nothing is listed that plays
+
+
+def test_at_its_smallest_the_interpreter_window_squeezes_no_text(harness, qtbot):
+    w = harness.window
+    w.model.start()
+    qtbot.waitUntil(lambda: w.model.live, timeout=10_000)
+    harness.frames(3)
+    w.resize(300, 200)
+    QApplication.processEvents()
+    central = w.centralWidget()
+    assert central.width() >= central.minimumSizeHint().width()
+    assert central.height() >= central.minimumSizeHint().height()
+    assert w.conversation_panel.headphones_note.isVisible()  # the interpreter's note is among those checked
+    squeezed = [(label.text()[:40], label.height(), label.minimumSizeHint().height())
+                for label in w.findChildren(QLabel)
+                if label.isVisible() and label.height() < label.minimumSizeHint().height()]
+    assert squeezed == []
 
 
 def test_loading_a_conversation_model_leaves_the_interpreter_mode(qtbot, tmp_path, interpreter, app_demo_model):
