@@ -108,7 +108,7 @@ def test_families_that_claim_one_config_without_refining_each_other_are_refused(
 
 def test_an_unknown_family_name_is_a_clear_error():
     with pytest.raises(ModelError, match="unknown model family 'tts': Parley runs demo, moshi, personaplex, "
-                                         "hibiki, demo_stt, stt"):
+                                         "hibiki, demo_interpreter, demo_stt, stt"):
         family_named("tts")
 
 

@@ -113,3 +113,35 @@ def test_classifier_free_guidance_doubles_only_the_lm_state(hibiki_dir):
     assert state["tokens"]["cache"].shape[0] == 1 and state["lm"]["temporal"]["layers"]["0"]["k"].shape[0] == 2
     text, audio = guided.step(torch.zeros(1, 16, dtype=torch.long), state)
     assert text.shape == (1,) and audio.shape == (1, 16)
+
+
+# --------------------------------------------------------------------------- the demo interpreter
+
+def test_the_demo_interpreter_is_hibiki_zero_at_the_demos_widths():
+    """Its recipe is Hibiki-Zero's released architecture with only the sizes and file names changed."""
+    from engine.families import PRESETS, demo_interpreter
+    from engine.families.demo import load_recipe
+    from engine.families.hibiki import HIBIKI_ZERO_3B_CONFIG
+
+    config = load_recipe(demo_interpreter.RECIPE_PATH)["config"]
+    sizes = {"dim", "text_card", "num_heads", "num_layers", "context", "depformer_dim", "depformer_num_heads",
+             "depformer_num_layers", "moshi_name", "mimi_name", "tokenizer_name"}
+    assert {k: v for k, v in config.items() if k not in sizes} == \
+        {k: v for k, v in HIBIKI_ZERO_3B_CONFIG.items() if k not in sizes}
+    assert "demo-interpreter" in PRESETS and demo_interpreter.FAMILY.interprets and demo_interpreter.FAMILY.is_demo
+
+
+def test_the_demo_interpreter_is_built_recognised_and_interprets_on_the_cpu():
+    from engine.families import demo_interpreter, recognise
+    from engine.files.models import resolve_model
+
+    files = resolve_model("demo-interpreter")
+    assert files.family == "demo_interpreter" and files.source == "demo"
+    assert recognise(files.lm_config) is demo_interpreter.FAMILY
+    model = load_model("demo-interpreter", device="cpu", precision="float32")
+    assert model.info.interprets and model.info.is_demo
+    assert model.info.label == "demo-interpreter (untrained, babbles)"
+    session = model.new_session(SamplingConfig(), seed=1)
+    assert isinstance(session.generator, HibikiGenerator)
+    out = [session.step(frame) for frame in talk(8)]
+    assert all(r.pcm.shape == (FRAME_SIZE,) for r in out) and any(np.abs(r.pcm).max() > 0 for r in out)

@@ -252,7 +252,7 @@ def test_gated_repo_explains_licence_and_token(hub, monkeypatch):
 
 def test_presets_table():
     assert set(PRESETS) == {"demo", "moshiko", "moshika", "moshika-rl-seamless", "personaplex",
-                            "personaplex-rl-seamless", "hibiki-zero", "hibiki-2b", "hibiki-1b"}
+                            "personaplex-rl-seamless", "hibiki-zero", "hibiki-2b", "hibiki-1b", "demo-interpreter"}
     assert PRESETS["hibiki-zero"].repo == "kyutai/hibiki-zero-3b-pytorch-bf16" and PRESETS["hibiki-zero"].revision
     assert PRESETS["personaplex"].gated and not PRESETS["moshiko"].gated
     assert PRESETS["demo"].description.startswith("demo (untrained, babbles)")

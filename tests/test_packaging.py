@@ -76,7 +76,8 @@ def test_frozen_selftest_and_size(packaged, demo_cache, tmp_path, capsys):
     assert report["checks"]["audio_processing"]["erle_db"] >= 10  # pywebrtc-audio is bundled and initialises
     internal = packaged["bundle"] / "_internal"
     assert (internal / "assets" / "demo_model.json").is_file()  # engine/files/demo.py: Path(__file__).parent.parent
-    assert (internal / "assets" / "demo_stt_model.json").is_file()  # every model folder's recognition reads it
+    for recipe in ("demo_stt_model.json", "demo_interpreter_model.json"):  # every model folder's recognition reads them
+        assert (internal / "assets" / recipe).is_file()
     assert (internal / "libportaudio.so.2").is_file()
     for language in ("en", "fr", "de", "es"):  # the interface's translations (app/i18n.py), and Qt's own
         assert (internal / "app" / "translations" / f"parley_{language}.qm").is_file()

@@ -31,6 +31,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 
 from app.audio.bridge import AudioBridge
+from app.audio.playback_capture import (
+    PULSE_DEVICE,
+    CaptureRoute,
+    PlaybackSources,
+    capture_route,
+    list_playback_sources,
+)
 from engine import SAMPLE_RATE
 
 log = logging.getLogger(__name__)
@@ -77,6 +84,7 @@ class DeviceStatus:
     output_rate: int = 0
     recoveries: int = 0  # times a lost device was reopened without restarting the app
     devices: tuple[DeviceInfo, ...] = field(default_factory=tuple)
+    playback: PlaybackSources = PlaybackSources()  # what this computer plays, as inputs
 
 
 @contextmanager
@@ -181,7 +189,7 @@ class AudioIO:
     def _control_loop(self) -> None:
         import sounddevice as sd
 
-        self._set(devices=_query_devices(sd))
+        self._set_devices(_query_devices(sd))
         while True:
             command = self._commands.get()
             try:
@@ -195,7 +203,7 @@ class AudioIO:
                 elif command in ("recover", "refresh"):
                     self._close_streams()
                     _reinitialise(sd)
-                    self._set(devices=_query_devices(sd))
+                    self._set_devices(_query_devices(sd))
                     if self._wanted is not None:
                         self._open(sd, recovering=command == "recover")
             except Exception as e:  # never let the control thread die
@@ -211,7 +219,8 @@ class AudioIO:
         input_name, output_name = self._wanted
         self._set(state="starting", message="Opening audio devices...")
         try:
-            bridge, streams, names = _open_streams(sd, input_name, output_name)
+            route = capture_route(input_name, self._status.playback, device_label(PULSE_DEVICE, "ALSA"))
+            bridge, streams, names = _open_streams(sd, route, output_name)
         except Exception as e:
             message = f"No audio device: {e}"
             if message != self._last_open_error:  # retries every few seconds; log each new problem once
@@ -244,6 +253,9 @@ class AudioIO:
         for stream in streams:
             if not run_with_timeout(lambda s=stream: (s.abort(), s.close()), TEARDOWN_TIMEOUT_S):
                 log.warning("audio stream did not close within %.1f s; abandoned", TEARDOWN_TIMEOUT_S)
+
+    def _set_devices(self, devices: tuple[DeviceInfo, ...]) -> None:
+        self._set(devices=devices, playback=list_playback_sources(devices))
 
     def _set(self, **changes) -> None:
         self._status = replace(self._status, **changes)
@@ -301,11 +313,11 @@ def pick_rate(sd, device: int, kind: str) -> int:
         return int(sd.query_devices(device)["default_samplerate"])
 
 
-def _open_streams(sd, input_name: str | None, output_name: str | None):
+def _open_streams(sd, route: CaptureRoute, output_name: str | None):
     streams = []
     try:
         with portaudio_held():
-            in_dev = find_device(sd, input_name, "input")
+            in_dev = find_device(sd, route.input_label, "input")
             out_dev = find_device(sd, output_name, "output")
             in_info, out_info = sd.query_devices(in_dev), sd.query_devices(out_dev)
             in_rate, out_rate = pick_rate(sd, in_dev, "input"), pick_rate(sd, out_dev, "output")
@@ -315,15 +327,16 @@ def _open_streams(sd, input_name: str | None, output_name: str | None):
             output = sd.OutputStream(device=out_dev, samplerate=out_rate, channels=out_channels, dtype="float32",
                                      blocksize=int(out_rate * BLOCK_SECONDS), callback=bridge.output_callback)
             streams.append(output)
-            inp = sd.InputStream(device=in_dev, samplerate=in_rate, channels=in_channels, dtype="float32",
-                                 blocksize=int(in_rate * BLOCK_SECONDS), callback=bridge.input_callback)
-            streams.append(inp)
-            bridge.input_device_latency = float(inp.latency)
-            bridge.output_device_latency = float(output.latency)
-            output.start()
-            inp.start()
+            with route.opened():
+                inp = sd.InputStream(device=in_dev, samplerate=in_rate, channels=in_channels, dtype="float32",
+                                     blocksize=int(in_rate * BLOCK_SECONDS), callback=bridge.input_callback)
+                streams.append(inp)
+                bridge.input_device_latency = float(inp.latency)
+                bridge.output_device_latency = float(output.latency)
+                output.start()
+                inp.start()
     except Exception:
         for s in streams:  # after the lock is released: the closing thread takes it
             run_with_timeout(s.close, TEARDOWN_TIMEOUT_S)
         raise
-    return bridge, streams, (in_info["name"], out_info["name"])
+    return bridge, streams, (route.shown or in_info["name"], out_info["name"])

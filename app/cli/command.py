@@ -11,7 +11,7 @@ from app.voices.personas_cli import add_personas_parser
 
 PRECISIONS = ("auto", "float32", "bfloat16", "int8", "fp8", "int4")  # engine.Precision's values (tested to match)
 MODEL_HELP = ("a preset (demo, moshiko, moshika, moshika-rl-seamless, personaplex, personaplex-rl-seamless, "
-              "hibiki-zero, hibiki-2b, hibiki-1b) "
+              "hibiki-zero, hibiki-2b, hibiki-1b, demo-interpreter) "
               "or a model folder")  # engine.PRESETS (tested to match); engine is not imported to parse arguments
 STT_MODEL_HELP = "a speech-to-text preset (demo-stt, stt-1b-en_fr, stt-2.6b-en) or a Kyutai STT model folder"
 # ... engine.families.CAPTION_PRESETS (tested to match)

@@ -2,7 +2,7 @@
 status as last polled, why no microphone can be heard, the audio path's health (dropped frames,
 xruns, output gaps), who has the devices: the engine worker, or a borrower such as the voice
 recorder (``lend``), and the microphone processing (echo cancellation etc.) wanted and whether it
-can run here.
+can run here, with the Interpreter mode's echo rule (``app.conversation.interpreter_mode``).
 
 The conversation view-model polls it on its timer (PortAudio threads must not emit Qt signals) and
 reads ``no_microphone`` for whether Talk can work.
@@ -15,6 +15,7 @@ from dataclasses import asdict
 from PySide6.QtCore import QObject, Signal
 
 from app.audio.streams import AudioIO, DeviceStatus
+from app.conversation.interpreter_mode import Listening, interpreter_note, processing_for
 from app.conversation.preferences import Preferences
 from app.conversation.push_to_talk import open_mic_note
 from app.engine_thread import messages as m
@@ -37,6 +38,7 @@ class DevicesModel(QObject):
         self.preferences = preferences
         self.processing_problem = ""  # why echo cancellation etc. cannot run here ("" when they can)
         self.processing = processing_from(preferences.settings)  # microphone processing wanted (Audio menu)
+        self.interpreting = False  # the loaded model interprets: the echo rule applies (set_interpreting)
         self.worker.submit(m.SetProcessing(self.processing))
         self.status = DeviceStatus()
         # Why no microphone can be heard ("" when one can): the device layer's reason. Kept while
@@ -55,6 +57,7 @@ class DevicesModel(QObject):
         """Device labels as the pickers show them; "" = the system default."""
         self.preferences.update(input_device=input_label, output_device=output_label)
         self.open(input_label, output_label)
+        self.apply_echo_rule()
 
     def refresh(self) -> None:
         if self.audio is not None:
@@ -85,6 +88,7 @@ class DevicesModel(QObject):
         if status != self.status:
             self.status = status
             self.devices_changed.emit(status)
+            self.apply_echo_rule()
             problem = self.no_microphone
             if status.state == "running":
                 problem = ""
@@ -107,8 +111,26 @@ class DevicesModel(QObject):
     def set_processing(self, processing) -> None:
         """An app.audio.echo.ProcessingSettings chosen in the Audio menu: applied at once and persisted."""
         self.processing = processing
-        self.worker.submit(m.SetProcessing(processing))
         self.preferences.update(**asdict(processing))
+        self.apply_echo_rule()
+
+    def set_interpreting(self, interpreting: bool) -> None:
+        """The loaded model interprets (or no longer does): the echo rule follows."""
+        self.interpreting = interpreting
+        self.apply_echo_rule()
+
+    def listening(self) -> Listening:
+        settings = self.preferences.settings
+        return Listening.of(settings.input_device, settings.output_device, self.status.playback)
+
+    def processing_in_use(self):
+        """The chosen processing, with echo cancellation where an interpreter's own voice comes back."""
+        return processing_for(self.listening(), self.processing) if self.interpreting else self.processing
+
+    def apply_echo_rule(self) -> None:
+        """Send the worker the processing to run (``processing_in_use``): again whenever the model,
+        the devices or what they are can change it."""
+        self.worker.submit(m.SetProcessing(self.processing_in_use()))
         self.processing_changed.emit()
 
     def on_processing_unavailable(self, event: m.ProcessingUnavailable) -> None:
@@ -117,7 +139,9 @@ class DevicesModel(QObject):
         self.message.emit(event.message)
 
     def open_mic_note(self) -> tuple[str, bool]:
-        """(the note under the open-mic switch, whether it is a warning)."""
+        """(the note under the open-mic switch, or in Interpreter mode what it listens to, whether it is a warning)."""
+        if self.interpreting:
+            return interpreter_note(self.listening(), self.processing, self.processing_problem, self.status.playback)
         return open_mic_note(self.processing, self.processing_problem)
 
     def stop(self, timeout: float) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QObject, Signal
 
+from app.conversation.interpreter_mode import mode_line
 from app.conversation.preferences import Preferences
 from app.engine_thread import messages as m
 from app.i18n import translate
@@ -61,6 +62,11 @@ class ModelsModel(QObject):
     def is_personaplex(self) -> bool:
         return self.model_info is not None and self.model_info.takes_prompts
 
+    @property
+    def interpreting(self) -> bool:
+        """Interpreter mode: the loaded model interprets (``app.conversation.interpreter_mode``)."""
+        return self.model_info is not None and self.model_info.interprets
+
     def model_text(self) -> tuple[str, str]:
         """(the model line, its tooltip)."""
         if self.loading_model is not None:
@@ -83,6 +89,8 @@ class ModelsModel(QObject):
 
     def persona_text(self) -> tuple[str, str]:
         """(the line saying who speaks, its tooltip)."""
+        if self.interpreting:
+            return mode_line(), ""
         persona = self.conversation_persona
         if persona is None and not self.has_conversation:  # nothing runs yet: who the first one starts with
             persona = self.persona

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.conversation.health import HealthModel
+from app.conversation.interpreter_mode import continuous_tip, placeholder
 from app.conversation.replay import PLAYING, STOPPED, ReplayPlayer
 from app.conversation.transcript import clock
 from app.conversation.view import ConversationView
@@ -150,6 +151,7 @@ class ConversationPanel(QWidget):
         layout.addLayout(open_mic_row)
 
         model.talk_changed.connect(self._render_talk)
+        model.model_changed.connect(self._render_mode)
         model.live_changed.connect(self._render_live)
         model.talk_available_changed.connect(self._render_live)
         model.status_changed.connect(self._render_live)
@@ -163,6 +165,7 @@ class ConversationPanel(QWidget):
         self._render_open_mic_note()
         self._render_speed_warning(health.warning)
         self._render_live()
+        self._placeholder_text = self.placeholder.text()  # the conversation's (Interpreter mode has its own)
 
     @property
     def scheme(self) -> Scheme:
@@ -191,7 +194,13 @@ class ConversationPanel(QWidget):
     # -- live ----------------------------------------------------------------------------------
     def _render_talk(self, talk) -> None:
         self.talk_button.setDown(bool(talk.held_by))
-        self.headphones_note.setVisible(talk.open_mic)
+        self.headphones_note.setVisible(talk.open_mic or talk.listening)
+
+    def _render_mode(self) -> None:
+        """Interpreter mode or a conversation: the placeholder, the note, the controls."""
+        self.placeholder.setText(placeholder() if self.model.models.interpreting else self._placeholder_text)
+        self._render_open_mic_note()
+        self._render_live()
 
     def _start_or_pause(self) -> None:
         if self.model.live:
@@ -214,8 +223,9 @@ class ConversationPanel(QWidget):
         self.start_button.setEnabled(model.live or available)
         self.end_button.setEnabled(model.can_end)
         for control in (self.talk_button, self.open_mic_box):
-            control.setEnabled(available)
-        self.talk_button.setToolTip(why or self.tr("Hold it (or Space) while you speak."))
+            control.setEnabled(available and not model.models.interpreting)
+        self.talk_button.setToolTip(why or (continuous_tip() if model.models.interpreting
+                                            else self.tr("Hold it (or Space) while you speak.")))
 
     def _render_speed_warning(self, text: str) -> None:
         self.speed_warning.setText(text)
@@ -226,7 +236,7 @@ class ConversationPanel(QWidget):
         text, warning = self.model.devices.open_mic_note()
         self.headphones_note.setText(text)
         self.headphones_note.setStyleSheet(f"color: {self.scheme.warning};" if warning else "")
-        self.headphones_note.setVisible(self.model.talk.open_mic)
+        self.headphones_note.setVisible(self.model.talk.open_mic or self.model.talk.listening)
 
     def _render_placeholder(self, *_args) -> None:
         empty = not self.replaying and self.model.turns.rowCount() == 0

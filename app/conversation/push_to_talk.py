@@ -12,13 +12,15 @@ from app.i18n import translate
 class TalkState:
     held_by: frozenset[str] = frozenset()  # "key", "button": each can hold independently
     open_mic: bool = False  # hands-free: the microphone is always open
+    # An interpreter: it hears its input all the time while it runs; nothing holds it open.
+    listening: bool = False
 
     @property
     def mic_open(self) -> bool:
-        return self.open_mic or bool(self.held_by)
+        return self.open_mic or self.listening or bool(self.held_by)
 
     def press(self, source: str) -> TalkState:
-        return replace(self, held_by=self.held_by | {source})
+        return self if self.listening else replace(self, held_by=self.held_by | {source})
 
     def release(self, source: str) -> TalkState:
         return replace(self, held_by=self.held_by - {source})

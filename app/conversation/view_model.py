@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import logging
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QSettings, QThread, QTimer, Signal
@@ -151,6 +152,8 @@ class ConversationModel(QObject):
 
     # -- push-to-talk ------------------------------------------------------------------------
     def press_talk(self, source: str) -> None:
+        if self.talk.listening:  # an interpreter: Start and Pause alone
+            return
         was_open = self.talk.mic_open
         self.start()
         self._set_talk(self.talk.press(source))
@@ -227,6 +230,8 @@ class ConversationModel(QObject):
 
     def _on_model_loaded(self, event: m.ModelLoaded) -> None:
         self.models.on_loaded(event)
+        self.devices.set_interpreting(self.models.interpreting)
+        self._set_talk(replace(self.talk, listening=self.models.interpreting, held_by=frozenset()))
         self.files.offer_pending_journals()
 
     def _on_conversation_opened(self, event: m.ConversationOpened) -> None:

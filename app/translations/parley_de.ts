@@ -462,6 +462,57 @@
     </message>
 </context>
 <context>
+    <name>Interpreter</name>
+    <message>
+        <source>The interpreter listens to the microphone while it runs.</source>
+        <translation>Der Dolmetscher hört das Mikrofon, solange er läuft.</translation>
+    </message>
+    <message>
+        <source>Listening to what this computer plays is not available here: {reason}.</source>
+        <translation>Hören, was dieser Computer abspielt, ist hier nicht verfügbar: {reason}.</translation>
+    </message>
+    <message>
+        <source>To follow a call or a video, choose &quot;What … plays&quot; as the input.</source>
+        <translation>Um einem Anruf oder Video zu folgen, wählen Sie „Was … abspielt“ als Eingang.</translation>
+    </message>
+    <message>
+        <source>Echo cancellation keeps it from hearing its own voice.</source>
+        <translation>Die Echounterdrückung verhindert, dass er seine eigene Stimme hört.</translation>
+    </message>
+    <message>
+        <source>Echo cancellation is off or unavailable: use headphones, or it will hear its own voice.</source>
+        <translation>Die Echounterdrückung ist aus oder nicht verfügbar: Nutzen Sie Kopfhörer, sonst hört er seine eigene Stimme.</translation>
+    </message>
+    <message>
+        <source>The interpreter listens to what {device} plays and speaks on another output: its own voice does not come back in.</source>
+        <translation>Der Dolmetscher hört, was {device} abspielt, und spricht auf einem anderen Ausgang: Seine eigene Stimme kommt nicht zurück.</translation>
+    </message>
+    <message>
+        <source>The interpreter listens to what {device} plays and speaks there too, so its own voice would come back in, and echo cancellation is unavailable ({problem}): choose another speaker, such as headphones.</source>
+        <translation>Der Dolmetscher hört, was {device} abspielt, und spricht auch dort, seine eigene Stimme käme also zurück, und die Echounterdrückung ist nicht verfügbar ({problem}): Wählen Sie einen anderen Lautsprecher, etwa Kopfhörer.</translation>
+    </message>
+    <message>
+        <source>The interpreter listens to what {device} plays and speaks there too: echo cancellation against its own voice is always on here, so it does not hear itself.</source>
+        <translation>Der Dolmetscher hört, was {device} abspielt, und spricht auch dort: Die Echounterdrückung seiner eigenen Stimme ist hier immer an, er hört sich also nicht selbst.</translation>
+    </message>
+    <message>
+        <source>Listen to</source>
+        <translation>Hören</translation>
+    </message>
+    <message>
+        <source>Interpreter mode: it speaks and writes in English what it hears · personas do not apply</source>
+        <translation>Dolmetschermodus: Er spricht und schreibt auf Englisch, was er hört · Personas gelten nicht</translation>
+    </message>
+    <message>
+        <source>The interpreter listens all the time while it runs: Start and Pause control it.</source>
+        <translation>Der Dolmetscher hört ständig zu, solange er läuft: Starten und Pause steuern ihn.</translation>
+    </message>
+    <message>
+        <source>Press Start: the interpreter listens and speaks the English translation. Its English text appears here.</source>
+        <translation>Drücken Sie Starten: Der Dolmetscher hört zu und spricht die englische Übersetzung. Ihr englischer Text erscheint hier.</translation>
+    </message>
+</context>
+<context>
     <name>LanguageMenu</name>
     <message>
         <source>&amp;Language</source>
@@ -1720,6 +1771,33 @@
     <message>
         <source>Deleted {name}.</source>
         <translation>{name} gelöscht.</translation>
+    </message>
+</context>
+<context>
+    <name>PlaybackCapture</name>
+    <message>
+        <source>What {device} plays</source>
+        <translation>Was {device} abspielt</translation>
+    </message>
+    <message>
+        <source>this PortAudio has no WASAPI loopback inputs</source>
+        <translation>dieses PortAudio hat keine WASAPI-Loopback-Eingänge</translation>
+    </message>
+    <message>
+        <source>macOS needs a loopback device (such as BlackHole): make it the output of what you want to hear, and choose it here as the input</source>
+        <translation>macOS braucht ein Loopback-Gerät (etwa BlackHole): Machen Sie es zum Ausgang dessen, was Sie hören wollen, und wählen Sie es hier als Eingang</translation>
+    </message>
+    <message>
+        <source>it needs PulseAudio or PipeWire and their ALSA plugin (the &apos;pulse&apos; device)</source>
+        <translation>dafür braucht es PulseAudio oder PipeWire und ihr ALSA-Plugin (das Gerät „pulse“)</translation>
+    </message>
+    <message>
+        <source>the sound server&apos;s outputs cannot be listed ({problem})</source>
+        <translation>die Ausgänge des Soundservers lassen sich nicht auflisten ({problem})</translation>
+    </message>
+    <message>
+        <source>the sound server has no outputs</source>
+        <translation>der Soundserver hat keine Ausgänge</translation>
     </message>
 </context>
 <context>

@@ -462,6 +462,57 @@
     </message>
 </context>
 <context>
+    <name>Interpreter</name>
+    <message>
+        <source>The interpreter listens to the microphone while it runs.</source>
+        <translation>El intérprete escucha el micrófono mientras está en marcha.</translation>
+    </message>
+    <message>
+        <source>Listening to what this computer plays is not available here: {reason}.</source>
+        <translation>Escuchar lo que reproduce este ordenador no está disponible aquí: {reason}.</translation>
+    </message>
+    <message>
+        <source>To follow a call or a video, choose &quot;What … plays&quot; as the input.</source>
+        <translation>Para seguir una llamada o un vídeo, elija «Lo que reproduce …» como entrada.</translation>
+    </message>
+    <message>
+        <source>Echo cancellation keeps it from hearing its own voice.</source>
+        <translation>La cancelación de eco evita que oiga su propia voz.</translation>
+    </message>
+    <message>
+        <source>Echo cancellation is off or unavailable: use headphones, or it will hear its own voice.</source>
+        <translation>La cancelación de eco está desactivada o no disponible: use auriculares o oirá su propia voz.</translation>
+    </message>
+    <message>
+        <source>The interpreter listens to what {device} plays and speaks on another output: its own voice does not come back in.</source>
+        <translation>El intérprete escucha lo que reproduce {device} y habla por otra salida: su propia voz no vuelve a entrar.</translation>
+    </message>
+    <message>
+        <source>The interpreter listens to what {device} plays and speaks there too, so its own voice would come back in, and echo cancellation is unavailable ({problem}): choose another speaker, such as headphones.</source>
+        <translation>El intérprete escucha lo que reproduce {device} y también habla ahí, así que su propia voz volvería a entrar, y la cancelación de eco no está disponible ({problem}): elija otro altavoz, como unos auriculares.</translation>
+    </message>
+    <message>
+        <source>The interpreter listens to what {device} plays and speaks there too: echo cancellation against its own voice is always on here, so it does not hear itself.</source>
+        <translation>El intérprete escucha lo que reproduce {device} y también habla ahí: la cancelación de eco de su propia voz siempre está activa en este caso, así que no se oye a sí mismo.</translation>
+    </message>
+    <message>
+        <source>Listen to</source>
+        <translation>Escuchar</translation>
+    </message>
+    <message>
+        <source>Interpreter mode: it speaks and writes in English what it hears · personas do not apply</source>
+        <translation>Modo intérprete: dice y escribe en inglés lo que oye · las personas no se aplican</translation>
+    </message>
+    <message>
+        <source>The interpreter listens all the time while it runs: Start and Pause control it.</source>
+        <translation>El intérprete escucha todo el tiempo mientras está en marcha: Empezar y Pausa lo controlan.</translation>
+    </message>
+    <message>
+        <source>Press Start: the interpreter listens and speaks the English translation. Its English text appears here.</source>
+        <translation>Pulse Empezar: el intérprete escucha y dice la traducción al inglés. Su texto en inglés aparece aquí.</translation>
+    </message>
+</context>
+<context>
     <name>LanguageMenu</name>
     <message>
         <source>&amp;Language</source>
@@ -1720,6 +1771,33 @@
     <message>
         <source>Deleted {name}.</source>
         <translation>{name} eliminada.</translation>
+    </message>
+</context>
+<context>
+    <name>PlaybackCapture</name>
+    <message>
+        <source>What {device} plays</source>
+        <translation>Lo que reproduce {device}</translation>
+    </message>
+    <message>
+        <source>this PortAudio has no WASAPI loopback inputs</source>
+        <translation>este PortAudio no tiene entradas de bucle invertido WASAPI</translation>
+    </message>
+    <message>
+        <source>macOS needs a loopback device (such as BlackHole): make it the output of what you want to hear, and choose it here as the input</source>
+        <translation>macOS necesita un dispositivo de bucle invertido (como BlackHole): conviértalo en la salida de lo que quiere oír y elíjalo aquí como entrada</translation>
+    </message>
+    <message>
+        <source>it needs PulseAudio or PipeWire and their ALSA plugin (the &apos;pulse&apos; device)</source>
+        <translation>necesita PulseAudio o PipeWire y su complemento ALSA (el dispositivo «pulse»)</translation>
+    </message>
+    <message>
+        <source>the sound server&apos;s outputs cannot be listed ({problem})</source>
+        <translation>no se pueden listar las salidas del servidor de sonido ({problem})</translation>
+    </message>
+    <message>
+        <source>the sound server has no outputs</source>
+        <translation>el servidor de sonido no tiene salidas</translation>
     </message>
 </context>
 <context>

@@ -462,6 +462,57 @@
     </message>
 </context>
 <context>
+    <name>Interpreter</name>
+    <message>
+        <source>The interpreter listens to the microphone while it runs.</source>
+        <translation>L&apos;interprète écoute le microphone tant qu&apos;il tourne.</translation>
+    </message>
+    <message>
+        <source>Listening to what this computer plays is not available here: {reason}.</source>
+        <translation>Écouter ce que joue cet ordinateur n&apos;est pas possible ici : {reason}.</translation>
+    </message>
+    <message>
+        <source>To follow a call or a video, choose &quot;What … plays&quot; as the input.</source>
+        <translation>Pour suivre un appel ou une vidéo, choisissez « Ce que joue … » comme entrée.</translation>
+    </message>
+    <message>
+        <source>Echo cancellation keeps it from hearing its own voice.</source>
+        <translation>L&apos;annulation d&apos;écho l&apos;empêche d&apos;entendre sa propre voix.</translation>
+    </message>
+    <message>
+        <source>Echo cancellation is off or unavailable: use headphones, or it will hear its own voice.</source>
+        <translation>L&apos;annulation d&apos;écho est désactivée ou indisponible : utilisez un casque, sinon il entendra sa propre voix.</translation>
+    </message>
+    <message>
+        <source>The interpreter listens to what {device} plays and speaks on another output: its own voice does not come back in.</source>
+        <translation>L&apos;interprète écoute ce que joue {device} et parle sur une autre sortie : sa propre voix ne revient pas.</translation>
+    </message>
+    <message>
+        <source>The interpreter listens to what {device} plays and speaks there too, so its own voice would come back in, and echo cancellation is unavailable ({problem}): choose another speaker, such as headphones.</source>
+        <translation>L&apos;interprète écoute ce que joue {device} et y parle aussi, sa propre voix reviendrait donc, et l&apos;annulation d&apos;écho est indisponible ({problem}) : choisissez une autre sortie, un casque par exemple.</translation>
+    </message>
+    <message>
+        <source>The interpreter listens to what {device} plays and speaks there too: echo cancellation against its own voice is always on here, so it does not hear itself.</source>
+        <translation>L&apos;interprète écoute ce que joue {device} et y parle aussi : l&apos;annulation d&apos;écho de sa propre voix est alors toujours active, il ne s&apos;entend donc pas.</translation>
+    </message>
+    <message>
+        <source>Listen to</source>
+        <translation>Écouter</translation>
+    </message>
+    <message>
+        <source>Interpreter mode: it speaks and writes in English what it hears · personas do not apply</source>
+        <translation>Mode interprète : il dit et écrit en anglais ce qu&apos;il entend · les personas ne s&apos;appliquent pas</translation>
+    </message>
+    <message>
+        <source>The interpreter listens all the time while it runs: Start and Pause control it.</source>
+        <translation>L&apos;interprète écoute en permanence tant qu&apos;il tourne : Démarrer et Pause le commandent.</translation>
+    </message>
+    <message>
+        <source>Press Start: the interpreter listens and speaks the English translation. Its English text appears here.</source>
+        <translation>Appuyez sur Démarrer : l&apos;interprète écoute et dit la traduction anglaise. Son texte anglais s&apos;affiche ici.</translation>
+    </message>
+</context>
+<context>
     <name>LanguageMenu</name>
     <message>
         <source>&amp;Language</source>
@@ -1720,6 +1771,33 @@
     <message>
         <source>Deleted {name}.</source>
         <translation>{name} supprimé.</translation>
+    </message>
+</context>
+<context>
+    <name>PlaybackCapture</name>
+    <message>
+        <source>What {device} plays</source>
+        <translation>Ce que joue {device}</translation>
+    </message>
+    <message>
+        <source>this PortAudio has no WASAPI loopback inputs</source>
+        <translation>ce PortAudio n&apos;a pas d&apos;entrées de bouclage WASAPI</translation>
+    </message>
+    <message>
+        <source>macOS needs a loopback device (such as BlackHole): make it the output of what you want to hear, and choose it here as the input</source>
+        <translation>macOS demande un périphérique de bouclage (comme BlackHole) : faites-en la sortie de ce que vous voulez entendre, puis choisissez-le ici comme entrée</translation>
+    </message>
+    <message>
+        <source>it needs PulseAudio or PipeWire and their ALSA plugin (the &apos;pulse&apos; device)</source>
+        <translation>il faut PulseAudio ou PipeWire et leur greffon ALSA (le périphérique « pulse »)</translation>
+    </message>
+    <message>
+        <source>the sound server&apos;s outputs cannot be listed ({problem})</source>
+        <translation>les sorties du serveur de son ne peuvent pas être listées ({problem})</translation>
+    </message>
+    <message>
+        <source>the sound server has no outputs</source>
+        <translation>le serveur de son n&apos;a aucune sortie</translation>
     </message>
 </context>
 <context>

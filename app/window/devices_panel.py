@@ -7,6 +7,7 @@ from PySide6.QtWidgets import QComboBox, QGridLayout, QLabel, QPushButton, QVBox
 
 from app.audio.streams import DeviceStatus
 from app.conversation.devices_model import DevicesModel
+from app.conversation.interpreter_mode import input_title
 from app.i18n import translate
 
 SYSTEM_DEFAULT = QT_TRANSLATE_NOOP("DevicesPanel", "System default")  # shown translated
@@ -44,9 +45,9 @@ class DevicesPanel(QWidget):
         self.refresh_button = QPushButton(self.tr("Refresh devices"))
         self.refresh_button.setToolTip(self.tr("Look again for microphones and speakers (F5)"))
         self.refresh_button.clicked.connect(devices.refresh)
-        for row, (text, combo) in enumerate(((self.tr("Microphone"), self.input_combo),
-                                                 (self.tr("Speaker"), self.output_combo))):
-            label = QLabel(text)
+        self.input_title = QLabel(input_title(False))
+        for row, (label, combo) in enumerate(((self.input_title, self.input_combo),
+                                                  (QLabel(self.tr("Speaker")), self.output_combo))):
             label.setBuddy(combo)  # the label names the picker for screen readers
             grid.addWidget(label, row, 0)
             grid.addWidget(combo, row, 1)
@@ -61,11 +62,16 @@ class DevicesPanel(QWidget):
     def tab_chain(self) -> list[QWidget]:
         return [self.input_combo, self.output_combo, self.refresh_button]
 
+    def render_mode(self, interpreting: bool) -> None:
+        """The input's name: "Listen to" for an interpreter, which may listen to what the computer plays."""
+        self.input_title.setText(input_title(interpreting))
+
     def render(self, status: DeviceStatus) -> None:
         text = describe_audio(status)
         if self.device_label.text() != text:
             self.device_label.setText(text)
-        inputs = [self.tr(SYSTEM_DEFAULT)] + [d.label for d in status.devices if d.max_input_channels > 0]
+        inputs = [self.tr(SYSTEM_DEFAULT)] + [d.label for d in status.devices if d.max_input_channels > 0] + [
+            s.label for s in status.playback.sources]  # what this computer plays (the interpreter's input)
         outputs = [self.tr(SYSTEM_DEFAULT)] + [d.label for d in status.devices if d.max_output_channels > 0]
         settings = self.devices.preferences.settings
         for combo, names, chosen in ((self.input_combo, inputs, settings.input_device),

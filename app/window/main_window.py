@@ -286,6 +286,7 @@ class MainWindow(QMainWindow):
         text, tip = self.model.models.model_text()
         self.model_label.setText(text)
         self.model_label.setToolTip(tip)
+        self.devices_panel.render_mode(self.model.models.interpreting)
         self._render_persona()
 
     def _render_persona(self) -> None:

@@ -12,11 +12,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..errors import ModelError
-from . import demo, demo_stt, hibiki, moshi, personaplex, stt
+from . import demo, demo_interpreter, demo_stt, hibiki, moshi, personaplex, stt
 from .family import GENERATORS, Family, Preset
 
-FAMILIES: tuple[Family, ...] = (demo.FAMILY, moshi.FAMILY, personaplex.FAMILY, hibiki.FAMILY, demo_stt.FAMILY,
-                                stt.FAMILY)
+FAMILIES: tuple[Family, ...] = (demo.FAMILY, moshi.FAMILY, personaplex.FAMILY, hibiki.FAMILY, demo_interpreter.FAMILY,
+                                demo_stt.FAMILY, stt.FAMILY)
 PRESETS: dict[str, Preset] = {p.name: p for f in FAMILIES if not f.speech_to_text for p in f.presets}
 CAPTION_PRESETS: dict[str, Preset] = {p.name: p for f in FAMILIES if f.speech_to_text for p in f.presets}
 ALL_PRESETS: dict[str, Preset] = {**PRESETS, **CAPTION_PRESETS}

@@ -118,4 +118,4 @@ class Family:
 
     def label(self, name: str) -> str:
         """What the window calls a model of this family named ``name``."""
-        return "demo (untrained, babbles)" if self.is_demo else name
+        return f"{self.presets[0].name} (untrained, babbles)" if self.is_demo else name

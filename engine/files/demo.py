@@ -24,11 +24,12 @@ from pathlib import Path
 import torch
 
 from ..codec.mimi import Mimi
-from ..families import hibiki, personaplex
+from ..families import demo_interpreter, hibiki, personaplex
 from ..families.demo import ASSETS, RECIPE_PATH, load_recipe
 from ..lm.model import LMConfig, LMModel
 from .hub_layout import CONFIG_NAME, MIMI_NAME, MOSHI_NAME
 
+FILE_KEYS = ("moshi_name", "mimi_name", "tokenizer_name")  # config.json's names of the model's files
 MANIFEST_NAME = "demo_build.json"  # written last; lists every file and its size
 _BUILD_VERSION = 2  # bump when the code below changes what a recipe produces
 
@@ -157,21 +158,19 @@ def write_personaplex_variant(folder: Path, seed: int = 0) -> Path:
 
 def write_hibiki_variant(folder: Path, seed: int = 0, conditioned: bool = False) -> Path:
     """A Hibiki-architecture model folder made from the demo's files: the same Mimi and tokenizer,
-    an LM of the demo's widths with Hibiki-Zero's architecture (16 codebooks per stream, acoustic
-    delays of 2, grouped-query attention, RoPE over halves, the scheduled depth transformer with
-    its norms) and random weights (``torch.manual_seed(seed)``); ``conditioned``: Hibiki 2B's
-    description conditioner besides. It interprets (babbling) on a CPU, for tests and benchmarks."""
+    the demo interpreter's LM config (Hibiki-Zero's architecture at the demo's widths:
+    ``assets/demo_interpreter_model.json``) with the demo's file names, and so a Hibiki folder, not
+    the demo interpreter, and random weights (``torch.manual_seed(seed)``, float32);
+    ``conditioned``: Hibiki 2B's description conditioner besides. It interprets (babbling) on a CPU,
+    for tests and benchmarks."""
     from safetensors.torch import save_file
 
     demo = ensure_demo_model()
     folder.mkdir(parents=True, exist_ok=True)
     for f in demo.iterdir():
         shutil.copy(f, folder / f.name)
-    demo_config = json.loads((demo / CONFIG_NAME).read_text())
-    widths = ("dim", "text_card", "num_layers", "context", "depformer_dim", "depformer_num_layers",
-              "moshi_name", "mimi_name", "tokenizer_name")
-    config = {**hibiki.HIBIKI_ZERO_3B_CONFIG, **{k: demo_config[k] for k in widths},
-              "num_heads": demo_config["num_heads"], "depformer_num_heads": demo_config["depformer_num_heads"]}
+    names = json.loads((demo / CONFIG_NAME).read_text())
+    config = {**load_recipe(demo_interpreter.RECIPE_PATH)["config"], **{k: names[k] for k in FILE_KEYS}}
     if conditioned:
         config.update(copy.deepcopy(hibiki.DESCRIPTION_CONDITIONER))  # the config's own, never the family's
     (folder / CONFIG_NAME).write_text(json.dumps(config))
@@ -193,6 +192,10 @@ def _fan_in_normal(shape, seed, name, gain: float, fan_in: int) -> torch.Tensor:
 
 def _init_lm_tensor(name: str, shape: tuple[int, ...], config: dict, init: dict, seed: int) -> torch.Tensor:
     if name.endswith(".alpha"):  # RMSNorm gains
+        return torch.ones(shape)
+    if name.endswith(".bias"):  # the LayerNorms' (Hibiki's depth transformer)
+        return torch.zeros(shape)
+    if len(shape) == 1:  # the LayerNorms' gains
         return torch.ones(shape)
     if name.endswith("emb.weight") or name.startswith(("emb.", "depformer_emb.")):  # embedding tables
         return _randn(shape, seed, name) * init["embedding_std"]
