@@ -151,7 +151,7 @@ class ConversationPanel(QWidget):
         layout.addLayout(open_mic_row)
 
         model.talk_changed.connect(self._render_talk)
-        model.model_changed.connect(self._render_mode)
+        model.models.model_changed.connect(self._render_mode)
         model.live_changed.connect(self._render_live)
         model.talk_available_changed.connect(self._render_live)
         model.status_changed.connect(self._render_live)
