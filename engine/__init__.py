@@ -64,6 +64,7 @@ from .runtime.loading import LoadedModel, ModelInfo, Precision, load_model, rele
 from .runtime.replay import (
     Recovery,
     can_save_compact,
+    keep_captions,
     open_conversation,
     prefers_compact,
     record_frames,
@@ -104,5 +105,5 @@ __all__ = [
     "ConversationSummary", "is_regular_file", "read_conversation_summary",
     # speech to text (Kyutai STT): transcripts and captions of what the person says
     "CAPTION_PRESETS", "CaptionStep", "CaptionUpdate", "Captioner", "SpeechToText", "TranscriptionStream", "Word",
-    "load_speech_to_text", "words",
+    "keep_captions", "load_speech_to_text", "words",
 ]

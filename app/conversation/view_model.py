@@ -25,6 +25,7 @@ from pathlib import Path
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QObject, QSettings, QThread, QTimer, Signal
 
 from app.audio.levels import SPEECH_DB
+from app.conversation.captions_model import CaptionsModel
 from app.conversation.devices_model import DevicesModel
 from app.conversation.push_to_talk import TalkState, open_mic_note
 from app.conversation.status import Status, StatusInputs, derive_status
@@ -140,6 +141,10 @@ class ConversationModel(QObject):
         self.worker.submit(m.SetSaveKind(self.settings.save_compact))
         self.worker.submit(m.SetProcessing(self.processing))
         self.worker.submit(m.SetMicOpen(self.talk.mic_open))
+        self.captions = CaptionsModel(self.worker.submit, self.turns, self.settings.captions,
+                                      lambda on: self.update_settings(captions=on), self)
+        self.captions.message.connect(self.message)
+        self.captions.error.connect(self._on_error)
         self.worker_thread = QThread(self)
         self.worker_thread.setObjectName("parley-engine")
         self.worker.moveToThread(self.worker_thread)
@@ -158,6 +163,7 @@ class ConversationModel(QObject):
             m.OpenProgress: self._on_open_progress, m.OpenCancelled: self._on_open_cancelled,
             m.RecoveryDone: self.recovery_event.emit, m.JournalState: self._on_journal_state,
             m.LiveChanged: self._on_live_changed, m.WaitingChanged: self._on_waiting_changed,
+            **self.captions.handlers(),
         }
         self.worker_thread.start()
 
@@ -445,6 +451,7 @@ class ConversationModel(QObject):
         self.model_changed.emit()
         self.talk_available_changed.emit()
         self._offer_pending_journals()
+        self.captions.offer(event.info.is_demo, event.info.device)
         if self._requested_model is not None:
             name, device, precision = self._requested_model
             self.update_settings(model=name, device=device, precision=precision)
@@ -476,7 +483,7 @@ class ConversationModel(QObject):
             self.persona = entry.persona if entry is not None and entry.persona is not None else event.persona
         self.persona_changed.emit()
         self._set_waiting(event.waiting_for_user)
-        self.turns.reset(event.transcript, event.recording)
+        self.turns.reset(event.transcript, event.recording, event.captions)
         self.conversation_path = event.path or None
         self.has_conversation = True
         self.frames_this_conversation = 0
