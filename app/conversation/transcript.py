@@ -144,10 +144,10 @@ class Transcript:
     def _caption_turn(self, seconds: float, text: str) -> int:
         if self._word_turn is not None and text and not text[0].isspace():
             return self._word_turn  # the rest of a word
-        for i in range(len(self.turns) - 1, -1, -1):  # the person's turns do not overlap one another:
-            turn = self.turns[i]  # the newest begun before the time covers it, where one does
-            if turn.speaker == YOU and turn.start <= seconds:
-                return i
+        # The person's turns do not overlap one another: the latest begun by then covers it, where one does.
+        begun = [(t.start, i) for i, t in enumerate(self.turns) if t.speaker == YOU and t.start <= seconds]
+        if begun:
+            return max(begun)[1]
         self.turns.append(Turn(YOU, seconds, seconds + FRAME_SECONDS))  # heard before any turn of theirs
         return len(self.turns) - 1
 
