@@ -121,3 +121,10 @@ def test_overlapping_sides_keep_the_captions_on_the_person_s_side():
         t.add_frame(FrameObservation(i * FRAME_SECONDS, 5 <= i < 15, -20.0, -20.0, " blah" if i == 8 else ""))
     t.add_captions([(0.7, " me")])
     assert [(turn.speaker, turn.text) for turn in t.turns] == [(ASSISTANT, "blah"), (YOU, "me")]
+
+
+def test_pieces_of_one_time_keep_their_order():
+    """A finished captioner's flush dates its last pieces at the conversation's last frame: all alike."""
+    t = spoken([range(0, 10)], 10)
+    t.add_captions([(0.72, " zebra"), (0.72, " apple"), (0.72, "s")])
+    assert your_texts(t) == ["zebra apples"]

@@ -127,7 +127,8 @@ class Transcript:
         each of ``turn_ends`` (seconds; only with ``voice_turns``), in time order. Returns the
         indices of the turns that changed (new ones included)."""
         events = sorted([(seconds, 1, text) for seconds, text in pieces]
-                        + [(seconds, 0, "") for seconds in (turn_ends if self.voice_turns else ())])
+                        + [(seconds, 0, "") for seconds in (turn_ends if self.voice_turns else ())],
+                        key=lambda event: event[:2])  # stable: pieces of one time stay in their order
         changed: set[int] = set()
         for seconds, is_piece, text in events:
             if not is_piece:

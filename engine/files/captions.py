@@ -29,11 +29,12 @@ Caption = tuple[float, str]  # (conversation seconds, text piece)
 FIELD = "captions"
 VERSION = 1  # the newest captions field this Parley reads
 MAX_CAPTION_CHARS = 200  # one piece is one text token's: a few characters
+CAPTION_DECIMALS = 3  # a piece's time is kept to the millisecond
 
 
 def captions_field(captions: Iterable[Caption]) -> dict:
     """The metadata field of ``captions`` ({} for none: a file without captions has no field)."""
-    pieces = [[round(seconds, 3), text] for seconds, text in captions]
+    pieces = [[round(seconds, CAPTION_DECIMALS), text] for seconds, text in captions]
     return {FIELD: {"version": VERSION, "pieces": pieces}} if pieces else {}
 
 
@@ -55,7 +56,7 @@ def read_captions(meta: Mapping, frames: int) -> tuple[Caption, ...]:
 def encode_caption(caption: Caption) -> bytes:
     """A journal caption record's payload."""
     seconds, text = caption
-    return json.dumps([round(seconds, 3), text]).encode("utf-8")
+    return json.dumps([round(seconds, CAPTION_DECIMALS), text]).encode("utf-8")
 
 
 def decode_caption(payload: bytes, frames: int) -> Caption:

@@ -26,7 +26,7 @@ import torch
 from ..audio import FRAME_SECONDS, FRAME_SIZE, SAMPLE_RATE
 from ..errors import ModelError
 from ..files import conversation
-from ..files.captions import Caption
+from ..files.captions import CAPTION_DECIMALS, Caption
 from ..files.journal import Journal
 from ..files.personas import Persona
 from ..lm.generate import Forcing, SamplingConfig, make_generator
@@ -180,10 +180,11 @@ class Session:
 
     def add_captions(self, captions: Iterable[Caption]) -> tuple[Caption, ...]:
         """Keep caption pieces heard in this conversation's frames; a time past its last frame (a
-        finished captioner's flush) is kept at that frame, so that its files hold every piece.
-        Returns them as kept."""
+        finished captioner's flush) is kept at that frame, so that its files hold every piece;
+        to the millisecond its files keep. Returns them as kept."""
         last = max(0, self._frames - 1) * FRAME_SECONDS
-        kept = tuple((min(max(0.0, float(seconds)), last), text) for seconds, text in captions)
+        kept = tuple((round(min(max(0.0, float(seconds)), last), CAPTION_DECIMALS), text)
+                     for seconds, text in captions)
         self._captions.extend(kept)
         return kept
 
