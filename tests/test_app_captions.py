@@ -71,7 +71,7 @@ def test_your_words_appear_in_your_turns_and_survive_save_open_search_and_export
     vtt = webvtt.read(str(tmp_path / "talk.vtt")).captions
     assert [c.text for c in vtt if c.voice == "You"] == you
     markdown = (tmp_path / "talk.md").read_text(encoding="utf-8")
-    assert all(f"**You** " in markdown and text.split()[0] in markdown for text in you)
+    assert all("**You** " in markdown and text.split()[0] in markdown for text in you)
 
     path = conversations_dir(tmp_path) / "talk.parley"
     with qtbot.waitSignal(model.saved, timeout=30_000):

@@ -11,7 +11,8 @@ import pytest
 
 import engine
 from engine import FRAME_SECONDS, FRAME_SIZE, ConversationFileError, SamplingConfig
-from engine.files import conversation, journal as jf
+from engine.files import conversation
+from engine.files import journal as jf
 from engine.files.captions import FIELD, VERSION, captions_field, read_captions
 
 FRAMES = 12
