@@ -123,3 +123,10 @@ def test_a_journal_from_a_newer_parley_is_refused():
     body["version"] = jf.FORMAT_VERSION + 1
     with pytest.raises(ConversationFileError, match="newer Parley"):
         jf.parse_journal(jf.MAGIC + jf._record(jf._HEADER, json.dumps(body).encode()))
+
+
+def test_a_short_conversation_may_hold_many_pieces():
+    """A captioner's first frame steps over its silence prefix and each pause flushes its delay:
+    one frame's conversation can hold dozens of pieces, all dated at its frame."""
+    pieces = tuple((0.0, f" w{i}") for i in range(40))
+    assert read_captions(json.loads(json.dumps(captions_field(pieces))), 1) == pieces

@@ -30,6 +30,9 @@ FIELD = "captions"
 VERSION = 1  # the newest captions field this Parley reads
 MAX_CAPTION_CHARS = 200  # one piece is one text token's: a few characters
 CAPTION_DECIMALS = 3  # a piece's time is kept to the millisecond
+# One piece a model step, and each finish adds the steps of its flush (up to two minutes' worth):
+# no count follows from the frames, so the bound is the header's own size (16 MB, ~8 bytes a piece).
+MAX_PIECES = 2_000_000
 
 
 def captions_field(captions: Iterable[Caption]) -> dict:
@@ -49,7 +52,7 @@ def read_captions(meta: Mapping, frames: int) -> tuple[Caption, ...]:
     if version > VERSION:
         raise ValueError(f"its captions were written by a newer Parley (captions version {version}; this one "
                          f"reads up to {VERSION}): update Parley to open it")
-    rows = untrusted.sequence(field, "pieces", max(1, frames) * 4)
+    rows = untrusted.sequence(field, "pieces", MAX_PIECES)
     return tuple(_piece(row, frames, i) for i, row in enumerate(rows))
 
 
