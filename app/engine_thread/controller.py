@@ -232,6 +232,7 @@ class ConversationController:
         if self.model is None:
             self.emit(m.FileFailed("open", "Load a model before opening a conversation."))
             return
+        self.captions.finish(self.session)  # before a file replaces it in place: its words, not the file's
         session = self.session
         try:
             if session is None or engine.conversation_kind(c.path) == "compact":  # a compact one is rebuilt
