@@ -128,3 +128,11 @@ def test_a_crash_journal_keeps_your_words_and_recovery_brings_them_back(qtbot, t
         assert " ".join(t.text for t in your_turns(model)).split() == "".join(t for _, t in kept).split()
     finally:
         second.close()
+
+
+def test_where_no_caption_model_is_here_the_item_is_greyed_out_and_says_what_to_download(harness):
+    model, action = harness.window.model, harness.window.menus.captions_action
+    assert action.isEnabled()  # the demo's: demo-stt
+    model.captions.offer(conversation_is_demo=False, device="cpu")  # as a real model's load does; none downloaded
+    assert not action.isEnabled()
+    assert "No caption model is on this machine" in action.toolTip() and "stt-1b-en_fr" in action.toolTip()
