@@ -3,8 +3,9 @@
 Assistant turns sit on the left with their words, user turns on the right with a level strip and
 a play button, and under it their words where a caption model heard them; a turn that overlaps one
 of the other side says so. The view follows new text while the reader is at the bottom and stays
-put once they scroll up. A new turn shows at once; the turns that grow (by a frame's duration, level and words) are redrawn a few times a second
-(``app.widgets.throttle``), not with every frame: the words reach the speaker a few frames later anyway.
+put once they scroll up. A new turn shows at once; the turns that grow (by a frame's duration,
+level and words) are redrawn a few times a second (``app.widgets.throttle``), not with every frame:
+the words reach the speaker a few frames later anyway.
 """
 
 from __future__ import annotations
