@@ -54,6 +54,7 @@ class CaptionFeed:
         self.model = None  # the loaded engine.SpeechToText (None: off, or still loading)
         self.captioner: engine.Captioner | None = None
         self._heard = 0  # frames the captioner heard: a captioner that heard none has nothing to finish
+        self._primed = None  # what priming wrote, kept once a frame is heard (engine.CaptionUpdate)
 
     def want(self, c: m.SetCaptions, session) -> None:
         """Turn captions on with ``c.model`` (loaded off this thread), or off."""
@@ -88,7 +89,13 @@ class CaptionFeed:
     def start(self, session) -> None:
         """Caption ``session`` from its next frame (a new, opened, recovered or resumed conversation)."""
         self.captioner = engine.Captioner(self.model, session.frames) if self.model and session else None
-        self._heard = 0
+        self._heard, self._primed = 0, None
+        if self.captioner is not None:  # now, between frames, not inside the first one's time
+            try:
+                self._primed = self.captioner.prime()
+            except Exception as e:
+                log.exception("the caption model failed on its silence prefix")
+                self._stop(f"Captions stopped: the caption model failed ({type(e).__name__}: {e}).")
 
     def hear(self, session, frame) -> None:
         """The frame ``session`` just stepped on (the pump calls this after each step)."""
@@ -101,6 +108,9 @@ class CaptionFeed:
             self._stop(f"Captions stopped: the caption model failed on a frame ({type(e).__name__}: {e}).")
             return
         self._heard += 1
+        if self._primed is not None:  # a conversation that never goes on keeps nothing of it
+            self._keep(session, self._primed)
+            self._primed = None
         self._keep(session, update)
 
     def finish(self, session) -> None:

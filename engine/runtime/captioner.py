@@ -60,6 +60,12 @@ class Captioner:
             raise ValueError(f"expected one frame of {FRAME_SIZE} samples, got shape {np.shape(pcm)}")
         return self._update(self._stream.feed(pcm))
 
+    def prime(self) -> CaptionUpdate:
+        """Step over the silence the model hears before the person's audio now, before the first
+        frame comes: the first ``hear`` would otherwise step it all in one frame's time (a dozen
+        steps for 1 s of prefix). What it wrote is the same as the first ``hear`` would give."""
+        return self._update(self._stream.feed(np.zeros(0, np.float32)))
+
     def finish(self) -> CaptionUpdate:
         """The words still behind the model's delay (the conversation paused or ended)."""
         return self._update(self._stream.finish())
