@@ -6,8 +6,8 @@ of its own (a few seconds for the demo, a minute for a real one), so the convers
 it loads; the loaded model comes back to the engine thread as a command (``CaptionModelLoaded``).
 From then on the frame pump gives it each frame after the session's step (``hear``); the pieces
 it hears are kept with the session (its files and crash journal hold them: ``engine.keep_captions``)
-and sent to the window (``CaptionsAdded``). A pause, a save or the conversation's end ``finish``
-the captioner, which lets the last words out from behind the model's delay; the next frames start
+and sent to the window (``CaptionsAdded``). A pause, a stopped conversation's save or its end
+``finish`` the captioner, which lets the last words out from behind the model's delay; the next frames start
 a new one at the conversation's frame count (``Captioner.start_frame``), as a resumed, opened or
 recovered conversation does.
 

@@ -15,7 +15,7 @@ events through ``emit``. It owns:
 - the crash journal of every conversation, and recovery from one;
 - captions of what the person says (``captions``, an ``app.engine_thread.caption_feed.CaptionFeed``:
   the caption model beside the conversation model), finished where the conversation pauses, is
-  saved or ends, and started afresh at each conversation's frame count.
+  saved while stopped or ends, and started afresh at each conversation's frame count.
 
 ``conversation`` counts the conversations: the frame pump starts its stream afresh when it changes.
 """
@@ -298,7 +298,8 @@ class ConversationController:
         if session is None:
             self.emit(m.FileFailed("save", "There is no conversation to save."))
             return
-        self.captions.finish(session)  # the file holds the words still behind the caption model's delay
+        if not self.streaming:  # the file holds the words still behind the caption model's delay; while
+            self.captions.finish(session)  # frames run, the next save does (finishing stalls them ~0.5 s)
         try:
             snapshot = engine.snapshot_conversation(session, compact=self.save_compact and
                                                     engine.can_save_compact(session))
