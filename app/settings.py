@@ -50,6 +50,7 @@ class AppSettings:
     pause_media: bool = False  # media players paused (MPRIS) while you talk or the assistant speaks
     talk_key_mode: str = HOLD  # app.desktop_key.talk_key: HOLD (open while held) or TAP (press, press again)
     language: str = ""  # the interface's language (app.i18n.LANGUAGES); "" follows the system's
+    captions: bool = False  # captions of what you say: a caption model beside the conversation model
 
     @property
     def save_compact(self) -> bool | None:

@@ -65,6 +65,7 @@ from .runtime.pair_loading import LoadedPair, load_with_captions
 from .runtime.replay import (
     Recovery,
     can_save_compact,
+    keep_captions,
     open_conversation,
     prefers_compact,
     record_frames,
@@ -105,7 +106,7 @@ __all__ = [
     "ConversationSummary", "is_regular_file", "read_conversation_summary",
     # speech to text (Kyutai STT): transcripts and captions of what the person says
     "CAPTION_PRESETS", "CaptionStep", "CaptionUpdate", "Captioner", "SpeechToText", "TranscriptionStream", "Word",
-    "load_speech_to_text", "words",
+    "keep_captions", "load_speech_to_text", "words",
     # a conversation model with a caption model beside it, where the pair fits (engine.runtime.pair_memory)
     "LoadedPair", "load_with_captions",
 ]

@@ -55,3 +55,20 @@ def test_a_captioner_hears_one_frame_at_a_time(stt):
         captioner.hear(np.zeros(100, np.float32))
     with pytest.raises(ValueError, match="start_frame"):
         Captioner(stt, start_frame=-1)
+
+
+def test_priming_steps_the_silence_prefix_ahead_and_changes_nothing(stt):
+    """The window primes a captioner between frames (a dozen steps of prefix would otherwise run in
+    the first frame's time): the pieces are the same as without priming, and the first frame then
+    steps once."""
+    frames = frames_of(SPEECH["hello_24k.wav"])[:20]
+    plain, primed = Captioner(stt, start_frame=3), Captioner(stt, start_frame=3)
+    ahead = primed.prime()
+    assert ahead.pieces or ahead.voice_activity  # the prefix's steps ran now
+    first = primed.hear(frames[0])
+    assert len(first.pieces) <= 1
+    rest_plain = [plain.hear(f) for f in frames] + [plain.finish()]
+    rest_primed = [ahead, first] + [primed.hear(f) for f in frames[1:]] + [primed.finish()]
+    assert [(p.token, p.seconds) for u in rest_primed for p in u.pieces] == \
+        [(p.token, p.seconds) for u in rest_plain for p in u.pieces]
+    assert [e for u in rest_primed for e in u.turn_ends] == [e for u in rest_plain for e in u.turn_ends]

@@ -12,10 +12,24 @@ overlap). A stretch longer than ``SPLIT_AT_PAUSE_S`` goes on in a new turn at it
 one longer than ``MAX_TURN_S`` at once (the assistant's at a word boundary): the window measures
 and paints the turns that grow every frame, and one that grew for an hour (the demo babbles without
 pause; an open microphone hears a whole conversation) made that cost grow with it.
+
+Captions (the person's words, where a caption model heard them: ``add_captions``) go into the
+person's turns by their time: a piece that starts a word goes to the person's turn that covers
+its time, else to their newest turn begun before it (a word said as the voice fell below
+the speech level), else to a turn of its own; a piece that continues a word (no leading space)
+goes where the word began, so a word is never split between turns.
+
+With a caption model that has voice-activity heads (``voice_turns``), those heads end the person's
+turns instead of their silence: a turn starts where the person is heard (push-to-talk or the
+speech level, as without them) and goes on through quiet stretches until the model says the turn
+ended (``engine.runtime.voice_activity``); the frames already added after that time begin the
+next turn. The long-turn splits above still apply. The ends are not stored: a conversation opened
+from a file has its turns split by silence.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -71,12 +85,17 @@ class Transcript:
     def __init__(self) -> None:
         self.turns: list[Turn] = []
         self.pieces: list[tuple[float, str]] = []
+        self.captions: list[tuple[float, str]] = []  # the person's words: (seconds, text piece)
+        self.voice_turns = False  # a caption model's voice-activity heads end the person's turns
         self._open: dict[str, int] = {}  # the index of the turn each side is still in
+        self._word_turn: int | None = None  # the turn the newest caption's word is in
 
     def clear(self) -> None:
         self.turns.clear()
         self.pieces.clear()
+        self.captions.clear()
         self._open.clear()
+        self._word_turn = None
 
     def add_frame(self, frame: FrameObservation) -> set[int]:
         """Extend the turns by one frame; returns the indices of the turns that changed (new ones included)."""
@@ -84,7 +103,8 @@ class Transcript:
         end = frame.seconds + FRAME_SECONDS
         if frame.user_talking:
             self._end_if_long(YOU, frame.seconds)
-            changed.add(self._extend(YOU, frame.seconds, end, frame.user_db, USER_GAP_S))
+            gap = float("inf") if self.voice_turns else USER_GAP_S
+            changed.add(self._extend(YOU, frame.seconds, end, frame.user_db, gap))
         if frame.text:
             self.pieces.append((frame.seconds, frame.text))
             current = self.turns[self._open[ASSISTANT]] if ASSISTANT in self._open else None
@@ -101,6 +121,58 @@ class Transcript:
                 turn.last_text = frame.seconds
             changed.add(index)
         return changed
+
+    def add_captions(self, pieces, turn_ends=()) -> set[int]:
+        """Put the person's caption pieces ((seconds, text)) into their turns, and end their turn at
+        each of ``turn_ends`` (seconds; only with ``voice_turns``), in time order. Returns the
+        indices of the turns that changed (new ones included)."""
+        events = sorted([(seconds, 1, text) for seconds, text in pieces]
+                        + [(seconds, 0, "") for seconds in (turn_ends if self.voice_turns else ())],
+                        key=lambda event: event[:2])  # stable: pieces of one time stay in their order
+        changed: set[int] = set()
+        for seconds, is_piece, text in events:
+            if not is_piece:
+                changed |= self._end_user_turn(seconds)
+                continue
+            index = self._caption_turn(seconds, text)
+            turn = self.turns[index]
+            turn.text = (turn.text + text) if turn.text else text.lstrip()
+            self.captions.append((seconds, text))
+            self._word_turn = index
+            changed.add(index)
+        return changed
+
+    def _caption_turn(self, seconds: float, text: str) -> int:
+        if self._word_turn is not None and text and not text[0].isspace():
+            return self._word_turn  # the rest of a word
+        # The person's turns do not overlap one another: the latest begun by then covers it, where one does.
+        begun = [(t.start, i) for i, t in enumerate(self.turns) if t.speaker == YOU and t.start <= seconds]
+        if begun:
+            return max(begun)[1]
+        self.turns.append(Turn(YOU, seconds, seconds + FRAME_SECONDS))  # heard before any turn of theirs
+        return len(self.turns) - 1
+
+    def _end_user_turn(self, at: float) -> set[int]:
+        """The caption model says the person's turn ended at ``at``: their open turn ends there, and
+        its frames from ``at`` on go on in a new turn."""
+        index = self._open.get(YOU)
+        if index is None:
+            return set()
+        turn = self.turns[index]
+        first = round(turn.start / FRAME_SECONDS)
+        cut = first + max(0, math.ceil(at / FRAME_SECONDS - 1e-6) - first)
+        before, after = {f for f in turn.heard if f < cut}, {f for f in turn.heard if f >= cut}
+        if not before:  # it ended before this turn began: an end of an earlier one
+            return set()
+        del self._open[YOU]
+        if not after:
+            return {index}
+        rest = Turn(YOU, min(after) * FRAME_SECONDS, turn.end, levels=turn.levels[min(after) - first:], heard=after)
+        turn.levels, turn.heard = turn.levels[:max(before) + 1 - first], before
+        turn.end = (max(before) + 1) * FRAME_SECONDS
+        self.turns.append(rest)
+        self._open[YOU] = len(self.turns) - 1
+        return {index, len(self.turns) - 1}
 
     def _end_if_long(self, speaker: str, now: float) -> None:
         """A long turn ends at its first pause after ``SPLIT_AT_PAUSE_S``, and at ``MAX_TURN_S`` in any case."""
@@ -126,19 +198,24 @@ class Transcript:
         turn.end = end
         return index
 
-    def load(self, entries, user_audio: np.ndarray | None = None, assistant_audio: np.ndarray | None = None) -> None:
-        """Rebuild from the engine's transcript ((frame_index, seconds, text) tuples) and, when the
-        file has them, the recorded audio of both sides (the user side is what the model heard)."""
+    def load(self, entries, user_audio: np.ndarray | None = None, assistant_audio: np.ndarray | None = None,
+             captions=()) -> None:
+        """Rebuild from the engine's transcript ((frame_index, seconds, text) tuples), when the file
+        has them the recorded audio of both sides (the user side is what the model heard), and the
+        person's captions ((seconds, text) pieces)."""
         self.clear()
         texts: dict[int, str] = {}
         for frame_index, _seconds, text in entries:
             texts[int(frame_index)] = texts.get(int(frame_index), "") + text
         frames = max([len(a) // FRAME_SIZE for a in (user_audio, assistant_audio) if a is not None]
                      + [max(texts, default=-1) + 1])
+        voice_turns, self.voice_turns = self.voice_turns, False  # the ends are not stored: silence splits
         for i in range(frames):
             user_db = _frame_db(user_audio, i)
             self.add_frame(FrameObservation(i * FRAME_SECONDS, user_db > SPEECH_DB, user_db,
                                             _frame_db(assistant_audio, i), texts.get(i, "")))
+        self.voice_turns = voice_turns
+        self.add_captions(captions)
 
     def overlapping(self, index: int) -> bool:
         """Whether both sides were heard at once, for more than ``OVERLAP_MIN_S``, in the turn at

@@ -33,7 +33,14 @@ class TurnListModel(QAbstractListModel):
 
     def add_frame(self, frame: FrameObservation) -> None:
         before = len(self.transcript.turns)
-        changed = self.transcript.add_frame(frame)
+        self._turns_changed(before, self.transcript.add_frame(frame))
+
+    def add_captions(self, pieces, turn_ends=()) -> None:
+        """The person's words ((seconds, text) pieces) and where their turn ended (``Transcript.add_captions``)."""
+        before = len(self.transcript.turns)
+        self._turns_changed(before, self.transcript.add_captions(pieces, turn_ends))
+
+    def _turns_changed(self, before: int, changed: set[int]) -> None:
         after = len(self.transcript.turns)
         if after > before:
             self.beginInsertRows(QModelIndex(), before, after - 1)
@@ -44,8 +51,9 @@ class TurnListModel(QAbstractListModel):
         if after > before and before:
             self.dataChanged.emit(self.index(max(0, before - 2)), self.index(before - 1))
 
-    def reset(self, entries=(), recording=()) -> None:
-        """Rebuild from a saved transcript and (if any) its recorded (user, assistant) audio."""
+    def reset(self, entries=(), recording=(), captions=()) -> None:
+        """Rebuild from a saved transcript, (if any) its recorded (user, assistant) audio and the
+        person's captions."""
         self.beginResetModel()
-        self.transcript.load(entries, *(recording or (None, None)))
+        self.transcript.load(entries, *(recording or (None, None)), captions=captions)
         self.endResetModel()

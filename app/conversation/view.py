@@ -1,10 +1,11 @@
 """The conversation as turns: a list view that paints each turn of a ``TurnListModel`` as a bubble.
 
 Assistant turns sit on the left with their words, user turns on the right with a level strip and
-a play button; a turn that overlaps one of the other side says so. The view follows new text
-while the reader is at the bottom and stays put once they scroll up. A new turn shows at once;
-the turns that grow (by a frame's duration, level and words) are redrawn a few times a second
-(``app.widgets.throttle``), not with every frame: the words reach the speaker a few frames later anyway.
+a play button, and under it their words where a caption model heard them; a turn that overlaps one
+of the other side says so. The view follows new text while the reader is at the bottom and stays
+put once they scroll up. A new turn shows at once; the turns that grow (by a frame's duration,
+level and words) are redrawn a few times a second (``app.widgets.throttle``), not with every frame:
+the words reach the speaker a few frames later anyway.
 """
 
 from __future__ import annotations
@@ -97,9 +98,13 @@ class TurnDelegate(QStyledItemDelegate):
         return QRect(left, rect.top() + MARGIN // 2, width, rect.height() - MARGIN)
 
     def _body_height(self, option, turn: Turn, width: int) -> int:
-        if turn.speaker == YOU:
-            return STRIP_HEIGHT
-        text = turn.text.strip() or translate("ConversationView", WORDLESS)
+        if turn.speaker == YOU:  # the strip, and the caption model's words under it
+            words = turn.text.strip()
+            return STRIP_HEIGHT + (HEADER_GAP + self._text_height(option, words, width) if words else 0)
+        return self._text_height(option, turn.text.strip() or translate("ConversationView", WORDLESS), width)
+
+    @staticmethod
+    def _text_height(option, text: str, width: int) -> int:
         return option.fontMetrics.boundingRect(QRect(0, 0, width, 100_000), Qt.TextWordWrap, text).height()
 
     def sizeHint(self, option, index: QModelIndex) -> QSize:
@@ -158,9 +163,11 @@ class TurnDelegate(QStyledItemDelegate):
         body_top = inner.top() + option.fontMetrics.height() + HEADER_GAP
         if turn.speaker == YOU:
             self._paint_strip(painter, option, bubble, body_top, turn, colour)
+            text, body_top = turn.text.strip(), body_top + STRIP_HEIGHT + HEADER_GAP
         else:
-            painter.setPen(palette.color(QPalette.Text))
             text = turn.text.strip() or translate("ConversationView", WORDLESS)
+        if text:
+            painter.setPen(palette.color(QPalette.Text))
             painter.drawText(QRect(inner.left(), body_top, inner.width(), inner.bottom() - body_top + 1),
                              Qt.TextWordWrap | Qt.AlignLeft | Qt.AlignTop, text)
         painter.restore()
@@ -253,5 +260,6 @@ class ConversationView(QListView):
         lines = []
         for row in range(model.rowCount()):
             turn: Turn = model.index(row, 0).data(TurnRole)
-            lines.append("You" if turn.speaker == YOU else "Assistant: " + turn.text.strip())
+            words = turn.text.strip()
+            lines.append(("You: " + words if words else "You") if turn.speaker == YOU else "Assistant: " + words)
         return "\n".join(lines)

@@ -31,6 +31,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QSettings, QThread, QTimer, Signal
 
 from app.audio.levels import SPEECH_DB
+from app.conversation.captions_model import CaptionsModel
 from app.conversation.devices_model import DevicesModel
 from app.conversation.files_model import ConversationFiles
 from app.conversation.models_model import ModelsModel
@@ -87,10 +88,13 @@ class ConversationModel(QObject):
         self.files = ConversationFiles(self.worker, self.preferences, self.turns, journal_dir, self)
         self.devices = DevicesModel(self.worker, self.preferences, audio, self)
         self.models = ModelsModel(self.worker, self.preferences, self)
+        self.captions = CaptionsModel(self.worker.submit, self.turns, self.preferences.settings.captions,
+                                      lambda on: self.preferences.update(captions=on), self)
         self.worker.submit(m.SetMicOpen(self.talk.mic_open))
-        for part in (self.files, self.devices):
+        for part in (self.files, self.devices, self.captions):
             part.message.connect(self.message)
         self.files.failed.connect(self._on_error)
+        self.captions.error.connect(self._on_error)
         self.devices.microphone_changed.connect(self.talk_available_changed)
         self.models.ready_changed.connect(self.talk_available_changed)
         self.models.ready_changed.connect(self._update_status)
@@ -113,6 +117,7 @@ class ConversationModel(QObject):
             m.OpenProgress: files.on_open_progress, m.OpenCancelled: files.on_open_cancelled,
             m.RecoveryDone: files.recovery_event.emit, m.JournalState: files.on_journal_state,
             m.LiveChanged: self._on_live_changed, m.WaitingChanged: self._on_waiting_changed,
+            **self.captions.handlers(),
         }
         self.worker_thread.start()
 
@@ -233,11 +238,12 @@ class ConversationModel(QObject):
         self.devices.set_interpreting(self.models.interpreting)
         self._set_talk(replace(self.talk, listening=self.models.interpreting, held_by=frozenset()))
         self.files.offer_pending_journals()
+        self.captions.offer(event.info.is_demo, event.info.device)
 
     def _on_conversation_opened(self, event: m.ConversationOpened) -> None:
         self.models.conversation_opened(event)
         self._set_waiting(event.waiting_for_user)
-        self.turns.reset(event.transcript, event.recording)
+        self.turns.reset(event.transcript, event.recording, event.captions)
         self.frames_this_conversation = 0
         spoke = not event.path and any(turn.speaker == YOU for turn in self.transcript.turns)
         self.files.conversation_opened(event.path, spoke)

@@ -12,7 +12,10 @@ events through ``emit``. It owns:
   after a failed frame;
 - conversation files: open (a full file in place, a compact one rebuilt), save (a snapshot taken
   between two frames, written by a thread of its own so the frames go on), audio export;
-- the crash journal of every conversation, and recovery from one.
+- the crash journal of every conversation, and recovery from one;
+- captions of what the person says (``captions``, an ``app.engine_thread.caption_feed.CaptionFeed``:
+  the caption model beside the conversation model), finished where the conversation pauses, is
+  saved while stopped or ends, and started afresh at each conversation's frame count.
 
 ``conversation`` counts the conversations: the frame pump starts its stream afresh when it changes.
 """
@@ -31,6 +34,7 @@ import numpy as np
 
 import engine
 from app.engine_thread import messages as m
+from app.engine_thread.caption_feed import CaptionFeed, CaptionModelLoaded
 from app.journals.lock import JournalLock
 from app.journals.saved_marker import mark_saved, read_mark, remove_mark
 
@@ -80,12 +84,15 @@ class ConversationController:
         self.journal_problem = ""  # why journaling stopped ("" while it runs or there is none)
         self.journal_retry_s = JOURNAL_RETRY_S
         self._journal_retry_at = 0.0
+        self.captions = CaptionFeed(emit, post)
         self._handlers = {
             m.LoadModel: self._load_model, m.NewConversation: self._new_conversation,
             m.OpenConversation: self._open, m.SaveConversation: self._save, m.ExportAudio: self._export_audio,
             m.RecoverJournal: self._recover, m.RequestClip: self._clip, m.Resume: self._resume,
             m.SetSaveKind: self._set_save_kind, m.SetLive: self._set_live, _Saved: self._saved,
             m.SetWaitForUser: self._set_wait_for_user,
+            m.SetCaptions: lambda c: self.captions.want(c, self.session),
+            CaptionModelLoaded: lambda c: self.captions.loaded(c, self.session),
         }
 
     @property
@@ -97,6 +104,8 @@ class ConversationController:
         live = c.live and self.session is not None
         if live and not self.live:
             self.starts += 1
+        if self.live and not live:  # paused: the last words come out from behind the caption model's delay
+            self.captions.finish(self.session)
         if live != self.live:
             self.live = live
             self.emit(m.LiveChanged(live))
@@ -122,6 +131,7 @@ class ConversationController:
     def close(self) -> None:
         """A clean exit: a save in progress is finished, not cut off; the conversation needs no recovery."""
         self._file_writer.shutdown(wait=True)
+        self.captions.close()
         self._end_journal()
 
     # ---- the model ---------------------------------------------------------------------------
@@ -216,12 +226,13 @@ class ConversationController:
         recording = session.audio() if session.record_audio else ()
         self.emit(m.ConversationOpened(session.progress().transcript, path, recording, str(prompts.get("voice") or ""),
                                        str(prompts.get("text") or ""), getattr(session, "persona", None),
-                                       session.waiting_for_user))
+                                       session.waiting_for_user, session.captions))
 
     def _open(self, c: m.OpenConversation) -> None:
         if self.model is None:
             self.emit(m.FileFailed("open", "Load a model before opening a conversation."))
             return
+        self.captions.finish(self.session)  # before a file replaces it in place: its words, not the file's
         session = self.session
         try:
             if session is None or engine.conversation_kind(c.path) == "compact":  # a compact one is rebuilt
@@ -269,6 +280,7 @@ class ConversationController:
     def _resume(self, _: m.Resume) -> None:
         if not self.halted or self.session is None:
             return
+        self.captions.finish(self.session)  # kept with it: the rolled-back conversation takes its captions
         if not engine.can_save_compact(self.session):  # opened from a full file: nothing to rebuild from
             log.warning("resuming after a failed frame without rolling back: the frames were not recorded")
             self.halted = False
@@ -286,6 +298,8 @@ class ConversationController:
         if session is None:
             self.emit(m.FileFailed("save", "There is no conversation to save."))
             return
+        if not self.streaming:  # the file holds the words still behind the caption model's delay; while
+            self.captions.finish(session)  # frames run, the next save does (finishing stalls them ~0.5 s)
         try:
             snapshot = engine.snapshot_conversation(session, compact=self.save_compact and
                                                     engine.can_save_compact(session))
@@ -339,10 +353,12 @@ class ConversationController:
         person's choice) and the new one is journaled when it can be (a conversation restored from a
         full snapshot has no recorded frames to journal from)."""
         self._end_journal()
+        self.captions.finish(self.session)  # the ended one's last words (a save before End holds them)
         self.session = session
         self.conversation += 1
         self.halted = False
         self._set_live(m.SetLive(False))  # it runs when the person talks or presses Start
+        self.captions.start(session)
         self._use_threads_for(session)
         if self._journal_dir is None:
             return

@@ -30,6 +30,7 @@ from app.audio.levels import SPEECH_DB, level_db
 from app.audio.output_cushion import OutputCushion
 from app.audio.resample import FrameAssembler, OutputConverter
 from app.engine_thread import messages as m
+from app.engine_thread.caption_feed import CaptionFeed
 from app.engine_thread.controller import Emit
 from app.engine_thread.frame_stats import FrameCosts, FrameStats, StageTimings
 from engine import FRAME_MS, FRAME_SIZE, SAMPLE_RATE
@@ -41,8 +42,10 @@ MAX_PENDING_FRAMES = 2  # assembled frames waiting for the model; more means we 
 
 
 class FramePump:
-    def __init__(self, emit: Emit) -> None:
+    def __init__(self, emit: Emit, captions: CaptionFeed | None = None) -> None:
+        """``captions``: hears every frame after the session's step (captions of what the person says)."""
         self.emit = emit
+        self.captions = captions
         self.mic_open = False  # set by SetMicOpen: the model hears the microphone, else silence
         self.talk_held = False  # Talk is held (push-to-talk): ends a "wait for me"
         self.processing = ProcessingSettings()  # microphone processing wanted (SetProcessing)
@@ -152,6 +155,8 @@ class FramePump:
         self.emit(m.FrameDone(self._frame_stats(bridge, result, mic, heard, step_ms, started - arrival, queued_s,
                                                 session.graph, costs), waiting))
         self._report_ms = (time.perf_counter() - written) * 1000.0
+        if self.captions is not None:  # after the reply is on its way: captions never delay it
+            self.captions.hear(session, heard)
         return True
 
     # ---- per stream ----------------------------------------------------------------------------

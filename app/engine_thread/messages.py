@@ -119,6 +119,16 @@ class SetSaveKind:
 
 
 @dataclass(frozen=True)
+class SetCaptions:
+    """Captions of what the person says: load the speech-to-text model ``model`` beside the
+    conversation model (a preset or folder; "" turns captions off and lets the model go)."""
+
+    model: str
+    device: str = "auto"
+    precision: str = "auto"
+
+
+@dataclass(frozen=True)
 class Wake:
     """Nothing to do: wakes the loop so that it sees a stop request."""
 
@@ -170,6 +180,39 @@ class ConversationOpened:
     role: str
     persona: object = None  # the engine.Persona it was started with (None: none, or a file from before personas)
     waiting_for_user: bool = False  # the assistant is held silent until the person speaks ("wait for me")
+    captions: tuple[tuple[float, str], ...] = ()  # the person's words it holds: (seconds, text piece)
+
+
+@dataclass(frozen=True)
+class CaptionModelLoading:
+    """The caption model ``name`` is loading (beside the conversation, which goes on)."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class CaptionModelReady:
+    """Captions run with ``name`` from the next frame; ``voice_activity``: it has the heads that end
+    the person's turns (``engine.runtime.voice_activity``)."""
+
+    name: str
+    voice_activity: bool
+
+
+@dataclass(frozen=True)
+class CaptionModelFailed:
+    """Captions stopped (the model did not load, or failed on a frame): why. The conversation goes on."""
+
+    message: str
+
+
+@dataclass(frozen=True)
+class CaptionsAdded:
+    """The person's words heard since the last: (seconds, text piece) as the conversation keeps
+    them, and where the caption model says their turn ended (seconds)."""
+
+    pieces: tuple[tuple[float, str], ...]
+    turn_ends: tuple[float, ...] = ()
 
 
 @dataclass(frozen=True)

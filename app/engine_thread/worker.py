@@ -41,7 +41,7 @@ class EngineWorker(QObject):
         self._commands: queue.SimpleQueue = queue.SimpleQueue()
         self.controller = ConversationController(self.event.emit, self.submit, model_loader, seed=seed,
                                                  cuda_graph=cuda_graph, journal_dir=journal_dir)
-        self.pump = FramePump(self.event.emit)
+        self.pump = FramePump(self.event.emit, self.controller.captions)
         self._bridge: AudioBridge | None = None
         self._stop = False
 

@@ -149,11 +149,13 @@ def list_conversations(folder: Path) -> list[ConversationEntry]:
 
 
 def transcript_text(path: Path) -> str:
-    """The assistant's whole text, read from the file's header ("" for a file that cannot be read)."""
+    """The words of both sides, read from the file's header: the assistant's and, where a caption
+    model heard them, the person's ("" for a file that cannot be read)."""
     if file_problem(path)[1]:
         return ""
     try:
-        return read_conversation_info(path).text
+        info = read_conversation_info(path)
+        return f"{info.text}\n{info.caption_text}"
     except Exception:  # noqa: BLE001 - a damaged file holds no text to find
         return ""
 

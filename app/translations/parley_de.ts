@@ -72,6 +72,21 @@
     </message>
 </context>
 <context>
+    <name>CaptionsModel</name>
+    <message>
+        <source>No caption model is on this machine: download {models} in the Model manager to see your words in your turns.</source>
+        <translation>Auf diesem Rechner ist kein Untertitelmodell: Laden Sie {models} in der Modellverwaltung herunter, um Ihre Worte in Ihren Redebeiträgen zu sehen.</translation>
+    </message>
+    <message>
+        <source>Loading the caption model {model}...</source>
+        <translation>Das Untertitelmodell {model} wird geladen...</translation>
+    </message>
+    <message>
+        <source>Captions of what you say: on ({model}).</source>
+        <translation>Untertitel für das, was Sie sagen: an ({model}).</translation>
+    </message>
+</context>
+<context>
     <name>ConversationFiles</name>
     <message>
         <source>Untitled conversation</source>
@@ -934,6 +949,14 @@
     <message>
         <source>&amp;About Parley</source>
         <translation>Ü&amp;ber Parley</translation>
+    </message>
+    <message>
+        <source>&amp;Captions of what you say</source>
+        <translation>&amp;Untertitel für das, was Sie sagen</translation>
+    </message>
+    <message>
+        <source>Your words appear in your turns as you speak (caption model: {model}), are saved with the conversation and found by the library&apos;s search.</source>
+        <translation>Ihre Worte erscheinen in Ihren Redebeiträgen, während Sie sprechen (Untertitelmodell: {model}), werden mit dem Gespräch gespeichert und von der Suche der Bibliothek gefunden.</translation>
     </message>
 </context>
 <context>

@@ -72,6 +72,21 @@
     </message>
 </context>
 <context>
+    <name>CaptionsModel</name>
+    <message>
+        <source>No caption model is on this machine: download {models} in the Model manager to see your words in your turns.</source>
+        <translation>No hay ningún modelo de subtítulos en este equipo: descargue {models} en el gestor de modelos para ver sus palabras en sus turnos.</translation>
+    </message>
+    <message>
+        <source>Loading the caption model {model}...</source>
+        <translation>Cargando el modelo de subtítulos {model}...</translation>
+    </message>
+    <message>
+        <source>Captions of what you say: on ({model}).</source>
+        <translation>Subtítulos de lo que dice: activados ({model}).</translation>
+    </message>
+</context>
+<context>
     <name>ConversationFiles</name>
     <message>
         <source>Untitled conversation</source>
@@ -934,6 +949,14 @@
     <message>
         <source>&amp;About Parley</source>
         <translation>&amp;Acerca de Parley</translation>
+    </message>
+    <message>
+        <source>&amp;Captions of what you say</source>
+        <translation>&amp;Subtítulos de lo que dice</translation>
+    </message>
+    <message>
+        <source>Your words appear in your turns as you speak (caption model: {model}), are saved with the conversation and found by the library&apos;s search.</source>
+        <translation>Sus palabras aparecen en sus turnos mientras habla (modelo de subtítulos: {model}), se guardan con la conversación y la búsqueda de la biblioteca las encuentra.</translation>
     </message>
 </context>
 <context>

@@ -72,6 +72,21 @@
     </message>
 </context>
 <context>
+    <name>CaptionsModel</name>
+    <message>
+        <source>No caption model is on this machine: download {models} in the Model manager to see your words in your turns.</source>
+        <translation>Aucun modèle de sous-titres sur cette machine : téléchargez {models} dans le gestionnaire de modèles pour voir vos mots dans vos tours de parole.</translation>
+    </message>
+    <message>
+        <source>Loading the caption model {model}...</source>
+        <translation>Chargement du modèle de sous-titres {model}...</translation>
+    </message>
+    <message>
+        <source>Captions of what you say: on ({model}).</source>
+        <translation>Sous-titres de ce que vous dites : activés ({model}).</translation>
+    </message>
+</context>
+<context>
     <name>ConversationFiles</name>
     <message>
         <source>Untitled conversation</source>
@@ -934,6 +949,14 @@
     <message>
         <source>&amp;About Parley</source>
         <translation>À &amp;propos de Parley</translation>
+    </message>
+    <message>
+        <source>&amp;Captions of what you say</source>
+        <translation>&amp;Sous-titres de ce que vous dites</translation>
+    </message>
+    <message>
+        <source>Your words appear in your turns as you speak (caption model: {model}), are saved with the conversation and found by the library&apos;s search.</source>
+        <translation>Vos mots apparaissent dans vos tours de parole pendant que vous parlez (modèle de sous-titres : {model}), sont enregistrés avec la conversation et trouvés par la recherche de la bibliothèque.</translation>
     </message>
 </context>
 <context>

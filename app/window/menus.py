@@ -14,6 +14,7 @@ from app.conversation.media_pause import AVAILABLE as MEDIA_PAUSE_AVAILABLE
 from app.conversation.media_pause import UNAVAILABLE_WHY
 from app.i18n import translate
 from app.window.audio_menu import add_processing_actions
+from app.window.captions_menu import add_captions_action
 from app.window.file_kind_menu import add_file_kind_menu
 from app.window.language_menu import add_language_menu
 
@@ -71,6 +72,8 @@ class Menus:
         self.wait_action.setToolTip(translate(
             "Menus", "The assistant stays silent until you press Talk or speak, in this conversation. "
             "A persona that always waits: Personas..., \"Wait for me to speak first\"."))
+
+        self.captions_action = add_captions_action(model_menu, window.model.captions)
 
         self.audio_menu = bar.addMenu(translate("Menus", "&Audio"))
         self.add(self.audio_menu, translate("Menus", "&Refresh devices"), QKeySequence("F5"),

@@ -10,7 +10,8 @@ checksum) of kind ``compact`` with:
 - the user's audio, exactly the samples the codec encoded: FLAC (lossless 16-bit, through
   ``soundfile``) as ``compact.user_flac`` when every sample is a 16-bit value (the app records at
   16 bits), otherwise the float32 samples as ``compact.user_pcm``;
-- the journal header's fields, the frame count and the transcript in the metadata.
+- the journal header's fields, the frame count, the transcript and the person's captions
+  (``engine.files.captions``) in the metadata.
 
 The assistant's audio is not stored: it is the decoder's output for the agent codes, and the
 replay produces it again.
@@ -33,6 +34,7 @@ from ..host_memory import check_rebuild_fits
 from ..lm.state_values import all_finite
 from ..version import VERSION
 from . import untrusted
+from .captions import Caption, captions_field, read_captions
 from .conversation import COMPACT, KIND_VERSIONS, MAX_FRAMES, read_conversation
 from .journal import Journal, JournalHeader
 from .personas import persona_field
@@ -41,7 +43,8 @@ _FLAC, _PCM = "compact.user_flac", "compact.user_pcm"
 
 
 def compact_contents(header: JournalHeader, user_codes: np.ndarray, tokens: np.ndarray, user_pcm: np.ndarray,
-                     transcript: list[tuple[int, float, str]]) -> tuple[dict[str, torch.Tensor], dict]:
+                     transcript: list[tuple[int, float, str]], captions: tuple[Caption, ...] = ()
+                     ) -> tuple[dict[str, torch.Tensor], dict]:
     """A compact file's tensors and metadata (``write_conversation`` writes them)."""
     frames = len(tokens)
     if user_codes.shape[0] != frames or user_pcm.size != frames * FRAME_SIZE:
@@ -59,7 +62,7 @@ def compact_contents(header: JournalHeader, user_codes: np.ndarray, tokens: np.n
             "fingerprint": header.fingerprint, "frames": frames, "sampling": asdict(header.sampling),
             "seed": header.seed, "prompts": header.prompts, **persona_field(header.persona),
             "user_streams": header.user_streams, "token_streams": header.token_streams, "threads": header.threads,
-            "transcript": [list(e) for e in transcript],
+            "transcript": [list(e) for e in transcript], **captions_field(captions),
             "app_version": VERSION, "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "sample_rate": SAMPLE_RATE}
     return tensors, meta
@@ -85,12 +88,13 @@ def read_compact(path: str | os.PathLike, fingerprint: str) -> Journal:
             raise ValueError("token tables are not integers")
         check_rebuild_fits(frames, path.name)
         pcm = _user_audio(tensors, frames)
+        captions = read_captions(meta, frames)
     except ConversationFileError:
         raise
     except (KeyError, ValueError) as e:
         raise ConversationFileError(f"{path.name} is a damaged compact conversation ({e}); open another copy.") from e
     return Journal(header, user.numpy().astype(np.int64), tokens.numpy().astype(np.int64),
-                   pcm.reshape(frames, FRAME_SIZE), lost_frames=0, damage=None)
+                   pcm.reshape(frames, FRAME_SIZE), lost_frames=0, damage=None, captions=captions)
 
 
 def _user_audio(tensors, frames: int) -> np.ndarray:

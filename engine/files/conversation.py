@@ -5,7 +5,8 @@ Layout: every state tensor under its stable dotted name (rings trimmed to their 
 optional conversation audio under ``audio.*``, and JSON in the safetensors metadata (key
 ``parley``): format name and version, model fingerprint, frame count, sampling settings,
 transcript, prompts, the persona (``engine.files.personas``; absent in files from before
-personas), app version, creation time.
+personas), the person's captions (``engine.files.captions``; absent where there are none), app
+version, creation time.
 
 Two kinds (``kind`` in the metadata): a *full* file holds the state snapshot described here; a
 *compact* file (``engine.files.compact``) holds the frames to replay instead, in the same
@@ -44,6 +45,7 @@ from ..regular_files import open_regular
 from ..state import StateTree, flatten
 from ..version import VERSION
 from . import untrusted
+from .captions import Caption, captions_field, read_captions
 from .personas import Persona, persona_field, read_header_persona
 
 FORMAT_NAME = "parley.conversation"
@@ -81,6 +83,7 @@ class SavedConversation:
     prompts: dict
     persona: Persona | None
     transcript: list[tuple[int, float, str]]
+    captions: tuple[Caption, ...]  # the person's words, where a caption model heard them
     user_audio: np.ndarray | None
     assistant_audio: np.ndarray | None
 
@@ -118,6 +121,7 @@ class SessionProgress:
     prompts: dict
     transcript: tuple[tuple[int, float, str], ...]  # (frame index, seconds, text piece)
     persona: Persona | None = None  # who the assistant is, as the person chose it
+    captions: tuple[Caption, ...] = ()  # the person's words (``engine.files.captions``)
 
 
 def snapshot_session(info, state: StateTree, progress: SessionProgress, recording) -> ConversationSnapshot:
@@ -138,6 +142,7 @@ def snapshot_session(info, state: StateTree, progress: SessionProgress, recordin
         "prompts": dict(progress.prompts),
         **persona_field(progress.persona),
         "transcript": [list(entry) for entry in progress.transcript],
+        **captions_field(progress.captions),
         "app_version": VERSION,
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "sample_rate": SAMPLE_RATE,
@@ -176,7 +181,7 @@ def read_session_file(path: str | os.PathLike, fingerprint: str, live_state: Sta
             frames=frames, generator_steps=untrusted.integer(meta, "generator_steps", 0, MAX_FRAMES),
             decoded_frames=untrusted.integer(meta, "decoded_frames", 0, MAX_FRAMES),
             prompts=untrusted.prompts(meta), persona=read_header_persona(meta),
-            transcript=read_transcript(meta, frames),
+            transcript=read_transcript(meta, frames), captions=read_captions(meta, frames),
             user_audio=_audio(tensors, "audio.user"), assistant_audio=_audio(tensors, "audio.assistant"))
         state_values.check(record, lm_config)
     except ValueError as e:

@@ -21,6 +21,7 @@ from safetensors import safe_open
 from ..audio import FRAME_SECONDS, int16_to_pcm
 from ..errors import ConversationFileError
 from . import untrusted
+from .captions import Caption, read_captions
 from .conversation import (
     MAX_FRAMES,
     MAX_HEADER_BYTES,
@@ -49,6 +50,7 @@ class ConversationInfo:
     transcript: tuple[tuple[int, float, str], ...]  # (frame_index, seconds, text piece) of the assistant
     has_audio: bool
     persona: str = ""  # the name of the persona it was made with ("" for none)
+    captions: tuple[Caption, ...] = ()  # the person's words, where a caption model heard them
 
     @property
     def seconds(self) -> float:
@@ -58,6 +60,11 @@ class ConversationInfo:
     def text(self) -> str:
         """The assistant's whole text, as one string."""
         return "".join(text for _frame, _seconds, text in self.transcript).strip()
+
+    @property
+    def caption_text(self) -> str:
+        """The person's words, as one string ("" where no caption model heard them)."""
+        return "".join(text for _seconds, text in self.captions).strip()
 
 
 def read_conversation_info(path: str | os.PathLike) -> ConversationInfo:
@@ -72,7 +79,8 @@ def read_conversation_info(path: str | os.PathLike) -> ConversationInfo:
         return ConversationInfo(
             path=path, model=_model(meta), fingerprint=_fingerprint(meta), created=_created(meta),
             frames=frames, bytes=path.stat().st_size, transcript=tuple(read_transcript(meta, frames)),
-            has_audio=all(name in header for name in AUDIO_NAMES), persona=_persona(meta))
+            has_audio=all(name in header for name in AUDIO_NAMES), persona=_persona(meta),
+            captions=read_captions(meta, frames))
     except ValueError as e:
         raise ConversationFileError(f"{path.name} has damaged metadata ({e}).") from e
     except OSError as e:

@@ -11,7 +11,9 @@ every further record is one frame: ``<u32 frame index>``, the user's audio codes
 generator wrote this frame (text + audio) as int32, and the user's audio, the exact samples the
 codec encoded (the encoder's state is rebuilt from them bit for bit): kind ``S`` holds them as
 16-bit PCM, which the app's microphone always is (half the bytes: ~3 MB a minute), kind ``F`` as
-float32, for samples that are not 16-bit values (version 1 journals hold only ``F``).
+float32, for samples that are not 16-bit values (version 1 journals hold only ``F``). Between the
+frames, kind ``C`` records (version 3) hold the person's captions, one piece each, after the frame
+they were heard in (``engine.files.captions``): the state does not depend on them, the transcript does.
 
 Reading stops at the first record that is cut, fails its CRC, is malformed or out of order;
 every whole frame before it is kept and the frames after it are counted as lost. A journal is
@@ -45,13 +47,14 @@ from ..lm.generate import SamplingConfig
 from ..regular_files import open_regular
 from ..version import VERSION
 from . import untrusted
+from .captions import Caption, decode_caption, encode_caption
 from .personas import Persona, persona_field, read_header_persona
 
 log = logging.getLogger(__name__)
 
 MAGIC = b"PARLEYJ\x01"
 FORMAT_NAME = "parley.journal"
-FORMAT_VERSION = 2  # 2: frames of 16-bit samples (kind S)
+FORMAT_VERSION = 3  # 2: frames of 16-bit samples (kind S); 3: captions (kind C)
 MAX_HEADER_BYTES = 1 << 20
 MAX_STREAMS = 64
 MAX_THREADS = 4096  # torch CPU threads a journal may ask a replay to run with
@@ -59,7 +62,7 @@ FSYNC_SECONDS = 2.0  # the most audio a power cut may lose
 FSYNC_FRAMES = max(1, int(FSYNC_SECONDS / FRAME_SECONDS))
 _PREFIX = struct.Struct("<IB")  # payload length, record kind
 _CRC = struct.Struct("<I")
-_HEADER, _FRAME, _FRAME_16 = ord("H"), ord("F"), ord("S")
+_HEADER, _FRAME, _FRAME_16, _CAPTION = ord("H"), ord("F"), ord("S"), ord("C")
 _SAMPLES = {_FRAME: np.dtype("<f4"), _FRAME_16: PCM16}  # a frame record's kind -> how its samples are stored
 
 
@@ -119,6 +122,7 @@ class Journal:
     pcm: np.ndarray  # float32 [frames, FRAME_SIZE]
     lost_frames: int  # frames in the damaged tail (whole records' worth of its bytes, rounded up)
     damage: str | None  # why reading stopped early; None for an intact journal
+    captions: tuple[Caption, ...] = ()  # the person's captions, in the order they were journaled
 
     @property
     def frames(self) -> int:
@@ -138,6 +142,10 @@ def encode_frame(index: int, user_codes: np.ndarray, tokens: np.ndarray, pcm: np
     payload = (struct.pack("<I", index) + np.asarray(user_codes, "<i4").tobytes()
                + np.asarray(tokens, "<i4").tobytes() + samples.tobytes())
     return _record(kind, payload)
+
+
+def encode_caption_record(caption: Caption) -> bytes:
+    return _record(_CAPTION, encode_caption(caption))
 
 
 def encode_start(header: JournalHeader) -> bytes:
@@ -184,6 +192,13 @@ def read_journal_from(f: BinaryIO, size: int, name: str = "journal") -> Journal:
     damage, pos = None, f.tell()
     while pos < size:
         kind, payload, prefix, why = _next_record(f, max(sizes.values()))
+        if why is None and kind == _CAPTION:
+            try:
+                frames.captions.append(decode_caption(payload, frames.count))
+                pos = f.tell()
+                continue
+            except ValueError as e:
+                why = f"a damaged caption ({e})"
         if why is None and (kind not in sizes or len(payload) != sizes[kind]):
             why = "an unexpected record"
         if why is None and struct.unpack_from("<I", payload)[0] != frames.count:
@@ -195,10 +210,10 @@ def read_journal_from(f: BinaryIO, size: int, name: str = "journal") -> Journal:
             damage = f"{why} after frame {frames.count} (byte {pos})"
             tail = prefix[-1] if len(prefix) == _PREFIX.size and prefix[-1] in _SAMPLES else frames.last_kind
             lost = -(-(size - pos) // (_PREFIX.size + sizes[tail] + _CRC.size))
-            return Journal(header, *frames.arrays(), lost_frames=lost, damage=damage)
+            return Journal(header, *frames.arrays(), lost_frames=lost, damage=damage, captions=tuple(frames.captions))
         frames.add(kind, payload)
         pos = f.tell()
-    return Journal(header, *frames.arrays(), lost_frames=0, damage=None)
+    return Journal(header, *frames.arrays(), lost_frames=0, damage=None, captions=tuple(frames.captions))
 
 
 def _next_record(f: BinaryIO, max_payload: int) -> tuple[int, bytes, bytes, str | None]:
@@ -226,6 +241,7 @@ class _Frames:
         self.header = header
         self.heads: list[np.ndarray] = []
         self.pcm: list[np.ndarray] = []
+        self.captions: list[Caption] = []
         self.last_kind = _FRAME_16  # what a damaged tail is counted in when nothing says otherwise
 
     @property
@@ -269,6 +285,13 @@ def _parse_header(payload: bytes, name: str) -> JournalHeader:
 
 # ---- writing ---------------------------------------------------------------------------------
 
+@dataclass(frozen=True)
+class _CaptionItem:
+    """A caption queued for the writer thread (beside the frames, queued as tuples)."""
+
+    caption: Caption
+
+
 class JournalWriter:
     """Appends frames to a new journal from a thread of its own.
 
@@ -295,6 +318,10 @@ class JournalWriter:
     def append(self, index: int, user_codes: np.ndarray, tokens: np.ndarray, pcm: np.ndarray) -> None:
         """Queue one frame (the arrays must not change afterwards: pass copies)."""
         self._queue.put((index, user_codes, tokens, pcm))
+
+    def append_caption(self, caption: Caption) -> None:
+        """Queue one caption piece, heard in a frame appended before it."""
+        self._queue.put(_CaptionItem(caption))
 
     def close(self, remove: bool = False) -> None:
         """Write what is queued, fsync and close (idempotent); then delete the file if ``remove``.
@@ -324,10 +351,12 @@ class JournalWriter:
                 except queue.Empty:
                     break
             done = items[-1] is None
-            frames = [item for item in items if item is not None]
-            if self.error is None and frames:
+            records = [item for item in items if item is not None]
+            frames = [item for item in records if not isinstance(item, _CaptionItem)]
+            if self.error is None and records:
                 try:
-                    self._file.write(b"".join(encode_frame(*item) for item in frames))
+                    self._file.write(b"".join(encode_caption_record(item.caption) if isinstance(item, _CaptionItem)
+                                              else encode_frame(*item) for item in records))
                     self._file.flush()
                     unsynced += len(frames)
                     self.frames_written += len(frames)

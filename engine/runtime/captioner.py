@@ -17,6 +17,7 @@ import numpy as np
 
 from ..audio import FRAME_SECONDS, FRAME_SIZE
 from .transcriber import CaptionStep, SpeechToText, TranscriptionStream
+from .voice_activity import TurnEnds
 
 
 @dataclass(frozen=True)
@@ -27,6 +28,7 @@ class CaptionUpdate:
 
     pieces: tuple[CaptionStep, ...]
     voice_activity: tuple[tuple[float, ...], ...] = ()
+    turn_ends: tuple[float, ...] = ()  # where the heads say the person's turn ended (``voice_activity``)
 
     @property
     def text(self) -> str:
@@ -45,6 +47,7 @@ class Captioner:
         self.start_frame = start_frame
         self._stream: TranscriptionStream = model.new_stream()
         self._text: list[str] = []
+        self._turn_ends = TurnEnds()
 
     @property
     def text(self) -> str:
@@ -57,6 +60,12 @@ class Captioner:
             raise ValueError(f"expected one frame of {FRAME_SIZE} samples, got shape {np.shape(pcm)}")
         return self._update(self._stream.feed(pcm))
 
+    def prime(self) -> CaptionUpdate:
+        """Step over the silence the model hears before the person's audio now, before the first
+        frame comes: the first ``hear`` would otherwise step it all in one frame's time (a dozen
+        steps for 1 s of prefix). What it wrote is the same as the first ``hear`` would give."""
+        return self._update(self._stream.feed(np.zeros(0, np.float32)))
+
     def finish(self) -> CaptionUpdate:
         """The words still behind the model's delay (the conversation paused or ended)."""
         return self._update(self._stream.finish())
@@ -66,4 +75,5 @@ class Captioner:
         pieces = tuple(CaptionStep(s.step, s.token, s.text, s.seconds + offset, s.voice_activity)
                        for s in steps if s.text)
         self._text.extend(p.text for p in pieces)
-        return CaptionUpdate(pieces, steps[-1].voice_activity if steps else ())
+        ends = tuple(s.seconds + offset for s in steps if self._turn_ends.observe(s.voice_activity))
+        return CaptionUpdate(pieces, steps[-1].voice_activity if steps else (), ends)

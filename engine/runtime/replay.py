@@ -20,9 +20,10 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from ..audio import FRAME_SIZE
+from ..audio import FRAME_SECONDS, FRAME_SIZE
 from ..errors import ConversationFileError
 from ..files import conversation
+from ..files.captions import Caption
 from ..files.compact import compact_contents, read_compact
 from ..files.journal import Journal, JournalHeader, JournalWriter, read_journal
 from ..host_memory import check_rebuild_fits
@@ -68,6 +69,7 @@ class FrameRecorder:
     def __init__(self, session: Session, journal: JournalWriter | None):
         self.header = journal_header(session)
         self.journal = journal
+        self.captions_journaled = 0  # how many of the session's captions the journal holds
         self.user_codes = GrowingArray((self.header.user_streams,), np.int64)
         self.tokens = GrowingArray((self.header.token_streams,), np.int64)
 
@@ -82,6 +84,13 @@ class FrameRecorder:
         self.tokens.extend(tokens)
         if self.journal is not None:
             self.journal.append(session.frames - 1, user, tokens, pcm.copy())
+
+    def journal_captions(self, session: Session) -> None:
+        """Append the session's captions the journal lacks (call after ``Session.add_captions``)."""
+        if self.journal is not None:
+            for caption in session.captions[self.captions_journaled:]:
+                self.journal.append_caption(caption)
+        self.captions_journaled = len(session.captions)
 
     def close(self, remove: bool = False) -> None:
         """Close the journal (if any): ``remove=True`` once the conversation is saved or ended."""
@@ -106,8 +115,19 @@ def record_frames(session: Session, journal: str | Path | None = None) -> FrameR
             user_pcm = session.audio()[0].reshape(session.frames, FRAME_SIZE)
             for i in range(session.frames):
                 writer.append(i, user_codes[i], tokens[i], user_pcm[i])
+    recorder.journal_captions(session)
     session.observe(recorder)
     return recorder
+
+
+def keep_captions(session: Session, captions) -> tuple[Caption, ...]:
+    """Keep the person's caption pieces ((seconds, text)) with ``session`` (its files hold them) and
+    append them to its crash journal where it has one. Returns them as kept (``Session.add_captions``)."""
+    kept = session.add_captions(captions)
+    recorder = session.frame_observer
+    if isinstance(recorder, FrameRecorder):
+        recorder.journal_captions(session)
+    return kept
 
 
 def can_save_compact(session: Session) -> bool:
@@ -146,10 +166,11 @@ def snapshot_conversation(session: Session, compact: bool | None = None) -> conv
     recorder: FrameRecorder = session.frame_observer
     header, user_codes, tokens = recorder.header, recorder.user_codes.frozen(), recorder.tokens.frozen()
     user = session.recording()[0]
-    transcript = session.progress().transcript
+    progress = session.progress()
     return conversation.ConversationSnapshot(
         conversation.COMPACT, session.frames,
-        lambda: compact_contents(header, user_codes.array(), tokens.array(), user.array(), transcript))
+        lambda: compact_contents(header, user_codes.array(), tokens.array(), user.array(), progress.transcript,
+                                 progress.captions))
 
 
 # ---- replaying -------------------------------------------------------------------------------
@@ -167,6 +188,7 @@ def roll_back(session: Session) -> Session:
     journal = Journal(recorder.header, recorder.user_codes.array(), recorder.tokens.array(), user, 0, None)
     rebuilt = rebuild(session.model, journal, "this conversation").session
     rebuilt.wait_for_user(session.waiting_for_user)
+    rebuilt.add_captions(session.captions)
     return rebuilt
 
 
@@ -221,6 +243,8 @@ def rebuild(model: LoadedModel, journal: Journal, name: str, progress: Progress 
     check_rebuild_fits(frames, name)
     recorder = record_frames(session)
     replayed = session.rebuild_from(journal, frames, progress, cancel)
+    # The captions heard in the frames rebuilt (each is kept at or before its frame; a damaged tail's go).
+    session.add_captions(c for c in journal.captions if c[0] < frames * FRAME_SECONDS)
     recorder.user_codes = GrowingArray.of(journal.user_codes[:frames])
     recorder.tokens = GrowingArray.of(journal.tokens[:frames])
     differs = _threads_differ(header.threads if model.device.type == "cpu" else 0, session.threads)

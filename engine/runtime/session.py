@@ -15,7 +15,7 @@ journal's frames replayed with their tokens forced). ``snapshot`` gives the whol
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from itertools import chain
 from pathlib import Path
@@ -26,6 +26,7 @@ import torch
 from ..audio import FRAME_SECONDS, FRAME_SIZE, SAMPLE_RATE
 from ..errors import ModelError
 from ..files import conversation
+from ..files.captions import CAPTION_DECIMALS, Caption
 from ..files.journal import Journal
 from ..files.personas import Persona
 from ..lm.generate import Forcing, SamplingConfig, make_generator
@@ -124,6 +125,7 @@ class Session:
         self._generator_steps = 0  # generator steps, prompt phases included
         self._decoded_frames = 0  # frames decoded by Mimi (the generator's aligned outputs)
         self._transcript: list[TranscriptEntry] = []
+        self._captions: list[Caption] = []
         self.prompts = {"voice": voice_prompt, "text": text_prompt}
         self.persona = persona
         self.record_audio = record_audio
@@ -172,6 +174,21 @@ class Session:
         return self._threads
 
     @property
+    def captions(self) -> tuple[Caption, ...]:
+        """The person's words where a caption model heard them (``engine.runtime.captioner``)."""
+        return tuple(self._captions)
+
+    def add_captions(self, captions: Iterable[Caption]) -> tuple[Caption, ...]:
+        """Keep caption pieces heard in this conversation's frames; a time past its last frame (a
+        finished captioner's flush) is kept at that frame, so that its files hold every piece;
+        to the millisecond its files keep. Returns them as kept."""
+        last = max(0, self._frames - 1) * FRAME_SECONDS
+        kept = tuple((round(min(max(0.0, float(seconds)), last), CAPTION_DECIMALS), text)
+                     for seconds, text in captions)
+        self._captions.extend(kept)
+        return kept
+
+    @property
     def frame_observer(self) -> FrameObserver | None:
         return self._observer
 
@@ -184,7 +201,7 @@ class Session:
         """The host side as a file stores it (with the state tree, the whole conversation)."""
         return conversation.SessionProgress(
             self.sampling, self.seed, self._frames, self._generator_steps, self._decoded_frames, dict(self.prompts),
-            tuple(conversation.transcript_tuples(self._transcript)), self.persona)
+            tuple(conversation.transcript_tuples(self._transcript)), self.persona, tuple(self._captions))
 
     # ---- sampling and the frame step ---------------------------------------------------------
 
@@ -402,6 +419,7 @@ class Session:
         self.prompts = dict(record.prompts)
         self.persona = record.persona
         self._transcript = [TranscriptEntry(f, s, t) for f, s, t in record.transcript]
+        self._captions = list(record.captions)
         self._keep_recording(record.user_audio, record.assistant_audio)
         self.frame_step.prepare(self._generator_steps)  # a frame step new to this sampling: capture it now
 

@@ -1,0 +1,132 @@
+"""The person's captions in conversation files (both kinds) and crash journals: kept through save,
+open, journal and recovery; a file without them opens as before; a damaged or newer captions field
+is refused with a reason, never half read."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import engine
+from engine import FRAME_SECONDS, FRAME_SIZE, ConversationFileError, SamplingConfig
+from engine.files import conversation
+from engine.files import journal as jf
+from engine.files.captions import FIELD, VERSION, captions_field, read_captions
+
+FRAMES = 12
+PIECES = ((0.16, " hello"), (0.24, " wor"), (0.32, "ld"), (0.64, " again"))
+
+
+@pytest.fixture
+def session(app_demo_model):
+    s = app_demo_model.new_session(SamplingConfig.greedy(), seed=5)
+    engine.record_frames(s)  # as the window does: its frames can be saved compact
+    rng = np.random.default_rng(0)
+    for _ in range(FRAMES):
+        s.step(engine.to_16_bit((0.2 * rng.standard_normal(FRAME_SIZE)).astype(np.float32)))
+    return s
+
+
+@pytest.mark.parametrize("compact", [False, True])
+def test_a_saved_conversation_keeps_the_person_s_captions(app_demo_model, session, tmp_path, compact):
+    assert engine.keep_captions(session, PIECES) == PIECES
+    # A finished captioner's flush dates its words past the last frame: kept at that frame.
+    assert engine.keep_captions(session, [(5.0, " late")]) == (((FRAMES - 1) * FRAME_SECONDS, " late"),)
+    path = tmp_path / "talk.parley"
+    assert engine.save_conversation(session, path, compact=compact) == ("compact" if compact else "full")
+    opened = engine.open_conversation(app_demo_model, path)
+    assert opened.captions == session.captions and len(opened.captions) == len(PIECES) + 1
+    info = engine.read_conversation_info(path)
+    assert info.captions == session.captions and info.caption_text == "hello world again late"
+
+
+def test_a_file_without_captions_opens_as_before_and_has_no_field(app_demo_model, session, tmp_path):
+    path = tmp_path / "old.parley"
+    session.save(path)
+    assert FIELD not in conversation.read_header(path)[1]
+    assert engine.open_conversation(app_demo_model, path).captions == ()
+    assert engine.read_conversation_info(path).caption_text == ""
+
+
+@pytest.mark.parametrize(("field", "why"), [
+    ({"version": VERSION + 1, "pieces": []}, "newer Parley"),
+    ({"version": VERSION, "pieces": [[0.1]]}, "not \\[seconds, text\\]"),
+    ({"version": VERSION, "pieces": [[FRAMES * FRAME_SECONDS + 1, "x"]]}, "seconds"),
+    ({"version": VERSION, "pieces": [[0.1, "x" * 201]]}, "text"),
+    ([[0.1, "x"]], "captions"),
+])
+def test_a_damaged_or_newer_captions_field_is_refused_with_a_reason(field, why):
+    meta = {"captions": field}
+    with pytest.raises(ValueError, match=why):
+        read_captions(meta, FRAMES)
+
+
+def test_the_field_round_trips_and_is_absent_when_empty():
+    assert captions_field(()) == {}
+    meta = json.loads(json.dumps(captions_field(PIECES)))
+    assert read_captions(meta, FRAMES) == PIECES
+
+
+def test_a_journal_keeps_the_captions_and_recovery_restores_them(app_demo_model, tmp_path):
+    path = tmp_path / "talk.journal"
+    s = app_demo_model.new_session(SamplingConfig.greedy(), seed=5)
+    recorder = engine.record_frames(s, path)
+    frame = np.zeros(FRAME_SIZE, np.float32)
+    for _ in range(4):
+        s.step(frame)
+    engine.keep_captions(s, PIECES[:2])
+    for _ in range(8):
+        s.step(frame)
+    engine.keep_captions(s, PIECES[2:])
+    recorder.journal.close()
+    read = engine.read_journal(path)
+    assert read.frames == FRAMES and read.damage is None and read.captions == PIECES
+    recovered = engine.recover(app_demo_model, path).session
+    assert recovered.captions == PIECES
+
+    # A journal started again (after a failed write) holds the captions so far after the frames.
+    again = engine.record_frames(recovered, tmp_path / "again.journal")
+    again.journal.close()
+    assert engine.read_journal(tmp_path / "again.journal").captions == PIECES
+
+
+def test_a_damaged_caption_record_ends_the_journal_there_keeping_every_frame_before_it():
+    header = jf.JournalHeader(model="demo", fingerprint="f" * 32, sampling=SamplingConfig(), seed=3,
+                              prompts={"voice": None, "text": None}, user_streams=8, token_streams=9)
+    frames = [jf.encode_frame(i, np.zeros(8, int), np.zeros(9, int), np.zeros(FRAME_SIZE, np.float32))
+              for i in range(3)]
+    good = jf.encode_caption_record((0.05, " hi"))
+    future = jf.encode_caption_record((10.0, " later"))  # dated after every frame journaled before it
+    data = jf.encode_start(header) + frames[0] + good + frames[1] + future + frames[2]
+    read = jf.parse_journal(data)
+    assert read.frames == 2 and read.captions == ((0.05, " hi"),)
+    assert "caption" in read.damage and read.lost_frames >= 1
+
+
+def test_an_older_journal_version_without_captions_still_reads(tmp_path):
+    header = jf.JournalHeader(model="demo", fingerprint="f" * 32, sampling=SamplingConfig(), seed=3,
+                              prompts={"voice": None, "text": None}, user_streams=8, token_streams=9)
+    body = json.loads(header.to_json())
+    body["version"] = 2
+    data = jf.MAGIC + jf._record(jf._HEADER, json.dumps(body).encode()) + jf.encode_frame(
+        0, np.zeros(8, int), np.zeros(9, int), np.zeros(FRAME_SIZE, np.float32))
+    read = jf.parse_journal(data)
+    assert read.frames == 1 and read.captions == ()
+
+
+def test_a_journal_from_a_newer_parley_is_refused():
+    header = jf.JournalHeader(model="demo", fingerprint="f" * 32, sampling=SamplingConfig(), seed=3,
+                              prompts={"voice": None, "text": None}, user_streams=8, token_streams=9)
+    body = json.loads(header.to_json())
+    body["version"] = jf.FORMAT_VERSION + 1
+    with pytest.raises(ConversationFileError, match="newer Parley"):
+        jf.parse_journal(jf.MAGIC + jf._record(jf._HEADER, json.dumps(body).encode()))
+
+
+def test_a_short_conversation_may_hold_many_pieces():
+    """A captioner's first frame steps over its silence prefix and each pause flushes its delay:
+    one frame's conversation can hold dozens of pieces, all dated at its frame."""
+    pieces = tuple((0.0, f" w{i}") for i in range(40))
+    assert read_captions(json.loads(json.dumps(captions_field(pieces))), 1) == pieces

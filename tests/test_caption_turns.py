@@ -1,0 +1,130 @@
+"""The person's captions in their turns: each piece in the turn that covers its time, a word never
+split between turns; and where the caption model has voice-activity heads, the person's turns end
+where the heads say (``engine.runtime.voice_activity``), not after a silence."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from app.conversation.transcript import ASSISTANT, YOU, FrameObservation, Transcript
+from engine import FRAME_SECONDS, FRAME_SIZE, read_audio
+from engine.runtime.captioner import Captioner
+from engine.runtime.transcriber import load_speech_to_text
+from engine.runtime.voice_activity import END_OF_TURN_CLASS, END_OF_TURN_HEAD, TurnEnds
+from tests.conftest import SPEECH
+
+
+def frames(t: Transcript, speaking: range, count: int, start: int = 0) -> None:
+    for i in range(start, start + count):
+        user = i in speaking
+        t.add_frame(FrameObservation(i * FRAME_SECONDS, user, -20.0 if user else -120.0, -120.0, ""))
+
+
+def spoken(ranges, count: int) -> Transcript:
+    """The person speaks in each of ``ranges`` (frame indices); the assistant is silent."""
+    t = Transcript()
+    for i in range(count):
+        user = any(i in r for r in ranges)
+        t.add_frame(FrameObservation(i * FRAME_SECONDS, user, -20.0 if user else -120.0, -120.0, ""))
+    return t
+
+
+def your_texts(t: Transcript) -> list[str]:
+    return [turn.text for turn in t.turns if turn.speaker == YOU]
+
+
+def test_a_piece_goes_to_the_turn_that_covers_its_time_and_a_word_stays_whole():
+    t = spoken([range(0, 10), range(20, 30)], 30)  # two turns: 0.0-0.8 s and 1.6-2.4 s
+    assert len(your_texts(t)) == 2
+    t.add_captions([(0.1, " good"), (0.5, " mor")])
+    t.add_captions([(1.7, "ning")])  # the rest of "morning", dated in the next turn: stays with its word
+    t.add_captions([(1.8, " how"), (2.0, " are"), (2.1, " you")])
+    assert your_texts(t) == ["good morning", "how are you"]
+    assert t.captions == [(0.1, " good"), (0.5, " mor"), (1.7, "ning"), (1.8, " how"), (2.0, " are"), (2.1, " you")]
+
+
+def test_a_word_said_as_the_voice_fell_goes_to_the_turn_before_and_one_before_any_turn_has_its_own():
+    t = spoken([range(5, 10)], 20)
+    t.add_captions([(0.1, " um"), (1.0, " yes")])  # before the turn; after it ended (quiet at 0.8 s)
+    turns = [turn for turn in t.turns if turn.speaker == YOU]
+    assert [(round(turn.start, 2), turn.text) for turn in turns] == [(0.4, "yes"), (0.1, "um")]
+
+
+def test_captions_come_back_with_a_loaded_conversation():
+    t = Transcript()
+    user = np.zeros(20 * FRAME_SIZE, np.float32)
+    user[5 * FRAME_SIZE:10 * FRAME_SIZE] = 0.3
+    t.load([], user, None, captions=[(0.5, " hello"), (0.6, " there")])
+    assert your_texts(t) == ["hello there"]
+
+
+def heads(p_end: float) -> tuple[tuple[float, ...], ...]:
+    """One step's four heads of six classes, the end-of-turn probability ``p_end``."""
+    rows = [[1 / 6] * 6 for _ in range(4)]
+    rows[END_OF_TURN_HEAD][END_OF_TURN_CLASS] = p_end
+    return tuple(tuple(r) for r in rows)
+
+
+def test_the_end_of_turn_rule_fires_once_per_rise_to_one_half():
+    rule = TurnEnds()
+    sequence = [0.9, 0.9, 0.1, 0.2, 0.5, 0.7, 0.3, 0.49, 0.51, 0.6]
+    assert [i for i, p in enumerate(sequence) if rule.observe(heads(p))] == [4, 8]  # a high start ends nothing
+    assert not TurnEnds().observe(())  # a model without the heads ends no turn
+
+
+def test_voice_activity_ends_the_person_s_turns_instead_of_their_silence():
+    by_energy = spoken([range(0, 10), range(20, 30)], 40)
+    assert len(your_texts(by_energy)) == 2  # 0.8 s of quiet ends the first turn
+
+    t = Transcript()
+    t.voice_turns = True
+    frames(t, range(0, 10), 15)  # speaking, then quiet: without an end from the heads the turn goes on
+    frames(t, range(20, 30), 25, start=15)
+    assert len(your_texts(t)) == 1
+    # The heads say the turn ended at 0.5 s (frame 6.25): frames 7 on begin the next turn.
+    t.add_captions([(0.1, " one"), (0.3, " two"), (0.6, " three")], turn_ends=[0.5])
+    turns = [turn for turn in t.turns if turn.speaker == YOU]
+    assert [(round(x.start, 2), round(x.end, 2), x.text) for x in turns] == [(0.0, 0.56, "one two"),
+                                                                            (0.56, 2.4, "three")]
+    assert turns[0].heard == set(range(0, 7)) and turns[1].heard == set(range(7, 10)) | set(range(20, 30))
+    assert len(turns[0].levels) == 7 and len(turns[1].levels) == 30 - 7
+    frames(t, range(40, 45), 5, start=40)  # no end said: the quiet 1.6 s does not end the open turn
+    assert len(your_texts(t)) == 2
+    t.add_captions([], turn_ends=[3.6])  # at the end of its last frame: nothing moves
+    frames(t, range(45, 50), 5, start=45)
+    assert [round(x.start, 2) for x in t.turns if x.speaker == YOU] == [0.0, 0.56, 3.6]
+
+
+def test_without_voice_turns_the_heads_ends_are_not_used():
+    t = spoken([range(0, 10)], 12)
+    t.add_captions([(0.1, " one")], turn_ends=[0.5])
+    assert len(your_texts(t)) == 1 and t.turns[0].heard == set(range(10))
+
+
+def test_a_captioner_dates_its_turn_ends_in_the_conversation_by_the_rule():
+    stt = load_speech_to_text("demo-stt", device="cpu")
+    pcm = read_audio(SPEECH["hello_24k.wav"])
+    steps = stt.transcribe(pcm[:pcm.size // FRAME_SIZE * FRAME_SIZE])
+    rule = TurnEnds()
+    expected = [s.seconds + 10 * FRAME_SECONDS for s in steps if rule.observe(s.voice_activity)]
+    captioner = Captioner(stt, start_frame=10)
+    updates = [captioner.hear(pcm[i:i + FRAME_SIZE]) for i in range(0, pcm.size - FRAME_SIZE + 1, FRAME_SIZE)]
+    updates.append(captioner.finish())
+    assert [e for u in updates for e in u.turn_ends] == pytest.approx(expected)
+    assert expected  # the demo's random heads do cross one half on this recording
+
+
+def test_overlapping_sides_keep_the_captions_on_the_person_s_side():
+    t = Transcript()
+    for i in range(20):
+        t.add_frame(FrameObservation(i * FRAME_SECONDS, 5 <= i < 15, -20.0, -20.0, " blah" if i == 8 else ""))
+    t.add_captions([(0.7, " me")])
+    assert [(turn.speaker, turn.text) for turn in t.turns] == [(ASSISTANT, "blah"), (YOU, "me")]
+
+
+def test_pieces_of_one_time_keep_their_order():
+    """A finished captioner's flush dates its last pieces at the conversation's last frame: all alike."""
+    t = spoken([range(0, 10)], 10)
+    t.add_captions([(0.72, " zebra"), (0.72, " apple"), (0.72, "s")])
+    assert your_texts(t) == ["zebra apples"]
