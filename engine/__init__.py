@@ -61,7 +61,7 @@ from .regular_files import is_regular_file
 from .runtime.captioner import Captioner, CaptionUpdate
 from .runtime.kernel_plan import Choice, KernelPlan
 from .runtime.loading import LoadedModel, ModelInfo, Precision, load_model, release_memory
-from .runtime.pair_loading import LoadedPair, load_with_captions
+from .runtime.pair_loading import LoadedPair, load_captions_beside, load_with_captions
 from .runtime.replay import (
     Recovery,
     can_save_compact,
@@ -108,5 +108,5 @@ __all__ = [
     "CAPTION_PRESETS", "CaptionStep", "CaptionUpdate", "Captioner", "SpeechToText", "TranscriptionStream", "Word",
     "keep_captions", "load_speech_to_text", "words",
     # a conversation model with a caption model beside it, where the pair fits (engine.runtime.pair_memory)
-    "LoadedPair", "load_with_captions",
+    "LoadedPair", "load_captions_beside", "load_with_captions",
 ]

@@ -62,3 +62,25 @@ def test_a_caption_model_that_runs_out_of_gpu_memory_while_loading_turns_caption
     assert pair.captions is None and pair.model.info.name == "demo"
     assert pair.message == ("Captions are off: demo-stt ran out of GPU memory while loading beside the conversation "
                             "model (other programs may be using the GPU). The conversation runs without them.")
+
+
+def test_captions_turned_on_beside_a_loaded_conversation_take_the_precision_that_fits():
+    """The window's path (``load_captions_beside``): the conversation runs already, so the plan is
+    the caption model alone against what it leaves free; float32 where it fits, else int8, else a
+    sentence."""
+    from engine import ModelError, load_captions_beside
+    from engine.runtime.pair_memory import need
+
+    captions = shapes()[1]
+    float32, int8 = (need(captions, p, HostMemory(64.0, 32.0), captions=True).gb for p in ("float32", "int8"))
+    assert int8 < float32
+    assert load_captions_beside("demo-stt", device="cpu", memory=HostMemory(64.0, 32.0)).precision.value == "float32"
+    between = (int8 + float32) / 2  # room for int8 only
+    squeezed = HostMemory(between, between)
+    assert load_captions_beside("demo-stt", device="cpu", memory=squeezed).precision.value == "int8"
+    full = HostMemory(int8 - 0.1, int8 - 0.1)
+    with pytest.raises(ModelError) as refused:
+        load_captions_beside("demo-stt", device="cpu", memory=full)
+    assert str(refused.value) == (f"demo-stt does not fit beside the conversation model on this computer: it needs at "
+                                  f"least {int8:.1f} GB and {full.free_gb:.1f} GB is free. The conversation runs "
+                                  "without captions.")

@@ -33,7 +33,9 @@ Post = Callable[[object], None]
 
 
 def load_caption_model(name: str, device: str, precision: str):
-    return engine.load_speech_to_text(name, device=device, precision=precision)
+    """Beside the conversation model, which is loaded already: in the first precision that fits
+    what it leaves free (``engine.runtime.pair_memory``'s rule), else a ModelError that says why."""
+    return engine.load_captions_beside(name, device=device, captions_precision=precision)
 
 
 @dataclass(frozen=True)

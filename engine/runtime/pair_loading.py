@@ -9,7 +9,8 @@ The conversation keeps priority: the plan is made with this device's free memory
 loads; where the pair fits, each loads in the plan's precision (under ``auto``); where it does not,
 or the caption model cannot be had (not downloaded and offline, a damaged folder) or runs out of
 memory while loading, captions are off with a plain message and the conversation loads as it would
-alone.
+alone. ``load_captions_beside`` is the same rule where the conversation model runs already (the
+window turns captions on beside it).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from ..errors import ModelError
 from ..files.models import resolve_model
 from .loading import LoadedModel, load_files, release_memory, resolve_device
 from .model_info import Precision
-from .pair_memory import Memory, ModelShape, plan_pair, this_device_memory
+from .pair_memory import Memory, ModelShape, plan_captions_beside, plan_pair, this_device_memory
 from .transcriber import SpeechToText
 
 log = logging.getLogger(__name__)
@@ -69,6 +70,25 @@ def load_with_captions(spec: str, captions_spec: str, device: str = "auto",
         return _without_captions(model, captions)
     log.warning("%s", plan.summary)
     return LoadedPair(model, captions, plan.summary)
+
+
+def load_captions_beside(captions_spec: str, device: str = "auto",
+                         captions_precision: Precision | str = Precision.AUTO,
+                         memory: Memory | None = None, progress=None) -> SpeechToText:
+    """The caption model ``captions_spec`` beside a conversation model loaded already, in the first
+    of its precisions that fits what is free now (``memory``: what to plan with; None: this
+    device's free memory). Raises ``ModelError`` with a plain sentence where it does not fit or
+    cannot be had."""
+    dev = resolve_device(device)
+    files = resolve_model(captions_spec, progress=progress)
+    planned = plan_captions_beside(ModelShape.of_files(files), memory or this_device_memory(dev),
+                                   Precision.parse(captions_precision).value)
+    if isinstance(planned, str):
+        raise ModelError(planned + ". The conversation runs without captions.")
+    captions = _load_captions(files, dev, Precision(planned.precision))
+    if isinstance(captions, str):
+        raise ModelError(captions.removeprefix("Captions are off: "))
+    return captions
 
 
 def _load_captions(files, device: torch.device, precision: Precision) -> SpeechToText | str:

@@ -218,14 +218,32 @@ def plan_pair(conversation: ModelShape, captions: ModelShape, memory: Memory, pr
         beside = [alone]  # int4 only where the conversation needs it on its own
     else:
         beside = [n for n in alone_needs if n.precision != "int4"]
-    caption_order = ((captions_precision,) if captions_precision != "auto"
-                     else GPU_CAPTION_ORDER if on_gpu else HOST_CAPTION_ORDER)
-    caption_needs = [need(captions, p, memory, captions=True) for p in caption_order]
+    caption_needs = _caption_needs(captions, memory, captions_precision)
     options = tuple(PairOption(c, k, c.gb + k.gb <= memory.free_gb) for c in beside for k in caption_needs)
     chosen = next((o for o in options if o.fits), None) if alone is not None else None
     place = f"the {memory.name}" if on_gpu else memory.name
     return PairPlan(conversation.name, captions.name, place, memory.total_gb, memory.free_gb, options,
                     chosen, alone)
+
+
+def plan_captions_beside(captions: ModelShape, memory: Memory, captions_precision: str = "auto") -> Need | str:
+    """The same rule where the conversation model is loaded already (the window turns captions on
+    beside it): ``memory``'s free memory is what it leaves, and the caption model takes the first
+    of its precisions that fits there. Returns that need, or why captions do not fit, in a sentence."""
+    needs = _caption_needs(captions, memory, captions_precision)
+    fitting = next((n for n in needs if n.gb <= memory.free_gb), None)
+    if fitting is not None:
+        return fitting
+    place = memory.name if isinstance(memory, HostMemory) else f"the {memory.name}"
+    return (f"{captions.name} does not fit beside the conversation model on {place}: it needs at least "
+            f"{min(n.gb for n in needs):.1f} GB and {memory.free_gb:.1f} GB is free")
+
+
+def _caption_needs(captions: ModelShape, memory: Memory, captions_precision: str) -> list[Need]:
+    """What the caption model needs in each precision it may take on ``memory``, heaviest first."""
+    order = ((captions_precision,) if captions_precision != "auto"
+             else HOST_CAPTION_ORDER if isinstance(memory, HostMemory) else GPU_CAPTION_ORDER)
+    return [need(captions, p, memory, captions=True) for p in order]
 
 
 def _tensors(model: ModelShape, precision: str, dtype: torch.dtype) -> TensorsGb:
