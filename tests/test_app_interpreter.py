@@ -321,3 +321,21 @@ def test_an_interpretation_a_crash_left_is_recovered_bit_for_bit(qtbot, tmp_path
         assert not [name for name in ours if not torch.equal(ours[name], theirs[name])]
     finally:
         second.close()
+
+
+def test_captions_write_the_source_speech_into_the_turns_it_interprets(harness, qtbot):
+    """Captions in the Interpreter mode: the caption model hears what the interpreter hears (the
+    source speech), and its words go into the source's turns beside the English translation."""
+    from tests.test_app_captions import captions_on, your_turns
+
+    model = harness.window.model
+    captions_on(harness)
+    model.start()
+    qtbot.waitUntil(lambda: model.live, timeout=10_000)
+    harness.frames(20)
+    model.pause()
+    qtbot.waitUntil(lambda: not model.live, timeout=10_000)
+    kept = model.worker.controller.session.captions
+    assert kept and list(model.transcript.captions) == list(kept)
+    source = " ".join(t.text for t in your_turns(model)).split()
+    assert source and source == "".join(text for _, text in kept).split()
