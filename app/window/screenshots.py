@@ -2,14 +2,15 @@
 at 1366x768 and 1024x640 (the window's shots are named with the size); light, dark (``-dark``) and
 light in French (``-fr``: one translated set).
 
-States, light and dark (``-dark``): 1-idle, 2-conversation (turns of both sides, overlapping; then
-with the Advanced meters),
+States, light and dark (``-dark``): 1-idle, 2-conversation (turns of both sides, overlapping, with
+captions of what the person said; then with the Advanced meters),
 3-library, 4-library-search, 5-replay, 6-error, 7-model-manager, 8-voices (the voice library),
 9-record-voice (the guided recording, idle), 10-record-voice-levels (recording, the meter live),
 11-record-voice-too-quiet, 12-personas (the persona picker on the demo, a Moshi model: its style
 and "wait for me" only), 13-persona-editor (a persona of the user's edited on a PersonaPlex model:
-voice and role too), 14-persona-speaking (the window once that persona speaks). They are reached
-the way a user reaches them (the demo model, push-to-talk, a test tone through the real input
+voice and role too), 14-persona-speaking (the window once that persona speaks), 15-interpreter (the
+Interpreter mode: the demo interpreter listening). They are reached the way a user reaches them (the
+demo model, push-to-talk, a test tone through the real input
 callback, saving into the library folder, replaying a saved file, opening a damaged file,
 recording voices through the input callback into a voice library in a temporary folder, a
 PersonaPlex-architecture model of the demo's size), not painted by hand.
@@ -89,6 +90,9 @@ def take_screenshots(out_dir: Path, dark: bool = False, language: str | None = N
         t = np.arange(block * 25) / SAMPLE_RATE
         speech_like = (0.25 * np.sin(2 * np.pi * 180 * t) * (0.6 + 0.4 * np.sin(2 * np.pi * 3 * t))).astype(np.float32)
         quiet = np.zeros(block * 30, np.float32)
+        window.menus.captions_action.trigger()  # captions of what the person says (the demo STT)
+        if not wait_until(lambda: window.model.captions.running, 600):
+            raise TimeoutError("the demo caption model did not load")
         for _ in range(2):  # two user turns, the assistant babbling through them
             window.press_talk("key")
             feeder.feed(speech_like)
@@ -134,6 +138,7 @@ def take_screenshots(out_dir: Path, dark: bool = False, language: str | None = N
 
         voice_shots(window, bridge, speech_like, shot)
         persona_shots(window, feeder, Path(tmp), shot)
+        interpreter_shot(window, feeder, speech_like, shot)
         window.model.files.unsaved_frames = 0
         window.close()
     remove_translators(app, translators)
@@ -228,6 +233,23 @@ def persona_shots(window, feeder, tmp: Path, shot) -> None:
     window.model.start()  # the new conversation runs once started
     feeder.feed(np.zeros(FRAME_SIZE * 3, np.float32))
     shot(window, "14-persona-speaking")
+
+
+def interpreter_shot(window, feeder, speech_like: np.ndarray, shot) -> None:
+    """The demo interpreter loaded (the Interpreter mode), started and hearing speech."""
+    from app.audio.headless import SignalRecorder, wait_until
+
+    opened = SignalRecorder()
+    window.model.conversation_replaced.connect(opened.record)
+    window.model.files.unsaved_frames = 0
+    window.load_model("demo-interpreter", "cpu", "auto")
+    if not wait_until(lambda: window.model.models.interpreting and len(opened) > 0, 600):
+        raise TimeoutError("the demo interpreter did not load")
+    window.error_box.hide()
+    window.model.worker.set_bridge(feeder.bridge)
+    window.model.start()
+    feeder.feed(speech_like)
+    shot(window, "15-interpreter")
 
 
 def main(argv: list[str] | None = None) -> int:
