@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import shutil
+import sys
 import tempfile
 
 import pytest
@@ -39,6 +41,31 @@ def own_personas(monkeypatch, tmp_path_factory):
     folder = tmp_path_factory.mktemp("personas")
     monkeypatch.setenv("PARLEY_PERSONAS_DIR", str(folder))
     return folder
+
+
+@pytest.fixture(autouse=True)
+def windows_let_go():
+    """After each test, the windows it closed are deleted, their C++ side too: a closed window's
+    signals still hold the lambdas connected to them, which hold the window, so without this each
+    one keeps its session, models and buffers for the rest of the run (about 55 MB a window, a
+    caption model's 1 GB), and the run outgrows a 24 GB machine. A window whose engine thread still
+    runs is left alone (deleting a running QThread aborts)."""
+    yield
+    if "PySide6.QtWidgets" not in sys.modules:  # an engine test: no Qt to clean up
+        return
+    from PySide6.QtCore import QCoreApplication, QEvent
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance()
+    if app is None:
+        return
+    for widget in app.topLevelWidgets():
+        thread = getattr(getattr(widget, "model", None), "worker_thread", None)
+        if widget.isVisible() or (thread is not None and thread.isRunning()):
+            continue
+        widget.deleteLater()
+    QCoreApplication.sendPostedEvents(None, QEvent.DeferredDelete)
+    gc.collect()
 
 
 def pytest_sessionfinish(session, exitstatus):

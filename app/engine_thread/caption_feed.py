@@ -130,6 +130,7 @@ class CaptionFeed:
 
     def close(self) -> None:
         self._loader.shutdown(wait=False, cancel_futures=True)
+        self.model = self.captioner = None
 
     def _keep(self, session, update) -> None:
         if not update.pieces and not update.turn_ends:

@@ -129,10 +129,13 @@ class ConversationController:
         self.halted = True
 
     def close(self) -> None:
-        """A clean exit: a save in progress is finished, not cut off; the conversation needs no recovery."""
+        """A clean exit: a save in progress is finished, not cut off; the conversation needs no
+        recovery. The session and the models are let go here, on the engine thread's way out: the
+        worker object itself may outlive its window (PySide keeps its wrapper), never what it held."""
         self._file_writer.shutdown(wait=True)
         self.captions.close()
         self._end_journal()
+        self.session = self.model = None
 
     # ---- the model ---------------------------------------------------------------------------
 
