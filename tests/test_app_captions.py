@@ -13,7 +13,7 @@ import webvtt
 from PySide6.QtCore import Qt
 
 import engine
-from app.conversation.transcript import YOU
+from app.conversation.transcript import YOU, Transcript
 from app.conversation.transcript_formats import words
 from tests.test_app_library import titles
 from tests.test_app_window import Harness, conversations_dir
@@ -136,3 +136,75 @@ def test_where_no_caption_model_is_here_the_item_is_greyed_out_and_says_what_to_
     model.captions.offer(conversation_is_demo=False, device="cpu")  # as a real model's load does; none downloaded
     assert not action.isEnabled()
     assert "No caption model is on this machine" in action.toolTip() and "stt-1b-en_fr" in action.toolTip()
+
+
+def speak_twice(h: Harness) -> None:
+    """Two stretches of Talk with quiet between them, longer than the quiet that ends a turn by silence."""
+    window, model = h.window, h.window.model
+    for _ in range(2):
+        h.qtbot.keyPress(window, Qt.Key_Space)
+        h.frames(14)
+        h.qtbot.keyRelease(window, Qt.Key_Space)
+        h.frames(10)
+    model.pause()
+    h.qtbot.waitUntil(lambda: not model.live, timeout=10_000)
+
+
+def turn_shapes(model) -> list:
+    return [(round(t.start, 3), round(t.end, 3), sorted(t.heard), t.text) for t in your_turns(model)]
+
+
+def split_by_silence(model) -> list:
+    """The person's turns as a conversation stored without its turn ends opens (split by silence)."""
+    session = model.worker.controller.session
+    t = Transcript()
+    t.load(session.progress().transcript, *session.audio(), captions=session.captions)
+    return [(round(x.start, 3), round(x.end, 3), sorted(x.heard), x.text) for x in t.turns if x.speaker == YOU]
+
+
+def test_an_opened_conversation_has_your_turns_as_the_voice_activity_heads_ended_them(harness, qtbot, tmp_path):
+    model = harness.window.model
+    captions_on(harness)
+    speak_twice(harness)
+    live = turn_shapes(model)
+    assert model.worker.controller.session.turn_ends  # the demo's random heads end turns on the tone
+    assert split_by_silence(model) != live  # what reopening did before the ends were stored
+
+    path = conversations_dir(tmp_path) / "turns.parley"
+    with qtbot.waitSignal(model.files.saved, timeout=30_000):
+        model.files.save(str(path))
+    model.new_conversation()
+    qtbot.waitUntil(lambda: not model.transcript.turns, timeout=20_000)
+    model.files.open_conversation(str(path))
+    qtbot.waitUntil(lambda: model.files.conversation_path == str(path), timeout=30_000)
+    assert turn_shapes(model) == live
+
+
+def test_a_recovered_conversation_has_your_turns_as_the_voice_activity_heads_ended_them(qtbot, tmp_path,
+                                                                                         app_demo_model):
+    journals, crashed = tmp_path / "journals", tmp_path / "crashed"
+    journals.mkdir()
+    crashed.mkdir()
+    first = Harness(qtbot, tmp_path / "first", lambda *args: app_demo_model, journal_dir=journals)
+    try:
+        captions_on(first)
+        speak_twice(first)
+        live = turn_shapes(first.window.model)
+        controller = first.window.model.worker.controller
+        session, journal = controller.session, controller.journal_path
+        assert session.turn_ends and split_by_silence(first.window.model) != live
+        qtbot.waitUntil(lambda: engine.read_journal(journal).turn_ends == session.turn_ends, timeout=10_000)
+        shutil.copy(journal, crashed / journal.name)  # what a kill -9 now would leave behind
+    finally:
+        first.close()
+
+    second = Harness(qtbot, tmp_path / "second", lambda *args: app_demo_model, journal_dir=crashed, start=False)
+    try:
+        qtbot.waitUntil(lambda: second.window.recovery is not None, timeout=20_000)
+        dialogs = second.window.recovery
+        dialogs.recover_button.click()
+        qtbot.waitUntil(lambda: dialogs.offer.outcome is not None, timeout=120_000)
+        assert dialogs.offer.outcome == ""
+        assert turn_shapes(second.window.model) == live
+    finally:
+        second.close()

@@ -13,10 +13,11 @@ import engine
 from engine import FRAME_SECONDS, FRAME_SIZE, ConversationFileError, SamplingConfig
 from engine.files import conversation
 from engine.files import journal as jf
-from engine.files.captions import FIELD, VERSION, captions_field, read_captions
+from engine.files.captions import FIELD, PIECES_ONLY_VERSION, VERSION, captions_field, read_captions, read_turn_ends
 
 FRAMES = 12
 PIECES = ((0.16, " hello"), (0.24, " wor"), (0.32, "ld"), (0.64, " again"))
+ENDS = (0.4, 0.72)  # where a caption model's voice-activity heads said the person's turn ended
 
 
 @pytest.fixture
@@ -31,9 +32,9 @@ def session(app_demo_model):
 
 @pytest.mark.parametrize("compact", [False, True])
 def test_a_saved_conversation_keeps_the_person_s_captions(app_demo_model, session, tmp_path, compact):
-    assert engine.keep_captions(session, PIECES) == PIECES
+    assert engine.keep_captions(session, PIECES) == (PIECES, ())
     # A finished captioner's flush dates its words past the last frame: kept at that frame.
-    assert engine.keep_captions(session, [(5.0, " late")]) == (((FRAMES - 1) * FRAME_SECONDS, " late"),)
+    assert engine.keep_captions(session, [(5.0, " late")]) == ((((FRAMES - 1) * FRAME_SECONDS, " late"),), ())
     path = tmp_path / "talk.parley"
     assert engine.save_conversation(session, path, compact=compact) == ("compact" if compact else "full")
     opened = engine.open_conversation(app_demo_model, path)
@@ -130,3 +131,90 @@ def test_a_short_conversation_may_hold_many_pieces():
     one frame's conversation can hold dozens of pieces, all dated at its frame."""
     pieces = tuple((0.0, f" w{i}") for i in range(40))
     assert read_captions(json.loads(json.dumps(captions_field(pieces))), 1) == pieces
+
+
+@pytest.mark.parametrize("compact", [False, True])
+def test_a_saved_conversation_keeps_the_person_s_turn_ends(app_demo_model, session, tmp_path, compact):
+    assert engine.keep_captions(session, PIECES, ENDS) == (PIECES, ENDS)
+    assert engine.keep_captions(session, (), [5.0]) == ((), ((FRAMES - 1) * FRAME_SECONDS,))  # kept at the last frame
+    path = tmp_path / "talk.parley"
+    engine.save_conversation(session, path, compact=compact)
+    assert conversation.read_header(path)[1][FIELD]["version"] == VERSION
+    opened = engine.open_conversation(app_demo_model, path)
+    assert opened.turn_ends == session.turn_ends == ENDS + ((FRAMES - 1) * FRAME_SECONDS,)
+    assert opened.captions == PIECES
+
+
+def test_captions_without_turn_ends_stay_a_version_1_field_that_opens_as_before(app_demo_model, session, tmp_path):
+    """A model without the heads: the field an older Parley reads, and no ends when it is opened."""
+    engine.keep_captions(session, PIECES)
+    path = tmp_path / "talk.parley"
+    session.save(path)
+    field = conversation.read_header(path)[1][FIELD]
+    assert field == {"version": PIECES_ONLY_VERSION, "pieces": [list(p) for p in PIECES]}
+    opened = engine.open_conversation(app_demo_model, path)
+    assert opened.captions == PIECES and opened.turn_ends == ()
+
+
+@pytest.mark.parametrize(("field", "why"), [
+    ({"version": VERSION, "pieces": [], "turn_ends": [FRAMES * FRAME_SECONDS + 1]}, "turn end 0"),
+    ({"version": VERSION, "pieces": [], "turn_ends": ["0.5"]}, "turn end 0"),
+    ({"version": VERSION, "pieces": [], "turn_ends": [True]}, "turn end 0"),
+    ({"version": VERSION, "pieces": []}, "turn_ends"),
+    ({"version": PIECES_ONLY_VERSION, "pieces": [], "turn_ends": [0.5]}, "version 1"),
+])
+def test_damaged_turn_ends_are_refused_with_a_reason(field, why):
+    with pytest.raises(ValueError, match=why):
+        read_turn_ends({"captions": field}, FRAMES)
+
+
+def test_turn_ends_round_trip_in_the_field():
+    meta = json.loads(json.dumps(captions_field(PIECES, ENDS)))
+    assert read_captions(meta, FRAMES) == PIECES and read_turn_ends(meta, FRAMES) == ENDS
+    assert captions_field((), ENDS)[FIELD] == {"version": VERSION, "pieces": [], "turn_ends": list(ENDS)}
+
+
+def test_a_journal_keeps_the_turn_ends_and_recovery_restores_them(app_demo_model, tmp_path):
+    path = tmp_path / "talk.journal"
+    s = app_demo_model.new_session(SamplingConfig.greedy(), seed=5)
+    recorder = engine.record_frames(s, path)
+    frame = np.zeros(FRAME_SIZE, np.float32)
+    for _ in range(6):
+        s.step(frame)
+    engine.keep_captions(s, PIECES[:2], ENDS[:1])
+    for _ in range(6):
+        s.step(frame)
+    engine.keep_captions(s, PIECES[2:], ENDS[1:])
+    recorder.journal.close()
+    read = engine.read_journal(path)
+    assert read.damage is None and read.captions == PIECES and read.turn_ends == ENDS
+    recovered = engine.recover(app_demo_model, path).session
+    assert recovered.turn_ends == ENDS and recovered.captions == PIECES
+    again = engine.record_frames(recovered, tmp_path / "again.journal")
+    again.journal.close()
+    assert engine.read_journal(tmp_path / "again.journal").turn_ends == ENDS
+
+
+def test_a_damaged_turn_end_record_ends_the_journal_there_keeping_every_frame_before_it():
+    header = jf.JournalHeader(model="demo", fingerprint="f" * 32, sampling=SamplingConfig(), seed=3,
+                              prompts={"voice": None, "text": None}, user_streams=8, token_streams=9)
+    frames = [jf.encode_frame(i, np.zeros(8, int), np.zeros(9, int), np.zeros(FRAME_SIZE, np.float32))
+              for i in range(3)]
+    data = (jf.encode_start(header) + frames[0] + jf.encode_turn_end_record(0.05) + frames[1]
+            + jf.encode_turn_end_record(10.0) + frames[2])  # dated after every frame journaled before it
+    read = jf.parse_journal(data)
+    assert read.frames == 2 and read.turn_ends == (0.05,)
+    assert "turn end" in read.damage and read.lost_frames >= 1
+
+
+def test_a_version_3_journal_with_captions_still_recovers_without_turn_ends():
+    header = jf.JournalHeader(model="demo", fingerprint="f" * 32, sampling=SamplingConfig(), seed=3,
+                              prompts={"voice": None, "text": None}, user_streams=8, token_streams=9)
+    body = json.loads(header.to_json())
+    body["version"] = 3
+    frame = jf.encode_frame(0, np.zeros(8, int), np.zeros(9, int), np.zeros(FRAME_SIZE, np.float32))
+    data = (jf.MAGIC + jf._record(jf._HEADER, json.dumps(body).encode()) + frame
+            + jf.encode_caption_record((0.05, " hi")))
+    read = jf.parse_journal(data)
+    assert read.frames == 1 and read.damage is None
+    assert read.captions == ((0.05, " hi"),) and read.turn_ends == ()

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from app.audio.levels import SPEECH_DB, level_db
 from app.conversation.transcript import ASSISTANT, YOU, FrameObservation, Transcript
 from engine import FRAME_SECONDS, FRAME_SIZE, read_audio
 from engine.runtime.captioner import Captioner
@@ -128,3 +129,38 @@ def test_pieces_of_one_time_keep_their_order():
     t = spoken([range(0, 10)], 10)
     t.add_captions([(0.72, " zebra"), (0.72, " apple"), (0.72, "s")])
     assert your_texts(t) == ["zebra apples"]
+
+
+def test_a_loaded_conversation_has_the_person_s_turns_it_had_live_with_the_demo_stt_s_heads():
+    """Live: each frame, then what the caption model heard in it (``CaptionsAdded``); loaded: the
+    recording, the captions and the stored turn ends. The turns are the same; without the ends
+    the silence splits them differently."""
+    speech = read_audio(SPEECH["hello_24k.wav"])
+    quiet = np.zeros(12 * FRAME_SIZE, np.float32)
+    pcm = np.concatenate([speech, quiet, speech, quiet, speech, quiet])
+    pcm = pcm[:pcm.size // FRAME_SIZE * FRAME_SIZE]
+    stt = load_speech_to_text("demo-stt", device="cpu")
+    live, captioner = Transcript(), Captioner(stt)
+    live.voice_turns = stt.has_voice_activity
+    captioner.prime()
+    pieces, ends = [], []
+    for i in range(pcm.size // FRAME_SIZE):
+        frame = pcm[i * FRAME_SIZE:(i + 1) * FRAME_SIZE]
+        db = level_db(frame)
+        live.add_frame(FrameObservation(i * FRAME_SECONDS, db > SPEECH_DB, db, level_db(np.zeros(0)), ""))
+        update = captioner.hear(frame)
+        kept = [(round(p.seconds, 3), p.text) for p in update.pieces]
+        live.add_captions(kept, update.turn_ends)
+        pieces += kept
+        ends += update.turn_ends
+    assert ends and live.voice_turns  # the demo's random heads end turns on this recording
+
+    def shape(t: Transcript):
+        return [(x.speaker, round(x.start, 3), round(x.end, 3), x.text, sorted(x.heard), x.levels) for x in t.turns]
+
+    loaded = Transcript()
+    loaded.load([], pcm, None, captions=pieces, turn_ends=ends)
+    assert shape(loaded) == shape(live)
+    by_silence = Transcript()
+    by_silence.load([], pcm, None, captions=pieces)
+    assert shape(by_silence) != shape(live)

@@ -23,8 +23,11 @@ With a caption model that has voice-activity heads (``voice_turns``), those head
 turns instead of their silence: a turn starts where the person is heard (push-to-talk or the
 speech level, as without them) and goes on through quiet stretches until the model says the turn
 ended (``engine.runtime.voice_activity``); the frames already added after that time begin the
-next turn. The long-turn splits above still apply. The ends are not stored: a conversation opened
-from a file has its turns split by silence.
+next turn. The long-turn splits above still apply. The ends are stored with the conversation
+(``engine.files.captions``), and ``load`` ends the turns where they were ended live: each end before
+the first frame after it, so that those frames begin the next turn as they did when the end came;
+a conversation stored without ends (one from before them, or captioned by a model without the
+heads, or whose heads ended no turn yet) has its turns split by silence.
 """
 
 from __future__ import annotations
@@ -160,7 +163,7 @@ class Transcript:
             return set()
         turn = self.turns[index]
         first = round(turn.start / FRAME_SECONDS)
-        cut = first + max(0, math.ceil(at / FRAME_SECONDS - 1e-6) - first)
+        cut = max(first, _first_frame_after(at))
         before, after = {f for f in turn.heard if f < cut}, {f for f in turn.heard if f >= cut}
         if not before:  # it ended before this turn began: an end of an earlier one
             return set()
@@ -199,21 +202,27 @@ class Transcript:
         return index
 
     def load(self, entries, user_audio: np.ndarray | None = None, assistant_audio: np.ndarray | None = None,
-             captions=()) -> None:
+             captions=(), turn_ends=()) -> None:
         """Rebuild from the engine's transcript ((frame_index, seconds, text) tuples), when the file
-        has them the recorded audio of both sides (the user side is what the model heard), and the
-        person's captions ((seconds, text) pieces)."""
+        has them the recorded audio of both sides (the user side is what the model heard), the
+        person's captions ((seconds, text) pieces) and where the caption model ended their turns
+        (seconds)."""
         self.clear()
         texts: dict[int, str] = {}
         for frame_index, _seconds, text in entries:
             texts[int(frame_index)] = texts.get(int(frame_index), "") + text
         frames = max([len(a) // FRAME_SIZE for a in (user_audio, assistant_audio) if a is not None]
                      + [max(texts, default=-1) + 1])
-        voice_turns, self.voice_turns = self.voice_turns, False  # the ends are not stored: silence splits
+        ends = sorted(turn_ends)
+        voice_turns, self.voice_turns = self.voice_turns, bool(ends)  # no ends stored: silence splits
         for i in range(frames):
+            while ends and _first_frame_after(ends[0]) <= i:  # where the end cut the open turn live
+                self._end_user_turn(ends.pop(0))
             user_db = _frame_db(user_audio, i)
             self.add_frame(FrameObservation(i * FRAME_SECONDS, user_db > SPEECH_DB, user_db,
                                             _frame_db(assistant_audio, i), texts.get(i, "")))
+        for seconds in ends:  # after the last frame: they end the open turn
+            self._end_user_turn(seconds)
         self.voice_turns = voice_turns
         self.add_captions(captions)
 
@@ -230,6 +239,11 @@ class Transcript:
             if self.turns[i].start <= seconds < self.turns[i].end:
                 return i
         return None
+
+
+def _first_frame_after(seconds: float) -> int:
+    """The first frame that starts at or after ``seconds`` (a turn end cuts a turn there)."""
+    return math.ceil(seconds / FRAME_SECONDS - 1e-6)
 
 
 def _frame_db(audio: np.ndarray | None, index: int) -> float:

@@ -51,9 +51,9 @@ class TurnListModel(QAbstractListModel):
         if after > before and before:
             self.dataChanged.emit(self.index(max(0, before - 2)), self.index(before - 1))
 
-    def reset(self, entries=(), recording=(), captions=()) -> None:
-        """Rebuild from a saved transcript, (if any) its recorded (user, assistant) audio and the
-        person's captions."""
+    def reset(self, entries=(), recording=(), captions=(), turn_ends=()) -> None:
+        """Rebuild from a saved transcript, (if any) its recorded (user, assistant) audio, the
+        person's captions and where the caption model said their turns ended."""
         self.beginResetModel()
-        self.transcript.load(entries, *(recording or (None, None)), captions=captions)
+        self.transcript.load(entries, *(recording or (None, None)), captions=captions, turn_ends=turn_ends)
         self.endResetModel()

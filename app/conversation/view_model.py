@@ -243,7 +243,7 @@ class ConversationModel(QObject):
     def _on_conversation_opened(self, event: m.ConversationOpened) -> None:
         self.models.conversation_opened(event)
         self._set_waiting(event.waiting_for_user)
-        self.turns.reset(event.transcript, event.recording, event.captions)
+        self.turns.reset(event.transcript, event.recording, event.captions, event.turn_ends)
         self.frames_this_conversation = 0
         spoke = not event.path and any(turn.speaker == YOU for turn in self.transcript.turns)
         self.files.conversation_opened(event.path, spoke)

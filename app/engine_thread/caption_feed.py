@@ -5,7 +5,8 @@ conversation model, stepped on every frame the conversation heard.
 of its own (a few seconds for the demo, a minute for a real one), so the conversation goes on while
 it loads; the loaded model comes back to the engine thread as a command (``CaptionModelLoaded``).
 From then on the frame pump gives it each frame after the session's step (``hear``); the pieces
-it hears are kept with the session (its files and crash journal hold them: ``engine.keep_captions``)
+it hears, and the turn ends its voice-activity heads say, are kept with the session (its files and
+crash journal hold them: ``engine.keep_captions``)
 and sent to the window (``CaptionsAdded``). A pause, a stopped conversation's save or its end
 ``finish`` the captioner, which lets the last words out from behind the model's delay; the next frames start
 a new one at the conversation's frame count (``Captioner.start_frame``), as a resumed, opened or
@@ -135,8 +136,8 @@ class CaptionFeed:
     def _keep(self, session, update) -> None:
         if not update.pieces and not update.turn_ends:
             return
-        kept = engine.keep_captions(session, ((p.seconds, p.text) for p in update.pieces))
-        self.emit(m.CaptionsAdded(kept, update.turn_ends))
+        kept, ends = engine.keep_captions(session, ((p.seconds, p.text) for p in update.pieces), update.turn_ends)
+        self.emit(m.CaptionsAdded(kept, ends))
 
     def _stop(self, why: str) -> None:
         self.wanted, self.model, self.captioner = "", None, None

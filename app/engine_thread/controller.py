@@ -229,7 +229,8 @@ class ConversationController:
         recording = session.audio() if session.record_audio else ()
         self.emit(m.ConversationOpened(session.progress().transcript, path, recording, str(prompts.get("voice") or ""),
                                        str(prompts.get("text") or ""), getattr(session, "persona", None),
-                                       session.waiting_for_user, session.captions))
+                                       session.waiting_for_user, session.captions,
+                                       session.turn_ends))
 
     def _open(self, c: m.OpenConversation) -> None:
         if self.model is None:

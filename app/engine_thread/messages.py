@@ -181,6 +181,7 @@ class ConversationOpened:
     persona: object = None  # the engine.Persona it was started with (None: none, or a file from before personas)
     waiting_for_user: bool = False  # the assistant is held silent until the person speaks ("wait for me")
     captions: tuple[tuple[float, str], ...] = ()  # the person's words it holds: (seconds, text piece)
+    turn_ends: tuple[float, ...] = ()  # where the caption model said the person's turn ended (seconds)
 
 
 @dataclass(frozen=True)

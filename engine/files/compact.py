@@ -34,7 +34,7 @@ from ..host_memory import check_rebuild_fits
 from ..lm.state_values import all_finite
 from ..version import VERSION
 from . import untrusted
-from .captions import Caption, captions_field, read_captions
+from .captions import Caption, captions_field, read_captions, read_turn_ends
 from .conversation import COMPACT, KIND_VERSIONS, MAX_FRAMES, read_conversation
 from .journal import Journal, JournalHeader
 from .personas import persona_field
@@ -43,8 +43,8 @@ _FLAC, _PCM = "compact.user_flac", "compact.user_pcm"
 
 
 def compact_contents(header: JournalHeader, user_codes: np.ndarray, tokens: np.ndarray, user_pcm: np.ndarray,
-                     transcript: list[tuple[int, float, str]], captions: tuple[Caption, ...] = ()
-                     ) -> tuple[dict[str, torch.Tensor], dict]:
+                     transcript: list[tuple[int, float, str]], captions: tuple[Caption, ...] = (),
+                     turn_ends: tuple[float, ...] = ()) -> tuple[dict[str, torch.Tensor], dict]:
     """A compact file's tensors and metadata (``write_conversation`` writes them)."""
     frames = len(tokens)
     if user_codes.shape[0] != frames or user_pcm.size != frames * FRAME_SIZE:
@@ -62,7 +62,7 @@ def compact_contents(header: JournalHeader, user_codes: np.ndarray, tokens: np.n
             "fingerprint": header.fingerprint, "frames": frames, "sampling": asdict(header.sampling),
             "seed": header.seed, "prompts": header.prompts, **persona_field(header.persona),
             "user_streams": header.user_streams, "token_streams": header.token_streams, "threads": header.threads,
-            "transcript": [list(e) for e in transcript], **captions_field(captions),
+            "transcript": [list(e) for e in transcript], **captions_field(captions, turn_ends),
             "app_version": VERSION, "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "sample_rate": SAMPLE_RATE}
     return tensors, meta
@@ -88,13 +88,14 @@ def read_compact(path: str | os.PathLike, fingerprint: str) -> Journal:
             raise ValueError("token tables are not integers")
         check_rebuild_fits(frames, path.name)
         pcm = _user_audio(tensors, frames)
-        captions = read_captions(meta, frames)
+        captions, turn_ends = read_captions(meta, frames), read_turn_ends(meta, frames)
     except ConversationFileError:
         raise
     except (KeyError, ValueError) as e:
         raise ConversationFileError(f"{path.name} is a damaged compact conversation ({e}); open another copy.") from e
     return Journal(header, user.numpy().astype(np.int64), tokens.numpy().astype(np.int64),
-                   pcm.reshape(frames, FRAME_SIZE), lost_frames=0, damage=None, captions=captions)
+                   pcm.reshape(frames, FRAME_SIZE), lost_frames=0, damage=None, captions=captions,
+                   turn_ends=turn_ends)
 
 
 def _user_audio(tensors, frames: int) -> np.ndarray:

@@ -45,7 +45,7 @@ from ..regular_files import open_regular
 from ..state import StateTree, flatten
 from ..version import VERSION
 from . import untrusted
-from .captions import Caption, captions_field, read_captions
+from .captions import Caption, captions_field, read_captions, read_turn_ends
 from .personas import Persona, persona_field, read_header_persona
 
 FORMAT_NAME = "parley.conversation"
@@ -84,6 +84,7 @@ class SavedConversation:
     persona: Persona | None
     transcript: list[tuple[int, float, str]]
     captions: tuple[Caption, ...]  # the person's words, where a caption model heard them
+    turn_ends: tuple[float, ...]  # where its voice-activity heads said the person's turn ended (seconds)
     user_audio: np.ndarray | None
     assistant_audio: np.ndarray | None
 
@@ -122,6 +123,7 @@ class SessionProgress:
     transcript: tuple[tuple[int, float, str], ...]  # (frame index, seconds, text piece)
     persona: Persona | None = None  # who the assistant is, as the person chose it
     captions: tuple[Caption, ...] = ()  # the person's words (``engine.files.captions``)
+    turn_ends: tuple[float, ...] = ()  # where the caption model said the person's turn ended (seconds)
 
 
 def snapshot_session(info, state: StateTree, progress: SessionProgress, recording) -> ConversationSnapshot:
@@ -142,7 +144,7 @@ def snapshot_session(info, state: StateTree, progress: SessionProgress, recordin
         "prompts": dict(progress.prompts),
         **persona_field(progress.persona),
         "transcript": [list(entry) for entry in progress.transcript],
-        **captions_field(progress.captions),
+        **captions_field(progress.captions, progress.turn_ends),
         "app_version": VERSION,
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "sample_rate": SAMPLE_RATE,
@@ -182,6 +184,7 @@ def read_session_file(path: str | os.PathLike, fingerprint: str, live_state: Sta
             decoded_frames=untrusted.integer(meta, "decoded_frames", 0, MAX_FRAMES),
             prompts=untrusted.prompts(meta), persona=read_header_persona(meta),
             transcript=read_transcript(meta, frames), captions=read_captions(meta, frames),
+            turn_ends=read_turn_ends(meta, frames),
             user_audio=_audio(tensors, "audio.user"), assistant_audio=_audio(tensors, "audio.assistant"))
         state_values.check(record, lm_config)
     except ValueError as e:

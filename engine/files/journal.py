@@ -13,7 +13,9 @@ codec encoded (the encoder's state is rebuilt from them bit for bit): kind ``S``
 16-bit PCM, which the app's microphone always is (half the bytes: ~3 MB a minute), kind ``F`` as
 float32, for samples that are not 16-bit values (version 1 journals hold only ``F``). Between the
 frames, kind ``C`` records (version 3) hold the person's captions, one piece each, after the frame
-they were heard in (``engine.files.captions``): the state does not depend on them, the transcript does.
+they were heard in (``engine.files.captions``), and kind ``E`` records (version 4) where the caption
+model's voice-activity heads said the person's turn ended: the state does not depend on them, the
+transcript does.
 
 Reading stops at the first record that is cut, fails its CRC, is malformed or out of order;
 every whole frame before it is kept and the frames after it are counted as lost. A journal is
@@ -47,14 +49,14 @@ from ..lm.generate import SamplingConfig
 from ..regular_files import open_regular
 from ..version import VERSION
 from . import untrusted
-from .captions import Caption, decode_caption, encode_caption
+from .captions import Caption, decode_caption, decode_turn_end, encode_caption, encode_turn_end
 from .personas import Persona, persona_field, read_header_persona
 
 log = logging.getLogger(__name__)
 
 MAGIC = b"PARLEYJ\x01"
 FORMAT_NAME = "parley.journal"
-FORMAT_VERSION = 3  # 2: frames of 16-bit samples (kind S); 3: captions (kind C)
+FORMAT_VERSION = 4  # 2: frames of 16-bit samples (kind S); 3: captions (kind C); 4: turn ends (kind E)
 MAX_HEADER_BYTES = 1 << 20
 MAX_STREAMS = 64
 MAX_THREADS = 4096  # torch CPU threads a journal may ask a replay to run with
@@ -62,7 +64,7 @@ FSYNC_SECONDS = 2.0  # the most audio a power cut may lose
 FSYNC_FRAMES = max(1, int(FSYNC_SECONDS / FRAME_SECONDS))
 _PREFIX = struct.Struct("<IB")  # payload length, record kind
 _CRC = struct.Struct("<I")
-_HEADER, _FRAME, _FRAME_16, _CAPTION = ord("H"), ord("F"), ord("S"), ord("C")
+_HEADER, _FRAME, _FRAME_16, _CAPTION, _TURN_END = ord("H"), ord("F"), ord("S"), ord("C"), ord("E")
 _SAMPLES = {_FRAME: np.dtype("<f4"), _FRAME_16: PCM16}  # a frame record's kind -> how its samples are stored
 
 
@@ -123,6 +125,7 @@ class Journal:
     lost_frames: int  # frames in the damaged tail (whole records' worth of its bytes, rounded up)
     damage: str | None  # why reading stopped early; None for an intact journal
     captions: tuple[Caption, ...] = ()  # the person's captions, in the order they were journaled
+    turn_ends: tuple[float, ...] = ()  # where the caption model said the person's turn ended (seconds)
 
     @property
     def frames(self) -> int:
@@ -146,6 +149,10 @@ def encode_frame(index: int, user_codes: np.ndarray, tokens: np.ndarray, pcm: np
 
 def encode_caption_record(caption: Caption) -> bytes:
     return _record(_CAPTION, encode_caption(caption))
+
+
+def encode_turn_end_record(seconds: float) -> bytes:
+    return _record(_TURN_END, encode_turn_end(seconds))
 
 
 def encode_start(header: JournalHeader) -> bytes:
@@ -199,6 +206,13 @@ def read_journal_from(f: BinaryIO, size: int, name: str = "journal") -> Journal:
                 continue
             except ValueError as e:
                 why = f"a damaged caption ({e})"
+        if why is None and kind == _TURN_END:
+            try:
+                frames.turn_ends.append(decode_turn_end(payload, frames.count))
+                pos = f.tell()
+                continue
+            except ValueError as e:
+                why = f"a damaged turn end ({e})"
         if why is None and (kind not in sizes or len(payload) != sizes[kind]):
             why = "an unexpected record"
         if why is None and struct.unpack_from("<I", payload)[0] != frames.count:
@@ -210,10 +224,12 @@ def read_journal_from(f: BinaryIO, size: int, name: str = "journal") -> Journal:
             damage = f"{why} after frame {frames.count} (byte {pos})"
             tail = prefix[-1] if len(prefix) == _PREFIX.size and prefix[-1] in _SAMPLES else frames.last_kind
             lost = -(-(size - pos) // (_PREFIX.size + sizes[tail] + _CRC.size))
-            return Journal(header, *frames.arrays(), lost_frames=lost, damage=damage, captions=tuple(frames.captions))
+            return Journal(header, *frames.arrays(), lost_frames=lost, damage=damage, captions=tuple(frames.captions),
+                           turn_ends=tuple(frames.turn_ends))
         frames.add(kind, payload)
         pos = f.tell()
-    return Journal(header, *frames.arrays(), lost_frames=0, damage=None, captions=tuple(frames.captions))
+    return Journal(header, *frames.arrays(), lost_frames=0, damage=None, captions=tuple(frames.captions),
+                   turn_ends=tuple(frames.turn_ends))
 
 
 def _next_record(f: BinaryIO, max_payload: int) -> tuple[int, bytes, bytes, str | None]:
@@ -242,6 +258,7 @@ class _Frames:
         self.heads: list[np.ndarray] = []
         self.pcm: list[np.ndarray] = []
         self.captions: list[Caption] = []
+        self.turn_ends: list[float] = []
         self.last_kind = _FRAME_16  # what a damaged tail is counted in when nothing says otherwise
 
     @property
@@ -287,9 +304,10 @@ def _parse_header(payload: bytes, name: str) -> JournalHeader:
 
 @dataclass(frozen=True)
 class _CaptionItem:
-    """A caption queued for the writer thread (beside the frames, queued as tuples)."""
+    """A caption record (a piece or a turn end), encoded, queued for the writer thread (beside the
+    frames, queued as tuples)."""
 
-    caption: Caption
+    record: bytes
 
 
 class JournalWriter:
@@ -321,7 +339,11 @@ class JournalWriter:
 
     def append_caption(self, caption: Caption) -> None:
         """Queue one caption piece, heard in a frame appended before it."""
-        self._queue.put(_CaptionItem(caption))
+        self._queue.put(_CaptionItem(encode_caption_record(caption)))
+
+    def append_turn_end(self, seconds: float) -> None:
+        """Queue one turn end (``engine.runtime.voice_activity``), in a frame appended before it."""
+        self._queue.put(_CaptionItem(encode_turn_end_record(seconds)))
 
     def close(self, remove: bool = False) -> None:
         """Write what is queued, fsync and close (idempotent); then delete the file if ``remove``.
@@ -355,7 +377,7 @@ class JournalWriter:
             frames = [item for item in records if not isinstance(item, _CaptionItem)]
             if self.error is None and records:
                 try:
-                    self._file.write(b"".join(encode_caption_record(item.caption) if isinstance(item, _CaptionItem)
+                    self._file.write(b"".join(item.record if isinstance(item, _CaptionItem)
                                               else encode_frame(*item) for item in records))
                     self._file.flush()
                     unsynced += len(frames)

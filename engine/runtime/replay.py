@@ -70,6 +70,7 @@ class FrameRecorder:
         self.header = journal_header(session)
         self.journal = journal
         self.captions_journaled = 0  # how many of the session's captions the journal holds
+        self.turn_ends_journaled = 0  # and of its turn ends
         self.user_codes = GrowingArray((self.header.user_streams,), np.int64)
         self.tokens = GrowingArray((self.header.token_streams,), np.int64)
 
@@ -86,11 +87,14 @@ class FrameRecorder:
             self.journal.append(session.frames - 1, user, tokens, pcm.copy())
 
     def journal_captions(self, session: Session) -> None:
-        """Append the session's captions the journal lacks (call after ``Session.add_captions``)."""
+        """Append the session's captions and turn ends the journal lacks (call after
+        ``Session.add_captions``)."""
         if self.journal is not None:
             for caption in session.captions[self.captions_journaled:]:
                 self.journal.append_caption(caption)
-        self.captions_journaled = len(session.captions)
+            for seconds in session.turn_ends[self.turn_ends_journaled:]:
+                self.journal.append_turn_end(seconds)
+        self.captions_journaled, self.turn_ends_journaled = len(session.captions), len(session.turn_ends)
 
     def close(self, remove: bool = False) -> None:
         """Close the journal (if any): ``remove=True`` once the conversation is saved or ended."""
@@ -120,10 +124,11 @@ def record_frames(session: Session, journal: str | Path | None = None) -> FrameR
     return recorder
 
 
-def keep_captions(session: Session, captions) -> tuple[Caption, ...]:
-    """Keep the person's caption pieces ((seconds, text)) with ``session`` (its files hold them) and
-    append them to its crash journal where it has one. Returns them as kept (``Session.add_captions``)."""
-    kept = session.add_captions(captions)
+def keep_captions(session: Session, captions, turn_ends=()) -> tuple[tuple[Caption, ...], tuple[float, ...]]:
+    """Keep the person's caption pieces ((seconds, text)) and where their turn ended (seconds) with
+    ``session`` (its files hold them) and append them to its crash journal where it has one.
+    Returns them as kept (``Session.add_captions``)."""
+    kept = session.add_captions(captions, turn_ends)
     recorder = session.frame_observer
     if isinstance(recorder, FrameRecorder):
         recorder.journal_captions(session)
@@ -170,7 +175,7 @@ def snapshot_conversation(session: Session, compact: bool | None = None) -> conv
     return conversation.ConversationSnapshot(
         conversation.COMPACT, session.frames,
         lambda: compact_contents(header, user_codes.array(), tokens.array(), user.array(), progress.transcript,
-                                 progress.captions))
+                                 progress.captions, progress.turn_ends))
 
 
 # ---- replaying -------------------------------------------------------------------------------
@@ -188,7 +193,7 @@ def roll_back(session: Session) -> Session:
     journal = Journal(recorder.header, recorder.user_codes.array(), recorder.tokens.array(), user, 0, None)
     rebuilt = rebuild(session.model, journal, "this conversation").session
     rebuilt.wait_for_user(session.waiting_for_user)
-    rebuilt.add_captions(session.captions)
+    rebuilt.add_captions(session.captions, session.turn_ends)
     return rebuilt
 
 
@@ -244,7 +249,8 @@ def rebuild(model: LoadedModel, journal: Journal, name: str, progress: Progress 
     recorder = record_frames(session)
     replayed = session.rebuild_from(journal, frames, progress, cancel)
     # The captions heard in the frames rebuilt (each is kept at or before its frame; a damaged tail's go).
-    session.add_captions(c for c in journal.captions if c[0] < frames * FRAME_SECONDS)
+    session.add_captions((c for c in journal.captions if c[0] < frames * FRAME_SECONDS),
+                         (s for s in journal.turn_ends if s < frames * FRAME_SECONDS))
     recorder.user_codes = GrowingArray.of(journal.user_codes[:frames])
     recorder.tokens = GrowingArray.of(journal.tokens[:frames])
     differs = _threads_differ(header.threads if model.device.type == "cpu" else 0, session.threads)

@@ -126,6 +126,7 @@ class Session:
         self._decoded_frames = 0  # frames decoded by Mimi (the generator's aligned outputs)
         self._transcript: list[TranscriptEntry] = []
         self._captions: list[Caption] = []
+        self._turn_ends: list[float] = []
         self.prompts = {"voice": voice_prompt, "text": text_prompt}
         self.persona = persona
         self.record_audio = record_audio
@@ -178,15 +179,26 @@ class Session:
         """The person's words where a caption model heard them (``engine.runtime.captioner``)."""
         return tuple(self._captions)
 
-    def add_captions(self, captions: Iterable[Caption]) -> tuple[Caption, ...]:
-        """Keep caption pieces heard in this conversation's frames; a time past its last frame (a
-        finished captioner's flush) is kept at that frame, so that its files hold every piece;
-        to the millisecond its files keep. Returns them as kept."""
-        last = max(0, self._frames - 1) * FRAME_SECONDS
-        kept = tuple((round(min(max(0.0, float(seconds)), last), CAPTION_DECIMALS), text)
-                     for seconds, text in captions)
+    @property
+    def turn_ends(self) -> tuple[float, ...]:
+        """Where the caption model's voice-activity heads said the person's turn ended (seconds:
+        ``engine.runtime.voice_activity``)."""
+        return tuple(self._turn_ends)
+
+    def add_captions(self, captions: Iterable[Caption], turn_ends: Iterable[float] = ()
+                     ) -> tuple[tuple[Caption, ...], tuple[float, ...]]:
+        """Keep caption pieces heard in this conversation's frames, and the person's turn ends; a
+        time past its last frame (a finished captioner's flush) is kept at that frame, so that its
+        files hold every piece; to the millisecond its files keep. Returns them as kept."""
+        kept = tuple((self._caption_time(seconds), text) for seconds, text in captions)
+        ends = tuple(self._caption_time(seconds) for seconds in turn_ends)
         self._captions.extend(kept)
-        return kept
+        self._turn_ends.extend(ends)
+        return kept, ends
+
+    def _caption_time(self, seconds: float) -> float:
+        last = max(0, self._frames - 1) * FRAME_SECONDS
+        return round(min(max(0.0, float(seconds)), last), CAPTION_DECIMALS)
 
     @property
     def frame_observer(self) -> FrameObserver | None:
@@ -201,7 +213,8 @@ class Session:
         """The host side as a file stores it (with the state tree, the whole conversation)."""
         return conversation.SessionProgress(
             self.sampling, self.seed, self._frames, self._generator_steps, self._decoded_frames, dict(self.prompts),
-            tuple(conversation.transcript_tuples(self._transcript)), self.persona, tuple(self._captions))
+            tuple(conversation.transcript_tuples(self._transcript)), self.persona, tuple(self._captions),
+            tuple(self._turn_ends))
 
     # ---- sampling and the frame step ---------------------------------------------------------
 
@@ -420,6 +433,7 @@ class Session:
         self.persona = record.persona
         self._transcript = [TranscriptEntry(f, s, t) for f, s, t in record.transcript]
         self._captions = list(record.captions)
+        self._turn_ends = list(record.turn_ends)
         self._keep_recording(record.user_audio, record.assistant_audio)
         self.frame_step.prepare(self._generator_steps)  # a frame step new to this sampling: capture it now
 
