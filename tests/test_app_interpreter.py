@@ -23,8 +23,9 @@ from app.audio.echo import ProcessingSettings
 from app.audio.headless import SignalRecorder
 from app.audio.levels import SPEECH_DB
 from app.audio.playback_capture import PlaybackSource, PlaybackSources, capture_route, pulse_monitors
+from app.conversation.announcer import turn_announcement
 from app.conversation.interpreter_mode import Listening, interpreter_note, processing_for
-from app.conversation.transcript import ASSISTANT, YOU
+from app.conversation.transcript import ASSISTANT, YOU, Turn
 from app.conversation.turn_list import TurnRole
 from app.conversation.view import header_text
 from app.window.main_window import MainWindow
@@ -105,8 +106,13 @@ def test_an_interpreters_turns_are_the_original_and_the_interpreter_in_the_view_
         harness, qtbot, tmp_path):
     w = harness.window
     view = w.conversation_panel.view
+    said = SignalRecorder()
+    w.announcer.announce.connect(said.record)
     interpret_and_save(harness, qtbot, tmp_path / "call.parley")
     assert shown_sides(view) == {"Original", "Interpreter"}
+    texts = [text for (text,) in said.calls]  # what a screen reader is told
+    assert texts and sorted(texts) == sorted(turn_announcement(t, True) for t in w.model.transcript.turns)
+    assert all(text.startswith(("Interpreter: ", "The interpreter heard ", "The interpreter spoke")) for text in texts)
     for suffix in (".srt", ".vtt", ".md"):
         w.model.files.export_transcript(str(tmp_path / f"call{suffix}"))
     cues = srt.parse((tmp_path / "call.srt").read_text(encoding="utf-8"))
@@ -394,3 +400,20 @@ def test_captions_write_the_source_speech_into_the_turns_it_interprets(harness, 
     assert kept and list(model.transcript.captions) == list(kept)
     source = " ".join(t.text for t in your_turns(model)).split()
     assert source and source == "".join(text for _, text in kept).split()
+
+
+def test_the_interpreters_sides_are_named_in_each_language(qapp):
+    from app.i18n import install_translators, remove_translators
+
+    for language, original, interpreter, heard in (
+            ("en", "Original", "Interpreter", "The interpreter heard 1 second of speech."),
+            ("fr", "Original", "Interprète", "L'interprète a entendu 1 seconde de parole."),
+            ("de", "Original", "Dolmetscher", "Der Dolmetscher hat 1 Sekunde Sprache gehört."),
+            ("es", "Original", "Intérprete", "El intérprete oyó 1 segundo de voz.")):
+        translators = install_translators(qapp, language)
+        try:
+            assert header_text(Turn(YOU, 0.0, 1.2), True).startswith(original + "  ·  ")
+            assert header_text(Turn(ASSISTANT, 0.0, 2.0), True).startswith(interpreter + "  ·  ")
+            assert turn_announcement(Turn(YOU, 0.0, 1.2), True) == heard
+        finally:
+            remove_translators(qapp, translators)
