@@ -14,6 +14,8 @@ import subprocess
 
 import numpy as np
 import pytest
+import srt
+import webvtt
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QApplication, QFileDialog, QLabel, QMessageBox
 
@@ -21,7 +23,11 @@ from app.audio.echo import ProcessingSettings
 from app.audio.headless import SignalRecorder
 from app.audio.levels import SPEECH_DB
 from app.audio.playback_capture import PlaybackSource, PlaybackSources, capture_route, pulse_monitors
+from app.conversation.announcer import turn_announcement
 from app.conversation.interpreter_mode import Listening, interpreter_note, processing_for
+from app.conversation.transcript import ASSISTANT, YOU, Turn
+from app.conversation.turn_list import TurnRole
+from app.conversation.view import header_text
 from app.window.main_window import MainWindow
 from engine import load_model
 from tests import audio_server
@@ -73,12 +79,61 @@ def test_at_its_smallest_the_interpreter_window_squeezes_no_text(harness, qtbot)
     assert squeezed == []
 
 
+def interpret_and_save(harness, qtbot, path) -> None:
+    """The interpreter hears the tone for a while (both sides have turns), then its conversation is saved."""
+    model = harness.window.model
+    model.start()
+    qtbot.waitUntil(lambda: model.live, timeout=10_000)
+    harness.frames(25)
+    model.pause()
+    qtbot.waitUntil(lambda: not model.live, timeout=10_000)
+    assert {t.speaker for t in model.transcript.turns} == {YOU, ASSISTANT}
+    with qtbot.waitSignal(model.files.saved, timeout=30_000):
+        model.files.save(str(path))
+
+
+def shown_sides(view) -> set[str]:
+    """The sides' names as the view's turn headers and accessible texts say them."""
+    model = view.model()
+    turns = [model.index(row, 0).data(TurnRole) for row in range(model.rowCount())]
+    headers = {header_text(turn, view.delegate.interpreting).split("  ·  ")[0] for turn in turns}
+    lines = {line.split(":")[0] for line in view.as_text().splitlines()}
+    assert headers == lines
+    return headers
+
+
+def test_an_interpreters_turns_are_the_original_and_the_interpreter_in_the_view_exports_and_replay(
+        harness, qtbot, tmp_path):
+    w = harness.window
+    view = w.conversation_panel.view
+    said = SignalRecorder()
+    w.announcer.announce.connect(said.record)
+    interpret_and_save(harness, qtbot, tmp_path / "call.parley")
+    assert shown_sides(view) == {"Original", "Interpreter"}
+    texts = [text for (text,) in said.calls]  # what a screen reader is told
+    assert texts and sorted(texts) == sorted(turn_announcement(t, True) for t in w.model.transcript.turns)
+    assert all(text.startswith(("Interpreter: ", "The interpreter heard ", "The interpreter spoke")) for text in texts)
+    for suffix in (".srt", ".vtt", ".md"):
+        w.model.files.export_transcript(str(tmp_path / f"call{suffix}"))
+    cues = srt.parse((tmp_path / "call.srt").read_text(encoding="utf-8"))
+    assert {c.content.split(":")[0] for c in cues} == {"Original", "Interpreter"}
+    assert {c.voice for c in webvtt.read(str(tmp_path / "call.vtt")).captions} == {"Original", "Interpreter"}
+    markdown = (tmp_path / "call.md").read_text(encoding="utf-8")
+    assert "**Original** (" in markdown and "**Interpreter** (" in markdown and "**You**" not in markdown
+    assert w.replay.load(str(tmp_path / "call.parley"))  # reopened for replay: the file names its model
+    assert view.model() is w.replay.turns and shown_sides(view) == {"Original", "Interpreter"}
+
+
 def test_loading_a_conversation_model_leaves_the_interpreter_mode(qtbot, tmp_path, interpreter, app_demo_model):
+    from tests.test_app_captions import speak
+
     models = {"demo": interpreter}
     h = Harness(qtbot, tmp_path, lambda name, *args: models[name], start=False)
     try:
         w = h.window
         assert w.model.talk.listening and w.model.talk.mic_open
+        interpret_and_save(h, qtbot, tmp_path / "call.parley")
+        assert shown_sides(w.conversation_panel.view) == {"Original", "Interpreter"}
         models["demo"] = app_demo_model
         w.model.models.load_model("demo", "cpu", "float32")
         qtbot.waitUntil(lambda: w.model.models.model_info is not None and not w.model.models.interpreting,
@@ -88,6 +143,12 @@ def test_loading_a_conversation_model_leaves_the_interpreter_mode(qtbot, tmp_pat
         assert panel.talk_button.isEnabled() and panel.open_mic_box.isEnabled()
         assert panel.placeholder.text().startswith("Hold Space") and not panel.headphones_note.isVisible()
         assert w.persona_label.text().startswith("Persona: ")
+        speak(h, 25)  # a conversation: the person and the assistant
+        assert shown_sides(panel.view) == {"You", "Assistant"}
+        w.model.files.export_transcript(str(tmp_path / "talk.vtt"))
+        assert {c.voice for c in webvtt.read(str(tmp_path / "talk.vtt")).captions} == {"You", "Assistant"}
+        assert w.replay.load(str(tmp_path / "call.parley"))  # the interpreter's file keeps its sides' names
+        assert shown_sides(panel.view) == {"Original", "Interpreter"}
     finally:
         h.close()
 
@@ -339,3 +400,20 @@ def test_captions_write_the_source_speech_into_the_turns_it_interprets(harness, 
     assert kept and list(model.transcript.captions) == list(kept)
     source = " ".join(t.text for t in your_turns(model)).split()
     assert source and source == "".join(text for _, text in kept).split()
+
+
+def test_the_interpreters_sides_are_named_in_each_language(qapp):
+    from app.i18n import install_translators, remove_translators
+
+    for language, original, interpreter, heard in (
+            ("en", "Original", "Interpreter", "The interpreter heard 1 second of speech."),
+            ("fr", "Original", "Interprète", "L'interprète a entendu 1 seconde de parole."),
+            ("de", "Original", "Dolmetscher", "Der Dolmetscher hat 1 Sekunde Sprache gehört."),
+            ("es", "Original", "Intérprete", "El intérprete oyó 1 segundo de voz.")):
+        translators = install_translators(qapp, language)
+        try:
+            assert header_text(Turn(YOU, 0.0, 1.2), True).startswith(original + "  ·  ")
+            assert header_text(Turn(ASSISTANT, 0.0, 2.0), True).startswith(interpreter + "  ·  ")
+            assert turn_announcement(Turn(YOU, 0.0, 1.2), True) == heard
+        finally:
+            remove_translators(qapp, translators)

@@ -312,7 +312,7 @@ def test_a_user_turn_shows_its_whole_header_with_room_for_the_overlap_tag(harnes
         for start, seconds in ((0.0, 0.2), (4.2, 1.8), (65.3, 9.4), (754.1, 12.3), (5999.9, 29.9)):
             turn = dataclasses.replace(turns[rows[0]], start=start, end=start + seconds)
             inner = view.delegate._bubble(option, turn).adjusted(PADDING, PADDING, -PADDING, -PADDING)
-            header = header_text(turn)
+            header = header_text(turn, False)
             if fitted_header(header, OVERLAP_TAG, QFontMetrics(header_font(option)), inner.width()) != header:
                 cut.append((width, header))
     assert cut == []

@@ -18,20 +18,27 @@ GAPS = {YOU: USER_GAP_S, ASSISTANT: ASSISTANT_GAP_S}
 
 
 class TurnSentences(QObject):
-    """A turn said in words. A QObject for ``self.tr``: the only call in which pyside6-lupdate reads a
-    plural's count from a variable."""
+    """A turn said in words, a conversation's or an interpreter's (whose sentences name the original
+    speech and the interpreter, as ``app.conversation.sides`` names the sides). A QObject for
+    ``self.tr``: the only call in which pyside6-lupdate reads a plural's count from a variable."""
 
-    def say(self, turn: Turn) -> str:
+    def say(self, turn: Turn, interpreting: bool) -> str:
         if turn.speaker != YOU and turn.text and turn.text.strip():
-            return self.tr("Assistant: {text}").format(text=turn.text.strip())
+            words = turn.text.strip()
+            return (self.tr("Interpreter: {text}") if interpreting else self.tr("Assistant: {text}")).format(text=words)
         seconds = max(1, round(turn.duration))
+        if interpreting:  # the original speech it heard, the interpretation
+            if turn.speaker == YOU:
+                return self.tr("The interpreter heard %n seconds of speech.", "", seconds)
+            return self.tr("The interpreter spoke for %n seconds.", "", seconds)
         if turn.speaker == YOU:
             return self.tr("You spoke for %n seconds.", "", seconds)
         return self.tr("The assistant spoke for %n seconds.", "", seconds)
 
 
-def turn_announcement(turn: Turn) -> str:
-    return TurnSentences().say(turn)
+def turn_announcement(turn: Turn, interpreting: bool = False) -> str:
+    """``turn`` said in words (an interpreter's where ``interpreting``)."""
+    return TurnSentences().say(turn, interpreting)
 
 
 class TurnAnnouncer(QObject):
@@ -39,6 +46,7 @@ class TurnAnnouncer(QObject):
 
     def __init__(self, conversation, parent: QObject | None = None) -> None:
         super().__init__(parent)
+        self.turns = conversation.turns
         self.transcript = conversation.turns.transcript
         self.said: set[int] = set()
         self.first_unsaid = 0  # every turn before it was said
@@ -60,7 +68,7 @@ class TurnAnnouncer(QObject):
             newer = any(later.speaker == turn.speaker for later in turns[index + 1:])
             if newer or now - turn.end > GAPS[turn.speaker]:
                 self.said.add(index)
-                self.announce.emit(turn_announcement(turn))
+                self.announce.emit(turn_announcement(turn, self.turns.interpreting))
         while self.first_unsaid in self.said:
             self.said.discard(self.first_unsaid)
             self.first_unsaid += 1

@@ -105,7 +105,7 @@ class ConversationFiles(QObject):
         """Write the transcript in the format ``path``'s suffix names (``transcript_formats.FORMATS``)."""
         title = Path(self.conversation_path).stem if self.conversation_path else "Untitled conversation"
         try:
-            export_transcript(self.turns.transcript, path, title)
+            export_transcript(self.turns.transcript, path, title, interpreting=self.turns.interpreting)
         except (OSError, ValueError) as e:
             self.failed.emit(self.tr("Could not export the transcript: {problem}").format(problem=e))
             return

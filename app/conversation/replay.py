@@ -21,6 +21,7 @@ import soxr
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from app.audio.streams import TEARDOWN_TIMEOUT_S, find_device, pick_rate, portaudio_held, run_with_timeout
+from app.conversation.sides import saved_by_interpreter
 from app.conversation.transcript import Transcript
 from app.conversation.turn_list import TurnListModel
 from engine import SAMPLE_RATE, ConversationFileError, read_conversation_audio, read_conversation_info
@@ -92,6 +93,7 @@ class ReplayPlayer(QObject):
             return False
         self._use_audio(user, assistant)
         self.path = Path(path)
+        self.turns.set_interpreting(saved_by_interpreter(info.model))
         self.turns.reset(info.transcript, (self._user, self._assistant))
         self.loaded.emit(str(self.path))
         self.position_changed.emit(0.0)

@@ -1,6 +1,7 @@
 """The transcript as files other programs read: plain text, JSON, SubRip, WebVTT and Markdown.
 
-Both sides go into every format, each turn at its time from the start of the conversation. A
+Both sides go into every format, each turn at its time from the start of the conversation, each
+side by its name (an interpreter's: the original and the interpreter, ``app.conversation.sides``). A
 turn's words are what the model said (the assistant) or what a caption model heard (the person);
 a turn without words says how long that side spoke. Subtitle players show overlapping cues
 together, so turns that overlap in time stay as they were spoken.
@@ -17,12 +18,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from app.conversation.transcript import ASSISTANT, YOU, Transcript, Turn, clock
+from app.conversation.sides import file_side_name
+from app.conversation.transcript import YOU, Transcript, Turn, clock
 from engine import write_atomically
 from engine.files import subtitles
 from engine.files.subtitles import Cue
 
-SPEAKER_NAMES = {YOU: "You", ASSISTANT: "Assistant"}
 MARKDOWN_SPECIALS = "\\`*_[]<>#|"
 
 
@@ -34,8 +35,9 @@ def words(turn: Turn) -> str:
     return f"({turn.duration:.1f} s of speech)" if turn.speaker == YOU else "(speech without words)"
 
 
-def as_text(turns: Sequence[Turn]) -> str:
-    return "\n".join(f"[{clock(t.start)}] {SPEAKER_NAMES[t.speaker]}: {words(t)}" for t in turns) + "\n"
+def as_text(turns: Sequence[Turn], interpreting: bool = False) -> str:
+    return "\n".join(f"[{clock(t.start)}] {file_side_name(t.speaker, interpreting)}: {words(t)}"
+                     for t in turns) + "\n"
 
 
 def as_json(turns: Sequence[Turn], pieces: Sequence[tuple[float, str]]) -> str:
@@ -44,21 +46,21 @@ def as_json(turns: Sequence[Turn], pieces: Sequence[tuple[float, str]]) -> str:
                        "pieces": [{"seconds": s, "text": text} for s, text in pieces]}, indent=2)
 
 
-def _cues(turns: Sequence[Turn]) -> list[Cue]:
-    return [Cue(t.start, t.end, words(t), SPEAKER_NAMES[t.speaker]) for t in turns]
+def _cues(turns: Sequence[Turn], interpreting: bool) -> list[Cue]:
+    return [Cue(t.start, t.end, words(t), file_side_name(t.speaker, interpreting)) for t in turns]
 
 
-def as_srt(turns: Sequence[Turn]) -> str:
+def as_srt(turns: Sequence[Turn], interpreting: bool = False) -> str:
     """SubRip: numbered cues, the speaker's name in front of the words."""
-    return subtitles.srt(_cues(turns))
+    return subtitles.srt(_cues(turns, interpreting))
 
 
-def as_webvtt(turns: Sequence[Turn]) -> str:
+def as_webvtt(turns: Sequence[Turn], interpreting: bool = False) -> str:
     """WebVTT: each cue a voice span (``<v You>``)."""
-    return subtitles.vtt(_cues(turns))
+    return subtitles.vtt(_cues(turns, interpreting))
 
 
-def as_markdown(turns: Sequence[Turn], title: str, when: datetime) -> str:
+def as_markdown(turns: Sequence[Turn], title: str, when: datetime, interpreting: bool = False) -> str:
     """A document to read or paste: the title, then one paragraph per turn."""
     def escaped(text: str) -> str:
         return "".join("\\" + c if c in MARKDOWN_SPECIALS else c for c in text)
@@ -66,7 +68,7 @@ def as_markdown(turns: Sequence[Turn], title: str, when: datetime) -> str:
     lines = [f"# {escaped(title)}", "", f"*Exported from Parley on {when:%Y-%m-%d %H:%M}. "
              "Times are from the start of the conversation.*", ""]
     for t in turns:
-        lines += [f"**{SPEAKER_NAMES[t.speaker]}** ({clock(t.start)}): {escaped(words(t))}", ""]
+        lines += [f"**{file_side_name(t.speaker, interpreting)}** ({clock(t.start)}): {escaped(words(t))}", ""]
     return "\n".join(lines)
 
 
@@ -74,7 +76,8 @@ def as_markdown(turns: Sequence[Turn], title: str, when: datetime) -> str:
 class ExportFormat:
     name: str  # as the export dialog lists it
     suffix: str
-    write: Callable[[Sequence[Turn], Sequence[tuple[float, str]], str, datetime], str]
+    # (turns, pieces, title, when, interpreting) -> the file's text
+    write: Callable[..., str]
 
     @property
     def dialog_filter(self) -> str:
@@ -82,11 +85,15 @@ class ExportFormat:
 
 
 FORMATS = (
-    ExportFormat("Text", ".txt", lambda turns, _pieces, _title, _when: as_text(turns)),
-    ExportFormat("JSON", ".json", lambda turns, pieces, _title, _when: as_json(turns, pieces)),
-    ExportFormat("SubRip subtitles", ".srt", lambda turns, _pieces, _title, _when: as_srt(turns)),
-    ExportFormat("WebVTT subtitles", ".vtt", lambda turns, _pieces, _title, _when: as_webvtt(turns)),
-    ExportFormat("Markdown", ".md", lambda turns, _pieces, title, when: as_markdown(turns, title, when)),
+    ExportFormat("Text", ".txt",
+                 lambda turns, _pieces, _title, _when, interpreting=False: as_text(turns, interpreting)),
+    ExportFormat("JSON", ".json", lambda turns, pieces, _title, _when, _interpreting=False: as_json(turns, pieces)),
+    ExportFormat("SubRip subtitles", ".srt",
+                 lambda turns, _pieces, _title, _when, interpreting=False: as_srt(turns, interpreting)),
+    ExportFormat("WebVTT subtitles", ".vtt",
+                 lambda turns, _pieces, _title, _when, interpreting=False: as_webvtt(turns, interpreting)),
+    ExportFormat("Markdown", ".md",
+                 lambda turns, _pieces, title, when, interpreting=False: as_markdown(turns, title, when, interpreting)),
 )
 
 
@@ -100,9 +107,11 @@ def format_named_by_filter(dialog_filter: str) -> ExportFormat:
     return next((f for f in FORMATS if f.dialog_filter == dialog_filter), FORMATS[0])
 
 
-def export_transcript(transcript: Transcript, path: str, title: str, when: datetime | None = None) -> None:
-    """Write ``transcript`` in the format ``path``'s suffix names, atomically (a failed write leaves
-    no broken file and the one it would have replaced as it was)."""
+def export_transcript(transcript: Transcript, path: str, title: str, when: datetime | None = None,
+                      interpreting: bool = False) -> None:
+    """Write ``transcript`` (an interpreter's where ``interpreting``) in the format ``path``'s suffix
+    names, atomically (a failed write leaves no broken file and the one it would have replaced as it was)."""
     target = Path(path)
-    text = format_for(target.suffix).write(transcript.turns, transcript.pieces, title, when or datetime.now())
+    text = format_for(target.suffix).write(transcript.turns, transcript.pieces, title, when or datetime.now(),
+                                           interpreting)
     write_atomically(target, text.encode("utf-8"), private=True)

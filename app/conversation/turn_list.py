@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt
 
+from app.conversation.sides import side_name
 from app.conversation.transcript import FrameObservation, Transcript
 
 TurnRole = Qt.UserRole + 1  # the Turn itself
@@ -14,6 +15,7 @@ class TurnListModel(QAbstractListModel):
     def __init__(self, transcript: Transcript | None = None, parent=None) -> None:
         super().__init__(parent)
         self.transcript = transcript if transcript is not None else Transcript()
+        self.interpreting = False  # an interpreter's turns: the original and the interpretation (set_interpreting)
 
     def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self.transcript.turns)
@@ -27,9 +29,15 @@ class TurnListModel(QAbstractListModel):
         if role == OverlapRole:
             return self.transcript.overlapping(index.row())
         if role in (Qt.DisplayRole, Qt.AccessibleTextRole):
-            return turn.text.strip() if turn.text else (self.tr("You") if turn.speaker == "you"
-                                                        else self.tr("Assistant"))
+            return turn.text.strip() if turn.text else side_name(turn.speaker, self.interpreting)
         return None
+
+    def set_interpreting(self, interpreting: bool) -> None:
+        """Whether these are an interpreter's turns: each side's name follows (``app.conversation.sides``)."""
+        if interpreting != self.interpreting:
+            self.interpreting = interpreting
+            if self.rowCount():
+                self.dataChanged.emit(self.index(0), self.index(self.rowCount() - 1))
 
     def add_frame(self, frame: FrameObservation) -> None:
         before = len(self.transcript.turns)

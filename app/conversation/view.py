@@ -16,6 +16,7 @@ from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPainterPath, Q
 from PySide6.QtWidgets import QAbstractItemView, QListView, QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
 from app.audio.levels import DISPLAY_FLOOR_DB
+from app.conversation.sides import side_name
 from app.conversation.transcript import YOU, Turn, clock
 from app.conversation.turn_list import OverlapRole, TurnRole
 from app.i18n import number_text, translate
@@ -41,10 +42,10 @@ def speaker_colour(palette: QPalette, speaker: str) -> QColor:
     return QColor(scheme.you if speaker == YOU else scheme.assistant)
 
 
-def header_text(turn: Turn) -> str:
-    who = translate("ConversationView", "You") if turn.speaker == YOU else translate("ConversationView", "Assistant")
+def header_text(turn: Turn, interpreting: bool) -> str:
+    """A turn's header: its side's name (``app.conversation.sides``), when it began, how long it is."""
     return translate("ConversationView", "{who}  ·  {time}  ·  {seconds} s").format(
-        who=who, time=clock(turn.start), seconds=number_text(turn.duration, 1))
+        who=side_name(turn.speaker, interpreting), time=clock(turn.start), seconds=number_text(turn.duration, 1))
 
 
 def header_font(option) -> QFont:
@@ -82,6 +83,11 @@ class TurnDelegate(QStyledItemDelegate):
         # window's cost per frame grow from ~1 ms to ~40 ms over an hour.
         self._sizes: dict[int, tuple[tuple, QSize]] = {}
 
+    @property
+    def interpreting(self) -> bool:
+        """Whether the turns shown are an interpreter's (their sides' names say so)."""
+        return self.view.model().interpreting
+
     # -- geometry ----------------------------------------------------------------------------
     def _bubble(self, option, turn: Turn) -> QRect:
         """A turn's bubble in its row. A user turn's is ``USER_WIDTH`` of the view, or as wide as its
@@ -91,7 +97,7 @@ class TurnDelegate(QStyledItemDelegate):
         if turn.speaker == YOU:
             metrics = QFontMetrics(header_font(option))
             tag = translate("ConversationView", OVERLAP_TAG)
-            need = (metrics.horizontalAdvance(header_text(turn)) + metrics.horizontalAdvance(tag)
+            need = (metrics.horizontalAdvance(header_text(turn, self.interpreting)) + metrics.horizontalAdvance(tag)
                     + 3 * PADDING + ELISION_SLACK_PX)
             width = min(max(width, need), rect.width() - 2 * MARGIN)
         left = rect.right() - MARGIN - width if turn.speaker == YOU else rect.left() + MARGIN
@@ -151,7 +157,7 @@ class TurnDelegate(QStyledItemDelegate):
         bold = header_font(option)
         painter.setFont(bold)
         painter.setPen(colour)
-        header = header_text(turn)
+        header = header_text(turn, self.interpreting)
         tag = translate("ConversationView", OVERLAP_TAG) if index.data(OverlapRole) else ""
         header_metrics = QFontMetrics(bold)
         painter.drawText(inner, Qt.AlignLeft | Qt.AlignTop, fitted_header(header, tag, header_metrics, inner.width()))
@@ -260,6 +266,6 @@ class ConversationView(QListView):
         lines = []
         for row in range(model.rowCount()):
             turn: Turn = model.index(row, 0).data(TurnRole)
-            words = turn.text.strip()
-            lines.append(("You: " + words if words else "You") if turn.speaker == YOU else "Assistant: " + words)
+            who, words = side_name(turn.speaker, model.interpreting), turn.text.strip()
+            lines.append(f"{who}: {words}" if words or turn.speaker != YOU else who)
         return "\n".join(lines)

@@ -236,6 +236,7 @@ class ConversationModel(QObject):
     def _on_model_loaded(self, event: m.ModelLoaded) -> None:
         self.models.on_loaded(event)
         self.devices.set_interpreting(self.models.interpreting)
+        self.turns.set_interpreting(self.models.interpreting)
         self._set_talk(replace(self.talk, listening=self.models.interpreting, held_by=frozenset()))
         self.files.offer_pending_journals()
         self.captions.offer(event.info.is_demo, event.info.device)

@@ -214,14 +214,6 @@
         <translation>(Sprache ohne Worte)</translation>
     </message>
     <message>
-        <source>You</source>
-        <translation>Sie</translation>
-    </message>
-    <message>
-        <source>Assistant</source>
-        <translation>Assistent</translation>
-    </message>
-    <message>
         <source>{who}  ·  {time}  ·  {seconds} s</source>
         <translation>{who}  ·  {time}  ·  {seconds} s</translation>
     </message>
@@ -2046,6 +2038,25 @@ Delete {journal}? &apos;Keep&apos; leaves it there and asks again at the next st
     </message>
 </context>
 <context>
+    <name>Sides</name>
+    <message>
+        <source>You</source>
+        <translation>Sie</translation>
+    </message>
+    <message>
+        <source>Assistant</source>
+        <translation>Assistent</translation>
+    </message>
+    <message>
+        <source>Original</source>
+        <translation>Original</translation>
+    </message>
+    <message>
+        <source>Interpreter</source>
+        <translation>Dolmetscher</translation>
+    </message>
+</context>
+<context>
     <name>Sizes</name>
     <message>
         <source>{n} B</source>
@@ -2221,21 +2232,28 @@ Delete {journal}? &apos;Keep&apos; leaves it there and asks again at the next st
     </message>
 </context>
 <context>
-    <name>TurnListModel</name>
-    <message>
-        <source>You</source>
-        <translation>Sie</translation>
-    </message>
-    <message>
-        <source>Assistant</source>
-        <translation>Assistent</translation>
-    </message>
-</context>
-<context>
     <name>TurnSentences</name>
+    <message>
+        <source>Interpreter: {text}</source>
+        <translation>Dolmetscher: {text}</translation>
+    </message>
     <message>
         <source>Assistant: {text}</source>
         <translation>Assistent: {text}</translation>
+    </message>
+    <message numerus="yes">
+        <source>The interpreter heard %n seconds of speech.</source>
+        <translation>
+            <numerusform>Der Dolmetscher hat %n Sekunde Sprache gehört.</numerusform>
+            <numerusform>Der Dolmetscher hat %n Sekunden Sprache gehört.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>The interpreter spoke for %n seconds.</source>
+        <translation>
+            <numerusform>Der Dolmetscher hat %n Sekunde lang gesprochen.</numerusform>
+            <numerusform>Der Dolmetscher hat %n Sekunden lang gesprochen.</numerusform>
+        </translation>
     </message>
     <message numerus="yes">
         <source>You spoke for %n seconds.</source>

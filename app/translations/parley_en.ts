@@ -44,6 +44,20 @@
 <context>
     <name>TurnSentences</name>
     <message numerus="yes">
+        <source>The interpreter heard %n seconds of speech.</source>
+        <translation>
+            <numerusform>The interpreter heard %n second of speech.</numerusform>
+            <numerusform>The interpreter heard %n seconds of speech.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>The interpreter spoke for %n seconds.</source>
+        <translation>
+            <numerusform>The interpreter spoke for %n second.</numerusform>
+            <numerusform>The interpreter spoke for %n seconds.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
         <source>You spoke for %n seconds.</source>
         <translation>
             <numerusform>You spoke for %n second.</numerusform>

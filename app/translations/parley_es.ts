@@ -214,14 +214,6 @@
         <translation>(habla sin palabras)</translation>
     </message>
     <message>
-        <source>You</source>
-        <translation>Tú</translation>
-    </message>
-    <message>
-        <source>Assistant</source>
-        <translation>Asistente</translation>
-    </message>
-    <message>
         <source>{who}  ·  {time}  ·  {seconds} s</source>
         <translation>{who}  ·  {time}  ·  {seconds} s</translation>
     </message>
@@ -2046,6 +2038,25 @@ Delete {journal}? &apos;Keep&apos; leaves it there and asks again at the next st
     </message>
 </context>
 <context>
+    <name>Sides</name>
+    <message>
+        <source>You</source>
+        <translation>Tú</translation>
+    </message>
+    <message>
+        <source>Assistant</source>
+        <translation>Asistente</translation>
+    </message>
+    <message>
+        <source>Original</source>
+        <translation>Original</translation>
+    </message>
+    <message>
+        <source>Interpreter</source>
+        <translation>Intérprete</translation>
+    </message>
+</context>
+<context>
     <name>Sizes</name>
     <message>
         <source>{n} B</source>
@@ -2221,21 +2232,28 @@ Delete {journal}? &apos;Keep&apos; leaves it there and asks again at the next st
     </message>
 </context>
 <context>
-    <name>TurnListModel</name>
-    <message>
-        <source>You</source>
-        <translation>Tú</translation>
-    </message>
-    <message>
-        <source>Assistant</source>
-        <translation>Asistente</translation>
-    </message>
-</context>
-<context>
     <name>TurnSentences</name>
+    <message>
+        <source>Interpreter: {text}</source>
+        <translation>Intérprete: {text}</translation>
+    </message>
     <message>
         <source>Assistant: {text}</source>
         <translation>Asistente: {text}</translation>
+    </message>
+    <message numerus="yes">
+        <source>The interpreter heard %n seconds of speech.</source>
+        <translation>
+            <numerusform>El intérprete oyó %n segundo de voz.</numerusform>
+            <numerusform>El intérprete oyó %n segundos de voz.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>The interpreter spoke for %n seconds.</source>
+        <translation>
+            <numerusform>El intérprete habló durante %n segundo.</numerusform>
+            <numerusform>El intérprete habló durante %n segundos.</numerusform>
+        </translation>
     </message>
     <message numerus="yes">
         <source>You spoke for %n seconds.</source>

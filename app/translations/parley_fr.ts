@@ -214,14 +214,6 @@
         <translation>(parole sans mots)</translation>
     </message>
     <message>
-        <source>You</source>
-        <translation>Vous</translation>
-    </message>
-    <message>
-        <source>Assistant</source>
-        <translation>Assistant</translation>
-    </message>
-    <message>
         <source>{who}  ·  {time}  ·  {seconds} s</source>
         <translation>{who}  ·  {time}  ·  {seconds} s</translation>
     </message>
@@ -2046,6 +2038,25 @@ Supprimer {journal} ? « Garder » le laisse en place et redemande au prochain d
     </message>
 </context>
 <context>
+    <name>Sides</name>
+    <message>
+        <source>You</source>
+        <translation>Vous</translation>
+    </message>
+    <message>
+        <source>Assistant</source>
+        <translation>Assistant</translation>
+    </message>
+    <message>
+        <source>Original</source>
+        <translation>Original</translation>
+    </message>
+    <message>
+        <source>Interpreter</source>
+        <translation>Interprète</translation>
+    </message>
+</context>
+<context>
     <name>Sizes</name>
     <message>
         <source>{n} B</source>
@@ -2221,21 +2232,28 @@ Supprimer {journal} ? « Garder » le laisse en place et redemande au prochain d
     </message>
 </context>
 <context>
-    <name>TurnListModel</name>
-    <message>
-        <source>You</source>
-        <translation>Vous</translation>
-    </message>
-    <message>
-        <source>Assistant</source>
-        <translation>Assistant</translation>
-    </message>
-</context>
-<context>
     <name>TurnSentences</name>
+    <message>
+        <source>Interpreter: {text}</source>
+        <translation>Interprète : {text}</translation>
+    </message>
     <message>
         <source>Assistant: {text}</source>
         <translation>Assistant : {text}</translation>
+    </message>
+    <message numerus="yes">
+        <source>The interpreter heard %n seconds of speech.</source>
+        <translation>
+            <numerusform>L&apos;interprète a entendu %n seconde de parole.</numerusform>
+            <numerusform>L&apos;interprète a entendu %n secondes de parole.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>The interpreter spoke for %n seconds.</source>
+        <translation>
+            <numerusform>L&apos;interprète a parlé pendant %n seconde.</numerusform>
+            <numerusform>L&apos;interprète a parlé pendant %n secondes.</numerusform>
+        </translation>
     </message>
     <message numerus="yes">
         <source>You spoke for %n seconds.</source>
