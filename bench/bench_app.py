@@ -165,7 +165,7 @@ def run_app(seconds: float, model: str, precision: str, folder: Path, screenshot
     player = None
     try:
         window.load_model(model, "auto", precision)
-        if not wait_until(lambda: window.model.model_info is not None or failures.calls, START_TIMEOUT_S):
+        if not wait_until(lambda: window.model.models.model_info is not None or failures.calls, START_TIMEOUT_S):
             raise TimeoutError("the model did not load in time")
         xruns_at_start = _audio_counts(window)[0]  # the model's load and thread measurement come before
         window.model.start()  # Start: a conversation runs no frame before it
@@ -200,7 +200,7 @@ def run_app(seconds: float, model: str, precision: str, folder: Path, screenshot
         if player is not None:
             player.kill()
             player.wait(10)
-        window.model.unsaved_frames = 0  # no "save changes?" question
+        window.model.files.unsaved_frames = 0  # no "save changes?" question
         window.close()
     if not window.shut_down_cleanly:  # its thread, and with it its OpenMP threads, would outlive the window
         raise RuntimeError("the window's worker thread did not end: the offline frames would not run alone")

@@ -43,7 +43,7 @@ def switch_times(window, feeder, persona, repeats: int) -> list[dict]:
     window.model.frame.connect(frames.record)
     times = []
     for _ in range(repeats):
-        window.model.unsaved_frames = 0  # nothing to keep: the switch alone is timed
+        window.model.files.unsaved_frames = 0  # nothing to keep: the switch alone is timed
         n_opened = len(opened)
         t0 = time.perf_counter()
         window.apply_persona(persona)
@@ -80,7 +80,7 @@ def measure(model: str, persona, repeats: int, settings: Path) -> dict:
     loaded = SignalRecorder()
     window.model.conversation_replaced.connect(loaded.record)
     window.load_model(model, "cpu", "float32")
-    if not wait_until(lambda: window.model.model_info is not None and len(loaded) > 0, 900):
+    if not wait_until(lambda: window.model.models.model_info is not None and len(loaded) > 0, 900):
         raise TimeoutError(f"{model} did not load")
     bridge = AudioBridge(SAMPLE_RATE, 1, SAMPLE_RATE, 1)
     window.model.worker.set_bridge(bridge)
@@ -88,9 +88,9 @@ def measure(model: str, persona, repeats: int, settings: Path) -> dict:
     try:
         times = switch_times(window, feeder, persona, repeats)
     finally:
-        window.model.unsaved_frames = 0
+        window.model.files.unsaved_frames = 0
         window.close()
-    return {"model": window.model.model_info.label, "persona": persona.as_json(),
+    return {"model": window.model.models.model_info.label, "persona": persona.as_json(),
             "first": times[0],
             "then": times[1:],
             "first_frame_ms_median_after_first": float(np.median([t["first_frame_ms"] for t in times[1:]]))
