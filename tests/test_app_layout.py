@@ -166,6 +166,27 @@ def test_tab_reaches_every_visible_enabled_control_and_space_clicks_none(harness
     assert not [d for d in QApplication.topLevelWidgets() if d.isVisible() and d not in shown_before]  # ...not a click
 
 
+def test_enter_presses_the_focused_button_and_ticks_the_focused_box(harness, qtbot):
+    """Space is push-to-talk everywhere, so Enter is the keyboard's way to press what Tab reached."""
+    w = harness.window
+    panel = w.conversation_panel
+    w.activateWindow()
+    qtbot.waitUntil(w.isActiveWindow, timeout=5_000)
+    assert w.model.live  # the harness pressed Start, so the button says Pause
+    panel.start_button.setFocus(Qt.TabFocusReason)
+    qtbot.keyClick(panel.start_button, Qt.Key_Return)
+    qtbot.waitUntil(lambda: not w.model.live, timeout=10_000)
+    qtbot.keyClick(panel.start_button, Qt.Key_Return)
+    qtbot.waitUntil(lambda: w.model.live, timeout=10_000)
+    panel.open_mic_box.setFocus(Qt.TabFocusReason)
+    qtbot.keyClick(panel.open_mic_box, Qt.Key_Enter, Qt.KeypadModifier)
+    qtbot.waitUntil(panel.open_mic_box.isChecked, timeout=5_000)
+    panel.open_mic_box.setEnabled(False)  # a greyed-out control stays as it is
+    qtbot.keyClick(panel.open_mic_box, Qt.Key_Return)
+    qtbot.wait(300)
+    assert panel.open_mic_box.isChecked()
+
+
 def test_ctrl_f_focuses_the_search_and_escape_dismisses_the_banner(harness, qtbot):
     w = harness.window
     w.activateWindow()

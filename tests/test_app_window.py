@@ -807,6 +807,7 @@ def test_end_stops_the_frames_offers_to_save_what_was_said_and_leaves_a_new_conv
     assert asked == [QMessageBox.Save | QMessageBox.Discard | QMessageBox.Cancel]
     qtbot.waitUntil(lambda: w.model.live, timeout=10_000)  # Cancel: it goes on as it was
     assert w.model.transcript.turns and "*" in w.windowTitle()
+    assert w.health.memory != "-"
 
     w.set_open_mic(True)  # even hands-free, the new conversation waits after End
     monkeypatch.setattr(QMessageBox, "question", answer(QMessageBox.Discard))
@@ -814,6 +815,7 @@ def test_end_stops_the_frames_offers_to_save_what_was_said_and_leaves_a_new_conv
     qtbot.waitUntil(lambda: not w.model.transcript.turns and w.model.status is Status.READY, timeout=20_000)
     qtbot.wait(300)
     assert not w.model.live and "*" not in w.windowTitle()
+    assert (w.health.speed, w.health.delay, w.health.memory) == ("-", "-", "-")  # nothing of the one before
     assert w.conversation_panel.start_button.text() == "Start" and not end.isEnabled()
     assert not w.menus.end_action.isEnabled()
     seen = len(harness.stats)

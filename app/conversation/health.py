@@ -110,6 +110,7 @@ class HealthModel(QObject):
         self.warning = self.warning_tip = ""
         conversation.frame.connect(self.add_frame)
         conversation.models.model_changed.connect(self._model_changed)
+        conversation.conversation_replaced.connect(self._clear)  # a new one has used none of the memory
 
     def add_frame(self, stats: FrameStats) -> None:
         self.monitor.add(stats.step_ms)
@@ -124,8 +125,10 @@ class HealthModel(QObject):
 
     def _model_changed(self) -> None:
         """A model is loading: the figures of the one before say nothing about it."""
-        if self.conversation.models.loading_model is None:
-            return
+        if self.conversation.models.loading_model is not None:
+            self._clear()
+
+    def _clear(self) -> None:
         self.monitor.reset()
         self.slow = Hysteresis()
         self.speed = self.delay = self.memory = "-"

@@ -16,6 +16,7 @@ from pathlib import Path
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, QObject, QSettings, QSize, Qt
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
+    QAbstractButton,
     QAbstractSpinBox,
     QApplication,
     QComboBox,
@@ -79,6 +80,7 @@ CONVERSATION_FILTER = QT_TRANSLATE_NOOP("MainWindow", "Parley conversation (*.pa
 SPLITTER_SIZES = [250, 620, 300]
 DEFAULT_SIZE = QSize(1280, 760)
 MESSAGE_MS = 5000
+ENTER_KEYS = (Qt.Key_Return, Qt.Key_Enter)
 
 
 def takes_typing(widget: QWidget) -> bool:
@@ -350,14 +352,23 @@ class MainWindow(QMainWindow):
 
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:
         """Space anywhere in this window is push-to-talk, except in a text field (the library's
-        search). It is taken here, so a focused button or box is not also clicked."""
-        if event.type() in (QEvent.KeyPress, QEvent.KeyRelease) and event.key() == Qt.Key_Space \
-                and isinstance(obj, QWidget) and obj.window() is self and not takes_typing(obj):
+        search). It is taken here, so a focused button or box is not also clicked: Enter presses
+        the focused button or ticks the focused box instead (Qt gives a window's buttons no key
+        of their own besides Space)."""
+        if event.type() not in (QEvent.KeyPress, QEvent.KeyRelease) or not isinstance(obj, QWidget) \
+                or obj.window() is not self:
+            return super().eventFilter(obj, event)
+        if event.key() == Qt.Key_Space and not takes_typing(obj):
             if not event.isAutoRepeat():
                 if event.type() == QEvent.KeyPress:
                     self.press_talk("key")
                 else:
                     self.release_talk("key")
+            return True
+        if event.key() in ENTER_KEYS and isinstance(obj, QAbstractButton) and obj.isEnabled() \
+                and event.modifiers() in (Qt.NoModifier, Qt.KeypadModifier):
+            if event.type() == QEvent.KeyPress and not event.isAutoRepeat():
+                obj.animateClick()
             return True
         return super().eventFilter(obj, event)
 
