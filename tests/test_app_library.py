@@ -15,7 +15,7 @@ import tracemalloc
 
 import numpy as np
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox
 
 from app.audio.headless import SignalRecorder
@@ -280,6 +280,18 @@ def test_the_library_lists_searches_renames_and_deletes_to_the_trash(window, fol
     assert trashed.read_bytes() == before
     qtbot.waitUntil(lambda: len(titles(panel)) == 1, timeout=10_000)
     assert titles(panel) == [panel.library.entries[0].title]
+
+
+def test_the_library_buttons_are_greyed_out_until_a_conversation_is_chosen(window, folder, qtbot):
+    panel = window.library_panel
+    buttons = (panel.open_button, panel.play_button, panel.rename_button, panel.delete_button)
+    panel.list.setCurrentIndex(QModelIndex())
+    assert not any(b.isEnabled() for b in buttons)  # a click on them would do nothing
+    assert panel.select_path(folder / "Trip to Lisbon.parley")
+    assert all(b.isEnabled() for b in buttons)
+    panel.search.setText("zzzz")  # the chosen row is filtered out: nothing is chosen any more
+    assert not any(b.isEnabled() for b in buttons)
+    panel.search.clear()
 
 
 def test_save_after_a_rename_or_a_delete_never_writes_the_old_name(window, folder, qtbot, monkeypatch, tmp_path):

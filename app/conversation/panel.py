@@ -188,8 +188,8 @@ class ConversationPanel(QWidget):
         return self.speed_warning
 
     def tab_chain(self) -> list[QWidget]:
-        return [*self.replay_bar.tab_chain(), self.view, self.talk_button, self.start_button, self.end_button,
-                self.open_mic_box]
+        return [*self.replay_bar.tab_chain(), self.view, self.start_button, self.end_button, self.talk_button,
+                self.open_mic_box]  # as they are read: left to right, then the row below
 
     # -- live ----------------------------------------------------------------------------------
     def _render_talk(self, talk) -> None:

@@ -132,6 +132,10 @@ class LibraryPanel(QWidget):
         for signal in (self.filter.search_done, self.filter.rowsInserted, self.filter.rowsRemoved,
                        self.filter.modelReset, self.search.textChanged):
             signal.connect(self._render_empty)
+        self.list.selectionModel().currentChanged.connect(self._render_buttons)
+        for signal in (self.filter.rowsRemoved, self.filter.modelReset, self.filter.layoutChanged):
+            signal.connect(self._render_buttons)
+        self._render_buttons()
         self._kept_view: tuple[object, int] = (None, 0)  # (selected path, scroll position) over a reset
         library.modelAboutToBeReset.connect(self._keep_view)
         library.modelReset.connect(self._restore_view)
@@ -164,6 +168,12 @@ class LibraryPanel(QWidget):
         self.list.verticalScrollBar().setValue(scrolled)
         if path is not None and self.select_path(path):
             self.list.scrollTo(self.list.currentIndex())
+
+    def _render_buttons(self, *_args) -> None:
+        """The buttons act on the chosen conversation: with none chosen they are greyed out."""
+        chosen = self.selected() is not None
+        for button in (self.open_button, self.play_button, self.rename_button, self.delete_button):
+            button.setEnabled(chosen)
 
     def _render_empty(self, *_args) -> None:
         """What an empty list means: the folder still being read, nothing saved yet, or nothing
