@@ -40,12 +40,14 @@ def test_restore_copies_into_the_live_state_and_continues_exactly(model, tmp_pat
     reference.save(tmp_path / "a.parley")
     expected = reference.process(b)
 
-    other = model.new_session(seed=99)  # another conversation, already going
+    other = model.new_session(seed=99)  # another conversation, already going, and waiting for its person
     other.process(speech(7, 3))
+    other.wait_for_user(True)
     live = {name: t for name, t in flatten(other.state).items()}
     other.restore(tmp_path / "a.parley")
     for name, tensor in flatten(other.state).items():
         assert tensor is live[name]  # copied in place: a captured CUDA graph would stay valid
+    assert not other.waiting_for_user  # the saved conversation's frames run as they ran
     got = other.process(b)
     assert got.text_tokens == expected.text_tokens and got.audio_codes == expected.audio_codes
     assert np.array_equal(got.pcm, expected.pcm)

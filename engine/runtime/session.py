@@ -422,9 +422,12 @@ class Session:
 
     def restore(self, path: str | Path) -> None:
         """Replace this conversation with a saved one, in place: the same state buffers (a captured
-        CUDA graph stays valid), no prompt phases. Everything is checked before anything changes."""
+        CUDA graph stays valid), no prompt phases. Everything is checked before anything changes.
+        Nothing of the conversation before is kept, its "wait for me" included: the saved one does
+        not wait, as it does not when opened into a new session."""
         record = conversation.read_session_file(path, self.model.info.fingerprint, self.state, self.model.lm.config)
         self._use(record.sampling)
+        self.wait_for_user(False)
         conversation.copy_into_state(self.state, record.state)
         self.seed = record.seed
         self._frames, self._decoded_frames, self._generator_steps = (record.frames, record.decoded_frames,
