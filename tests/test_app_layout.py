@@ -11,9 +11,6 @@ import pytest
 from PySide6.QtCore import QPoint, QRect, QSettings, Qt
 from PySide6.QtGui import QFontMetrics, QPalette
 from PySide6.QtWidgets import (
-    QAbstractButton,
-    QAbstractItemView,
-    QAbstractSlider,
     QApplication,
     QComboBox,
     QLabel,
@@ -36,9 +33,9 @@ from app.widgets.history_plot import HistoryPlot
 from app.widgets.meters import LevelMeter
 from app.window.main_window import DEFAULT_SIZE, MainWindow
 from engine import FRAME_MS
+from tests.keyboard_reach import CONTROLS, missed, operable_controls, tab_walk
 from tests.test_app_window import Harness
 
-CONTROLS = (QAbstractButton, QLineEdit, QComboBox, QAbstractSlider, QAbstractItemView)
 LONG_ERROR = ("Cannot open holiday-plans.parley: it is not a Parley conversation, or it was damaged. "
               "The conversation you had open is kept; nothing was changed on the disk.")
 
@@ -143,15 +140,10 @@ def test_tab_reaches_every_visible_enabled_control_and_space_clicks_none(harness
     w.meters_panel.advanced_box.setChecked(True)
     w.activateWindow()
     qtbot.waitUntil(w.isActiveWindow, timeout=5_000)
-    wanted = {c for c in shown_widgets(w) if isinstance(c, CONTROLS) and c.isEnabled()}
+    wanted = operable_controls(w)
     assert {bar.play_button, bar.position, bar.split_box, bar.close_button, w.conversation_panel.end_button} <= wanted
-    w.persona_button.setFocus(Qt.TabFocusReason)
-    reached = []
-    for _ in range(3 * len(wanted)):
-        reached.append(QApplication.focusWidget())
-        qtbot.keyClick(QApplication.focusWidget(), Qt.Key_Tab)
-    missed = sorted(f"{type(c).__name__} {getattr(c, 'text', lambda: '')()!r}" for c in wanted - set(reached))
-    assert missed == []
+    reached = tab_walk(qtbot, w.persona_button, 3 * len(wanted))
+    assert missed(wanted, reached) == []
     first = reached.index(w.persona_button)  # the order a person reads: header, library, conversation, side
     order = [reached.index(c, first) for c in (w.library_panel.search, w.conversation_panel.talk_button,
                                                w.devices_panel.refresh_button)]

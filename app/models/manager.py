@@ -167,6 +167,7 @@ class ModelManagerDialog(QDialog):
         self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.table.setTabKeyNavigation(False)  # Tab leaves the table for the buttons; the arrows choose a row
         self.table.verticalHeader().hide()
         self.table.setWordWrap(True)
         header = self.table.horizontalHeader()
