@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 
 CONTROLS = (QAbstractButton, QLineEdit, QComboBox, QAbstractSlider, QAbstractItemView, QAbstractSpinBox,
             QKeySequenceEdit)
+FIELDS_WITH_PARTS = (QLineEdit, QComboBox, QAbstractSpinBox, QKeySequenceEdit)  # a clear button, a spin arrow
 
 
 def operable_controls(top: QWidget) -> set[QWidget]:
@@ -27,8 +28,7 @@ def operable_controls(top: QWidget) -> set[QWidget]:
     no keyboard reaches anywhere, nor a field's own parts)."""
     return {w for w in top.findChildren(QWidget)
             if isinstance(w, CONTROLS) and w.isVisible() and w.isEnabled() and w.window() is top
-            and not isinstance(w, (QScrollBar, QHeaderView)) and not isinstance(w.parent(), (QLineEdit, QComboBox, QAbstractSpinBox,
-                                                                               QKeySequenceEdit))}
+            and not isinstance(w, (QScrollBar, QHeaderView)) and not isinstance(w.parent(), FIELDS_WITH_PARTS)}
 
 
 def tab_walk(qtbot, start: QWidget, presses: int) -> list[QWidget]:
