@@ -4,6 +4,7 @@ table or list for the next control (a table's own Tab moves from cell to cell an
 from __future__ import annotations
 
 import pytest
+from PySide6.QtCore import Qt
 
 from tests.keyboard_reach import missed, operable_controls, tab_walk
 from tests.test_app_translations import DIALOGS
@@ -28,5 +29,17 @@ def test_tab_reaches_every_control_of_the_dialog(window, qtbot, opener):
         start = dialog.focusWidget() or next(iter(wanted))
         reached = tab_walk(qtbot, start, 3 * len(wanted))
         assert missed(wanted, reached) == []
+    finally:
+        dialog.close()
+
+
+def test_the_model_manager_opens_with_the_arrows_on_the_models(window, qtbot):
+    dialog = window.open_model_manager()
+    try:
+        qtbot.waitUntil(dialog.isActiveWindow, timeout=5_000)
+        assert dialog.focusWidget() is dialog.table
+        row = dialog.table.currentRow()
+        qtbot.keyClick(dialog.table, Qt.Key_Down)
+        assert dialog.table.currentRow() == row + 1
     finally:
         dialog.close()

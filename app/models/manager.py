@@ -242,6 +242,7 @@ class ModelManagerDialog(QDialog):
         self.refresh()
         names = list(self.presets)
         self.table.selectRow(names.index(settings.model) if settings.model in names else 0)
+        self.table.setFocus()  # the arrows choose a model at once; Enter uses it (the default button)
 
     # -- table -------------------------------------------------------------------------------
     def refresh(self) -> None:
