@@ -823,3 +823,19 @@ def test_end_stops_the_frames_offers_to_save_what_was_said_and_leaves_a_new_conv
         harness.bridge.input_callback(tone_frames(1).reshape(-1, 1), FRAME_SIZE, None, None)
         qtbot.wait(100)
     assert len(harness.stats) == seen  # no frame runs until the person starts the next one
+
+
+def test_the_empty_conversation_says_what_to_do_as_things_stand(qtbot, tmp_path, app_demo_model):
+    h = Harness(qtbot, tmp_path, lambda *args: app_demo_model, start=False)
+    try:
+        w, placeholder = h.window, h.window.conversation_panel.placeholder
+        assert placeholder.isVisible() and "press Start" in placeholder.text()
+        w.model.start()
+        qtbot.waitUntil(lambda: w.model.live, timeout=10_000)
+        assert "press Start" not in placeholder.text() and placeholder.text().startswith("The conversation runs")
+        w.model.set_wait_for_user(True)
+        qtbot.waitUntil(lambda: placeholder.text().startswith("The assistant waits for you"), timeout=10_000)
+        w.model.pause()
+        qtbot.waitUntil(lambda: "press Start" in placeholder.text(), timeout=10_000)
+    finally:
+        h.close()

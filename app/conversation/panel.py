@@ -111,8 +111,7 @@ class ConversationPanel(QWidget):
         self.view.clicked.connect(self._turn_clicked)
         self.view.play_requested.connect(self._play_turn)
         layout.addWidget(self.view, 1)
-        self.placeholder = QLabel(self.tr("Hold Space (or the Talk button) and speak, or press Start to let the "
-                                          "assistant begin. The conversation appears here."))
+        self.placeholder = QLabel()
         self.placeholder.setAlignment(Qt.AlignCenter)
         self.placeholder.setWordWrap(True)
         self.placeholder.setStyleSheet(f"color: {self.scheme.muted};")
@@ -153,6 +152,7 @@ class ConversationPanel(QWidget):
         model.talk_changed.connect(self._render_talk)
         model.models.model_changed.connect(self._render_mode)
         model.live_changed.connect(self._render_live)
+        model.waiting_changed.connect(self._render_live)
         model.talk_available_changed.connect(self._render_live)
         model.status_changed.connect(self._render_live)
         model.conversation_replaced.connect(self._render_live)
@@ -165,7 +165,6 @@ class ConversationPanel(QWidget):
         self._render_open_mic_note()
         self._render_speed_warning(health.warning)
         self._render_live()
-        self._placeholder_text = self.placeholder.text()  # the conversation's (Interpreter mode has its own)
 
     @property
     def scheme(self) -> Scheme:
@@ -197,8 +196,7 @@ class ConversationPanel(QWidget):
         self.headphones_note.setVisible(talk.open_mic or talk.listening)
 
     def _render_mode(self) -> None:
-        """Interpreter mode or a conversation: the placeholder, the note, the controls."""
-        self.placeholder.setText(placeholder() if self.model.models.interpreting else self._placeholder_text)
+        """Interpreter mode or a conversation: the note, the controls and the placeholder."""
         self._render_open_mic_note()
         self._render_live()
 
@@ -226,6 +224,19 @@ class ConversationPanel(QWidget):
             control.setEnabled(available and not model.models.interpreting)
         self.talk_button.setToolTip(why or (continuous_tip() if model.models.interpreting
                                             else self.tr("Hold it (or Space) while you speak.")))
+        self.placeholder.setText(self._placeholder_text())
+
+    def _placeholder_text(self) -> str:
+        """What to do first, as things stand (Interpreter mode has its own)."""
+        model = self.model
+        if model.models.interpreting:
+            return placeholder()
+        if not model.live:
+            return self.tr("Hold Space (or the Talk button) and speak, or press Start to let the assistant begin. "
+                           "The conversation appears here.")
+        if model.waiting_for_user:
+            return self.tr("The assistant waits for you: hold Space (or the Talk button) and speak.")
+        return self.tr("The conversation runs: hold Space (or the Talk button) and speak. It appears here.")
 
     def _render_speed_warning(self, text: str) -> None:
         self.speed_warning.setText(text)
