@@ -90,5 +90,10 @@ def size_text(n: int) -> str:
 
 
 def date_time_text(moment: datetime) -> str:
-    """A date and time as the interface's locale writes them, short (digits)."""
-    return QLocale().toString(QDateTime(moment), QLocale.ShortFormat)
+    """A date and time as the interface's locale writes them, short (digits). Without a locale (C
+    or POSIX, as many containers and minimal installs have) ISO 8601: Qt's own C format, "6 12 2026
+    14:43", leaves the reader to guess which number is the month."""
+    locale = QLocale()
+    if locale.language() == QLocale.C:
+        return QDateTime(moment).toString("yyyy-MM-dd HH:mm")
+    return locale.toString(QDateTime(moment), QLocale.ShortFormat)

@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -33,7 +34,7 @@ from PySide6.QtWidgets import (
 
 from app.conversation.announcer import turn_announcement
 from app.conversation.transcript import ASSISTANT, YOU, Turn
-from app.i18n import LANGUAGES, TRANSLATED, TRANSLATIONS_DIR, install_translators, remove_translators
+from app.i18n import LANGUAGES, TRANSLATED, TRANSLATIONS_DIR, date_time_text, install_translators, remove_translators
 from app.models.manager import DEVICES, PRECISIONS
 from app.widgets.meters import LevelMeter
 from engine import PRESETS
@@ -259,6 +260,20 @@ def test_counts_take_each_language_s_plural_and_numbers_its_decimal_mark(qapp):
             assert QLocale().toString(1.5, "f", 1) == ("1.5" if language == "en" else "1,5")
         finally:
             remove_translators(qapp, translators)
+
+
+def test_a_date_is_written_as_the_locale_writes_it_and_as_iso_without_one(qapp):
+    moment = datetime(2026, 12, 6, 14, 43)
+    before = QLocale()
+    try:
+        QLocale.setDefault(QLocale.c())  # LANG=C or C.UTF-8: Qt would write "6 12 2026 14:43"
+        assert date_time_text(moment) == "2026-12-06 14:43"
+        QLocale.setDefault(QLocale(QLocale.English, QLocale.UnitedStates))
+        assert date_time_text(moment).startswith("12/6/26 2:43")  # then " PM", its space as the CLDR has it
+        QLocale.setDefault(QLocale(QLocale.French, QLocale.France))
+        assert date_time_text(moment) == "06/12/2026 14:43"
+    finally:
+        QLocale.setDefault(before)
 
 
 @pytest.mark.parametrize("language", TRANSLATED)
