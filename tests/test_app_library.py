@@ -23,8 +23,9 @@ from app.cli.command import main as cli_main
 from app.conversation.replay import PLAYING, STOPPED, ReplayPlayer
 from app.conversation.transcript import YOU
 from app.library.listing import PREVIEW_CHARS, list_conversations
-from app.library.model import CurrentRole, LibraryFilter, LibraryModel, rename_no_replace
+from app.library.model import CurrentRole, LibraryFilter, LibraryModel, SnippetRole, rename_no_replace
 from app.library.panel import LibraryPanel
+from app.library.snippet import snippet_around
 from bench.bench_library import LAST_WORD, craft_damaged_files, with_long_transcript
 from engine import FRAME_SECONDS, SAMPLE_RATE, read_conversation_info
 from engine.files.conversation import read_conversation, write_conversation
@@ -241,9 +242,12 @@ def test_the_library_lists_searches_renames_and_deletes_to_the_trash(window, fol
 
     panel.search.setText("LISBON")
     assert titles(panel) == ["Trip to Lisbon"]
+    assert panel.filter.index(0, 0).data(SnippetRole) == ""  # found by its title: its details stay
     panel.search.setText(words[-1])  # a word of the transcript: both files hold the same one
     qtbot.waitUntil(lambda: not panel.filter.searching, timeout=10_000)  # read from the files
     assert len(titles(panel)) == 2
+    for row in range(2):  # each row shows the words around the hit, in place of its details
+        assert words[-1].lower() in panel.filter.index(row, 0).data(SnippetRole).lower()
     assert panel.empty_label.isHidden()
     panel.search.setText("trip zzzz")
     assert titles(panel) == []
@@ -280,6 +284,15 @@ def test_the_library_lists_searches_renames_and_deletes_to_the_trash(window, fol
     assert trashed.read_bytes() == before
     qtbot.waitUntil(lambda: len(titles(panel)) == 1, timeout=10_000)
     assert titles(panel) == [panel.library.entries[0].title]
+
+
+def test_a_snippet_shows_the_hit_near_its_start_cut_at_spaces():
+    text = "first line of the talk\nthen   the river ran past the old mill and on to the sea " + "far " * 30
+    snippet = snippet_around(text, ["river"], before=10, after=30)
+    assert snippet == "…then the river ran past the old mill…"  # one space for every run, cut at words
+    assert snippet_around("The river", ["zzz", "river"]) == "The river"  # nothing cut: no marks
+    assert snippet_around("a mill, then a river", ["river", "mill"], before=0, after=6) == "…mill,…"  # the first hit
+    assert snippet_around("nothing here", ["river"]) == ""
 
 
 def test_the_library_buttons_are_greyed_out_until_a_conversation_is_chosen(window, folder, qtbot):

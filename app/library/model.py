@@ -38,9 +38,11 @@ from app.library.listing import (
     scan,
     transcript_text,
 )
+from app.library.snippet import snippet_around
 
 EntryRole = Qt.UserRole + 1
 CurrentRole = Qt.UserRole + 2  # the row is the conversation open in the window
+SnippetRole = Qt.UserRole + 3  # while searching: the words around the hit in its transcript ("" for none)
 RESCAN_DELAY_MS = 200  # a copy into the folder fires many change events: rescan once they settle
 BATCH_S = 0.25  # how often a running scan or search hands what it found to the GUI thread
 FORBIDDEN_NAME_CHARS = set('/\\:*?"<>|\0')
@@ -282,7 +284,7 @@ class LibraryFilter(QSortFilterProxyModel):
         self.library = source
         self.words: list[str] = []
         self.searching = False
-        self._found: set[Path] = set()  # files whose transcript holds every word
+        self._found: dict[Path, str] = {}  # files whose transcript holds every word: the words around the hit
         self._relay = _Relay(self)
         self._relay.found.connect(self._on_found)
         self._relay.finished.connect(self._on_finished)
@@ -303,14 +305,15 @@ class LibraryFilter(QSortFilterProxyModel):
 
         def matches():
             for path, title in candidates:
-                text = f"{title}\n{transcript_text(path)}".lower()
-                yield path if all(word in text for word in words) else None
+                transcript = transcript_text(path)
+                text = f"{title}\n{transcript}".lower()
+                yield (path, snippet_around(transcript, words)) if all(word in text for word in words) else None
 
         run_in_background(number, matches(), self._relay)
 
-    def _on_found(self, number: int, paths) -> None:
+    def _on_found(self, number: int, found) -> None:
         if not self._relay.cancelled(number):
-            self._refilter(lambda: self._found.update(paths))
+            self._refilter(lambda: self._found.update(found))
 
     def _on_finished(self, number: int) -> None:
         if not self._relay.cancelled(number):
@@ -333,3 +336,9 @@ class LibraryFilter(QSortFilterProxyModel):
         entry = self.library.entries[source_row]
         title = entry.title.lower()
         return all(word in title for word in self.words) or entry.path in self._found
+
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.DisplayRole):
+        if role == SnippetRole:
+            entry = super().data(index, EntryRole)
+            return self._found.get(entry.path, "") if entry is not None and self.words else ""
+        return super().data(index, role)

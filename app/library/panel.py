@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 
 from app.i18n import date_time_text, duration_text, size_text, translate
 from app.library.listing import ConversationEntry
-from app.library.model import CurrentRole, EntryRole, LibraryFilter, LibraryModel
+from app.library.model import CurrentRole, EntryRole, LibraryFilter, LibraryModel, SnippetRole
 from app.widgets.colours import scheme_for
 
 ROW_PADDING = 6
@@ -72,8 +72,8 @@ class EntryDelegate(QStyledItemDelegate):
         painter.setFont(option.font)
         if not selected:
             painter.setPen(QColor(scheme_for(option.palette).muted))
-        detail = (translate("LibraryPanel", "Open now · {details}") if current else "{details}").format(
-            details=describe(entry))
+        opened = translate("LibraryPanel", "Open now · {details}") if current else "{details}"
+        detail = index.data(SnippetRole) or opened.format(details=describe(entry))  # a hit: the words around it
         detail = option.fontMetrics.elidedText(detail, Qt.ElideRight, rect.width())
         painter.drawText(QRect(rect.left(), rect.top() + line + ROW_PADDING, rect.width(), line), Qt.AlignLeft,
                          detail)
