@@ -202,6 +202,14 @@
         <source>Hold it (or Space) while you speak.</source>
         <translation>Halten Sie sie (oder die Leertaste), während Sie sprechen.</translation>
     </message>
+    <message>
+        <source>The assistant waits for you: hold Space (or the Talk button) and speak.</source>
+        <translation>Der Assistent wartet auf Sie: Halten Sie die Leertaste (oder die Sprechtaste) und sprechen Sie.</translation>
+    </message>
+    <message>
+        <source>The conversation runs: hold Space (or the Talk button) and speak. It appears here.</source>
+        <translation>Das Gespräch läuft: Halten Sie die Leertaste (oder die Sprechtaste) und sprechen Sie. Es erscheint hier.</translation>
+    </message>
 </context>
 <context>
     <name>ConversationView</name>

@@ -202,6 +202,14 @@
         <source>Hold it (or Space) while you speak.</source>
         <translation>Mantenlo pulsado (o Espacio) mientras hablas.</translation>
     </message>
+    <message>
+        <source>The assistant waits for you: hold Space (or the Talk button) and speak.</source>
+        <translation>El asistente te espera: mantén pulsada la barra espaciadora (o el botón Hablar) y habla.</translation>
+    </message>
+    <message>
+        <source>The conversation runs: hold Space (or the Talk button) and speak. It appears here.</source>
+        <translation>La conversación está en marcha: mantén pulsada la barra espaciadora (o el botón Hablar) y habla. Aparece aquí.</translation>
+    </message>
 </context>
 <context>
     <name>ConversationView</name>

@@ -202,6 +202,14 @@
         <source>Hold it (or Space) while you speak.</source>
         <translation>Maintenez-le (ou Espace) pendant que vous parlez.</translation>
     </message>
+    <message>
+        <source>The assistant waits for you: hold Space (or the Talk button) and speak.</source>
+        <translation>L&apos;assistant vous attend : maintenez Espace (ou le bouton Parler) et parlez.</translation>
+    </message>
+    <message>
+        <source>The conversation runs: hold Space (or the Talk button) and speak. It appears here.</source>
+        <translation>La conversation est en cours : maintenez Espace (ou le bouton Parler) et parlez. Elle s&apos;affiche ici.</translation>
+    </message>
 </context>
 <context>
     <name>ConversationView</name>
