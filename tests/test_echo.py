@@ -17,10 +17,13 @@ from app.audio.bridge import AudioBridge
 from app.audio.echo import EchoReading, MicProcessor, ProcessingSettings, processing_rate
 from app.audio.echo_lag import EchoLagEstimator
 from app.audio.headless import BridgeFeeder, EventRecorder, SignalRecorder
+from app.engine_thread.frame_pump import FramePump
 from app.engine_thread.messages import ProcessingUnavailable
 from app.settings import load_settings, processing_from
 from app.widgets.echo_meter import erle_text
 from app.window.main_window import MainWindow
+from engine.audio import read_wav
+from tests.conftest import SPEECH
 
 RATE = 24_000
 BLOCK = RATE // 50  # 20 ms, as PortAudio delivers
@@ -89,6 +92,55 @@ def test_the_echo_is_removed_and_the_near_voice_kept_during_double_talk():
     assert reading.erle_db is not None and reading.erle_db > 20 and reading.delay_ms >= 0
     # The echo 60 ms behind its far end, found through double talk and left where it was.
     assert processor.realignments == 0 and abs(processor.reading().echo_lag_ms - 60) < 5
+
+
+def voice_loss_db(processor: MicProcessor, near: np.ndarray, far: np.ndarray) -> float:
+    """How much quieter the processed near voice is than the voice itself: the median over its
+    80 ms stretches of speech."""
+    out = soxr.resample(run_processor(processor, near, far), processor.rate, RATE)
+    frame = RATE * 80 // 1000
+    losses = [power_db(near[i : i + frame]) - power_db(out[i : i + frame])
+              for i in range(0, min(out.size, near.size) - frame + 1, frame) if power_db(near[i : i + frame]) > -40]
+    return float(np.median(losses))
+
+
+def test_a_new_stream_keeps_what_the_canceller_learned_so_the_person_is_heard_at_once():
+    """On headphones (no echo at all) with the assistant talking over the person from the start,
+    a fresh AEC3 cuts the person's voice until it has learned there is no echo; a conversation
+    started or continued on the same devices keeps what it learned (``MicProcessor.new_stream``)."""
+    seconds = 8 * RATE
+    person, assistant = (read_wav(SPEECH[name], sample_rate=RATE) for name in ("story_16k.wav",
+                                                                                "interrupt_48k_stereo.wav"))
+    near = np.resize(person, 2 * seconds)
+    far = np.resize(assistant, 2 * seconds)
+    far *= 0.1 / np.sqrt(np.mean(np.square(far)))  # -20 dBFS, as loud as the demo's assistant
+    learned = MicProcessor(ProcessingSettings(), RATE, RATE)
+    voice_loss_db(learned, near[:seconds], far[:seconds])  # one conversation's first 8 s
+    learned.new_stream()
+    fresh_loss = voice_loss_db(MicProcessor(ProcessingSettings(), RATE, RATE), near[seconds:], far[seconds:])
+    kept_loss = voice_loss_db(learned, near[seconds:], far[seconds:])
+    assert fresh_loss > 20, f"a fresh canceller cut the voice by only {fresh_loss:.1f} dB"  # 49.9 dB measured
+    assert kept_loss < 5, f"the voice lost {kept_loss:.1f} dB after a new stream"  # 0.2 dB measured
+
+
+def test_the_pump_keeps_its_processor_over_a_new_stream_on_the_same_devices_only():
+    pump = FramePump(emit=lambda _event: None)
+    bridge = AudioBridge(RATE, 1, RATE, 1)
+
+    def processor_after(reset, on=bridge):
+        reset()
+        pump.pump(on, session=None)  # no audio yet: the pump only attaches to the devices
+        return pump._processor
+
+    first = processor_after(lambda: None)
+    assert first is not None
+    assert processor_after(lambda: pump.reset(same_devices=True)) is first  # Start, Pause/Continue, New
+    assert processor_after(pump.reset) is not first  # the devices went away
+    kept = pump._processor
+    assert processor_after(lambda: pump.reset(same_devices=True), on=AudioBridge(RATE, 1, RATE, 1)) is not kept
+    kept = pump._processor
+    pump.processing = replace(pump.processing, noise_suppression=False)  # Audio menu: another processor
+    assert processor_after(lambda: pump.reset(same_devices=True)) is not kept
 
 
 def test_without_echo_cancellation_the_echo_stays_and_no_erle_is_claimed():

@@ -53,6 +53,8 @@ class FramePump:
         self._attached: AudioBridge | None = None
         self._processing_in_use: ProcessingSettings | None = None
         self._processor: MicProcessor | None = None
+        # (bridge, settings, processor) kept over a new stream on the same devices: see reset
+        self._kept: tuple[AudioBridge, ProcessingSettings, MicProcessor] | None = None
         self._assembler: FrameAssembler | None = None
         self._converter: OutputConverter | None = None
         self._cushion = OutputCushion()
@@ -70,9 +72,13 @@ class FramePump:
         self._input_ms = 0.0
         self._report_ms = 0.0
 
-    def reset(self) -> None:
+    def reset(self, same_devices: bool = False) -> None:
         """A new stream (conversation or device), or none: the bridge and what was made for it
-        (processor, resamplers) are let go, and made anew on the next pump."""
+        (processor, resamplers) are let go, and made anew on the next pump. With ``same_devices``
+        (a conversation started or continued on the devices already open) the microphone processor
+        is kept for what its echo canceller learned of the room, and only given the new stream."""
+        kept = self._processor if same_devices else None
+        self._kept = (self._attached, self._processing_in_use, kept) if kept is not None else None
         self._attached = None
         self._processor = self._assembler = self._converter = None
         self._dropped_samples = 0.0
@@ -165,7 +171,13 @@ class FramePump:
         """Per bridge (and per processing choice): processor, resamplers and scratch buffers."""
         self._attached = bridge
         self._processing_in_use = self.processing
-        self._processor = self._make_processor(bridge, self.processing)
+        kept_bridge, kept_settings, kept = self._kept or (None, None, None)
+        self._kept = None
+        if kept is not None and kept_bridge is bridge and kept_settings == self.processing:
+            kept.new_stream()
+            self._processor = kept
+        else:
+            self._processor = self._make_processor(bridge, self.processing)
         processor = self._processor
         self._assembler = FrameAssembler(processor.rate if processor is not None else bridge.input_rate)
         self._converter = OutputConverter(bridge.output_rate)

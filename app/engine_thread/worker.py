@@ -95,7 +95,7 @@ class EngineWorker(QObject):
                 continue
             if (controller.conversation, controller.starts) != stream:  # what came before is not heard
                 stream = (controller.conversation, controller.starts)
-                pump.reset()
+                pump.reset(same_devices=True)
             if not pump.pump(bridge, controller.session):
                 controller.halt()
             controller.check_journal()
