@@ -179,7 +179,7 @@ def test_enter_presses_the_focused_button_and_ticks_the_focused_box(harness, qtb
     assert panel.open_mic_box.isChecked()
 
 
-def test_ctrl_f_focuses_the_search_and_escape_dismisses_the_banner(harness, qtbot):
+def test_ctrl_f_focuses_the_search_and_escape_clears_it_then_dismisses_the_banner(harness, qtbot):
     w = harness.window
     w.activateWindow()
     qtbot.waitUntil(w.isActiveWindow, timeout=5_000)
@@ -187,7 +187,10 @@ def test_ctrl_f_focuses_the_search_and_escape_dismisses_the_banner(harness, qtbo
     qtbot.keyClick(w.conversation_panel.talk_button, Qt.Key_F, Qt.ControlModifier)
     assert w.library_panel.search.hasFocus()
     w.show_error(LONG_ERROR)
-    qtbot.keyClick(w.library_panel.search, Qt.Key_Escape)
+    qtbot.keyClicks(w.library_panel.search, "lisbon")
+    qtbot.keyClick(w.library_panel.search, Qt.Key_Escape)  # the first Esc clears the search...
+    assert w.library_panel.search.text() == "" and w.error_box.isVisible()
+    qtbot.keyClick(w.library_panel.search, Qt.Key_Escape)  # ...the next dismisses the banner
     assert w.error_box.isHidden()
 
 

@@ -67,7 +67,8 @@ class EntryDelegate(QStyledItemDelegate):
         title_font.setBold(True)
         painter.setFont(title_font)
         painter.setPen(text_colour)
-        title = painter.fontMetrics().elidedText(entry.title, Qt.ElideRight, rect.width())
+        # Cut in the middle: dated titles differ at their end ("Conversation 2026-12-06 14.42")
+        title = painter.fontMetrics().elidedText(entry.title, Qt.ElideMiddle, rect.width())
         painter.drawText(QRect(rect.left(), rect.top(), rect.width(), line), Qt.AlignLeft, title)
         painter.setFont(option.font)
         if not selected:

@@ -201,13 +201,21 @@ class MainWindow(QMainWindow):
     def _build_shortcuts(self) -> None:
         """Ctrl+F: search the library; Esc: dismiss the banner (both while the window has focus)."""
         QShortcut(QKeySequence.Find, self, self.focus_search)
-        QShortcut(QKeySequence(Qt.Key_Escape), self, self.dismiss_banner)
+        QShortcut(QKeySequence(Qt.Key_Escape), self, self.escape)
 
     def focus_search(self) -> None:
         self.set_library_visible(True)
         self.menus.library_action.setChecked(True)
         self.library_panel.search.setFocus(Qt.ShortcutFocusReason)
         self.library_panel.search.selectAll()
+
+    def escape(self) -> None:
+        """Esc: in the library's search with a query, clear it (every row back); elsewhere dismiss the banner."""
+        search = self.library_panel.search
+        if search.hasFocus() and search.text():
+            search.clear()
+        else:
+            self.dismiss_banner()
 
     def dismiss_banner(self) -> None:
         self.error_box.hide()
