@@ -177,6 +177,15 @@ def test_enter_presses_the_focused_button_and_ticks_the_focused_box(harness, qtb
     qtbot.keyClick(panel.open_mic_box, Qt.Key_Return)
     qtbot.wait(300)
     assert panel.open_mic_box.isChecked()
+    panel.open_mic_box.setEnabled(True)
+    panel.open_mic_box.setChecked(False)
+    panel.talk_button.setFocus(Qt.TabFocusReason)  # "Hold to talk": Enter is held as Space is
+    qtbot.keyPress(panel.talk_button, Qt.Key_Return)
+    assert w.model.talk.held_by
+    qtbot.wait(300)  # a click would have let go by now
+    assert w.model.talk.held_by
+    qtbot.keyRelease(panel.talk_button, Qt.Key_Return)
+    assert not w.model.talk.held_by
 
 
 def test_ctrl_f_focuses_the_search_and_escape_clears_it_then_dismisses_the_banner(harness, qtbot):

@@ -362,11 +362,13 @@ class MainWindow(QMainWindow):
         """Space anywhere in this window is push-to-talk, except in a text field (the library's
         search). It is taken here, so a focused button or box is not also clicked: Enter presses
         the focused button or ticks the focused box instead (Qt gives a window's buttons no key
-        of their own besides Space)."""
+        of their own besides Space), and on the Talk button it is held as Space is."""
         if event.type() not in (QEvent.KeyPress, QEvent.KeyRelease) or not isinstance(obj, QWidget) \
                 or obj.window() is not self:
             return super().eventFilter(obj, event)
-        if event.key() == Qt.Key_Space and not takes_typing(obj):
+        talk_key = event.key() == Qt.Key_Space or (event.key() in ENTER_KEYS
+                                                   and obj is self.conversation_panel.talk_button)
+        if talk_key and not takes_typing(obj):
             if not event.isAutoRepeat():
                 if event.type() == QEvent.KeyPress:
                     self.press_talk("key")
