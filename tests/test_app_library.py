@@ -64,6 +64,15 @@ def test_the_header_says_what_the_library_lists(saved_conversation, app_demo_mod
     assert info.text and info.created.startswith("20")
 
 
+def test_a_file_with_a_blank_name_is_titled_by_its_words_or_its_file_name(tmp_path, saved_conversation):
+    shutil.copy(saved_conversation, tmp_path / "   .parley")
+    (tmp_path / " .parley").write_bytes(b"not a conversation")
+    titles = {e.path.name: e.title for e in list_conversations(tmp_path)}
+    words = read_conversation_info(saved_conversation).text.split()
+    assert titles["   .parley"].startswith(" ".join(words[:3]))  # as a file named as the app proposes
+    assert titles[" .parley"] == " .parley"  # unreadable: its whole name, never a blank row
+
+
 def test_the_cli_lists_every_file_and_names_the_damaged_ones(folder, saved_conversation, capsys):
     (folder / "broken.parley").write_bytes(b"not a conversation at all")
     (folder / "cut.parley").write_bytes(saved_conversation.read_bytes()[:4096])
@@ -337,6 +346,14 @@ def test_save_after_a_rename_or_a_delete_never_writes_the_old_name(window, folde
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: asked.append(a) or ("", ""))
     window.save()  # asks where, as for a new conversation
     assert asked and not (folder / "Porto.parley").exists()
+
+    answers, warned = [str(folder / "   .parley"), str(folder / "  "), str(folder / "Named")], []
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (answers.pop(0), ""))
+    monkeypatch.setattr(QMessageBox, "warning", lambda *a, **k: warned.append(a[2]))
+    assert window.save_as_dialog()  # a blank name is refused and asked again, twice
+    qtbot.waitUntil(lambda: files.conversation_path == str(folder / "Named.parley"), timeout=30_000)
+    assert len(warned) == 2 and "needs a name" in warned[0]
+    assert sorted(p.name for p in folder.glob("*.parley")) == ["Named.parley", "conversation.parley"]
 
 
 def test_the_folder_is_watched(window, folder, saved_conversation, qtbot):

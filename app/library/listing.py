@@ -41,13 +41,13 @@ class ConversationEntry:
 
     @property
     def title(self) -> str:
-        """The user's name for it (the file name), or the first words of the assistant's text."""
+        """The user's name for it (the file name), or for a file named as the app proposes or
+        with a blank name, the first words of the assistant's text (else the whole file name)."""
         stem = self.path.stem
-        if self.info is None or not UNNAMED.fullmatch(stem):
-            return stem
-        words = self.preview.split()
+        unnamed = not stem.strip() or UNNAMED.fullmatch(stem)
+        words = self.preview.split() if unnamed and self.info is not None else []
         if not words:
-            return stem
+            return stem if stem.strip() else self.path.name
         return " ".join(words[:TITLE_WORDS]) + ("…" if len(words) > TITLE_WORDS else "")
 
     def as_json(self) -> dict:

@@ -777,6 +777,10 @@
         <translation>Gespräch speichern</translation>
     </message>
     <message>
+        <source>A conversation needs a name: type one, or keep the one proposed.</source>
+        <translation>Ein Gespräch braucht einen Namen: Geben Sie einen ein oder behalten Sie den vorgeschlagenen.</translation>
+    </message>
+    <message>
         <source>Export transcript</source>
         <translation>Transkript exportieren</translation>
     </message>

@@ -777,6 +777,10 @@
         <translation>Guardar conversación</translation>
     </message>
     <message>
+        <source>A conversation needs a name: type one, or keep the one proposed.</source>
+        <translation>Una conversación necesita un nombre: escribe uno o conserva el propuesto.</translation>
+    </message>
+    <message>
         <source>Export transcript</source>
         <translation>Exportar transcripción</translation>
     </message>

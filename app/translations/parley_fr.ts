@@ -777,6 +777,10 @@
         <translation>Enregistrer la conversation</translation>
     </message>
     <message>
+        <source>A conversation needs a name: type one, or keep the one proposed.</source>
+        <translation>Une conversation a besoin d&apos;un nom : tapez-en un, ou gardez celui proposé.</translation>
+    </message>
+    <message>
         <source>Export transcript</source>
         <translation>Exporter la transcription</translation>
     </message>

@@ -535,8 +535,15 @@ class MainWindow(QMainWindow):
 
     def save_as_dialog(self) -> bool:
         start = self.model.files.conversation_path or str(new_conversation_path(self.library.folder))
-        path, _ = QFileDialog.getSaveFileName(self, self.tr("Save conversation"), start, self.tr(CONVERSATION_FILTER))
-        if path:
+        while True:
+            path, _ = QFileDialog.getSaveFileName(self, self.tr("Save conversation"), start,
+                                                  self.tr(CONVERSATION_FILTER))
+            if not path:
+                break
+            if not Path(path).stem.strip():  # a blank name: a blank row in the library
+                QMessageBox.warning(self, self.tr("Save conversation"),
+                                    self.tr("A conversation needs a name: type one, or keep the one proposed."))
+                continue
             self.model.files.save(path if Path(path).suffix else path + ".parley")
             return True
         self._close_after_save = False
