@@ -184,6 +184,13 @@ def test_recover_offers_to_delete_a_journal_it_cannot_read_on_a_terminal(tmp_pat
 
 
 @pytest.mark.slow
+def as_in_a_terminal() -> None:
+    """Ctrl+C as a terminal's foreground command takes it: a suite started in the background by a
+    shell without job control (``cmd &`` in a script) runs with SIGINT ignored, which its children
+    inherit, and Python then installs no KeyboardInterrupt handler at all."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_a_long_rebuild_shows_progress_and_ctrl_c_cancels_it_cleanly(app_demo_model, demo_model_dir, tmp_path):
     header = journal_header(app_demo_model.new_session())
     journal = tmp_path / "long.journal"
@@ -198,7 +205,8 @@ def test_a_long_rebuild_shows_progress_and_ctrl_c_cancels_it_cleanly(app_demo_mo
     proc = subprocess.Popen([sys.executable, "-m", "app.cli.command", "recover", str(journal), "--model",
                              str(demo_model_dir), "--device", "cpu", "--save-state", str(out)], cwd=ROOT,
                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1", "OMP_NUM_THREADS": "1"})
+                            env={**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1", "OMP_NUM_THREADS": "1"},
+                            preexec_fn=as_in_a_terminal if os.name == "posix" else None)
     try:
         line = proc.stderr.readline()  # a line every few seconds where stderr is not a terminal
         assert line.startswith("rebuilding long.journal: ") and "of 20000 frames" in line and "Ctrl+C" in line, line
