@@ -199,7 +199,8 @@ class MainWindow(QMainWindow):
         return self.error_box
 
     def _build_shortcuts(self) -> None:
-        """Ctrl+F: search the library; Esc: dismiss the banner (both while the window has focus)."""
+        """Ctrl+F: search the library; Esc: clear the search, else dismiss the banner (both while the
+        window has focus)."""
         QShortcut(QKeySequence.Find, self, self.focus_search)
         QShortcut(QKeySequence(Qt.Key_Escape), self, self.escape)
 
