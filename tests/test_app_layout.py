@@ -145,8 +145,9 @@ def test_tab_reaches_every_visible_enabled_control_and_space_clicks_none(harness
     reached = tab_walk(qtbot, w.persona_button, 3 * len(wanted))
     assert missed(wanted, reached) == []
     first = reached.index(w.persona_button)  # the order a person reads: header, library, conversation, side
-    order = [reached.index(c, first) for c in (w.library_panel.search, w.conversation_panel.talk_button,
-                                               w.devices_panel.refresh_button)]
+    panel = w.conversation_panel  # the conversation's row as it is read: Start/Pause, End, Talk, then Open mic
+    order = [reached.index(c, first) for c in (w.library_panel.search, panel.start_button, panel.end_button,
+                                               panel.talk_button, panel.open_mic_box, w.devices_panel.refresh_button)]
     assert order == sorted(order)
 
     w.persona_button.setFocus(Qt.TabFocusReason)
