@@ -18,6 +18,14 @@ from engine.files.captions import FIELD, PIECES_ONLY_VERSION, VERSION, captions_
 FRAMES = 12
 PIECES = ((0.16, " hello"), (0.24, " wor"), (0.32, "ld"), (0.64, " again"))
 ENDS = (0.4, 0.72)  # where a caption model's voice-activity heads said the person's turn ended
+# A journal written by hand, without a model: its header and silent frames of its stream counts.
+HEADER = jf.JournalHeader(model="demo", fingerprint="f" * 32, sampling=SamplingConfig(), seed=3,
+                          prompts={"voice": None, "text": None}, user_streams=8, token_streams=9)
+
+
+def silent_frame(index: int) -> bytes:
+    return jf.encode_frame(index, np.zeros(HEADER.user_streams, int), np.zeros(HEADER.token_streams, int),
+                           np.zeros(FRAME_SIZE, np.float32))
 
 
 @pytest.fixture
@@ -94,33 +102,25 @@ def test_a_journal_keeps_the_captions_and_recovery_restores_them(app_demo_model,
 
 
 def test_a_damaged_caption_record_ends_the_journal_there_keeping_every_frame_before_it():
-    header = jf.JournalHeader(model="demo", fingerprint="f" * 32, sampling=SamplingConfig(), seed=3,
-                              prompts={"voice": None, "text": None}, user_streams=8, token_streams=9)
-    frames = [jf.encode_frame(i, np.zeros(8, int), np.zeros(9, int), np.zeros(FRAME_SIZE, np.float32))
-              for i in range(3)]
+    frames = [silent_frame(i) for i in range(3)]
     good = jf.encode_caption_record((0.05, " hi"))
     future = jf.encode_caption_record((10.0, " later"))  # dated after every frame journaled before it
-    data = jf.encode_start(header) + frames[0] + good + frames[1] + future + frames[2]
+    data = jf.encode_start(HEADER) + frames[0] + good + frames[1] + future + frames[2]
     read = jf.parse_journal(data)
     assert read.frames == 2 and read.captions == ((0.05, " hi"),)
     assert "caption" in read.damage and read.lost_frames >= 1
 
 
 def test_an_older_journal_version_without_captions_still_reads(tmp_path):
-    header = jf.JournalHeader(model="demo", fingerprint="f" * 32, sampling=SamplingConfig(), seed=3,
-                              prompts={"voice": None, "text": None}, user_streams=8, token_streams=9)
-    body = json.loads(header.to_json())
+    body = json.loads(HEADER.to_json())
     body["version"] = 2
-    data = jf.MAGIC + jf._record(jf._HEADER, json.dumps(body).encode()) + jf.encode_frame(
-        0, np.zeros(8, int), np.zeros(9, int), np.zeros(FRAME_SIZE, np.float32))
+    data = jf.MAGIC + jf._record(jf._HEADER, json.dumps(body).encode()) + silent_frame(0)
     read = jf.parse_journal(data)
     assert read.frames == 1 and read.captions == ()
 
 
 def test_a_journal_from_a_newer_parley_is_refused():
-    header = jf.JournalHeader(model="demo", fingerprint="f" * 32, sampling=SamplingConfig(), seed=3,
-                              prompts={"voice": None, "text": None}, user_streams=8, token_streams=9)
-    body = json.loads(header.to_json())
+    body = json.loads(HEADER.to_json())
     body["version"] = jf.FORMAT_VERSION + 1
     with pytest.raises(ConversationFileError, match="newer Parley"):
         jf.parse_journal(jf.MAGIC + jf._record(jf._HEADER, json.dumps(body).encode()))
@@ -196,11 +196,8 @@ def test_a_journal_keeps_the_turn_ends_and_recovery_restores_them(app_demo_model
 
 
 def test_a_damaged_turn_end_record_ends_the_journal_there_keeping_every_frame_before_it():
-    header = jf.JournalHeader(model="demo", fingerprint="f" * 32, sampling=SamplingConfig(), seed=3,
-                              prompts={"voice": None, "text": None}, user_streams=8, token_streams=9)
-    frames = [jf.encode_frame(i, np.zeros(8, int), np.zeros(9, int), np.zeros(FRAME_SIZE, np.float32))
-              for i in range(3)]
-    data = (jf.encode_start(header) + frames[0] + jf.encode_turn_end_record(0.05) + frames[1]
+    frames = [silent_frame(i) for i in range(3)]
+    data = (jf.encode_start(HEADER) + frames[0] + jf.encode_turn_end_record(0.05) + frames[1]
             + jf.encode_turn_end_record(10.0) + frames[2])  # dated after every frame journaled before it
     read = jf.parse_journal(data)
     assert read.frames == 2 and read.turn_ends == (0.05,)
@@ -208,12 +205,9 @@ def test_a_damaged_turn_end_record_ends_the_journal_there_keeping_every_frame_be
 
 
 def test_a_version_3_journal_with_captions_still_recovers_without_turn_ends():
-    header = jf.JournalHeader(model="demo", fingerprint="f" * 32, sampling=SamplingConfig(), seed=3,
-                              prompts={"voice": None, "text": None}, user_streams=8, token_streams=9)
-    body = json.loads(header.to_json())
+    body = json.loads(HEADER.to_json())
     body["version"] = 3
-    frame = jf.encode_frame(0, np.zeros(8, int), np.zeros(9, int), np.zeros(FRAME_SIZE, np.float32))
-    data = (jf.MAGIC + jf._record(jf._HEADER, json.dumps(body).encode()) + frame
+    data = (jf.MAGIC + jf._record(jf._HEADER, json.dumps(body).encode()) + silent_frame(0)
             + jf.encode_caption_record((0.05, " hi")))
     read = jf.parse_journal(data)
     assert read.frames == 1 and read.damage is None

@@ -196,23 +196,19 @@ def read_journal_from(f: BinaryIO, size: int, name: str = "journal") -> Journal:
     header = _parse_header(payload, name)
     sizes = {kind: header.frame_bytes(kind) for kind in _SAMPLES}
     frames = _Frames(header)
+    side_records = {_CAPTION: (decode_caption, frames.captions, "caption"),
+                    _TURN_END: (decode_turn_end, frames.turn_ends, "turn end")}
     damage, pos = None, f.tell()
     while pos < size:
         kind, payload, prefix, why = _next_record(f, max(sizes.values()))
-        if why is None and kind == _CAPTION:
+        if why is None and kind in side_records:  # a caption or a turn end, dated by the frames before it
+            decode, kept, what = side_records[kind]
             try:
-                frames.captions.append(decode_caption(payload, frames.count))
+                kept.append(decode(payload, frames.count))
                 pos = f.tell()
                 continue
             except ValueError as e:
-                why = f"a damaged caption ({e})"
-        if why is None and kind == _TURN_END:
-            try:
-                frames.turn_ends.append(decode_turn_end(payload, frames.count))
-                pos = f.tell()
-                continue
-            except ValueError as e:
-                why = f"a damaged turn end ({e})"
+                why = f"a damaged {what} ({e})"
         if why is None and (kind not in sizes or len(payload) != sizes[kind]):
             why = "an unexpected record"
         if why is None and struct.unpack_from("<I", payload)[0] != frames.count:
