@@ -12,8 +12,7 @@ from pathlib import Path
 
 import platformdirs
 
-from engine.atomic import PRIVATE_MODE
-from engine.files.user_data import ensure_private_folder
+from engine import PRIVATE_MODE, ensure_private_folder
 
 APP_NAME = "Parley"
 

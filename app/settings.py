@@ -6,6 +6,7 @@ is, and the app runs with its defaults, kept for that run only."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 import sys
@@ -18,7 +19,7 @@ from PySide6.QtCore import QSettings, QStandardPaths
 from app.audio.echo import ProcessingSettings
 from app.desktop_key.chord import DEFAULT_TALK_KEY
 from app.desktop_key.talk_key import HOLD
-from engine.atomic import PRIVATE_MODE
+from engine import PRIVATE_MODE, ensure_private_folder
 
 MAX_RECENT = 8
 MAX_SETTINGS_BYTES = 1 << 20  # the settings are a few KB
@@ -130,7 +131,11 @@ def settings_problem(path: Path | None) -> str:
 def open_settings_store(app_name: str) -> tuple[QSettings, str]:
     """The app's settings store and "", or, where ``settings_problem`` refuses the file, a store for this
     run only (in a private temporary folder, removed with the store) and the problem."""
-    problem = settings_problem(settings_file(app_name))
+    path = settings_file(app_name)
+    if path is not None:  # QSettings would make its folder readable by others
+        with contextlib.suppress(OSError):  # a file in its place: QSettings then keeps nothing, as before
+            ensure_private_folder(path.parent)
+    problem = settings_problem(path)
     if not problem:
         return QSettings(), ""
     folder = tempfile.TemporaryDirectory(prefix="parley-settings-")

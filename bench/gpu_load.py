@@ -39,7 +39,10 @@ import torch
 from safetensors.torch import save_file
 
 from bench.common import PROMPT_VOICE_FRAMES, rss_bytes, summary
-from bench.gpu_check import CARDS_GB, RESULTS, gpu_memory, release
+from bench.gpu_check.cli import RESULTS
+from bench.gpu_check.frames import gpu_memory
+from bench.gpu_check.models import release
+from bench.gpu_check.plan import CARDS_GB
 from bench.gpu_report import Report
 from engine import ModelError, load_model
 from engine.files.demo import ensure_demo_model

@@ -2,7 +2,7 @@
 the model manager and the loader follow (``engine.runtime.pair_memory``), on a GPU where nothing was
 measured yet (the allowances are the defaults: ``gpu_memory.RUNTIME_GB`` for a conversation model,
 ``pair_memory.CAPTION_RUNTIME_GB`` for a caption model beside it). Nothing is loaded; nothing here
-is measured (``bench/gpu_check.py`` and ``bench/gpu_load.py`` measure on a GPU).
+is measured (``bench/gpu_check/`` and ``bench/gpu_load.py`` measure on a GPU).
 
     .venv/bin/python -m bench.memory_table --json bench/results/memory-table.json   # markdown on stdout
 

@@ -126,10 +126,10 @@ def count_prompt_step(step: FrameStep) -> KernelCounter:
     gen = step.generator
     state = step.state["gen"]
     user = torch.zeros(1, gen.user_streams, dtype=torch.long)
-    forced = Forcing(torch.zeros(1, gen.config.token_streams, dtype=torch.long))
+    forced = Forcing(torch.zeros(1, gen.config.token_streams, dtype=torch.long), sample=False)
     counter = KernelCounter()
     with counter:
-        gen.step(user, state, forced=forced, sample=False)
+        gen.step(user, state, forced)
     return counter
 
 
@@ -172,7 +172,7 @@ def counts(name: str, dtype: torch.dtype = torch.bfloat16, mimi: Mimi | None = N
         frame = count_frame(step)
     out = {"kernels_per_frame": frame.total, "stages": frame.stages, "top": dict(frame.kernels.most_common(15)),
            "exact_path_kernels_per_frame": exact.total, "exact_path_stages": exact.stages}
-    if MODELS[name].is_personaplex:
+    if hasattr(step.generator, "forced_steps"):  # a generator with prompt phases
         with cuda_paths():
             out["prompt_step_kernels"] = count_prompt_step(step).total
             out["prompt_kernels"] = {"step_by_step": count_prompt(MODELS[name], 1, dtype).total,

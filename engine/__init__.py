@@ -1,23 +1,8 @@
-"""Parley's engine: the Moshi-family speech-to-speech models as explicit, streaming state.
+"""Parley's engine: the Moshi-family speech-to-speech models as explicit, streaming state. What this
+module exports is the public API the app uses (``load_model``, ``Session.step`` of one 80 ms frame);
+everything else is internal. See docs/architecture.md."""
 
-The public API (what the app uses; everything else is internal):
-
-    from engine import load_model, SamplingConfig
-    model = load_model("demo")                 # a preset, or a model folder in the hub layout
-    session = model.new_session(seed=1)
-    result = session.step(pcm)                 # one 80 ms frame: float32 [FRAME_SIZE] at SAMPLE_RATE
-    session.save("talk.parley"); session.restore("talk.parley")
-    writer = record_frames(session, "talk.journal")   # crash journal; recover(model, "talk.journal")
-    captioner = Captioner(load_speech_to_text("demo-stt"))  # captions: captioner.hear(pcm) beside each step
-
-Layout: ``streaming/`` (ring KV caches, layers, the streaming transformer), ``kernels/`` (packed
-and int8 matmuls), ``codec/`` (Mimi), ``lm/`` (the language model, generation, sampling, the text
-tokenizer, PersonaPlex prompts), ``runtime/`` (loading, the session, the per-frame step and its CUDA
-graph), ``files/`` (model folders, the demo model, conversation files); ``checkpoint.py`` loads
-released checkpoints. See docs/architecture.md.
-"""
-
-from .atomic import WriteError, write_atomically
+from .atomic import PRIVATE_MODE, WriteError, replaceable, write_atomically
 from .audio import FRAME_MS, FRAME_SECONDS, FRAME_SIZE, SAMPLE_RATE, read_audio, read_wav, to_16_bit, write_wav
 from .errors import (
     AudioFileError,
@@ -27,7 +12,7 @@ from .errors import (
     RecoveryCancelled,
     VoiceLibraryError,
 )
-from .families import CAPTION_PRESETS
+from .families import CAPTION_PRESETS, Family, family_named
 from .files.conversation import file_kind as conversation_kind
 from .files.conversation import transcript_tuples
 from .files.conversation_info import (
@@ -37,7 +22,9 @@ from .files.conversation_info import (
     read_conversation_info,
     read_conversation_summary,
 )
-from .files.journal import Journal, JournalWriter, read_journal
+from .files.demo import write_personaplex_variant
+from .files.journal import Journal, JournalWriter, read_journal, scan_journal
+from .files.model_revisions import short as short_revision
 from .files.models import (
     PRESETS,
     Preset,
@@ -50,18 +37,38 @@ from .files.models import (
 )
 from .files.personas import DEFAULT as DEFAULT_PERSONA
 from .files.personas import Persona, PersonaEntry, PersonaLibrary
+from .files.subtitles import FORMATS as SUBTITLE_FORMATS
+from .files.subtitles import INVISIBLE as INVISIBLE_CHARACTERS
+from .files.subtitles import Cue as SubtitleCue
+from .files.subtitles import plain as plain_words
+from .files.subtitles import render as render_subtitles
+from .files.subtitles import srt as srt_subtitles
+from .files.subtitles import vtt as vtt_subtitles
+from .files.user_data import ensure_private_folder
 from .files.voices import MAX_SECONDS as VOICE_MAX_SECONDS
 from .files.voices import MIN_SECONDS as VOICE_MIN_SECONDS
-from .files.voices import Assessment, UserVoice, VoiceLibrary
+from .files.voices import Assessment, UserVoice, VoiceLibrary, read_voice_file
 from .files.voices import assess as assess_recording
 from .lm.generate import SamplingConfig
 from .lm.prompts import DEFAULT_ROLE, DEFAULT_VOICE, NO_VOICE, shipped_voices
 from .lm.sampling import DEFAULT_SEED
-from .regular_files import is_regular_file
+from .pocket_tts.hub import resolve as resolve_pocket_tts
+from .pocket_tts.loading import load_pocket_tts
+from .pocket_tts.releases import default_voice as pocket_default_voice
+from .pocket_tts.speech import Speaker as PocketSpeaker
+from .pocket_tts.speech import SpeechRun
+from .pocket_tts.voices import read_voice_file as read_pocket_voice
+from .pocket_tts.voices import voice_file as pocket_voice_file
+from .pocket_tts.voices import voice_from_audio as pocket_voice_from_audio
+from .regular_files import is_regular_file, read_regular
 from .runtime.captioner import Captioner, CaptionUpdate
+from .runtime.gpu_memory import Gpu, choose_precision
 from .runtime.kernel_plan import Choice, KernelPlan
 from .runtime.loading import LoadedModel, ModelInfo, Precision, load_model, release_memory
 from .runtime.pair_loading import LoadedPair, load_captions_beside, load_with_captions
+from .runtime.pair_memory import ANY_GPU, HostMemory, ModelShape, plan_pair
+from .runtime.pair_memory import need as memory_need
+from .runtime.precision_compare import compare_precisions
 from .runtime.replay import (
     Recovery,
     can_save_compact,
@@ -96,17 +103,26 @@ __all__ = [
     "conversation_kind",
     "hub_cache_dir", "load_model", "open_conversation", "prefers_compact", "preset_status", "read_audio",
     "read_conversation_audio", "read_conversation_info", "read_journal", "read_wav", "record_frames", "recover",
-    "release_memory", "resolve_model", "roll_back", "save_conversation", "shipped_voices", "snapshot_conversation",
+    "release_memory", "replaceable", "resolve_model", "roll_back", "save_conversation", "scan_journal",
+    "shipped_voices", "snapshot_conversation",
     "starting_threads", "to_16_bit", "transcript_tuples", "use_threads", "write_atomically", "write_wav",
     "VOICE_MAX_SECONDS", "VOICE_MIN_SECONDS", "Assessment", "UserVoice", "VoiceLibrary", "VoiceLibraryError",
     "assess_recording",
     "hub_revision", "use_revision",
     "DEFAULT_PERSONA", "Persona", "PersonaEntry", "PersonaLibrary", "PersonaLibraryError",
-    # reading files from anywhere: a list row, and whether a path is a regular file (never opened)
     "ConversationSummary", "is_regular_file", "read_conversation_summary",
     # speech to text (Kyutai STT): transcripts and captions of what the person says
     "CAPTION_PRESETS", "CaptionStep", "CaptionUpdate", "Captioner", "SpeechToText", "TranscriptionStream", "Word",
     "keep_captions", "load_speech_to_text", "words",
-    # a conversation model with a caption model beside it, where the pair fits (engine.runtime.pair_memory)
+    # a conversation model with a caption model beside it
     "LoadedPair", "load_captions_beside", "load_with_captions",
+    # what a model needs in memory before it is loaded
+    "ANY_GPU", "Gpu", "HostMemory", "ModelShape", "choose_precision", "memory_need", "plan_pair",
+    "Family", "family_named",
+    "PRIVATE_MODE", "ensure_private_folder", "read_voice_file", "SUBTITLE_FORMATS", "SubtitleCue", "render_subtitles",
+    "srt_subtitles", "vtt_subtitles", "short_revision", "INVISIBLE_CHARACTERS", "plain_words", "read_regular",
+    # text to speech (Pocket TTS)
+    "PocketSpeaker", "SpeechRun", "load_pocket_tts", "pocket_default_voice", "pocket_voice_file",
+    "pocket_voice_from_audio", "read_pocket_voice", "resolve_pocket_tts",
+    "compare_precisions", "write_personaplex_variant",
 ]

@@ -1,23 +1,23 @@
-"""Writing files: a user's file is either the old one or the complete new one, never a mix; and
-what holds a person's conversation is readable by that person only."""
+"""Writing files: a user's file is either the old one or the complete new one, never a mix; what
+holds a person's conversation is readable by that person only; and only a regular file is ever
+replaced (a folder, a FIFO, a device such as /dev/null is refused; a link is written through)."""
 
 from __future__ import annotations
 
 import errno
 import os
+import stat
 import tempfile
 from pathlib import Path
 from typing import BinaryIO
 
 PRIVATE_MODE = 0o600  # conversations and journals (the person's own voice): readable by the user only
-# Temp names are short and independent of the target's name, so that any name the file system
-# allows for the target (up to 255 bytes) can be saved: ".parley-" + 8 random characters + ".tmp".
+# Temp names are short and independent of the target's, so any target name up to 255 bytes can be saved.
 _TEMP_PREFIX, _TEMP_SUFFIX = ".parley-", ".tmp"
 
 
 class WriteError(OSError):
-    """A file the person asked for could not be written: names that file (never the temp file the
-    write went through) and what to do, in words (``errno`` as the OS said it)."""
+    """A file the person asked for could not be written: names that file (never the temp file) and what to do."""
 
     def __init__(self, path: Path, cause: OSError):
         super().__init__(cause.errno, _plain(cause), str(path))
@@ -42,17 +42,45 @@ def _plain(cause: OSError) -> str:
     return _WHAT_TO_DO.get(cause.errno, cause.strerror or str(cause))
 
 
-def write_atomically(path: str | os.PathLike, data: bytes, private: bool = False) -> None:
-    """Write ``data`` to a temp file in the same folder, fsync it, rename it over ``path``, then
-    fsync the folder (POSIX) so the rename itself survives a crash. On failure the temp file is
-    removed, ``path`` is untouched, and a ``WriteError`` names ``path`` and what to do.
-    ``private``: the file is readable by the user only (``PRIVATE_MODE``); otherwise an existing
-    file keeps its permissions."""
+def _not_a_file(path: Path, mode: int) -> OSError:
+    kind = ("a folder" if stat.S_ISDIR(mode) else "a pipe (FIFO)" if stat.S_ISFIFO(mode)
+            else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode)
+            else "something other than a file")
+    code = errno.EISDIR if stat.S_ISDIR(mode) else errno.EINVAL
+    return OSError(code, f"{kind} is there, and Parley replaces only files. Choose a file name", str(path))
+
+
+def replaceable(path: str | os.PathLike) -> Path:
+    """The file a write to ``path`` replaces (``path``, or a link's target); ``WriteError`` when what is
+    there is not a regular file or its folder cannot be written: for checking outputs before a long run."""
     path = Path(path)
     try:
-        _write_through_temp(path, data, private)
+        target = Path(os.path.realpath(path)) if path.is_symlink() else path
+        try:
+            mode = os.stat(target).st_mode
+        except FileNotFoundError:
+            mode = None
+        if mode is not None and not stat.S_ISREG(mode):
+            raise _not_a_file(path, mode)
+        folder = target.parent
+        if not folder.is_dir():
+            raise OSError(errno.ENOENT if not folder.exists() else errno.ENOTDIR, "", str(folder))
+        if not os.access(folder, os.W_OK):
+            raise OSError(errno.EACCES, "", str(folder))
     except OSError as e:
         raise WriteError(path, e) from e
+    return target
+
+
+def write_atomically(path: str | os.PathLike, data: bytes, private: bool = False) -> None:
+    """Write ``data`` through an fsynced temp file renamed over ``path`` (or a link's target), then fsync
+    the folder so the rename survives a crash. On failure ``path`` is untouched and a ``WriteError``
+    says what to do. ``private``: ``PRIVATE_MODE``; otherwise an existing file keeps its permissions."""
+    target = replaceable(path)
+    try:
+        _write_through_temp(target, data, private)
+    except OSError as e:
+        raise WriteError(Path(path), e) from e
 
 
 def _write_through_temp(path: Path, data: bytes, private: bool) -> None:
@@ -76,10 +104,19 @@ def _write_through_temp(path: Path, data: bytes, private: bool) -> None:
 
 
 def open_private(path: str | os.PathLike) -> BinaryIO:
-    """Create (or truncate) ``path`` for writing, readable by the user only (``PRIVATE_MODE``; on
-    Windows, where modes do not apply, as ``open`` would)."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_BINARY", 0), PRIVATE_MODE)
+    """Create (or truncate) ``path`` for writing with ``PRIVATE_MODE``; only a regular file (a FIFO or
+    device there raises ``OSError`` without waiting for a reader)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0)
     try:
+        fd = os.open(path, flags, PRIVATE_MODE)
+    except OSError as e:
+        if e.errno == errno.ENXIO:  # a FIFO nobody reads
+            raise _not_a_file(Path(path), stat.S_IFIFO) from e
+        raise
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise _not_a_file(Path(path), mode)
         os.chmod(path, PRIVATE_MODE)  # a file that existed keeps its mode through O_CREAT
         return os.fdopen(fd, "wb")
     except BaseException:
@@ -88,8 +125,7 @@ def open_private(path: str | os.PathLike) -> BinaryIO:
 
 
 def _read_umask() -> int:
-    """The process umask, read once at import: reading it means setting it, which is not
-    thread-safe, so never do it while the app's threads create files."""
+    """The process umask, read once at import: reading it means setting it, which is not thread-safe."""
     umask = os.umask(0o022)
     os.umask(umask)
     return umask

@@ -1,21 +1,7 @@
-"""Audio files in and out: any rate and channel count in, 24 kHz mono float32 for the engine.
-
-WAV reading parses the RIFF chunks itself, so integer PCM (8/16/24/32-bit), IEEE float (32/64-bit)
-and WAVE_FORMAT_EXTENSIBLE files all take the same path. Other formats (FLAC, Ogg Vorbis/Opus,
-MP3, ...) are decoded by libsndfile through ``soundfile`` (``read_audio``). Channels are averaged
-and the rate is converted with soxr. Writing is 16-bit PCM WAV through the stdlib ``wave`` module,
-atomically.
-
-A file's rate, channels and length are checked from its header before anything is decoded or
-resampled (a 2 KB WAV declaring 1 Hz would otherwise become 96 MB at 24 kHz): rates
-``MIN_RATE``..``MAX_RATE``, at most ``MAX_CHANNELS`` channels and ``max_seconds`` of audio (longer
-is refused, or with ``keep_first`` only its start is read). Only a regular file is opened, and
-only its chunk headers are read before the samples; those are decoded ``BLOCK_FRAMES`` at a time,
-each block averaged to mono and resampled (a soxr stream, the same samples as resampling the whole)
-before the next is read, so memory is the result's (``max_seconds * sample_rate`` float32 samples)
-and a block's, whatever the file's rate, channels or size. Running out of memory anyway is an
-``AudioFileError``.
-"""
+"""Audio files in and out: any rate and channel count in, 24 kHz mono float32 for the engine; 16-bit
+PCM WAV out, atomically. WAV is parsed here, other formats are decoded by libsndfile. Rate, channels
+and length are checked from the header before decoding (a 2 KB WAV declaring 1 Hz would become 96 MB),
+and samples are decoded, averaged and resampled a block at a time, so memory is the result's and a block's."""
 
 from __future__ import annotations
 
@@ -42,7 +28,7 @@ PCM16 = np.dtype("<i2")  # the samples of every file Parley writes
 _PCM, _FLOAT, _EXTENSIBLE = 0x0001, 0x0003, 0xFFFE
 MIN_RATE, MAX_RATE = 8_000, 192_000  # the sample rates of audio files Parley reads
 MAX_CHANNELS = 8
-MAX_INPUT_SECONDS = 3600.0  # the longest recording read as a conversation's input (``parley offline``)
+MAX_INPUT_SECONDS = 3600.0  # the longest recording read as a conversation's input
 
 
 BLOCK_FRAMES = 1 << 16  # decoded a block at a time: at most 4 MB of samples beside the result
@@ -51,8 +37,7 @@ _MAX_FMT_BYTES = 1 << 10  # a 'fmt ' chunk is 16-40 bytes
 
 @dataclass(frozen=True)
 class _Stream:
-    """An audio file opened and checked from its header: rate, channels, the frames to read (at most
-    what the caller allows) and ``read(n)`` of the next at most ``n`` frames [m, channels] float32."""
+    """An audio file checked from its header; ``read(n)`` gives the next at most ``n`` frames [m, channels]."""
 
     rate: int
     channels: int
@@ -63,9 +48,8 @@ class _Stream:
 
 def read_wav(path: str | os.PathLike, sample_rate: int = SAMPLE_RATE, max_seconds: float = MAX_INPUT_SECONDS,
              keep_first: bool = False) -> np.ndarray:
-    """Read a WAV file as float32 mono at ``sample_rate`` (channels averaged, resampled with soxr).
-    Longer than ``max_seconds``: refused before decoding, or with ``keep_first`` its first
-    ``max_seconds`` read (and nothing after them)."""
+    """A WAV file as float32 mono at ``sample_rate``. Longer than ``max_seconds``: refused before
+    decoding, or with ``keep_first`` only its first ``max_seconds`` read."""
     name = os.fspath(path)
     with _open(path) as f:
         return _bounded(name, lambda: _decoded(_wav_stream(f, name, max_seconds, keep_first), name, sample_rate))
@@ -80,11 +64,7 @@ def wav_samples(data: bytes, name: str, sample_rate: int = SAMPLE_RATE,
 
 def read_audio(path: str | os.PathLike, sample_rate: int = SAMPLE_RATE, max_seconds: float = MAX_INPUT_SECONDS,
                keep_first: bool = False) -> np.ndarray:
-    """Read any common audio file (WAV, FLAC, Ogg, MP3, ...) as float32 mono at ``sample_rate``.
-    Longer than ``max_seconds``: refused before decoding, or with ``keep_first`` its first
-    ``max_seconds`` read. Decoded a block at a time: memory is the result's and a block's.
-
-    WAV takes ``read_wav``'s path; anything else is decoded by libsndfile (``soundfile``)."""
+    """Any common audio file (WAV, FLAC, Ogg, MP3, ...) as ``read_wav`` reads a WAV one."""
     name = os.fspath(path)
     with _open(path) as f:
         head = f.read(12)
@@ -124,8 +104,7 @@ def _too_long(name: str, length: str, max_seconds: float) -> AudioFileError:
 
 
 def _frames_to_read(name: str, rate: int, frames: int, max_seconds: float, keep_first: bool) -> int:
-    """The frames a file whose header says ``frames`` may be read for: all of them, at most
-    ``max_seconds``' worth (refused past that unless ``keep_first``)."""
+    """At most ``max_seconds``' worth of ``frames`` (more is refused unless ``keep_first``)."""
     limit = int(max_seconds * rate)
     if frames > limit and not keep_first:
         raise _too_long(name, f"{frames / rate:.0f} s", max_seconds)
@@ -210,10 +189,8 @@ def _wav_stream(f: BinaryIO, name: str, max_seconds: float, keep_first: bool) ->
 
 
 def _wav_layout(f: BinaryIO, name: str) -> tuple[bytes, int, int]:
-    """The 'fmt ' chunk's bytes and where the data chunk's bytes start and how many there are, from
-    the top-level RIFF chunks (first occurrence of each id), seeking past every other chunk: nothing
-    but the chunk headers and the 'fmt ' chunk is read. A data chunk cut short by a truncated file
-    keeps what is there; any other overrun ends the chunks."""
+    """The 'fmt ' chunk's bytes, the data chunk's offset and size; only chunk headers and 'fmt ' are
+    read. A data chunk cut short by a truncated file keeps what is there."""
     size = f.seek(0, io.SEEK_END)
     f.seek(0)
     head = f.read(12)
@@ -259,10 +236,8 @@ _DECODERS = {
 
 
 def write_wav(path: str | os.PathLike, pcm: np.ndarray, sample_rate: int = SAMPLE_RATE) -> None:
-    """Write float samples (full scale +-1, clipped; the inverse of ``read_wav``'s scaling) as
-    16-bit PCM, atomically (``write_atomically``) and readable by the user only: every WAV Parley
-    writes holds someone's voice. ``pcm``: mono [n] (or [1, n] / [n, 1]) or
-    stereo [n, 2]."""
+    """Float samples (mono [n] or stereo [n, 2]) as 16-bit PCM, atomically and readable by the user
+    only: every WAV Parley writes holds someone's voice."""
     write_atomically(path, wav_bytes(pcm, sample_rate), private=True)
 
 
@@ -288,13 +263,8 @@ def wav_bytes(pcm: np.ndarray, sample_rate: int = SAMPLE_RATE) -> bytes:
 
 
 def pcm_to_int16(pcm: np.ndarray) -> np.ndarray:
-    """Float samples (full scale +-1) -> 16-bit PCM: the one rule for every file Parley writes.
-
-    Scaled by 32768 and rounded half to even (the exact inverse of ``int16_to_pcm``), clipped to the
-    int16 range. Computed in the samples' own precision (float64 only for float64 samples): scaling
-    by a power of two is exact, so float32 gives the same integers as float64 would, in one scratch
-    array of the input's size instead of three of twice its size (an hour's recording: 0.16 s instead
-    of 0.7-2.1 s per side)."""
+    """Float samples (full scale +-1) -> 16-bit PCM: scaled by 32768, rounded half to even (the exact
+    inverse of ``int16_to_pcm``), clipped. Scaling by a power of two is exact, so float32 suffices."""
     pcm = np.asarray(pcm)
     scaled = np.multiply(pcm, 32768.0, dtype=np.float64 if pcm.dtype == np.float64 else np.float32)
     np.rint(scaled, out=scaled)
@@ -307,13 +277,11 @@ def int16_to_pcm(ints: np.ndarray) -> np.ndarray:
 
 
 def exact_int16(pcm: np.ndarray) -> np.ndarray | None:
-    """``pcm`` as 16-bit PCM when every sample is exactly a 16-bit value (what the app's microphone
-    gives: ``to_16_bit``), else None: where samples must be kept exactly, 16 bits may then hold them."""
+    """``pcm`` as 16-bit PCM when every sample is exactly a 16-bit value, else None."""
     ints = pcm_to_int16(pcm)
     return ints if np.array_equal(int16_to_pcm(ints), pcm) else None
 
 
 def to_16_bit(pcm: np.ndarray) -> np.ndarray:
-    """Float samples rounded to the nearest 16-bit value (float32): input fed this way is kept
-    exactly by a 16-bit lossless codec, so a compact conversation file replays it bit for bit."""
+    """Float samples rounded to the nearest 16-bit value: a compact conversation file replays them bit for bit."""
     return int16_to_pcm(pcm_to_int16(pcm))

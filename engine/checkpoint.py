@@ -17,8 +17,7 @@ _SPLIT = re.compile(r"^(?P<prefix>.*self_attn\.)(?P<kind>in_projs|out_projs)\.(?
 
 @dataclass(frozen=True)
 class Source:
-    """Where one model tensor comes from in a checkpoint: the file tensors ``keys`` concatenated
-    along dim 0."""
+    """Where one model tensor comes from: the file tensors ``keys`` concatenated along dim 0."""
 
     keys: tuple[str, ...]
 
@@ -27,8 +26,7 @@ Shapes = Mapping[str, tuple[int, ...]]
 
 
 class Target(Protocol):
-    """What a checkpoint tensor is copied into: a tensor, or a tensor-like weight (quantised) that
-    converts the rows copied into it."""
+    """What a checkpoint tensor is copied into: a tensor, or a quantised weight converting what it gets."""
 
     shape: torch.Size
 
@@ -38,9 +36,8 @@ class Target(Protocol):
 
 
 def stacked_sources(file_shapes: Shapes) -> dict[str, Source]:
-    """Model key -> Source for every tensor of a file, accepting both attention layouts: the
-    released files' stacked ``in_proj_weight`` / ``out_proj.weight`` and the newer split
-    ``in_projs.{i}.weight`` / ``out_projs.{i}.weight`` (stacked in step order)."""
+    """Model key -> Source for every tensor of a file; split ``in_projs.{i}`` / ``out_projs.{i}``
+    attention weights are stacked in step order, as the released files store them."""
     out: dict[str, Source] = {}
     groups: dict[str, dict[int, str]] = {}
     for key in file_shapes:
@@ -75,8 +72,7 @@ def stack_split_attention(state_dict: Mapping[str, torch.Tensor]) -> dict[str, t
 
 
 def distinct_tensors(module: nn.Module) -> dict[str, torch.Tensor]:
-    """``module``'s state (parameters and buffers) with each tensor once, under its first key: a
-    module that appears twice (PersonaPlex's shared depformer steps) is stored and loaded once."""
+    """``module``'s state with each tensor once, under its first key (PersonaPlex's shared depth steps)."""
     out: dict[str, torch.Tensor] = {}
     seen: set[int] = set()
     for key, tensor in module.state_dict(keep_vars=True).items():
@@ -88,9 +84,8 @@ def distinct_tensors(module: nn.Module) -> dict[str, torch.Tensor]:
 
 def check_strict(module: nn.Module, shapes: Mapping[str, tuple[int, ...]], what: str,
                  ignore: tuple[str, ...] = (), targets: Mapping[str, Target] | None = None) -> dict[str, Target]:
-    """Every target of ``module`` (by default its distinct tensors) must be in ``shapes``
-    (checkpoint key -> shape) with its shape, and no unknown key may remain (except prefixes in
-    ``ignore``). Returns the targets."""
+    """Check that every target of ``module`` is in ``shapes`` with its shape and no key outside
+    ``ignore`` is left over; returns the targets."""
     params = dict(distinct_tensors(module) if targets is None else targets)
     missing = sorted(set(params) - set(shapes))
     unexpected = sorted(k for k in set(shapes) - set(params) if not k.startswith(ignore))
@@ -117,8 +112,7 @@ def load_strict(module: nn.Module, state_dict: Mapping[str, torch.Tensor], what:
 
 
 def _open(path: str | os.PathLike):
-    # pread, not mmap: a mapped file's pages stay resident (as the process's memory) until it is
-    # closed, so a mapping would still put the whole file in host RAM by the end of the load.
+    # pread, not mmap: mapped pages stay resident until closed, so the whole file would end in host RAM.
     return safe_open(os.fspath(path), framework="pt", device="cpu", backend="pread")
 
 
@@ -134,11 +128,8 @@ def checkpoint_shapes(path: str | os.PathLike) -> dict[str, tuple[int, ...]]:
 
 def load_strict_streaming(module: nn.Module, path: str | os.PathLike, what: str,
                           targets: Mapping[str, Target] | None = None, ignore: tuple[str, ...] = ()) -> None:
-    """Copy a safetensors file into ``module`` one file tensor at a time, after ``check_strict`` on
-    the shapes its header implies. Host memory holds one file tensor at a time, not the whole
-    (15 GB) file, read with ``pread``. ``targets`` (model key -> what a file tensor is copied into;
-    by default the module's distinct tensors) may hold objects that convert what is copied into
-    them, such as quantised weights. File keys starting with a prefix in ``ignore`` are not read."""
+    """Copy a safetensors file into ``module`` one file tensor at a time (host memory holds one tensor,
+    not the whole file), after ``check_strict``. ``targets`` may convert what is copied (quantised weights)."""
     with _open(path) as f:
         file_shapes = _shapes(f)
         sources = stacked_sources(file_shapes)

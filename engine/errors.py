@@ -1,9 +1,5 @@
-"""The engine's error types. Each message says what is wrong and what the person can do about it.
-
-They live in one module so that every part of the engine can raise them without importing the
-part that usually does (model folders, the tokenizer and the demo builder would otherwise
-import each other).
-"""
+"""The engine's error types, in one module so every part can raise them without import cycles.
+Each message says what is wrong and what the person can do about it."""
 
 from __future__ import annotations
 

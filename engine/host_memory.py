@@ -1,12 +1,5 @@
-"""How much memory this process can still take, and whether a conversation's rebuild fits in it.
-
-A compact file or a journal names how many frames to replay; the rebuild keeps about
-``REBUILD_BYTES_PER_FRAME`` for each (the user's audio as read, the assistant's as replayed, and the
-session's recording of both: four float32 copies of a frame's samples). A compact file holds a
-frame in 34 bytes of tokens and a few bytes of compressed silence, so a 4 MB file can ask for
-100,000 frames (seven hours, 3 GB): the frame count is checked against what this machine has free
-before any audio is decoded, and a rebuild that cannot fit is refused with the numbers.
-"""
+"""How much memory this process can still take, and whether a conversation's rebuild fits in it: a
+4 MB compact file can ask for 100,000 frames (3 GB), so the frame count is checked before decoding."""
 
 from __future__ import annotations
 
@@ -16,13 +9,11 @@ import sys
 from .audio import FRAME_SECONDS, FRAME_SIZE
 from .errors import ConversationFileError
 
-REBUILD_BYTES_PER_FRAME = 4 * 4 * FRAME_SIZE
+REBUILD_BYTES_PER_FRAME = 4 * 4 * FRAME_SIZE  # four float32 copies of a frame's samples
 
 
 def available_bytes() -> int | None:
-    """Memory this process may still allocate: the system's available memory, less where the process's
-    own address-space limit (RLIMIT_AS) leaves less. None where the system does not say (nothing is
-    then refused for memory)."""
+    """Memory this process may still allocate (the system's, or less under RLIMIT_AS); None: unknown."""
     free = _system_available()
     headroom = _address_space_headroom()
     known = [value for value in (free, headroom) if value is not None]

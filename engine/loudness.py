@@ -1,10 +1,5 @@
-"""Loudness normalisation of voice recordings, as PersonaPlex does it before encoding a voice prompt.
-
-The released PersonaPlex conditions on Mimi codes of a recording normalised to -24 LUFS
-(ITU-R BS.1770-4 integrated loudness, measured and applied with ``pyloudnorm``). A recording at
-another level gives other codes, and so another voice than the one the model was trained with.
-The gain is applied as is (no clipping), as PersonaPlex does.
-"""
+"""Loudness normalisation of voice recordings to -24 LUFS (BS.1770-4, ``pyloudnorm``), as PersonaPlex
+does before encoding a voice prompt: another level gives other codes, so another voice. Not clipped, as there."""
 
 from __future__ import annotations
 
@@ -36,9 +31,7 @@ def integrated_loudness(pcm: np.ndarray, sample_rate: int) -> float:
 
 
 def normalize_loudness(pcm: np.ndarray, sample_rate: int, target_lufs: float = VOICE_LOUDNESS_LUFS) -> np.ndarray:
-    """``pcm`` (mono float) scaled to ``target_lufs`` integrated loudness, as float32.
-
-    Raises AudioFileError for a recording that is too short or silent (its loudness is undefined)."""
+    """``pcm`` (mono float) scaled to ``target_lufs`` (AudioFileError when too short or silent)."""
     loudness = integrated_loudness(pcm, sample_rate)
     if not math.isfinite(loudness):
         raise AudioFileError("the voice recording is silent: it has no loudness to normalise")

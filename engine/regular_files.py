@@ -1,7 +1,5 @@
-"""Opening files that anyone may have put where Parley looks: only regular files, without
-blocking (a FIFO, a device or a link to one named like a conversation, a voice or a song is
-refused, never read or waited on). For every reader of such files: conversations, journals,
-voices, personas, audio."""
+"""Opening files anyone may have put where Parley looks: only regular files, without blocking (a FIFO
+or device named like a conversation or a voice is refused, never read or waited on)."""
 
 from __future__ import annotations
 
@@ -12,8 +10,7 @@ from typing import BinaryIO
 
 
 def is_regular_file(path: str | os.PathLike) -> bool:
-    """Whether ``path`` is a regular file (following links), found with ``stat`` alone: nothing is
-    opened, so a FIFO, a device or a link to one never blocks the caller. For listing a folder."""
+    """Whether ``path`` is a regular file (following links), by ``stat`` alone: nothing is opened."""
     try:
         return stat.S_ISREG(os.stat(path).st_mode)
     except (OSError, ValueError):  # ValueError: a NUL in the name
@@ -21,10 +18,8 @@ def is_regular_file(path: str | os.PathLike) -> bool:
 
 
 def open_regular(path: str | os.PathLike) -> BinaryIO:
-    """Open ``path`` for reading only if it is a regular file. It is opened without blocking
-    (``O_NONBLOCK``, where the OS has it) and checked on the open descriptor, so a FIFO that
-    replaces a file between a listing and this open is refused instead of waiting for a writer.
-    Raises ``OSError`` (its ``strerror`` says why) for anything else."""
+    """Open ``path`` for reading if it is a regular file (else ``OSError``). Opened with ``O_NONBLOCK`` and
+    checked on the descriptor, so a FIFO swapped in after a listing is refused, not waited on."""
     flags = os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0)
     fd = os.open(path, flags)
     try:
@@ -34,3 +29,11 @@ def open_regular(path: str | os.PathLike) -> BinaryIO:
     except BaseException:
         os.close(fd)
         raise
+
+
+def read_regular(path: str | os.PathLike, most: int) -> bytes | None:
+    """The bytes of the regular file ``path``, or None where it holds more than ``most`` (only
+    ``most + 1`` are read). ``OSError`` as ``open_regular``."""
+    with open_regular(path) as f:
+        data = f.read(most + 1)
+    return data if len(data) <= most else None

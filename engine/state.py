@@ -1,10 +1,5 @@
-"""Explicit streaming state: a tree of tensors allocated once and updated in place.
-
-A state tree is a nested ``dict`` whose leaves are tensors. Every streaming module builds its
-part with ``init_state(batch_size, device, dtype)`` and mutates it in place during ``forward``;
-tensor identities never change, so a captured CUDA graph stays valid and a conversation file
-can be restored by copying into the live tensors.
-"""
+"""Explicit streaming state: a nested dict of tensors allocated once and updated in place, so a captured
+CUDA graph stays valid and a conversation file is restored by copying into the live tensors."""
 
 from __future__ import annotations
 
@@ -37,10 +32,8 @@ def _natural_key(key: str) -> tuple:
 
 
 def check_compatible(state: Mapping, flat: Mapping[str, torch.Tensor]) -> dict[str, torch.Tensor]:
-    """Validate that ``flat`` has exactly the names and shapes of ``state``; returns the live leaves.
-
-    Raises ValueError describing every problem, without touching anything.
-    """
+    """Check that ``flat`` has exactly the names and shapes of ``state`` (ValueError naming every
+    problem); returns the live leaves."""
     live = flatten(state)
     missing = sorted(set(live) - set(flat))
     extra = sorted(set(flat) - set(live))
@@ -72,10 +65,7 @@ def _kind(t: torch.Tensor) -> str:
 
 
 def load_into(state: Mapping, flat: Mapping[str, torch.Tensor]) -> None:
-    """Copy ``flat`` into the live tensors of ``state`` (device and float dtype converted).
-
-    All names and shapes are checked before the first copy, so a bad input leaves the target untouched.
-    """
+    """Copy ``flat`` into the live tensors of ``state``, all checked first: a bad input changes nothing."""
     live = check_compatible(state, flat)
     for name, target in live.items():
         target.copy_(flat[name])

@@ -85,7 +85,7 @@ def bundle_sources() -> list[Path]:
     """Everything whose change calls for a new bundle: our code, assets, packaging, installed packages."""
     files = [p for d in ("app", "engine") for p in (ROOT / d).rglob("*.py")]
     files += [p for p in (ROOT / "assets").iterdir() if p.is_file()]
-    files += list((ROOT / "app" / "translations").glob("*.qm"))
+    files += list((ROOT / "app" / "translations").glob("*.qm")) + [ROOT / "app" / "widgets" / "tick.svg"]
     files += [PKG / "parley.spec", PKG / "launcher.py", PKG / "parley.png", PKG / "parley.svg", ROOT / "pyproject.toml"]
     files += list((PKG / "hooks").glob("*.py")) + [PKG / "elf_closure.py", PKG / "stub_libs.py"]
     files.append(Path(sysconfig.get_paths()["purelib"]))  # its mtime changes when a package is (un)installed

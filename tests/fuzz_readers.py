@@ -18,6 +18,7 @@ import tracemalloc
 import wave
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 import numpy as np
@@ -25,14 +26,17 @@ from hypothesis import strategies as st
 
 from engine.audio import SAMPLE_RATE, read_audio
 from engine.errors import AudioFileError, ConversationFileError, ModelError
-from engine.files import compact, conversation, personas
+from engine.files import compact, conversation, personas, untrusted
 from engine.files import journal as jf
 from engine.files import voices as voice_files
-from engine.files.conversation_info import read_conversation_info, read_conversation_summary
+from engine.files.captions import FIELD, captions_field, read_captions, read_turn_ends
+from engine.files.conversation_info import read_conversation_audio, read_conversation_info, read_conversation_summary
 from engine.files.models import read_model_dir
+from engine.files.subtitles import INVISIBLE
 from engine.lm.generate import SamplingConfig
 
 FINGERPRINT = "f" * 32
+CAPTIONS = ((0.08, " hel"), (0.16, "lo\u202e"), (0.3, " w\x1bo"))  # a reordering mark and an escape: never exported
 MAX_SECONDS = 30.0  # audio is read as a voice is: the bound of what its result may be
 # A reader's budget for an input of n bytes: this much traced memory and time, at most.
 BYTES_PER_INPUT_BYTE, BASE_BYTES = 64, 48 * 2**20
@@ -85,7 +89,41 @@ def full_seeds() -> list[bytes]:
             "created": "2026-01-01T00:00:00+00:00"}
     tensors = {"gen.offset": torch.tensor([5]), "audio.user": torch.zeros(64, dtype=torch.int16),
                "audio.assistant": torch.arange(64, dtype=torch.int16)}
-    return [_file_bytes(lambda p: conversation.write_conversation(p, tensors, meta))]
+    # Without captions, with a version 1 captions field, and with a version 2 one (turn ends).
+    metas = [meta, {**meta, **captions_field(CAPTIONS, (), 5)}, {**meta, **captions_field(CAPTIONS, (0.2, 0.3), 5)}]
+    return [_file_bytes(lambda p, m=m: conversation.write_conversation(p, tensors, m)) for m in metas]
+
+
+def captions_seeds() -> list[bytes]:
+    """The captions field alone, as JSON (every field of it is changed by ``json_field_changed``)."""
+    return [json.dumps(captions_field(CAPTIONS, ends, 5)[FIELD]).encode() for ends in ((), (0.2, 0.3))]
+
+
+def _read_captions_field(path: Path) -> object:
+    """A captions field as a conversation's metadata holds it, read for a conversation of 5 frames."""
+    try:
+        meta = {FIELD: untrusted.parse_json(path.read_bytes())}
+        return read_captions(meta, 5), read_turn_ends(meta, 5)
+    except ValueError as e:
+        raise ConversationFileError(f"captions: {e}") from e
+
+
+def _exported(path: Path) -> object:
+    """A conversation as the window shows it (``Transcript.load``) and every export of it: each
+    export's text holds no control or reordering character but its own line breaks."""
+    from app.conversation.transcript import Transcript
+    from app.conversation.transcript_formats import FORMATS
+
+    info = read_conversation_info(path)
+    user, assistant = read_conversation_audio(path) if info.has_audio else (None, None)
+    transcript = Transcript()
+    transcript.load(info.transcript, user, assistant, captions=info.captions)
+    for fmt in FORMATS:
+        text = fmt.write(transcript.turns, transcript.pieces, info.model, datetime(2026, 1, 1), False)
+        if fmt.suffix == ".json":
+            text = json.dumps(json.loads(text), ensure_ascii=False)
+        assert not INVISIBLE.search(text.replace("\n", "")), f"{fmt.suffix}: {text[:200]!r}"
+    return transcript
 
 
 def compact_seeds() -> list[bytes]:
@@ -98,9 +136,13 @@ def compact_seeds() -> list[bytes]:
 
 
 def journal_seeds() -> list[bytes]:
+    """Frames only; and frames with caption (C) and turn-end (E) records between them (version 4)."""
     user, tokens, pcm = _frames(3)
     start = jf.encode_start(_header())
-    return [start + b"".join(jf.encode_frame(i, user[i], tokens[i], pcm[i]) for i in range(3))]
+    frames = [jf.encode_frame(i, user[i], tokens[i], pcm[i]) for i in range(3)]
+    sides = [jf.encode_caption_record(CAPTIONS[0]) + jf.encode_turn_end_record(0.05),
+             jf.encode_caption_record(CAPTIONS[1]), jf.encode_turn_end_record(0.2)]
+    return [start + b"".join(frames), start + b"".join(f + side for f, side in zip(frames, sides))]
 
 
 def persona_seeds() -> list[bytes]:
@@ -186,6 +228,9 @@ READERS = (
     Reader("compact conversation", "c.parley", lambda p: compact.read_compact(p, FINGERPRINT), (ConversationFileError,),
            compact_seeds),
     Reader("journal", "j.journal", jf.read_journal, (ConversationFileError,), journal_seeds),
+    Reader("journal scan", "j.journal", jf.scan_journal, (ConversationFileError,), journal_seeds),
+    Reader("captions field", "captions.json", _read_captions_field, (ConversationFileError,), captions_seeds),
+    Reader("exports", "c.parley", _exported, (ConversationFileError,), full_seeds),
     Reader("persona", "Tutor.persona.json", lambda p: personas.read_persona_file(p, "Tutor"), (ValueError,),
            persona_seeds),
     Reader("voice recording", "Voice.wav", voice_files.read_recording, (AudioFileError,), voice_seeds),

@@ -61,7 +61,7 @@ def window(qtbot, tmp_path):
 @pytest.mark.parametrize("dialog", [None, "open_persona_dialog", "open_voices_dialog", "open_model_manager",
                                     "open_talk_key_dialog"])
 def test_every_control_has_an_accessible_name_and_same_names_differ_by_description(window, dialog):
-    top = window if dialog is None else getattr(window, dialog)()
+    top = window if dialog is None else getattr(window.dialogs, dialog)()
     try:
         controls = keyboard_controls(top)
         assert len(controls) >= (10 if dialog is None else 3)  # the walk reached the controls

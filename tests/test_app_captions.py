@@ -118,8 +118,8 @@ def test_a_crash_journal_keeps_your_words_and_recovery_brings_them_back(qtbot, t
     second = Harness(qtbot, tmp_path / "second", lambda *args: app_demo_model, journal_dir=crashed, start=False)
     try:
         model = second.window.model
-        qtbot.waitUntil(lambda: second.window.recovery is not None, timeout=20_000)
-        dialogs = second.window.recovery
+        qtbot.waitUntil(lambda: second.window.dialogs.recovery is not None, timeout=20_000)
+        dialogs = second.window.dialogs.recovery
         dialogs.recover_button.click()
         qtbot.waitUntil(lambda: dialogs.offer.outcome is not None, timeout=120_000)
         assert dialogs.offer.outcome == ""
@@ -200,8 +200,8 @@ def test_a_recovered_conversation_has_your_turns_as_the_voice_activity_heads_end
 
     second = Harness(qtbot, tmp_path / "second", lambda *args: app_demo_model, journal_dir=crashed, start=False)
     try:
-        qtbot.waitUntil(lambda: second.window.recovery is not None, timeout=20_000)
-        dialogs = second.window.recovery
+        qtbot.waitUntil(lambda: second.window.dialogs.recovery is not None, timeout=20_000)
+        dialogs = second.window.dialogs.recovery
         dialogs.recover_button.click()
         qtbot.waitUntil(lambda: dialogs.offer.outcome is not None, timeout=120_000)
         assert dialogs.offer.outcome == ""

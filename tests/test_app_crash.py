@@ -113,10 +113,10 @@ def test_killed_app_recovers_its_conversation_bit_for_bit(pulse_audio, qtbot, tm
                             model_loader=lambda *args: model, audio=False, worker_seed=1,
                             journal_dir=journals)
         window.load_model("demo", "cpu", "float32")
-        qtbot.waitUntil(lambda: window.recovery is not None, timeout=60_000)
-        offer = window.recovery.offer
+        qtbot.waitUntil(lambda: window.dialogs.recovery is not None, timeout=60_000)
+        offer = window.dialogs.recovery.offer
         assert offer.journal == journal and offer.frames == left
-        window.recovery.recover_button.click()
+        window.dialogs.recovery.recover_button.click()
         qtbot.waitUntil(lambda: offer.outcome is not None, timeout=300_000)
         assert offer.outcome == ""
         recovered = window.model.worker.controller.session

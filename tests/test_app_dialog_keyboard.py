@@ -20,7 +20,7 @@ def window(qtbot, tmp_path, app_demo_model):
 
 @pytest.mark.parametrize("opener", DIALOGS)
 def test_tab_reaches_every_control_of_the_dialog(window, qtbot, opener):
-    dialog = getattr(window, opener)()
+    dialog = getattr(window.dialogs, opener)()
     try:
         dialog.activateWindow()
         qtbot.waitUntil(dialog.isActiveWindow, timeout=5_000)
@@ -34,7 +34,7 @@ def test_tab_reaches_every_control_of_the_dialog(window, qtbot, opener):
 
 
 def test_the_model_manager_opens_with_the_arrows_on_the_models(window, qtbot):
-    dialog = window.open_model_manager()
+    dialog = window.dialogs.open_model_manager()
     try:
         qtbot.waitUntil(dialog.isActiveWindow, timeout=5_000)
         assert dialog.focusWidget() is dialog.table

@@ -50,8 +50,8 @@ def harness(qtbot, tmp_path, interpreter):
 def test_an_interpreter_model_shows_the_interpreter_mode(harness, qtbot):
     w = harness.window
     panel = w.conversation_panel
-    assert w.model.models.interpreting and "demo-interpreter (untrained, babbles)" in w.model_label.text()
-    assert w.persona_label.text().startswith("Interpreter mode: it speaks and writes in English what it hears")
+    assert w.model.models.interpreting and "demo-interpreter (untrained, babbles)" in w.header.model_label.text()
+    assert w.header.persona_label.text().startswith("Interpreter mode: it speaks and writes in English what it hears")
     assert w.devices_panel.input_title.text() == "Listen to"
     assert not panel.talk_button.isEnabled() and not panel.open_mic_box.isEnabled()
     assert "listens all the time while it runs" in panel.talk_button.toolTip()
@@ -142,7 +142,7 @@ def test_loading_a_conversation_model_leaves_the_interpreter_mode(qtbot, tmp_pat
         assert w.devices_panel.input_title.text() == "Microphone" and not w.model.talk.mic_open
         assert panel.talk_button.isEnabled() and panel.open_mic_box.isEnabled()
         assert panel.placeholder.text().startswith("Hold Space") and not panel.headphones_note.isVisible()
-        assert w.persona_label.text().startswith("Persona: ")
+        assert w.header.persona_label.text().startswith("Persona: ")
         speak(h, 25)  # a conversation: the person and the assistant
         assert shown_sides(panel.view) == {"You", "Assistant"}
         w.model.files.export_transcript(str(tmp_path / "talk.vtt"))
@@ -360,7 +360,7 @@ def test_an_interpretation_a_crash_left_is_recovered_bit_for_bit(qtbot, tmp_path
         first.close()
     second = App(qtbot, tmp_path, interpreter, crashed)
     try:
-        dialogs = second.window.recovery
+        dialogs = second.window.dialogs.recovery
         assert dialogs is not None and dialogs.offer.frames == 10
         dialogs.recover_button.click()
         qtbot.waitUntil(lambda: dialogs.offer.outcome is not None, timeout=120_000)

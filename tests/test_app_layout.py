@@ -32,7 +32,7 @@ from app.widgets.colours import AA_CONTRAST, BUBBLE_ALPHA, DARK, LIGHT, contrast
 from app.widgets.history_plot import HistoryPlot
 from app.widgets.meters import LevelMeter
 from app.window.main_window import DEFAULT_SIZE, MainWindow
-from engine import FRAME_MS
+from engine import FRAME_MS, VERSION
 from tests.keyboard_reach import CONTROLS, missed, operable_controls, tab_walk
 from tests.test_app_window import Harness
 
@@ -142,19 +142,19 @@ def test_tab_reaches_every_visible_enabled_control_and_space_clicks_none(harness
     qtbot.waitUntil(w.isActiveWindow, timeout=5_000)
     wanted = operable_controls(w)
     assert {bar.play_button, bar.position, bar.split_box, bar.close_button, w.conversation_panel.end_button} <= wanted
-    reached = tab_walk(qtbot, w.persona_button, 3 * len(wanted))
+    reached = tab_walk(qtbot, w.header.persona_button, 3 * len(wanted))
     assert missed(wanted, reached) == []
-    first = reached.index(w.persona_button)  # the order a person reads: header, library, conversation, side
+    first = reached.index(w.header.persona_button)  # the order a person reads: header, library, conversation, side
     panel = w.conversation_panel  # the conversation's row as it is read: Start/Pause, End, Talk, then Open mic
     order = [reached.index(c, first) for c in (w.library_panel.search, panel.start_button, panel.end_button,
                                                panel.talk_button, panel.open_mic_box, w.devices_panel.refresh_button)]
     assert order == sorted(order)
 
-    w.persona_button.setFocus(Qt.TabFocusReason)
+    w.header.persona_button.setFocus(Qt.TabFocusReason)
     shown_before = {d for d in QApplication.topLevelWidgets() if d.isVisible()}
-    qtbot.keyPress(w.persona_button, Qt.Key_Space)
+    qtbot.keyPress(w.header.persona_button, Qt.Key_Space)
     assert w.model.talk.mic_open  # Space on a focused button is push-to-talk...
-    qtbot.keyRelease(w.persona_button, Qt.Key_Space)
+    qtbot.keyRelease(w.header.persona_button, Qt.Key_Space)
     assert not w.model.talk.mic_open
     assert not [d for d in QApplication.topLevelWidgets() if d.isVisible() and d not in shown_before]  # ...not a click
 
@@ -202,6 +202,36 @@ def test_ctrl_f_focuses_the_search_and_escape_clears_it_then_dismisses_the_banne
     assert w.library_panel.search.text() == "" and w.error_box.isVisible()
     qtbot.keyClick(w.library_panel.search, Qt.Key_Escape)  # ...the next dismisses the banner
     assert w.error_box.isHidden()
+
+
+def open_a_replay(harness, qtbot):
+    w, panel = harness.window, harness.window.conversation_panel
+    w.press_talk("key")
+    harness.frames(3)
+    w.release_talk("key")
+    path = w.library.folder / "talk.parley"
+    w.model.files.save(str(path))
+    qtbot.waitUntil(lambda: w.model.files.conversation_path == str(path), timeout=20_000)
+    assert w.replay.load(str(path)) and panel.replaying
+
+
+def test_escape_closes_a_replay(harness, qtbot):
+    w, panel = harness.window, harness.window.conversation_panel
+    open_a_replay(harness, qtbot)
+    w.activateWindow()
+    qtbot.waitUntil(w.isActiveWindow, timeout=5_000)
+    panel.replay_bar.play_button.setFocus()
+    qtbot.keyClick(panel.replay_bar.play_button, Qt.Key_Escape)
+    assert not panel.replaying and panel.replay_bar.isHidden()
+
+
+def test_a_new_conversation_closes_a_replay_and_about_says_the_version(harness, qtbot):
+    w, panel = harness.window, harness.window.conversation_panel
+    open_a_replay(harness, qtbot)
+    w.menus.new_action.trigger()  # Ctrl+N
+    qtbot.waitUntil(lambda: not panel.replaying, timeout=10_000)
+    assert panel.replay_bar.isHidden() and panel.view.model() is w.model.turns
+    assert f"Version {VERSION}" in w.dialogs.about_text()
 
 
 PALETTES = {"light": lambda: QStyleFactory.create("Fusion").standardPalette(), "dark": dark_palette}
@@ -273,7 +303,7 @@ def test_a_long_message_shows_one_sentence_and_keeps_the_rest_behind_details(har
                "Looked in /home/someone/.cache/huggingface/hub/models--kyutai--moshiko-pytorch-bf16\n"
                "at commit 2bfc9ae6e89079a5cc7ed2a68436010d91a3d289; run: hf download kyutai/moshiko-pytorch-bf16")
     w.show_error(message)
-    assert w.error_label.text() == message.splitlines()[0]
+    assert w.error_box.label.text() == message.splitlines()[0]
     assert w.error_box.details_button.isVisible()
     box = w.error_box.show_details()
     assert box.detailedText() == message
@@ -282,7 +312,7 @@ def test_a_long_message_shows_one_sentence_and_keeps_the_rest_behind_details(har
     assert QApplication.clipboard().text() == message and box.isVisible()  # copying leaves the details open
     box.close()
     w.show_error("Saved nowhere: the disk is full.")
-    assert w.error_label.text() == "Saved nowhere: the disk is full." and w.error_box.details_button.isHidden()
+    assert w.error_box.label.text() == "Saved nowhere: the disk is full." and w.error_box.details_button.isHidden()
 
 
 def test_a_damaged_file_says_what_it_means_first_and_the_numbers_only_in_the_details(harness, qtbot, tmp_path):
@@ -291,7 +321,7 @@ def test_a_damaged_file_says_what_it_means_first_and_the_numbers_only_in_the_det
     broken.write_bytes(b"not a conversation")
     w.open_conversation(str(broken))
     qtbot.waitUntil(w.error_box.isVisible, timeout=10_000)
-    shown = w.error_label.text()
+    shown = w.error_box.label.text()
     assert shown.endswith("is not a readable Parley conversation: it may be truncated or damaged.") and \
         shown.count("holiday-plans.parley") == 1 and "header" not in shown  # its name once
     assert "header declares" in w.error_box.message and w.error_box.details_button.isVisible()
@@ -308,7 +338,7 @@ def test_a_model_that_is_not_downloaded_says_so_in_one_sentence(qtbot, tmp_path,
         w.show()
         w.load_model("moshiko", "cpu", "auto")
         qtbot.waitUntil(w.error_box.isVisible, timeout=60_000)
-        assert w.error_label.text() == "Could not load model 'moshiko': moshiko is not downloaded yet."
+        assert w.error_box.label.text() == "Could not load model 'moshiko': moshiko is not downloaded yet."
         assert "hf download" in w.error_box.message and w.error_box.details_button.isVisible()
     finally:
         w.close()
@@ -352,7 +382,7 @@ def test_the_crash_protection_note_is_one_line_and_never_changes_the_minimum_siz
     problem = "[Errno 28] No space left on device: '" + "/home/someone/.local/share/parley/journals" * 3 + "'"
     w.model.files.crash_protection_changed.emit(problem)
     QApplication.processEvents()
-    note = w.crash_protection_label
+    note = w.status_notes.crash_protection_label
     assert note.isVisible() and problem in note.text() and problem in note.toolTip()
     assert w.minimumSizeHint() == minimum and w.width() <= 1024 and w.height() <= 640
     assert note.height() <= 2 * note.fontMetrics().height() and misfits(w) == []

@@ -332,7 +332,7 @@ def test_save_after_a_rename_or_a_delete_never_writes_the_old_name(window, folde
     assert window.menus.recent_menu.actions()[0].text() == "Porto.parley"
     saved = SignalRecorder()
     window.model.files.saved.connect(saved.record)
-    window.save()  # Ctrl+S
+    window.files.save()  # Ctrl+S
     qtbot.waitUntil(lambda: len(saved) == 1, timeout=30_000)
     assert saved.calls[0] == (str(folder / "Porto.parley"),) and not old.exists()
 
@@ -344,13 +344,13 @@ def test_save_after_a_rename_or_a_delete_never_writes_the_old_name(window, folde
     assert files.conversation_path is None and files.unsaved_frames and "Untitled" in window.windowTitle()
     asked = []
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: asked.append(a) or ("", ""))
-    window.save()  # asks where, as for a new conversation
+    window.files.save()  # asks where, as for a new conversation
     assert asked and not (folder / "Porto.parley").exists()
 
     answers, warned = [str(folder / "   .parley"), str(folder / "  "), str(folder / "Named")], []
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (answers.pop(0), ""))
     monkeypatch.setattr(QMessageBox, "warning", lambda *a, **k: warned.append(a[2]))
-    assert window.save_as_dialog()  # a blank name is refused and asked again, twice
+    assert window.files.save_as_dialog()  # a blank name is refused and asked again, twice
     qtbot.waitUntil(lambda: files.conversation_path == str(folder / "Named.parley"), timeout=30_000)
     assert len(warned) == 2 and "needs a name" in warned[0]
     assert sorted(p.name for p in folder.glob("*.parley")) == ["Named.parley", "conversation.parley"]
@@ -405,12 +405,12 @@ def test_a_file_of_another_model_is_offered_only_where_that_model_is_here(qtbot,
         def open_titled(title):
             path = folder / f"{title}.parley"
             qtbot.waitUntil(lambda: w.library.row_of(path) is not None, timeout=10_000)
-            w.open_entry(w.library.entries[w.library.row_of(path)])
+            w.files.open_entry(w.library.entries[w.library.row_of(path)])
 
         for title in ("Big model", "A folder", "Mine"):
             open_titled(title)
             assert not asked and w.error_box.isVisible()
-            assert f"saved with the model {named[title]}, which is not on this machine" in w.error_label.text()
+            assert f"saved with the model {named[title]}, which is not on this machine" in w.error_box.label.text()
         assert loaded == ["demo"]  # nothing fetched or loaded from a file's word
         mine = tmp_path / "models" / "my-moshi"
         mine.mkdir(parents=True)
@@ -418,9 +418,10 @@ def test_a_file_of_another_model_is_offered_only_where_that_model_is_here(qtbot,
         open_titled("Mine")
         assert asked and f"Switch to {mine} and open it?" in asked[-1]
         qtbot.waitUntil(lambda: loaded[-1] == str(mine), timeout=10_000)
-        open_titled("Demo")  # a preset whose files are here
-        assert "saved with the model demo" in asked[-1] and "Switch to demo" in asked[-1]
-        qtbot.waitUntil(lambda: loaded[-1] == "demo", timeout=20_000)
+        asked.clear()
+        open_titled("Demo")  # the loaded model's name on other weights: said, never offered (it looped)
+        assert not asked and "saved with another copy of the model demo" in w.error_box.label.text()
+        assert loaded[-1] == str(mine)
     finally:
         h.close()
 
@@ -549,3 +550,17 @@ def test_a_live_user_turn_plays_from_its_play_button(pulse_audio, qtbot, tmp_pat
         assert (np.abs(recorded) > 0.05).sum() > 0.5 * 10 * 1920  # the user's tone was played
     finally:
         h.close()
+
+
+def test_the_terminal_listing_escapes_reordering_marks_and_says_deep_nesting_plainly(tmp_path, capsys):
+    """An RLO in a title reversed the rest of the terminal's line; a header nested too deep past the
+    listing's first bytes was listed with Python's RecursionError text."""
+    from app.library.listing import printable
+
+    assert printable("x\u202eexe.jpg") == "x\\u202eexe.jpg" and printable("a\x1bb") == "a\\x1bb"
+    meta = ('{"format": "parley.conversation", "version": 1, "frames": 5, "model": "demo", "prompts": '
+            + "[" * 100_000 + "]" * 100_000 + ', "transcript": []}')
+    header = json.dumps({"__metadata__": {"parley": meta}}).encode()
+    (tmp_path / "deep.parley").write_bytes(len(header).to_bytes(8, "little") + header)
+    (row,) = list_conversations(tmp_path)
+    assert "nested too deeply" in row.error and "recursion" not in row.error

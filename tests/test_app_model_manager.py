@@ -11,6 +11,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from app.models import manager as model_manager
+from app.models import preset_notes
 from app.models.manager import COLUMNS, ModelManagerDialog
 from app.settings import AppSettings
 from engine.families import CAPTION_PRESETS, family_named
@@ -60,12 +61,12 @@ def test_each_model_says_what_it_is_whether_it_runs_here_and_which_is_in_use(qtb
     assert 10 < need["moshi"] <= need["personaplex"] < 24
     for name in ("moshiko", "personaplex"):
         assert cell(name, "Here") == (f"needs an NVIDIA GPU with {need[PRESETS[name].family]} GB and "
-                                      f"{model_manager.CUDA_VARIANT}")
+                                      f"{preset_notes.CUDA_VARIANT}")
     moshiko = PRESETS["moshiko"]
-    assert model_manager.fit_badge(moshiko, "no NVIDIA driver found", True, None, 15) == \
+    assert preset_notes.fit_badge(moshiko, "no NVIDIA driver found", True, None, 15) == \
         "needs an NVIDIA GPU with 15 GB"
-    assert model_manager.fit_badge(moshiko, None, True, True, 15) == "fits this GPU"
-    assert model_manager.fit_badge(moshiko, None, True, False, 15) == "too big for this GPU: needs 15 GB"
+    assert preset_notes.fit_badge(moshiko, None, True, True, 15) == "fits this GPU"
+    assert preset_notes.fit_badge(moshiko, None, True, False, 15) == "too big for this GPU: needs 15 GB"
 
 
 def test_a_download_says_its_size_and_the_free_disk_first_and_starts_only_when_asked(qtbot, empty_hub, monkeypatch):
@@ -74,7 +75,7 @@ def test_a_download_says_its_size_and_the_free_disk_first_and_starts_only_when_a
     qtbot.mouseClick(dialog.download_button, Qt.LeftButton)
     question = dialog.confirmation.text()
     shown_free = float(re.search(r"has ([0-9.]+) GB free", question)[1])
-    assert abs(shown_free - model_manager.free_disk_gb(empty_hub)) < 1  # others may write to the disk meanwhile
+    assert abs(shown_free - preset_notes.free_disk_gb(empty_hub)) < 1  # others may write to the disk meanwhile
     assert f"moshiko is about {PRESETS['moshiko'].approx_gb:.1f} GB" in question
     assert "not run in real time" in question and PRESETS["moshiko"].terms in question
     assert dialog.download is None  # nothing starts before the answer
@@ -132,6 +133,36 @@ def test_presets_are_listed_with_size_location_and_licence(qtbot, empty_hub):
     assert chosen.args == ["demo", "cpu", "float32"]
 
 
+def test_every_model_built_on_this_machine_says_so_before_it_is_built(qtbot, empty_hub, tmp_path, monkeypatch):
+    """The demo interpreter and the demo caption model are built here like the demo, never downloaded."""
+    monkeypatch.setenv("PARLEY_CACHE_DIR", str(tmp_path / "nothing built"))
+    dialog = open_dialog(qtbot, "demo")
+    rows = {dialog.table.item(row, 0).text(): row for row in range(dialog.table.rowCount())}
+    built_here = [name for name, preset in dialog.presets.items() if preset.repo is None]
+    assert {"demo", "demo-interpreter", "demo-stt"} <= set(built_here)
+    for name in built_here:
+        assert dialog.table.item(rows[name], COLUMNS.index("On this machine")).text() == \
+            "built on first use (about a minute)", name
+
+
+def test_enter_uses_only_a_model_that_runs_here_and_the_device_box_offers_what_this_torch_has(qtbot, empty_hub):
+    dialog = open_dialog(qtbot, "demo")
+    dialog.activateWindow()
+    qtbot.waitUntil(dialog.isActiveWindow, timeout=5_000)
+    names = [dialog.table.item(row, 0).text() for row in range(dialog.table.rowCount())]
+    assert [dialog.device_combo.itemText(i) for i in range(dialog.device_combo.count())] == ["auto", "cpu"]
+    assert dialog.use_button.isDefault()  # the demo runs here: Enter uses it
+    assert dialog.focusWidget() is dialog.table
+    device = dialog.device_combo.currentText()
+    steps = names.index("moshiko") - names.index("demo")
+    for _ in range(abs(steps)):
+        qtbot.keyClick(dialog.table, Qt.Key_Down if steps > 0 else Qt.Key_Up)
+    assert dialog.selected_name() == "moshiko" and dialog.device_combo.currentText() == device
+    assert not dialog.use_button.isDefault()  # 15 GB that cannot run on this CPU: Enter downloads nothing
+    qtbot.keyClick(dialog.table, Qt.Key_Return)
+    assert dialog.confirmation is None
+
+
 def test_an_offline_download_fails_with_a_message_a_person_can_act_on(qtbot, empty_hub, monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     dialog = open_dialog(qtbot, "moshiko")
@@ -177,9 +208,8 @@ def test_a_real_model_says_which_gpu_this_computer_has(qtbot, empty_hub, monkeyp
     class Card:
         name, total_memory = "NVIDIA GeForce RTX 4080", 16_375_000_000
 
-    monkeypatch.setattr(model_manager, "cuda_unavailable_reason", lambda: None)
     monkeypatch.setattr(torch.cuda, "get_device_properties", lambda index: Card())
-    assert model_manager.this_gpu() == "This computer's GPU: NVIDIA GeForce RTX 4080, 16.4 GB."
+    assert preset_notes.this_gpu(None) == "This computer's GPU: NVIDIA GeForce RTX 4080, 16.4 GB."
 
 
 def test_the_manager_says_what_auto_would_choose_on_a_gpu_and_why():
@@ -188,10 +218,10 @@ def test_the_manager_says_what_auto_would_choose_on_a_gpu_and_why():
 
     card = Gpu("NVIDIA GeForce RTX 4080", 16.4, 15.9, (8, 9))
     int8 = needed_gb(LMConfig.moshi_7b(), "int8")
-    text = model_manager.auto_precision(PRESETS["moshiko"], card)
+    text = preset_notes.auto_precision(PRESETS["moshiko"], card)
     assert text.startswith(f"Precision auto here: int8: moshiko needs about {int8:.1f} GB in int8, and the NVIDIA "
                            "GeForce RTX 4080 has 15.9 GB free (bfloat16 would need about")
-    small = model_manager.auto_precision(PRESETS["personaplex"], Gpu("NVIDIA GeForce RTX 3060", 12.9, 12.4, (8, 6)))
+    small = preset_notes.auto_precision(PRESETS["personaplex"], Gpu("NVIDIA GeForce RTX 3060", 12.9, 12.4, (8, 6)))
     assert small.startswith("personaplex does not fit in this GPU's memory: in int8 it needs about")
     assert "--precision int4" in small
 

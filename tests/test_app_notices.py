@@ -23,9 +23,9 @@ def test_a_recovery_that_ends_while_the_window_is_hidden_is_a_notification(qtbot
         notices = SignalRecorder()
         w.notices.notice.connect(notices.record)
         w.hide()  # closed into the tray while the rebuild runs
-        w.recovery.recover_button.click()
-        qtbot.waitUntil(lambda: w.recovery.offer.outcome is not None, timeout=60_000)
-        assert w.recovery.offer.outcome == ""
+        w.dialogs.recovery.recover_button.click()
+        qtbot.waitUntil(lambda: w.dialogs.recovery.offer.outcome is not None, timeout=60_000)
+        assert w.dialogs.recovery.offer.outcome == ""
         assert notices.calls == [("Parley: conversation recovered", RECOVERED_TEXT)]
     finally:
         app.close()
@@ -40,7 +40,7 @@ def test_a_download_that_ends_while_the_window_is_hidden_is_a_notification_and_n
         notices = SignalRecorder()
         w.notices.notice.connect(notices.record)
         for hidden in (False, True):
-            dialog = w.open_model_manager()
+            dialog = w.dialogs.open_model_manager()
             dialog.table.selectRow(list(PRESETS).index("moshiko"))
             if hidden:
                 w.hide()

@@ -16,7 +16,7 @@ from app.engine_thread.controller import ConversationController
 from app.engine_thread.messages import ConversationFailed, ConversationOpened, LoadModel, NewConversation
 from app.library.panel import describe
 from app.voices.persona import PersonaDialog
-from app.voices.personas_model import MOSHI_NOTE, PERSONAPLEX_NOTE, STYLES, PersonasModel, style_of
+from app.voices.personas_model import NO_PROMPTS_NOTE, PROMPTS_NOTE, STYLES, PersonasModel, style_of
 from engine import Persona, PersonaLibrary, SamplingConfig, VoiceLibrary, load_model
 from engine.files.personas import SHIPPED
 from engine.state import flatten
@@ -34,8 +34,8 @@ def harness(qtbot, tmp_path, app_demo_model):
     h.close()
 
 
-def editor(qtbot, personaplex: bool | None = True, voices=("NATF0", "NATF2")) -> PersonaDialog:
-    dialog = PersonaDialog(PersonasModel(PersonaLibrary(), list(voices), personaplex))
+def editor(qtbot, takes_prompts: bool | None = True, voices=("NATF0", "NATF2")) -> PersonaDialog:
+    dialog = PersonaDialog(PersonasModel(PersonaLibrary(), list(voices), takes_prompts))
     qtbot.addWidget(dialog)
     dialog.show()
     return dialog
@@ -93,17 +93,17 @@ def test_the_user_makes_renames_and_deletes_a_persona_and_a_bad_name_is_said(qtb
 
 
 def test_a_moshi_model_shows_what_applies_instead_of_disabled_voice_and_role(qtbot):
-    moshi = editor(qtbot, personaplex=False)
+    moshi = editor(qtbot, takes_prompts=False)
     assert not moshi.voice_combo.isVisible() and not moshi.role_edit.isVisible()
     assert all(w.isVisible() and w.isEnabled() for w in (moshi.style_combo, moshi.wait_box))
-    assert moshi.note.text() == MOSHI_NOTE
-    personaplex = editor(qtbot, personaplex=True)
+    assert moshi.note.text() == NO_PROMPTS_NOTE
+    personaplex = editor(qtbot, takes_prompts=True)
     assert personaplex.voice_combo.isVisible() and personaplex.role_edit.isVisible()
-    assert personaplex.note.text() == PERSONAPLEX_NOTE
+    assert personaplex.note.text() == PROMPTS_NOTE
 
 
 def test_how_varied_the_assistant_is_is_a_named_style_with_the_numbers_on_request(qtbot):
-    demo = editor(qtbot, personaplex=False)  # the demo is a Moshi model: no voice or role
+    demo = editor(qtbot, takes_prompts=False)  # the demo is a Moshi model: no voice or role
     numbers = (demo.temp, demo.temp_text, demo.top_k, demo.top_k_text)
     styles = [demo.style_combo.itemText(i) for i in range(demo.style_combo.count())]
     assert styles == [style.name for style in STYLES] and demo.style_combo.currentText() == "Balanced"
@@ -118,7 +118,7 @@ def test_how_varied_the_assistant_is_is_a_named_style_with_the_numbers_on_reques
     assert all(box.isVisible() for box in numbers) and demo.temp.value() == 1.0
     demo.top_k.setValue(7)  # a number no style has
     assert demo.style_combo.currentText() == "Custom" and demo.style_combo.count() == len(STYLES) + 1
-    personaplex = editor(qtbot, personaplex=True)  # the same choice on PersonaPlex, with voice and role
+    personaplex = editor(qtbot, takes_prompts=True)  # the same choice on PersonaPlex, with voice and role
     assert personaplex.style_combo.isVisible() and personaplex.voice_combo.isVisible()
 
 
@@ -135,11 +135,11 @@ def test_a_damaged_persona_file_is_a_row_that_says_so_and_cannot_start(qtbot, ow
 
 def test_choosing_a_persona_starts_a_conversation_with_it_and_keeps_the_old_one_in_the_library(harness, qtbot):
     w = harness.window
-    assert w.model.models.persona == SHIPPED[0] and "Persona: General assistant" in w.persona_label.text()
+    assert w.model.models.persona == SHIPPED[0] and "Persona: General assistant" in w.header.persona_label.text()
     w.press_talk("key")  # what the person said is kept
     harness.frames(3)
     w.release_talk("key")
-    dialog = w.open_persona_dialog()
+    dialog = w.dialogs.open_persona_dialog()
     pick(dialog, "Language partner")
     qtbot.mouseClick(dialog.start_button, Qt.LeftButton)
     qtbot.waitUntil(lambda: len(harness.opened) == 2, timeout=30_000)
@@ -147,7 +147,8 @@ def test_choosing_a_persona_starts_a_conversation_with_it_and_keeps_the_old_one_
     assert session.persona == PARTNER and session.sampling == PARTNER.sampling and session.waiting_for_user
     assert session.prompts == {"voice": None, "text": None}  # the demo model takes no voice or role
     assert w.model.preferences.settings.persona == "Language partner"
-    assert "Persona: Language partner" in w.persona_label.text() and "no voice or role" in w.persona_label.text()
+    persona = w.header.persona_label.text()
+    assert "Persona: Language partner" in persona and "no voice or role" in persona
     assert w.menus.wait_action.isChecked()
     qtbot.waitUntil(lambda: len(w.library.entries) == 1, timeout=20_000)  # the old one, kept
     (kept,) = w.library.entries
@@ -173,7 +174,7 @@ def test_reopening_a_conversation_continues_with_its_persona(harness, qtbot, tmp
     qtbot.waitUntil(lambda: len(harness.opened) == 4, timeout=30_000)
     assert w.model.models.conversation_persona.name == "Language partner" and w.model.models.persona == PARTNER
     assert w.model.worker.controller.session.sampling == PARTNER.sampling
-    assert "Persona: Language partner" in w.persona_label.text()
+    assert "Persona: Language partner" in w.header.persona_label.text()
     w.menus.new_action.trigger()  # File > New goes on with the reopened conversation's persona
     qtbot.waitUntil(lambda: len(harness.opened) == 5, timeout=30_000)
     assert w.model.worker.controller.session.persona == PARTNER

@@ -85,7 +85,7 @@ def test_journal_left_by_a_crash_is_offered_and_recovered_bit_for_bit(qtbot, tmp
     journals.mkdir()
     crashed.mkdir()
     first = App(qtbot, tmp_path, app_demo_model, journals)
-    assert first.window.recovery is None  # nothing to recover on a first start
+    assert first.window.dialogs.recovery is None  # nothing to recover on a first start
     first.talk(15)
     journal = first.window.model.worker.controller.journal_path
     qtbot.waitUntil(lambda: engine.read_journal(journal).frames == 15, timeout=10_000)
@@ -94,7 +94,7 @@ def test_journal_left_by_a_crash_is_offered_and_recovered_bit_for_bit(qtbot, tmp
     assert not journal.exists()  # a clean exit removes the journal
 
     second = App(qtbot, tmp_path, app_demo_model, crashed)
-    dialogs = second.window.recovery
+    dialogs = second.window.dialogs.recovery
     assert dialogs is not None and dialogs.question.isVisible() and dialogs.offer.frames == 15
     qtbot.wait(QProgressDialog().minimumDuration() + 500)  # a progress dialog's own show timer, and some
     assert dialogs.question.isVisible()  # still unanswered, and nothing shows over it
@@ -146,11 +146,11 @@ def test_later_keeps_the_journal_and_discard_removes_it(qtbot, tmp_path, app_dem
     (crashed / "empty.journal").write_bytes((crashed / "old.journal").read_bytes()[:header_only])
     app = App(qtbot, tmp_path, app_demo_model, crashed)
     assert not (crashed / "empty.journal").exists()  # nothing in it: removed, not offered
-    app.window.recovery.later_button.click()
+    app.window.dialogs.recovery.later_button.click()
     assert (crashed / "old.journal").exists()
     app.close()
     app = App(qtbot, tmp_path, app_demo_model, crashed)
-    app.window.recovery.discard_button.click()
+    app.window.dialogs.recovery.discard_button.click()
     assert not (crashed / "old.journal").exists()
     app.close()
 
@@ -181,11 +181,11 @@ def test_a_saved_conversation_needs_no_recovery_until_it_goes_on(qtbot, tmp_path
     assert not journal.exists() and not marker_path(journal).exists()
 
     app = App(qtbot, tmp_path, app_demo_model, crashed)
-    assert app.window.recovery is None  # everything was in the saved file
+    assert app.window.dialogs.recovery is None  # everything was in the saved file
     assert not (crashed / journal.name).exists() and not (crashed / marker_path(journal).name).exists()
     app.close()
     app = App(qtbot, tmp_path, app_demo_model, later)
-    dialogs = app.window.recovery
+    dialogs = app.window.dialogs.recovery
     assert dialogs is not None and dialogs.offer.frames == 10
     assert "kept.parley" in dialogs.question.text()
     dialogs.discard_button.click()
@@ -206,16 +206,16 @@ def test_journals_are_read_off_the_gui_thread_and_a_deleted_save_claims_nothing(
     saved.write_bytes(b"the saved conversation")
     mark_saved(crashed / "old.journal", 1, str(saved))  # all of it saved...
     saved.unlink()  # ...then the file deleted before the crash
-    readers, read_journal = [], engine.read_journal
+    readers, scan_journal = [], engine.scan_journal
 
-    def read_and_note_the_thread(path):
+    def scan_and_note_the_thread(path):
         readers.append(threading.current_thread())
-        return read_journal(path)
+        return scan_journal(path)
 
-    monkeypatch.setattr(engine, "read_journal", read_and_note_the_thread)
+    monkeypatch.setattr(engine, "scan_journal", scan_and_note_the_thread)
     app = App(qtbot, tmp_path, app_demo_model, crashed)
     assert readers and threading.main_thread() not in readers
-    dialogs = app.window.recovery
+    dialogs = app.window.dialogs.recovery
     assert dialogs is not None and dialogs.offer.frames == 1
     assert "saved" not in dialogs.question.text()
     dialogs.discard_button.click()
@@ -298,7 +298,7 @@ def test_a_second_window_leaves_the_first_ones_journal_alone(qtbot, tmp_path, ap
     qtbot.waitUntil(lambda: engine.read_journal(journal).frames == 3, timeout=10_000)
     (tmp_path / "second").mkdir()
     second = App(qtbot, tmp_path / "second", app_demo_model, journals)
-    assert second.window.recovery is None and engine.read_journal(journal).frames == 3
+    assert second.window.dialogs.recovery is None and engine.read_journal(journal).frames == 3
     assert second.window.model.worker.controller.journal_path != journal
     second.close()
     first.talk(2)
@@ -326,21 +326,21 @@ def test_a_full_disk_is_said_in_the_window_and_journaling_resumes_when_there_is_
     journals.mkdir()
     app = App(qtbot, tmp_path, app_demo_model, journals)
     window = app.window
-    window.model.worker.controller.journal_retry_s = 0.5
+    window.model.worker.controller.journal.retry_s = 0.5
     app.talk(3)
     journal = window.model.worker.controller.journal_path
     qtbot.waitUntil(lambda: engine.read_journal(journal).frames == 3, timeout=10_000)
-    assert not window.crash_protection_label.isVisible()
+    assert not window.status_notes.crash_protection_label.isVisible()
     full = os.open("/dev/full", os.O_WRONLY)
     os.dup2(full, open_fd_of(journal))  # the journal's disk is full from now on
     os.close(full)
     app.talk(4)
-    qtbot.waitUntil(window.crash_protection_label.isVisible, timeout=10_000)
-    assert "Crash protection stopped" in window.crash_protection_label.text()
-    assert "No space left" in window.crash_protection_label.text()
+    qtbot.waitUntil(window.status_notes.crash_protection_label.isVisible, timeout=10_000)
+    assert "Crash protection stopped" in window.status_notes.crash_protection_label.text()
+    assert "No space left" in window.status_notes.crash_protection_label.text()
     time.sleep(0.6)
     app.talk(2)  # a new journal is on a disk with room: it holds every frame
-    qtbot.waitUntil(lambda: not window.crash_protection_label.isVisible(), timeout=10_000)
+    qtbot.waitUntil(lambda: not window.status_notes.crash_protection_label.isVisible(), timeout=10_000)
     resumed = window.model.worker.controller.journal_path
     assert resumed != journal and not journal.exists()
     qtbot.waitUntil(lambda: engine.read_journal(resumed).frames == 9, timeout=10_000)
@@ -363,7 +363,7 @@ def test_a_journal_that_cannot_be_read_is_offered_for_deletion(qtbot, tmp_path, 
         f.truncate(2 << 30)  # sparse: 2 GB that cost no disk
     app = App(qtbot, tmp_path, app_demo_model, crashed)
     assert not hole.exists()
-    dialogs = app.window.recovery
+    dialogs = app.window.dialogs.recovery
     assert dialogs is not None and dialogs.recover_button is None
     assert "cannot be read" in dialogs.question.text() and "not a Parley journal" in dialogs.question.text()
     assert dialogs.discard_button.text() == "Delete" and dialogs.later_button.text() == "Keep"
@@ -371,6 +371,6 @@ def test_a_journal_that_cannot_be_read_is_offered_for_deletion(qtbot, tmp_path, 
     assert unreadable.read_bytes() == bytes(4096)
     app.close()
     app = App(qtbot, tmp_path, app_demo_model, crashed)
-    app.window.recovery.discard_button.click()
+    app.window.dialogs.recovery.discard_button.click()
     assert not unreadable.exists()
     app.close()

@@ -163,7 +163,7 @@ def open_harness(qtbot, tmp_path, app_demo_model) -> Harness:
 
 
 def walk(harness, dialog: str | None) -> list[tuple[str, str]]:
-    top = harness.window if dialog is None else getattr(harness.window, dialog)()
+    top = harness.window if dialog is None else getattr(harness.window.dialogs, dialog)()
     QApplication.processEvents()
     try:
         return shown_texts(top)

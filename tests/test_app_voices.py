@@ -175,7 +175,7 @@ def test_a_voice_recorded_through_the_microphone_and_picked_by_name_equals_the_s
         pulse_audio, qtbot, tmp_path, app_demo_model, library):
     app = LiveApp(qtbot, tmp_path, app_demo_model)
     try:
-        voices_dialog = app.window.open_voices_dialog()
+        voices_dialog = app.window.dialogs.open_voices_dialog()
         dialog = voices_dialog.record()
         recorder = dialog.recorder
         assert recorder._bridge is app.window.model.devices.audio.bridge  # lent by the conversation

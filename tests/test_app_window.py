@@ -23,6 +23,8 @@ from app.audio import output_cushion
 from app.audio.bridge import AudioBridge
 from app.audio.headless import BridgeFeeder, SignalRecorder
 from app.audio.levels import DISPLAY_FLOOR_DB, SILENCE_DB, SPEECH_DB
+from app.audio.playback_capture import PlaybackSource, PlaybackSources
+from app.audio.streams import DeviceInfo, DeviceStatus
 from app.conversation.health import HOLD_FRAMES, gpu_here, too_slow_text
 from app.conversation.status import Status
 from app.engine_thread.messages import FrameDone
@@ -96,12 +98,12 @@ class Harness:
     def stats(self) -> list:
         return [args[0] for args in self.recorder.calls]
 
-    def frames(self, count: int, drain: bool = True) -> list:
-        """Feed tone frames until ``count`` new frames came back from the worker; returns them."""
+    def frames(self, count: int, drain: bool = True, audio=tone_frames) -> list:
+        """Feed frames of ``audio(1)`` (a tone) until ``count`` new frames came back from the worker; returns them."""
         start = len(self.stats)
         while len(self.stats) < start + count:
             seen = len(self.stats)
-            self.feeder.feed(tone_frames(1), drain=drain)
+            self.feeder.feed(audio(1), drain=drain)
             self.qtbot.waitUntil(lambda seen=seen: len(self.stats) > seen or self.window.error_box.isVisible(),
                                  timeout=30_000)
             if self.window.error_box.isVisible():
@@ -122,10 +124,10 @@ def harness(qtbot, tmp_path, app_demo_model):
 
 def test_the_model_line_says_nothing_about_cuda_graphs_on_a_cpu(harness):
     window = harness.window
-    assert "cpu" in window.model_label.text() and "CUDA" not in window.model_label.text()
+    assert "cpu" in window.header.model_label.text() and "CUDA" not in window.header.model_label.text()
     harness.frames(2)
-    harness.qtbot.waitUntil(lambda: "cpu" in window.model_label.toolTip(), timeout=5_000)  # the session's reason
-    assert "CUDA" not in window.model_label.text()
+    harness.qtbot.waitUntil(lambda: "cpu" in window.header.model_label.toolTip(), timeout=5_000)  # the session's reason
+    assert "CUDA" not in window.header.model_label.text()
 
 
 def send_space(window, kind: QEvent.Type, auto_repeat: bool = False) -> None:
@@ -252,7 +254,7 @@ def test_meters_and_latency_readouts_follow_the_worker_stats(harness, qtbot):
     assert last.end_to_end_ms > 80.0 + last.step_ms - 1e-6  # at least one frame of audio plus compute
     assert "LM:" in w.meters_panel.cache_label.text() and "Mimi" in w.meters_panel.cache_label.text()
     assert len(w.meters_panel.history.series[0]) >= 3
-    assert "demo (untrained, babbles)" in w.model_label.text()
+    assert "demo (untrained, babbles)" in w.header.model_label.text()
 
 
 class PanelAfterEachFrame(QObject):
@@ -432,10 +434,10 @@ def test_a_worker_error_is_shown_and_the_conversation_is_kept(qtbot, tmp_path, a
         first = h.frames(1)
         h.feeder.feed(tone_frames(1))
         qtbot.waitUntil(h.window.error_box.isVisible, timeout=10_000)
-        assert "simulated device failure" in h.window.error_label.text()
-        assert h.window.resume_button.isVisible()
+        assert "simulated device failure" in h.window.error_box.label.text()
+        assert h.window.error_box.resume_button.isVisible()
         torn = h.window.model.worker.controller.session
-        qtbot.mouseClick(h.window.resume_button, Qt.LeftButton)
+        qtbot.mouseClick(h.window.error_box.resume_button, Qt.LeftButton)
         after = h.frames(1)
         assert after[0].frame_index == first[-1].frame_index + 1  # same conversation, continued...
         rolled_back = h.window.model.worker.controller.session
@@ -491,6 +493,53 @@ def test_save_and_open_through_the_file_menu_round_trip(harness, qtbot, tmp_path
     assert harness.frames(1)[0].frame_index == before[-1].frame_index + 1  # resumes where it stopped
 
 
+def shown_turns(window) -> list[tuple]:
+    return [(t.speaker, round(t.start, 3), round(t.duration, 3), t.text) for t in window.model.transcript.turns]
+
+
+def test_a_reopened_conversation_shows_the_turns_shown_live(harness, qtbot, tmp_path, monkeypatch):
+    """Talk held over a quiet start, then speech, then the assistant alone: saved, a new
+    conversation, and opened again, the turns are the ones shown live, in the same order."""
+    w = harness.window
+    qtbot.keyPress(w, Qt.Key_Space)
+    harness.frames(4, audio=lambda n: np.zeros(FRAME_SIZE * n, np.float32))  # held, not speaking yet
+    harness.frames(6)
+    qtbot.keyRelease(w, Qt.Key_Space)
+    harness.frames(30)
+    live = shown_turns(w)
+    assert any(speaker == "you" for speaker, *_ in live), live
+
+    path = tmp_path / "shown.parley"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(path), ""))
+    w.menus.save_action.trigger()
+    qtbot.waitUntil(lambda: w.model.files.unsaved_frames == 0 and path.is_file(), timeout=20_000)
+    w.menus.new_action.trigger()
+    qtbot.waitUntil(lambda: not w.model.transcript.turns, timeout=10_000)
+    w.open_conversation(str(path))
+    qtbot.waitUntil(lambda: w.model.files.conversation_path == str(path), timeout=20_000)
+    assert shown_turns(w) == live
+
+
+def test_a_source_chosen_to_listen_to_is_kept_by_a_name_no_language_changes(harness, qtbot):
+    """What a device plays is shown translated ("Ce que X joue"); the settings keep its monitor's
+    name, so that the same choice is found after the language changed."""
+    w = harness.window
+    mic = DeviceInfo(0, "USB mic", "ALSA", 1, 0, 48000.0)
+
+    def listed(shown: str) -> DeviceStatus:
+        feed = PlaybackSource(shown, "Null Output", pulse_source="nu_micfeed.monitor", pulse_sink="nu_micfeed")
+        return DeviceStatus(devices=(mic,), playback=PlaybackSources((feed,)))
+
+    combo = w.devices_panel.input_combo
+    w.devices_panel.render(listed("What Null Output plays"))
+    combo.setCurrentIndex(combo.findText("What Null Output plays"))
+    combo.activated.emit(combo.currentIndex())
+    kept = w.model.preferences.settings.input_device
+    assert "plays" not in kept and "nu_micfeed.monitor" in kept
+    w.devices_panel.render(listed("Ce que Null Output joue"))  # the same source, in French
+    assert combo.currentText() == "Ce que Null Output joue"
+
+
 def test_a_broken_conversation_file_is_refused_and_nothing_is_lost(harness, qtbot, tmp_path, monkeypatch):
     w = harness.window
     w.press_talk("key")
@@ -502,11 +551,11 @@ def test_a_broken_conversation_file_is_refused_and_nothing_is_lost(harness, qtbo
     monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(broken), ""))
     w.menus.open_action.trigger()
     qtbot.waitUntil(w.error_box.isVisible, timeout=10_000)
-    assert "broken.parley" in w.error_label.text()
+    assert "broken.parley" in w.error_box.label.text()
     assert broken.read_bytes() == b"this is not a conversation file"
     # the live conversation is untouched
     assert w.model.files.conversation_path is None and w.model.files.unsaved_frames >= 1
-    qtbot.mouseClick(w.dismiss_button, Qt.LeftButton)
+    qtbot.mouseClick(w.error_box.dismiss_button, Qt.LeftButton)
     assert not w.error_box.isVisible()
     assert harness.frames(1)[0].frame_index >= 1
 
@@ -536,11 +585,11 @@ def test_a_model_that_fails_to_load_is_reported_and_the_running_one_is_kept(qtbo
         h.frames(1)
         h.window.load_model(str(tmp_path / "no-such-model-folder"), "cpu", "auto")
         qtbot.waitUntil(h.window.error_box.isVisible, timeout=20_000)
-        assert "no-such-model-folder" in h.window.error_label.text()
-        assert "demo (untrained, babbles)" in h.window.model_label.text()
+        assert "no-such-model-folder" in h.window.error_box.label.text()
+        assert "demo (untrained, babbles)" in h.window.header.model_label.text()
         # the failed choice is not remembered for the next start
         assert h.window.model.preferences.settings.model == "demo"
-        qtbot.mouseClick(h.window.dismiss_button, Qt.LeftButton)
+        qtbot.mouseClick(h.window.error_box.dismiss_button, Qt.LeftButton)
         assert h.frames(1)[0].frame_index == 1  # the demo conversation carries on
     finally:
         h.close()
@@ -698,13 +747,14 @@ def test_opening_a_compact_file_shows_its_rebuild_and_cancel_keeps_the_conversat
     w.model.files.cancel_open()  # before the engine thread takes it: the rebuild stops at its first frame
     cancelled = "Opening compact.parley was cancelled; the current conversation goes on."
     qtbot.waitUntil(lambda: cancelled in messages, timeout=20_000)
-    assert replaced == [] and errors == [] and w.opening_dialog is None and w.model.files.opening_progress is None
+    assert replaced == [] and errors == [] and w.dialogs.opening_dialog is None
+    assert w.model.files.opening_progress is None
 
     w.model.files.open_conversation(str(path))
     qtbot.waitUntil(lambda: bool(replaced), timeout=30_000)
     total = reports[-2][1]
     assert total == 12 and reports[-2] == (total, total) and reports[-1] == (0, 0)  # every frame, then done
-    assert w.opening_dialog is None and w.model.files.opening_progress is None and errors == []
+    assert w.dialogs.opening_dialog is None and w.model.files.opening_progress is None and errors == []
 
 
 def test_new_open_and_a_model_switch_offer_save_discard_or_cancel_with_a_dated_name(harness, qtbot, tmp_path,
@@ -750,7 +800,7 @@ def test_replaying_a_saved_conversation_pauses_the_live_one(pulse_audio, harness
     w.model.files.save(str(w.library.folder / "talk.parley"))
     qtbot.waitUntil(lambda: len(w.library.entries) == 1, timeout=20_000)
     assert w.model.live
-    w.replay_entry(w.library.entries[0])  # its reply would play over the replay
+    w.files.replay_entry(w.library.entries[0])  # its reply would play over the replay
     qtbot.waitUntil(lambda: not w.model.live, timeout=10_000)
     assert w.model.status is Status.PAUSED and w.conversation_panel.start_button.text() == "Continue"
     w.conversation_panel.close_replay()
@@ -769,15 +819,15 @@ def test_a_fresh_window_says_loading_keeps_talk_off_until_ready_and_names_its_pe
     try:
         w.show()
         talk = w.conversation_panel.talk_button
-        assert w.persona_label.text().startswith("Persona: General assistant")  # not "none (... before personas)"
+        assert w.header.persona_label.text().startswith("Persona: General assistant")  # not "none (...)"
         assert not talk.isEnabled() and "No model" in talk.toolTip()
         w.load_model("demo", "cpu", "float32")
-        assert w.status_label.text() == "Loading…" and not talk.isEnabled() and "Loading" in talk.toolTip()
+        assert w.header.status_label.text() == "Loading…" and not talk.isEnabled() and "Loading" in talk.toolTip()
         w.press_talk("key")  # nothing to talk to yet: no conversation starts
         w.release_talk("key")
         loading.set()
         qtbot.waitUntil(lambda: w.model.status is Status.READY, timeout=60_000)
-        assert w.status_label.text() == "Ready" and talk.isEnabled() and not w.model.live
+        assert w.header.status_label.text() == "Ready" and talk.isEnabled() and not w.model.live
     finally:
         loading.set()
         w.close()

@@ -122,7 +122,7 @@ def test_device_pickers_switch_devices_and_refresh_reinitialises(live_app, qtbot
     stored = QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)
     assert stored.value("output_device") == "pulse (ALSA)"
     bridge = w.model.devices.audio.bridge
-    w.refresh_devices()  # terminate + initialise PortAudio, then reopen the chosen devices
+    w.model.devices.refresh()  # terminate + initialise PortAudio, then reopen the chosen devices
     qtbot.waitUntil(lambda: w.model.devices.audio.bridge is not None and w.model.devices.audio.bridge is not bridge
                     and w.model.devices.audio.status.state == "running", timeout=15_000)
     assert w.model.devices.audio.status.input_name == "pulse"

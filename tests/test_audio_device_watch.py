@@ -154,7 +154,7 @@ def test_a_missing_chosen_device_is_said_once_and_the_default_is_used(pulse_audi
                         "until it is back."]
         # still the choice, for when it is back
         assert w.model.preferences.settings.output_device == "Unplugged headset (ALSA)"
-        w.refresh_devices()  # listed again, still missing: not said again
+        w.model.devices.refresh()  # listed again, still missing: not said again
         bridge = w.model.devices.audio.bridge
         qtbot.waitUntil(lambda: w.model.devices.audio.bridge not in (None, bridge)
                         and w.model.devices.audio.status.state == "running", timeout=15_000)

@@ -4,16 +4,26 @@ is refused with a reason, never half read."""
 
 from __future__ import annotations
 
+import io
 import json
 
 import numpy as np
 import pytest
+import torch
 
 import engine
 from engine import FRAME_SECONDS, FRAME_SIZE, ConversationFileError, SamplingConfig
 from engine.files import conversation
 from engine.files import journal as jf
-from engine.files.captions import FIELD, PIECES_ONLY_VERSION, VERSION, captions_field, read_captions, read_turn_ends
+from engine.files.captions import (
+    FIELD,
+    PIECES_ONLY_VERSION,
+    VERSION,
+    captions_field,
+    most,
+    read_captions,
+    read_turn_ends,
+)
 
 FRAMES = 12
 PIECES = ((0.16, " hello"), (0.24, " wor"), (0.32, "ld"), (0.64, " again"))
@@ -101,14 +111,49 @@ def test_a_journal_keeps_the_captions_and_recovery_restores_them(app_demo_model,
     assert engine.read_journal(tmp_path / "again.journal").captions == PIECES
 
 
-def test_a_damaged_caption_record_ends_the_journal_there_keeping_every_frame_before_it():
+def test_a_damaged_caption_record_is_left_out_and_every_frame_after_it_kept():
+    """A whole record (its checksum sound) with wrong contents is no damage to the frames: before,
+    it ended the journal there, dropping every later frame."""
     frames = [silent_frame(i) for i in range(3)]
     good = jf.encode_caption_record((0.05, " hi"))
     future = jf.encode_caption_record((10.0, " later"))  # dated after every frame journaled before it
     data = jf.encode_start(HEADER) + frames[0] + good + frames[1] + future + frames[2]
     read = jf.parse_journal(data)
-    assert read.frames == 2 and read.captions == ((0.05, " hi"),)
-    assert "caption" in read.damage and read.lost_frames >= 1
+    assert read.frames == 3 and read.captions == ((0.05, " hi"),)
+    assert read.damage is None and read.lost_frames == 0 and read.dropped_captions == 1
+
+
+def test_a_tail_damaged_from_a_caption_record_counts_only_the_frames_in_it():
+    """Before, the damaged caption record's bytes rounded the lost count up by one frame."""
+    frames = [silent_frame(i) for i in range(4)]
+    broken = bytearray(jf.encode_caption_record((0.05, " hi")))
+    broken[-1] ^= 0xFF  # its checksum fails
+    for caption in (bytes(broken), jf.encode_caption_record((0.05, " a longer piece of text to count"))[:-3]):
+        read = jf.parse_journal(jf.encode_start(HEADER) + frames[0] + caption + b"".join(frames[1:]))
+        assert read.frames == 1 and read.damage is not None and read.lost_frames == 3, read.damage
+
+
+@pytest.mark.parametrize("record", [lambda i: jf.encode_turn_end_record(0.05),
+                                    lambda i: jf.encode_caption_record((0.05, f" w{i}"))], ids=["turn end", "caption"])
+def test_records_past_what_the_frames_hold_are_left_out_and_the_frames_kept(record):
+    """C and E records had no bound: a journal of millions of them took minutes and gigabytes to read
+    and recovered into a file no Parley opens."""
+    extra = 50
+    data = (jf.encode_start(HEADER) + silent_frame(0) + silent_frame(1)
+            + b"".join(record(i) for i in range(most(2) + extra)) + silent_frame(2))
+    read = jf.parse_journal(data)
+    assert read.frames == 3 and read.damage is None and read.dropped_captions == extra
+    assert len(read.captions) + len(read.turn_ends) == most(2)
+
+
+def test_a_field_holds_at_most_what_its_frames_hold_and_the_writer_keeps_to_it():
+    pieces = tuple((0.0, f" w{i}") for i in range(most(1) + 1))
+    with pytest.raises(ValueError, match="captions|pieces"):
+        read_captions({FIELD: {"version": PIECES_ONLY_VERSION, "pieces": [list(p) for p in pieces]}}, 1)
+    with pytest.raises(ValueError, match="turn_ends"):
+        read_turn_ends({FIELD: {"version": VERSION, "pieces": [], "turn_ends": [0.0] * (most(1) + 1)}}, 1)
+    meta = json.loads(json.dumps(captions_field(pieces, [0.0] * (most(1) + 1), frames=1)))
+    assert read_captions(meta, 1) == pieces[:most(1)] and len(read_turn_ends(meta, 1)) == most(1)
 
 
 def test_an_older_journal_version_without_captions_still_reads(tmp_path):
@@ -195,13 +240,13 @@ def test_a_journal_keeps_the_turn_ends_and_recovery_restores_them(app_demo_model
     assert engine.read_journal(tmp_path / "again.journal").turn_ends == ENDS
 
 
-def test_a_damaged_turn_end_record_ends_the_journal_there_keeping_every_frame_before_it():
+def test_a_damaged_turn_end_record_is_left_out_and_every_frame_after_it_kept():
     frames = [silent_frame(i) for i in range(3)]
     data = (jf.encode_start(HEADER) + frames[0] + jf.encode_turn_end_record(0.05) + frames[1]
             + jf.encode_turn_end_record(10.0) + frames[2])  # dated after every frame journaled before it
     read = jf.parse_journal(data)
-    assert read.frames == 2 and read.turn_ends == (0.05,)
-    assert "turn end" in read.damage and read.lost_frames >= 1
+    assert read.frames == 3 and read.turn_ends == (0.05,)
+    assert read.damage is None and read.dropped_captions == 1
 
 
 def test_a_version_3_journal_with_captions_still_recovers_without_turn_ends():
@@ -212,3 +257,29 @@ def test_a_version_3_journal_with_captions_still_recovers_without_turn_ends():
     read = jf.parse_journal(data)
     assert read.frames == 1 and read.damage is None
     assert read.captions == ((0.05, " hi"),) and read.turn_ends == ()
+
+
+def test_a_captions_field_from_a_newer_parley_is_named_so_not_damaged(tmp_path):
+    path = tmp_path / "newer.parley"
+    conversation.write_conversation(path, {"audio.user": torch.zeros(4, dtype=torch.int16)},
+                                    {"kind": "full", "model": "demo", "fingerprint": "f" * 32, "frames": 5,
+                                     "transcript": [], FIELD: {"version": VERSION + 1, "pieces": []}})
+    with pytest.raises(ConversationFileError, match="made by a newer Parley") as refused:
+        engine.read_conversation_info(path)
+    assert "damaged" not in str(refused.value)
+
+
+def test_scanning_a_journal_counts_what_reading_it_keeps_and_keeps_nothing():
+    """The offer at start read every journal in full (its audio and every caption)."""
+    import tracemalloc
+
+    frames = [silent_frame(i) for i in range(300)]
+    body = b"".join(f + jf.encode_caption_record((i * FRAME_SECONDS, " w" * 20)) for i, f in enumerate(frames))
+    for data in (jf.encode_start(HEADER) + body, jf.encode_start(HEADER) + body[:-5000]):
+        read = jf.parse_journal(data)
+        tracemalloc.start()
+        scan = jf.read_journal_from(io.BytesIO(data), len(data), keep=False)
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        assert (scan.frames, scan.lost_frames, scan.damage) == (read.frames, read.lost_frames, read.damage)
+        assert peak < 200_000  # a few records: the journal is 1.2 MB, its frames as float32 2.3 MB

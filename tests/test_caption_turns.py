@@ -45,11 +45,14 @@ def test_a_piece_goes_to_the_turn_that_covers_its_time_and_a_word_stays_whole():
     assert t.captions == [(0.1, " good"), (0.5, " mor"), (1.7, "ning"), (1.8, " how"), (2.0, " are"), (2.1, " you")]
 
 
-def test_a_word_said_as_the_voice_fell_goes_to_the_turn_before_and_one_before_any_turn_has_its_own():
+def test_a_word_said_as_the_voice_fell_goes_to_the_turn_before_and_one_before_any_turn_to_the_first():
     t = spoken([range(5, 10)], 20)
     t.add_captions([(0.1, " um"), (1.0, " yes")])  # before the turn; after it ended (quiet at 0.8 s)
     turns = [turn for turn in t.turns if turn.speaker == YOU]
-    assert [(round(turn.start, 2), turn.text) for turn in turns] == [(0.4, "yes"), (0.1, "um")]
+    assert [(round(turn.start, 2), turn.text) for turn in turns] == [(0.4, "um yes")]
+    alone = Transcript()
+    alone.add_captions([(0.1, " hm")])  # none of the person's turns at all: a turn of its own
+    assert [(round(turn.start, 2), turn.text) for turn in alone.turns] == [(0.1, "hm")]
 
 
 def test_captions_come_back_with_a_loaded_conversation():
@@ -164,3 +167,62 @@ def test_a_loaded_conversation_has_the_person_s_turns_it_had_live_with_the_demo_
     by_silence = Transcript()
     by_silence.load([], pcm, None, captions=pieces)
     assert shape(by_silence) != shape(live)
+
+
+def _as_built(t: Transcript) -> list[tuple]:
+    return [(turn.speaker, round(turn.start, 6), round(turn.end, 6), turn.text, turn.levels, sorted(turn.heard))
+            for turn in t.turns]
+
+
+def test_a_loaded_conversation_is_the_one_built_frame_by_frame():
+    """``load`` skips the quiet frames, measures the levels all at once and joins each turn's text
+    once: the turns are those that stepping every frame, as the window does live, builds."""
+    rng = np.random.default_rng(4)
+    frames = 600
+    loud = rng.random(frames) < 0.4
+    scale = np.repeat(np.where(loud, 0.2, 1e-4), FRAME_SIZE)
+    user = (rng.standard_normal(frames * FRAME_SIZE) * scale).astype(np.float32)
+    assistant = (rng.standard_normal(frames * FRAME_SIZE + 700) * 0.1).astype(np.float32)  # a cut last frame
+    assistant[: 100 * FRAME_SIZE] = 0.0
+    entries = [(i, i * FRAME_SECONDS, rng.choice([" a", "b", " cd"])) for i in range(0, frames + 30, 3)]
+    ends = sorted(rng.uniform(0, frames * FRAME_SECONDS, 20).round(3).tolist())
+    pieces = [(s, rng.choice([" x", "y"])) for s in rng.uniform(0, frames * FRAME_SECONDS, 80).round(3).tolist()]
+    loaded = Transcript()
+    loaded.load(entries, user, assistant, captions=pieces, turn_ends=ends)
+
+    live = Transcript()
+    live.voice_turns = True
+    texts = {i: text for i, _s, text in entries}
+    pending = list(ends)
+    for i in range(frames + 30 + 1):
+        while pending and np.ceil(pending[0] / FRAME_SECONDS - 1e-6) <= i:
+            live.add_captions([], [pending.pop(0)])
+        u = level_db(user[i * FRAME_SIZE:(i + 1) * FRAME_SIZE])
+        live.add_frame(FrameObservation(i * FRAME_SECONDS, u > SPEECH_DB, u,
+                                        level_db(assistant[i * FRAME_SIZE:(i + 1) * FRAME_SIZE]), texts.get(i, "")))
+    live.add_captions([], pending)
+    live.voice_turns = False
+    live.add_captions(pieces)
+    assert _as_built(loaded) == _as_built(live) and len(loaded.turns) > 20
+
+
+@pytest.mark.parametrize("case", ["one word", "many turns", "turn ends"])
+def test_loading_is_linear_in_what_a_file_holds(case):
+    """A received file's captions froze the window: joining each piece to its turn's text, finding
+    its turn among all turns, and taking each turn end off the front of a list were quadratic
+    (300k turn ends took 23 s, 200k pieces over an hour's turns 86 s, 600k in one word ~30 s)."""
+    import time
+
+    frames = 45_000 if case == "many turns" else 20
+    user = np.zeros(frames * FRAME_SIZE, np.float32)
+    for start in range(0, frames, 40):
+        user[start * FRAME_SIZE:(start + 20) * FRAME_SIZE] = 0.3
+    n = {"one word": 600_000, "many turns": 200_000, "turn ends": 300_000}[case]
+    captions = {"one word": [(0.1, "ab")] * n,
+                "many turns": [(i * frames * FRAME_SECONDS / n, " w") for i in range(n)], "turn ends": []}[case]
+    ends = [0.5] * n if case == "turn ends" else []
+    t = Transcript()
+    began = time.perf_counter()
+    t.load([], user, None, captions=captions, turn_ends=ends)
+    assert time.perf_counter() - began < 15.0
+    assert len(t.captions) == len(captions) and all(turn.speaker == YOU for turn in t.turns)

@@ -159,3 +159,12 @@ def test_failure_during_save_cleans_up_and_keeps_old_file(tmp_path, monkeypatch)
     monkeypatch.undo()
     assert read_conversation(path, SHAPES).meta["frames"] == 5
     assert sorted(os.listdir(tmp_path)) == ["t.parley"]
+
+
+def test_a_header_no_reader_would_open_is_refused_before_anything_is_written(tmp_path):
+    """Parley wrote a 19 MB header (a recovered journal of turn ends) that every reader then called damaged."""
+    path = tmp_path / "long.parley"
+    meta = {"kind": "full", "frames": 10, "transcript": [[0, 0.0, "x" * 1000]] * 20_000}
+    with pytest.raises(ConversationFileError, match="not saved.*at most 16 MB"):
+        write_conversation(path, {"a": torch.zeros(1)}, meta)
+    assert list(tmp_path.iterdir()) == []

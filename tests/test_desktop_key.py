@@ -104,7 +104,7 @@ def test_the_key_opens_the_microphone_from_another_program_and_its_release_close
         w.model.start()
         stats = lambda: [args[0] for args in frames.calls]  # noqa: E731
         qtbot.waitUntil(lambda: sum(s.mic_db > -30 for s in stats()) >= 3, timeout=30_000)
-        assert w.talk_key.active and not w.talk_key_label.isVisibleTo(w)
+        assert w.talk_key.active and not w.status_notes.talk_key_label.isVisibleTo(w)
         assert all(s.model_input_db == SILENCE_DB for s in stats())  # the tone is heard, not let through
 
         assert other.has_focus()
@@ -136,15 +136,15 @@ def test_a_key_another_program_holds_is_said_and_space_in_the_window_still_works
         w = quiet_window(tmp_path, audio=False)
         try:
             assert not w.talk_key.active
-            assert "another program already uses it" in w.talk_key_label.text()
-            assert "Space in Parley's window still works" in w.talk_key_label.text()
-            assert w.talk_key_label.isVisibleTo(w)
+            assert "another program already uses it" in w.status_notes.talk_key_label.text()
+            assert "Space in Parley's window still works" in w.status_notes.talk_key_label.text()
+            assert w.status_notes.talk_key_label.isVisibleTo(w)
             qtbot.keyPress(w, Qt.Key_Space)
             assert w.model.talk.mic_open
             qtbot.keyRelease(w, Qt.Key_Space)
             holder.ungrab()  # the other program lets go: OK in Audio > Talk key asks again, same chord
-            w.open_talk_key_dialog().accept()
-            assert w.talk_key.active and not w.talk_key_label.isVisibleTo(w)
+            w.dialogs.open_talk_key_dialog().accept()
+            assert w.talk_key.active and not w.status_notes.talk_key_label.isVisibleTo(w)
         finally:
             close(w)
     finally:
@@ -155,7 +155,7 @@ def test_a_chosen_tap_key_toggles_and_the_previous_chord_is_given_back(on_x, qtb
     w = quiet_window(tmp_path, audio=False)
     try:
         assert w.talk_key.active, w.talk_key.problem
-        dialog = w.open_talk_key_dialog()
+        dialog = w.dialogs.open_talk_key_dialog()
         dialog.key_edit.setKeySequence(QKeySequence("Ctrl+Alt+T"))
         dialog.tap_button.setChecked(True)
         dialog.accept()
@@ -183,7 +183,7 @@ def test_a_chosen_tap_key_toggles_and_the_previous_chord_is_given_back(on_x, qtb
 def test_a_chord_that_cannot_be_a_desktop_key_is_said_in_the_dialog(on_x, qtbot, tmp_path):
     w = quiet_window(tmp_path, audio=False)
     try:
-        dialog = w.open_talk_key_dialog()
+        dialog = w.dialogs.open_talk_key_dialog()
         dialog.key_edit.setKeySequence(QKeySequence("Space"))
         dialog.accept()
         assert dialog.isVisible() and "add Ctrl, Alt or the Super key" in dialog.note.text()
@@ -202,7 +202,7 @@ def test_without_a_desktop_the_window_says_so(qtbot, tmp_path, monkeypatch):
         monkeypatch.delenv(name, raising=False)
     w = quiet_window(tmp_path, audio=False)
     try:
-        assert NO_DESKTOP_WHY in w.talk_key_label.text() and w.talk_key_label.isVisibleTo(w)
+        assert NO_DESKTOP_WHY in w.status_notes.talk_key_label.text() and w.status_notes.talk_key_label.isVisibleTo(w)
     finally:
         close(w)
 
@@ -269,7 +269,7 @@ def test_on_wayland_the_portal_gives_the_key_and_its_press_and_release_hold_the_
     try:
         qtbot.waitUntil(lambda: w.talk_key.active, timeout=10_000)
         assert portal.call("Trigger") == ("CTRL+ALT+space",)  # the chord, as the portal's preferred trigger
-        assert not w.talk_key_label.isVisibleTo(w)
+        assert not w.status_notes.talk_key_label.isVisibleTo(w)
         portal.call("Press")
         qtbot.waitUntil(lambda: w.model.talk.mic_open, timeout=5_000)
         assert w.model.talk.held_by == {TALK_SOURCE}
@@ -285,8 +285,9 @@ def test_on_wayland_a_desktop_without_the_portal_or_a_no_is_said(session_bus, qt
     w = quiet_window(tmp_path, audio=False)
     try:
         qtbot.waitUntil(lambda: bool(w.talk_key.problem), timeout=10_000)
-        assert "no desktop-wide keys" in w.talk_key_label.text() and w.talk_key_label.isVisibleTo(w)
-        assert "Space in Parley's window still works" in w.talk_key_label.text()
+        note = w.status_notes.talk_key_label
+        assert "no desktop-wide keys" in note.text() and note.isVisibleTo(w)
+        assert "Space in Parley's window still works" in w.status_notes.talk_key_label.text()
         portal = FakePortal(session_bus, refuse=True)
         try:
             w.model.preferences.update(talk_key="Ctrl+Alt+T")  # asked again, now of a desktop that says no
@@ -296,3 +297,56 @@ def test_on_wayland_a_desktop_without_the_portal_or_a_no_is_said(session_bus, qt
             portal.close()
     finally:
         close(w)
+
+
+def test_on_wayland_another_program_on_the_bus_cannot_press_or_release_the_key(session_bus, qtbot, tmp_path):
+    """A spoofer knows the session's path (it is in every Activated the portal broadcasts) and sends
+    Activated/Deactivated, broadcast and addressed to Parley: only the portal's own are heard."""
+    from jeepney import DBusAddress, new_signal
+    from jeepney.io.blocking import open_dbus_connection
+
+    from app.desktop_key.portal import PORTAL_PATH, SHORTCUT_ID, SHORTCUTS
+
+    portal = FakePortal(session_bus)
+    spoofer = open_dbus_connection(session_bus)
+    w = quiet_window(tmp_path, audio=False)
+    try:
+        qtbot.waitUntil(lambda: w.talk_key.active, timeout=10_000)
+        grab = w.talk_key.grab
+
+        def spoof(member: str) -> None:
+            for destination in (None, grab.connection.unique_name):
+                address = DBusAddress(PORTAL_PATH, bus_name=destination, interface=SHORTCUTS)
+                spoofer.send(new_signal(address, member, "osta{sv}", (grab.session, SHORTCUT_ID, 0, {})))
+
+        spoof("Activated")
+        qtbot.wait(700)
+        assert not w.model.talk.mic_open
+        portal.call("Press")
+        qtbot.waitUntil(lambda: w.model.talk.mic_open, timeout=5_000)
+        spoof("Deactivated")
+        qtbot.wait(700)
+        assert w.model.talk.mic_open
+        portal.call("Release")
+        qtbot.waitUntil(lambda: not w.model.talk.mic_open, timeout=5_000)
+    finally:
+        close(w)
+        spoofer.close()
+        portal.close()
+
+
+def test_portal_tokens_cannot_be_guessed_from_the_process():
+    from app.desktop_key.portal import token
+
+    tokens = {token() for _ in range(100)}
+    assert len(tokens) == 100
+    assert not any(str(os.getpid()) in t for t in tokens)
+    assert all(len(t) >= 32 and t.replace("_", "").isalnum() for t in tokens)
+
+
+def test_the_key_grabs_share_one_teardown():
+    """Letting go (stop reading, close, release a held chord) is written once, in KeyGrab."""
+    from app.desktop_key.grab import KeyGrab
+    from app.desktop_key.portal import PortalGrab
+
+    assert PortalGrab.ungrab is KeyGrab.ungrab and X11Grab.ungrab is KeyGrab.ungrab

@@ -11,14 +11,23 @@ import pytest
 
 import engine.families as families
 from engine.errors import ModelError
-from engine.families import ALL_PRESETS, FAMILIES, GENERATORS, PRESETS, Family, family_named, recognise
+from engine.families import ALL_PRESETS, FAMILIES, GENERATORS, PRESETS, SPEECH_PRESETS, Family, family_named, recognise
 from engine.families.demo import load_recipe
 from engine.files.models import read_model_dir
 from engine.lm.model import LMConfig
 from tests.test_models import moshi_config
 
 FAMILY_MODULES = sorted(p.stem for p in Path(families.__file__).parent.glob("*.py")
-                        if p.stem not in ("__init__", "family"))
+                        if p.stem not in ("__init__", "family", "rules"))
+
+
+def test_every_speech_model_family_names_a_generator_kind_with_rules():
+    """The text-to-speech families (Pocket TTS) have a generator of their own, not a language model's step."""
+    for family in (f for f in FAMILIES if not f.text_to_speech):
+        rules = families.rules_of(family.generator)
+        assert rules.kind == family.generator
+    with pytest.raises(ModelError, match="unknown generator kind"):
+        families.rules_of("nonesuch")
 
 
 def test_every_family_module_is_registered_once():
@@ -28,7 +37,7 @@ def test_every_family_module_is_registered_once():
         assert isinstance(module.FAMILY, Family) and family_named(name) is module.FAMILY
 
 
-@pytest.mark.parametrize("family", FAMILIES, ids=lambda f: f.name)
+@pytest.mark.parametrize("family", [f for f in FAMILIES if not f.text_to_speech], ids=lambda f: f.name)
 def test_every_family_is_complete(family):
     assert family.title and family.label("x") and family.generator in GENERATORS
     assert family.refines is None or family_named(family.refines) is not family
@@ -55,7 +64,7 @@ def test_every_family_is_complete(family):
 
 def test_preset_names_are_unique_across_families():
     names = [p.name for f in FAMILIES for p in f.presets]
-    assert len(names) == len(set(names)) == len(ALL_PRESETS)
+    assert len(names) == len(set(names)) == len(ALL_PRESETS) + len(SPEECH_PRESETS)
     assert all(not family_named(p.family).speech_to_text for p in PRESETS.values())  # conversation models only
 
 
@@ -108,7 +117,7 @@ def test_families_that_claim_one_config_without_refining_each_other_are_refused(
 
 def test_an_unknown_family_name_is_a_clear_error():
     with pytest.raises(ModelError, match="unknown model family 'tts': Parley runs demo, moshi, personaplex, "
-                                         "hibiki, demo_interpreter, demo_stt, stt"):
+                                         "hibiki, demo_interpreter, demo_stt, stt, pocket_tts"):
         family_named("tts")
 
 
@@ -144,3 +153,16 @@ def test_the_command_s_help_names_every_preset():
     from app.cli.command import MODEL_HELP
 
     assert MODEL_HELP.startswith(f"a preset ({', '.join(PRESETS)}) ")
+
+
+def test_the_text_to_speech_family_has_a_pinned_preset_per_released_row():
+    from engine.pocket_tts.hub import preset_row
+    from engine.pocket_tts.releases import released_rows, revisions
+
+    family = family_named("pocket_tts")
+    assert family.text_to_speech and not family.claims({}) and list(family.presets) == list(SPEECH_PRESETS.values())
+    assert [preset_row(p.name) for p in family.presets] == list(released_rows())
+    for preset in family.presets:
+        assert preset.revision == revisions(preset_row(preset.name))[1] and len(preset.revision) == 40
+        assert preset.licence and preset.description and preset.approx_gb > 0 and not preset.gated
+    assert not set(SPEECH_PRESETS) & set(ALL_PRESETS)  # not a model the LM runtime loads

@@ -13,9 +13,9 @@ import torch
 from engine import load_model
 from engine.codec.mimi import Mimi, MimiConfig
 from engine.codec.seanet import SEANetConfig
-from engine.lm.generate import SamplingConfig, make_generator
+from engine.lm.generate import NO_PROBE, SamplingConfig, make_generator
 from engine.lm.model import LMConfig, LMModel, load_lm
-from engine.runtime.frame_step import STAGES, FrameStep
+from engine.runtime.frame_step import LIVE, STAGES, FrameStep
 from engine.state import flatten
 from engine.streaming.transformer import TransformerConfig
 from tests.rounding import assert_as_exact_as, float64_twin
@@ -109,7 +109,7 @@ def test_frame_step_traces_as_one_graph_without_breaks():
         for i in range(first, 5):
             step.pcm_in.copy_(inputs[i])
             with torch.inference_mode():
-                compiled(True)
+                compiled(LIVE, NO_PROBE)
             want = twin(inputs[i], i)
             got = (step.text, step.audio, step.pcm_out)
             assert all(torch.equal(a, b) for a, b in zip(got, want))

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 import torch
 
-from bench import gpu_check
+from bench.gpu_check import plan
 from engine.codec.mimi import load_mimi
 from engine.lm.generate import SamplingConfig, make_generator
 from engine.lm.model import LMConfig, load_lm
@@ -32,10 +32,10 @@ def test_gpu_check_smoke_runs_on_cpu(tmp_path):
     assert proc.returncode == 0, proc.stderr
     report = json.loads(out.read_text())
     for name, stages in report["models"].items():  # the budget's plan names the stages a run records
-        options = gpu_check.Options(device_type="cpu", profile=name.startswith("tiny"),
-                                    precisions=("bfloat16", *gpu_check.QUANTISED) if name == "tiny" else ("bfloat16",))
+        options = plan.Options(device_type="cpu", profile=name.startswith("tiny"),
+                                    precisions=("bfloat16", *plan.QUANTISED) if name == "tiny" else ("bfloat16",))
         assert [s for s, v in stages.items() if isinstance(v, dict) and "stage_s" in v] == \
-            gpu_check.planned_stages(name, options), name
+            plan.planned_stages(name, options), name
     profile = report["models"]["tiny"]["profile"]  # the profile stage's figures, from the CPU's ops here
     assert profile["kernels_per_frame"] > 100 and profile["top_kernels"] and profile["gemv"][0]["weight_gb_s"] > 0
     assert profile["attention"]["calls_per_frame"] >= 2 and profile["attention"]["us_per_call"] > 0
@@ -47,13 +47,14 @@ def test_gpu_check_smoke_runs_on_cpu(tmp_path):
         assert run["times"]["n"] > 0 and run["graph_active"] is False
         assert "CUDA" in run["fallback_reason"] or "eager" in run["fallback_reason"], run
     assert tiny["reference"]["times"]["n"] > 0 and tiny["floor"]["floor_ms"] > 0
-    assert set(tiny["precisions"]) == {"int8/unfused", "fp8", "int4"}  # the CPU takes the unfused int8 kernel
-    int8, fp8, int4 = (tiny["precisions"][p] for p in ("int8/unfused", "fp8", "int4"))
+    int8_run = f"int8/{plan.kernel_candidates('int8', 'cpu')[0]}"  # one run: each weight shape picks its kernel
+    assert set(tiny["precisions"]) == {int8_run, "fp8", "int4"}
+    int8, fp8, int4 = (tiny["precisions"][p] for p in (int8_run, "fp8", "int4"))
     assert int4["floor"]["bytes_per_frame"] < int8["floor"]["bytes_per_frame"] < tiny["floor"]["bytes_per_frame"]
     assert fp8["floor"]["bytes_per_frame"] == int8["floor"]["bytes_per_frame"]  # a byte a weight, a scale a row
     for run in (int8, fp8):
         assert run["ratio_to_bf16"] > 0 and run["chosen"] and run["frames_identical_to_bf16"] <= 5
-    assert {"unfused", "int8pack", "int_mm"} <= set(report["kernels"]["int8_agree"])
+    assert {"unfused", "int8pack", "int8pack_bf16", "int_mm"} <= set(report["kernels"]["int8_agree"])
     assert report["kernels"]["fp8_agree"] == ["unfused", "scaled_mm"]  # torch's CPU _scaled_mm agrees too
     assert "int4_disagree" not in report["kernels"]
     greedy = report["models"]["demo"]["greedy_float32_vs_reference"]  # the CPU's parity: ours vs the reference
@@ -68,8 +69,9 @@ def test_gpu_check_smoke_runs_on_cpu(tmp_path):
 
 def test_a_smoke_run_never_writes_the_stored_gpu_results():
     from bench import gpu_check
+    from bench.gpu_check.cli import RESULTS, SMOKE_OUT
 
-    assert gpu_check.SMOKE_OUT.parent != gpu_check.RESULTS and gpu_check.SMOKE_OUT.name != "gpu_check.json"
+    assert SMOKE_OUT.parent != RESULTS and SMOKE_OUT.name != "gpu_check.json"
     assert "SMOKE_OUT unless --out" in gpu_check.__doc__
 
 
@@ -80,7 +82,7 @@ def test_gpu_check_records_a_failed_stage_and_goes_on(tmp_path):
     from tests.test_gpu_check import BLOCKER
 
     out = tmp_path / "gpu_check.json"
-    script = (BLOCKER + "import sys; sys.modules['moshi'] = None; from bench.gpu_check import main; "
+    script = (BLOCKER + "import sys; sys.modules['moshi'] = None; from bench.gpu_check.cli import main; "
               f"sys.exit(main(['--smoke', '--out', {str(out)!r}]))")
     proc = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env={**os.environ, "OMP_NUM_THREADS": "2"},
                           capture_output=True, text=True, timeout=300)
@@ -88,7 +90,8 @@ def test_gpu_check_records_a_failed_stage_and_goes_on(tmp_path):
     report = json.loads(out.read_text())
     tiny = report["models"]["tiny"]
     assert report["complete"] and "ModuleNotFoundError" in tiny["reference"]["error"]
-    assert "error" not in tiny["graph"] and tiny["precisions"]["int8/unfused"]["times"]["n"] > 0
+    int8_run = f"int8/{plan.kernel_candidates('int8', 'cpu')[0]}"
+    assert "error" not in tiny["graph"] and tiny["precisions"][int8_run]["times"]["n"] > 0
 
 
 @pytest.fixture(scope="module")
@@ -230,7 +233,7 @@ def test_each_int8_kernel_equals_its_reference_on_the_gpu(kernel):
 
 @pytest.mark.gpu
 def test_torch_int4pack_kernel_equals_the_plain_int4_reference():
-    from bench.gpu_check import int4pack_call
+    from bench.gpu_check.kernels import int4pack_call
     from engine.kernels.int4 import Int4Weight
     from engine.kernels.int8 import KERNEL_TOLERANCE
 

@@ -17,7 +17,8 @@ import pytest
 import torch
 from torch.cuda._utils import _get_device_index
 
-from bench import gpu_check, gpu_memory_caps
+from bench import gpu_memory_caps
+from bench.gpu_check import cli, frames, models
 
 ROOT = Path(__file__).resolve().parent.parent
 # Parley's dependencies that the GPU machine's image does not have (its package list).
@@ -40,7 +41,7 @@ def run_python(code: str, env=None) -> subprocess.CompletedProcess:
 def test_the_engine_and_the_gpu_benchmarks_import_without_the_packages_the_device_image_lacks():
     proc = run_python("import soxr\n")
     assert proc.returncode != 0 and "blocked" in proc.stderr  # the blocker works
-    proc = run_python("import engine, bench.gpu_check, bench.gpu_load, bench.op_count, bench.gpu_profile\n"
+    proc = run_python("import engine, bench.gpu_check.cli, bench.gpu_load, bench.op_count, bench.gpu_profile\n"
                       f"assert not set({MISSING_ON_THE_DEVICE!r}) & set(sys.modules), sys.modules.keys()\n"
                       "print('imported')\n")
     assert proc.returncode == 0 and "imported" in proc.stdout, proc.stderr
@@ -48,7 +49,7 @@ def test_the_engine_and_the_gpu_benchmarks_import_without_the_packages_the_devic
 
 def test_without_platformdirs_the_demo_is_built_in_a_temporary_cache():
     env = {k: v for k, v in os.environ.items() if k != "PARLEY_CACHE_DIR"}
-    proc = run_python("from bench.gpu_check import prepare_environment\n"
+    proc = run_python("from bench.gpu_check.cli import prepare_environment\n"
                       "from engine.files.demo import demo_dir\n"
                       "prepare_environment()\n"
                       "print(demo_dir())\n", env=env)
@@ -106,14 +107,14 @@ def test_the_memory_cap_stage_runs_against_a_faked_cuda_memory_api():
     cuda = FakeCuda({"bfloat16": 15.0, "int8": 4.0})
 
     def build(precision):
-        mimi, lm, load_s = gpu_check.build_quantised("tiny", precision, torch.device("cpu"), torch.float32)
+        mimi, lm, load_s = models.build_quantised("tiny", precision, torch.device("cpu"), torch.float32)
         cuda.allocate(precision)
         return mimi, lm, load_s
 
     inputs = [0.1 * torch.randn(1, 1, 1920) for _ in range(6)]  # frames after the (would-be) capture are timed
     out = gpu_memory_caps.memory_caps(
-        gpu_check.build_config("tiny"), torch.device("cuda"), torch.bfloat16, (12, 16), ("bfloat16", "int8"),
-        build=build, run=lambda mimi, lm: gpu_check.run_ours(mimi, lm, inputs, torch.device("cpu"), graph=True),
+        models.build_config("tiny"), torch.device("cuda"), torch.bfloat16, (12, 16), ("bfloat16", "int8"),
+        build=build, run=lambda mimi, lm: frames.run_ours(mimi, lm, inputs, torch.device("cpu"), graph=True),
         cuda=cuda)
     assert out["context_gb"] == 0.5 and out["total_gb"] == 24.0
     assert out["bfloat16@12GB"]["fits"] is False and "out of memory" in out["bfloat16@12GB"]["error"]
@@ -131,7 +132,7 @@ def test_the_memory_cap_stage_runs_against_a_faked_cuda_memory_api():
 
 def test_a_budget_skips_what_would_not_finish_and_the_report_is_complete(tmp_path):
     out = tmp_path / "check.json"
-    assert gpu_check.main(["--smoke", "--budget-s", "0", "--skip-kernel-times", "--out", str(out)]) == 0
+    assert cli.main(["--smoke", "--budget-s", "0", "--skip-kernel-times", "--out", str(out)]) == 0
     report = json.loads(out.read_text())
     assert report["complete"] and report["kernels"] == {"skipped": "--skip-kernel-times"}
     assert "--budget-s 0" in report["copy_bandwidth_gb_s"]["skipped"]

@@ -172,7 +172,7 @@ def test_a_released_config_is_recognised_and_builds(folders):
     assert recognise(config) is family_named("hibiki")
     assert recognise(HIBIKI_ZERO_3B_CONFIG) is family_named("hibiki")
     released = LMConfig.released(family_named("hibiki"))
-    assert released.is_hibiki and released.kv_repeat == 2 and released.codec_codebooks == 16
+    assert released.model_type == "hibiki" and released.kv_repeat == 2 and released.codec_codebooks == 16
     assert released.depformer.stored_steps == 9 and released.conditioners == ()
     two_b = ours(folders["2b"])
     assert [c.name for c in two_b.conditioners] == ["description"] and two_b.codec_codebooks == 16
@@ -220,7 +220,7 @@ def test_generator_choice_and_refusals(folders):
         HibikiGenerator(zero, cfg_coef=3.0)
     with pytest.raises(ValueError, match="cfg_coef"):
         HibikiGenerator(zero, cfg_coef=0.0)
-    with pytest.raises(ValueError, match="not a Hibiki"):
+    with pytest.raises(ValueError, match="does not step as hibiki"):
         HibikiGenerator(load_lm(folders["zero"] / "model.safetensors",
                                 LMConfig.from_hub_config({**ZERO, "model_type": "moshi"}), dtype=torch.float32))
     with pytest.raises(ValueError, match="only summed"):

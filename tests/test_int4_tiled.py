@@ -16,7 +16,15 @@ from torch.profiler import ProfilerActivity, profile
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from engine.kernels.int4 import INT4_OFFSET, TILES_ATTRIBUTE, Int4Weight
-from engine.kernels.int4_tiled import KERNEL_GROUP_SIZES, TiledInt4, cpu_compute_dtype, prepare_tiles, refusal
+from engine.kernels.int4_tiled import (
+    CPU_COMPUTE_CHOICES,
+    CPU_COMPUTE_DTYPES,
+    KERNEL_GROUP_SIZES,
+    TiledInt4,
+    cpu_compute_dtype,
+    prepare_tiles,
+    refusal,
+)
 from engine.kernels.int8 import KERNEL_TOLERANCE
 from engine.kernels.quantize import quantize_lm_int4
 from engine.lm.model import LMConfig, LMModel
@@ -61,6 +69,17 @@ def test_the_cpu_tiled_kernel_agrees_with_the_dequantising_path_up_to_rounding(r
     want = F.linear(x, weight)  # the dequantising path
     assert got.dtype == torch.float32
     assert_within(got, want, dequantising_bound(x, weight, compute_dtype), "tiled int4")
+
+
+def test_the_cpu_kernel_computes_in_the_faster_dtype_measured_per_block_shape():
+    """Each block shape is timed once in each compute dtype; a tiled block takes the faster."""
+    gen = torch.Generator().manual_seed(5)
+    for rows in (96, 160):
+        block = Int4Weight.quantize(torch.randn(rows, 256, generator=gen))
+        chosen = cpu_compute_dtype(block)
+        record = CPU_COMPUTE_CHOICES[(rows, 256, 128, torch.float32, torch.get_num_threads())]
+        assert set(record["ms"]) <= set(CPU_COMPUTE_DTYPES) and chosen == min(record["ms"], key=record["ms"].get)
+        assert TiledInt4(block).compute_dtype == chosen
 
 
 def test_a_block_the_kernel_cannot_take_is_refused_with_its_reason():
@@ -125,7 +144,9 @@ def test_a_frame_computes_through_the_tiles_and_agrees_with_the_dequantising_pat
     assert results["plain"][1] == 0
     assert results["tiled"][1] == tiling.tiled  # every block once a frame
     assert len(results["tiled"][0]) == SMALL.dep_q + 1
-    tolerance = 1e-4 if cpu_compute_dtype() == torch.float32 else KERNEL_TOLERANCE  # bfloat16 inside the kernel
+    in_float32 = all(t.compute_dtype == torch.float32 for m in tiled.modules()
+                     for tiles in getattr(m, TILES_ATTRIBUTE, {}).values() for t in tiles.by_rows.values())
+    tolerance = 1e-4 if in_float32 else KERNEL_TOLERANCE  # bfloat16 inside the kernel
     for got, want in zip(results["tiled"][0], results["plain"][0]):
         assert float((got - want).abs().max()) <= tolerance * float(want.abs().max())
 

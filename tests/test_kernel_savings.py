@@ -150,7 +150,7 @@ def test_rope_in_four_kernels_gives_the_textbook_rotation_bit_for_bit():
 def test_personaplex_samples_the_tokens_the_full_depth_transformer_samples(monkeypatch):
     """Stopping after the assistant's codebooks changes no sampled token: the same noise is drawn
     and the user's codebooks, never written, influence none before them (sampling on)."""
-    from engine.lm.generate import SamplingConfig, make_generator
+    from engine.lm.generate import Forcing, SamplingConfig, make_generator
     from engine.lm.model import LMModel
     from tests.test_personaplex import frame_plan, tiny_personaplex_lm
 
@@ -159,8 +159,9 @@ def test_personaplex_samples_the_tokens_the_full_depth_transformer_samples(monke
         state = gen.init_state(1, seed=5)
         out = []
         for user, agent, text in frame_plan(24):
-            t, a = gen.step(torch.tensor([user]), state, None if agent is None else torch.tensor([agent]),
-                            None if text is None else torch.tensor([text]))
+            given = Forcing(agent=None if agent is None else torch.tensor([agent]),
+                            text=None if text is None else torch.tensor([text]))
+            t, a = gen.step(torch.tensor([user]), state, given)
             out.append(torch.cat([t, a[0]]))
         return torch.stack(out)
 

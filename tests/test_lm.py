@@ -85,8 +85,8 @@ def test_from_hub_config_defaults_and_reference_kwargs():
 
 def test_from_hub_config_personaplex_markers():
     assert LMConfig.from_hub_config({"model_type": "personaplex"}) == LMConfig.personaplex_7b()
-    assert LMConfig.from_hub_config({"dep_q": 16}).is_personaplex
-    assert not LMConfig.from_hub_config({"model_type": "moshi"}).is_personaplex
+    assert LMConfig.from_hub_config({"dep_q": 16}).model_type == "personaplex"
+    assert LMConfig.from_hub_config({"model_type": "moshi"}).model_type == "moshi"
     pp = LMConfig.personaplex_7b()
     assert pp.dep_q == 16 and pp.delays == MOSHI_DELAYS and pp.depformer.weights_per_step == 16
 

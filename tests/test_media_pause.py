@@ -17,16 +17,19 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="MP
 
 
 class FakePlayer:
-    def __init__(self, address: str, name: str, status: str) -> None:
+    def __init__(self, address: str, name: str, status: str, names: int | None = None) -> None:
+        """``names``: one process that is that many players (NAME0 ...)."""
         from jeepney.bus_messages import message_bus
         from jeepney.io.blocking import Proxy, open_dbus_connection
 
         self.name = name
-        self.process = subprocess.Popen([sys.executable, "-m", "tests.fake_player", address, name, status], cwd=ROOT)
+        self.process = subprocess.Popen([sys.executable, "-m", "tests.fake_player", address, name, status]
+                                        + ([] if names is None else ["--names", str(names)]), cwd=ROOT)
         self.connection = open_dbus_connection(address)
         bus = Proxy(message_bus, self.connection)
         deadline = time.monotonic() + 20
-        while not bus.NameHasOwner(f"org.mpris.MediaPlayer2.{name}")[0]:
+        last = name if names is None else f"{name}{names - 1}"
+        while not bus.NameHasOwner(f"org.mpris.MediaPlayer2.{last}")[0]:
             assert time.monotonic() < deadline, "the fake player did not start"
             time.sleep(0.05)
 
@@ -71,3 +74,28 @@ def test_players_that_play_are_paused_while_you_talk_and_played_again_after(
         w.close()
         music.close()
         paused.close()
+
+
+def test_players_that_never_answer_cost_one_wait_and_a_malformed_one_is_skipped(session_bus):  # noqa: F811
+    """40 players that never answer took 0.5 s each (20 s, at every talk and at quitting); one whose
+    status was a number stopped every player's pause."""
+    from jeepney.io.blocking import open_dbus_connection
+
+    from app.audio import mpris
+
+    silent = FakePlayer(session_bus, "silent", "Silent", names=40)
+    odd, music = FakePlayer(session_bus, "odd", "Malformed"), FakePlayer(session_bus, "music", "Playing")
+    try:
+        with open_dbus_connection(session_bus) as connection:
+            start = time.monotonic()
+            playing = mpris.playing_players(connection)
+            mpris.send_to_players(connection, playing + [f"org.mpris.MediaPlayer2.silent{i}" for i in range(40)],
+                                  "Pause")
+            took = time.monotonic() - start
+        assert playing == ["org.mpris.MediaPlayer2.music"]
+        assert took < 4 * mpris.TIMEOUT_S, took  # two questions, each waiting TIMEOUT_S at most
+        assert music.calls() == ["Pause"] and odd.calls() == []
+        assert silent.calls().count("Pause") == 40  # asked all the same, and not waited for one by one
+    finally:
+        for player in (silent, odd, music):
+            player.close()

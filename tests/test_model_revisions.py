@@ -123,6 +123,17 @@ def test_checking_for_an_update_without_network_says_so(hub, monkeypatch):
         hub_revision("moshiko")
 
 
+def test_a_first_download_without_network_says_the_download_failed_not_an_update_check(hub, monkeypatch):
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    monkeypatch.delenv("HF_HUB_OFFLINE")
+    monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{port}")
+    with pytest.raises(ModelError, match="Cannot reach the Hugging Face hub to download") as raised:
+        resolve_model("hibiki-1b", download=True)
+    assert "update" not in str(raised.value)
+
+
 class _HubInfo(BaseHTTPRequestHandler):
     """Answers the model-info request for main as the hub does: the commit main is at."""
 

@@ -210,3 +210,21 @@ def test_the_cli_offers_exactly_the_engines_precisions():
     assert build_parser().parse_args(["offline", "--int8"]).precision == "int8"
     assert build_parser().parse_args(["offline"]).precision == "auto"
     assert build_parser().parse_args([]).precision is None  # the app falls back to its saved choice
+
+
+@pytest.mark.skipif(os.name != "posix", reason="FIFOs are POSIX's")
+def test_every_output_is_checked_before_the_run_and_nothing_else_is_replaced(cache_env, tmp_path):
+    """--text naming a folder failed after --output was written; a FIFO at --output became a file."""
+    env, _ = cache_env
+    out, folder, fifo = tmp_path / "o.wav", tmp_path / "words", tmp_path / "fifo.wav"
+    folder.mkdir()
+    os.mkfifo(fifo)
+    base = ["offline", "--model", "demo", "--device", "cpu", "--input", SPEECH["hello_24k.wav"]]
+    for extra, words in ((["--output", str(out), "--text", str(folder)], "a folder is there"),
+                         (["--output", str(fifo)], "a pipe (FIFO) is there"),
+                         (["--output", str(out), "--json", str(out)], "name the same file")):
+        proc = parley(env, *base, *extra, check=False)
+        lines = proc.stderr.splitlines()
+        assert proc.returncode == 2 and len(lines) == 1 and words in lines[0], proc.stderr
+        assert not out.exists() and folder.is_dir() and not any(folder.iterdir())
+    assert os.path.exists(fifo) and not os.path.isfile(fifo)

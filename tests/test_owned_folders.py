@@ -70,7 +70,7 @@ def test_files_where_the_apps_folders_belong_and_a_settings_pipe_are_named_and_t
             qtbot.waitUntil(lambda: not window.library.scanning, timeout=10_000)
             shown = window.error_box.message  # the first problem in the banner, all behind its Details
             assert window.isVisible() and window.error_box.isVisible() and log_path is None
-            assert window.error_label.text() == log_problem and window.error_box.details_button.isVisibleTo(window)
+            assert window.error_box.label.text() == log_problem and window.error_box.details_button.isVisibleTo(window)
             for what in ("conversations", "crash journals", "log"):
                 assert f"Parley keeps its {what} in {owned[what.split()[-1]]}, but a file is in its place" in shown
             assert f"The settings file {settings} is not a regular file" in shown

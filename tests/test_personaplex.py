@@ -5,12 +5,13 @@ text role prompt with a real SentencePiece model."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import pytest
 import torch
 from safetensors.torch import save_file
 
-from engine.lm.generate import EmbeddingFrame, PersonaPlexGenerator, SamplingConfig, make_generator
+from engine.lm.generate import Forcing, PersonaPlexGenerator, SamplingConfig, make_generator
 from engine.lm.model import LMModel
 from engine.lm.personaplex import (
     SILENCE_FRAMES,
@@ -132,9 +133,9 @@ def test_generator_matches_literal_personaplex_semantics(lm):
     outputs = []
     for i, (user, agent, text) in enumerate(plan[1:]):
         expected = literal.step(user, agent, text)
-        got_text, got_audio = gen.step(torch.tensor([user]), state,
-                                       agent_audio=None if agent is None else torch.tensor([agent]),
-                                       text=None if text is None else torch.tensor([text]))
+        given = Forcing(agent=None if agent is None else torch.tensor([agent]),
+                        text=None if text is None else torch.tensor([text]))
+        got_text, got_audio = gen.step(torch.tensor([user]), state, given)
         assert got_audio.shape == (1, 16)
         if i < gen.first_output_frame:
             assert expected is None and (got_text == -2).all() and (got_audio == -2).all()
@@ -171,9 +172,10 @@ def test_state_layout_and_errors(lm):
     assert state["tokens"]["cache"].shape == (2, 17, 4) and state["tokens"]["provided"].dtype == torch.bool
     assert int(state["tokens"]["offset"]) == 1  # the offset-0 seed call is part of init_state
     with pytest.raises(ValueError, match="forced agent audio"):
-        gen.step(torch.zeros(2, 8, dtype=torch.long), state, agent_audio=torch.zeros(2, 7, dtype=torch.long))
+        gen.step(torch.zeros(2, 8, dtype=torch.long), state, Forcing(agent=torch.zeros(2, 7, dtype=torch.long)))
     with pytest.raises(ValueError, match="embedding"):
-        gen.step_embeddings(torch.zeros(2, 1, 64), state)
+        user, voice = gen.voice_step(torch.zeros(2, 1, 64))
+        gen.step(user, state, voice)
 
 
 def test_step_is_graph_safe(lm):
@@ -182,7 +184,8 @@ def test_step_is_graph_safe(lm):
     users = [torch.tensor([u]) for u, _, _ in frame_plan(5)]
     silence, pad = torch.tensor([SILENCE_TOKENS]), torch.tensor([PAD])
     live = [lambda st, u=u: (u, st) for u in users]
-    forced = [lambda st, u=u: (u, st, silence, pad) for u in users]
+    given = Forcing(agent=silence, text=pad)
+    forced = [lambda st, u=u: (u, st, given) for u in users]
     for calls in (live, forced):
         assert_traces_as_one_graph(gen, gen.init_state(1, seed=2), gen.init_state(1, seed=2), calls)
     state = gen.init_state(1)
@@ -190,8 +193,9 @@ def test_step_is_graph_safe(lm):
     with spy:
         for u in users:
             gen.step(u, state)
-            gen.step(u, state, agent_audio=silence, text=pad)
-            gen.step_embeddings(torch.zeros(1, 1, 128), state)
+            gen.step(u, state, Forcing(agent=silence, text=pad))
+            user, voice = gen.voice_step(torch.zeros(1, 1, 128))
+            gen.step(user, state, replace(voice, sample=True))
     assert spy.bad == []
 
 
@@ -257,8 +261,7 @@ def test_prompt_steps_without_sampling_leave_the_state_of_sampled_steps(lm, stor
 
     def in_full(state, frames, chunk_steps):  # each forced step as a complete, sampled step
         sampled.extend(frames)
-        return [gen.step_embeddings(f.embedding, state) if isinstance(f, EmbeddingFrame) else
-                gen.step(f.user, state, agent_audio=f.agent, text=f.text) for f in frames]
+        return [gen.step(user, state, replace(forcing, sample=True)) for user, forcing in frames]
 
     monkeypatch.setattr(gen, "forced_steps", in_full)
     slow = run_prompt_phases(gen, full, voice, text)
@@ -277,7 +280,7 @@ def test_prompt_steps_without_sampling_leave_the_state_of_sampled_steps(lm, stor
 def test_a_step_without_sampling_needs_every_stream_forced(lm):
     gen = PersonaPlexGenerator(lm, SamplingConfig())
     with pytest.raises(ValueError, match="every stream forced"):
-        gen.step(torch.tensor([SINE_TOKENS]), gen.init_state(1), sample=False)
+        gen.step(torch.tensor([SINE_TOKENS]), gen.init_state(1), Forcing(sample=False))
 
 
 def test_replayed_voice_embeddings_equal_the_codes_path(lm):
@@ -470,8 +473,9 @@ def test_an_8_step_file_is_held_once_and_gives_the_tokens_of_16_copied_steps(lm,
         state = gen.init_state(1)
         frames = []
         for user, agent, text in frame_plan(20):
-            text_token, audio = gen.step(torch.tensor([user]), state, None if agent is None else torch.tensor([agent]),
-                                         None if text is None else torch.tensor([text]))
+            given = Forcing(agent=None if agent is None else torch.tensor([agent]),
+                            text=None if text is None else torch.tensor([text]))
+            text_token, audio = gen.step(torch.tensor([user]), state, given)
             frames.append(torch.cat([text_token.view(1), audio.view(-1)]))
         runs.append(frames)
     assert all(torch.equal(a, b) for a, b in zip(*runs))

@@ -129,3 +129,22 @@ def test_parley_offline_writes_its_outputs_for_the_user_only(demo_model_dir, tmp
     assert run.returncode == 0, run.stderr
     assert set(modes(out)) == {"out.wav", "out.json", "talk.parley", "talk.journal"}
     assert open_to_others(out) == {}
+
+
+def test_parleys_own_folders_are_made_and_kept_the_users_only(fresh_home, qapp):
+    """~/Documents/Parley, ~/.config/Parley, ~/.local/state/Parley and ~/.local/share/Parley list
+    conversation titles, journals, voices and personas: 0700, one made readable by an older Parley
+    too; the folders above them (~/Documents) are left as mkdir makes them."""
+    from app import paths
+    from app.settings import open_settings_store
+    from engine.atomic import _UMASK
+
+    (fresh_home / "Documents" / "Parley").mkdir(parents=True, mode=0o755)
+    os.chmod(fresh_home / "Documents" / "Parley", 0o755)
+    paths.conversations_dir(), paths.journal_dir(), paths.log_dir()
+    PersonaLibrary().save(Persona("Ana's tutor", role="Ana's own words"))
+    assert open_settings_store("Parley")[1] == ""  # before QSettings writes there
+    own = {name: oct(stat.S_IMODE((fresh_home / name).stat().st_mode))
+           for name in ("Documents/Parley", ".config/Parley", ".local/state/Parley", ".local/share/Parley")}
+    assert own == dict.fromkeys(own, oct(0o700))
+    assert stat.S_IMODE((fresh_home / "Documents").stat().st_mode) == 0o777 & ~_UMASK

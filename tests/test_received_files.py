@@ -196,7 +196,7 @@ def test_the_persona_dialog_opens_beside_a_fifo_in_the_voice_library(qtbot, tmp_
     monkeypatch.setattr(VoiceLibrary, "voices", voices_noting_the_thread)
     harness = Harness(qtbot, tmp_path, lambda *args: app_demo_model)
     try:
-        dialog = harness.window.open_persona_dialog()
+        dialog = harness.window.dialogs.open_persona_dialog()
         assert dialog.isVisible()
         qtbot.waitUntil(lambda: "Good" in dialog.personas.voices, timeout=10_000)
         assert "Pipe" not in dialog.personas.voices

@@ -89,3 +89,16 @@ def test_recover_errors_are_one_line(demo_model_dir, tmp_path):
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 2 and "not a Parley journal" in proc.stderr and len(proc.stderr.splitlines()) == 1
     assert not (tmp_path / "o.parley").exists()
+
+
+@pytest.mark.skipif(os.name != "posix", reason="FIFOs are POSIX's")
+def test_recover_refuses_to_save_over_what_is_not_a_file(demo_model_dir, tmp_path):
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "OMP_NUM_THREADS": "1"}
+    (tmp_path / "bad.journal").write_bytes(b"not a journal at all")
+    os.mkfifo(tmp_path / "o.parley")
+    proc = subprocess.run([sys.executable, "-m", "app.cli.command", "recover", str(tmp_path / "bad.journal"),
+                           "--model", str(demo_model_dir), "--device", "cpu",
+                           "--save-state", str(tmp_path / "o.parley")],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 2 and len(proc.stderr.splitlines()) == 1, proc.stderr
+    assert "a pipe (FIFO) is there, and Parley replaces only files" in proc.stderr

@@ -43,7 +43,7 @@ def test_forced_steps_rebuild_the_sampled_state(family, sampling):
         written.append(generator.written_tokens(live).clone())
     assert len({tuple(w[0].tolist()) for w in written}) > 1  # the run really chose varying tokens
     for i, (user, tokens) in enumerate(zip(users, written)):
-        text, audio = generator.step(user, rebuilt, forced=Forcing(tokens), sample=i == STEPS - 1)
+        text, audio = generator.step(user, rebuilt, Forcing(tokens, sample=i == STEPS - 1))
         assert torch.equal(text, outputs[i][0]) and torch.equal(audio, outputs[i][1])
     a, b = flatten(live), flatten(rebuilt)
     differ = [name for name in a if not torch.equal(a[name], b[name])]
@@ -58,7 +58,7 @@ def test_a_forcing_of_some_streams_writes_them_and_samples_the_rest(family):
     lm = random_lm(**family)
     generator = make_generator(lm, SamplingConfig())
     n = lm.config.dep_q + 1
-    agent = 1 + (lm.config.n_q // 2 if lm.config.is_personaplex else lm.config.dep_q)
+    agent = 1 + lm.config.agent_streams
     streams = torch.zeros(n, dtype=torch.bool)
     streams[:agent] = True
     silence = torch.arange(n).view(1, -1) % lm.config.card
@@ -66,10 +66,10 @@ def test_a_forcing_of_some_streams_writes_them_and_samples_the_rest(family):
     g = torch.Generator().manual_seed(4)
     for _ in range(STEPS):
         user = torch.randint(0, lm.config.card, (1, generator.user_streams), generator=g)
-        out_partial = generator.step(user, partial, forced=Forcing(silence, streams))
+        out_partial = generator.step(user, partial, Forcing(silence, streams))
         written = generator.written_tokens(partial)
         assert torch.equal(written[:, :agent], silence[:, :agent])
-        out_complete = generator.step(user, complete, forced=Forcing(written.clone()))
+        out_complete = generator.step(user, complete, Forcing(written.clone()))
         assert all(torch.equal(a, b) for a, b in zip(out_partial, out_complete))
     a, b = flatten(partial), flatten(complete)
     assert not [name for name in a if not torch.equal(a[name], b[name])]
@@ -81,8 +81,8 @@ def test_sample_false_needs_every_stream_forced():
     state = generator.init_state(1)
     user = torch.zeros(1, generator.user_streams, dtype=torch.long)
     with pytest.raises(ValueError, match="every stream forced"):
-        generator.step(user, state, sample=False)
+        generator.step(user, state, Forcing(sample=False))
     streams = torch.ones(lm.config.dep_q + 1, dtype=torch.bool)
     tokens = torch.zeros(1, lm.config.dep_q + 1, dtype=torch.long)
     with pytest.raises(ValueError, match="every stream forced"):
-        generator.step(user, state, forced=Forcing(tokens, streams), sample=False)
+        generator.step(user, state, Forcing(tokens, streams, sample=False))

@@ -229,3 +229,24 @@ def test_a_conversation_and_a_speech_to_text_model_are_not_confused():
         load_model("demo-stt", device="cpu")
     with pytest.raises(ModelError, match="not a speech-to-text one"):
         load_speech_to_text("demo", device="cpu")
+
+
+@pytest.mark.reference
+def test_a_fed_piece_runs_through_the_frame_function_and_reads_the_host_once(tmp_path, monkeypatch):
+    """Every frame after the first runs as a live frame (``FrameStep.__call__``: the CUDA graph where
+    CUDA runs), and the tokens and heads of a fed piece are read back once, not every step."""
+    from engine.runtime.frame_step import FrameStep
+
+    folder = build_stt_folder(tmp_path / "stt", 0.1, 0.5, seed=1)
+    model = SpeechToText(read_model_dir(folder), torch.device("cpu"), Precision.FLOAT32)
+    stream = model.new_stream()
+    calls, reads = [], []
+    live = FrameStep.__call__
+    monkeypatch.setattr(FrameStep, "__call__", lambda self, *a, **k: calls.append(a[1]) or live(self, *a, **k))
+    for name in ("tolist", "item", "__int__"):
+        method = getattr(torch.Tensor, name)
+        monkeypatch.setattr(torch.Tensor, name, lambda self, *a, m=method, n=name: reads.append(n) or m(self, *a))
+    steps = stream.feed(speech()[:12 * FRAME_SIZE])
+    monkeypatch.undo()
+    assert len(steps) > 10 and calls == list(range(2, len(steps) + 1))  # the first frame made two steps
+    assert len(reads) <= 2  # the tokens, the voice-activity heads

@@ -30,3 +30,11 @@ def test_formats():
     assert render([], "srt") == "" and render([], "txt") == "" and render([], "vtt") == "WEBVTT\n\n"
     with pytest.raises(ValueError, match="unknown caption format 'md'"):
         render([], "md")
+
+
+@pytest.mark.parametrize("arrow", ["-->", "--->", "---->", "- -->"])
+def test_no_cue_text_holds_a_timing_arrow(arrow):
+    """"--->" became "-->" (the arrow found one dash in), which ends a SubRip cue's text."""
+    for kind in (srt, vtt):
+        body = kind([Cue(0.0, 1.0, f"a {arrow} b")])
+        assert sum(line.count("-->") for line in body.splitlines()) == 1, body

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -113,3 +114,17 @@ def test_a_file_that_is_not_audio_leaves_the_output_as_it_was(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "bad.wav" in err and err.startswith("parley: error: ") and "Traceback" not in err
     assert out.read_text() == "the person's earlier captions\n"
+
+
+@pytest.mark.skipif(os.name != "posix", reason="FIFOs and /dev/null are POSIX's")
+def test_an_output_that_is_not_a_file_is_refused_before_the_run_and_left_as_it_was(tmp_path, capsys):
+    """--output on a link to a device became a regular file (as root, /dev/null itself would have)."""
+    device, fifo = tmp_path / "null.srt", tmp_path / "fifo.srt"
+    device.symlink_to(os.devnull)
+    os.mkfifo(fifo)
+    for output, kind in ((device, "a device"), (fifo, "a pipe (FIFO)")):
+        assert main(["transcribe", "--device", "cpu", "--input", HELLO, "--output", str(output)]) == 2
+        err = capsys.readouterr().err
+        assert f"{kind} is there, and Parley replaces only files" in err and "ms/frame" not in err, err
+    assert device.is_symlink() and os.readlink(device) == os.devnull
+    assert stat.S_ISFIFO(fifo.lstat().st_mode)

@@ -153,3 +153,17 @@ def test_a_failed_export_leaves_no_partial_file_behind(tmp_path):
         export_transcript(sample_transcript(), str(occupied), "Talk", WHEN)
     assert (occupied / "inside").read_text(encoding="utf-8") == "precious"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.vtt"]  # no temp file left
+
+
+@pytest.mark.parametrize("mark", ["\u202e", "\u2066", "\u200f", "\x1b]0;owned\x07", "\x85"])
+def test_no_export_holds_a_control_or_reordering_character(mark, tmp_path):
+    """An RLO in a caption showed "gpj.exe" as "exe.jpg" in every export; an escape sequence reached a terminal."""
+    t = with_caption(sample_transcript(), f"my file gpj{mark}.exe")
+    for fmt in FORMATS:
+        path = tmp_path / f"t{fmt.suffix}"
+        export_transcript(t, str(path), f"title {mark}", WHEN)
+        text = path.read_text(encoding="utf-8")
+        if fmt.suffix == ".json":
+            text = json.dumps(json.loads(text), ensure_ascii=False)
+        assert not re.search("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200e\u200f]", text), fmt.suffix
+        assert "gpj" in text and ".exe" in text

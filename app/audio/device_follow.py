@@ -73,7 +73,7 @@ class DeviceFollower(QObject):
     def _listed(self, status: DeviceStatus) -> None:
         if not status.devices:
             return  # not listed yet, or PortAudio failed to list: nothing to compare with
-        playing = {s.label for s in status.playback.sources}  # what the computer plays is an input too
+        playing = {name for s in status.playback.sources for name in (s.key, s.label)}  # an input too
         missing = missing_devices(self._chosen(), {d.label for d in status.devices} | playing)
         if missing == self.missing:
             return

@@ -48,11 +48,16 @@ def what_plays(device: str) -> str:
 class PlaybackSource:
     """What one output device plays, as an input."""
 
-    label: str  # what the input picker shows and the settings keep
+    label: str  # what the input picker shows (translated)
     device: str  # the output device's name, as the window says it
     pulse_source: str = ""  # the monitor source to record (PulseAudio/PipeWire)
     pulse_sink: str = ""  # the sink it monitors
     input_label: str = ""  # the PortAudio input to open instead (a WASAPI loopback input)
+
+    @property
+    def key(self) -> str:
+        """What the settings keep: the same in every language, unlike ``label``."""
+        return f"monitor:{self.pulse_source}" if self.pulse_source else f"loopback:{self.input_label}"
 
 
 @dataclass(frozen=True)
@@ -63,8 +68,9 @@ class PlaybackSources:
     default_sink: str = ""  # PulseAudio/PipeWire: where the sound server plays what has no device of its own
     unavailable: str = ""
 
-    def named(self, label: str | None) -> PlaybackSource | None:
-        return next((s for s in self.sources if label and s.label == label), None)
+    def named(self, chosen: str | None) -> PlaybackSource | None:
+        """The source the settings keep as ``chosen``: its key, or its label (as a Parley before keys kept it)."""
+        return next((s for s in self.sources if chosen and chosen in (s.key, s.label)), None)
 
 
 def list_playback_sources(devices, platform: str = sys.platform) -> PlaybackSources:

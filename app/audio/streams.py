@@ -38,6 +38,7 @@ from app.audio.playback_capture import (
     capture_route,
     list_playback_sources,
 )
+from app.i18n import translate
 from engine import SAMPLE_RATE
 
 log = logging.getLogger(__name__)
@@ -165,7 +166,8 @@ class AudioIO:
         if self._wanted is None or self._recovery_pending:
             return status
         if status.state == "running" and self._heartbeat_stopped(now):
-            self._set(state="lost", message="The audio device stopped responding; reconnecting...")
+            self._set(state="lost", message=translate(
+                "AudioIO", "The audio device stopped responding; reconnecting..."))
             self._request_recovery()
         elif status.state in ("lost", "error") and now >= self._next_retry:
             self._request_recovery()
@@ -208,7 +210,7 @@ class AudioIO:
                         self._open(sd, recovering=command == "recover")
             except Exception as e:  # never let the control thread die
                 log.exception("audio control command %s failed", command)
-                self._set(state="error", message=f"Audio error: {e}")
+                self._set(state="error", message=translate("AudioIO", "Audio error: {problem}").format(problem=e))
             finally:
                 if command == "recover":
                     self._recovery_pending = False
@@ -217,12 +219,12 @@ class AudioIO:
         if self._wanted is None:
             return
         input_name, output_name = self._wanted
-        self._set(state="starting", message="Opening audio devices...")
+        self._set(state="starting", message=translate("AudioIO", "Opening audio devices..."))
         try:
             route = capture_route(input_name, self._status.playback, device_label(PULSE_DEVICE, "ALSA"))
             bridge, streams, names = _open_streams(sd, route, output_name)
         except Exception as e:
-            message = f"No audio device: {e}"
+            message = translate("AudioIO", "No audio device: {problem}").format(problem=e)
             if message != self._last_open_error:  # retries every few seconds; log each new problem once
                 log.warning("opening audio devices failed: %s", e)
             self._last_open_error = message
@@ -237,7 +239,7 @@ class AudioIO:
         self._on_bridge(bridge)
         self._set(
             state="running",
-            message="Audio device reconnected." if recovering else "",
+            message=translate("AudioIO", "Audio device reconnected.") if recovering else "",
             input_name=names[0],
             output_name=names[1],
             input_rate=bridge.input_rate,
@@ -296,10 +298,13 @@ def find_device(sd, label: str | None, kind: str) -> int:
         for i, d in enumerate(sd.query_devices()):
             if device_label(d["name"], apis[d["hostapi"]]["name"]) == label and d[channels_key] > 0:
                 return i
-        raise RuntimeError(f"the {kind} device {label!r} is not available")
+        missing = (translate("AudioIO", "the microphone {name} is not available") if kind == "input"
+                   else translate("AudioIO", "the speaker {name} is not available"))
+        raise RuntimeError(missing.format(name=label))
     index = sd.default.device[0 if kind == "input" else 1]
     if index is None or index < 0:
-        raise RuntimeError(f"there is no default {kind} device")
+        raise RuntimeError(translate("AudioIO", "there is no default microphone") if kind == "input"
+                           else translate("AudioIO", "there is no default speaker"))
     return index
 
 

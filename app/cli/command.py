@@ -1,5 +1,5 @@
-"""The `parley` command: the desktop app by default, plus `offline`, `transcribe`, `recover`, `compare-precision`,
-`selftest`, `conversations`, `voices` and `personas`."""
+"""The `parley` command: the desktop app by default, plus `offline`, `say`, `transcribe`, `recover`,
+`compare-precision`, `selftest`, `conversations`, `voices` and `personas`."""
 
 from __future__ import annotations
 
@@ -108,9 +108,30 @@ def build_parser() -> argparse.ArgumentParser:
     conv.add_argument("--json", action="store_true",
                       help="one JSON object per line (ASCII): path, title, created, seconds, model, bytes, persona (or "
                            "error); bytes of a file name that are not UTF-8 are written \\xNN")
+    add_say_parser(sub)
     add_voices_parser(sub)
     add_personas_parser(sub)
     return parser
+
+
+def add_say_parser(sub) -> None:
+    say = sub.add_parser("say", help="speak a text with Pocket TTS (kyutai's CPU text to speech)")
+    say.add_argument("--model", default="pocket-tts", help="pocket-tts (English), pocket-tts-<language> (french, "
+                     "german, portuguese, italian, spanish, dutch; <language>_24l: 24 layers) or a folder in the "
+                     "released layout")
+    say.add_argument("--language", help="the language row of a model folder (default: english, or its only one)")
+    say.add_argument("--text", help="the text to speak")
+    say.add_argument("--text-file", help="a UTF-8 file holding the text to speak")
+    say.add_argument("--voice", help="a shipped voice's name (e.g. alba), a voice state (.safetensors) or a "
+                     "recording of at least 5 s (needs the voice-cloning weights)")
+    say.add_argument("--output", help="write the speech here (WAV, 24 kHz); without it, it plays as it is made")
+    say.add_argument("--json", help="write text tokens, per-frame latents, end frames and timings as JSON here")
+    say.add_argument("--temp", type=float, help="sampling temperature (default: the model's, 0.3; 0 = greedy)")
+    say.add_argument("--seed", type=int, default=0)
+    say.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
+    say.add_argument("--precision", default="auto", choices=["auto", "float32", "bfloat16"],
+                     help="auto/float32: the package's exact results; bfloat16: where the CPU multiplies it natively")
+    say.add_argument("--verbose", action="store_true", help="show tracebacks and debug logs")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -131,6 +152,10 @@ def main(argv: list[str] | None = None) -> int:
         from app.cli.offline import run_offline
 
         return run_offline(args)
+    if args.command == "say":
+        from app.cli.say import run_say
+
+        return run_say(args)
     if args.command == "transcribe":
         from app.cli.transcribe import run_transcribe
 

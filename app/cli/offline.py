@@ -61,7 +61,12 @@ def _is_user_facing(e: Exception) -> bool:
 
 
 def _check_writable(*outputs: str | None) -> None:
-    """Before a run, not after it: each output's folder exists and can be written."""
+    """Before a run, not after it: each output's folder exists and can be written, what is at the
+    output's path is a file Parley may replace (never a folder, FIFO or device), and no two outputs
+    name the same file."""
+    from engine import replaceable
+
+    named: dict[Path, str] = {}
     for out in outputs:
         if not out:
             continue
@@ -70,6 +75,10 @@ def _check_writable(*outputs: str | None) -> None:
             raise UsageError(f"the folder for {out} does not exist")
         if not os.access(folder, os.W_OK):
             raise UsageError(f"the folder for {out} ({folder}) cannot be written: choose another")
+        target = Path(os.path.normcase(os.path.abspath(replaceable(out))))
+        if target in named:
+            raise UsageError(f"{named[target]} and {out} name the same file: give each output its own")
+        named[target] = out
 
 
 def _run(args) -> None:
@@ -213,8 +222,7 @@ def _offer_to_delete(journal: Path) -> str:
 
 
 def _compare_precision(args) -> None:
-    from engine import load_model, read_audio, release_memory, write_atomically
-    from engine.runtime.precision_compare import compare_precisions
+    from engine import compare_precisions, load_model, read_audio, release_memory, write_atomically
 
     _check_writable(args.json)
     pcm = read_audio(args.input)

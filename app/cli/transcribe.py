@@ -15,7 +15,7 @@ def run_transcribe(args) -> int:
 
 
 def _format_of(output: str | None) -> str:
-    from engine.files.subtitles import FORMATS
+    from engine import SUBTITLE_FORMATS as FORMATS
 
     if output is None:
         return "txt"
@@ -27,8 +27,7 @@ def _format_of(output: str | None) -> str:
 
 
 def _transcribe(args) -> None:
-    from engine import load_speech_to_text, read_audio, words, write_atomically
-    from engine.files.subtitles import render
+    from engine import load_speech_to_text, read_audio, render_subtitles, words, write_atomically
 
     if not args.input:
         raise UsageError("transcribe needs --input IN.wav")
@@ -41,7 +40,7 @@ def _transcribe(args) -> None:
     t0 = time.perf_counter()
     steps = model.transcribe(pcm)
     elapsed = time.perf_counter() - t0
-    text = render(words(steps), kind)
+    text = render_subtitles(words(steps), kind)
     if args.output:
         write_atomically(args.output, text.encode("utf-8"), private=True)  # what a person said: theirs only
     else:

@@ -8,7 +8,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import engine
-from engine.families import family_named
 
 
 def _present(name: str) -> bool:
@@ -18,7 +17,7 @@ def _present(name: str) -> bool:
 def caption_model_for(conversation_is_demo: bool, present: Callable[[str], bool] = _present) -> str:
     """The caption preset for a conversation model ("" where none is on this machine)."""
     for name, preset in engine.CAPTION_PRESETS.items():
-        if family_named(preset.family).is_demo:
+        if engine.family_named(preset.family).is_demo:
             if conversation_is_demo:
                 return name
         elif not conversation_is_demo and present(name):
@@ -28,4 +27,4 @@ def caption_model_for(conversation_is_demo: bool, present: Callable[[str], bool]
 
 def real_caption_models() -> tuple[str, ...]:
     """The downloadable caption presets, as the window names them when none is here."""
-    return tuple(name for name, p in engine.CAPTION_PRESETS.items() if not family_named(p.family).is_demo)
+    return tuple(name for name, p in engine.CAPTION_PRESETS.items() if not engine.family_named(p.family).is_demo)

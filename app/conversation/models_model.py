@@ -12,6 +12,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QObject, Signal
 
 from app.conversation.interpreter_mode import mode_line
 from app.conversation.preferences import Preferences
+from app.engine_texts import model_label, persona_name
 from app.engine_thread import messages as m
 from app.i18n import translate
 from app.voices.personas_model import voice_label
@@ -59,7 +60,8 @@ class ModelsModel(QObject):
         self._requested_model: tuple[str, str, str] | None = None
 
     @property
-    def is_personaplex(self) -> bool:
+    def takes_prompts(self) -> bool:
+        """The loaded model takes a voice and a role prompt (a persona's voice and role apply)."""
         return self.model_info is not None and self.model_info.takes_prompts
 
     @property
@@ -78,7 +80,7 @@ class ModelsModel(QObject):
         # info.label says plainly when it is the untrained demo model; CUDA graphs exist only on a GPU.
         graph = self.tr(" · CUDA graph: {state}").format(state=graph_text(self.graph)) if info.device != "cpu" else ""
         return (self.tr("Model: {label} · {device} · {precision}").format(
-            label=info.label, device=info.device, precision=info.precision.value) + graph,
+            label=model_label(info.label), device=info.device, precision=info.precision.value) + graph,
                 (self.graph.reason or "") if self.graph else "")
 
     def persona_named(self, name: str) -> Persona:
@@ -97,14 +99,14 @@ class ModelsModel(QObject):
         if persona is None:
             return self.tr("Persona: none (a conversation saved before personas)"), ""
         voice, role = self.prompts_in_use
-        if self.model_info is not None and not self.is_personaplex:
+        if self.model_info is not None and not self.takes_prompts:
             text = (self.tr("Persona: {name} · waits for you to speak first · this model takes no voice or role")
                     if persona.wait_for_user else self.tr("Persona: {name} · this model takes no voice or role"))
-            return text.format(name=persona.name), ""
+            return text.format(name=persona_name(persona.name)), ""
         role = role or DEFAULT_ROLE
         short = role if len(role) <= 80 else role[:79] + "…"
         return (self.tr("Persona: {name} · voice: {voice} · role: {role}").format(
-                    name=persona.name, voice=voice_label(voice), role=short),
+                    name=persona_name(persona.name), voice=voice_label(voice), role=short),
                 self.tr("Voice: {voice}").format(voice=voice or self.tr("none")) + f"\n\n{role}")
 
     def choose_persona(self, persona: Persona) -> None:
@@ -118,7 +120,7 @@ class ModelsModel(QObject):
         self._requested_model = (name, device, precision)
         self.graph = None
         self.on_loading(m.ModelLoading(name))  # says so at once, not once the worker starts on it
-        # The persona's voice and role are used if the model turns out to be PersonaPlex (the worker knows).
+        # The persona's voice and role are used if the model turns out to take prompts (the worker knows).
         self.worker.submit(m.LoadModel(name, device, precision, self.persona))
 
     def switch_model_and_open(self, model: str, path: str) -> None:

@@ -27,6 +27,7 @@ from app.conversation.view import ConversationView
 from app.conversation.view_model import ConversationModel
 from app.library.listing import read_entry
 from app.widgets.colours import Scheme, scheme_for
+from app.widgets.plain_text import PlainLabel
 
 SLIDER_STEPS_PER_SECOND = 10
 WARNING_LINES = 3  # the speed warning's room: its longest text wraps to 3 lines in the narrowest column
@@ -41,7 +42,7 @@ class ReplayBar(QFrame):
         self.setObjectName("replayBar")
         self.setFrameShape(QFrame.StyledPanel)
         rows = QVBoxLayout(self)
-        self.title_label = QLabel()
+        self.title_label = PlainLabel()
         self.title_label.setStyleSheet("font-weight: bold;")
         title_row, layout = QHBoxLayout(), QHBoxLayout()  # title and options; transport
         rows.addLayout(title_row)
@@ -111,7 +112,7 @@ class ConversationPanel(QWidget):
         self.view.clicked.connect(self._turn_clicked)
         self.view.play_requested.connect(self._play_turn)
         layout.addWidget(self.view, 1)
-        self.placeholder = QLabel()
+        self.placeholder = PlainLabel()
         self.placeholder.setAlignment(Qt.AlignCenter)
         self.placeholder.setWordWrap(True)
         self.placeholder.setStyleSheet(f"color: {self.scheme.muted};")
@@ -142,7 +143,7 @@ class ConversationPanel(QWidget):
         controls.addWidget(self.talk_button, 1)
         layout.addLayout(controls)
         open_mic_row = QHBoxLayout()  # under the buttons: one row of all four is too wide for 800 px
-        self.headphones_note = QLabel()
+        self.headphones_note = PlainLabel()
         self.headphones_note.setWordWrap(True)
         model.devices.processing_changed.connect(self._render_open_mic_note)
         open_mic_row.addWidget(self.open_mic_box)
@@ -156,6 +157,7 @@ class ConversationPanel(QWidget):
         model.talk_available_changed.connect(self._render_live)
         model.status_changed.connect(self._render_live)
         model.conversation_replaced.connect(self._render_live)
+        model.conversation_replaced.connect(self._conversation_replaced)
         model.turns.rowsInserted.connect(self._render_placeholder)
         model.turns.modelReset.connect(self._render_placeholder)
         replay.position_changed.connect(self._follow_replay)
@@ -173,7 +175,7 @@ class ConversationPanel(QWidget):
     def _build_speed_warning(self) -> QLabel:
         """A strip of ``WARNING_LINES`` lines that keeps its place while hidden: the warning coming
         and going never moves the conversation or the Talk button."""
-        self.speed_warning = QLabel()
+        self.speed_warning = PlainLabel()
         self.speed_warning.setObjectName("speedWarning")
         self.speed_warning.setWordWrap(True)
         self.speed_warning.setAlignment(Qt.AlignLeft | Qt.AlignVCenter)
@@ -261,6 +263,11 @@ class ConversationPanel(QWidget):
         self.view.follow = False  # replay follows the turn being played instead
         self.replay_bar.show()
         self._render_placeholder()
+
+    def _conversation_replaced(self) -> None:
+        """A new or opened conversation is what the view shows next, not a replay left open."""
+        if self.replaying:
+            self.close_replay()
 
     def close_replay(self) -> None:
         self.replay.stop()

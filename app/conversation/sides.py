@@ -16,7 +16,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP
 
 from app.conversation.transcript import ASSISTANT, YOU
 from app.i18n import translate
-from engine.families import PRESETS, family_named
+from engine import PRESETS, family_named
 
 NAMES = {  # interpreting -> speaker -> name
     False: {YOU: QT_TRANSLATE_NOOP("Sides", "You"), ASSISTANT: QT_TRANSLATE_NOOP("Sides", "Assistant")},

@@ -1,22 +1,23 @@
 """The conversation as turns, the way the window shows and exports it.
 
-Both sides are built from the same per-frame observations, live (from the worker's frame stats)
-or from a saved recording: whether the user was talking, the two levels, and the assistant's text
-piece. A user turn is a stretch of frames in which the user talked (push-to-talk held, or the
-open microphone above the speech level); an assistant turn is a stretch of speech or text that
-ends after a silence or a gap in its text. The two sides are independent, so when both talk at
-once their turns overlap in time instead of cutting each other into fragments; a turn is marked
-as overlapping only where both sides were heard in the same frames for more than
-``OVERLAP_MIN_S`` (an assistant turn that spans a short silence the user spoke into does not
-overlap). A stretch longer than ``SPLIT_AT_PAUSE_S`` goes on in a new turn at its next pause, and
-one longer than ``MAX_TURN_S`` at once (the assistant's at a word boundary): the window measures
-and paints the turns that grow every frame, and one that grew for an hour (the demo babbles without
-pause; an open microphone hears a whole conversation) made that cost grow with it.
+Both sides are built from the same per-frame observations, live (from the worker's frame stats) or
+from a saved recording: whether the user was talking, the two levels, and the assistant's text
+piece. A user turn is a stretch of frames in which the model heard the user above the speech level
+(push-to-talk held, or the open microphone), which their recording says again when it is opened; an
+assistant turn is a stretch of speech or text that ends after a silence or a gap in its text. The
+two sides are independent, so when both talk at once their turns overlap in time instead of cutting
+each other into fragments; a turn is marked as overlapping only where both sides were heard in the
+same frames for more than ``OVERLAP_MIN_S`` (an assistant turn that spans a short silence the user
+spoke into does not overlap). A stretch longer than ``SPLIT_AT_PAUSE_S`` goes on in a new turn at
+its next pause, and one longer than ``MAX_TURN_S`` at once (the assistant's at a word boundary): the
+window measures and paints the turns that grow every frame, and one that grew for an hour (the demo
+babbles without pause; an open microphone hears a whole conversation) made that cost grow with it.
 
 Captions (the person's words, where a caption model heard them: ``add_captions``) go into the
 person's turns by their time: a piece that starts a word goes to the person's turn that covers
 its time, else to their newest turn begun before it (a word said as the voice fell below
-the speech level), else to a turn of its own; a piece that continues a word (no leading space)
+the speech level), else to their first turn (a word dated before the voice rose above it), else to a
+turn of its own; a piece that continues a word (no leading space)
 goes where the word began, so a word is never split between turns.
 
 With a caption model that has voice-activity heads (``voice_turns``), those heads end the person's
@@ -33,11 +34,12 @@ heads, or whose heads ended no turn yet) has its turns split by silence.
 from __future__ import annotations
 
 import math
+from bisect import bisect_right, insort
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from app.audio.levels import DISPLAY_FLOOR_DB, SPEECH_DB, level_db
+from app.audio.levels import DISPLAY_FLOOR_DB, SILENCE_DB, SPEECH_DB
 from engine import FRAME_SECONDS, FRAME_SIZE
 
 USER_GAP_S = 0.5  # the user quiet for longer than this ends their turn
@@ -92,6 +94,8 @@ class Transcript:
         self.voice_turns = False  # a caption model's voice-activity heads end the person's turns
         self._open: dict[str, int] = {}  # the index of the turn each side is still in
         self._word_turn: int | None = None  # the turn the newest caption's word is in
+        self._your_starts: list[tuple[float, int]] = []  # (start, index) of the person's turns, sorted
+        self._batch: dict[int, list[str]] | None = None  # while loading: each turn's text pieces, joined once
 
     def clear(self) -> None:
         self.turns.clear()
@@ -99,6 +103,7 @@ class Transcript:
         self.captions.clear()
         self._open.clear()
         self._word_turn = None
+        self._your_starts.clear()
 
     def add_frame(self, frame: FrameObservation) -> set[int]:
         """Extend the turns by one frame; returns the indices of the turns that changed (new ones included)."""
@@ -118,10 +123,9 @@ class Transcript:
             if not frame.text or frame.text[0].isspace():  # a word is never split between turns
                 self._end_if_long(ASSISTANT, frame.seconds)
             index = self._extend(ASSISTANT, frame.seconds, end, frame.assistant_db, ASSISTANT_GAP_S)
-            turn = self.turns[index]
             if frame.text:
-                turn.text = (turn.text + frame.text) if turn.text else frame.text.lstrip()
-                turn.last_text = frame.seconds
+                self._add_text(index, frame.text)
+                self.turns[index].last_text = frame.seconds
             changed.add(index)
         return changed
 
@@ -138,8 +142,7 @@ class Transcript:
                 changed |= self._end_user_turn(seconds)
                 continue
             index = self._caption_turn(seconds, text)
-            turn = self.turns[index]
-            turn.text = (turn.text + text) if turn.text else text.lstrip()
+            self._add_text(index, text)
             self.captions.append((seconds, text))
             self._word_turn = index
             changed.add(index)
@@ -149,11 +152,34 @@ class Transcript:
         if self._word_turn is not None and text and not text[0].isspace():
             return self._word_turn  # the rest of a word
         # The person's turns do not overlap one another: the latest begun by then covers it, where one does.
-        begun = [(t.start, i) for i, t in enumerate(self.turns) if t.speaker == YOU and t.start <= seconds]
+        begun = bisect_right(self._your_starts, (seconds, math.inf))
         if begun:
-            return max(begun)[1]
-        self.turns.append(Turn(YOU, seconds, seconds + FRAME_SECONDS))  # heard before any turn of theirs
-        return len(self.turns) - 1
+            return self._your_starts[begun - 1][1]
+        if self._your_starts:  # their first turn: a word dated before their voice rose above the speech level
+            return self._your_starts[0][1]
+        return self._new_turn(Turn(YOU, seconds, seconds + FRAME_SECONDS))  # heard before any turn of theirs
+
+    def _new_turn(self, turn: Turn) -> int:
+        index = len(self.turns)
+        self.turns.append(turn)
+        if turn.speaker == YOU:
+            insort(self._your_starts, (turn.start, index))
+        return index
+
+    def _add_text(self, index: int, text: str) -> None:
+        """A text piece at the end of a turn's words (the first without its leading space). While
+        loading, the pieces are joined once at the end: adding each to a long turn's text copied it."""
+        if self._batch is not None:
+            self._batch.setdefault(index, []).append(text)
+            return
+        turn = self.turns[index]
+        turn.text = (turn.text + text) if turn.text else text.lstrip()
+
+    def _join_batch(self) -> None:
+        for index, parts in (self._batch or {}).items():
+            turn, text = self.turns[index], "".join(parts)
+            turn.text = (turn.text + text) if turn.text else text.lstrip()
+        self._batch = None
 
     def _end_user_turn(self, at: float) -> set[int]:
         """The caption model says the person's turn ended at ``at``: their open turn ends there, and
@@ -173,9 +199,8 @@ class Transcript:
         rest = Turn(YOU, min(after) * FRAME_SECONDS, turn.end, levels=turn.levels[min(after) - first:], heard=after)
         turn.levels, turn.heard = turn.levels[:max(before) + 1 - first], before
         turn.end = (max(before) + 1) * FRAME_SECONDS
-        self.turns.append(rest)
-        self._open[YOU] = len(self.turns) - 1
-        return {index, len(self.turns) - 1}
+        self._open[YOU] = self._new_turn(rest)
+        return {index, self._open[YOU]}
 
     def _end_if_long(self, speaker: str, now: float) -> None:
         """A long turn ends at its first pause after ``SPLIT_AT_PAUSE_S``, and at ``MAX_TURN_S`` in any case."""
@@ -190,9 +215,7 @@ class Transcript:
     def _extend(self, speaker: str, start: float, end: float, db: float, gap: float) -> int:
         index = self._open.get(speaker)
         if index is None or start - self.turns[index].end > gap:
-            index = len(self.turns)
-            self.turns.append(Turn(speaker, start, end))
-            self._open[speaker] = index
+            index = self._open[speaker] = self._new_turn(Turn(speaker, start, end))
         turn = self.turns[index]
         quiet = round((start - turn.end) / FRAME_SECONDS)  # quiet frames inside the turn
         turn.levels.extend([DISPLAY_FLOOR_DB] * max(0, quiet))  # quiet frames inside a turn
@@ -206,25 +229,34 @@ class Transcript:
         """Rebuild from the engine's transcript ((frame_index, seconds, text) tuples), when the file
         has them the recorded audio of both sides (the user side is what the model heard), the
         person's captions ((seconds, text) pieces) and where the caption model ended their turns
-        (seconds)."""
+        (seconds). Its time is linear in what it is given: the levels are measured for all frames
+        at once, only the frames in which a side was heard or wrote text are stepped (a quiet
+        frame changes no turn), and each turn's text is joined once."""
         self.clear()
-        texts: dict[int, str] = {}
+        texts: dict[int, list[str]] = {}
         for frame_index, _seconds, text in entries:
-            texts[int(frame_index)] = texts.get(int(frame_index), "") + text
-        frames = max([len(a) // FRAME_SIZE for a in (user_audio, assistant_audio) if a is not None]
-                     + [max(texts, default=-1) + 1])
-        ends = sorted(turn_ends)
+            texts.setdefault(int(frame_index), []).append(text)
+        user_rms, assistant_rms = _frame_rms(user_audio), _frame_rms(assistant_audio)
+        heard = np.flatnonzero((_padded(user_rms, len(assistant_rms)) > SPEECH_RMS)
+                               | (_padded(assistant_rms, len(user_rms)) > SPEECH_RMS))
+        active = sorted(set(heard.tolist()).union(texts))
+        ends, next_end = sorted(turn_ends), 0
         voice_turns, self.voice_turns = self.voice_turns, bool(ends)  # no ends stored: silence splits
-        for i in range(frames):
-            while ends and _first_frame_after(ends[0]) <= i:  # where the end cut the open turn live
-                self._end_user_turn(ends.pop(0))
-            user_db = _frame_db(user_audio, i)
-            self.add_frame(FrameObservation(i * FRAME_SECONDS, user_db > SPEECH_DB, user_db,
-                                            _frame_db(assistant_audio, i), texts.get(i, "")))
-        for seconds in ends:  # after the last frame: they end the open turn
-            self._end_user_turn(seconds)
-        self.voice_turns = voice_turns
-        self.add_captions(captions)
+        self._batch = {}
+        try:
+            for i in active:
+                while next_end < len(ends) and _first_frame_after(ends[next_end]) <= i:
+                    self._end_user_turn(ends[next_end])  # where the end cut the open turn live
+                    next_end += 1
+                you, assistant = _db_at(user_rms, i), _db_at(assistant_rms, i)
+                self.add_frame(FrameObservation(i * FRAME_SECONDS, you > SPEECH_DB, you, assistant,
+                                                "".join(texts.get(i, ()))))
+            for seconds in ends[next_end:]:  # after the last frame: they end the open turn
+                self._end_user_turn(seconds)
+            self.add_captions(captions)
+        finally:
+            self.voice_turns = voice_turns
+            self._join_batch()
 
     def overlapping(self, index: int) -> bool:
         """Whether both sides were heard at once, for more than ``OVERLAP_MIN_S``, in the turn at
@@ -246,10 +278,32 @@ def _first_frame_after(seconds: float) -> int:
     return math.ceil(seconds / FRAME_SECONDS - 1e-6)
 
 
-def _frame_db(audio: np.ndarray | None, index: int) -> float:
-    if audio is None:
-        return level_db(np.zeros(0, np.float32))
-    return level_db(audio[index * FRAME_SIZE:(index + 1) * FRAME_SIZE])
+LEVEL_CHUNK_FRAMES = 4096  # frames measured at a time (bounds the float64 copy to ~63 MB)
+SPEECH_RMS = 10 ** (SPEECH_DB / 20) * (1 - 1e-9)  # at most the RMS of a frame heard (a superset: rounding)
+
+
+def _frame_rms(audio: np.ndarray | None) -> np.ndarray:
+    """The RMS of each 80 ms frame of ``audio`` (a cut last frame included), as ``level_db``
+    measures it, for all frames at once."""
+    if audio is None or len(audio) == 0:
+        return np.zeros(0)
+    whole = len(audio) // FRAME_SIZE
+    squares = [np.mean(np.square(audio[start * FRAME_SIZE:min(whole, start + LEVEL_CHUNK_FRAMES) * FRAME_SIZE]
+                                 .reshape(-1, FRAME_SIZE), dtype=np.float64), axis=1)
+               for start in range(0, whole, LEVEL_CHUNK_FRAMES)]
+    if len(audio) % FRAME_SIZE:
+        squares.append(np.mean(np.square(audio[whole * FRAME_SIZE:], dtype=np.float64), keepdims=True))
+    return np.sqrt(np.concatenate(squares))
+
+
+def _padded(rms: np.ndarray, frames: int) -> np.ndarray:
+    return np.pad(rms, (0, max(0, frames - len(rms))))
+
+
+def _db_at(rms: np.ndarray, index: int) -> float:
+    """``level_db`` of the frame at ``index`` from its RMS (silence past the recording's end)."""
+    value = float(rms[index]) if index < len(rms) else 0.0
+    return SILENCE_DB if value <= 1e-6 else max(SILENCE_DB, 20.0 * math.log10(value))
 
 
 def clock(seconds: float) -> str:

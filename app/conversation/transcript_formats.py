@@ -20,16 +20,14 @@ from pathlib import Path
 
 from app.conversation.sides import file_side_name
 from app.conversation.transcript import YOU, Transcript, Turn, clock
-from engine import write_atomically
-from engine.files import subtitles
-from engine.files.subtitles import Cue
+from engine import INVISIBLE_CHARACTERS, SubtitleCue, plain_words, srt_subtitles, vtt_subtitles, write_atomically
 
 MARKDOWN_SPECIALS = "\\`*_[]<>#|"
 
 
 def words(turn: Turn) -> str:
-    """A turn's words on one line, or what there is instead of words."""
-    text = " ".join(turn.text.split())
+    """A turn's words on one line (no control or reordering characters), or what there is instead of words."""
+    text = plain_words(turn.text)
     if text:
         return text
     return f"({turn.duration:.1f} s of speech)" if turn.speaker == YOU else "(speech without words)"
@@ -42,22 +40,23 @@ def as_text(turns: Sequence[Turn], interpreting: bool = False) -> str:
 
 def as_json(turns: Sequence[Turn], pieces: Sequence[tuple[float, str]]) -> str:
     return json.dumps({"turns": [{"speaker": t.speaker, "start": round(t.start, 3), "end": round(t.end, 3),
-                                  "text": t.text.strip()} for t in turns],
-                       "pieces": [{"seconds": s, "text": text} for s, text in pieces]}, indent=2)
+                                  "text": plain_words(t.text)} for t in turns],
+                       "pieces": [{"seconds": s, "text": INVISIBLE_CHARACTERS.sub(" ", text)} for s, text in pieces]},
+                      indent=2)
 
 
-def _cues(turns: Sequence[Turn], interpreting: bool) -> list[Cue]:
-    return [Cue(t.start, t.end, words(t), file_side_name(t.speaker, interpreting)) for t in turns]
+def _cues(turns: Sequence[Turn], interpreting: bool) -> list[SubtitleCue]:
+    return [SubtitleCue(t.start, t.end, words(t), file_side_name(t.speaker, interpreting)) for t in turns]
 
 
 def as_srt(turns: Sequence[Turn], interpreting: bool = False) -> str:
     """SubRip: numbered cues, the speaker's name in front of the words."""
-    return subtitles.srt(_cues(turns, interpreting))
+    return srt_subtitles(_cues(turns, interpreting))
 
 
 def as_webvtt(turns: Sequence[Turn], interpreting: bool = False) -> str:
     """WebVTT: each cue a voice span (``<v You>``)."""
-    return subtitles.vtt(_cues(turns, interpreting))
+    return vtt_subtitles(_cues(turns, interpreting))
 
 
 def as_markdown(turns: Sequence[Turn], title: str, when: datetime, interpreting: bool = False) -> str:
@@ -65,7 +64,7 @@ def as_markdown(turns: Sequence[Turn], title: str, when: datetime, interpreting:
     def escaped(text: str) -> str:
         return "".join("\\" + c if c in MARKDOWN_SPECIALS else c for c in text)
 
-    lines = [f"# {escaped(title)}", "", f"*Exported from Parley on {when:%Y-%m-%d %H:%M}. "
+    lines = [f"# {escaped(plain_words(title))}", "", f"*Exported from Parley on {when:%Y-%m-%d %H:%M}. "
              "Times are from the start of the conversation.*", ""]
     for t in turns:
         lines += [f"**{file_side_name(t.speaker, interpreting)}** ({clock(t.start)}): {escaped(words(t))}", ""]

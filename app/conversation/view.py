@@ -10,9 +10,21 @@ the words reach the speaker a few frames later anyway.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, QModelIndex, QPointF, QRect, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPainterPath, QPalette, QPolygonF
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QFontMetrics,
+    QPainter,
+    QPainterPath,
+    QPalette,
+    QPolygonF,
+    QTextLayout,
+    QTextOption,
+)
 from PySide6.QtWidgets import QAbstractItemView, QListView, QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
 from app.audio.levels import DISPLAY_FLOOR_DB
@@ -59,6 +71,30 @@ def fitted_header(header: str, tag: str, metrics: QFontMetrics, width: int) -> s
     a narrow bubble shortens its header instead of painting the two over each other."""
     room = width - (metrics.horizontalAdvance(tag) + PADDING if tag else 0)
     return metrics.elidedText(header, Qt.ElideRight, max(0, room))
+
+
+def wrap_option() -> QTextOption:
+    """Words wrap at their boundaries, and a word wider than the bubble (a babbling demo's) anywhere."""
+    option = QTextOption(Qt.AlignLeft | Qt.AlignTop)
+    option.setWrapMode(QTextOption.WrapAtWordBoundaryOrAnywhere)
+    return option
+
+
+WRAP = wrap_option()
+
+
+def wrapped_height(font: QFont, text: str, width: int) -> int:
+    """The height of ``text`` wrapped as ``WRAP`` wraps it in ``width`` pixels."""
+    layout = QTextLayout(text, font)
+    layout.setTextOption(WRAP)
+    layout.beginLayout()
+    height = 0.0
+    while (line := layout.createLine()).isValid():
+        line.setLineWidth(width)
+        line.setPosition(QPointF(0, height))
+        height += line.height()
+    layout.endLayout()
+    return math.ceil(height)
 
 
 def strip_bar_heights(levels: list[float], bars: int) -> np.ndarray:
@@ -111,7 +147,7 @@ class TurnDelegate(QStyledItemDelegate):
 
     @staticmethod
     def _text_height(option, text: str, width: int) -> int:
-        return option.fontMetrics.boundingRect(QRect(0, 0, width, 100_000), Qt.TextWordWrap, text).height()
+        return wrapped_height(option.font, text, width)
 
     def sizeHint(self, option, index: QModelIndex) -> QSize:
         turn: Turn = index.data(TurnRole)
@@ -174,8 +210,7 @@ class TurnDelegate(QStyledItemDelegate):
             text = turn.text.strip() or translate("ConversationView", WORDLESS)
         if text:
             painter.setPen(palette.color(QPalette.Text))
-            painter.drawText(QRect(inner.left(), body_top, inner.width(), inner.bottom() - body_top + 1),
-                             Qt.TextWordWrap | Qt.AlignLeft | Qt.AlignTop, text)
+            painter.drawText(QRectF(inner.left(), body_top, inner.width(), inner.bottom() - body_top + 1), text, WRAP)
         painter.restore()
 
     def _paint_strip(self, painter: QPainter, option, bubble: QRect, top: int, turn: Turn, colour: QColor) -> None:
@@ -224,6 +259,23 @@ class ConversationView(QListView):
         bar = self.verticalScrollBar()
         bar.valueChanged.connect(self._scrolled)
         bar.rangeChanged.connect(self._range_changed)
+
+    def focusInEvent(self, event) -> None:
+        """Reached by Tab: the newest turn is the current one, drawn as chosen, so that the focus shows
+        and the arrows move from there."""
+        model = self.model()
+        if model is not None and model.rowCount() and not self.currentIndex().isValid():
+            self.setCurrentIndex(model.index(model.rowCount() - 1, 0))  # before Qt makes it the first
+        super().focusInEvent(event)
+
+    def keyPressEvent(self, event) -> None:
+        """Enter on one of the person's turns plays it, as its play button does."""
+        index = self.currentIndex()
+        if event.key() in (Qt.Key_Return, Qt.Key_Enter) and index.isValid() \
+                and index.data(TurnRole).speaker == YOU:
+            self.play_requested.emit(index.row())
+            return
+        super().keyPressEvent(event)
 
     def _scrolled(self, value: int) -> None:
         self.follow = value >= self.verticalScrollBar().maximum() - FOLLOW_SLACK_PX

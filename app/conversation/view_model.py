@@ -270,12 +270,12 @@ class ConversationModel(QObject):
         self.frames_this_conversation += 1
         if stats.output_db > SPEECH_DB:
             self._last_speech_time = time.monotonic()
-        # Push-to-talk held: the whole hold is the user's turn; open mic: only where they are heard.
-        user_talking = stats.mic_open and (bool(self.talk.held_by) or stats.model_input_db > SPEECH_DB)
-        if user_talking:
-            self.files.heard(stats.frame_index)
-        self.turns.add_frame(FrameObservation(stats.seconds, user_talking, stats.model_input_db, stats.output_db,
-                                              stats.text))
+        if stats.mic_open and (bool(self.talk.held_by) or stats.model_input_db > SPEECH_DB):
+            self.files.heard(stats.frame_index)  # something said: a file should keep it
+        # The person's turns: the frames the model heard them in, as their recording says it again
+        # when the conversation is opened or recovered (a quiet start of a held Talk is no turn).
+        self.turns.add_frame(FrameObservation(stats.seconds, stats.model_input_db > SPEECH_DB, stats.model_input_db,
+                                              stats.output_db, stats.text))
         self.frame.emit(stats)
 
     def _on_engine_error(self, event: m.EngineError) -> None:

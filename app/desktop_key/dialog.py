@@ -10,13 +10,13 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QFormLayout,
     QKeySequenceEdit,
-    QLabel,
     QRadioButton,
     QVBoxLayout,
 )
 
 from app.desktop_key.chord import DEFAULT_TALK_KEY, ChordError, parse_chord
 from app.desktop_key.talk_key import HOLD, TAP, DesktopTalkKey
+from app.widgets.plain_text import PlainLabel
 
 
 class TalkKeyDialog(QDialog):
@@ -42,7 +42,7 @@ class TalkKeyDialog(QDialog):
         form.addRow(self.hold_button)
         form.addRow(self.tap_button)
         layout.addLayout(form)
-        self.note = QLabel()
+        self.note = PlainLabel()
         self.note.setWordWrap(True)
         layout.addWidget(self.note)
         buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)

@@ -5,6 +5,8 @@ its preferred trigger (the desktop may show the person a question and may choose
 and is told when it is pressed (``Activated``) and released (``Deactivated``). Each portal call
 answers through a ``Response`` signal on a request object, whose path follows from the token Parley
 sends (so it is followed before the call is sent; the reply names it too, and wins where it differs).
+Any program on the bus can send signals, so tokens are random and only signals sent by the
+connection that answered Parley's calls (the portal's unique name) are heard.
 
 D-Bus goes through jeepney (pure Python), not QtDBus: PySide6 cannot marshal BindShortcuts'
 ``a(sa{sv})`` argument (no struct type can be registered from Python). The connection's socket is
@@ -14,11 +16,10 @@ read by a ``QSocketNotifier`` on the GUI thread; nothing here blocks on the port
 from __future__ import annotations
 
 import contextlib
-import itertools
-import os
+import secrets
 from collections.abc import Callable
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QObject, QSocketNotifier
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QObject
 
 from app.desktop_key.chord import Chord
 from app.desktop_key.grab import KeyGrab
@@ -32,11 +33,11 @@ SHORTCUT_ID = "talk"
 CANCELLED = 1  # a Response's code when the person said no
 NO_PORTAL_WHY = QT_TRANSLATE_NOOP("PortalGrab", "This desktop offers programs no desktop-wide keys (its portal has "
                                   "no GlobalShortcuts interface: {detail}).")  # translated where said
-_tokens = itertools.count(1)
 
 
 def token() -> str:
-    return f"parley{os.getpid()}_{next(_tokens)}"
+    """A handle token no other program can guess (the portal allows letters, digits and '_')."""
+    return f"parley_{secrets.token_hex(16)}"
 
 
 class PortalGrab(KeyGrab):
@@ -45,11 +46,10 @@ class PortalGrab(KeyGrab):
         super().__init__(parent)
         self.bus = bus
         self.connection = None
-        self.notifier: QSocketNotifier | None = None
+        self.portal = ""  # the portal's unique bus name, from its first reply: the only sender heard
         self.replies: dict[int, Callable] = {}  # serial of a call -> what its reply does
         self.responses: dict[str, Callable] = {}  # request path -> what its Response does
         self.session = ""
-        self.held = False
 
     def grab(self, chord: Chord) -> None:
         self.ungrab()
@@ -69,8 +69,7 @@ class PortalGrab(KeyGrab):
         for rule in (MatchRule(type="signal", interface=REQUEST, member="Response"),
                      MatchRule(type="signal", interface=SHORTCUTS, path=PORTAL_PATH)):
             self.connection.send(new_method_call(message_bus, "AddMatch", "s", (rule.serialise(),)))
-        self.notifier = QSocketNotifier(self.connection.sock.fileno(), QSocketNotifier.Read, self)
-        self.notifier.activated.connect(self._read)
+        self._watch(self.connection.sock.fileno(), self._read)
         self.chord = chord
         self._call("CreateSession", "a{sv}", ({"session_handle_token": ("s", token())},), self._session_created)
 
@@ -95,6 +94,7 @@ class PortalGrab(KeyGrab):
         from jeepney import HeaderFields, MessageType
 
         if message.header.message_type == MessageType.method_return:
+            self.portal = self.portal or message.header.fields.get(HeaderFields.sender, "")
             named = message.body[0] if message.body else request
             if named != request and request in self.responses:
                 self.responses[named] = self.responses.pop(request)
@@ -147,7 +147,8 @@ class PortalGrab(KeyGrab):
                 reply = self.replies.pop(fields.get(HeaderFields.reply_serial), None)
                 if reply is not None:
                     reply(message)
-            elif message.header.message_type == MessageType.signal:
+            elif message.header.message_type == MessageType.signal and self.portal \
+                    and fields.get(HeaderFields.sender) == self.portal:
                 self._signal(fields.get(HeaderFields.path), fields.get(HeaderFields.member), message.body)
 
     def _signal(self, path: str, member: str, body: tuple) -> None:
@@ -158,11 +159,7 @@ class PortalGrab(KeyGrab):
         elif member in ("Activated", "Deactivated") and body[:2] == (self.session, SHORTCUT_ID):
             self._chord_went(member == "Activated")
 
-    def ungrab(self) -> None:
-        if self.notifier is not None:
-            self.notifier.setEnabled(False)
-            self.notifier.deleteLater()
-            self.notifier = None
+    def _disconnect(self) -> None:
         if self.connection is not None:
             if self.session:
                 from jeepney import DBusAddress, new_method_call
@@ -172,9 +169,6 @@ class PortalGrab(KeyGrab):
                                                                      interface=SESSION), "Close"))
             self.connection.close()
             self.connection = None
-        self.session = ""
+        self.session = self.portal = ""
         self.replies.clear()
         self.responses.clear()
-        if self.held:
-            self.held = False
-            self.released.emit()

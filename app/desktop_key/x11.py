@@ -15,7 +15,7 @@ import ctypes
 import ctypes.util
 import itertools
 
-from PySide6.QtCore import QObject, QSocketNotifier
+from PySide6.QtCore import QObject
 
 from app.desktop_key.chord import Chord
 from app.desktop_key.grab import KeyGrab
@@ -95,10 +95,8 @@ class X11Grab(KeyGrab):
         super().__init__(parent)
         self.display_name = display_name
         self.display = None
-        self.notifier: QSocketNotifier | None = None
         self.keycode = 0
         self.masks: list[int] = []
-        self.held = False
 
     def grab(self, chord: Chord) -> None:
         self.ungrab()
@@ -142,8 +140,7 @@ class X11Grab(KeyGrab):
                                                                                                        why=why))
             return
         lib.XkbSetDetectableAutoRepeat(self.display, 1, None)
-        self.notifier = QSocketNotifier(lib.XConnectionNumber(self.display), QSocketNotifier.Read, self)
-        self.notifier.activated.connect(self._read_events)
+        self._watch(lib.XConnectionNumber(self.display), self._read_events)
         self.grabbed.emit()
         self._read_events()  # events Xlib read into its queue during XSync
 
@@ -157,11 +154,7 @@ class X11Grab(KeyGrab):
             if event.type in (KEY_PRESS, KEY_RELEASE):
                 self._chord_went(event.type == KEY_PRESS)
 
-    def ungrab(self) -> None:
-        if self.notifier is not None:
-            self.notifier.setEnabled(False)
-            self.notifier.deleteLater()
-            self.notifier = None
+    def _disconnect(self) -> None:
         if self.display is not None:
             lib = xlib()
             root = lib.XDefaultRootWindow(self.display)
@@ -170,6 +163,3 @@ class X11Grab(KeyGrab):
             lib.XCloseDisplay(self.display)  # also drops the grabs; the ungrab says so explicitly
             self.display = None
         self.masks = []
-        if self.held:
-            self.held = False
-            self.released.emit()

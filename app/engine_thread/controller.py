@@ -12,7 +12,8 @@ events through ``emit``. It owns:
   after a failed frame;
 - conversation files: open (a full file in place, a compact one rebuilt), save (a snapshot taken
   between two frames, written by a thread of its own so the frames go on), audio export;
-- the crash journal of every conversation, and recovery from one;
+- the crash journal of every conversation (``journal``, an
+  ``app.engine_thread.conversation_journal.ConversationJournal``), and recovery from one;
 - captions of what the person says (``captions``, an ``app.engine_thread.caption_feed.CaptionFeed``:
   the caption model beside the conversation model), finished where the conversation pauses, is
   saved while stopped or ends, and started afresh at each conversation's frame count.
@@ -24,7 +25,6 @@ from __future__ import annotations
 
 import logging
 import secrets
-import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -35,15 +35,13 @@ import numpy as np
 import engine
 from app.engine_thread import messages as m
 from app.engine_thread.caption_feed import CaptionFeed, CaptionModelLoaded
-from app.journals.lock import JournalLock
-from app.journals.saved_marker import mark_saved, read_mark, remove_mark
+from app.engine_thread.conversation_journal import ConversationJournal
 
 log = logging.getLogger(__name__)
 
 ModelLoader = Callable[[str, str, str, bool], object]  # (name, device, precision, cuda_graph) -> LoadedModel
 Emit = Callable[[object], None]  # called with an app.engine_thread.messages event, from any thread
 Post = Callable[[object], None]  # queues a command for the engine thread, from any thread
-JOURNAL_RETRY_S = 5.0  # how often a journal that failed to write (a full disk) is started again
 
 
 @dataclass(frozen=True)
@@ -68,7 +66,6 @@ class ConversationController:
         self._load = model_loader
         self._seed = seed
         self._cuda_graph = cuda_graph
-        self._journal_dir = journal_dir
         self._file_writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="parley-save")  # saves, in order
         self.model = None
         self._loaded_as: tuple[str, str, str] | None = None  # (name, device, precision) of self.model
@@ -78,12 +75,7 @@ class ConversationController:
         self.live = False  # the person asked for frames (SetLive); each conversation starts stopped
         self.starts = 0  # counts the times frames were started (the frame pump skips what came before)
         self.save_compact: bool | None = None  # None: the engine's default kind for the model
-        self._recorder = None  # the current conversation's engine FrameRecorder (with its journal)
-        self.journal_path: Path | None = None  # the current conversation's journal
-        self._journal_lock: JournalLock | None = None  # held while journal_path is live
-        self.journal_problem = ""  # why journaling stopped ("" while it runs or there is none)
-        self.journal_retry_s = JOURNAL_RETRY_S
-        self._journal_retry_at = 0.0
+        self.journal = ConversationJournal(journal_dir, emit)
         self.captions = CaptionFeed(emit, post)
         self._handlers = {
             m.LoadModel: self._load_model, m.NewConversation: self._new_conversation,
@@ -134,7 +126,7 @@ class ConversationController:
         worker object itself may outlive its window (PySide keeps its wrapper), never what it held."""
         self._file_writer.shutdown(wait=True)
         self.captions.close()
-        self._end_journal()
+        self.journal.end()
         self.session = self.model = None
 
     # ---- the model ---------------------------------------------------------------------------
@@ -197,14 +189,14 @@ class ConversationController:
 
     def _start(self, persona: engine.Persona | None, fallback: bool = False, with_prompts: bool = True) -> bool:
         """Start a conversation with ``persona``: its sampling and "wait for me", and where the model
-        is PersonaPlex (and ``with_prompts``) its voice and role. With prompts that fail (a voice
+        takes prompts (and ``with_prompts``) its voice and role. With prompts that fail (a voice
         the model lacks, a bad recording) it reports ``ConversationFailed`` and keeps the current
         one. Returns whether it started."""
         if self.model is None:
             return False
         seed = self._seed if self._seed is not None else secrets.randbelow(2**31)
-        personaplex = with_prompts and self.model.info.takes_prompts
-        voice_prompt, text_prompt = persona.applies(personaplex) if persona is not None else (None, None)
+        takes_prompts = with_prompts and self.model.info.takes_prompts
+        voice_prompt, text_prompt = persona.applies(takes_prompts) if persona is not None else (None, None)
         try:
             session = self.model.new_session(
                 sampling=persona.sampling if persona is not None else engine.SamplingConfig(), seed=seed,
@@ -321,11 +313,7 @@ class ConversationController:
         if c.conversation != self.conversation:  # another conversation since: nothing of this one to mark
             self.emit(m.FileDone("saved", c.path))
             return
-        if self.journal_path is not None:
-            try:
-                mark_saved(self.journal_path, c.frames, c.path)
-            except OSError as e:  # the journal stays whole: a crash offers all of it
-                log.warning("could not note the save beside the journal: %s", e)
+        self.journal.note_saved(c.frames, c.path)
         self.emit(m.ConversationSaved(c.path, c.frames))
 
     def _export_audio(self, c: m.ExportAudio) -> None:
@@ -356,7 +344,7 @@ class ConversationController:
         """Make ``session`` the conversation: the previous one's journal is removed (it ended by the
         person's choice) and the new one is journaled when it can be (a conversation restored from a
         full snapshot has no recorded frames to journal from)."""
-        self._end_journal()
+        self.journal.end()
         self.captions.finish(self.session)  # the ended one's last words (a save before End holds them)
         self.session = session
         self.conversation += 1
@@ -364,85 +352,15 @@ class ConversationController:
         self._set_live(m.SetLive(False))  # it runs when the person talks or presses Start
         self.captions.start(session)
         self._use_threads_for(session)
-        if self._journal_dir is None:
-            return
-        if session.frames and not engine.can_save_compact(session):
-            self._say_journal_problem("")  # none to protect: not a stopped one
-            return
-        self._start_journal(session)
+        self.journal.follow(session)
 
-    def _start_journal(self, session) -> None:
-        """Journal ``session`` (every frame it recorded first) under a new name and lock. When that
-        fails (a full disk) ``JournalState`` says crash protection stopped, the frames are recorded
-        in memory meanwhile, and ``check_journal`` tries again; the journal it replaces goes."""
-        path = self._journal_dir / f"conversation-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}.journal"
-        lock = None
-        try:
-            lock = JournalLock.try_acquire(path)
-            if lock is None:
-                raise OSError(f"{path.name} is locked by another window")
-            recorder = engine.record_frames(session, path)
-        except (OSError, ValueError) as e:
-            if lock is not None:
-                path.unlink(missing_ok=True)  # what a failed start wrote
-                lock.release()
-            if self._recorder is None:  # recorded in memory: a journal started later holds these frames
-                self._recorder = engine.record_frames(session)
-            self._journal_stopped(f"no crash journal for this conversation: {getattr(e, 'strerror', None) or e}")
-            return
-        old, old_path, old_lock = self._recorder, self.journal_path, self._journal_lock
-        self._recorder, self.journal_path, self._journal_lock = recorder, path, lock
-        if old is not None:  # the one that failed: the new journal holds all of it
-            close_recorder(old, old_path)
-        if old_path is not None:
-            if (mark := read_mark(old_path)) is not None:
-                mark_saved(path, mark.frames, mark.file)
-            remove_mark(old_path)
-        if old_lock is not None:
-            old_lock.release()
-        self._say_journal_problem("")
-
-    def _journal_stopped(self, why: str) -> None:
-        self._journal_retry_at = time.monotonic() + self.journal_retry_s
-        self._say_journal_problem(why)
-
-    def _say_journal_problem(self, why: str) -> None:
-        if why != self.journal_problem:
-            log.log(logging.ERROR if why else logging.INFO, "%s", why or "crash protection resumed")
-            self.journal_problem = why
-            self.emit(m.JournalState(why))
+    @property
+    def journal_path(self) -> Path | None:
+        return self.journal.path
 
     def check_journal(self) -> None:
         """After frames: a journal write that failed is said; a stopped journal is retried."""
-        if self._journal_dir is None:
-            return
-        if self.journal_problem:
-            if time.monotonic() >= self._journal_retry_at and self.session is not None:
-                self._start_journal(self.session)
-            return
-        writer = getattr(self._recorder, "journal", None)
-        if writer is not None and writer.error:
-            self._journal_stopped(writer.error)
-
-    def _end_journal(self) -> None:
-        if self._recorder is not None:
-            close_recorder(self._recorder, self.journal_path)
-        if self.journal_path is not None:
-            remove_mark(self.journal_path)
-        if self._journal_lock is not None:
-            self._journal_lock.release()
-        self._recorder, self.journal_path, self._journal_lock = None, None, None
-
-
-def close_recorder(recorder, journal: Path | None) -> None:
-    """Close a conversation's recorder and remove its journal, also when the journal's last write
-    fails on closing (a full disk: the file's buffer cannot be flushed)."""
-    try:
-        recorder.close(remove=True)
-    except OSError as e:
-        log.warning("the journal %s failed on closing: %s", journal, e)
-        if journal is not None:
-            journal.unlink(missing_ok=True)
+        self.journal.check(self.session)
 
 
 def write_stereo_wav(path: str, left: np.ndarray, right: np.ndarray) -> None:

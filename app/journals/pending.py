@@ -81,7 +81,7 @@ def pending_journals(folder: Path, paths: list[Path] | None = None) -> list[Pend
         if lock is None:
             continue  # another window's live conversation
         try:
-            frames = engine.read_journal(path).frames
+            frames = engine.scan_journal(path).frames
         except Exception as e:  # noqa: BLE001 - whatever one file raises (OverflowError...) is its damage
             log.warning("journal %s cannot be recovered: %s", path, e)
             unreadable.append((st.st_mtime, PendingJournal(path, 0, lock, str(e) or type(e).__name__)))

@@ -23,7 +23,13 @@ from pathlib import Path
 
 from app.i18n import translate
 from app.paths import folder_problem
-from engine import ConversationFileError, ConversationSummary, read_conversation_info, read_conversation_summary
+from engine import (
+    INVISIBLE_CHARACTERS,
+    ConversationFileError,
+    ConversationSummary,
+    read_conversation_info,
+    read_conversation_summary,
+)
 
 SUFFIX = ".parley"
 TITLE_WORDS = 8
@@ -77,8 +83,12 @@ def _name_text(text: str) -> str:
 def printable(text: str) -> str:
     """``text`` as a terminal may show it (``_name_text``), its control characters (C0, DEL, C1: an
     escape sequence in a title would set the terminal's title or worse), tabs and newlines included,
-    as ``\\xNN``."""
-    return "".join(f"\\x{ord(c):02x}" if ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0 else c for c in _name_text(text))
+    as ``\\xNN``, and the marks that reorder text (an RLO shows "gpj.exe" as "exe.jpg") as ``\\uNNNN``."""
+    return "".join(_escaped(c) if INVISIBLE_CHARACTERS.match(c) else c for c in _name_text(text))
+
+
+def _escaped(c: str) -> str:
+    return f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}"
 
 
 FileKey = tuple[int, int]  # (size, mtime_ns): an entry is read again when its file's key changes

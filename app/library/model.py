@@ -39,6 +39,7 @@ from app.library.listing import (
     transcript_text,
 )
 from app.library.snippet import snippet_around
+from app.widgets.plain_text import as_written
 
 EntryRole = Qt.UserRole + 1
 CurrentRole = Qt.UserRole + 2  # the row is the conversation open in the window
@@ -158,7 +159,7 @@ class LibraryModel(QAbstractListModel):
                 return self.tr("{title} (open now)").format(title=entry.title)
             return entry.title
         if role == Qt.ToolTipRole:
-            return str(entry.path) + (f"\n{entry.error}" if entry.error else "")
+            return as_written(str(entry.path) + (f"\n{entry.error}" if entry.error else ""))
         return None
 
     def set_current(self, path: str | Path | None) -> None:

@@ -28,6 +28,7 @@ from app.i18n import date_time_text, duration_text, size_text, translate
 from app.library.listing import ConversationEntry
 from app.library.model import CurrentRole, EntryRole, LibraryFilter, LibraryModel, SnippetRole
 from app.widgets.colours import scheme_for
+from app.widgets.plain_text import PlainLabel, as_written
 
 ROW_PADDING = 6
 CURRENT_BAR = 4  # px: the mark on the edge of the open conversation's row
@@ -108,7 +109,7 @@ class LibraryPanel(QWidget):
         self.list.setAccessibleName(self.tr("saved conversations"))
         self.list.activated.connect(self._activated)  # double click or Enter
         layout.addWidget(self.list, 1)
-        self.empty_label = QLabel()
+        self.empty_label = PlainLabel()
         self.empty_label.setWordWrap(True)
         layout.addWidget(self.empty_label)
         buttons = QGridLayout()  # two by two: the column stays narrow enough for a small screen
@@ -219,7 +220,7 @@ class LibraryPanel(QWidget):
     def rename(self, entry: ConversationEntry, name: str) -> bool:
         problem = self._on_row_of(entry, lambda row: self.library.rename(row, name))
         if problem:
-            QMessageBox.warning(self, self.tr("Rename conversation"), problem)
+            QMessageBox.warning(self, self.tr("Rename conversation"), as_written(problem))
         return problem is None
 
     def _on_row_of(self, entry: ConversationEntry, action) -> str | None:
@@ -234,9 +235,9 @@ class LibraryPanel(QWidget):
         if entry is None:
             return
         answer = QMessageBox.question(self, self.tr("Delete conversation"),
-                                      self.tr("Move “{title}” to the trash?").format(title=entry.title),
+                                      as_written(self.tr("Move “{title}” to the trash?").format(title=entry.title)),
                                       QMessageBox.Yes | QMessageBox.Cancel, QMessageBox.Cancel)
         if answer == QMessageBox.Yes:
             problem = self._on_row_of(entry, self.library.move_to_trash)
             if problem:
-                QMessageBox.warning(self, self.tr("Delete conversation"), problem)
+                QMessageBox.warning(self, self.tr("Delete conversation"), as_written(problem))

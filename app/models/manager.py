@@ -3,9 +3,6 @@ and move a preset to a newer commit of its hub repository when (only when) the p
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
-
 from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QFont
 from PySide6.QtWidgets import (
@@ -27,9 +24,20 @@ import engine
 from app.i18n import number_text, translate
 from app.models.device_report import cuda_unavailable_reason
 from app.models.download import ModelDownload
-from app.models.pair_fit import captions_line, least_gpu_gb, partners, shape
+from app.models.pair_fit import captions_line, least_gpu_gb, partners
+from app.models.preset_notes import (
+    auto_precision,
+    cuda_build,
+    fit_badge,
+    free_disk_gb,
+    gpu_memory,
+    one_line,
+    revision_note,
+    this_gpu,
+)
 from app.settings import AppSettings
-from engine.files.model_revisions import short
+from app.widgets.plain_text import PlainLabel, as_written, escaped
+from engine import short_revision
 
 DEVICES = ("auto", "cpu", "cuda")
 PRECISIONS = tuple(p.value for p in engine.Precision)
@@ -38,107 +46,6 @@ COLUMNS = (QT_TRANSLATE_NOOP("ModelManager", "Model"), QT_TRANSLATE_NOOP("ModelM
            QT_TRANSLATE_NOOP("ModelManager", "With captions"), QT_TRANSLATE_NOOP("ModelManager", "On this machine"),
            QT_TRANSLATE_NOOP("ModelManager", "Licence"))
 ELIDED_COLUMN_PX = 150
-# The package with CUDA's torch (README: Requirements).
-CUDA_VARIANT = QT_TRANSLATE_NOOP("ModelManager", "Parley's CUDA variant")
-RUNS_HERE = QT_TRANSLATE_NOOP("ModelManager", "runs here")  # the badges of a model that can run here
-FITS_GPU = QT_TRANSLATE_NOOP("ModelManager", "fits this GPU")
-
-
-def this_gpu() -> str:
-    """The GPU a real model would run on here, or why there is none: said beside each real
-    model's memory need, before a download of 15 GB."""
-    reason = cuda_unavailable_reason()
-    if reason is not None:
-        return translate("ModelManager", "This computer has no GPU these models can use ({reason}); here they "
-                         "would not run in real time.").format(reason=reason)
-    import torch
-
-    props = torch.cuda.get_device_properties(0)
-    return translate("ModelManager", "This computer's GPU: {name}, {gb} GB.").format(
-        name=props.name, gb=number_text(props.total_memory / 1e9, 1))
-
-
-def one_line(preset: engine.Preset) -> str:
-    """What the model is, in the table's few words: its description up to the first ';'."""
-    return preset.description.split(";", 1)[0]
-
-
-def fit_badge(preset: engine.Preset, cuda_problem: str | None, cuda_build: bool, fits_gpu: bool | None,
-              need_gb: int | None) -> str:
-    """Whether ``preset`` runs on this machine, in a few words: ``cuda_problem`` is why no GPU can
-    be used here (None: one can), ``cuda_build`` whether this torch has CUDA at all, ``fits_gpu``
-    whether ``auto`` finds a precision that fits the GPU's memory (None without a GPU), ``need_gb``
-    the GPU memory it needs at the least (``pair_fit.least_gpu_gb``; None: not known before its download)."""
-    if preset.repo is None:
-        return translate("ModelManager", RUNS_HERE)
-    if need_gb is None:
-        return translate("ModelManager", "needs an NVIDIA GPU (its memory need is known once downloaded)")
-    if not cuda_build:
-        return translate("ModelManager", "needs an NVIDIA GPU with {gb} GB and {variant}").format(
-            gb=need_gb, variant=translate("ModelManager", CUDA_VARIANT))
-    if cuda_problem is not None:
-        return translate("ModelManager", "needs an NVIDIA GPU with {gb} GB").format(gb=need_gb)
-    return translate("ModelManager", FITS_GPU) if fits_gpu else translate(
-        "ModelManager", "too big for this GPU: needs {gb} GB").format(gb=need_gb)
-
-
-def gpu_memory():
-    """GPU 0's memory now, with what was measured on it (``engine.runtime.gpu_memory.Gpu``); call
-    only where ``cuda_unavailable_reason()`` is None."""
-    import torch
-
-    from engine.runtime.gpu_memory import Gpu
-
-    return Gpu.of(torch.device("cuda", 0))
-
-
-def cuda_build() -> bool:
-    """Whether this torch was built with CUDA (the CPU package's is not)."""
-    import torch
-
-    return bool(torch.version.cuda)
-
-
-def free_disk_gb(folder) -> float:
-    """Free space on the disk that holds ``folder`` (or would: its nearest existing parent)."""
-    path = Path(folder)
-    while not path.exists() and path != path.parent:
-        path = path.parent
-    return shutil.disk_usage(path).free / 1e9
-
-
-def auto_precision(preset: engine.Preset, gpu) -> str:
-    """Which precision ``auto`` loads ``preset`` in on ``gpu`` (an ``engine.runtime.gpu_memory.Gpu``),
-    and why; or why it does not fit."""
-    from engine.runtime.gpu_memory import choose_precision
-
-    model = shape(preset.name)
-    if model is None:
-        return translate("ModelManager", "needs an NVIDIA GPU (its memory need is known once downloaded)")
-    try:
-        return translate("ModelManager", "Precision auto here: {reason}").format(
-            reason=choose_precision(preset.name, model.config, gpu).reason)
-    except engine.ModelError as e:
-        return str(e)
-
-
-def revision_note(preset: engine.Preset, in_use: str | None, offered: str | None) -> str:
-    """Which commit of its repository a preset is used at, and the one offered instead, if any."""
-    if in_use is None:
-        return translate("ModelManager", "Parley was not tested with a particular commit of {repo}: it will keep "
-                         "to the commit of its first download here.").format(repo=preset.repo)
-    if in_use == preset.revision:
-        note = translate("ModelManager", "Revision {revision} of {repo} (the one Parley was tested with).")
-    elif preset.pinned_on_first_download:
-        note = translate("ModelManager", "Revision {revision} of {repo} (the one first downloaded here).")
-    else:
-        note = translate("ModelManager", "Revision {revision} of {repo} (chosen here by an update).")
-    note = note.format(revision=short(in_use), repo=preset.repo)
-    if offered is not None:
-        note += " " + translate("ModelManager", "Revision {revision} is offered: 'Update to {revision}' switches to "
-                                "it.").format(revision=short(offered))
-    return note
-
 
 class ModelManagerDialog(QDialog):
     model_chosen = Signal(str, str, str)  # preset name, device, precision
@@ -152,8 +59,8 @@ class ModelManagerDialog(QDialog):
         self.presets = {**engine.PRESETS, **engine.CAPTION_PRESETS}  # the caption models' rows last
         self.download: ModelDownload | None = None
         self.offered: dict[str, str] = {}  # preset -> a commit other than the one in use, found when asked
-        self.gpu = this_gpu()
         self.cuda_problem = cuda_unavailable_reason()
+        self.gpu = this_gpu(self.cuda_problem)
         # The GPU's memory, for what auto would choose and whether captions fit beside (None: no GPU here).
         self.cuda = gpu_memory() if self.cuda_problem is None else None
         self.setWindowTitle(self.tr("Models"))
@@ -190,7 +97,7 @@ class ModelManagerDialog(QDialog):
         progress_row = QHBoxLayout()
         self.progress = QProgressBar()
         self.progress.setFormat("%p%")
-        self.progress_label = QLabel()
+        self.progress_label = PlainLabel()
         self.cancel_button = QPushButton(self.tr("Cancel download"))
         self.cancel_button.clicked.connect(self.cancel_download)
         progress_row.addWidget(self.progress, 1)
@@ -201,8 +108,9 @@ class ModelManagerDialog(QDialog):
 
         options = QHBoxLayout()
         self.device_combo = QComboBox()
-        self.device_combo.addItems(DEVICES)
-        self.device_combo.setCurrentText(settings.device if settings.device in DEVICES else "auto")
+        devices = DEVICES if cuda_build() else tuple(d for d in DEVICES if d != "cuda")  # none this torch lacks
+        self.device_combo.addItems(devices)
+        self.device_combo.setCurrentText(settings.device if settings.device in devices else "auto")
         self.precision_combo = QComboBox()
         self.precision_combo.addItems(PRECISIONS)
         self.precision_combo.setToolTip(self.tr("auto: the heaviest precision that fits in the GPU's free memory "
@@ -224,10 +132,11 @@ class ModelManagerDialog(QDialog):
         self.update_button = QPushButton(self.tr("Check for update"))
         self.update_button.clicked.connect(self.update_clicked)
         self.use_button = QPushButton(self.tr("Use this model"))
-        self.use_button.setDefault(True)
         self.use_button.clicked.connect(self._use)
         close = QPushButton(self.tr("Close"))
         close.clicked.connect(self.reject)
+        for button in (self.folder_button, self.download_button, self.update_button, self.use_button, close):
+            button.setAutoDefault(False)  # Enter presses Use, and only on a model that runs here
         buttons.addWidget(self.folder_button)
         buttons.addStretch(1)
         buttons.addWidget(self.update_button)
@@ -242,7 +151,7 @@ class ModelManagerDialog(QDialog):
         self.refresh()
         names = list(self.presets)
         self.table.selectRow(names.index(settings.model) if settings.model in names else 0)
-        self.table.setFocus()  # the arrows choose a model at once; Enter uses it (the default button)
+        self.table.setFocus()  # the arrows choose a model at once; Enter uses one that runs here (the default button)
 
     # -- table -------------------------------------------------------------------------------
     def refresh(self) -> None:
@@ -260,7 +169,7 @@ class ModelManagerDialog(QDialog):
                 self.offered.setdefault(name, status.other_revision)
             if status is not None and self.offered.get(name) == status.revision:
                 self.offered.pop(name, None)  # moved there
-            if name == "demo" and status is not None and not status.present:
+            if preset.repo is None and status is not None and not status.present:  # a demo: built here
                 where = self.tr("built on first use (about a minute)")
             here = self.badge(preset)
             captions = "" if name in engine.CAPTION_PRESETS else captions_line(preset, self.cuda)
@@ -269,7 +178,7 @@ class ModelManagerDialog(QDialog):
                      preset.terms_short)
             for column, text in enumerate(cells):
                 item = QTableWidgetItem(text)
-                item.setToolTip(text)
+                item.setToolTip(as_written(text))
                 if name == self.in_use:  # the model the window runs now stands out
                     font = QFont(item.font())
                     font.setBold(True)
@@ -281,12 +190,18 @@ class ModelManagerDialog(QDialog):
         """``fit_badge`` for this machine (what ``auto`` chooses is asked only where there is a GPU)."""
         if preset.repo is None:
             return fit_badge(preset, self.cuda_problem, cuda_build(), None, 0)
-        fits = None
-        if self.cuda is not None and preset.name in engine.CAPTION_PRESETS:
-            fits = least_gpu_gb(preset.name) <= self.cuda.free_gb
-        elif self.cuda is not None:
-            fits = not auto_precision(preset, self.cuda).startswith(f"{preset.name} does not fit")
-        return fit_badge(preset, self.cuda_problem, cuda_build(), fits, least_gpu_gb(preset.name))
+        return fit_badge(preset, self.cuda_problem, cuda_build(), self.fits_gpu(preset), least_gpu_gb(preset.name))
+
+    def fits_gpu(self, preset: engine.Preset) -> bool | None:
+        """Whether ``auto`` finds a precision that fits this GPU's memory (None: no GPU here)."""
+        if self.cuda is None:
+            return None
+        if preset.name in engine.CAPTION_PRESETS:
+            return least_gpu_gb(preset.name) <= self.cuda.free_gb
+        return not auto_precision(preset, self.cuda).startswith(f"{preset.name} does not fit")
+
+    def runs_here(self, preset: engine.Preset) -> bool:
+        return preset.repo is None or bool(self.fits_gpu(preset))
 
     def selected_name(self) -> str:
         rows = self.table.selectionModel().selectedRows()
@@ -299,7 +214,7 @@ class ModelManagerDialog(QDialog):
         captions = name in engine.CAPTION_PRESETS
         text = preset.description
         if preset.repo is not None:  # a real model: it needs a GPU
-            text += f"<br>{preset.memory_text} {self.gpu}"
+            text += f"<br>{preset.memory_text} {escaped(self.gpu)}"
             if self.cuda is not None and not captions:
                 text += f"<br>{auto_precision(preset, self.cuda)}"
             if not captions:  # each caption model that may run beside it (the demo's: its row says it)
@@ -319,15 +234,16 @@ class ModelManagerDialog(QDialog):
             text += "<br>" + self.tr("Source: <a href='{page}'>{page}</a> · licence {licence}").format(
                 page=preset.page, licence=preset.licence)
         if status is not None and preset.repo is not None:
-            text += f"<br>{revision_note(preset, status.revision, self.offered.get(name))}"
+            text += f"<br>{escaped(revision_note(preset, status.revision, self.offered.get(name)))}"
         self.description.setText(text)
         downloadable = preset.repo is not None and not (status and status.present)
         self.download_button.setEnabled(downloadable and self.download is None)
         offered = self.offered.get(name)
-        self.update_button.setText(self.tr("Update to {revision}").format(revision=short(offered)) if offered
+        self.update_button.setText(self.tr("Update to {revision}").format(revision=short_revision(offered)) if offered
                                    else self.tr("Check for update"))
         self.update_button.setEnabled(preset.repo is not None and self.download is None)
         self.use_button.setEnabled(not captions)
+        self.use_button.setDefault(not captions and self.runs_here(preset))
 
     # -- actions -----------------------------------------------------------------------------
     def open_folder(self) -> None:
@@ -348,7 +264,7 @@ class ModelManagerDialog(QDialog):
         cache = engine.hub_cache_dir()
         free = free_disk_gb(cache)
         here = self.badge(preset)
-        runs = here in (translate("ModelManager", RUNS_HERE), translate("ModelManager", FITS_GPU))
+        runs = self.runs_here(preset)
         room = free >= preset.approx_gb
         text = (self.tr("{name} is about {gb} GB. The disk that holds {folder} has {free} GB free.").format(
                     name=name, gb=number_text(preset.approx_gb, 1), folder=cache, free=number_text(free, 1))
@@ -380,7 +296,7 @@ class ModelManagerDialog(QDialog):
             self._start(ModelDownload(name, check=True), self.tr("Asking the hub about {name}...").format(name=name))
         else:
             self._start(ModelDownload(name, revision=offered),
-                        self.tr("Updating {name} to {revision}...").format(name=name, revision=short(offered)))
+                        self.tr("Updating {name} to {revision}...").format(name=name, revision=short_revision(offered)))
 
     def _start(self, task: ModelDownload, label: str) -> None:
         self.download = task
@@ -422,13 +338,14 @@ class ModelManagerDialog(QDialog):
         in_use = status.revision if status is not None else self.presets[name].revision
         if latest == in_use:
             self._finish_download(self.tr("{name} is up to date: the hub's main is at {revision}, the revision in "
-                                          "use.").format(name=name, revision=short(latest)))
+                                          "use.").format(name=name, revision=short_revision(latest)))
             return
         self.offered[name] = latest
         self._finish_download(self.tr("The hub has another revision of {name}: {revision} (in use: {in_use}). "
                                       "'Update to {revision}' downloads it (files that did not change are not "
                                       "downloaded again); until then nothing changes.").format(
-            name=name, revision=short(latest), in_use=short(in_use) if in_use else self.tr("none yet")))
+            name=name, revision=short_revision(latest),
+            in_use=short_revision(in_use) if in_use else self.tr("none yet")))
 
     def _finish_download(self, message: str, cancelled: bool = False) -> None:
         if not cancelled:

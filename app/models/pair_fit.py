@@ -1,7 +1,7 @@
 """What the model manager says of memory, widget-free: each model's least need on a GPU and whether
 captions fit beside a conversation model on this machine (the dialog renders these texts).
 
-Every figure is ``engine.runtime.pair_memory``'s, the rule the loader follows
+Every figure is the engine's memory plan's, the rule the loader follows
 (``engine.load_with_captions``): what the manager offers is what will load.
 """
 
@@ -14,7 +14,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP
 
 import engine
 from app.i18n import number_text, translate
-from engine.runtime.pair_memory import ANY_GPU, HostMemory, Memory, ModelShape, need, plan_pair
+from engine import ANY_GPU, HostMemory, ModelShape, memory_need, plan_pair
 
 NOT_KNOWN_YET = QT_TRANSLATE_NOOP("ModelManager", "known once downloaded")
 
@@ -35,7 +35,7 @@ def least_gpu_gb(name: str) -> int | None:
     model = shape(name)
     if model is None:
         return None
-    return math.ceil(need(model, "int8", captions=name in engine.CAPTION_PRESETS).gb)
+    return math.ceil(memory_need(model, "int8", captions=name in engine.CAPTION_PRESETS).gb)
 
 
 def partners(preset: engine.Preset) -> list[str]:
@@ -45,7 +45,7 @@ def partners(preset: engine.Preset) -> list[str]:
     return [p.name for p in sorted(fitting, key=lambda p: p.approx_gb)]
 
 
-def captions_line(preset: engine.Preset, gpu: Memory | None, partner: str | None = None) -> str:
+def captions_line(preset: engine.Preset, gpu: engine.Gpu | None, partner: str | None = None) -> str:
     """Whether captions by ``partner`` (None: the lightest of ``partners``) fit beside the
     conversation model ``preset`` here: on ``gpu`` (None: no GPU can be used here; the demo runs in
     this computer's memory), in the table's few words."""

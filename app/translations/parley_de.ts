@@ -2,6 +2,45 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="de_DE">
 <context>
+    <name>AudioIO</name>
+    <message>
+        <source>The audio device stopped responding; reconnecting...</source>
+        <translation>Das Audiogerät reagiert nicht mehr; Verbindung wird wiederhergestellt...</translation>
+    </message>
+    <message>
+        <source>Audio error: {problem}</source>
+        <translation>Audiofehler: {problem}</translation>
+    </message>
+    <message>
+        <source>Opening audio devices...</source>
+        <translation>Audiogeräte werden geöffnet...</translation>
+    </message>
+    <message>
+        <source>No audio device: {problem}</source>
+        <translation>Kein Audiogerät: {problem}</translation>
+    </message>
+    <message>
+        <source>Audio device reconnected.</source>
+        <translation>Audiogerät wieder verbunden.</translation>
+    </message>
+    <message>
+        <source>the microphone {name} is not available</source>
+        <translation>das Mikrofon {name} ist nicht verfügbar</translation>
+    </message>
+    <message>
+        <source>the speaker {name} is not available</source>
+        <translation>der Lautsprecher {name} ist nicht verfügbar</translation>
+    </message>
+    <message>
+        <source>there is no default microphone</source>
+        <translation>es gibt kein Standardmikrofon</translation>
+    </message>
+    <message>
+        <source>there is no default speaker</source>
+        <translation>es gibt keinen Standardlautsprecher</translation>
+    </message>
+</context>
+<context>
     <name>AudioMenu</name>
     <message>
         <source>&amp;Echo cancellation</source>
@@ -372,6 +411,25 @@
     </message>
 </context>
 <context>
+    <name>EngineTexts</name>
+    <message>
+        <source>(untrained, babbles)</source>
+        <translation>(untrainiert, plappert)</translation>
+    </message>
+    <message>
+        <source>General assistant</source>
+        <translation>Allgemeiner Assistent</translation>
+    </message>
+    <message>
+        <source>Language partner</source>
+        <translation>Sprachpartner</translation>
+    </message>
+    <message>
+        <source>Casual chat</source>
+        <translation>Lockeres Gespräch</translation>
+    </message>
+</context>
+<context>
     <name>FileKindMenu</name>
     <message>
         <source>&amp;Automatic</source>
@@ -398,7 +456,7 @@
         <translation>Öffnet sofort; ein 7B-Gespräch kann Gigabytes belegen.</translation>
     </message>
     <message>
-        <source>Conversation &amp;files</source>
+        <source>Conversation fi&amp;les</source>
         <translation>Gesprächs&amp;dateien</translation>
     </message>
 </context>
@@ -530,7 +588,7 @@
 <context>
     <name>LanguageMenu</name>
     <message>
-        <source>&amp;Language</source>
+        <source>Lan&amp;guage</source>
         <translation>&amp;Sprache</translation>
     </message>
     <message>
@@ -741,6 +799,10 @@
         <translation>Das vorherige Modell ({name}) erneut laden?</translation>
     </message>
     <message>
+        <source>Version {version}</source>
+        <translation>Version {version}</translation>
+    </message>
+    <message>
         <source>Opening the conversation (rebuilding it from its file)...</source>
         <translation>Das Gespräch wird geöffnet (aus seiner Datei neu aufgebaut)...</translation>
     </message>
@@ -755,6 +817,10 @@
     <message>
         <source>Open conversation</source>
         <translation>Gespräch öffnen</translation>
+    </message>
+    <message>
+        <source>“{title}” was saved with another copy of the model {model}, whose weights differ from the loaded one&apos;s (built or downloaded elsewhere), so Parley cannot continue it here.</source>
+        <translation>„{title}“ wurde mit einer anderen Kopie des Modells {model} gespeichert, deren Gewichte sich von denen des geladenen Modells unterscheiden (anderswo erstellt oder heruntergeladen); Parley kann sie hier nicht fortsetzen.</translation>
     </message>
     <message>
         <source>“{title}” was saved with the model {model}, which is not on this machine (the loaded model is {loaded}). Parley does not fetch or load a model a file names: load that model yourself, then open the conversation again.</source>
@@ -872,7 +938,7 @@
     </message>
     <message>
         <source>Export a&amp;udio...</source>
-        <translation>A&amp;udio exportieren...</translation>
+        <translation>Audio e&amp;xportieren...</translation>
     </message>
     <message>
         <source>Open conversations &amp;folder</source>
@@ -880,7 +946,7 @@
     </message>
     <message>
         <source>&amp;Quit</source>
-        <translation>&amp;Beenden</translation>
+        <translation>B&amp;eenden</translation>
     </message>
     <message>
         <source>&amp;Model</source>
@@ -912,7 +978,7 @@
     </message>
     <message>
         <source>&amp;Audio</source>
-        <translation>&amp;Audio</translation>
+        <translation>A&amp;udio</translation>
     </message>
     <message>
         <source>&amp;Refresh devices</source>
@@ -2193,7 +2259,7 @@ Delete {journal}? &apos;Keep&apos; leaves it there and asks again at the next st
     </message>
     <message>
         <source>&amp;Quit</source>
-        <translation>&amp;Beenden</translation>
+        <translation>B&amp;eenden</translation>
     </message>
     <message>
         <source>&amp;Keep running in the tray when the window is closed</source>

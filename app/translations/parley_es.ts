@@ -2,6 +2,45 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="es_ES">
 <context>
+    <name>AudioIO</name>
+    <message>
+        <source>The audio device stopped responding; reconnecting...</source>
+        <translation>El dispositivo de audio dejó de responder; reconectando...</translation>
+    </message>
+    <message>
+        <source>Audio error: {problem}</source>
+        <translation>Error de audio: {problem}</translation>
+    </message>
+    <message>
+        <source>Opening audio devices...</source>
+        <translation>Abriendo los dispositivos de audio...</translation>
+    </message>
+    <message>
+        <source>No audio device: {problem}</source>
+        <translation>Ningún dispositivo de audio: {problem}</translation>
+    </message>
+    <message>
+        <source>Audio device reconnected.</source>
+        <translation>Dispositivo de audio reconectado.</translation>
+    </message>
+    <message>
+        <source>the microphone {name} is not available</source>
+        <translation>el micrófono {name} no está disponible</translation>
+    </message>
+    <message>
+        <source>the speaker {name} is not available</source>
+        <translation>el altavoz {name} no está disponible</translation>
+    </message>
+    <message>
+        <source>there is no default microphone</source>
+        <translation>no hay micrófono predeterminado</translation>
+    </message>
+    <message>
+        <source>there is no default speaker</source>
+        <translation>no hay altavoz predeterminado</translation>
+    </message>
+</context>
+<context>
     <name>AudioMenu</name>
     <message>
         <source>&amp;Echo cancellation</source>
@@ -372,6 +411,25 @@
     </message>
 </context>
 <context>
+    <name>EngineTexts</name>
+    <message>
+        <source>(untrained, babbles)</source>
+        <translation>(sin entrenar, balbucea)</translation>
+    </message>
+    <message>
+        <source>General assistant</source>
+        <translation>Asistente general</translation>
+    </message>
+    <message>
+        <source>Language partner</source>
+        <translation>Compañero de idiomas</translation>
+    </message>
+    <message>
+        <source>Casual chat</source>
+        <translation>Charla informal</translation>
+    </message>
+</context>
+<context>
     <name>FileKindMenu</name>
     <message>
         <source>&amp;Automatic</source>
@@ -398,8 +456,8 @@
         <translation>Se abre al instante; una conversación 7B puede ocupar gigabytes.</translation>
     </message>
     <message>
-        <source>Conversation &amp;files</source>
-        <translation>&amp;Archivos de conversación</translation>
+        <source>Conversation fi&amp;les</source>
+        <translation>Archivos de con&amp;versación</translation>
     </message>
 </context>
 <context>
@@ -530,7 +588,7 @@
 <context>
     <name>LanguageMenu</name>
     <message>
-        <source>&amp;Language</source>
+        <source>Lan&amp;guage</source>
         <translation>&amp;Idioma</translation>
     </message>
     <message>
@@ -741,6 +799,10 @@
         <translation>¿Cargar de nuevo el modelo anterior ({name})?</translation>
     </message>
     <message>
+        <source>Version {version}</source>
+        <translation>Versión {version}</translation>
+    </message>
+    <message>
         <source>Opening the conversation (rebuilding it from its file)...</source>
         <translation>Abriendo la conversación (reconstruyéndola a partir de su archivo)...</translation>
     </message>
@@ -755,6 +817,10 @@
     <message>
         <source>Open conversation</source>
         <translation>Abrir conversación</translation>
+    </message>
+    <message>
+        <source>“{title}” was saved with another copy of the model {model}, whose weights differ from the loaded one&apos;s (built or downloaded elsewhere), so Parley cannot continue it here.</source>
+        <translation>«{title}» se guardó con otra copia del modelo {model}, cuyos pesos difieren de los del modelo cargado (creada o descargada en otro lugar), así que Parley no puede continuarla aquí.</translation>
     </message>
     <message>
         <source>“{title}” was saved with the model {model}, which is not on this machine (the loaded model is {loaded}). Parley does not fetch or load a model a file names: load that model yourself, then open the conversation again.</source>
@@ -868,7 +934,7 @@
     </message>
     <message>
         <source>Export &amp;transcript...</source>
-        <translation>Exportar &amp;transcripción...</translation>
+        <translation>Exportar transcr&amp;ipción...</translation>
     </message>
     <message>
         <source>Export a&amp;udio...</source>
@@ -876,7 +942,7 @@
     </message>
     <message>
         <source>Open conversations &amp;folder</source>
-        <translation>Abrir la &amp;carpeta de conversaciones</translation>
+        <translation>Abrir la car&amp;peta de conversaciones</translation>
     </message>
     <message>
         <source>&amp;Quit</source>
@@ -912,7 +978,7 @@
     </message>
     <message>
         <source>&amp;Audio</source>
-        <translation>&amp;Audio</translation>
+        <translation>Au&amp;dio</translation>
     </message>
     <message>
         <source>&amp;Refresh devices</source>
@@ -2197,7 +2263,7 @@ Delete {journal}? &apos;Keep&apos; leaves it there and asks again at the next st
     </message>
     <message>
         <source>&amp;Keep running in the tray when the window is closed</source>
-        <translation>&amp;Seguir en la bandeja del sistema al cerrar la ventana</translation>
+        <translation>Se&amp;guir en la bandeja del sistema al cerrar la ventana</translation>
     </message>
     <message>
         <source>Closing the window leaves Parley in the tray.</source>

@@ -2,10 +2,49 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="fr_FR">
 <context>
+    <name>AudioIO</name>
+    <message>
+        <source>The audio device stopped responding; reconnecting...</source>
+        <translation>Le périphérique audio ne répond plus ; reconnexion...</translation>
+    </message>
+    <message>
+        <source>Audio error: {problem}</source>
+        <translation>Erreur audio : {problem}</translation>
+    </message>
+    <message>
+        <source>Opening audio devices...</source>
+        <translation>Ouverture des périphériques audio...</translation>
+    </message>
+    <message>
+        <source>No audio device: {problem}</source>
+        <translation>Aucun périphérique audio : {problem}</translation>
+    </message>
+    <message>
+        <source>Audio device reconnected.</source>
+        <translation>Périphérique audio reconnecté.</translation>
+    </message>
+    <message>
+        <source>the microphone {name} is not available</source>
+        <translation>le micro {name} n&apos;est pas disponible</translation>
+    </message>
+    <message>
+        <source>the speaker {name} is not available</source>
+        <translation>le haut-parleur {name} n&apos;est pas disponible</translation>
+    </message>
+    <message>
+        <source>there is no default microphone</source>
+        <translation>il n&apos;y a pas de micro par défaut</translation>
+    </message>
+    <message>
+        <source>there is no default speaker</source>
+        <translation>il n&apos;y a pas de haut-parleur par défaut</translation>
+    </message>
+</context>
+<context>
     <name>AudioMenu</name>
     <message>
         <source>&amp;Echo cancellation</source>
-        <translation>&amp;Annulation d&apos;écho</translation>
+        <translation>Annulation d&apos;é&amp;cho</translation>
     </message>
     <message>
         <source>&amp;Noise suppression</source>
@@ -372,6 +411,25 @@
     </message>
 </context>
 <context>
+    <name>EngineTexts</name>
+    <message>
+        <source>(untrained, babbles)</source>
+        <translation>(non entraîné, babille)</translation>
+    </message>
+    <message>
+        <source>General assistant</source>
+        <translation>Assistant général</translation>
+    </message>
+    <message>
+        <source>Language partner</source>
+        <translation>Partenaire de langue</translation>
+    </message>
+    <message>
+        <source>Casual chat</source>
+        <translation>Discussion détendue</translation>
+    </message>
+</context>
+<context>
     <name>FileKindMenu</name>
     <message>
         <source>&amp;Automatic</source>
@@ -398,7 +456,7 @@
         <translation>S&apos;ouvre instantanément ; une conversation 7B peut occuper des gigaoctets.</translation>
     </message>
     <message>
-        <source>Conversation &amp;files</source>
+        <source>Conversation fi&amp;les</source>
         <translation>&amp;Fichiers de conversation</translation>
     </message>
 </context>
@@ -530,7 +588,7 @@
 <context>
     <name>LanguageMenu</name>
     <message>
-        <source>&amp;Language</source>
+        <source>Lan&amp;guage</source>
         <translation>&amp;Langue</translation>
     </message>
     <message>
@@ -741,6 +799,10 @@
         <translation>Recharger le modèle précédent ({name}) ?</translation>
     </message>
     <message>
+        <source>Version {version}</source>
+        <translation>Version {version}</translation>
+    </message>
+    <message>
         <source>Opening the conversation (rebuilding it from its file)...</source>
         <translation>Ouverture de la conversation (reconstruction à partir de son fichier)...</translation>
     </message>
@@ -755,6 +817,10 @@
     <message>
         <source>Open conversation</source>
         <translation>Ouvrir une conversation</translation>
+    </message>
+    <message>
+        <source>“{title}” was saved with another copy of the model {model}, whose weights differ from the loaded one&apos;s (built or downloaded elsewhere), so Parley cannot continue it here.</source>
+        <translation>« {title} » a été enregistrée avec une autre copie du modèle {model}, dont les poids diffèrent de ceux du modèle chargé (construite ou téléchargée ailleurs) : Parley ne peut pas la poursuivre ici.</translation>
     </message>
     <message>
         <source>“{title}” was saved with the model {model}, which is not on this machine (the loaded model is {loaded}). Parley does not fetch or load a model a file names: load that model yourself, then open the conversation again.</source>
@@ -868,7 +934,7 @@
     </message>
     <message>
         <source>Export &amp;transcript...</source>
-        <translation>Exporter la &amp;transcription...</translation>
+        <translation>Exporter la trans&amp;cription...</translation>
     </message>
     <message>
         <source>Export a&amp;udio...</source>
@@ -912,7 +978,7 @@
     </message>
     <message>
         <source>&amp;Audio</source>
-        <translation>&amp;Audio</translation>
+        <translation>A&amp;udio</translation>
     </message>
     <message>
         <source>&amp;Refresh devices</source>
@@ -944,7 +1010,7 @@
     </message>
     <message>
         <source>&amp;Help</source>
-        <translation>&amp;Aide</translation>
+        <translation>Ai&amp;de</translation>
     </message>
     <message>
         <source>Open &amp;log folder</source>
@@ -2177,7 +2243,7 @@ Supprimer {journal} ? « Garder » le laisse en place et redemande au prochain d
     </message>
     <message>
         <source>&amp;Pause</source>
-        <translation>Mettre en &amp;pause</translation>
+        <translation>Mettre en pa&amp;use</translation>
     </message>
     <message>
         <source>Stop the frames (the conversation is kept); choose again to go on.</source>

@@ -28,6 +28,7 @@ from app.i18n import number_text, translate
 from app.voices.view_model import CONSENT, VoicesModel
 from app.widgets.colours import problem_style, scheme_for
 from app.widgets.meters import LevelMeter
+from app.widgets.plain_text import PlainLabel, as_written
 from engine import VOICE_MAX_SECONDS, VOICE_MIN_SECONDS
 
 # A classic phonetics passage (Aesop, in the IPA handbook): most of English's sounds in about 30 s.
@@ -44,8 +45,8 @@ AUDIO_FILTER = QT_TRANSLATE_NOOP("VoiceLibraryDialog", "Audio (*.wav *.flac *.og
 NO_SHIPPED = QT_TRANSLATE_NOOP("VoiceLibraryDialog", "NATF0..., VARM...: listed when a PersonaPlex model is loaded.")
 
 
-def _wrapped(text: str) -> QLabel:
-    label = QLabel(text)
+def _wrapped(text: str) -> PlainLabel:
+    label = PlainLabel(text)
     label.setWordWrap(True)
     return label
 
@@ -247,7 +248,7 @@ class VoiceLibraryDialog(QDialog):
         item = QListWidgetItem(f"    {entry.label}")
         item.setData(Qt.UserRole, entry.name)
         if entry.problem:
-            item.setToolTip(entry.problem)
+            item.setToolTip(as_written(entry.problem))
         self.list.addItem(item)
 
     def render_buttons(self) -> None:
@@ -302,6 +303,7 @@ class VoiceLibraryDialog(QDialog):
     def remove(self) -> None:
         name = self.selected()
         if name and QMessageBox.question(self, self.tr("Remove a voice"),
-                                         self.tr("Delete the voice {name} and its recording?").format(name=name),
+                                         as_written(self.tr("Delete the voice {name} and its recording?").format(
+                                             name=name)),
                                          QMessageBox.Yes | QMessageBox.No, QMessageBox.No) == QMessageBox.Yes:
             self.voices.remove(name)

@@ -29,9 +29,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.engine_texts import persona_name
 from app.i18n import number_text, translate
 from app.voices.personas_model import CUSTOM_STYLE, STYLES, PersonasModel, style_of, voice_label
 from app.widgets.colours import problem_style
+from app.widgets.plain_text import PlainLabel, as_written
 from engine import DEFAULT_ROLE, SamplingConfig
 
 INTRO = QT_TRANSLATE_NOOP("PersonaDialog", "Choosing a persona starts a new conversation with it; the current "
@@ -43,7 +45,7 @@ KINDS = {"shipped": "{name}", "edited": QT_TRANSLATE_NOOP("PersonaDialog", "{nam
 
 def entry_label(entry) -> str:
     label = QT_TRANSLATE_NOOP("PersonaDialog", "{name}  ·  damaged") if entry.problem else KINDS[entry.kind]
-    return translate("PersonaDialog", label).format(name=entry.name)
+    return translate("PersonaDialog", label).format(name=persona_name(entry.name))
 
 
 class PersonaDialog(QDialog):
@@ -77,7 +79,7 @@ class PersonaDialog(QDialog):
         row.addWidget(self._build_form(), 5)
         layout.addLayout(row, 1)
 
-        self.status = QLabel()
+        self.status = PlainLabel()
         self.status.setWordWrap(True)
         layout.addWidget(self.status)
         self.buttons = QDialogButtonBox(QDialogButtonBox.Close)
@@ -153,7 +155,7 @@ class PersonaDialog(QDialog):
         self.form.addRow(self.tr("Temperature"), sampling)
         self.form.addRow(self.tr("Top-k"), top_k)
         self.form.addRow("", self.wait_box)
-        self.note = QLabel()  # what the loaded model takes of a persona, right under what it shows
+        self.note = PlainLabel()  # what the loaded model takes of a persona, right under what it shows
         self.note.setWordWrap(True)
         self.form.addRow(self.note)
         return form_widget
@@ -184,7 +186,7 @@ class PersonaDialog(QDialog):
         for entry in p.entries:
             item = QListWidgetItem(entry_label(entry))
             item.setData(Qt.UserRole, entry.name)
-            item.setToolTip(entry.problem)
+            item.setToolTip(as_written(entry.problem))
             self.list.addItem(item)
             if entry.name == p.selected:
                 self.list.setCurrentItem(item)

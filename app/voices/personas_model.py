@@ -18,10 +18,10 @@ from app.i18n import translate
 from engine import DEFAULT_PERSONA, NO_VOICE, Persona, PersonaEntry, PersonaLibrary, SamplingConfig
 
 # The notes under the form, and the styles' names and tips: translated where shown.
-MOSHI_NOTE = QT_TRANSLATE_NOOP("PersonasModel", "This model has no voice or role prompt: it speaks in the voice it was "
-                               "trained with. The style and \"wait for me\" apply; the voice and role are kept for "
-                               "PersonaPlex.")
-PERSONAPLEX_NOTE = QT_TRANSLATE_NOOP("PersonasModel", "PersonaPlex speaks with the persona's voice and plays its role.")
+NO_PROMPTS_NOTE = QT_TRANSLATE_NOOP("PersonasModel", "This model has no voice or role prompt: it speaks in the voice "
+                                    "it was trained with. The style and \"wait for me\" apply; the voice and role are "
+                                    "kept for PersonaPlex.")
+PROMPTS_NOTE = QT_TRANSLATE_NOOP("PersonasModel", "PersonaPlex speaks with the persona's voice and plays its role.")
 NO_MODEL_NOTE = QT_TRANSLATE_NOOP("PersonasModel", "The voice and role apply to PersonaPlex models; the style and "
                                   "\"wait for me\" to every model.")
 
@@ -73,14 +73,14 @@ class PersonasModel(QObject):
     changed = Signal()  # entries, selected, draft, error, message
     chosen = Signal(object)  # Persona: start a conversation with it
 
-    def __init__(self, library: PersonaLibrary, voices: list[str], personaplex: bool | None,
+    def __init__(self, library: PersonaLibrary, voices: list[str], takes_prompts: bool | None,
                  selected: str = DEFAULT_PERSONA.name, parent: QObject | None = None) -> None:
         """``voices``: the voice names to offer (the model's shipped ones, then the user's);
-        ``personaplex``: whether the loaded model is PersonaPlex (None: no model loaded)."""
+        ``takes_prompts``: whether the loaded model takes a voice and a role prompt (None: no model loaded)."""
         super().__init__(parent)
         self.library = library
         self.voices = list(voices)
-        self.personaplex = personaplex
+        self.takes_prompts = takes_prompts
         self.entries: tuple[PersonaEntry, ...] = ()
         self.selected = ""
         self.draft: Persona = DEFAULT_PERSONA
@@ -94,11 +94,11 @@ class PersonasModel(QObject):
     @property
     def prompts_apply(self) -> bool:
         """Whether the voice and role mean anything to the loaded model (shown as editable)."""
-        return self.personaplex is not False
+        return self.takes_prompts is not False
 
     @property
     def note(self) -> str:
-        return self.tr({True: PERSONAPLEX_NOTE, False: MOSHI_NOTE, None: NO_MODEL_NOTE}[self.personaplex])
+        return self.tr({True: PROMPTS_NOTE, False: NO_PROMPTS_NOTE, None: NO_MODEL_NOTE}[self.takes_prompts])
 
     def entry(self, name: str) -> PersonaEntry | None:
         wanted = name.lower()

@@ -15,8 +15,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QObject, Signal
 
 from app.i18n import number_text
 from app.voices.recorder import VoiceRecorder
-from engine import VoiceLibrary
-from engine.files.voices import read_voice_file
+from engine import VoiceLibrary, read_voice_file
 
 COMMAND_ERRORS = (ValueError, OSError)  # VoiceLibraryError, AudioFileError, a file that vanished
 CONSENT = QT_TRANSLATE_NOOP("VoicesModel", "Record or import only your own voice, or a voice used with its owner's "

@@ -9,10 +9,12 @@ it from these colours with ``contrast``).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from PySide6.QtGui import QColor, QPalette
 
 AA_CONTRAST = 4.5  # WCAG 2 level AA for normal text
+TICK = Path(__file__).resolve().parent / "tick.svg"  # a ticked box's mark, white on the highlight
 BUBBLE_ALPHA = 40  # a turn's bubble: its speaker's colour at this alpha over the view's base
 
 
@@ -90,12 +92,14 @@ def status_colour(scheme: Scheme, status_value: str) -> str:
 
 
 def checkbox_style(scheme: Scheme) -> str:
-    """A check box whose box shows on the window: an edge in ``checkbox_edge``, filled when ticked
-    (Fusion draws an unticked box in a dark palette nearly in the window's own colour)."""
+    """A check box whose box shows on the window: an edge in ``checkbox_edge``, filled and ticked when
+    ticked (Fusion draws an unticked box in a dark palette nearly in the window's own colour), its
+    edge in the text's colour while it has the focus (with the style's focus frame around its text)."""
     return (f"QCheckBox::indicator {{ width: 13px; height: 13px; border: 2px solid {scheme.checkbox_edge};"
             " border-radius: 3px; background: palette(base); }"
-            " QCheckBox::indicator:checked { background: palette(highlight); border-color: palette(highlight); }"
-            " QCheckBox:focus { outline: none; }")
+            " QCheckBox::indicator:checked { background: palette(highlight); border-color: palette(highlight);"
+            f' image: url("{TICK.as_posix()}"); }}'
+            " QCheckBox::indicator:focus { border-color: palette(text); }")
 
 
 def problem_style(palette: QPalette) -> str:

@@ -2,17 +2,19 @@
 
 A wrapping label in the status bar grew to several lines on a narrow window and raised the
 window's minimum height; a plain one-line label raised its minimum width. This one asks for
-one line and no width: the window keeps its minimum size whatever the text.
+one line and no width: the window keeps its minimum size whatever the text. Shown as written,
+never as HTML (``PlainLabel``).
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QPainter, QPalette
-from PySide6.QtWidgets import QLabel
+
+from app.widgets.plain_text import PlainLabel
 
 
-class ElidedLabel(QLabel):
+class ElidedLabel(PlainLabel):
     def setText(self, text: str) -> None:
         super().setText(text)
         self.setToolTip(text)

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QMenu
 
 from app.audio.echo import ProcessingSettings
 from app.i18n import translate
+from app.widgets.plain_text import as_written
 
 STAGE_TITLES = {
     "echo_cancellation": QT_TRANSLATE_NOOP("AudioMenu", "&Echo cancellation"),
@@ -53,4 +54,4 @@ def disable_processing_actions(actions: dict[str, QAction], reason: str) -> None
     """The library is unavailable: the entries stay visible, greyed out, and say why."""
     for action in actions.values():
         action.setEnabled(False)
-        action.setToolTip(reason)
+        action.setToolTip(as_written(reason))

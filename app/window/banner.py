@@ -5,9 +5,10 @@ for a bug report or a forum post."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QApplication, QFrame, QHBoxLayout, QLabel, QMessageBox, QPushButton, QWidget
+from PySide6.QtWidgets import QApplication, QFrame, QHBoxLayout, QMessageBox, QPushButton, QWidget
 
 from app.widgets.colours import scheme_for
+from app.widgets.plain_text import PlainLabel
 
 SUMMARY_CHARS = 120  # a first line longer than this is cut at its first sentence
 
@@ -34,7 +35,7 @@ class Banner(QFrame):
         self.message = ""
         self.details: QMessageBox | None = None  # the details shown last
         layout = QHBoxLayout(self)
-        self.label = QLabel()
+        self.label = PlainLabel()
         self.label.setWordWrap(True)
         self.label.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.resume_button = QPushButton(self.tr("Resume"))
@@ -65,6 +66,7 @@ class Banner(QFrame):
     def show_details(self) -> QMessageBox:
         box = QMessageBox(QMessageBox.Information, self.tr("Details"), summary_of(self.message), QMessageBox.Close,
                           self)
+        box.setTextFormat(Qt.PlainText)
         box.setDetailedText(self.message)
         copy = box.addButton(self.tr("Copy details"), QMessageBox.ActionRole)
         copy.clicked.disconnect()  # an action button closes the box; copying leaves it open

@@ -9,6 +9,7 @@ from app.audio.streams import DeviceStatus
 from app.conversation.devices_model import DevicesModel
 from app.conversation.interpreter_mode import input_title
 from app.i18n import translate
+from app.widgets.plain_text import PlainLabel
 
 SYSTEM_DEFAULT = QT_TRANSLATE_NOOP("DevicesPanel", "System default")  # shown translated
 # DeviceStatus.state -> what the audio line says
@@ -54,7 +55,7 @@ class DevicesPanel(QWidget):
         grid.addWidget(self.refresh_button, 2, 1, Qt.AlignRight)
         grid.setColumnStretch(1, 1)
         layout.addLayout(grid)
-        self.device_label = QLabel(self.tr("Audio: not started"))
+        self.device_label = PlainLabel(self.tr("Audio: not started"))
         self.device_label.setWordWrap(True)
         layout.addWidget(self.device_label)
         devices.devices_changed.connect(self.render)
@@ -70,19 +71,23 @@ class DevicesPanel(QWidget):
         text = describe_audio(status)
         if self.device_label.text() != text:
             self.device_label.setText(text)
-        inputs = [self.tr(SYSTEM_DEFAULT)] + [d.label for d in status.devices if d.max_input_channels > 0] + [
-            s.label for s in status.playback.sources]  # what this computer plays (the interpreter's input)
-        outputs = [self.tr(SYSTEM_DEFAULT)] + [d.label for d in status.devices if d.max_output_channels > 0]
+        # (shown, kept in the settings): a device's label is its own name; what this computer plays
+        # (the interpreter's input) is shown translated and kept by a key the same in every language.
+        default = [(self.tr(SYSTEM_DEFAULT), "")]
+        inputs = default + [(d.label, d.label) for d in status.devices if d.max_input_channels > 0] + [
+            (s.label, s.key) for s in status.playback.sources]
+        outputs = default + [(d.label, d.label) for d in status.devices if d.max_output_channels > 0]
         settings = self.devices.preferences.settings
-        for combo, names, chosen in ((self.input_combo, inputs, settings.input_device),
+        chosen_input = status.playback.named(settings.input_device)
+        for combo, items, chosen in ((self.input_combo, inputs, chosen_input.key if chosen_input
+                                      else settings.input_device),
                                      (self.output_combo, outputs, settings.output_device)):
-            if [combo.itemText(i) for i in range(combo.count())] != names:
+            if [(combo.itemText(i), combo.itemData(i)) for i in range(combo.count())] != items:
                 combo.clear()
-                combo.addItems(names)
-            combo.setCurrentIndex(names.index(chosen) if chosen in names else 0)
+                for shown, kept in items:
+                    combo.addItem(shown, kept)
+            kept = [k for _, k in items]
+            combo.setCurrentIndex(kept.index(chosen) if chosen in kept else 0)
 
     def _chosen(self) -> None:
-        def label(combo: QComboBox) -> str:
-            return "" if combo.currentIndex() <= 0 else combo.currentText()
-
-        self.devices.choose(label(self.input_combo), label(self.output_combo))
+        self.devices.choose(self.input_combo.currentData() or "", self.output_combo.currentData() or "")

@@ -27,7 +27,7 @@ FILE_KINDS = {  # AppSettings.file_kind -> (title, tip), translated where shown
 
 
 def add_file_kind_menu(parent: QMenu, current: str, on_change: Callable[[str], None]) -> dict[str, QAction]:
-    menu = parent.addMenu(translate("FileKindMenu", "Conversation &files"))
+    menu = parent.addMenu(translate("FileKindMenu", "Conversation fi&les"))
     menu.setToolTipsVisible(True)
     group = QActionGroup(menu)
     group.setExclusive(True)

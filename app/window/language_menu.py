@@ -20,7 +20,7 @@ def system_language_name() -> str:
 
 def add_language_menu(parent: QMenu, current: str, on_change: Callable[[str], None]) -> dict[str, QAction]:
     """One exclusive entry per ``LANGUAGES`` key; ``on_change(language)`` when the person picks one."""
-    menu = parent.addMenu(translate("LanguageMenu", "&Language"))
+    menu = parent.addMenu(translate("LanguageMenu", "Lan&guage"))
     menu.setToolTipsVisible(True)
     group = QActionGroup(menu)
     group.setExclusive(True)

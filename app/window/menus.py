@@ -13,6 +13,7 @@ from app import paths
 from app.conversation.media_pause import AVAILABLE as MEDIA_PAUSE_AVAILABLE
 from app.conversation.media_pause import UNAVAILABLE_WHY
 from app.i18n import translate
+from app.widgets.plain_text import as_written
 from app.window.audio_menu import add_processing_actions
 from app.window.captions_menu import add_captions_action
 from app.window.file_kind_menu import add_file_kind_menu
@@ -35,22 +36,22 @@ class Menus:
         bar = window.menuBar()
         file_menu = bar.addMenu(translate("Menus", "&File"))
         self.new_action = self.add(file_menu, translate("Menus", "&New conversation"), QKeySequence.New,
-                                   window.new_conversation)
+                                   window.files.new_conversation)
         self.end_action = self.add(file_menu, translate("Menus", "&End conversation"), QKeySequence("Ctrl+E"),
-                                   window.end_conversation)
+                                   window.files.end_conversation)
         self.end_action.setToolTip(translate("Menus", "End this conversation (you are asked to save what you "
                                                       "said); a new one waits for Talk or Start."))
         self.open_action = self.add(file_menu, translate("Menus", "&Open..."), QKeySequence.Open,
-                                    window.open_conversation_dialog)
+                                    window.files.open_conversation_dialog)
         self.recent_menu = file_menu.addMenu(translate("Menus", "Open &recent"))
-        self.save_action = self.add(file_menu, translate("Menus", "&Save"), QKeySequence.Save, window.save)
+        self.save_action = self.add(file_menu, translate("Menus", "&Save"), QKeySequence.Save, window.files.save)
         self.save_as_action = self.add(file_menu, translate("Menus", "Save &as..."), QKeySequence.SaveAs,
-                                       window.save_as_dialog)
+                                       window.files.save_as_dialog)
         self.file_kind_actions = add_file_kind_menu(file_menu, window.model.preferences.settings.file_kind,
                                                     window.model.files.set_file_kind)
         file_menu.addSeparator()
-        self.add(file_menu, translate("Menus", "Export &transcript..."), None, window.export_transcript_dialog)
-        self.add(file_menu, translate("Menus", "Export a&udio..."), None, window.export_audio_dialog)
+        self.add(file_menu, translate("Menus", "Export &transcript..."), None, window.files.export_transcript_dialog)
+        self.add(file_menu, translate("Menus", "Export a&udio..."), None, window.files.export_audio_dialog)
         file_menu.addSeparator()
         self.add(file_menu, translate("Menus", "Open conversations &folder"), None, lambda: open_folder(window,
                                                                                                         paths.conversations_dir))
@@ -58,13 +59,14 @@ class Menus:
 
         model_menu = bar.addMenu(translate("Menus", "&Model"))
         model_menu.setToolTipsVisible(True)
-        self.add(model_menu, translate("Menus", "&Model manager..."), QKeySequence("Ctrl+M"), window.open_model_manager)
+        self.add(model_menu, translate("Menus", "&Model manager..."), QKeySequence("Ctrl+M"),
+                 window.dialogs.open_model_manager)
         self.persona_action = self.add(model_menu, translate("Menus", "&Personas..."), QKeySequence("Ctrl+P"),
-                                       window.open_persona_dialog)
+                                       window.dialogs.open_persona_dialog)
         self.persona_action.setToolTip(
             translate("Menus", "Choose who the assistant is (a new conversation), or edit the personas."))
         self.voices_action = self.add(model_menu, translate("Menus", "&Voices (record, import)..."), None,
-                                      window.open_voices_dialog)
+                                      window.dialogs.open_voices_dialog)
         self.wait_action = self.add(model_menu, translate("Menus", "&Wait for me to speak (this conversation)"), None,
                                     window.model.set_wait_for_user)
         self.wait_action.setCheckable(True)
@@ -78,7 +80,7 @@ class Menus:
         self.audio_menu = bar.addMenu(translate("Menus", "&Audio"))
         self.add(self.audio_menu, translate("Menus", "&Refresh devices"), QKeySequence("F5"),
                  window.model.devices.refresh)
-        self.add(self.audio_menu, translate("Menus", "&Talk key..."), None, window.open_talk_key_dialog)
+        self.add(self.audio_menu, translate("Menus", "&Talk key..."), None, window.dialogs.open_talk_key_dialog)
         self.pause_media_action = self.add(self.audio_menu, translate("Menus", "&Pause other players while talking"),
                                            None,
                                            lambda on: window.model.preferences.update(pause_media=on))
@@ -106,7 +108,7 @@ class Menus:
 
         help_menu = bar.addMenu(translate("Menus", "&Help"))
         self.add(help_menu, translate("Menus", "Open &log folder"), None, lambda: open_folder(window, paths.log_dir))
-        self.add(help_menu, translate("Menus", "&About Parley"), None, window.about)
+        self.add(help_menu, translate("Menus", "&About Parley"), None, window.dialogs.about)
         self.rebuild_recent(window.model.preferences.settings.recent_files)
 
     def add(self, menu, text: str, shortcut, slot) -> QAction:
@@ -121,6 +123,6 @@ class Menus:
         self.recent_menu.clear()
         for path in recent_files:
             action = self.recent_menu.addAction(Path(path).name)
-            action.setToolTip(path)
-            action.triggered.connect(lambda checked=False, p=path: self.window.open_recent(p))
+            action.setToolTip(as_written(path))
+            action.triggered.connect(lambda checked=False, p=path: self.window.files.open_recent(p))
         self.recent_menu.setEnabled(bool(recent_files))

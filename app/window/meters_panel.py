@@ -15,6 +15,7 @@ from app.i18n import number_text, translate
 from app.widgets.echo_meter import EchoMeter
 from app.widgets.history_plot import HistoryPlot
 from app.widgets.meters import LevelMeter
+from app.widgets.plain_text import PlainLabel
 from app.widgets.throttle import Throttle
 from engine import FRAME_MS
 
@@ -51,7 +52,7 @@ class MetersPanel(QWidget):
 
         summary = QGroupBox(self.tr("Health"))
         summary_form = QFormLayout(summary)
-        self.speed_label, self.delay_label, self.memory_label = QLabel(), QLabel(), QLabel()
+        self.speed_label, self.delay_label, self.memory_label = PlainLabel(), PlainLabel(), PlainLabel()
         for title, label, tip in ((self.tr("Speed"), self.speed_label, SPEED_TIP),
                                   (self.tr("Delay"), self.delay_label, DELAY_TIP),
                                   (self.tr("Memory"), self.memory_label, MEMORY_TIP)):
@@ -138,7 +139,7 @@ class MetersPanel(QWidget):
         engine_form = QFormLayout(engine)
         self.cache_label = QLabel("-")
         self.cache_label.setWordWrap(True)
-        self.drops_label = QLabel(self.tr("0 frames dropped · 0 xruns"))
+        self.drops_label = PlainLabel(self.tr("0 frames dropped · 0 xruns"))
         self.drops_label.setWordWrap(True)
         tipped(engine_form, self.tr("KV cache"), self.cache_label,
                self.tr("The model's memory of the conversation: places used of its size, how often it filled up "

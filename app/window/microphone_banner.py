@@ -7,9 +7,10 @@ plugged in since the start, say).
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QPushButton, QWidget
 
 from app.conversation.view_model import ConversationModel
+from app.widgets.plain_text import PlainLabel
 
 
 class MicrophoneBanner(QFrame):
@@ -20,7 +21,7 @@ class MicrophoneBanner(QFrame):
         self.setObjectName("microphoneBanner")
         self.setFrameShape(QFrame.StyledPanel)
         layout = QHBoxLayout(self)
-        self.label = QLabel()
+        self.label = PlainLabel()
         self.label.setWordWrap(True)
         self.choose_button = QPushButton(self.tr("Choose microphone..."))
         self.choose_button.clicked.connect(choose)

@@ -105,6 +105,7 @@ class RecoveryDialogs(QObject):
             self.recover_button = self.question.addButton(self.tr("Recover"), QMessageBox.AcceptRole)
             self.later_button = self.question.addButton(self.tr("Later"), QMessageBox.RejectRole)
             self.discard_button = self.question.addButton(self.tr("Discard"), QMessageBox.DestructiveRole)
+        self.question.setTextFormat(Qt.PlainText)  # journal names, problems from a file
         self.question.buttonClicked.connect(self._on_answer)
         # Made when the rebuild starts: a QProgressDialog starts its own show timer when it is made,
         # and would appear over the question before it is answered.

@@ -132,7 +132,7 @@ def take_screenshots(out_dir: Path, dark: bool = False, language: str | None = N
         shot(window, "6-error")
         window.error_box.hide()
 
-        dialog = window.open_model_manager()
+        dialog = window.dialogs.open_model_manager()
         shot(dialog, "7-model-manager")
         dialog.close()
 
@@ -168,7 +168,7 @@ def voice_shots(window, bridge, speech_like: np.ndarray, shot) -> None:
     from app.audio.headless import speak_into
     from engine import SAMPLE_RATE, VOICE_MIN_SECONDS
 
-    library_dialog = window.open_voices_dialog()
+    library_dialog = window.dialogs.open_voices_dialog()
     recorder = library_dialog.voices.recorder
     window.model.worker.set_bridge(None)  # no devices here: lend the hand-driven bridge as the window would
     recorder.set_bridge(bridge)
@@ -201,10 +201,9 @@ def persona_shots(window, feeder, tmp: Path, shot) -> None:
     """The persona picker on the demo (a Moshi model), then on a PersonaPlex-architecture model of
     the demo's size: a persona of the user's with one of the voices recorded before, chosen."""
     from app.audio.headless import SignalRecorder, wait_until
-    from engine import FRAME_SIZE
-    from engine.files.demo import write_personaplex_variant
+    from engine import FRAME_SIZE, write_personaplex_variant
 
-    dialog = window.open_persona_dialog()
+    dialog = window.dialogs.open_persona_dialog()
     dialog.resize(820, 560)
     dialog.list.setCurrentRow(1)  # Language partner
     shot(dialog, "12-personas")
@@ -214,10 +213,10 @@ def persona_shots(window, feeder, tmp: Path, shot) -> None:
     window.model.conversation_replaced.connect(opened.record)
     window.model.files.unsaved_frames = 0
     window.load_model(str(write_personaplex_variant(tmp / "personaplex")), "cpu", "float32")
-    if not wait_until(lambda: window.model.models.is_personaplex and len(opened) > 0, 600):
+    if not wait_until(lambda: window.model.models.takes_prompts and len(opened) > 0, 600):
         raise TimeoutError("the PersonaPlex-architecture model did not load")
     window.error_box.hide()
-    dialog = window.open_persona_dialog()
+    dialog = window.dialogs.open_persona_dialog()
     dialog.resize(820, 560)
     dialog.list.setCurrentRow(2)  # Casual chat, as the new one's start
     dialog.new_button.click()

@@ -12,6 +12,7 @@ from PySide6.QtGui import QAction, QColor, QFont, QIcon, QPainter, QPixmap
 from PySide6.QtWidgets import QApplication, QMenu, QMessageBox, QSystemTrayIcon
 
 from app.widgets.colours import scheme_for, status_colour
+from app.widgets.plain_text import as_written
 from app.window.tray_state import CLOSE_QUITS, CLOSE_TO_TRAY, TrayModel, TrayState, close_hides
 
 ICON_SIZE = 64
@@ -66,7 +67,7 @@ class Tray(QObject):
         self.open_mic_action = self._add(self.tr("&Open mic (hands-free)"), window.set_open_mic, checkable=True)
         self.pause_action = self._add(self.tr("&Pause"), self.model.set_paused, checkable=True)
         self.pause_action.setToolTip(self.tr("Stop the frames (the conversation is kept); choose again to go on."))
-        self.end_action = self._add(self.tr("&End conversation"), window.end_conversation)
+        self.end_action = self._add(self.tr("&End conversation"), window.files.end_conversation)
         self.menu.addSeparator()
         self.show_action = self._add(self.tr("&Show window"), self.show_window)
         self.quit_action = self._add(self.tr("&Quit"), self.quit)
@@ -95,7 +96,7 @@ class Tray(QObject):
 
     def render(self) -> None:
         self.icon.setIcon(self.icons[self.model.state])
-        self.icon.setToolTip(self.model.tip)
+        self.icon.setToolTip(as_written(self.model.tip))
         self.talk_action.setChecked(self.model.talking)
         self.open_mic_action.setChecked(self.model.open_mic)
         self.pause_action.setChecked(self.model.paused)

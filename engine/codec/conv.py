@@ -1,22 +1,10 @@
-"""Causal streaming 1-D convolutions with explicit state.
+"""Streaming 1-D convolutions with explicit state (causal left padding, no right padding):
+one call over a whole signal equals any chunking of it into multiples of the stride.
 
-``StreamingConv1d`` keeps the last ``k_eff - stride`` input samples of the previous call;
-``StreamingConvTranspose1d`` keeps the overlapping tail (``K - S`` samples) of its previous output.
-Starting from a fresh state, one call over a whole signal equals any chunking of it into
-multiples of the stride (causal left padding, no right padding).
-
-Two kernels compute the same thing: ATen's convolution, and an explicit im2col + matmul (for the
-transposed convolution with K == 2S, a matmul and an overlap-add). ATen's convolutions are fast
-for long inputs but were slow for the few time steps of one streaming codec frame with large
-weights (the 512->1024 k16 encoder conv: 3.4 ms vs 0.45 ms; the 1024->512 k16 transposed conv:
-16 ms vs 0.46 ms, 2 threads of an AMD EPYC). Which wins depends on the CPU, so the kernel plan
-(``engine.kernels.plan``) measures each layer at the number of time steps a frame gives it and
-records its choice in ``kernels`` (steps -> kernel); other step counts (whole-file encoding) use
-the ``MATMUL_MAX_STEPS`` rule. The choice depends only on the static number of time steps of a
-call, so it is graph safe.
-
-The matmul of the im2col kernel is a ``PackedMatmul`` (``engine.kernels.packed``) with its own
-kernel; its packed copy is derived data: ``repack()`` after changing weights.
+Two kernels compute the same thing: ATen's convolution (fast on long inputs) and im2col + a
+``PackedMatmul`` (fast on the few steps of one streaming frame). The kernel plan
+(``engine.kernels.plan``) records a choice per static step count in ``kernels``; other counts use
+``MATMUL_MAX_STEPS``. ``repack()`` after changing weights.
 """
 
 from __future__ import annotations
@@ -27,14 +15,12 @@ from torch import nn
 
 from ..kernels.packed import PackedMatmul
 
-# Where no plan measured a call's shape: up to this many output steps (conv) / input steps
-# (transposed conv), use the matmul kernel; ATen's convolutions win on long inputs.
+# Unplanned shapes: up to this many output (conv) / input (transposed conv) steps use the matmul kernel.
 MATMUL_MAX_STEPS = 128
 
 
 class Wrapped(nn.Module):
-    """A single named child: reproduces a wrapper level of the reference (weight-norm holders,
-    resampler modules), so that our parameter names equal the released checkpoint keys."""
+    """A single named child reproducing a wrapper level of the reference, so parameter names equal checkpoint keys."""
 
     def __init__(self, name: str, module: nn.Module):
         super().__init__()
@@ -42,11 +28,8 @@ class Wrapped(nn.Module):
 
 
 class StreamingConv1d(nn.Module):
-    """Causal Conv1d; parameters at ``conv.conv.{weight,bias}`` as in the checkpoints.
-
-    ``pad_mode`` "constant" pads the start of the stream with zeros, "replicate" with the first
-    input sample (a per-batch ``first`` flag in the state says the stream has not started).
-    """
+    """Causal Conv1d; parameters at ``conv.conv.{weight,bias}``. ``pad_mode`` "constant" pads the
+    stream's start with zeros, "replicate" with the first input sample (per-batch ``first`` flag)."""
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: int, stride: int = 1,
                  dilation: int = 1, groups: int = 1, bias: bool = True, pad_mode: str = "constant"):
@@ -124,9 +107,8 @@ class StreamingConv1d(nn.Module):
 
 
 class StreamingConvTranspose1d(nn.Module):
-    """Causal ConvTranspose1d emitting exactly ``T * stride`` samples per call; parameters at
-    ``convtr.convtr.{weight,bias}``. The state holds the not-yet-complete tail of the output
-    (without bias), which the next call adds to its first ``K - S`` samples."""
+    """Causal ConvTranspose1d emitting ``T * stride`` samples per call; the state holds the output's
+    incomplete ``K - S`` tail (without bias), added to the next call's start."""
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: int, stride: int = 1,
                  groups: int = 1, bias: bool = True):

@@ -1,9 +1,5 @@
 """Mimi, the streaming neural audio codec of the Moshi family (24 kHz mono <-> 12.5 Hz codes).
 
-Encode, per 80 ms frame: SEANet encoder (25 Hz latent, 2 steps) -> encoder transformer -> learnt
-downsample (k4 s2, replicate pad) -> split RVQ -> codes [B, K, 1]. Decode mirrors it: RVQ tables ->
-depthwise transposed-conv upsample -> decoder transformer -> SEANet decoder -> 1920 samples.
-
 Parameter names equal the released ``tokenizer-e351c8d8-checkpoint125.safetensors`` keys, so the
 file loads unchanged (all 32 codebooks, whatever ``num_codebooks`` is used).
 """
@@ -27,8 +23,7 @@ from .conv import StreamingConv1d, StreamingConvTranspose1d, Wrapped
 from .quantizer import SplitRVQ
 from .seanet import SEANetConfig, SEANetDecoder, SEANetEncoder
 
-# Offline encode/decode stream the input in pieces of this many frames: memory stays bounded for
-# long files and every layer runs at a size its fast kernel handles (see engine.codec.conv).
+# Offline encode/decode stream pieces of this many frames (bounded memory, fast kernel sizes).
 OFFLINE_CHUNK_FRAMES = 16
 
 # Samples are clipped to +-PCM_LIMIT (full scale is +-1) so that no input can overflow into the state.
@@ -116,8 +111,7 @@ class Mimi(nn.Module):
         self.prepare()
 
     def prepare(self) -> None:
-        """Derive the inference-only data (RVQ tables, packed matmul weights) from the current
-        parameters; ``load_weights`` calls it, call it again after moving or changing weights."""
+        """Derive RVQ tables and packed weights; call again after moving or changing weights."""
         self.quantizer.rebuild_tables()
         pack_linears(self)  # convolutions, transformer projections and feed-forward layers
 
@@ -140,14 +134,10 @@ class Mimi(nn.Module):
     # ---- replaying from the middle of a stream -----------------------------------------------
 
     def exact_after_frames(self) -> int:
-        """Frames of input after which streaming from a fresh state that was ``seek``-ed to the
-        stream's position computes the same outputs, and holds the same state, bit for bit, as
-        the uninterrupted stream (on the same machine and kernels).
+        """Frames after which a fresh, ``seek``-ed state matches the uninterrupted stream bit for bit.
 
-        Every dependence on older input is finite: a transformer layer's keys reach back its
-        context, so its output reaches back ``layers * context`` steps, and the ring's oldest slot
-        another ``capacity - context``; the convolutions reach back their histories (``reach``).
-        One frame more covers the alignment of a reach to frame boundaries."""
+        Transformer layers reach back ``layers * context`` steps plus the ring's extra slots; the
+        convolutions their histories (``reach``); one more frame covers frame alignment."""
         t, hop, fs = self.cfg.transformer, self.cfg.seanet.hop_length, self.frame_size
         steps = (t.num_layers - 1) * t.context + t.ring.capacity
         encoder = self.encoder.reach(1) + (steps + self.downsample.conv.history) * hop
@@ -155,8 +145,7 @@ class Mimi(nn.Module):
         return -(-int(max(encoder, decoder)) // fs) + 1
 
     def seek(self, state: StateTree, encoded_frames: int, decoded_frames: int) -> None:
-        """Place a fresh state at a stream's position: its transformers' next steps take the
-        absolute positions (rotary phases, ring slots) the uninterrupted stream would give them."""
+        """Place a fresh state at a stream's position (transformer rotary phases and ring slots)."""
         s = self.cfg.steps_per_frame
         state["encoder"]["transformer"]["offset"].fill_(encoded_frames * s)
         state["decoder"]["transformer"]["offset"].fill_(decoded_frames * s)
@@ -166,10 +155,7 @@ class Mimi(nn.Module):
     @torch.inference_mode()
     def encode_step(self, pcm: torch.Tensor, state: StateTree) -> torch.Tensor:
         """pcm [B, 1, n * frame_size] -> codes [B, num_codebooks, n] (int64), advancing ``state``.
-
-        Non-finite samples (NaN, +-inf) are replaced by 0 and samples are clipped to +-PCM_LIMIT,
-        so bad input never corrupts the state (the live app prefers a glitch to a dead session).
-        """
+        Non-finite samples become 0 and all are clipped to +-PCM_LIMIT: bad input never corrupts the state."""
         enc = state["encoder"]
         self._check_pcm(pcm, enc["transformer"]["offset"].device, self._batch(enc))
         x = torch.nan_to_num(pcm, nan=0.0, posinf=0.0, neginf=0.0).clamp_(-PCM_LIMIT, PCM_LIMIT)
@@ -181,9 +167,7 @@ class Mimi(nn.Module):
     @torch.inference_mode()
     def decode_step(self, codes: torch.Tensor, state: StateTree) -> torch.Tensor:
         """codes [B, num_codebooks, n] -> pcm [B, 1, n * frame_size], advancing ``state``.
-
-        Code values are not range-checked (that would need a host sync); ``decode`` checks them.
-        """
+        Codes are not range-checked (a host sync); ``decode`` checks them."""
         dec = state["decoder"]
         self._check_codes(codes, dec["transformer"]["offset"].device, self._batch(dec))
         emb = self.quantizer.decode(codes)

@@ -1,14 +1,9 @@
-"""Mimi's split residual vector quantizer (inference only).
+"""Mimi's split residual vector quantizer (inference only); names equal the checkpoint keys.
 
-A semantic stage (``rvq_first``, 1 codebook) and an acoustic stage (``rvq_rest``) both project the
-*same* latent (512 -> 256) and run plain residual VQ on it; decoding adds the two stages' outputs.
-Module and buffer names equal the checkpoint keys (``rvq_first.vq.layers.0._codebook.embedding_sum``).
-
-The per-frame work uses tables derived once from the loaded weights (``rebuild_tables``):
-the codebook vectors ``embedding_sum / clamp(cluster_usage, 1e-5)`` with their squared norms, so
-that a level is one ``addmm`` + ``argmin`` (``argmin |x - e|^2 = argmin |e|^2 - 2 x.e``), and for
-decoding every used codebook already multiplied by its stage's output projection, so that decoding
-is one gather and a sum.
+A semantic stage (``rvq_first``) and an acoustic stage (``rvq_rest``) both quantize the *same*
+latent; decoding adds their outputs. ``rebuild_tables`` derives per-frame tables: codebook vectors
+with squared norms (``argmin |x - e|^2 = argmin |e|^2 - 2 x.e``) and codebooks pre-multiplied by
+the output projections (decoding is one gather and a sum).
 """
 
 from __future__ import annotations
@@ -96,7 +91,6 @@ class SplitRVQ(nn.Module):
         return torch.stack(codes, dim=1).view(B, T, self.used).transpose(1, 2).contiguous()
 
     def decode(self, codes: torch.Tensor) -> torch.Tensor:
-        """Codes [B, used, T] -> latent [B, io_dim, T]. Values are not range-checked here (that
-        would need a host sync); ``Mimi.decode`` checks them."""
+        """Codes [B, used, T] -> latent [B, io_dim, T]; not range-checked (a host sync), ``Mimi.decode`` checks."""
         rows = codes + self._offsets.view(1, -1, 1)
         return self._decode_table[rows].sum(dim=1).transpose(1, 2)

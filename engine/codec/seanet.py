@@ -68,9 +68,7 @@ class _Stack(nn.Module):
         return {name: m.init_state(batch_size, device, dtype) for name, m in self._stateful()}
 
     def reach(self, scale: float) -> float:
-        """How far back, in samples of the 24 kHz signal, the state can depend on past input, for
-        input time steps of ``scale`` samples: each layer's history at its own rate, summed (a
-        bound; dependencies through a chain of layers add up)."""
+        """Bound, in 24 kHz samples, on how far back the state depends on input steps of ``scale`` samples."""
         total = 0.0
         for _, m in self._stateful():
             conv = m.block[1] if isinstance(m, ResnetBlock) else m

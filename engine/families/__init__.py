@@ -1,10 +1,5 @@
-"""The model families Parley runs, and how a model folder's family is recognised.
-
-``FAMILIES`` lists them; ``recognise`` names the family of a ``config.json``; ``family_named``
-looks one up. ``PRESETS`` are the conversation models (the model manager shows them in this order),
-``CAPTION_PRESETS`` the speech-to-text ones (``parley transcribe``, captions); ``ALL_PRESETS`` both.
-Each family is one module of this package (``family.py`` says what a family declares).
-"""
+"""The model families Parley runs, and how a model folder's family is recognised. ``PRESETS``: the
+conversation models; ``CAPTION_PRESETS``: speech to text; ``SPEECH_PRESETS``: text to speech."""
 
 from __future__ import annotations
 
@@ -12,15 +7,27 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..errors import ModelError
-from . import demo, demo_interpreter, demo_stt, hibiki, moshi, personaplex, stt
+from . import demo, demo_interpreter, demo_stt, hibiki, moshi, personaplex, pocket_tts, stt
 from .family import GENERATORS, Family, Preset
+from .rules import StepRules
 
 FAMILIES: tuple[Family, ...] = (demo.FAMILY, moshi.FAMILY, personaplex.FAMILY, hibiki.FAMILY, demo_interpreter.FAMILY,
-                                demo_stt.FAMILY, stt.FAMILY)
-PRESETS: dict[str, Preset] = {p.name: p for f in FAMILIES if not f.speech_to_text for p in f.presets}
+                                demo_stt.FAMILY, stt.FAMILY, pocket_tts.FAMILY)
+_LM_FAMILIES = tuple(f for f in FAMILIES if not f.text_to_speech)
+PRESETS: dict[str, Preset] = {p.name: p for f in _LM_FAMILIES if not f.speech_to_text for p in f.presets}
 CAPTION_PRESETS: dict[str, Preset] = {p.name: p for f in FAMILIES if f.speech_to_text for p in f.presets}
 ALL_PRESETS: dict[str, Preset] = {**PRESETS, **CAPTION_PRESETS}
+SPEECH_PRESETS: dict[str, Preset] = {p.name: p for f in FAMILIES if f.text_to_speech for p in f.presets}
 _BY_NAME = {f.name: f for f in FAMILIES}
+_RULES = {r.kind: r for r in (moshi.RULES, personaplex.RULES, hibiki.RULES)}
+
+
+def rules_of(kind: str) -> StepRules:
+    """The rules of the generator kind ``kind`` (``Family.generator``, ``LMConfig.model_type``)."""
+    try:
+        return _RULES[kind]
+    except KeyError:
+        raise ModelError(f"unknown generator kind {kind!r}: Parley runs {', '.join(_RULES)}") from None
 
 
 def family_named(name: str) -> Family:
@@ -31,12 +38,8 @@ def family_named(name: str) -> Family:
 
 
 def recognise(config: Mapping[str, Any] | None, where: str = "config.json", hint: str = "moshi") -> Family:
-    """The family of a model folder whose ``config.json`` is ``config`` (None: the folder has none).
-
-    The family the config claims (the most specific where several do: one that refines another
-    wins); a config that names no model type is the ``hint`` family's (a preset's own, else
-    Moshi, as the reference loader assumes). A model type no family runs is a ModelError.
-    """
+    """The family ``config`` claims (one that refines another wins); with no config or no model type,
+    the ``hint`` family's (Moshi by default, as the reference loader assumes)."""
     if config is None:
         return family_named(hint)
     claimed = [f for f in FAMILIES if f.claims(config)]
@@ -50,11 +53,11 @@ def recognise(config: Mapping[str, Any] | None, where: str = "config.json", hint
     model_type = config.get("model_type")
     if model_type is None:
         return family_named(hint)
-    titles = [f.title for f in FAMILIES if not f.is_demo and not f.speech_to_text]
+    titles = [f.title for f in _LM_FAMILIES if not f.is_demo and not f.speech_to_text]
     kinds = f"{', '.join(titles[:-1])} or {titles[-1]}" if len(titles) > 1 else titles[0]
     raise ModelError(f"{where} describes a {model_type!r} model; Parley runs the speech-to-speech models "
-                     f"({', '.join(sorted({f.generator for f in FAMILIES}))}). Pick a {kinds} model.")
+                     f"({', '.join(sorted({f.generator for f in _LM_FAMILIES}))}). Pick a {kinds} model.")
 
 
-__all__ = ["ALL_PRESETS", "CAPTION_PRESETS", "FAMILIES", "GENERATORS", "PRESETS", "Family", "Preset", "family_named",
-           "recognise"]
+__all__ = ["ALL_PRESETS", "CAPTION_PRESETS", "FAMILIES", "GENERATORS", "PRESETS", "SPEECH_PRESETS", "Family", "Preset",
+           "StepRules", "family_named", "recognise", "rules_of"]

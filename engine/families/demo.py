@@ -1,7 +1,5 @@
-"""Parley's built-in demo model: Moshi's architecture at a tiny size with random weights, built on
-this machine from the recipe in ``assets/demo_model.json`` (``engine.files.demo`` builds it). It
-babbles; it exercises the whole pipeline on a CPU in real time. Its folder is recognised by its
-``config.json`` being exactly the recipe's."""
+"""Parley's demo model: Moshi's architecture, tiny, random weights, built from ``assets/demo_model.json``;
+it exercises the whole pipeline on a CPU. A folder whose config.json is exactly the recipe's is a demo."""
 
 from __future__ import annotations
 
@@ -17,7 +15,7 @@ from .moshi import MOSHI_DELAYS
 
 ASSETS = Path(__file__).resolve().parents[2] / "assets"
 RECIPE_PATH = ASSETS / "demo_model.json"
-DEMO_GB = 0.47  # the files it builds
+DEMO_GB = 0.47
 
 
 def load_recipe(path: Path = RECIPE_PATH) -> dict:
@@ -34,8 +32,7 @@ def _recipe_config_json(path: Path) -> str:
 
 
 def is_recipe_config(config: Mapping[str, Any], path: Path = RECIPE_PATH) -> bool:
-    """The config.json the recipe at ``path`` writes, exactly (a copy of a demo's folder is that
-    demo too)."""
+    """Whether ``config`` is exactly the config.json the recipe at ``path`` writes."""
     try:
         return json.dumps(config, sort_keys=True) == _recipe_config_json(path)
     except (TypeError, ValueError):  # not what JSON holds: not the recipe's

@@ -1,9 +1,5 @@
-"""Parley's demo interpreter: Hibiki-Zero's layout (the source speech in, English speech and text
-out, 16 codebooks per stream) at the conversation demo's widths with random weights, built on this
-machine from the recipe in ``assets/demo_interpreter_model.json`` (``engine.files.demo`` builds it).
-It translates nothing: it babbles. It exercises the whole interpreter path (the window's Interpreter
-mode, listening to the microphone or to what the computer plays) on a CPU. Its folder is recognised
-by its ``config.json`` being exactly the recipe's."""
+"""Parley's demo interpreter: Hibiki-Zero's layout, tiny, random weights, built from
+``assets/demo_interpreter_model.json``; it exercises the interpreter path on a CPU."""
 
 from __future__ import annotations
 
@@ -15,7 +11,7 @@ from .family import Family, Preset
 from .hibiki import FAMILY as HIBIKI
 
 RECIPE_PATH = ASSETS / "demo_interpreter_model.json"
-DEMO_INTERPRETER_GB = 0.53  # the files it builds
+DEMO_INTERPRETER_GB = 0.53
 
 
 def _claims(config: Mapping[str, Any]) -> bool:

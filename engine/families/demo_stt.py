@@ -1,8 +1,5 @@
-"""Parley's demo speech-to-text model: Kyutai STT 1B's layout (32 codebooks in, text out,
-voice-activity heads, ``stt_config``) at a tiny size with random weights, built on this machine from
-the recipe in ``assets/demo_stt_model.json`` (``engine.files.demo`` builds it). Its captions are
-gibberish; it exercises the whole captioning path on a CPU. Its folder is recognised by its
-``config.json`` being exactly the recipe's."""
+"""Parley's demo speech-to-text model: Kyutai STT 1B's layout, tiny, random weights, built from
+``assets/demo_stt_model.json``; it exercises the captioning path on a CPU."""
 
 from __future__ import annotations
 
@@ -14,7 +11,7 @@ from .family import Family, Preset
 from .stt import FAMILY as STT
 
 RECIPE_PATH = ASSETS / "demo_stt_model.json"
-DEMO_STT_GB = 0.39  # the files it builds (Mimi's, mostly)
+DEMO_STT_GB = 0.39
 
 
 def _claims(config: Mapping[str, Any]) -> bool:

@@ -1,18 +1,6 @@
-"""kyutai's simultaneous interpreters: Hibiki-Zero (3B, February 2026: French, Spanish, Portuguese
-or German speech in, English speech and text out) and Hibiki (2B and 1B, French to English).
-
-Moshi's architecture with ``model_type: "hibiki"``: the person's speech (the source) is the input
-stream, the translation (English text, then its audio) is what the depth transformer writes, 16
-codebooks per stream (8 for the 1B), the acoustic codebooks two frames behind. The reference
-(the ``moshi`` package's loader and ``run_inference``, and the ``hibiki-zero`` package) adds:
-
-- Hibiki 2B/1B are conditioned on a description through a lookup-table conditioner: "very_good",
-  and "very_bad" as the negative of classifier-free guidance (``cfg_coef`` above 1: a stronger
-  voice transfer). Hibiki-Zero has no conditioner (and so no guidance).
-- The text end token's input embedding is padding's (an end sampled before the source has ended
-  reads as a pause); the end of the source is one input frame of the codec's initial token on
-  every codebook; the translation has ended when the text stream writes its end token.
-"""
+"""kyutai's interpreters, Moshi's architecture with ``model_type: "hibiki"``: Hibiki-Zero (3B: French,
+Spanish, Portuguese or German to English) and Hibiki (2B and 1B, French to English; conditioned on a
+description, as in the reference)."""
 
 from __future__ import annotations
 
@@ -21,6 +9,7 @@ from typing import Any
 
 from .family import Family, Preset
 from .moshi import GPU_NEED
+from .rules import StepRules
 
 TEXT_END_TOKEN = 2  # the SentencePiece end of sequence: the translation is complete
 TEXT_PAD_TOKEN = 3  # what an end of text sampled too early is read as (the reference's rule)
@@ -28,11 +17,7 @@ POSITIVE_DESCRIPTION = {"description": "very_good"}  # the condition a translati
 NEGATIVE_DESCRIPTION = {"description": "very_bad"}  # classifier-free guidance's negative
 DEFAULT_CFG_COEF = 1.0  # the reference's: no guidance (kyutai suggest 3 for more voice similarity)
 
-# Hibiki-Zero 3B's config.json, in the keys kyutai's loader reads (moshi 0.2.13 ``_lm_kwargs``):
-# the architecture of the family's released model. From third-party ports of the released file
-# (the hub cannot be reached from where this was written): grouped-query attention, RoPE over
-# halves, a depth transformer of 9 weight sets over 16 steps with a LayerNorm before each
-# codebook's logits, and no conditioner.
+# Hibiki-Zero 3B's config.json in moshi 0.2.13's ``_lm_kwargs`` keys, from third-party ports (unchecked).
 _ACOUSTIC = [2] * 15
 HIBIKI_ZERO_3B_CONFIG: Mapping[str, Any] = {
     "model_type": "hibiki", "dim": 2048, "text_card": 48000, "existing_text_padding_id": TEXT_PAD_TOKEN,
@@ -47,8 +32,7 @@ HIBIKI_ZERO_3B_CONFIG: Mapping[str, Any] = {
     "conditioners": {}, "cross_attention": False,
 }
 
-# Hibiki 2B's and 1B's conditioner and fuser, in their config.json's keys (the 1B's file, as
-# third-party packs of it repeat it): a lookup table of five descriptions, summed into the input.
+# Hibiki 2B's and 1B's conditioner: a lookup table of five descriptions, summed into the input.
 DESCRIPTION_CONDITIONER: Mapping[str, Any] = {
     "conditioners": {"description": {"type": "lut", "lut": {
         "n_bins": 31, "dim": 16, "tokenizer": "noop",
@@ -57,12 +41,8 @@ DESCRIPTION_CONDITIONER: Mapping[str, Any] = {
               "prepend": [], "cross": []},
 }
 
-# Hibiki-M 1B's keys where they differ from Hibiki-Zero's (an estimate before the download reads
-# them; the downloaded config.json decides what loads). Its temporal transformer is kyutai's
-# published Rust configuration of it (d_model 2048, 16 heads and layers, feed-forward 8192, 48000
-# text tokens, 8 codebooks generated and 8 in, acoustic delay 2); its depth transformer (Hibiki-Zero's
-# width and depth, one weight set per step), context and RoPE period are assumed, not read anywhere.
-# Hibiki 2B's architecture is not known here at all (its preset's ``config`` is None).
+# Hibiki-M 1B's keys differing from Hibiki-Zero's, for estimates before download (the temporal
+# transformer from kyutai's Rust configuration; depth transformer, context and RoPE period assumed).
 _ACOUSTIC_8 = [2] * 7
 HIBIKI_1B_CONFIG: Mapping[str, Any] = {
     "num_layers": 16, "hidden_scale": 4.0, "n_q": 16, "dep_q": 8, "delays": [0, 0, *_ACOUSTIC_8, 0, *_ACOUSTIC_8],
@@ -71,8 +51,11 @@ HIBIKI_1B_CONFIG: Mapping[str, Any] = {
 }
 
 HIBIKI_ZERO_GB = 6.3  # 3.13 B parameters in bf16 (its config on the meta device)
-HIBIKI_2B_GB = 5.4  # 2.7 B
-HIBIKI_1B_GB = 3.4  # 1.7 B
+HIBIKI_2B_GB = 5.4
+HIBIKI_1B_GB = 3.4
+
+RULES = StepRules("hibiki", text_read_as=(TEXT_END_TOKEN, TEXT_PAD_TOKEN), ends_source=True,
+                  end_of_text_token=TEXT_END_TOKEN)
 
 
 def _claims(config: Mapping[str, Any]) -> bool:
@@ -84,13 +67,11 @@ FAMILY = Family(
     config_defaults=HIBIKI_ZERO_3B_CONFIG, delays=tuple(HIBIKI_ZERO_3B_CONFIG["delays"]),
     dep_q=HIBIKI_ZERO_3B_CONFIG["dep_q"], takes_prompts=False, interprets=True,
     presets=(
-        # The commit the hibiki-zero 0.0.4 package runs (its DEFAULT_REPO). kyutai's model card
-        # was not read here; the CC BY 4.0 licence is what the ports of these weights state.
+        # The commit hibiki-zero 0.0.4 runs; the licence is what ports of these weights state.
         Preset("hibiki-zero", "kyutai/hibiki-zero-3b-pytorch-bf16", "hibiki", False, "CC-BY 4.0", HIBIKI_ZERO_GB,
                "Hibiki-Zero 3B (kyutai): live interpreter, French, Spanish, Portuguese or German speech in, "
                f"English speech and text out; {GPU_NEED}",
                revision="23b3e0b41782026c81dd5283a034107b01f9e513"),
-        # Their commits cannot be known here: pinned to the commit first downloaded.
         Preset("hibiki-2b", "kyutai/hibiki-2b-pytorch-bf16", "hibiki", False, "CC-BY 4.0", HIBIKI_2B_GB,
                f"Hibiki 2B (kyutai): live interpreter, French speech in, English speech and text out; {GPU_NEED}",
                config=None),

@@ -1,6 +1,5 @@
-"""kyutai's Moshi (moshiko, moshika and the RL-aligned moshika): Mimi codec, a 7B temporal
-transformer and a depth transformer writing the assistant's 8 codebooks; the user's 8 codebooks
-are input only. It takes no prompt: it starts listening at once."""
+"""kyutai's Moshi (moshiko, moshika, RL-aligned moshika): Mimi codec, a 7B temporal transformer and a
+depth transformer writing the assistant's 8 codebooks (the user's 8 are input only). It takes no prompt."""
 
 from __future__ import annotations
 
@@ -8,16 +7,17 @@ from collections.abc import Mapping
 from typing import Any
 
 from .family import Family, Preset
+from .rules import StepRules
 
 # Text, then the assistant's 8 codebooks, then the user's 8: semantic codebooks at 0, acoustic at 1.
 MOSHI_DELAYS = (0, 0, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1)
 
-# What a real model needs, said once: the precision is chosen by ``--precision auto`` from the GPU's
-# free memory (``engine.runtime.gpu_memory.choose_precision``), which the model manager shows per GPU.
 GPU_NEED = ("needs an NVIDIA GPU: precision auto loads bfloat16 where it fits in the GPU's free memory, else "
             "int8 weights (int4 is experimental and opt-in)")
-MOSHI_7B_GB = 15.4  # the bf16 weights of the released 7B
-MOSHI_7B_MEMORY_GB = {"bfloat16": 19.1, "int8": 13.1}  # family.MEASURED_ON (bench/results/gpu_check.json)
+MOSHI_7B_GB = 15.4
+MOSHI_7B_MEMORY_GB = {"bfloat16": 19.1, "int8": 13.1}
+
+RULES = StepRules("moshi")
 
 
 def _claims(config: Mapping[str, Any]) -> bool:
@@ -34,14 +34,10 @@ FAMILY = Family(
         Preset("moshika", "kyutai/moshika-pytorch-bf16", "moshi", False, "CC-BY 4.0", MOSHI_7B_GB,
                f"Moshi with a female voice (kyutai), bf16 weights; {GPU_NEED}",
                revision="a49141e28b3d9c947cf9aa5314431e1b11cbd2f5", memory_gb=MOSHI_7B_MEMORY_GB),
-        # kyutai's RL-aligned moshika (June 2026, arXiv 2606.11167): trained for pauses, turn-taking,
-        # backchannels and interruptions, in moshika's weights layout. Its model card names the
-        # repository, the CC BY-NC 4.0 licence and the gate (accept the conditions on its page).
-        # Assumed, not checked here (the hub cannot be reached from where this was written): its
-        # file names are moshika's, and its commit, so it is pinned to the commit first downloaded.
+        # kyutai's RL-aligned moshika (arXiv 2606.11167); its file names are assumed to be moshika's.
         Preset("moshika-rl-seamless", "kyutai/moshika-rl-seamless", "moshi", True, "CC BY-NC 4.0", MOSHI_7B_GB,
                "Moshi with a female voice, RL-aligned by kyutai for better turn-taking (pauses, "
                f"backchannels, interruptions); non-commercial licence, gated; {GPU_NEED}",
-               non_commercial=True, memory_gb=MOSHI_7B_MEMORY_GB),  # moshika's weights layout: its memory
+               non_commercial=True, memory_gb=MOSHI_7B_MEMORY_GB),
     ),
 )

@@ -1,27 +1,12 @@
-"""The person's captions as conversation files and crash journals keep them.
+"""The person's captions as conversation files and crash journals keep them: ``(seconds, text)`` pieces.
 
-A caption is one piece of text a speech-to-text model heard the person say
-(``engine.runtime.captioner``) and where in the conversation they said it: ``(seconds, text)``,
-seconds from the conversation's start, a piece that starts a word beginning with a space.
-
-In a conversation file (either kind) they are one optional metadata field, versioned on its own
-so that a file without captions (every file from before them) is unchanged and opens as before::
+In a conversation file they are one optional metadata field, versioned on its own::
 
     "captions": {"version": 1, "pieces": [[seconds, text], ...]}
     "captions": {"version": 2, "pieces": [[seconds, text], ...], "turn_ends": [seconds, ...]}
 
-Version 2 adds where a caption model's voice-activity heads said the person's turn ended
-(``engine.runtime.voice_activity``), so that the conversation's turns come back as they were live;
-it is written only where there are such ends, so that a file captioned without them stays version
-1 and opens in a Parley from before them (one that reads version 1 only refuses a version 2 field
-rather than dropping its ends on the next save).
-
-In a crash journal each piece is one record of its own (``engine.files.journal``, kind ``C``),
-its payload the JSON ``[seconds, text]``, appended after the frame it was heard in; each turn end
-too (kind ``E``, journal version 4), its payload the JSON ``seconds``.
-
-Both are read as untrusted input: a piece's time lies within the conversation (the frames the file
-or journal holds so far) and its text is bounded.
+Version 2 (turn ends) is written only where there are ends, so other files open in older Parleys.
+Both forms (journals: ``C`` and ``E`` records) are untrusted and bounded by ``most(frames)``.
 """
 
 from __future__ import annotations
@@ -31,6 +16,7 @@ from collections.abc import Iterable, Mapping
 
 from ..audio import FRAME_SECONDS
 from . import untrusted
+from .untrusted import NewerVersionError
 
 Caption = tuple[float, str]  # (conversation seconds, text piece)
 
@@ -39,40 +25,43 @@ VERSION = 2  # the newest captions field this Parley reads (2: turn ends)
 PIECES_ONLY_VERSION = 1  # a field without turn ends: what every Parley with captions reads
 MAX_CAPTION_CHARS = 200  # one piece is one text token's: a few characters
 CAPTION_DECIMALS = 3  # a piece's time is kept to the millisecond
-# One piece a model step, and each finish adds the steps of its flush (up to two minutes' worth):
-# no count follows from the frames, so the bound is the header's own size (16 MB, ~8 bytes a piece).
-MAX_PIECES = 2_000_000
+# ``most(n)``: one piece a frame, plus a captioner's flush and a resumed one's first steps at once.
+MAX_PER_FRAME = 4
+MAX_FLUSH = 256
 
 
-def captions_field(captions: Iterable[Caption], turn_ends: Iterable[float] = ()) -> dict:
-    """The metadata field of ``captions`` and the person's ``turn_ends`` (seconds) ({} for none: a
-    file without captions has no field; version 2 only where there are turn ends)."""
-    pieces = [[round(seconds, CAPTION_DECIMALS), text] for seconds, text in captions]
-    ends = [round(seconds, CAPTION_DECIMALS) for seconds in turn_ends]
+def most(frames: int) -> int:
+    """The most pieces (or turn ends) a conversation of ``frames`` frames holds."""
+    return MAX_PER_FRAME * frames + MAX_FLUSH
+
+
+def captions_field(captions: Iterable[Caption], turn_ends: Iterable[float] = (), frames: int | None = None) -> dict:
+    """The metadata field of ``captions`` and ``turn_ends`` ({} for none); with ``frames``, the
+    pieces and ends past ``most(frames)`` are left out, as every reader would refuse them."""
+    limit = None if frames is None else most(frames)
+    pieces = [[round(seconds, CAPTION_DECIMALS), text] for seconds, text in list(captions)[:limit]]
+    ends = [round(seconds, CAPTION_DECIMALS) for seconds in list(turn_ends)[:limit]]
     if ends:
         return {FIELD: {"version": VERSION, "pieces": pieces, "turn_ends": ends}}
     return {FIELD: {"version": PIECES_ONLY_VERSION, "pieces": pieces}} if pieces else {}
 
 
 def read_captions(meta: Mapping, frames: int) -> tuple[Caption, ...]:
-    """The captions a file's metadata holds (() where it has none), each checked: a time within
-    the file's ``frames`` and a bounded text. ``ValueError`` names the first wrong one; a field
-    from a newer Parley is refused rather than dropped (saving again would lose it)."""
+    """The checked captions of a file's metadata (() where none); ``ValueError`` names the first
+    wrong one, and a newer field raises ``NewerVersionError`` (dropping it would lose it on save)."""
     if FIELD not in meta:
         return ()
     field = untrusted.mapping(meta, FIELD)
     version = untrusted.integer(field, "version", 1, 2**31)
     if version > VERSION:
-        raise ValueError(f"its captions were written by a newer Parley (captions version {version}; this one "
-                         f"reads up to {VERSION}): update Parley to open it")
-    rows = untrusted.sequence(field, "pieces", MAX_PIECES)
+        raise NewerVersionError(f"its captions were written by a newer Parley (captions version {version}; "
+                                f"this one reads up to {VERSION})")
+    rows = untrusted.sequence(field, "pieces", most(frames))
     return tuple(_piece(row, frames, i) for i, row in enumerate(rows))
 
 
 def read_turn_ends(meta: Mapping, frames: int) -> tuple[float, ...]:
-    """Where the person's turns ended (seconds, as the captions field holds them: () where it has
-    none, a version 1 field included), each a time within the file's ``frames``. ``ValueError``
-    names the first wrong one (``read_captions`` checks the field's version)."""
+    """The checked turn ends (seconds) of the captions field (() where none or version 1)."""
     if FIELD not in meta:
         return ()
     field = untrusted.mapping(meta, FIELD)
@@ -82,7 +71,7 @@ def read_turn_ends(meta: Mapping, frames: int) -> tuple[float, ...]:
         return ()
     if "turn_ends" not in field:
         raise ValueError(f"its captions field (version {VERSION}) has no 'turn_ends'")
-    rows = untrusted.sequence(field, "turn_ends", MAX_PIECES)
+    rows = untrusted.sequence(field, "turn_ends", most(frames))
     return tuple(_turn_end(row, frames, i) for i, row in enumerate(rows))
 
 

@@ -1,20 +1,6 @@
-"""Compact conversation files: the journal's contents instead of the state snapshot.
-
-A full file of a 7B conversation holds the LM's KV cache (0.5 MB per frame); a compact one holds
-what the state is a function of (see ``engine.files.journal``) and is rebuilt by replaying it
-(``engine.runtime.replay``). It is a conversation file (same container, atomic write, checks and
-checksum) of kind ``compact`` with:
-
-- ``compact.user_codes`` [frames, user streams] and ``compact.tokens`` [frames, 1 + dep_q]
-  (int16, or int32 for a vocabulary that needs it);
-- the user's audio, exactly the samples the codec encoded: FLAC (lossless 16-bit, through
-  ``soundfile``) as ``compact.user_flac`` when every sample is a 16-bit value (the app records at
-  16 bits), otherwise the float32 samples as ``compact.user_pcm``;
-- the journal header's fields, the frame count, the transcript and the person's captions
-  (``engine.files.captions``) in the metadata.
-
-The assistant's audio is not stored: it is the decoder's output for the agent codes, and the
-replay produces it again.
+"""Compact conversation files: the journal's contents (codes, tokens, the user's exact samples,
+the header's fields) instead of the state snapshot, rebuilt by replaying them (``engine.runtime.replay``).
+The assistant's audio is not stored: the replay decodes it again.
 """
 
 from __future__ import annotations
@@ -35,7 +21,7 @@ from ..lm.state_values import all_finite
 from ..version import VERSION
 from . import untrusted
 from .captions import Caption, captions_field, read_captions, read_turn_ends
-from .conversation import COMPACT, KIND_VERSIONS, MAX_FRAMES, read_conversation
+from .conversation import COMPACT, KIND_VERSIONS, MAX_FRAMES, made_by_newer, read_conversation
 from .journal import Journal, JournalHeader
 from .personas import persona_field
 
@@ -62,16 +48,15 @@ def compact_contents(header: JournalHeader, user_codes: np.ndarray, tokens: np.n
             "fingerprint": header.fingerprint, "frames": frames, "sampling": asdict(header.sampling),
             "seed": header.seed, "prompts": header.prompts, **persona_field(header.persona),
             "user_streams": header.user_streams, "token_streams": header.token_streams, "threads": header.threads,
-            "transcript": [list(e) for e in transcript], **captions_field(captions, turn_ends),
+            "transcript": [list(e) for e in transcript], **captions_field(captions, turn_ends, frames),
             "app_version": VERSION, "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "sample_rate": SAMPLE_RATE}
     return tensors, meta
 
 
 def read_compact(path: str | os.PathLike, fingerprint: str) -> Journal:
-    """The frames of a compact file, as a journal to replay. Checked (kind, model, names, shapes,
-    checksum, and that its rebuild fits in the memory free: ``engine.host_memory``) before anything
-    is decoded."""
+    """The frames of a compact file, as a journal to replay, checked (and that its rebuild fits in
+    free memory) before anything is decoded."""
     path = Path(path)
     shapes = {"compact.user_codes": (MAX_FRAMES, 64), "compact.tokens": (MAX_FRAMES, 64)}
     file = read_conversation(path, shapes, allowed_prefixes=(_FLAC, _PCM), fingerprint=fingerprint)
@@ -91,6 +76,8 @@ def read_compact(path: str | os.PathLike, fingerprint: str) -> Journal:
         captions, turn_ends = read_captions(meta, frames), read_turn_ends(meta, frames)
     except ConversationFileError:
         raise
+    except untrusted.NewerVersionError as e:
+        raise made_by_newer(path, e) from e
     except (KeyError, ValueError) as e:
         raise ConversationFileError(f"{path.name} is a damaged compact conversation ({e}); open another copy.") from e
     return Journal(header, user.numpy().astype(np.int64), tokens.numpy().astype(np.int64),

@@ -1,22 +1,11 @@
 """Conversation files: one safetensors file holding a whole session, written atomically and read
 defensively, and the mapping between a ``Session`` and such a file.
 
-Layout: every state tensor under its stable dotted name (rings trimmed to their filled slots),
-optional conversation audio under ``audio.*``, and JSON in the safetensors metadata (key
-``parley``): format name and version, model fingerprint, frame count, sampling settings,
-transcript, prompts, the persona (``engine.files.personas``; absent in files from before
-personas), the person's captions (``engine.files.captions``; absent where there are none), app
-version, creation time.
+A *full* file holds every state tensor (rings trimmed), optional ``audio.*`` and JSON metadata
+(key ``parley``); a *compact* file (``engine.files.compact``) holds the frames to replay instead.
 
-Two kinds (``kind`` in the metadata): a *full* file holds the state snapshot described here; a
-*compact* file (``engine.files.compact``) holds the frames to replay instead, in the same
-container with the same checks.
-
-Reading never unpickles. The header is parsed and checked by hand first (size, JSON, dtypes,
-shapes, offsets inside the file, expected names and bounded shapes) so that a damaged or hostile
-file is refused before any tensor memory is allocated. A file is checked against the state of the
-session it is restored into (names and largest shapes) and the model's fingerprint, so opening one
-needs no second state to compare with.
+Reading never unpickles, and the header is checked by hand first (sizes, offsets, names, bounded
+shapes), so a damaged or hostile file is refused before any tensor memory is allocated.
 """
 
 from __future__ import annotations
@@ -71,8 +60,7 @@ class ConversationFile:
 
 @dataclass(frozen=True)
 class SavedConversation:
-    """A conversation file read for one session: its state tensors (rings trimmed) and what the
-    session's host side needs to continue."""
+    """A conversation file read for one session: its state tensors and what the host side needs."""
 
     state: dict[str, torch.Tensor]
     sampling: SamplingConfig
@@ -91,10 +79,8 @@ class SavedConversation:
 
 @dataclass(frozen=True)
 class ConversationSnapshot:
-    """A conversation file's contents as of one frame. Taking it copies only the model's state (off
-    the live buffers, to the CPU) and shares the recording's blocks; ``write`` does the slow part (the
-    recording to 16 bits, the checksum, serialising, writing) on any thread while the conversation
-    goes on: for an hour-long conversation ~2 s that the frame worker would otherwise stall."""
+    """A conversation file's contents as of one frame: taking it copies only the model's state;
+    ``write`` does the slow part on any thread while the conversation goes on."""
 
     kind: str  # FULL | COMPACT
     frames: int  # the conversation's frames the file holds
@@ -105,8 +91,7 @@ class ConversationSnapshot:
 
 
 def transcript_tuples(entries) -> list[tuple[int, float, str]]:
-    """A session's transcript (``TranscriptEntry`` items) as (frame_index, seconds, text) tuples:
-    what a conversation file stores and what the app shows."""
+    """A session's transcript as (frame_index, seconds, text) tuples."""
     return [(e.frame_index, e.seconds, e.text) for e in entries]
 
 
@@ -127,9 +112,8 @@ class SessionProgress:
 
 
 def snapshot_session(info, state: StateTree, progress: SessionProgress, recording) -> ConversationSnapshot:
-    """A session's full file (``Session.snapshot``): its state with only the filled ring slots, the
-    recorded audio of both sides as 16-bit PCM (``recording``: (user, assistant) ``PcmRecording``s,
-    or None), and the metadata that continues it. ``info`` is the model's ``ModelInfo``."""
+    """A session's full file: trimmed state, both sides' audio as 16-bit PCM (``recording``, or None),
+    and the metadata that continues it."""
     tensors_now = {name: t.to("cpu", copy=True) for name, t in trimmed_state(state).items()}
     meta = {
         "version": KIND_VERSIONS[FULL],
@@ -144,7 +128,7 @@ def snapshot_session(info, state: StateTree, progress: SessionProgress, recordin
         "prompts": dict(progress.prompts),
         **persona_field(progress.persona),
         "transcript": [list(entry) for entry in progress.transcript],
-        **captions_field(progress.captions, progress.turn_ends),
+        **captions_field(progress.captions, progress.turn_ends, progress.frames),
         "app_version": VERSION,
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "sample_rate": SAMPLE_RATE,
@@ -162,12 +146,8 @@ def snapshot_session(info, state: StateTree, progress: SessionProgress, recordin
 
 def read_session_file(path: str | os.PathLike, fingerprint: str, live_state: StateTree,
                       lm_config=None) -> SavedConversation:
-    """Read a conversation for a session whose state is ``live_state`` on the model ``fingerprint``.
-
-    The file's state names and shapes are checked against ``live_state`` itself (a ring may be
-    stored trimmed), so nothing is allocated to learn the expected shapes; then its values
-    (``engine.lm.state_values``: finite floats, consistent counters and offsets, and with
-    ``lm_config`` token ids within the model's cards)."""
+    """Read a conversation for a session whose state is ``live_state`` on the model ``fingerprint``:
+    names and shapes checked against ``live_state``, then values (``engine.lm.state_values``)."""
     path = Path(path)
     expected = {name: tuple(t.shape) for name, t in flatten(live_state).items()}
     if file_kind(path) != FULL:
@@ -187,14 +167,20 @@ def read_session_file(path: str | os.PathLike, fingerprint: str, live_state: Sta
             turn_ends=read_turn_ends(meta, frames),
             user_audio=_audio(tensors, "audio.user"), assistant_audio=_audio(tensors, "audio.assistant"))
         state_values.check(record, lm_config)
+    except untrusted.NewerVersionError as e:
+        raise made_by_newer(path, e) from e
     except ValueError as e:
         raise ConversationFileError(f"{path.name} has damaged contents ({e}); open another copy.") from e
     return record
 
 
+def made_by_newer(path: Path, e: untrusted.NewerVersionError) -> ConversationFileError:
+    """A file that is whole but holds a part only a newer Parley reads: not damaged, and an update opens it."""
+    return ConversationFileError(f"{path.name} was made by a newer Parley ({e}). Update Parley to open it.")
+
+
 def read_transcript(meta: Mapping, frames: int) -> list[tuple[int, float, str]]:
-    """The transcript a header stores, ``[[frame, seconds, text], ...]``, each entry checked:
-    at most one per frame, frames in order within the conversation, seconds finite."""
+    """The header's transcript ``[[frame, seconds, text], ...]``, checked: one per frame at most, in order."""
     entries = untrusted.sequence(meta, "transcript", frames)
     out, previous = [], -1
     for entry in entries:
@@ -219,8 +205,8 @@ def _audio(tensors: Mapping[str, torch.Tensor], name: str) -> np.ndarray | None:
 
 
 def copy_into_state(state: StateTree, stored: Mapping[str, torch.Tensor]) -> None:
-    """Copy a file's (possibly trimmed) tensors into the live state, in place: tensor identities
-    never change, so a captured CUDA graph stays valid. Slots beyond a trimmed ring are zeroed."""
+    """Copy a file's tensors into the live state in place (a captured CUDA graph stays valid); slots
+    beyond a trimmed ring are zeroed."""
     with torch.inference_mode():
         for name, target in flatten(state).items():
             source = stored[name]
@@ -251,8 +237,7 @@ def trimmed_state(state: StateTree) -> dict[str, torch.Tensor]:
 
 
 def file_kind(path: str | os.PathLike) -> str:
-    """``FULL`` or ``COMPACT``, from the header alone (nothing else is read); files from before
-    compact files existed are full."""
+    """``FULL`` or ``COMPACT``, from the header alone (no ``kind``: full)."""
     path = Path(path)
     _, meta = read_header(path)
     kind = meta.get("kind", FULL)
@@ -262,8 +247,7 @@ def file_kind(path: str | os.PathLike) -> str:
 
 
 def _read_head(path: Path, max_bytes: int = MAX_HEADER_BYTES) -> tuple[bytes, int]:
-    """The first 8 + header-length bytes (of the header at most ``max_bytes``) and the file size.
-    Only a regular file is opened (``open_regular``)."""
+    """The first 8 + header-length bytes (at most ``max_bytes`` of header) and the file size."""
     try:
         with open_regular(path) as f:
             size = os.fstat(f.fileno()).st_size
@@ -275,29 +259,27 @@ def _read_head(path: Path, max_bytes: int = MAX_HEADER_BYTES) -> tuple[bytes, in
 
 
 def write_conversation(path: str | os.PathLike, tensors: Mapping[str, torch.Tensor], meta: Mapping) -> None:
-    """Write atomically: a temp file in the same folder, fsync, then rename over ``path``.
-
-    A crash at any point leaves either the old file or the new one, never a mix.
-    """
+    """Write atomically (a crash leaves the old file or the new one); a header over
+    ``MAX_HEADER_BYTES``, which no reader would open, is refused before anything is written."""
     path = Path(path)
     tensors = {k: v.detach().contiguous().cpu() for k, v in tensors.items()}
     full_meta = {"format": FORMAT_NAME, "version": FORMAT_VERSION, **meta, "checksum": _checksum(tensors)}
     if "transcript" in full_meta:  # last: a list row reads the fields before it from the header's start
         full_meta["transcript"] = full_meta.pop("transcript")
     payload = save_safetensors_bytes(tensors, metadata={"parley": json.dumps(full_meta)})
+    header_bytes = struct.unpack_from("<Q", payload)[0]
+    if header_bytes > MAX_HEADER_BYTES:  # every reader refuses it: what Parley writes, Parley reads
+        raise ConversationFileError(
+            f"{path.name} was not saved: its transcript and captions would take {header_bytes / 2**20:.1f} MB of "
+            f"the file's header, which holds at most {MAX_HEADER_BYTES // 2**20} MB (hours of conversation).")
     write_atomically(path, payload, private=True)
 
 
 def read_conversation(path: str | os.PathLike, expected_shapes: Mapping[str, tuple[int, ...]] | None = None,
                       allowed_prefixes: tuple[str, ...] = ("audio.",), fingerprint: str | None = None
                       ) -> ConversationFile:
-    """Read and validate a conversation file.
-
-    ``expected_shapes`` maps each state name to its maximum shape (a ring may be stored trimmed
-    along any dimension); names outside it are refused unless they start with an allowed prefix.
-    ``fingerprint``: the model it must have been saved with (checked before the shapes, so a file
-    of another model is named as such).
-    """
+    """Read and validate a conversation file. ``expected_shapes``: each state name's maximum shape
+    (other names need an allowed prefix); ``fingerprint`` is checked first, so another model's file is named as such."""
     path = Path(path)
     header, meta = read_header(path)
     if fingerprint is not None and meta.get("fingerprint") != fingerprint:
@@ -335,8 +317,7 @@ def _checksum(tensors: Mapping[str, torch.Tensor]) -> str:
 
 
 def _damaged(path: Path, why: str) -> ConversationFileError:
-    """One line (the library lists one per file): what it means and what to do first, the technical
-    reason last (the window's banner shows the first sentence, the rest behind Details)."""
+    """One line: what it means and what to do first, the technical reason last (behind Details)."""
     return ConversationFileError(
         f"{path.name} is not a readable Parley conversation: it may be truncated or damaged. Open another "
         f"copy, or start a new conversation. (What is wrong: {why}.)")
@@ -373,8 +354,7 @@ def _parse_header(data: bytes, file_size: int, path: Path) -> tuple[dict, dict]:
 
 
 def _entry_end(info, data_len: int) -> int | None:
-    """Where a safetensors header entry's data ends, or None when the entry is not a well-formed
-    ``{"dtype", "shape", "data_offsets"}`` that fits the data section."""
+    """Where a safetensors header entry's data ends, or None if malformed or outside the data."""
     if not isinstance(info, dict) or not isinstance(info.get("dtype"), str) or info["dtype"] not in _DTYPES:
         return None
     shape, offsets = info.get("shape"), info.get("data_offsets")

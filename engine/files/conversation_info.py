@@ -1,10 +1,5 @@
-"""What a conversation file says about itself, read without loading it: for listing many files
-(``read_conversation_summary``: a bounded start of the header), for showing one
-(``read_conversation_info``: header and metadata) and for replaying one (its recorded audio only,
-no engine state).
-
-None needs the model the file was saved with.
-"""
+"""What a conversation file says about itself, read without loading it or its model: a list row,
+its metadata, or its recorded audio."""
 
 from __future__ import annotations
 
@@ -29,6 +24,7 @@ from .conversation import (
     _damaged,
     _parse_header,
     _read_head,
+    made_by_newer,
     read_header,
     read_transcript,
 )
@@ -63,15 +59,12 @@ class ConversationInfo:
 
     @property
     def caption_text(self) -> str:
-        """The person's words, as one string ("" where no caption model heard them)."""
+        """The person's words, as one string."""
         return "".join(text for _seconds, text in self.captions).strip()
 
 
 def read_conversation_info(path: str | os.PathLike) -> ConversationInfo:
-    """The metadata of a conversation file, from its header alone (no tensor data is read).
-
-    Raises ``ConversationFileError`` with a one-line reason for a file that is not a readable
-    Parley conversation."""
+    """The metadata of a conversation file, from its header alone; ``ConversationFileError`` if unreadable."""
     path = Path(path)
     header, meta = read_header(path)
     try:
@@ -81,6 +74,8 @@ def read_conversation_info(path: str | os.PathLike) -> ConversationInfo:
             frames=frames, bytes=path.stat().st_size, transcript=tuple(read_transcript(meta, frames)),
             has_audio=all(name in header for name in AUDIO_NAMES), persona=_persona(meta),
             captions=read_captions(meta, frames))
+    except untrusted.NewerVersionError as e:
+        raise made_by_newer(path, e) from e
     except ValueError as e:
         raise ConversationFileError(f"{path.name} has damaged metadata ({e}).") from e
     except OSError as e:
@@ -106,8 +101,7 @@ def _created(meta: dict) -> str:
 
 @dataclass(frozen=True)
 class ConversationSummary:
-    """A list row's worth of a conversation file: what ``ConversationInfo`` says, with the
-    assistant's text cut to ``LIST_TEXT_CHARS`` and nothing else of the transcript kept."""
+    """A list row of a conversation file: ``ConversationInfo`` with the text cut to ``LIST_TEXT_CHARS``."""
 
     path: Path
     model: str
@@ -125,16 +119,9 @@ class ConversationSummary:
 
 
 def read_conversation_summary(path: str | os.PathLike) -> ConversationSummary:
-    """A conversation file's list row, reading at most ``LIST_HEADER_BYTES`` of its header and
-    keeping at most ``LIST_TEXT_CHARS`` of its text, so that a folder of thousands of long
-    conversations lists quickly and in little memory. Only a regular file is opened, never
-    blocking (a FIFO named ``*.parley`` is refused; ``is_regular_file`` tells it without
-    opening anything).
-
-    A header within the limit is read and checked in full, as ``read_conversation_info`` does; of
-    a longer one (a long transcript: files put it last) the fields before the limit are read, and
-    its tensors are checked when the file is opened. Raises ``ConversationFileError`` with a
-    one-line reason for anything that is not a readable Parley conversation."""
+    """A conversation file's list row from at most ``LIST_HEADER_BYTES`` of its header, so thousands
+    of long conversations list quickly. A longer header (files put the transcript last) gives the
+    fields before the limit; ``ConversationFileError`` for anything unreadable."""
     path = Path(path)
     data, size = _read_head(path, LIST_HEADER_BYTES)
     if len(data) < 8:
@@ -161,7 +148,9 @@ def read_conversation_summary(path: str | os.PathLike) -> ConversationSummary:
                                    persona=_persona(meta))
     except ConversationFileError:
         raise
-    except (ValueError, RecursionError) as e:
+    except RecursionError:  # Python's own words ("maximum recursion depth exceeded...") say nothing to a person
+        raise ConversationFileError(f"{path.name} has damaged metadata (JSON nested too deeply).") from None
+    except ValueError as e:
         raise ConversationFileError(f"{path.name} has damaged metadata ({e}).") from e
     except OSError as e:
         raise ConversationFileError(f"cannot read {path}: {e.strerror or e}") from e
@@ -172,10 +161,8 @@ _STRING_BODY = re.compile(r'(?:[^"\\]++|\\.)*+\\?', re.DOTALL)  # a JSON string'
 
 
 def _header_start(start: bytes) -> tuple[dict, list[str], bool]:
-    """The Parley metadata fields found whole in ``start``, the first bytes of a safetensors header
-    that begins ``{"__metadata__": {"parley": "<JSON as a string>"`` (as safetensors writes it),
-    with the transcript's text pieces up to ``LIST_TEXT_CHARS`` and whether they are all of it.
-    ``ValueError`` when ``start`` does not begin that way."""
+    """The metadata fields whole in ``start`` (a header's first bytes, ``{"__metadata__": {"parley": "...``),
+    the transcript's pieces up to ``LIST_TEXT_CHARS`` and whether they are all of it."""
     header = start.decode("utf-8", "ignore")  # a cut may split the last character; the rest is checked below
     opening = _METADATA_START.match(header)
     if opening is None:
@@ -228,8 +215,7 @@ def _skip(text: str, pos: int) -> int:
 
 
 def _string_start(header: str, pos: int) -> str:
-    """The JSON string starting at ``pos`` (after its opening quote), decoded up to its end or as
-    far as it was read (an escape cut in half is dropped)."""
+    """The JSON string after its opening quote at ``pos``, decoded as far as read (a cut escape dropped)."""
     body = _STRING_BODY.match(header, pos).group()
     for cut in range(len(body), max(len(body) - 6, 0) - 1, -1):  # "\uXXXX" is the longest escape
         try:
@@ -240,9 +226,8 @@ def _string_start(header: str, pos: int) -> str:
 
 
 def read_conversation_audio(path: str | os.PathLike) -> tuple[np.ndarray, np.ndarray]:
-    """(user, assistant) float32 24 kHz recordings of a saved conversation, reading only those two
-    tensors (the engine state is not touched). The header is checked first; the audio is not
-    covered by a checksum of its own, so damage inside it plays as noise instead of failing."""
+    """(user, assistant) float32 24 kHz recordings of a saved conversation, reading only those tensors;
+    unchecksummed, so damage inside them plays as noise."""
     path = Path(path)
     header, _meta = read_header(path)
     for name in AUDIO_NAMES:

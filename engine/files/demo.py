@@ -1,14 +1,8 @@
 """The built-in demo model: random weights in the real layouts, built on first use from a recipe.
 
-``assets/demo_model.json`` holds everything that decides the files (seed, the LM's config.json,
-init scales, the tokenizer); the same recipe always gives byte-identical files. The model is
-written in the hub layout under ``<cache>/models/demo-<hash>/`` and then loaded like any other
-model folder, so the demo exercises exactly the code paths a real checkpoint does.
-
-The LM is tiny (real time on a laptop CPU); Mimi has the full released architecture, because
-the codec's cost and latency are part of what the demo shows. Each tensor gets its own random
-stream (seeded by the recipe seed and the tensor's name), so the files do not depend on the
-order in which tensors are made.
+The same recipe (``assets/demo_model.json``) always gives byte-identical files (each tensor has its
+own random stream), written in the hub layout and loaded like any model folder. The LM is tiny; Mimi
+is the full released architecture, since the codec's cost is part of what the demo shows.
 """
 
 from __future__ import annotations
@@ -32,10 +26,6 @@ from .hub_layout import CONFIG_NAME, MIMI_NAME, MOSHI_NAME
 FILE_KEYS = ("moshi_name", "mimi_name", "tokenizer_name")  # config.json's names of the model's files
 MANIFEST_NAME = "demo_build.json"  # written last; lists every file and its size
 _BUILD_VERSION = 2  # bump when the code below changes what a recipe produces
-
-
-# ---------------------------------------------------------------------------------------------
-# Recipe and location
 
 
 def _tokenizer_asset(recipe: dict) -> Path:
@@ -75,20 +65,14 @@ def _is_complete(folder: Path) -> bool:
 
 
 def built_demo_dir(recipe_path: Path = RECIPE_PATH) -> Path | None:
-    """The folder of the demo built from ``recipe_path`` (the conversation demo's by default) if it
-    is already built and complete."""
+    """The folder of the demo built from ``recipe_path`` if it is already built and complete."""
     folder = demo_dir(load_recipe(recipe_path))
     return folder if _is_complete(folder) else None
 
 
 def ensure_demo_model(recipe_path: Path = RECIPE_PATH) -> Path:
-    """The folder of the demo model built from ``recipe_path`` (the conversation demo's by
-    default; ``engine.families.demo_stt`` has the speech-to-text demo's), built first if needed.
-
-    The build happens in a temporary folder that is renamed into place only when every file is
-    written, so an interrupted build is never mistaken for a model. A folder that is damaged
-    later (a file deleted or truncated) is rebuilt.
-    """
+    """The folder of the demo model built from ``recipe_path``, built first if needed or damaged.
+    Built in a temporary folder renamed into place, so an interrupted build is never taken for a model."""
     recipe = load_recipe(recipe_path)
     target = demo_dir(recipe)
     if _is_complete(target):
@@ -109,10 +93,6 @@ def ensure_demo_model(recipe_path: Path = RECIPE_PATH) -> Path:
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return target
-
-
-# ---------------------------------------------------------------------------------------------
-# Building
 
 
 def build_demo_model(folder: Path, recipe: dict | None = None) -> None:
@@ -137,10 +117,8 @@ def build_demo_model(folder: Path, recipe: dict | None = None) -> None:
 
 
 def write_personaplex_variant(folder: Path, seed: int = 0) -> Path:
-    """A PersonaPlex-architecture model folder made from the demo's files: the same Mimi and
-    tokenizer, an LM of the demo's widths with PersonaPlex's 16-step depth transformer and random
-    weights (``torch.manual_seed(seed)``). It runs PersonaPlex's prompt phases on a CPU, for tests
-    and benchmarks; it has no shipped voices."""
+    """A PersonaPlex-architecture folder from the demo's files (its Mimi, tokenizer and widths, random
+    LM weights): PersonaPlex's prompt phases on a CPU for tests and benchmarks; no shipped voices."""
     from safetensors.torch import save_file
 
     demo = ensure_demo_model()
@@ -157,12 +135,8 @@ def write_personaplex_variant(folder: Path, seed: int = 0) -> Path:
 
 
 def write_hibiki_variant(folder: Path, seed: int = 0, conditioned: bool = False) -> Path:
-    """A Hibiki-architecture model folder made from the demo's files: the same Mimi and tokenizer,
-    the demo interpreter's LM config (Hibiki-Zero's architecture at the demo's widths:
-    ``assets/demo_interpreter_model.json``) with the demo's file names, and so a Hibiki folder, not
-    the demo interpreter, and random weights (``torch.manual_seed(seed)``, float32);
-    ``conditioned``: Hibiki 2B's description conditioner besides. It interprets (babbling) on a CPU,
-    for tests and benchmarks."""
+    """A Hibiki-architecture folder from the demo's files and the demo interpreter's LM config, random
+    float32 weights (``conditioned``: with Hibiki 2B's description conditioner), for tests and benchmarks."""
     from safetensors.torch import save_file
 
     demo = ensure_demo_model()
@@ -212,8 +186,7 @@ def _init_mimi_tensor(name: str, shape: tuple[int, ...], init: dict, seed: int) 
     if name.endswith("_codebook.cluster_usage"):
         return torch.ones(shape)
     if name.endswith("_codebook.embedding_sum"):
-        # Equal-norm code vectors: the nearest code then depends on the latent's direction, so
-        # the codes follow the input whatever its loudness.
+        # Equal-norm code vectors: codes follow the latent's direction, whatever its loudness.
         v = _randn(shape, seed, name)
         return v / v.norm(dim=-1, keepdim=True) * init["codebook_radius"]
     if name.endswith(("norm1.weight", "norm2.weight")):
@@ -230,10 +203,6 @@ def _init_mimi_tensor(name: str, shape: tuple[int, ...], init: dict, seed: int) 
     if len(shape) == 3:  # Conv1d [out, in, k]
         return _fan_in_normal(shape, seed, name, init["conv_gain"], shape[1] * shape[2])
     return _fan_in_normal(shape, seed, name, init["linear_gain"], shape[1])
-
-
-# ---------------------------------------------------------------------------------------------
-# Checkpoint layouts: the modules' own parameters, whose names are the released checkpoint keys
 
 
 def lm_tensor_shapes(config: dict) -> dict[str, tuple[int, ...]]:

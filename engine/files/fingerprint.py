@@ -1,8 +1,7 @@
 """A model's identity for conversation files: its config and the identity of its weight files.
 
-Hashing 15 GB of weights at every start would take seconds, so a weight file is identified by
-its size, its safetensors header (names, dtypes, shapes, offsets) and its first and last MiB of
-data: enough to tell apart different checkpoints, including random-weight ones with equal shapes.
+Hashing all the weights at every start would be slow, so a weight file is identified by its size,
+safetensors header and first and last MiB: enough to tell checkpoints apart, even equal-shaped ones.
 """
 
 from __future__ import annotations

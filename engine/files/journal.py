@@ -1,28 +1,15 @@
-"""Crash journals: an append-only record of everything a conversation's state is a function of.
-
-The model's state after N frames is a pure function of the user's audio, the tokens the model
-chose and the start settings (sampling is counter-based: no hidden RNG state). A journal stores
-exactly those, so that ``engine.runtime.replay`` can rebuild the state after a crash.
+"""Crash journals: an append-only record of everything a conversation's state is a function of
+(the user's audio, the model's tokens, the start settings; sampling has no hidden RNG state), so
+``engine.runtime.replay`` can rebuild the state after a crash.
 
 Layout: the 8-byte magic, then records ``<u32 payload length><u8 kind><payload><u32 crc32>``
-(little endian; the CRC covers length, kind and payload). The first record is the header (kind
-``H``, UTF-8 JSON: format, version, model fingerprint, sampling, seed, prompts, stream counts);
-every further record is one frame: ``<u32 frame index>``, the user's audio codes and the tokens the
-generator wrote this frame (text + audio) as int32, and the user's audio, the exact samples the
-codec encoded (the encoder's state is rebuilt from them bit for bit): kind ``S`` holds them as
-16-bit PCM, which the app's microphone always is (half the bytes: ~3 MB a minute), kind ``F`` as
-float32, for samples that are not 16-bit values (version 1 journals hold only ``F``). Between the
-frames, kind ``C`` records (version 3) hold the person's captions, one piece each, after the frame
-they were heard in (``engine.files.captions``), and kind ``E`` records (version 4) where the caption
-model's voice-activity heads said the person's turn ended: the state does not depend on them, the
-transcript does.
+(little endian; the CRC covers length, kind and payload). The first is the header (``H``, JSON);
+each frame record holds ``<u32 frame index>``, the user's codes and the generator's tokens (int32)
+and the exact samples the codec encoded (``S``: 16-bit PCM, ``F``: float32). ``C`` (caption) and
+``E`` (turn end) records sit between frames; the state does not depend on them.
 
-Reading stops at the first record that is cut, fails its CRC, is malformed or out of order;
-every whole frame before it is kept and the frames after it are counted as lost. A journal is
-only ever appended to, so a crash can damage at most its tail.
-
-``JournalWriter`` writes off the caller's thread: ``append`` only queues numpy copies, a writer
-thread encodes and writes them, and fsyncs at least every ``FSYNC_FRAMES`` frames.
+Reading stops at the first cut, corrupt or out-of-order record, keeping every whole frame before it
+(a crash can damage only the tail); a bad caption or turn-end record is left out and counted.
 """
 
 from __future__ import annotations
@@ -49,7 +36,7 @@ from ..lm.generate import SamplingConfig
 from ..regular_files import open_regular
 from ..version import VERSION
 from . import untrusted
-from .captions import Caption, decode_caption, decode_turn_end, encode_caption, encode_turn_end
+from .captions import Caption, decode_caption, decode_turn_end, encode_caption, encode_turn_end, most
 from .personas import Persona, persona_field, read_header_persona
 
 log = logging.getLogger(__name__)
@@ -79,15 +66,13 @@ class JournalHeader:
     prompts: dict
     user_streams: int
     token_streams: int
-    # torch's CPU threads when the conversation ran (0: not on a CPU, or not recorded): float sums
-    # are grouped per thread, so a bit-identical replay runs with as many.
+    # torch CPU threads the conversation ran with (0: unknown): a bit-identical replay needs as many.
     threads: int = 0
     persona: Persona | None = None  # who the assistant is (None: a conversation without a persona)
 
     @classmethod
     def from_meta(cls, meta: dict) -> JournalHeader:
-        """The header's fields as a journal's or a compact file's metadata holds them (untrusted:
-        ``ValueError`` names the first wrong one)."""
+        """The header from a journal's or compact file's untrusted metadata (``ValueError`` if wrong)."""
         return cls(model=untrusted.text(meta, "model", untrusted.MAX_NAME_CHARS * 16),
                    fingerprint=untrusted.text(meta, "fingerprint", untrusted.MAX_NAME_CHARS),
                    sampling=untrusted.sampling(meta), seed=untrusted.integer(meta, "seed", *untrusted.INT64),
@@ -126,10 +111,21 @@ class Journal:
     damage: str | None  # why reading stopped early; None for an intact journal
     captions: tuple[Caption, ...] = ()  # the person's captions, in the order they were journaled
     turn_ends: tuple[float, ...] = ()  # where the caption model said the person's turn ended (seconds)
+    dropped_captions: int = 0  # whole caption or turn-end records left out (wrong contents, too many in a frame)
 
     @property
     def frames(self) -> int:
         return len(self.pcm)
+
+
+@dataclass(frozen=True)
+class JournalScan:
+    """What an offer to recover needs: the header, the whole frames and any damage (as in ``Journal``)."""
+
+    header: JournalHeader
+    frames: int
+    lost_frames: int
+    damage: str | None
 
 
 def _record(kind: int, payload: bytes) -> bytes:
@@ -160,19 +156,22 @@ def encode_start(header: JournalHeader) -> bytes:
     return MAGIC + _record(_HEADER, header.to_json())
 
 
-# ---- reading ---------------------------------------------------------------------------------
-
 def read_journal(path: str | os.PathLike) -> Journal:
-    """Read a journal, keeping every whole frame before the first damage. The magic and the header
-    are checked before anything else is read, and the frames are read one record at a time: the
-    memory it takes is what it keeps (a 2 GB file of zeros costs its first bytes).
+    """Read a journal, keeping every whole frame before the first damage, a record at a time.
+    ``ConversationFileError`` only when nothing can be recovered (not a journal, bad header, newer format)."""
+    return _open_and_read(path, keep=True)
 
-    Raises ``ConversationFileError`` only when nothing can be recovered: not a journal, the
-    header damaged, or a format version from a newer Parley."""
+
+def scan_journal(path: str | os.PathLike) -> JournalScan:
+    """``read_journal``'s frame count and damage, in memory that does not grow with the journal."""
+    return _open_and_read(path, keep=False)
+
+
+def _open_and_read(path: str | os.PathLike, keep: bool):
     path = Path(path)
     try:
         with open_regular(path) as f:
-            return read_journal_from(f, os.fstat(f.fileno()).st_size, path.name)
+            return read_journal_from(f, os.fstat(f.fileno()).st_size, path.name, keep)
     except (OSError, ValueError) as e:  # ValueError: a NUL in the name
         raise ConversationFileError(f"cannot read the journal {path}: {getattr(e, 'strerror', None) or e}") from e
     except MemoryError:
@@ -184,8 +183,8 @@ def parse_journal(data: bytes, name: str = "journal") -> Journal:
     return read_journal_from(io.BytesIO(data), len(data), name)
 
 
-def read_journal_from(f: BinaryIO, size: int, name: str = "journal") -> Journal:
-    """A journal from the stream ``f`` of ``size`` bytes, read front to back a record at a time."""
+def read_journal_from(f: BinaryIO, size: int, name: str = "journal", keep: bool = True):
+    """A ``Journal`` from the stream ``f`` of ``size`` bytes (with ``keep`` False, a ``JournalScan``)."""
     if f.read(len(MAGIC)) != MAGIC:
         raise ConversationFileError(f"{name} is not a Parley journal (or its start is damaged): nothing "
                                     "can be recovered from it.")
@@ -195,20 +194,14 @@ def read_journal_from(f: BinaryIO, size: int, name: str = "journal") -> Journal:
                                     "nothing can be recovered from it.")
     header = _parse_header(payload, name)
     sizes = {kind: header.frame_bytes(kind) for kind in _SAMPLES}
-    frames = _Frames(header)
-    side_records = {_CAPTION: (decode_caption, frames.captions, "caption"),
-                    _TURN_END: (decode_turn_end, frames.turn_ends, "turn end")}
-    damage, pos = None, f.tell()
+    frames = _Frames(header, keep)
+    damage, lost, pos = None, 0, f.tell()
     while pos < size:
         kind, payload, prefix, why = _next_record(f, max(sizes.values()))
-        if why is None and kind in side_records:  # a caption or a turn end, dated by the frames before it
-            decode, kept, what = side_records[kind]
-            try:
-                kept.append(decode(payload, frames.count))
-                pos = f.tell()
-                continue
-            except ValueError as e:
-                why = f"a damaged {what} ({e})"
+        if why is None and kind in (_CAPTION, _TURN_END):  # dated by the frames before it; the frames do not need it
+            frames.side_record(kind, payload)
+            pos = f.tell()
+            continue
         if why is None and (kind not in sizes or len(payload) != sizes[kind]):
             why = "an unexpected record"
         if why is None and struct.unpack_from("<I", payload)[0] != frames.count:
@@ -218,14 +211,25 @@ def read_journal_from(f: BinaryIO, size: int, name: str = "journal") -> Journal:
             why = "NaN or infinite samples"
         if why is not None:
             damage = f"{why} after frame {frames.count} (byte {pos})"
-            tail = prefix[-1] if len(prefix) == _PREFIX.size and prefix[-1] in _SAMPLES else frames.last_kind
-            lost = -(-(size - pos) // (_PREFIX.size + sizes[tail] + _CRC.size))
-            return Journal(header, *frames.arrays(), lost_frames=lost, damage=damage, captions=tuple(frames.captions),
-                           turn_ends=tuple(frames.turn_ends))
+            lost = _lost_frames(prefix, size - pos, sizes, frames.last_kind)
+            break
         frames.add(kind, payload)
         pos = f.tell()
-    return Journal(header, *frames.arrays(), lost_frames=0, damage=None, captions=tuple(frames.captions),
-                   turn_ends=tuple(frames.turn_ends))
+    if not keep:
+        return JournalScan(header, frames.count, lost, damage)
+    return Journal(header, *frames.arrays(), lost_frames=lost, damage=damage, captions=tuple(frames.captions),
+                   turn_ends=tuple(frames.turn_ends), dropped_captions=frames.dropped)
+
+
+def _lost_frames(prefix: bytes, tail_bytes: int, sizes: dict[int, int], last_kind: int) -> int:
+    """Frames in a damaged tail: whole frame records' worth, rounded up; a caption or turn-end
+    record at its start is not counted."""
+    kind = prefix[-1] if len(prefix) == _PREFIX.size else None
+    if kind in (_CAPTION, _TURN_END):
+        length = _PREFIX.size + _PREFIX.unpack(prefix)[0] + _CRC.size
+        tail_bytes -= length if length <= tail_bytes else 0
+    record = _PREFIX.size + sizes[kind if kind in _SAMPLES else last_kind] + _CRC.size
+    return -(-tail_bytes // record)
 
 
 def _next_record(f: BinaryIO, max_payload: int) -> tuple[int, bytes, bytes, str | None]:
@@ -247,26 +251,48 @@ def _next_record(f: BinaryIO, max_payload: int) -> tuple[int, bytes, bytes, str 
 
 
 class _Frames:
-    """The whole frames read so far, decoded as they come (the records themselves are not kept)."""
+    """The whole frames read so far, decoded as they come; without ``keep`` only counted."""
 
-    def __init__(self, header: JournalHeader):
-        self.header = header
+    def __init__(self, header: JournalHeader, keep: bool = True):
+        self.header, self.keep = header, keep
         self.heads: list[np.ndarray] = []
         self.pcm: list[np.ndarray] = []
+        self.frames = 0
         self.captions: list[Caption] = []
         self.turn_ends: list[float] = []
+        self.dropped = 0  # side records left out
         self.last_kind = _FRAME_16  # what a damaged tail is counted in when nothing says otherwise
+
+    def side_record(self, kind: int, payload: bytes) -> None:
+        """Keep a caption or turn-end record if valid and within ``captions.most``; else count it dropped."""
+        if not self.keep:
+            return
+        decode, kept = (decode_caption, self.captions) if kind == _CAPTION else (decode_turn_end, self.turn_ends)
+        if len(kept) >= most(self.count):  # more than the frames so far hold: no captioner writes them
+            self.dropped += 1
+            return
+        try:
+            item = decode(payload, self.count)
+        except ValueError as e:
+            self.dropped += 1
+            log.warning("a damaged %s record after frame %d left out (%s)",
+                        "caption" if kind == _CAPTION else "turn end", self.count, e)
+            return
+        kept.append(item)
 
     @property
     def count(self) -> int:
-        return len(self.pcm)
+        return self.frames
 
     def add(self, kind: int, payload: bytes) -> None:
+        self.frames += 1
+        self.last_kind = kind
+        if not self.keep:
+            return
         head = self.header.frame_head_bytes
         self.heads.append(np.frombuffer(payload[:head], "<i4"))
         samples = np.frombuffer(payload, _SAMPLES[kind], offset=head)
         self.pcm.append(int16_to_pcm(samples) if kind == _FRAME_16 else samples.astype(np.float32))
-        self.last_kind = kind
 
     def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         u, t = self.header.user_streams, self.header.token_streams
@@ -296,22 +322,16 @@ def _parse_header(payload: bytes, name: str) -> JournalHeader:
     return header
 
 
-# ---- writing ---------------------------------------------------------------------------------
-
 @dataclass(frozen=True)
 class _CaptionItem:
-    """A caption record (a piece or a turn end), encoded, queued for the writer thread (beside the
-    frames, queued as tuples)."""
+    """A caption or turn-end record, encoded, queued for the writer thread (frames are queued as tuples)."""
 
     record: bytes
 
 
 class JournalWriter:
-    """Appends frames to a new journal from a thread of its own.
-
-    The header is written and fsync'd before the constructor returns; ``append`` never blocks on
-    the disk. A write error stops journaling (logged, kept in ``error``) and never reaches the
-    caller's frame loop. ``close(remove=True)`` deletes the journal (a clean exit or a save)."""
+    """Appends frames to a new journal from a thread of its own: ``append`` never blocks on the disk,
+    and a write error stops journaling (kept in ``error``) without reaching the caller's frame loop."""
 
     def __init__(self, path: str | os.PathLike, header: JournalHeader, fsync_frames: int = FSYNC_FRAMES):
         self.path, self.header = Path(path), header
@@ -342,8 +362,7 @@ class JournalWriter:
         self._queue.put(_CaptionItem(encode_turn_end_record(seconds)))
 
     def close(self, remove: bool = False) -> None:
-        """Write what is queued, fsync and close (idempotent); then delete the file if ``remove``.
-        A failure is kept in ``error``, never raised: a journal is best effort."""
+        """Write what is queued, fsync and close (idempotent), then delete if ``remove``; never raises."""
         if self._thread.is_alive():
             self._queue.put(None)
             self._thread.join()

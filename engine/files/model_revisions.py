@@ -1,12 +1,5 @@
-"""Which revision (a commit of its Hugging Face repository) of each preset this machine uses.
-
-A preset names the commit Parley was tested with (``Preset.revision``), or none where that commit
-could not be known when the preset was written: such a preset is pinned to the commit its files
-were first downloaded at on this machine. Cache lookups and downloads ask for exactly the commit
-in use, never the repository's moving ``main``, so an upstream change cannot silently change the
-model. A person moves a preset to another commit only by asking (the model manager's update).
-The commit of a first download and a person's choice are recorded here, in Parley's cache folder
-(``model_revisions.json``: ``{preset name: commit}``), and used from then on.
+"""Which commit of its Hugging Face repository each preset uses on this machine: the tested one, or
+the first download's; never the moving ``main``, so an upstream change cannot silently change the model.
 """
 
 from __future__ import annotations
@@ -42,8 +35,7 @@ def _revisions_file() -> Path:
 
 
 def chosen_revisions() -> dict[str, str]:
-    """The commits recorded on this machine: chosen by a person over the presets' own, or first
-    downloaded for a preset that names none (a damaged file counts as none recorded)."""
+    """The commits recorded on this machine (a damaged file counts as none)."""
     path = _revisions_file()
     try:
         with open_regular(path) as f:
@@ -57,8 +49,7 @@ def chosen_revisions() -> dict[str, str]:
 
 
 def revision_in_use(name: str, pinned: str | None) -> str | None:
-    """The commit preset ``name`` (pinned by Parley to ``pinned``) is read and downloaded at; None
-    for a preset pinned on its first download before that download."""
+    """The commit preset ``name`` (pinned to ``pinned``) is used at; None before a first download."""
     return chosen_revisions().get(name, pinned)
 
 

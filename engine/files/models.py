@@ -1,14 +1,10 @@
 """Where a model's files come from: a local directory, the Hugging Face cache, a download, or the demo.
 
-A model directory has the public hub layout: ``config.json`` (the LM's constructor arguments as
-the released repos have them, plus ``moshi_name``/``mimi_name``/``tokenizer_name`` and optionally
-``model_type`` and ``lm_gen_config``), the LM weights, the Mimi weights and the SentencePiece
-model. A directory without ``config.json`` is a Moshi 7B with the default file names, as the
-reference loader assumes. PersonaPlex also ships ``voices.tgz`` (voice prompt embeddings).
+A model directory has the public hub layout; one without ``config.json`` is a Moshi 7B with the
+default file names, as the reference loader assumes.
 
 huggingface_hub reads its environment once, at import; the cache location and offline mode are
-read here on every call instead, so a changed ``HF_HOME``/``HF_HUB_CACHE``/``HF_HUB_OFFLINE`` is
-honoured without a restart.
+read here on every call instead, so a changed ``HF_HOME``/``HF_HUB_OFFLINE`` needs no restart.
 """
 
 from __future__ import annotations
@@ -52,10 +48,6 @@ class PresetStatus:
     other_revision: str | None = None  # a complete download of another commit (the cache's main), if any
 
 
-# ---------------------------------------------------------------------------------------------
-# Environment
-
-
 def _env_true(name: str) -> bool:
     return os.environ.get(name, "").strip().upper() in {"1", "ON", "YES", "TRUE"}
 
@@ -74,13 +66,8 @@ def hub_cache_dir() -> Path:
     return Path(os.path.expandvars(home)).expanduser() / "hub"
 
 
-# ---------------------------------------------------------------------------------------------
-# config.json
-
-
 def default_lm_config(family: str) -> dict:
-    """The config of a folder without config.json: the family's released 7B, whose architecture
-    ``LMConfig``'s defaults hold (PersonaPlex: the same LM with a 16-step depth transformer)."""
+    """The config of a folder without config.json: the family's released 7B."""
     return dict(family_named(family).config_defaults)
 
 
@@ -135,17 +122,12 @@ def _read_config(path: Path) -> dict:
 
 
 def _check_lm_config(lm_config: dict, where: str) -> None:
-    """Refuse, naming the field, a config whose architecture cannot be built or whose sizes are
-    out of bounds (``LMConfig``'s checks), before anything is loaded or allocated."""
+    """Refuse, naming the field, a config ``LMConfig`` cannot build, before anything is allocated."""
     try:
         LMConfig.from_hub_config(lm_config)
     except (TypeError, ValueError) as e:
         raise ModelError(f"{where}: {e}. The model's config.json is damaged or describes a model Parley cannot "
                          "run; download it again.") from e
-
-
-# ---------------------------------------------------------------------------------------------
-# Local directories
 
 
 def read_model_dir(path: str | Path, *, name: str | None = None, source: str = "local",
@@ -170,11 +152,8 @@ def read_model_dir(path: str | Path, *, name: str | None = None, source: str = "
 
 
 def extract_voices(archive: Path) -> Path:
-    """Unpack a voices archive into ``voices/`` beside it (once; the folder appears complete or not at all).
-
-    Only regular files are written, each inside the target folder: links, devices, absolute
-    names and ``..`` are refused, so a hostile archive cannot write elsewhere.
-    """
+    """Unpack a voices archive into ``voices/`` beside it, once and atomically; only regular files
+    inside the target are written, so a hostile archive cannot write elsewhere."""
     target = archive.parent / VOICES_DIR
     if target.is_dir():
         return target
@@ -205,10 +184,6 @@ def extract_voices(archive: Path) -> Path:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return target
-
-
-# ---------------------------------------------------------------------------------------------
-# Hugging Face cache and downloads
 
 
 class _NoNetwork(Exception):
@@ -325,16 +300,9 @@ def _resolve_preset(preset: Preset, revision: str | None, download: bool, progre
                       "download" if fetched else "cache")
 
 
-# ---------------------------------------------------------------------------------------------
-# Public entry points
-
-
 def resolve_model(spec: str | os.PathLike, *, download: bool = True, progress=None) -> ModelFiles:
-    """A model folder path or a preset name -> its files, fetching a preset if needed and allowed.
-
-    A preset is read (and downloaded) at the commit in use on this machine (``model_revisions``).
-    ``progress`` is a ``tqdm`` subclass that huggingface_hub drives for each downloaded file.
-    """
+    """A model folder path or a preset name -> its files, fetching a preset (at the commit in use)
+    if needed and allowed; ``progress`` is a ``tqdm`` subclass for each downloaded file."""
     if isinstance(spec, str) and spec in ALL_PRESETS:
         preset = ALL_PRESETS[spec]
         if preset.repo is None:
@@ -359,15 +327,12 @@ def resolve_model(spec: str | os.PathLike, *, download: bool = True, progress=No
 
 
 def _first_download(preset: Preset, download: bool, progress) -> ModelFiles:
-    """Pin ``preset`` (Parley names no commit for it) to the commit its files are first got at,
-    and read them at exactly that commit: the commit a download already in the cache followed
-    (its ``refs/main``: a first download that was interrupted, or one made by another program),
-    else the commit the hub's ``main`` is at now. Once every file is here, the commit is recorded
-    (``model_revisions``) and from then on it is the one in use, as a pinned preset's is."""
+    """Pin ``preset`` (no commit named) to the commit its files are first got at: the cache's
+    ``refs/main`` if any, else the hub's ``main`` now; recorded once every file is here."""
     cache = hub_cache_dir()
     commit = cached_main(_repo_folder(preset, cache))
     if commit is None and download and not hub_offline():
-        commit = hub_revision(preset.name)
+        commit = hub_revision(preset.name, for_download=True)
     files = _resolve_preset(preset, commit, download, progress)  # None: nothing here, offline (it says so)
     if commit is not None:
         record_revision(preset.name, commit)
@@ -393,8 +358,7 @@ def preset_status(name: str) -> PresetStatus:
 
 
 def _other_complete_revision(preset: Preset, cache: Path, revision: str | None) -> str | None:
-    """The commit the cache's main names, where it is not ``revision`` and all its files are here
-    (a download that followed main, before presets were pinned, or by another program)."""
+    """The commit the cache's main names, where it is not ``revision`` and all its files are here."""
     other = cached_main(_repo_folder(preset, cache))
     if other is None or other == revision:
         return None
@@ -414,10 +378,9 @@ def _cached_files(preset: Preset, cache: Path, revision: str | None) -> tuple[tu
     return missing, next((p.parent for p in found.values() if isinstance(p, Path)), None)
 
 
-def hub_revision(name: str) -> str:
-    """The commit the hub's ``main`` of preset ``name`` is at now: asked only when a person asks
-    whether there is an update, or before the first download of a preset pinned on its first
-    download. A ModelError says why it could not be asked (offline, no network)."""
+def hub_revision(name: str, for_download: bool = False) -> str:
+    """The commit the hub's ``main`` of preset ``name`` is at now (asked only for an update check or a
+    first download); a ModelError says why it could not be asked."""
     from huggingface_hub import HfApi, constants
     from huggingface_hub.errors import GatedRepoError, HfHubHTTPError
 
@@ -433,14 +396,13 @@ def hub_revision(name: str) -> str:
         raise ModelError(_gated_message(preset)) from e
     except HfHubHTTPError as e:
         raise ModelError(f"asking {preset.repo} for its latest revision failed: {e}") from e
-    except Exception as e:  # the HTTP client's own errors (no connection, a timeout): huggingface_hub's
-        # client library is its choice, so they are caught whole; asked only when a person asks
+    except Exception as e:  # the HTTP client is huggingface_hub's choice, so its errors are caught whole
         in_use = revision_in_use(name, preset.revision)
         stays = (f"{preset.name} stays at revision {short(in_use)}" if in_use is not None else
                  f"{preset.name} is not downloaded yet")
-        raise ModelError(f"Cannot reach the Hugging Face hub to check {preset.repo} for an update "
-                         f"({type(e).__name__}: {e}). {stays}; check the internet connection "
-                         "and try again.") from e
+        asked = f"download {preset.repo}" if for_download else f"check {preset.repo} for an update"
+        raise ModelError(f"Cannot reach the Hugging Face hub to {asked} ({type(e).__name__}: {e}). {stays}; "
+                         "check the internet connection and try again.") from e
     if not is_commit(commit):
         raise ModelError(f"the hub answered {commit!r} as the revision of {preset.repo}, not a commit hash")
     return commit

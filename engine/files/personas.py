@@ -1,19 +1,7 @@
-"""Personas: who the assistant is in a conversation, by name, as one small JSON object.
+"""Personas: who the assistant is in a conversation (name, voice, role, sampling, "wait for me").
 
-A persona is a name, a voice (a shipped voice's name, one of the user's voices by name, ``"none"``
-for no voice prompt, or ``""`` for the model's default), a role text (``""``: the model's default
-role), the sampling settings and "wait for me". The voice and the role apply to PersonaPlex models
-only; sampling and "wait for me" to every model (``Persona.applies``).
-
-The same JSON object (``Persona.as_json``, read back by ``Persona.from_json``, which parses it
-totally) is both a persona file and the ``persona`` field of a conversation's header, so the rules
-of the format live here once. A persona read from a header (a file from anywhere) names its voice
-as a ``VoiceNameFromFile``: never a path, never one of this user's voices.
-
-Parley ships a few personas (``SHIPPED``). The user's personas are files in the user's data folder
-(``personas/<name>.json``; the folder 0700, each file 0600, written atomically): an edit of a
-shipped persona is saved there under its name and overrides it until it is reset (its file removed).
-A file that cannot be read is listed with its problem, never used and never a crash.
+One JSON object is both a persona file and a header's ``persona`` field (whose voice is never a
+path). An edit of a shipped persona overrides it until reset; an unreadable file is listed, never used.
 """
 
 from __future__ import annotations
@@ -48,10 +36,9 @@ class Persona:
     sampling: SamplingConfig = field(default_factory=SamplingConfig)
     wait_for_user: bool = False  # the assistant stays silent until the user first speaks
 
-    def applies(self, personaplex: bool) -> tuple[str | None, str | None]:
-        """(voice prompt, role text) to start a session with: PersonaPlex takes both (None = its
-        default), other models neither."""
-        if not personaplex:
+    def applies(self, takes_prompts: bool) -> tuple[str | None, str | None]:
+        """(voice prompt, role text) for a model that ``takes_prompts`` (None = its default); else neither."""
+        if not takes_prompts:
             return None, None
         return self.voice or None, self.role or None
 
@@ -61,9 +48,7 @@ class Persona:
 
     @classmethod
     def from_json(cls, obj: Any, from_a_header: bool = False) -> Persona:
-        """A persona from its JSON object, every field checked (``ValueError`` names the first wrong
-        one). ``from_a_header``: a conversation file's, whose voice is only ever a name, never a path
-        (the rule of the prompt voice a header names: ``untrusted.voice_name``)."""
+        """A persona from its JSON object, every field checked; ``from_a_header``: the voice is only a name."""
         if not isinstance(obj, dict):
             raise ValueError("a persona is not a JSON object")
         voice = untrusted.text(obj, "voice", MAX_VOICE_CHARS, default="")
@@ -109,9 +94,7 @@ def default_personas_dir() -> Path:
 
 @dataclass(frozen=True)
 class PersonaEntry:
-    """One row of the persona list: ``kind`` "shipped" (as Parley ships it), "edited" (a shipped
-    persona the user changed: can be reset) or "user"; ``persona`` is None when its file is damaged
-    (``problem`` says why)."""
+    """One row of the persona list: ``kind`` "shipped", "edited" or "user"; ``persona`` None when damaged."""
 
     name: str
     kind: str
@@ -124,16 +107,14 @@ class PersonaEntry:
 
 
 class PersonaLibrary:
-    """The shipped personas and the user's, in ``folder`` (default: the user's data folder). No Qt;
-    the app's persona editor and ``parley personas`` / ``--persona`` use it."""
+    """The shipped personas and the user's, in ``folder`` (default: the user's data folder)."""
 
     def __init__(self, folder: str | os.PathLike | None = None) -> None:
         self.folder = Path(folder) if folder is not None else default_personas_dir()
 
     # -- reading -----------------------------------------------------------------------------
     def entries(self) -> list[PersonaEntry]:
-        """The shipped personas first (in their order, an edited one replaced by the user's copy),
-        then the user's by name."""
+        """The shipped personas (an edited one as the user's copy), then the user's by name."""
         own = {entry.name.lower(): entry for entry in self._own()}
         rows = []
         for persona in SHIPPED:
@@ -147,8 +128,7 @@ class PersonaLibrary:
         return next((e for e in self.entries() if e.name.lower() == wanted), None)
 
     def get(self, name: str) -> Persona:
-        """The persona called ``name`` (case-insensitive); ``PersonaLibraryError`` if there is none
-        or its file is damaged."""
+        """The persona called ``name`` (case-insensitive); ``PersonaLibraryError`` if none or damaged."""
         entry = self.find(name)
         if entry is None:
             known = ", ".join(e.name for e in self.entries())
@@ -159,8 +139,7 @@ class PersonaLibrary:
 
     # -- changing ----------------------------------------------------------------------------
     def save(self, persona: Persona, replacing: str | None = None) -> Persona:
-        """Save ``persona`` (new, or an edit of the one called ``replacing``: renamed if its name
-        changed). A shipped persona's edit is the user's copy under the same name."""
+        """Save ``persona``, new or an edit of ``replacing`` (renamed if its name changed)."""
         name = check_name(persona.name, "a persona", PersonaLibraryError)
         persona = Persona(name, persona.voice, persona.role, persona.sampling, persona.wait_for_user)
         old = self.find(replacing) if replacing else None

@@ -1,12 +1,9 @@
-"""Timed text as people read it: caption cues from transcribed words, written as SubRip (``.srt``),
-WebVTT (``.vtt``) or plain text (``.txt``).
-
-A cue gathers consecutive words until it holds ``MAX_CUE_WORDS`` or the next word starts more than
-``MAX_CUE_GAP_SECONDS`` after the previous one ended (a pause starts a new cue).
-"""
+"""Caption cues from transcribed words, as SubRip, WebVTT or plain text; a cue ends at
+``MAX_CUE_WORDS`` words or a pause over ``MAX_CUE_GAP_SECONDS``."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -45,10 +42,20 @@ def _clock(seconds: float, decimal: str) -> str:
     return f"{ms // 3_600_000:02d}:{ms // 60_000 % 60:02d}:{ms // 1000 % 60:02d}{decimal}{ms % 1000:03d}"
 
 
+# Control characters (C0, DEL, C1) and the invisible marks that reorder text (bidirectional
+# overrides, embeddings and isolates: an RLO shows "txt.exe" as "exe.txt"): no transcript holds them.
+INVISIBLE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_ARROW = re.compile("-{2,}>")  # "-->" marks a timing line; "--->" holds one too
+
+
+def plain(text: str) -> str:
+    """``text`` on one line: whitespace runs, control and reordering characters as one space."""
+    return " ".join(INVISIBLE.sub(" ", text).split())
+
+
 def _one_line(text: str) -> str:
-    """A cue's text on one line, never a blank one (a blank line ends a cue in both formats), and
-    without the "-->" that marks a timing line."""
-    return " ".join(text.split()).replace("-->", "->")
+    """A cue's text on one line, never blank (that ends a cue) and without a timing line's "-->"."""
+    return _ARROW.sub("->", plain(text))
 
 
 def _vtt_text(text: str) -> str:

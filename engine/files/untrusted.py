@@ -1,17 +1,7 @@
-"""Reading files that anyone may have written (conversation files, compact files, journals): their
-JSON parsed totally and their fields read with types and bounds checked.
+"""Reading files anyone may have written: JSON parsed totally, fields read with types and bounds checked.
 
-Every failure of a parse here is a ``ValueError`` with a one-line reason, never an OverflowError
-(``"frames": 1e400`` overflows to infinity, then ``int()`` of it), a RecursionError (JSON nested
-thousands deep) or a blocked thread (a FIFO named like a conversation), which would pass every
-handler of the caller. The readers of each format turn that ``ValueError`` into their own error
-naming the file.
-
-- JSON: no ``NaN``/``Infinity`` constants, no number that overflows to them, no integer longer
-  than ``MAX_INT_DIGITS`` digits (Python's own limit is a ValueError only past 4300).
-- Fields: an integer is an ``int`` (not ``2.0``, not ``true``) within stated bounds; a number is
-  finite and within bounds; a string has a bounded length.
-- Files: only regular files are opened, and without blocking (``engine.regular_files``).
+Every failure is a one-line ``ValueError``, never an OverflowError (``1e400``), a RecursionError or
+a blocked thread (a FIFO), which would slip past callers' handlers.
 """
 
 from __future__ import annotations
@@ -33,7 +23,9 @@ USER_NAME = re.compile(r"\w[\w '()-]{0,39}")  # a voice or persona of the user's
 INT64 = (-(2**63), 2**63 - 1)
 
 
-# ---- JSON ------------------------------------------------------------------------------------
+class NewerVersionError(ValueError):
+    """A part of a file written by a newer Parley: not damaged, this Parley is too old for it."""
+
 
 def _constant(name: str) -> Any:
     raise ValueError(f"{name} is not a number a Parley file holds")
@@ -76,8 +68,6 @@ def parse_json(data: bytes | str) -> Any:
         raise ValueError(f"not valid JSON ({e.msg} at character {e.pos})") from None
     return value
 
-
-# ---- fields ----------------------------------------------------------------------------------
 
 def _shown(value: Any) -> str:
     text = repr(value)
@@ -125,11 +115,8 @@ def sequence(obj: Mapping, key: str, max_items: int) -> list:
     return value
 
 
-# ---- what the headers hold -------------------------------------------------------------------
-
 def sampling(obj: Mapping) -> SamplingConfig:
-    """The sampling settings a header stores (``asdict(SamplingConfig)``), checked as
-    ``SamplingConfig`` checks them."""
+    """The sampling settings a header stores (``asdict(SamplingConfig)``), checked."""
     settings = mapping(obj, "sampling")
     unknown = set(settings) - set(SamplingConfig.__dataclass_fields__)
     if unknown:
@@ -138,9 +125,8 @@ def sampling(obj: Mapping) -> SamplingConfig:
 
 
 def voice_name(value: Any) -> VoiceNameFromFile | None:
-    """A voice named in a file's header: the name of a voice a model ships (``NATF2``,
-    ``NATF2.pt``), of one of the user's own voices, or ``"none"``. A path is refused: a received
-    file must not make this machine read one of its files as a voice."""
+    """A voice a header names: shipped (``NATF2``), the user's own, or ``"none"``. Never a path: a
+    received file must not make this machine read one of its files as a voice."""
     if value is None or value == "":
         return None
     if not isinstance(value, str):

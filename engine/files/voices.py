@@ -1,18 +1,9 @@
 """The user's own voices: recordings in the user's data folder, each with its encoded prompt cached.
 
-A voice named ``Alice`` is two files in the library folder (0700; every file 0600, the user's only):
-
-* ``Alice.wav``: the recording, 24 kHz mono 16-bit PCM, with one extra RIFF chunk (``prly``) that
-  holds a BLAKE2b digest of the format and sample chunks. Any WAV player plays it; a file that
-  does not match its digest is damaged and is refused, never encoded.
-* ``prompts/Alice.<codec>.safetensors``: its Mimi codes ``[frames, 8]`` for one codec (the Mimi
-  weights, the device kind and the precision that encoded them, see ``codec_key``), with the
-  recording's digest and a checksum of the codes in the header. Picking the voice reads it instead
-  of encoding again; a cache that does not check out (damaged, another recording or codec, codes
-  out of range or not matching their checksum) is re-made, never used.
-
-Names are what a person types and what a persona or ``--voice-prompt`` refers to; they must not
-look like the shipped voices' names (NATF0, VARM1, ...), which are looked up first.
+A voice ``Alice`` is ``Alice.wav`` (24 kHz mono 16-bit, with a ``prly`` chunk holding a BLAKE2b
+digest of the rest; a mismatch is refused) and ``prompts/Alice.<codec>.safetensors`` (its Mimi codes
+for one ``codec_key``; a cache that does not check out is re-made). Names must not look like the
+shipped voices' names, which are looked up first.
 """
 
 from __future__ import annotations
@@ -92,9 +83,8 @@ def assess(pcm: np.ndarray) -> Assessment:
 
 
 def read_voice_file(path: str | os.PathLike) -> np.ndarray:
-    """A recording in any common format (WAV, FLAC, Ogg, MP3) as a voice would keep it (its first
-    ``MAX_SECONDS``, 24 kHz mono), or ``VoiceLibraryError`` saying what makes it no voice (too
-    short, too quiet, clipped): known before the person is asked to name it."""
+    """A recording in any common format as a voice keeps it (first ``MAX_SECONDS``, 24 kHz mono), or
+    ``VoiceLibraryError`` saying what makes it no voice, before the person is asked to name it."""
     pcm = read_audio(path, max_seconds=MAX_SECONDS, keep_first=True)
     problems = assess(pcm).problems()
     if problems:
@@ -103,8 +93,7 @@ def read_voice_file(path: str | os.PathLike) -> np.ndarray:
 
 
 def check_name(name: str, what: str = "a voice", error: type[ValueError] = VoiceLibraryError) -> str:
-    """The name as stored (surrounding spaces removed), or ``error`` saying why not. The same rules
-    name every file of the user's data (voices, personas): safe file names on every OS."""
+    """The name as stored (stripped), or ``error`` saying why not; safe file names on every OS."""
     name = name.strip() if isinstance(name, str) else ""
     if not untrusted.USER_NAME.fullmatch(name):
         raise error(f"{name!r} cannot name {what}: use 1-40 letters, digits, spaces, "
@@ -116,10 +105,8 @@ def check_name(name: str, what: str = "a voice", error: type[ValueError] = Voice
 
 
 def codec_key(model) -> str:
-    """What a voice's codes depend on: the Mimi weights (their file's identity), the device kind and
-    the precision that ran them. The kernel plan and the thread count are not part of it: they change
-    float sums in the last bits, and codes are the nearest codebook entries, which the parity tests
-    hold equal across every float32 kernel."""
+    """What a voice's codes depend on: the Mimi weights, the device kind and the precision. Not the
+    kernels or threads: codes are nearest codebook entries, held equal across float32 kernels by tests."""
     h = hashlib.sha256(file_identity(model.files.mimi_path).encode())
     h.update(f"{model.device.type}/{model.info.precision.value}".encode())
     return h.hexdigest()[:32]
@@ -138,8 +125,7 @@ class UserVoice:
 
 
 class VoiceLibrary:
-    """The user's voices in ``folder`` (default: the user's data folder). No Qt; the app's dialogs,
-    the CLI and the engine (``--voice-prompt NAME``) all use it."""
+    """The user's voices in ``folder`` (default: the user's data folder)."""
 
     def __init__(self, folder: str | os.PathLike | None = None) -> None:
         self.folder = Path(folder) if folder is not None else default_voices_dir()
@@ -174,8 +160,7 @@ class VoiceLibrary:
 
     # -- changing ----------------------------------------------------------------------------
     def add(self, name: str, pcm: np.ndarray) -> UserVoice:
-        """Store a 24 kHz mono recording as the voice ``name``; refused with the assessment's
-        problems said plainly. Longer than ``MAX_SECONDS``: the first ``MAX_SECONDS`` are kept."""
+        """Store a 24 kHz mono recording (its first ``MAX_SECONDS``) as ``name``, or say its problems."""
         name = self._free_name(name)
         pcm = np.asarray(pcm, dtype=np.float32)[: int(MAX_SECONDS * SAMPLE_RATE)]
         problems = assess(pcm).problems()
@@ -212,8 +197,7 @@ class VoiceLibrary:
         return self.folder / "prompts" / f"{self.get(name).name}.{codec_key(model)[:16]}.safetensors"
 
     def codes(self, name: str, model, encode: Callable[[np.ndarray], torch.Tensor]) -> torch.Tensor:
-        """The voice's Mimi codes [frames, 8] (long, CPU) for ``model``'s codec: from the cache, or
-        ``encode(pcm)`` now (and cached) when there is none or it does not check out."""
+        """The voice's Mimi codes [frames, 8] (long, CPU) for ``model``'s codec, cached or encoded now."""
         voice = self.get(name)
         pcm, digest = read_recording(voice.path)
         frames = -(-pcm.size // FRAME_SIZE)
@@ -245,8 +229,6 @@ class VoiceLibrary:
         ensure_private_folder(self.folder, folder or self.folder)
 
 
-# ---------------------------------------------------------------------------------------- files
-
 def recording_bytes(pcm: np.ndarray) -> bytes:
     """A 16-bit WAV of ``pcm`` with a ``prly`` chunk holding the digest of its other chunks."""
     data = wav_bytes(pcm)
@@ -276,9 +258,8 @@ def max_recording_bytes() -> int:
 
 
 def read_recording(path: Path) -> tuple[np.ndarray, str]:
-    """A voice recording's samples and digest, once the digest checked out. Only a regular file of
-    at most ``max_recording_bytes`` is read (a FIFO, a device or a link to one is refused without
-    blocking, a bigger file before any of it is read: it is not one Parley wrote)."""
+    """A voice recording's samples and checked digest; only a regular file of at most
+    ``max_recording_bytes`` is read."""
     limit = max_recording_bytes()
     try:
         with open_regular(path) as f:

@@ -1,23 +1,8 @@
-"""4-bit weights (experimental, opt-in): group-wise asymmetric int4, the layout of gpt-fast and
-torch's ``_weight_int4pack_mm``: each row is cut into groups of ``group_size(cols)`` columns, and
-each group holds ``w ~ (q - 8) * scale + zero`` with ``q`` in [0, 15], ``scale = (max - min) / 15``
-and ``zero = min + 8 * scale`` (both in the model's dtype). Two values share a byte (the even
-column in the low nibble), so a row of ``cols`` weights takes ``cols / 2`` bytes plus
-``4 * cols / group`` bytes of scales and zeros: about 4.25 bits a weight at groups of 128, so the
-7B LM's matmul weights take about 3.9 GB.
-
-The stored layout keeps rows independent (the depformer slices rows per step). The plain matmul
-dequantises the rows it is given and multiplies in float: the reference a fused kernel must equal,
-and the path of rows no fused kernel took. torch's fused int4 kernels need their own tiled layouts
-(CUDA: ``_convert_weight_to_int4pack``; CPU: ``_convert_weight_to_int4pack_for_cpu``, which
-interleaves rows in blocks of 64, so a tiled weight cannot be sliced per step): those are made
-once at load, for each block of rows the model multiplies by (each stored step of a stacked
-weight), by ``engine.kernels.int4_tiled``, and kept beside the module's buffers as ``RowTiles``; a
-slice of the weight that is such a block computes through its tiles. On a GPU the stored buffers
-are then let go (meta tensors: shapes without memory), so that the weight is held once.
-
-4-bit loses quality that random test weights cannot show (users report that a 4-bit PersonaPlex
-can lose the thread): it is never chosen unless a person asks for it.
+"""4-bit weights (experimental, opt-in): group-wise asymmetric int4 as gpt-fast and torch's
+``_weight_int4pack_mm`` lay it out, ``w ~ (q - 8) * scale + zero`` per group, two values a byte (the
+even column in the low nibble). The plain matmul dequantises the rows it is given: the reference the
+fused kernels (``engine.kernels.int4_tiled``) must equal. 4-bit loses quality random test weights
+cannot show, so it is never chosen unless a person asks for it.
 """
 
 from __future__ import annotations
@@ -44,10 +29,8 @@ TILES_ATTRIBUTE = "int4_tiles"  # a module's {weight name: RowTiles}, set by eng
 
 @dataclass(frozen=True)
 class RowTiles:
-    """A weight's blocks of rows prepared for a fused kernel: ``(first row, end row) -> matmul``
-    (a callable of ``x`` with ``takes(x)``, saying whether it computes for that input). Derived
-    data, valid while the module's buffers are the ``sources`` they were made from (a module moved
-    to another device has new buffers, and computes on the plain path until prepared again)."""
+    """A weight's blocks of rows prepared for a fused kernel, ``(first row, end row) -> matmul``: valid
+    while the module's buffers are the ``sources`` they were made from."""
 
     sources: tuple[torch.Tensor, ...]
     by_rows: dict[tuple[int, int], Callable]
@@ -57,8 +40,7 @@ class RowTiles:
 
 
 class Int4Weight(QuantizedWeight):
-    """A group-quantised 2-D weight standing in for the float parameter it replaced; ``tiles``:
-    the whole weight's ``RowTiles.by_rows`` and ``first_row``: where these rows start in it."""
+    """A group-quantised 2-D weight standing in for the float parameter it replaced."""
 
     PARTS = ("int4", "scale", "zero")  # buffer suffixes, in constructor order
     __slots__ = ("packed", "scale", "zero", "tiles", "first_row")
@@ -112,8 +94,7 @@ class Int4Weight(QuantizedWeight):
 
 
 def quantize_groups(weight: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """(packed uint8 [rows, cols / 2], scale [rows, groups], zero [rows, groups]) in the weight's
-    dtype; ``q`` is computed against the stored (rounded) scale and zero."""
+    """(packed uint8 [rows, cols / 2], scale, zero [rows, groups]); ``q`` against the stored scale and zero."""
     if weight.dim() != 2 or not weight.is_floating_point() or weight.shape[1] % 2:
         raise ValueError(f"expected a 2-D float weight with an even number of columns, got "
                          f"{tuple(weight.shape)} {weight.dtype}")

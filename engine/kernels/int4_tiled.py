@@ -1,30 +1,11 @@
-"""4-bit matmuls through torch's fused kernels: ``_weight_int4pack_mm_for_cpu`` on the CPU,
-``_weight_int4pack_mm`` on CUDA, each on its own tiled copy of the weight, made once at load
-(``prepare_tiles``) instead of dequantising every whole weight on every call (on a 2-core AMD
-EPYC, one thread, one row through a [1024 x 4096] weight: 0.29 ms against 19.0 ms).
+"""4-bit matmuls through torch's fused kernels (``_weight_int4pack_mm[_for_cpu]``) on tiled copies of
+the weight made once at load (``prepare_tiles``), instead of dequantising every weight on every call.
 
-The tiled layouts cannot be sliced the way the stored one is (the CPU's interleaves rows in blocks
-of 64), so each block of rows the model multiplies by is tiled on its own: the whole weight, or
-for a stacked per-step weight (the depth transformer's) each stored step, as the module's
-``stacked_rows`` names them. A block a kernel cannot take (``refusal``: its group size, its
-column count on CUDA, the activations' dtype) stays on the dequantising path, and ``prepare_tiles`` says
-which and why. The kernels compute ``sum_k x_k * ((q_k - 8) * scale + zero)`` in float32 from the
-same quantised values as the plain path: in float32, the outputs agree up to the order of the sums.
-The CPU kernel is far faster with bfloat16 activations where the CPU multiplies bfloat16 (on an AMD
-EPYC with AVX512-BF16, one row through [1024 x 4096]: 0.29 ms against 6.1 ms with float32 ones, and
-0.79 ms for float32's own matmul; one thread, a loaded machine), so the CPU computes in bfloat16
-where it multiplies bfloat16 natively (``cpu_compute_dtype``): the activations, scales and zeros
-are then rounded to bfloat16 (relative error ~2^-8, against 4-bit weights' few percent) and the
-output comes back in the model's dtype. CUDA's kernel takes bfloat16 only.
-
-The tiles hold the same 4-bit values, scales and zeros as the stored buffers, in as many bytes
-(rows padded to the kernel's multiple). On a GPU, where int4 is chosen to fit in memory, a weight
-whose every block was tiled then lets go of its stored copy (``let_go``; ``LET_GO_DEVICES``): its
-buffers become meta tensors, which keep the shapes and dtypes that row slices, ``weight_bytes`` and
-the tiles' ``made_from`` read, without memory, so that the weight is held once, as tiles, and int4
-takes the int4 size. Such rows compute through their tiles only: an input the tiles do not take
-raises instead of dequantising. On the CPU the stored copy stays for now (a CPU load's memory
-without it is unmeasured; ``let_go_of_stored=True`` gives the same bits, tests/test_int4_tiled.py).
+Tiled layouts cannot be sliced, so each block of rows the model multiplies by (each stored step of
+a ``stacked_rows`` weight) is tiled on its own; a block a kernel refuses stays on the dequantising
+path. In float32 the outputs agree with that path up to the order of the sums; the CPU may compute
+in bfloat16 where that is faster for a shape. On ``LET_GO_DEVICES`` a fully tiled weight lets go of
+its stored buffers (meta tensors keep their shapes), so it is held once.
 """
 
 from __future__ import annotations
@@ -38,11 +19,12 @@ from torch import nn
 
 from .int4 import TILES_ATTRIBUTE, Int4Weight, RowTiles
 from .int8 import KERNEL_TOLERANCE
-from .packed import native_bf16_matmul
+from .kernel_choice import CPU_REPEATS, time_call
 
 KERNEL_GROUP_SIZES = (32, 64, 128, 256)  # what both kernels accept
 ROW_MULTIPLE = {"cpu": 16, "cuda": 8}  # the kernels' rows come in tiles: other counts are padded with zero rows
 CPU_DTYPES = (torch.float32, torch.bfloat16, torch.float16)
+CPU_COMPUTE_DTYPES = (torch.bfloat16, torch.float32)  # the CPU kernel's activation dtypes, chosen per shape
 CUDA_INNER_K_TILES = 8  # gpt-fast's choice; the columns must then be a multiple of 8 * 16
 CUDA_MIN_CAPABILITY = (8, 0)
 
@@ -72,22 +54,19 @@ def refusal(weight: Int4Weight) -> str | None:
 
 
 class TiledInt4:
-    """``x @ w.T`` for one block of an ``Int4Weight``'s rows through torch's fused kernel for its
-    device, on the tiled copy made here (rows padded with zeros to the kernel's multiple; the
-    output is cut back to the weight's rows)."""
+    """``x @ w.T`` for one block of an ``Int4Weight``'s rows through torch's fused kernel for its device."""
 
     __slots__ = ("tiled", "scales_and_zeros", "group", "shape", "device", "dtype", "compute_dtype")
 
     def __init__(self, weight: Int4Weight, compute_dtype: torch.dtype | None = None):
-        """``compute_dtype``: the activations' dtype inside the kernel (default: bfloat16 on CUDA,
-        ``cpu_compute_dtype()`` on the CPU)."""
+        """``compute_dtype``: the activations' dtype inside the kernel (default: bfloat16 on CUDA)."""
         reason = refusal(weight)
         if reason is not None:
             raise ValueError(f"torch's int4 kernel cannot take this weight: {reason}")
         rows, cols = self.shape = weight.shape
         self.device, self.dtype = weight.device, weight.dtype
         if compute_dtype is None:
-            compute_dtype = cpu_compute_dtype() if self.device.type == "cpu" else torch.bfloat16
+            compute_dtype = cpu_compute_dtype(weight) if self.device.type == "cpu" else torch.bfloat16
         self.compute_dtype = compute_dtype
         self.group = cols // weight.scale.shape[1]
         padding = -rows % ROW_MULTIPLE[self.device.type]
@@ -126,28 +105,41 @@ def cpu_kernel_values(packed: torch.Tensor) -> torch.Tensor:
 
 
 def cuda_kernel_bytes(packed: torch.Tensor) -> torch.Tensor:
-    """What the CUDA tiling takes (gpt-fast's ``q[:, ::2] << 4 | q[:, 1::2]``): two values a byte,
-    [rows, cols / 2], the even column in the high nibble (the stored layout has it in the low one)."""
+    """What the CUDA tiling takes: two values a byte, the even column in the high nibble (gpt-fast's)."""
     return (((packed & 0xF) << 4) | (packed >> 4)).contiguous()
 
 
-def cpu_compute_dtype() -> torch.dtype:
-    """bfloat16 where this CPU multiplies it natively (AMX or AVX512-BF16), float32 elsewhere."""
-    return torch.bfloat16 if native_bf16_matmul() else torch.float32
+CPU_COMPUTE_CHOICES: dict[tuple, dict] = {}  # (rows, cols, group, dtype, threads) -> each candidate's ms and the choice
+
+
+def cpu_compute_dtype(block: Int4Weight) -> torch.dtype:
+    """The faster agreeing one of ``CPU_COMPUTE_DTYPES`` for a block of this shape, timed once per shape."""
+    group = block.shape[1] // block.scale.shape[1]
+    key = (*block.shape, group, block.dtype, torch.get_num_threads())
+    if key not in CPU_COMPUTE_CHOICES:
+        agree = [d for d in CPU_COMPUTE_DTYPES if kernel_agrees("cpu", block.dtype, d)] or [torch.float32]
+        row = torch.randn(1, block.shape[1], generator=torch.Generator().manual_seed(0)).to(block.dtype)
+        ms = {}
+        for dtype in agree:
+            fused = TiledInt4(block, dtype)
+            ms[dtype] = round(min(time_call(lambda fused=fused: fused(row), row.device, CPU_REPEATS)), 4)
+        CPU_COMPUTE_CHOICES[key] = {"ms": ms, "dtype": min(ms, key=ms.get)}
+    return CPU_COMPUTE_CHOICES[key]["dtype"]
 
 
 @functools.cache
-def kernel_agrees(device_type: str, dtype: torch.dtype) -> bool:
-    """Whether the fused kernel runs on this device and equals the dequantising reference within
-    ``KERNEL_TOLERANCE`` of the output's largest magnitude (one row and three rows, as frames
-    and prompts use): checked once, so that a kernel broken in some torch build is never used."""
+def kernel_agrees(device_type: str, dtype: torch.dtype, compute_dtype: torch.dtype | None = None) -> bool:
+    """Whether the fused kernel runs here and equals the dequantising reference within
+    ``KERNEL_TOLERANCE`` (checked once, so that a kernel broken in some torch build is never used)."""
     device = torch.device(device_type)
+    if compute_dtype is None:
+        compute_dtype = torch.float32 if device.type == "cpu" else torch.bfloat16
     gen = torch.Generator().manual_seed(0)
     weight = Int4Weight.quantize(torch.randn(64, 256, generator=gen).to(device, dtype))
     if refusal(weight) is not None:
         return False
     try:
-        fused = TiledInt4(weight)
+        fused = TiledInt4(weight, compute_dtype)
         for rows in (1, 3):
             x = torch.randn(1, rows, 256, generator=gen).to(device, dtype)
             got = fused(x).float()
@@ -164,8 +156,7 @@ LET_GO_DEVICES = ("cuda",)  # where a tiled weight is held once, as tiles (``let
 
 @dataclass(frozen=True)
 class Tiling:
-    """What ``prepare_tiles`` did: blocks tiled, their bytes, each block left on the dequantising
-    path ("<module>.<weight>[first:end]") with the reason, and the bytes of the stored copies let go."""
+    """What ``prepare_tiles`` did: blocks tiled, blocks left with the reason, bytes let go."""
 
     tiled: int
     tiled_bytes: int
@@ -180,12 +171,8 @@ class Tiling:
 
 
 def prepare_tiles(model: nn.Module, let_go_of_stored: bool | None = None) -> Tiling:
-    """Tile every 4-bit weight of ``model`` for its device's fused kernel, block by block (each
-    stored step of a weight its module lists in ``stacked_rows``, else the whole weight), once at
-    load. ``let_go_of_stored`` (default: on ``LET_GO_DEVICES``): a weight whose every block was
-    tiled then lets go of its stored buffers (``let_go``), one weight after the other, so that the
-    load's peak is the int4 size and one weight. Idempotent; call again after the weights change or
-    move (a weight already held as tiles keeps them)."""
+    """Tile every 4-bit weight of ``model`` for its device's fused kernel, block by block; with
+    ``let_go_of_stored``, one weight after the other lets go of its stored buffers. Idempotent."""
     tiled, tiled_bytes, refused, let_go_bytes = 0, 0, {}, 0
     for prefix, owner in model.named_modules():
         names = [n for n, kind in getattr(owner, "quantized_weights", {}).items() if kind is Int4Weight]
@@ -221,8 +208,7 @@ def prepare_tiles(model: nn.Module, let_go_of_stored: bool | None = None) -> Til
 
 
 def let_go(owner: nn.Module, name: str) -> tuple[torch.Tensor, ...]:
-    """Replace the stored buffers of ``owner``'s int4 weight ``name`` with meta tensors of their
-    shapes and dtypes (no memory) and return them: the weight's tiles are then all that holds it."""
+    """Replace the stored buffers of ``owner``'s int4 weight ``name`` with meta tensors; returns them."""
     for part in Int4Weight.PARTS:
         key = f"{name}_{part}"
         owner._buffers[key] = torch.empty_like(owner._buffers[key], device="meta")

@@ -1,26 +1,10 @@
 """8-bit weights: symmetric int8 with one scale per output row, ``w ~ q * scale[:, None]``,
-``q = round(w / scale)`` in [-127, 127], ``scale = max|w_row| / 127`` kept in the model's dtype.
-For the 7B Moshi that is 7.4 B int8 weights + 0.3 B bf16 embedding weights ~ 8 GB instead of 15.4 GB.
+``scale = max|w_row| / 127`` kept in the model's dtype.
 
-The matmul has several kernels (``KERNELS``), each checked against the plain dequantised
-reference ``reference_linear`` (``F.linear(x, q * scale)``) within ``KERNEL_TOLERANCE`` of the
-output's largest magnitude:
-
-- ``unfused``: ``F.linear(x, q.to(dtype)) * scale`` (the int8 weight is converted, then a float
-  matmul: reads int8, writes and reads a float copy). Runs everywhere; differs from the reference
-  by where the scale is applied (float rounding only).
-- ``compiled``: ``torch.compile`` of ``unfused`` with coordinate-descent tuning, which fuses the
-  conversion into the matmul where Inductor can (it needs Triton on a GPU, a C compiler on a CPU;
-  ``compiled_unfused``).
-- ``int8pack``: ``torch._weight_int8pack_mm`` (one fused kernel; torch's CUDA one is naive and
-  measured 2.4x slower than ``unfused`` on an H200).
-- ``int_mm``: ``torch._int_mm`` of int8 activations (one scale per row, quantised on the fly)
-  with the int8 weight, exact integer accumulation, then both scales: the activation rounding is
-  an approximation, hence the tolerance.
-
-Which one runs is chosen as ``engine.kernels.kernel_choice`` says, timed at the 7B model's matmul
-shapes (``KERNEL_CHOICES`` records the times). The CPU always takes ``unfused``: for one row the
-fused CPU kernel measured 3-15x slower (2-core AMD EPYC VM, torch 2.13).
+The matmul has several kernels (``KERNELS``), each checked against the dequantised
+``reference_linear`` within ``KERNEL_TOLERANCE`` and chosen by ``engine.kernels.kernel_choice``;
+``int_mm`` also quantises the activations per row, hence the tolerance. The CPU never takes
+``unfused``: it converts the whole weight on every call.
 """
 
 from __future__ import annotations
@@ -32,44 +16,17 @@ import torch
 import torch.nn.functional as F
 
 from .kernel_choice import Kernel, KernelChoice
-from .weight import QuantizedWeight
+from .weight import RowScaledWeight
 
 INT8_MAX = 127
-# The most a kernel's output may differ from the dequantised reference, relative to the output's
-# largest magnitude: bfloat16 rounding of the output (2^-8) and, for int_mm, of the activations.
+# Relative to the largest output: bfloat16 rounding of the output and, for int_mm, of the activations.
 KERNEL_TOLERANCE = 2e-2
-# (in, out) of the 7B matmuls a frame runs most: temporal FFN in/out, depformer attention and FFN in
 TIMED_SHAPES = ((4096, 22528), (11264, 4096), (1024, 3072), (1024, 5632))
 INT_MM_MIN_ROWS = 17  # torch._int_mm on CUDA needs more than 16 rows: fewer are padded
 
 
-class Int8Weight(QuantizedWeight):
-    """A row-quantised 2-D weight standing in for the float parameter it replaced."""
-
-    PARTS = ("int8", "scale")  # buffer suffixes, in constructor order
-    __slots__ = ("q", "scale")
-
-    def __init__(self, q: torch.Tensor, scale: torch.Tensor):
-        self.q, self.scale = q, scale
-
-    @classmethod
-    def quantize(cls, weight: torch.Tensor) -> Int8Weight:
-        return cls(*quantize_rows(weight))
-
-    @property
-    def shape(self) -> torch.Size:
-        return self.q.shape
-
-    def linear(self, x: torch.Tensor) -> torch.Tensor:
-        return KERNELS[chosen_kernel(x.device, x.dtype)](x, self.q, self.scale)
-
-
 def quantize_rows(weight: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """Symmetric per-row int8: (q int8 [rows, cols], scale [rows] in the weight's dtype).
-
-    The int8 values are computed against the stored (rounded) scale, so ``q * scale`` is the
-    best int8 approximation of the row given the scale actually used.
-    """
+    """Symmetric per-row int8: (q [rows, cols], scale [rows]), ``q`` computed against the stored scale."""
     if weight.dim() != 2 or not weight.is_floating_point():
         raise ValueError(f"expected a 2-D float weight, got {tuple(weight.shape)} {weight.dtype}")
     w = weight.detach().float()
@@ -93,6 +50,11 @@ def _int8pack(x: torch.Tensor, q: torch.Tensor, scale: torch.Tensor) -> torch.Te
     return out.view(*x.shape[:-1], q.shape[0])
 
 
+def _int8pack_bf16(x: torch.Tensor, q: torch.Tensor, scale: torch.Tensor) -> torch.Tensor:
+    """``_int8pack`` with bfloat16 activations: torch's CPU kernel is vectorised for 16-bit ones only."""
+    return _int8pack(x.to(torch.bfloat16), q, scale).to(x.dtype)
+
+
 def _int_mm(x: torch.Tensor, q: torch.Tensor, scale: torch.Tensor) -> torch.Tensor:
     rows = x.reshape(-1, x.shape[-1]).float()
     x_scale = (rows.abs().amax(dim=1, keepdim=True) / INT8_MAX).clamp(min=torch.finfo(torch.float32).tiny)
@@ -105,19 +67,14 @@ def _int_mm(x: torch.Tensor, q: torch.Tensor, scale: torch.Tensor) -> torch.Tens
     return out.view(*x.shape[:-1], q.shape[0])
 
 
-# Distinct (rows, in, out) shapes one compiled kernel may specialise to: a 7B frame, its prompt
-# chunks and the chooser's timing shapes hold about 20 (dynamo's default limit of 8 would let the
-# rest run uncompiled, silently).
+# Shapes one compiled kernel may specialise to (dynamo's default of 8 would silently run the rest eager).
 COMPILED_SHAPES = 64
 
 
 @functools.cache
 def compiled_unfused(backend: str = "inductor") -> Callable:
-    """``unfused`` compiled the gpt-fast way: Inductor's coordinate-descent tuning is what folds the
-    int8 -> float conversion into the matmul's own loads (without it the conversion stays a kernel
-    of its own), and one specialisation per shape, never a silent fall back to eager once
-    ``COMPILED_SHAPES`` are compiled: that raises (``FailOnRecompileLimitHit``) so the kernel check
-    and the timings see it."""
+    """``unfused`` compiled the gpt-fast way: coordinate-descent tuning folds the int8 -> float
+    conversion into the matmul; past ``COMPILED_SHAPES`` it raises rather than fall back to eager."""
     options = {"coordinate_descent_tuning": True} if backend == "inductor" else None
     compiled = torch.compile(_unfused, dynamic=False, backend=backend, options=options)
 
@@ -133,13 +90,22 @@ def _compiled_call(x: torch.Tensor, q: torch.Tensor, scale: torch.Tensor) -> tor
 
 
 KERNELS: dict[str, Kernel] = {
-    "unfused": _unfused, "compiled": _compiled_call, "int8pack": _int8pack, "int_mm": _int_mm}
+    "unfused": _unfused, "compiled": _compiled_call, "int8pack": _int8pack, "int8pack_bf16": _int8pack_bf16,
+    "int_mm": _int_mm}
+CPU_KERNELS = ("int8pack_bf16", "int8pack")
 
 
-# The kernel choice (``engine.kernels.kernel_choice``); its parts under the names callers use.
-CHOICE = KernelChoice(KERNELS, quantize_rows, reference_linear, KERNEL_TOLERANCE, TIMED_SHAPES)
+CHOICE = KernelChoice(KERNELS, quantize_rows, reference_linear, KERNEL_TOLERANCE, TIMED_SHAPES, CPU_KERNELS)
 KERNEL_CHOICES = CHOICE.measured
 _CHOSEN = CHOICE.chosen
 kernel_agrees = CHOICE.agrees
 chosen_kernel = CHOICE.kernel
 time_kernels = CHOICE.time
+
+
+class Int8Weight(RowScaledWeight):
+    """A row-quantised 2-D weight standing in for the float parameter it replaced."""
+
+    PARTS = ("int8", "scale")
+    CHOICE = CHOICE
+    __slots__ = ()

@@ -1,10 +1,6 @@
-"""How an 8-bit weight kind (``engine.kernels.int8``, ``engine.kernels.fp8``) picks the kernel of
-its matmuls: every candidate is checked against the kind's plain dequantised reference, and the
-fastest of those that agree is kept, measured once per (device type, dtype), eagerly (never inside
-a graph capture: a CUDA graph is captured after eager warm-up frames). The CPU always takes the
-kind's ``cpu_kernel``: the fused CPU kernels measured several times slower for one row (2-core AMD
-EPYC VM, torch 2.13).
-"""
+"""How an 8-bit weight kind picks the kernel of its matmuls: the fastest of the candidates that agree
+with its dequantised reference, measured once per (device type, dtype) on a GPU (eagerly, never in
+a graph capture) and once per weight shape and thread count on the CPU."""
 
 from __future__ import annotations
 
@@ -18,25 +14,24 @@ import torch
 
 # A kernel: (activations [..., in], stored weight [out, in], per-row scale [out]) -> [..., out]
 Kernel = Callable[[torch.Tensor, torch.Tensor, torch.Tensor], torch.Tensor]
+CPU_REPEATS = 7  # timed calls of each CPU candidate per weight shape (after one warm-up call)
 
 
 @dataclass
 class KernelChoice:
-    """The candidates of one weight kind and what was measured of them (``measured``: per (device
-    type, dtype), the candidates that agree and each one's time; ``chosen``: the kernel in use)."""
+    """The candidates of one weight kind, what was measured of them and the kernel chosen per key."""
 
     kernels: dict[str, Kernel]
     quantize_rows: Callable[[torch.Tensor], tuple[torch.Tensor, torch.Tensor]]
     reference: Kernel
     tolerance: float  # the most a kernel may differ from ``reference``, relative to its largest output
     timed_shapes: tuple[tuple[int, int], ...]  # (in, out) of the matmuls a frame runs most
-    cpu_kernel: str = "unfused"
-    measured: dict[tuple[str, torch.dtype], dict] = field(default_factory=dict)
-    chosen: dict[tuple[str, torch.dtype], str] = field(default_factory=dict)
+    cpu_kernels: tuple[str, ...] = ("unfused",)  # the CPU's candidates; the last also where none agrees
+    measured: dict[tuple, dict] = field(default_factory=dict)
+    chosen: dict[tuple, str] = field(default_factory=dict)
 
     def agrees(self, name: str, device: torch.device, dtype: torch.dtype) -> bool:
-        """Whether kernel ``name`` runs on ``device`` and equals ``reference`` within ``tolerance``
-        (one row and three rows, as frames and prompts use)."""
+        """Whether kernel ``name`` runs on ``device`` and equals ``reference`` within ``tolerance``."""
         gen = torch.Generator().manual_seed(0)
         q, scale = self.quantize_rows(torch.randn(48, 64, generator=gen).to(device, dtype))
         for rows in (1, 3):
@@ -51,26 +46,41 @@ class KernelChoice:
         return True
 
     def kernel(self, device: torch.device, dtype: torch.dtype) -> str:
-        """The kernel the kind's matmuls use on (device type, dtype): ``cpu_kernel`` on the CPU and
-        the meta device, elsewhere the fastest of the kernels that agree with the reference, measured
-        the first time (cached; syncs with the device: call it eagerly)."""
+        """The kernel for (device type, dtype) off the CPU, measured the first time (syncs: call it eagerly)."""
+        if device.type in ("cpu", "meta"):
+            return self.cpu_kernels[0]
         key = (device.type, dtype)
         if key not in self.chosen:
-            if device.type in ("cpu", "meta"):
-                self.chosen[key] = self.cpu_kernel
-            else:
-                choice = {"agree": [name for name in self.kernels if self.agrees(name, device, dtype)]}
-                choice["ms"] = self.time(device, dtype, choice["agree"])
-                choice["kernel"] = min(choice["ms"], key=choice["ms"].get)
-                self.measured[key] = choice
-                self.chosen[key] = choice["kernel"]
+            agree = [name for name in self.kernels if self.agrees(name, device, dtype)]
+            self.chosen[key] = self._keep(key, agree, self.time(device, dtype, agree))
         return self.chosen[key]
+
+    def cpu_kernel(self, x: torch.Tensor, q: torch.Tensor, scale: torch.Tensor) -> str:
+        """The CPU's kernel for this weight's shape, timed by the fastest of ``CPU_REPEATS`` calls."""
+        if len(self.cpu_kernels) == 1:
+            return self.cpu_kernels[0]
+        key = ("cpu", x.dtype, tuple(q.shape), torch.get_num_threads())
+        if key not in self.chosen:
+            cpu = torch.device("cpu")
+            agree = [name for name in self.cpu_kernels if self.agrees(name, cpu, x.dtype)] or [self.cpu_kernels[-1]]
+            row = torch.randn(1, q.shape[1], generator=torch.Generator().manual_seed(0)).to(x.dtype)
+            ms = {name: round(min(time_call(functools.partial(self.kernels[name], row, q, scale),
+                                                          cpu, CPU_REPEATS)), 4) for name in agree}
+            self.chosen[key] = self._keep(key, agree, ms)
+        return self.chosen[key]
+
+    def linear(self, x: torch.Tensor, q: torch.Tensor, scale: torch.Tensor) -> torch.Tensor:
+        """``x @ (q * scale).T`` through the chosen kernel (on the CPU, for this weight's shape)."""
+        name = self.cpu_kernel(x, q, scale) if x.device.type == "cpu" else self.kernel(x.device, x.dtype)
+        return self.kernels[name](x, q, scale)
+
+    def _keep(self, key: tuple, agree: list[str], ms: dict[str, float]) -> str:
+        self.measured[key] = {"agree": agree, "ms": ms, "kernel": min(ms, key=ms.get)}
+        return self.measured[key]["kernel"]
 
     def time(self, device: torch.device, dtype: torch.dtype, names=None, shapes=None,
              repeats: int = 20) -> dict[str, float]:
-        """Milliseconds of one row through each matmul shape (``timed_shapes`` by default), summed,
-        per kernel (medians of ``repeats`` after a warm-up; CUDA events on a GPU, a wall clock
-        elsewhere)."""
+        """Milliseconds of one row through each matmul shape, summed, per kernel (medians)."""
         names = tuple(self.kernels) if names is None else names
         totals = dict.fromkeys(names, 0.0)
         gen = torch.Generator().manual_seed(0)

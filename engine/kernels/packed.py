@@ -1,29 +1,10 @@
-"""Matmuls on CPU through one of four kernels: ATen's (MKL's sgemm) on the weight as stored
-``[out, in]``, ATen's on a transposed ``[in, out]`` copy of it, oneDNN's on a prepacked weight, or
-oneDNN's on a prepacked **bfloat16** copy of the weight.
+"""Matmuls on CPU through one of four kernels: ATen's on the weight as stored, ATen's on a transposed
+copy, oneDNN's on a prepacked weight, or oneDNN's on a prepacked bfloat16 copy. Which is fastest
+depends on the CPU and shape, so the kernel plan (``engine.runtime.kernel_plan``) measures it.
 
-Which is faster depends on the CPU and the shape: for the one or two rows of a streaming step,
-oneDNN on a prepacked copy streamed a large fp32 weight at ~50 GB/s on an AMD EPYC where MKL
-managed ~12-17, and at 17.7 GB/s on an Intel Xeon where MKL managed 22.8; for a single row, MKL
-on the transposed copy streamed a [256 x 1408] weight about twice as fast as on the stored layout
-(64 against 139 us, 2 threads) on another AMD EPYC, where oneDNN took 107. So each matmul has a
-``kernel``, which the kernel plan (``engine.runtime.kernel_plan``) sets by measuring where the
-program runs.
-
-The first three are exact (float32 throughout, like the reference; each sums in its own order,
-and the parity tests check the tokens with each forced). ``bf16`` is not: the input is rounded to
-bfloat16, the weight was, the product is accumulated in float32 and rounded to bfloat16, and the
-bias is added in float32 (relative error ~3e-3). A streaming step reads every weight once per
-frame, so halving the bytes nearly halves a large matmul's time where the CPU multiplies bfloat16
-natively (AMX, AVX512-BF16: 1.7-1.9x on an Intel Xeon). The plan offers it only where the model's
-precision is bfloat16 and the CPU runs it (not at all on one with AVX2 only).
-
-A packed copy is derived data: modules keep their parameters (and checkpoint names) and rebuild
-the copy with ``repack()`` whenever the weights change or move. Off CPU, for other dtypes, or
-before packing, everything is a plain ``F.linear``. ``transposed`` makes no copy where the
-parameter is held column-major (the kernel plan holds it so where every matmul of that parameter
-took ``transposed``): it reads the parameter through a transposed view, so that the weight exists
-once. ``onednn`` and ``bf16`` read only their own layouts, so their copies sit beside the parameter.
+The first three are exact (float32, like the reference); ``bf16`` (relative error ~3e-3) is offered
+only for bfloat16 models on CPUs that multiply bfloat16 natively. Packed copies are derived data,
+rebuilt by ``repack()`` whenever the weights change or move.
 """
 
 from __future__ import annotations
@@ -39,7 +20,7 @@ TRANSPOSED_MATMUL_KERNEL = "transposed"
 EXACT_MATMUL_KERNELS = ("aten", "onednn", TRANSPOSED_MATMUL_KERNEL)
 BF16_MATMUL_KERNEL = "bf16"
 MATMUL_KERNELS = (*EXACT_MATMUL_KERNELS, BF16_MATMUL_KERNEL)
-DEFAULT_MATMUL_KERNEL = "onednn"  # until a plan measured this machine
+DEFAULT_MATMUL_KERNEL = "onednn"
 BF16_UNSUPPORTED = ("this CPU cannot run oneDNN's bfloat16 matmul (it needs AVX-512 BW/VL/DQ or AVX-NE-CONVERT): "
                     "bfloat16 weights are not available here; use float32")
 
@@ -51,9 +32,7 @@ def packable(weight: torch.Tensor) -> bool:
 
 @functools.cache
 def bf16_matmul_runs() -> bool:
-    """Whether oneDNN's bfloat16 matmul runs on this CPU at all. Tried once rather than read from
-    CPU flags: torch refuses it (a RuntimeError) without AVX512-BW/VL/DQ or AVX-NE-CONVERT, e.g. on
-    an AMD EPYC that exposes AVX2 only."""
+    """Whether oneDNN's bfloat16 matmul runs on this CPU at all (tried once: torch's rules are not CPU flags)."""
     if not torch.backends.mkldnn.is_available():
         return False
     try:
@@ -66,16 +45,14 @@ def bf16_matmul_runs() -> bool:
 
 
 def native_bf16_matmul() -> bool:
-    """Whether this CPU multiplies bfloat16 in hardware (AMX or AVX512-BF16), where oneDNN's
-    bfloat16 kernel can beat float32 ones; elsewhere bfloat16 is emulated and never worth it."""
+    """Whether this CPU multiplies bfloat16 in hardware (AMX or AVX512-BF16); emulated, it never pays."""
     cpu = torch.cpu
     checks = (getattr(cpu, "_is_amx_tile_supported", None), getattr(cpu, "_is_avx512_bf16_supported", None))
     return bf16_matmul_runs() and any(check is not None and check() for check in checks)
 
 
 def matmul_kernels(weight: torch.Tensor, allow_bf16: bool) -> tuple[str, ...]:
-    """The kernels a matmul with this weight may use: none to choose from off the CPU; the
-    bfloat16 one where it is allowed and this CPU runs it."""
+    """The kernels a matmul with this weight may use (none to choose from off the CPU)."""
     if not packable(weight):
         return ()
     return MATMUL_KERNELS if allow_bf16 and bf16_matmul_runs() else EXACT_MATMUL_KERNELS
@@ -91,17 +68,13 @@ def checked_kernel(kernel: str) -> str:
 
 
 class PackedMatmul:
-    """``x @ weight.T + bias`` for a fixed 2-D weight, through ``kernel``: ATen's on the weight or on
-    a transposed copy, or oneDNN's on a prepacked float32 or bfloat16 copy (CPU, float32 weights).
-
-    Holds no parameters; ``pack`` must be called again whenever the owner's weight changes.
-    """
+    """``x @ weight.T + bias`` through ``kernel``; holds no parameters (``pack`` again when they change)."""
 
     def __init__(self, kernel: str = DEFAULT_MATMUL_KERNEL):
         self.kernel = checked_kernel(kernel)
         self.packed: torch.Tensor | None = None
         self.dtype: torch.dtype | None = None
-        self._weight: torch.Tensor | None = None  # what was packed last (a view of the owner's parameter)
+        self._weight: torch.Tensor | None = None
         self._rows_hint = PACK_ROWS_HINT
 
     def pack(self, weight: torch.Tensor, rows_hint: int = PACK_ROWS_HINT) -> None:
@@ -162,12 +135,8 @@ class PackedLinear(nn.Linear):
 
 
 def pack_linears(module: nn.Module, kernel: str | None = None) -> None:
-    """Give every plain ``nn.Linear`` under ``module`` the packed kernel (a ``PackedLinear``
-    sharing its parameters), then ``repack()`` every module that has packed data (linears,
-    convolutions, attention projections). ``kernel``: every matmul (of the modules that list
-    theirs in ``packed_matmuls()``) takes it first; ``"aten"`` copies no weight, so that a model
-    about to be planned never holds a copy of every weight at once. Idempotent; call again after
-    changing weights."""
+    """Make every plain ``nn.Linear`` under ``module`` a ``PackedLinear`` and ``repack()`` all packed
+    modules, every matmul on ``kernel`` (``"aten"`` copies no weight). Idempotent."""
     packed: dict[nn.Linear, PackedLinear] = {}  # a linear shared by two entries stays shared
     for parent in list(module.modules()):
         for name, child in list(parent._modules.items()):

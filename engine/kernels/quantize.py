@@ -1,24 +1,9 @@
-"""Quantised weights of the LM's matmuls in pure torch (no Triton, no bitsandbytes): the weight
-kinds ``Int8Weight`` (``engine.kernels.int8``), ``Float8Weight`` (``engine.kernels.fp8``) and
-``Int4Weight`` (``engine.kernels.int4``), and the machinery that puts them in a model.
+"""Quantised weights of the LM's matmuls in pure torch, and the machinery that puts them in a model.
 
-Every matmul weight of the LM (attention ``in_proj_weight`` and ``out_proj.weight``, the gated
-FFNs' ``linear_in``/``linear_out``, ``text_linear``, ``depformer_in``, ``linears``; temporal
-transformer and depformer alike) is a 2-D float parameter of a module that is not an embedding:
-that is the rule ``quantize_lm`` applies, so this module needs to know nothing of the model's
-classes. Embeddings and norms stay in float.
-
-A quantised weight keeps its rows independent (per-row int8 scales; 4-bit groups within a row),
-which is how the stacked per-step parameters are used (the depformer takes rows ``[step * 3d,
-(step + 1) * 3d)`` of its ``in_proj_weight`` each step), so the model code does not change: the
-float parameter is replaced by a property returning the weight object, a tensor-like object that
-supports row slicing and ``F.linear`` (through the ``__torch_function__`` protocol). Its tensors
-are registered buffers of the owning module (``<name>_<part>``, e.g. ``weight_int8`` and
-``weight_scale``), so ``.to(device)`` moves them and ``state_dict`` holds them.
-
-A model can be quantised on the meta device, before any weight exists: ``load_targets`` then
-gives the loader each weight object, whose ``copy_`` quantises the float rows copied into it, so
-a checkpoint is quantised as it streams (``engine.lm.model.load_lm``).
+Every 2-D float parameter outside embeddings is a matmul weight, so ``quantize_lm`` needs to know
+nothing of the model's classes. The parameter becomes a property returning a weight object that
+supports row slicing and ``F.linear``, its tensors buffers of the module (``<name>_<part>``). On the
+meta device, ``load_targets`` lets a checkpoint be quantised as it streams in.
 """
 
 from __future__ import annotations
@@ -62,9 +47,7 @@ def quantize_module_weight(module: nn.Module, name: str, kind: type = Int8Weight
 
 
 def quantize_lm(lm: nn.Module, kind: type) -> nn.Module:
-    """Quantise every matmul weight of ``lm`` (every 2-D float parameter outside embeddings) to
-    ``kind`` in place; already quantised weights are left as they are, and so are modules marked
-    ``keeps_float32`` (``engine.lm.conditioning``). Works on the meta device. Returns ``lm``."""
+    """Quantise every matmul weight of ``lm`` to ``kind`` in place (not modules marked ``keeps_float32``)."""
     for module in lm.modules():
         if isinstance(module, nn.Embedding) or getattr(module, "keeps_float32", False):
             continue
@@ -91,9 +74,7 @@ def quantizer(precision: str) -> Callable[[nn.Module], nn.Module] | None:
 
 
 def load_targets(module: nn.Module) -> dict[str, Target]:
-    """Checkpoint key -> what the file tensor of that key is copied into: each distinct float
-    tensor, and for a quantised weight its weight object (under the float weight's key), which
-    quantises the rows copied into it."""
+    """Checkpoint key -> what its file tensor is copied into (a quantised weight's object quantises it)."""
     targets = dict(distinct_tensors(module))
     seen: set[int] = set()
     for prefix, owner in module.named_modules():
@@ -110,8 +91,7 @@ def load_targets(module: nn.Module) -> dict[str, Target]:
 
 
 def weight_bytes(module: nn.Module) -> dict[str, int]:
-    """Bytes of the model's weights, each stored tensor once: {"quantized": ..., "float": ...,
-    "total": ...} ("quantized": the buffers of quantised weights, scales included)."""
+    """Bytes of the model's weights, each stored tensor once: {"quantized", "float", "total"}."""
     out = {"quantized": 0, "float": 0}
     quantized = {id(t) for m in module.modules() for name in getattr(m, "quantized_weights", {})
                  for t in getattr(m, name).tensors()}

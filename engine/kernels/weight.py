@@ -1,20 +1,18 @@
-"""What every quantised weight kind (``Int8Weight``, ``Int4Weight``) shares: a tensor-like object
-standing in for the float 2-D parameter it replaced, whose tensors all hold one entry per output
-row, so that it supports what the model does with its weights (row slicing ``w[a:b]``, as the
-stacked per-step weights are used, and ``F.linear`` through the ``__torch_function__`` protocol)
-and, for loading, ``copy_`` of float rows, quantised on the way in. Any other torch function raises
-a TypeError naming it."""
+"""What every quantised weight kind shares: a tensor-like object standing in for a 2-D float parameter
+that supports row slicing, ``F.linear`` and ``copy_`` of float rows (quantised on the way in); any
+other torch function raises a TypeError."""
 
 from __future__ import annotations
 
 import torch
 import torch.nn.functional as F
 
+from .kernel_choice import KernelChoice
+
 
 class QuantizedWeight:
-    """Subclasses name their tensors first in ``__slots__`` (constructor order; the scales second, in
-    the compute dtype; anything after them is not a tensor of the weight) and their buffers'
-    suffixes in ``PARTS``, and define ``quantize``, ``shape`` and ``linear``."""
+    """Subclasses name their tensors first in ``__slots__`` (scales second), their buffers' suffixes in
+    ``PARTS``, and define ``quantize``, ``shape`` and ``linear``."""
 
     PARTS: tuple[str, ...] = ()
     __slots__ = ()
@@ -49,9 +47,7 @@ class QuantizedWeight:
         return type(self)(*(t[rows] for t in self.tensors()))
 
     def copy_(self, weight: torch.Tensor) -> QuantizedWeight:
-        """Quantise ``weight`` (cast to the compute dtype first, as a float model would hold it)
-        into these rows, on their device: a checkpoint streaming to a GPU is quantised there, one
-        tensor at a time, instead of by the host's cores."""
+        """Quantise ``weight`` (cast to the compute dtype first) into these rows, on their device."""
         for mine, new in zip(self.tensors(), self.quantize(weight.to(self.device, self.dtype)).tensors()):
             mine.copy_(new)
         return self
@@ -65,3 +61,28 @@ class QuantizedWeight:
             y = weight.linear(x)
             return y if bias is None else y + bias
         raise TypeError(f"{getattr(func, '__name__', func)} is not supported on a quantised weight ({cls.__name__})")
+
+
+class RowScaledWeight(QuantizedWeight):
+    """A weight of one byte a value with one scale per output row, ``w ~ q * scale[:, None]`` (int8,
+    float8): a kind names its buffers in ``PARTS`` and its rounding and kernels in ``CHOICE``."""
+
+    CHOICE: KernelChoice
+    __slots__ = ("q", "scale")
+
+    def __init__(self, q: torch.Tensor, scale: torch.Tensor):
+        self.q, self.scale = q, scale
+
+    @classmethod
+    def quantize(cls, weight: torch.Tensor) -> RowScaledWeight:
+        return cls(*cls.CHOICE.quantize_rows(weight))
+
+    def tensors(self) -> tuple[torch.Tensor, torch.Tensor]:
+        return self.q, self.scale
+
+    @property
+    def shape(self) -> torch.Size:
+        return self.q.shape
+
+    def linear(self, x: torch.Tensor) -> torch.Tensor:
+        return self.CHOICE.linear(x, self.q, self.scale)

@@ -1,17 +1,6 @@
-"""Conditioning a Moshi-family LM on a few words: the lookup-table ("lut") conditioners of a
-``config.json``'s ``conditioners`` and the ``fuser`` that adds their output to every step's input.
-
-kyutai's Hibiki models are conditioned this way on a quality description ("very_good"; "very_bad"
-is the negative of classifier-free guidance). A value's condition is a constant vector: the
-embedding of its bin, projected to the model's width (``output_proj``), where a missing value
-takes the learnt padding instead. Parameter names equal the released checkpoints' keys under
-``condition_provider.conditioners.<name>``; like the reference, the conditioners stay in float32
-whatever the model's precision (no quantisation, no packed kernels), and their summed condition
-is cast to the model's precision once.
-
-Only what kyutai's released models use is accepted: "lut" conditioners with the "noop" tokenizer
-whose conditions are summed (``fuser.sum``); prepended or cross-attended conditions are refused.
-"""
+"""Conditioning a Moshi-family LM on a few words (Hibiki's quality description): lookup-table
+conditioners whose summed output is added to every step's input. As in the reference they stay
+float32 whatever the model's precision. Only summed "lut" conditioners are accepted."""
 
 from __future__ import annotations
 
@@ -33,8 +22,7 @@ _MAX_DIM = 1 << 16
 
 @dataclass(frozen=True)
 class LutSpec:
-    """One lookup-table conditioner: ``n_bins`` values (a value's bin is its index in
-    ``possible_values``, or a hash of it where they are not listed) embedded in ``dim``."""
+    """One lookup-table conditioner: ``n_bins`` values embedded in ``dim``."""
 
     name: str
     n_bins: int
@@ -54,8 +42,7 @@ class LutSpec:
 
 
 def parse_conditioners(config: Mapping[str, Any]) -> tuple[LutSpec, ...]:
-    """The summed conditioners a hub ``config.json`` declares (``()`` where it declares none);
-    a ValueError names what Parley does not run."""
+    """The summed conditioners a hub ``config.json`` declares (ValueError for what Parley does not run)."""
     conditioners = config.get("conditioners") or {}
     fuser = config.get("fuser") or {}
     if not isinstance(conditioners, Mapping) or not isinstance(fuser, Mapping):
@@ -91,8 +78,7 @@ def _lut_spec(name: str, entry: Any) -> LutSpec:
 
 
 class LutConditioner(nn.Module):
-    """One conditioner's weights (checkpoint names: ``embed.weight``, ``output_proj.weight``,
-    ``learnt_padding``), always float32."""
+    """One conditioner's weights, always float32."""
 
     def __init__(self, spec: LutSpec, output_dim: int, device=None):
         super().__init__()
@@ -104,8 +90,7 @@ class LutConditioner(nn.Module):
         init_normal(self.learnt_padding, std=0.2)  # the reference's initial scale (a checkpoint replaces it)
 
     def condition(self, values: Sequence[str | None]) -> torch.Tensor:
-        """[len(values), 1, output_dim] float32: each value's condition, as the reference computes
-        it (the projection, then the padding mixed in by the mask: 1 where a value is given)."""
+        """[len(values), 1, output_dim] float32: each value's condition, as the reference computes it."""
         device = self.embed.weight.device
         bins = torch.tensor([[self.spec.bin_of(v)] for v in values], device=device)
         mask = torch.tensor([[v is not None] for v in values], device=device).float()[..., None]
@@ -114,8 +99,7 @@ class LutConditioner(nn.Module):
 
 
 class _FloatProjection(nn.Module):
-    """A bias-free linear map that stays float32: not an ``nn.Linear`` (whose kernels the CPU
-    kernel plan may swap) and marked for ``engine.kernels.quantize`` to leave alone."""
+    """A bias-free float32 linear map that kernel plans and quantisation leave alone."""
 
     keeps_float32 = True
 
@@ -137,9 +121,7 @@ class ConditionProvider(nn.Module):
         self.conditioners = nn.ModuleDict({s.name: LutConditioner(s, output_dim, device) for s in specs})
 
     def summed(self, batch: Sequence[Mapping[str, str]]) -> torch.Tensor:
-        """[len(batch), 1, output_dim] float32: the sum of every conditioner's condition for each
-        item's values (a conditioner an item gives no value takes its padding), summed in the
-        fuser's order as the reference does."""
+        """[len(batch), 1, output_dim] float32: each item's conditions summed in the fuser's order."""
         total = None
         for name, conditioner in self.conditioners.items():
             cond = conditioner.condition([item.get(name) for item in batch])

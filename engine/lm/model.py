@@ -1,10 +1,6 @@
-"""The Moshi / PersonaPlex language model: temporal transformer over text + audio streams and the
-depth transformer ("depformer") that predicts one frame's audio codebooks one after the other.
-
-Parameter names equal the released ``model.safetensors`` keys (stacked attention weights), so a
-checkpoint loads unchanged. The model itself keeps no streaming state: ``init_state`` returns the
-tree (temporal ring KV cache + depformer cache) that the step functions mutate in place.
-"""
+"""The Moshi-family language model: a temporal transformer over text + audio streams and the depth
+transformer ("depformer") predicting a frame's codebooks one after the other. Parameter names are the
+released checkpoint's keys; streaming state lives in the tree ``init_state`` returns."""
 
 from __future__ import annotations
 
@@ -20,27 +16,26 @@ import torch.nn.functional as F
 from torch import nn
 
 from ..checkpoint import Shapes, checkpoint_shapes, load_strict_streaming, source_shape, stacked_sources
-from ..families import GENERATORS, Family, hibiki, moshi, personaplex, recognise
+from ..families import GENERATORS, Family, StepRules, moshi, personaplex, recognise, rules_of
 from ..families.moshi import MOSHI_DELAYS
 from ..kernels.quantize import load_targets
 from ..state import StateTree
 from ..streaming.layers import make_norm
-from ..streaming.transformer import StreamingTransformer, TransformerConfig, init_normal
+from ..streaming.transformer import StreamingTransformer, TransformerConfig
 from .conditioning import ConditionProvider, LutSpec, parse_conditioners
+from .token_embedding import TokenEmbedding
 
 ZERO_TOKEN = -1  # "no input": its embedding is exactly zero
 UNGENERATED_TOKEN = -2  # a token-cache slot not generated yet (never reaches the model)
 
-# Config keys that would change the architecture in ways not implemented here: refused when set
-# to anything but the value below. Other unknown keys (file names, generation settings) are ignored.
-_UNSUPPORTED = {  # key -> the only value we accept (besides absence)
+# Config keys changing the architecture in ways not implemented here: refused unless absent or this value.
+_UNSUPPORTED = {
     "demux_second_stream": False, "demux_second_text_stream": False,
     "depformer_low_rank_embeddings": None, "norm_emb": False, "bias_proj": False,
     "quantize": False, "lora": False, "text_card_out": None, "cross_attention": False,
 }
 
-# The sizes a config may ask for: a config.json is untrusted input, and its sizes decide what a
-# session allocates (the KV cache is context x layers x dim); the released 7B models sit well inside.
+# The sizes a config may ask for: a config.json is untrusted input, and its sizes decide what is allocated.
 _INT_BOUNDS = {
     "dim": (1, 32768), "num_heads": (1, 512), "num_layers": (1, 512), "context": (1, 32768),
     "text_card": (1, 1_000_000), "card": (1, 65536), "n_q": (1, 64), "dep_q": (0, 64),
@@ -86,13 +81,9 @@ class LMConfig:
     depformer_pos_emb: str = "none"
     depformer_layer_scale: float | None = None
     depformer_multi_linear: bool = True
-    # Linear heads on the temporal transformer's output beside the text head (the voice-activity
-    # heads of kyutai's STT 1B: each a softmax over ``extra_heads_dim`` classes per frame).
-    extra_heads_num_heads: int = 0
+    extra_heads_num_heads: int = 0  # heads beside the text head (STT 1B's voice activity)
     extra_heads_dim: int = 6
-    # Depth-transformer step s uses stored weights schedule[s] (its attention, FFN and input
-    # projection); None: each step its own.
-    depformer_weights_per_step_schedule: tuple[int, ...] | None = None
+    depformer_weights_per_step_schedule: tuple[int, ...] | None = None  # step s uses weights [s]; None: its own
     depformer_norm: str | None = None  # a norm of each codebook's output before its logits (None: none)
     kv_repeat: int = 1  # grouped-query attention in the temporal transformer
     depformer_kv_repeat: int | None = None  # None: kv_repeat (as the reference passes it on)
@@ -158,12 +149,8 @@ class LMConfig:
 
     @classmethod
     def from_hub_config(cls, config: Mapping[str, Any]) -> LMConfig:
-        """Build from a hub ``config.json`` dict (key names of the reference ``loaders._lm_kwargs``).
-
-        Missing keys take the 7B Moshi values; irrelevant keys are ignored. The family the config
-        claims (``engine.families.recognise``) sets the generator semantics and the keys its own
-        loader forces (PersonaPlex's always builds 16 depth-transformer steps).
-        """
+        """Build from a hub ``config.json`` dict (the reference's ``_lm_kwargs`` keys; missing ones are
+        the 7B Moshi's). The family the config claims sets the generator and its forced keys."""
         if not isinstance(config, Mapping):
             raise ValueError(f"expected a config mapping, got {type(config).__name__}")
         for key, accepted in _UNSUPPORTED.items():
@@ -194,25 +181,21 @@ class LMConfig:
         return cls(**kwargs)
 
     @property
-    def is_personaplex(self) -> bool:
-        return self.model_type == "personaplex"
+    def rules(self) -> StepRules:
+        return rules_of(self.model_type)
 
     @property
-    def is_hibiki(self) -> bool:
-        return self.model_type == "hibiki"
+    def agent_streams(self) -> int:
+        return self.rules.agent_streams(self.n_q, self.dep_q)
 
     @property
     def codec_codebooks(self) -> int:
-        """The codebooks Mimi encodes and decodes for this model: a stream's (PersonaPlex's depth
-        transformer also predicts the user's 8; the others write one stream, read another)."""
-        if self.is_personaplex:
-            return self.n_q // 2
-        return max(self.dep_q, self.n_q - self.dep_q)
+        """The codebooks Mimi encodes and decodes for this model: the larger of the two sides'."""
+        return max(self.agent_streams, self.n_q - self.agent_streams)
 
     @property
     def token_streams(self) -> int:
-        """The streams a step writes (and forcing covers): the text token, then the depth
-        transformer's ``dep_q`` codebooks."""
+        """The streams a step writes: the text token, then ``dep_q`` codebooks."""
         return 1 + self.dep_q
 
     @property
@@ -252,75 +235,13 @@ class LMConfig:
 
 
 def _claimed_family(config: Mapping[str, Any]):
-    """The family ``config`` names, or None where it names none Parley runs (an architecture is
-    still built from its keys; ``engine.files.models`` refuses such a folder before this)."""
+    """The family ``config`` names, or None where it names none Parley runs."""
     from ..errors import ModelError
 
     try:
         return recognise(config, hint="moshi")
     except ModelError:
         return None
-
-
-class TokenEmbedding(nn.Embedding):
-    """Embedding where token ``-1`` (``ZERO_TOKEN``, "no input") reads an exact zero vector, in one
-    kernel: the table is held with one more row, zero, after the stored ones, and ``table()[tokens]``
-    reads row -1 by indexing's negative wrap (``F.embedding`` refuses -1; the reference's clamp,
-    compare and ``where`` cost three kernels more a lookup, and a frame has 25 lookups).
-
-    ``weight`` is the stored rows, a view of that table: checkpoints load into it in place and save
-    it with the released keys and shapes, and the zero row costs one row of memory. What gives the
-    weight new storage keeps the row: moves, casts and ``to_empty`` act on the whole table
-    (``_apply``), and a copy of the module is held again (``__setstate__``); a weight assigned
-    another way has no row after it, and reading it raises (``as_strided`` checks its storage).
-    Tokens below -1 are not inputs (``UNGENERATED_TOKEN`` never reaches the model).
-    """
-
-    def __init__(self, num_embeddings: int, embedding_dim: int, device=None, dtype=None):
-        table = torch.empty(num_embeddings + 1, embedding_dim, device=device, dtype=dtype)
-        super().__init__(num_embeddings, embedding_dim, _weight=table[:-1])
-        self.reset_parameters()
-
-    def reset_parameters(self) -> None:
-        """``nn.Embedding``'s N(0, 1) init, skipped on the meta device (``init_normal``)."""
-        init_normal(self.weight, std=1.0)
-        with torch.no_grad():
-            self.table()[-1].zero_()
-
-    def table(self) -> torch.Tensor:
-        """The stored rows and the zero row after them, [num_embeddings + 1, dim]: a view of
-        ``weight``'s storage (no copy, no kernel)."""
-        rows, dim = self.weight.shape
-        return self.weight.as_strided((rows + 1, dim), (dim, 1))
-
-    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
-        return self.table()[tokens]
-
-    def _apply(self, fn, recurse=True):
-        table = self.table().detach()
-        moved = fn(table)
-        if moved is not table:  # (``to`` returns its input where nothing changes)
-            self._hold(moved)
-        return self
-
-    def __setstate__(self, state) -> None:
-        """A copy (``copy.deepcopy``) copies the stored rows only: hold them with a zero row again."""
-        super().__setstate__(state)
-        weight = self.weight.detach()
-        with torch.no_grad():
-            table = torch.empty(weight.shape[0] + 1, weight.shape[1], device=weight.device, dtype=weight.dtype)
-            table[:-1].copy_(weight)
-        self._hold(table)
-
-    def _hold(self, table: torch.Tensor) -> None:
-        """Make ``table``'s first rows the weight and its last row zero (unset after ``to_empty``)."""
-        with torch.no_grad():
-            table[-1].zero_()
-        rows = table[:-1]
-        if torch._has_compatible_shallow_copy_type(self.weight, rows):
-            self.weight.data = rows
-        else:  # another device type (meta to a real one), as ``nn.Module._apply`` does it
-            self.weight = nn.Parameter(rows, requires_grad=self.weight.requires_grad)
 
 
 Sampler = Callable[[torch.Tensor, int], torch.Tensor]  # (logits [B, card], codebook) -> tokens [B]
@@ -362,16 +283,12 @@ class LMModel(nn.Module):
         return state
 
     def extra_head_probabilities(self, h: torch.Tensor) -> torch.Tensor:
-        """The extra heads' softmax on the temporal output ``h`` [B, 1, dim]: [B, heads, extra_heads_dim]
-        (the reference's ``LMGen.step_with_extra_heads``, stacked)."""
+        """The extra heads' softmax on ``h`` [B, 1, dim]: [B, heads, extra_heads_dim]."""
         return torch.stack([F.softmax(head(h[:, 0]), dim=-1) for head in self.extra_heads], dim=1)
 
     def embed_codes(self, codes: torch.Tensor) -> torch.Tensor:
-        """codes [B, 1 + n_q] (text, then audio streams) -> summed input embedding [B, 1, dim].
-
-        Summation order (audio 0..n_q-1, then text) follows the reference bit for bit; the zero
-        token reads each table's zero row (``TokenEmbedding``): two kernels a stream.
-        """
+        """codes [B, 1 + n_q] -> summed input embedding [B, 1, dim], summed in the reference's order
+        (audio 0..n_q-1, then text) for bit-exact parity."""
         codes = codes.unsqueeze(1)
         x = self.emb[0](codes[:, :, 1])
         for k in range(1, self.config.n_q):
@@ -379,27 +296,16 @@ class LMModel(nn.Module):
         return x + self.text_emb(codes[:, :, 0])
 
     def temporal_step(self, x: torch.Tensor, state: StateTree) -> tuple[torch.Tensor, torch.Tensor]:
-        """One temporal step from input embeddings x [B, 1, dim]: (h [B, 1, dim], text logits [B, text_card]).
-
-        ``h`` is the normalised output that conditions the depformer.
-        """
+        """One temporal step: x [B, 1, dim] -> (normalised h [B, 1, dim], text logits [B, text_card])."""
         h = self.out_norm(self.transformer(x, state["temporal"]))
         return h, self.text_linear(h)[:, 0]
 
     def depformer_frame(self, h: torch.Tensor, text_token: torch.Tensor, state: StateTree, sample: Sampler,
                         forced: torch.Tensor | None = None, forced_mask: torch.Tensor | None = None,
                         steps: int | None = None) -> torch.Tensor:
-        """Sample the frame's first ``steps`` (default ``dep_q``) audio tokens [B, steps], one
-        codebook after the other.
-
-        Each codebook's input is ``depformer_in[cb](h)`` plus the embedding of the previous token
-        (the text token for cb 0); codebook ``cb`` attends to the frame's codebooks up to itself
-        (``StreamingTransformer.fixed_slot_step``: its context is one frame). Where
-        ``forced_mask[:, cb]`` is set, ``forced[:, cb]`` replaces the sampled token *as the next
-        input* (PersonaPlex teacher forcing); the returned tokens are always the sampled ones.
-        Codebooks from ``steps`` on are not computed (they influence none before them). The
-        codebook index is a Python int of an unrolled loop, which is graph-safe.
-        """
+        """Sample the frame's first ``steps`` (default ``dep_q``) audio tokens [B, steps], one codebook
+        after the other. Where ``forced_mask[:, cb]`` is set, ``forced[:, cb]`` replaces the sampled
+        token as the next input only (teacher forcing); the sampled tokens are returned."""
         c = self.config
         steps = c.dep_q if steps is None else steps
         prev = text_token
@@ -419,30 +325,21 @@ class LMModel(nn.Module):
 
 
 def released_personaplex_shapes(config: LMConfig) -> Shapes:
-    """The tensor shapes of PersonaPlex's released checkpoint for ``config``: the layout of its first
-    ``RELEASED_STORED_STEPS`` depth steps and one more input table, ``depformer_emb.7`` (what an
-    estimate made before the file exists holds, as ``share_stored_steps`` would)."""
-    stored = dataclasses.replace(config, dep_q=personaplex.RELEASED_STORED_STEPS)
+    """The tensor shapes of a released checkpoint storing ``stored_depth_steps`` depth steps and one
+    input table more (PersonaPlex's), for estimates before the file exists."""
+    stored_steps = config.rules.stored_depth_steps
+    stored = dataclasses.replace(config, dep_q=stored_steps)
     shapes = {k: tuple(v.shape) for k, v in LMModel(stored, device="meta").state_dict().items()}
-    last = personaplex.RELEASED_STORED_STEPS - 1
-    return {**shapes, f"depformer_emb.{last}.weight": shapes["depformer_emb.0.weight"]}
+    return {**shapes, f"depformer_emb.{stored_steps - 1}.weight": shapes["depformer_emb.0.weight"]}
 
 
 _PP_COPIED = re.compile(r"(?:.*\.)?(?:gating|linears|depformer_in|depformer_emb)\.(\d+)")
 
 
 def share_stored_steps(model: LMModel, file_shapes: Shapes) -> None:
-    """PersonaPlex's rule for a file with half the model's depformer steps (8 of 16), applied by
-    holding each stored weight once (call it on the meta device, before the weights are allocated).
-
-    (a) a depformer attention weight stored for half the steps keeps the file's rows: the stacked
-    matmuls serve step s with stored step ``s % stored`` (steps 8..15 = steps 0..7); (b) a
-    ``gating|linears|depformer_in|depformer_emb`` entry i in 8..15 that the file lacks becomes the
-    same module as entry i - 8 (its weights are aliases, not copies). Files that already hold 16
-    steps are left as they are. The rule never produces ``depformer_emb.7`` (an 8-step file has
-    tables 0..6 and the rule shares 0..6 with 8..14): a file without it cannot be loaded
-    (PersonaPlex itself would leave that table on the meta device), so the strict load reports it.
-    """
+    """PersonaPlex's rule for a file with half the depformer steps: step s + 8 shares stored step s's
+    weights (aliases, not copies). Call it on the meta device. As in PersonaPlex, ``depformer_emb.7``
+    is never shared, so a file without it fails the strict load."""
     half = model.config.dep_q // 2
     shapes = {k: source_shape(s, file_shapes, k) for k, s in stacked_sources(file_shapes).items()}
     for key, param in list(model.named_parameters()):
@@ -461,15 +358,9 @@ def share_stored_steps(model: LMModel, file_shapes: Shapes) -> None:
 
 def load_lm(path: str | Path, config: LMConfig, device: torch.device | str = "cpu",
             dtype: torch.dtype = torch.bfloat16, quantize: Callable[[nn.Module], object] | None = None) -> LMModel:
-    """Load a released ``model.safetensors`` (stacked or split attention keys) strictly, cast to ``dtype``.
-
-    For PersonaPlex configurations an 8-step depformer file is loaded with PersonaPlex's rule, each
-    stored weight held once (``share_stored_steps``). ``quantize`` (e.g. ``quantize_lm_int8``)
-    replaces the matmul weights of the model while it is still on the meta device: each file tensor
-    is then quantised as it streams in, so no float copy of the LM ever exists. Raises ValueError
-    naming missing / unexpected keys or wrong shapes. Both kinds of file stream into the model one
-    tensor at a time: host memory peaks at about one tensor, not the file.
-    """
+    """Load a released ``model.safetensors`` strictly, one tensor at a time, cast to ``dtype``.
+    ``quantize`` replaces the matmul weights on the meta device, so tensors are quantised as they
+    stream in and no float copy of the LM exists."""
     from safetensors import SafetensorError
 
     path = Path(path)
@@ -479,26 +370,23 @@ def load_lm(path: str | Path, config: LMConfig, device: torch.device | str = "cp
         file_shapes = checkpoint_shapes(path)
         with torch.device("meta"):
             model = LMModel(config, dtype=dtype)
-        if config.is_personaplex:
+        if config.rules.stored_depth_steps:
             share_stored_steps(model, file_shapes)
         if quantize is not None:
             quantize(model)
         model = model.to_empty(device=device)
-        # The reference builds a depth-transformer input projection even for a model without a
-        # depth transformer (speech to text) and never uses it: such a file's copy is not read.
+        # A text-only model's file holds an unused ``depformer_in`` (the reference builds it anyway).
         unused = () if config.has_depformer else ("depformer_in.",)
         load_strict_streaming(model, path, f"LM checkpoint {path.name}", load_targets(model), ignore=unused)
     except (SafetensorError, OSError) as e:
         raise ValueError(f"{path} is not a readable safetensors file: {e}") from e
-    if config.is_hibiki:
-        _read_end_of_text_as_padding(model)
+    if config.rules.text_read_as is not None:
+        _read_text_as(model, *config.rules.text_read_as)
     return model.eval().requires_grad_(False)
 
 
-def _read_end_of_text_as_padding(model: LMModel) -> None:
-    """Hibiki's rule (the reference loader's): the temporal transformer reads its text end token
-    as padding (its input embedding row becomes padding's), so that an end of text sampled before
-    the source speech has ended is read back as a pause and the translation goes on."""
+def _read_text_as(model: LMModel, token: int, as_token: int) -> None:
+    """The input embedding of ``token`` becomes ``as_token``'s (Hibiki's end of text read as padding)."""
     with torch.no_grad():
-        model.text_emb.weight[hibiki.TEXT_END_TOKEN] = model.text_emb.weight[hibiki.TEXT_PAD_TOKEN]
+        model.text_emb.weight[token] = model.text_emb.weight[as_token]
 

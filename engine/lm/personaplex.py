@@ -1,18 +1,9 @@
 """PersonaPlex prompts: the text role prompt, voice prompts, and the prompt phase sequence.
 
-Before live audio, PersonaPlex conditions the model in four phases (one generator step per
-frame; user audio = a 440 Hz sine frame throughout):
-
-1. voice prompt: agent audio forced to the voice's Mimi codes (or, from a released ``.pt`` voice,
-   the stored input embeddings replayed, then the stored token cache restored), text = PAD;
-2. ``SILENCE_FRAMES`` (6) frames of agent silence, text = PAD;
-3. the text prompt, one token per frame, agent silence;
-4. ``SILENCE_FRAMES`` more silence frames.
-
-Released voices are torch pickles ``{"embeddings": [N, 1, 1, dim], "cache": [1, 17, 4] long}``.
-They are read once with ``torch.load(weights_only=True)`` (tensors only, no code runs), validated
-strictly and converted to a safetensors file that all later loads use. Other entries beside those
-two (which are all PersonaPlex uses) are ignored, not copied.
+Before live audio, with a 440 Hz sine as user audio throughout: the voice prompt (its Mimi codes,
+or a released voice's stored embeddings and token cache), ``SILENCE_FRAMES`` of silence, the text
+prompt one token per frame, then ``SILENCE_FRAMES`` more. Released ``.pt`` voices are read once
+with ``torch.load(weights_only=True)`` and converted to safetensors for every later load.
 """
 
 from __future__ import annotations
@@ -20,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import torch
@@ -30,8 +21,9 @@ from safetensors.torch import save
 from ..atomic import write_atomically
 from ..audio import FRAME_SECONDS, FRAME_SIZE
 from ..state import StateTree
-from .generate import PROMPT_CHUNK_STEPS, EmbeddingFrame, PersonaPlexGenerator, TokenFrame
+from .personaplex_generator import PROMPT_CHUNK_STEPS, PersonaPlexGenerator
 from .state_values import all_finite, check_token_cache
+from .step import Forcing
 
 log = logging.getLogger(__name__)
 
@@ -55,8 +47,7 @@ def wrap_with_system_tags(text: str) -> str:
 
 
 def text_prompt_tokens(text: str, tokenizer) -> list[int]:
-    """Token ids of the role prompt: the wrapped text encoded with a SentencePiece processor
-    (``tokenizer.encode(str) -> list[int]``, plain ids, no BOS)."""
+    """Token ids of the role prompt: the wrapped text encoded (plain ids, no BOS)."""
     if not isinstance(text, str):
         raise ValueError(f"expected the text prompt as a str, got {type(text).__name__}")
     return [int(t) for t in tokenizer.encode(wrap_with_system_tags(text))]
@@ -126,13 +117,8 @@ def converted_voice_path(pt_path: str | Path, cache_dir: str | Path | None = Non
 
 
 def load_voice_prompt(path: str | Path, cache_dir: str | Path | None = None) -> VoicePrompt:
-    """Load a voice prompt file: a converted ``.safetensors`` or a released ``.pt``.
-
-    A ``.pt`` is converted on first use (written next to it, or into ``cache_dir`` when given) and
-    its safetensors copy is used from then on; the copy records the pickle's SHA-256, so an edited
-    ``.pt`` is converted again. Only the first conversion reads the pickle, with
-    ``weights_only=True``.
-    """
+    """Load a converted ``.safetensors`` or a released ``.pt`` voice; a ``.pt`` is converted on first
+    use, and again when its SHA-256 no longer matches the copy's record."""
     path = Path(path)
     if not path.is_file():
         raise ValueError(f"voice prompt {path} does not exist")
@@ -195,12 +181,8 @@ def _read_converted(path: Path, expected_source: str | None) -> VoicePrompt:
 
 
 def voice_prompt_from_pcm(pcm: torch.Tensor, encode: Callable[[torch.Tensor], torch.Tensor]) -> VoicePrompt:
-    """Voice prompt from a 24 kHz mono recording ``pcm`` [samples] (float).
-
-    ``encode`` maps PCM [1, 1, n * 1920] to Mimi codes [1, 8, n] (e.g. a fresh ``Mimi.encode_step``
-    with its state bound). The last frame is zero-padded. The recording should already be at
-    PersonaPlex's level (-24 LUFS): ``prompts.voice_prompt_from_recording`` reads and normalises it.
-    """
+    """Voice prompt from a 24 kHz mono recording ``pcm`` [samples] at -24 LUFS (last frame zero-padded);
+    ``encode`` maps PCM [1, 1, n * 1920] to Mimi codes [1, 8, n]."""
     if not isinstance(pcm, torch.Tensor) or pcm.dim() != 1 or not pcm.is_floating_point() or pcm.numel() == 0:
         raise ValueError("expected the voice recording as a non-empty float tensor [samples] at 24 kHz")
     frames = -(-pcm.numel() // FRAME_SIZE)
@@ -226,18 +208,12 @@ class PromptStep:
 def run_prompt_phases(gen: PersonaPlexGenerator, state: StateTree, voice: VoicePrompt | None,
                       text_tokens: Sequence[int], silence_frames: int = SILENCE_FRAMES,
                       chunk_steps: int = PROMPT_CHUNK_STEPS) -> list[PromptStep]:
-    """Drive a fresh generator state through PersonaPlex's prompt phases (see the module docstring).
+    """Drive a fresh generator state through PersonaPlex's prompt phases.
 
-    PersonaPlex's first call of the sequence only seeds the token cache and discards its frame;
-    ``init_state`` already is that seeded state, so when the sequence starts with token frames its
-    first frame is dropped here (N voice frames give N - 1 steps, matching the N - 1 embeddings
-    that PersonaPlex stores for such a voice). Stored embeddings are all replayed.
-
-    Every stream is forced in every prompt step, so all but the last run without the text head,
-    sampling and the depth transformer, and the temporal transformer takes them ``chunk_steps`` at
-    a time (``PersonaPlexGenerator.forced_steps``: the state equals the step-by-step one up to
-    float32 rounding; ``chunk_steps=1`` is step by step). The last step is sampled in full: its
-    depth-transformer cache is the state's.
+    PersonaPlex's first call only seeds the token cache, which ``init_state`` already is, so a
+    sequence of token frames drops its first (N voice frames give N - 1 steps, as PersonaPlex stores
+    N - 1 embeddings). All but the last step are forced, ``chunk_steps`` at a time; the last is
+    sampled in full, since its depth-transformer cache is the state's.
     """
     if int(state["tokens"]["offset"]) != 1:  # a host read, fine: prompts run outside the frame loop
         raise ValueError("run_prompt_phases needs a fresh state from PersonaPlexGenerator.init_state")
@@ -259,7 +235,7 @@ def run_prompt_phases(gen: PersonaPlexGenerator, state: StateTree, voice: VoiceP
             raise ValueError(f"the voice prompt's embeddings are {voice.embeddings.shape[3]} wide, this model's "
                              f"{gen.config.dim}")
         check_token_cache(voice.cache, gen.config, "the voice prompt's token cache")
-        stored = [EmbeddingFrame(e.expand(batch, -1, -1).to(device)) for e in voice.embeddings]
+        stored = [gen.voice_step(e.expand(batch, -1, -1).to(device)) for e in voice.embeddings]
         done += [PromptStep("voice", *out) for out in gen.forced_steps(state, stored, chunk_steps)]
         state["tokens"]["cache"].copy_(voice.cache.expand(batch, -1, -1))
     elif voice is not None:
@@ -269,11 +245,11 @@ def run_prompt_phases(gen: PersonaPlexGenerator, state: StateTree, voice: VoiceP
     frames += [("silence2", silence, pad)] * silence_frames
     if not done:
         frames = frames[1:]  # consumed by PersonaPlex's seed call
-    token_frames = [TokenFrame(sine, agent, torch.full((batch,), token, dtype=torch.long, device=device))
-                    for _, agent, token in frames]
-    outputs = gen.forced_steps(state, token_frames[:-1], chunk_steps)
+    steps = [(sine, Forcing(agent=agent, text=torch.full((batch,), token, dtype=torch.long, device=device),
+                            sample=False)) for _, agent, token in frames]
+    outputs = gen.forced_steps(state, steps[:-1], chunk_steps)
     done += [PromptStep(phase, *out) for (phase, _, _), out in zip(frames, outputs)]
-    if token_frames:  # sampled in full: its depth-transformer cache is the state's
-        last = token_frames[-1]
-        done.append(PromptStep(frames[-1][0], *gen.step(last.user, state, agent_audio=last.agent, text=last.text)))
+    if steps:  # sampled in full: its depth-transformer cache is the state's
+        user, forcing = steps[-1]
+        done.append(PromptStep(frames[-1][0], *gen.step(user, state, replace(forcing, sample=True))))
     return done

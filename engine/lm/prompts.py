@@ -1,10 +1,6 @@
 """Resolving a PersonaPlex session's prompts from what a user gives: a voice name or file, a role text.
-
-NVIDIA's server and clients always run PersonaPlex with a voice prompt (the browser client defaults
-to ``NATF0``; offline mode requires one), so a session without a voice choice gets ``NATF0``.
-``"none"`` is the advanced choice of no voice prompt at all: the model then starts from silence
-frames and the role text only, a state it never saw in training, and speaks in an arbitrary voice.
-"""
+NVIDIA's clients always give a voice prompt (``NATF0`` by default), so Parley does too unless told
+``"none"`` (a state the model never saw in training: it speaks in an arbitrary voice)."""
 
 from __future__ import annotations
 
@@ -27,9 +23,7 @@ NO_VOICE = "none"
 
 
 class VoiceNameFromFile(str):
-    """A voice named by a file's header (a conversation, compact file or journal from anywhere): it
-    is looked up among the voices the model ships, then among the user's own voices by name (a
-    voice picked on this machine), never as a path on this machine."""
+    """A voice named by a file's header: looked up among shipped and the user's voices, never as a path."""
 
 DEFAULT_ROLE = ("You are a wise and friendly teacher. Answer questions or provide advice in a clear and "
                 "engaging way.")
@@ -48,9 +42,7 @@ def resolve_voice(voices_dir: str | Path | None, spec: str | None) -> str | None
 
 def voice_prompt_from_recording(path: str | Path, encode: Callable[[torch.Tensor], torch.Tensor],
                                 device: torch.device | str = "cpu") -> VoicePrompt:
-    """A voice prompt from a recording, prepared as PersonaPlex prepares it: decoded, averaged to
-    mono, resampled to 24 kHz, normalised to -24 LUFS, then encoded (``encode``: PCM [1, 1, n] ->
-    codes [1, 8, frames], see ``voice_prompt_from_pcm``)."""
+    """A voice prompt from a recording, prepared as PersonaPlex does: 24 kHz mono at -24 LUFS, encoded."""
     return voice_prompt_from_audio(read_audio(path, max_seconds=MAX_VOICE_SECONDS), encode, device)
 
 

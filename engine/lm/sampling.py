@@ -1,18 +1,10 @@
 """On-device token sampling with a counter-based random number generator kept in the state tree.
 
-Why not ``torch.Generator``: its state lives outside the state tree (so it would need separate
-saving), dynamo graph-breaks on it, and CUDA graphs need extra registration for non-default
-generators. Instead the random stream is a pure function of ``(seed, counter, element index)``
-computed with integer tensor ops: two ``long`` tensors in the state tree are the whole RNG state,
-a conversation file restores it by copying them, and a captured graph replays it (the counter is
-advanced in place on the device).
-
-Sampling draws from the same distribution as the reference (``softmax(top-k logits / T)``; the
-reference computes ``argmax(probs / E)`` with ``E ~ Exponential(1)``, we compute its log form,
-the Gumbel-max ``argmax(logits / T + G)``); both are exact categorical draws with no host sync
-(unlike ``torch.multinomial``). Temperature 0 means greedy (argmax of the logits). Logits are
-cast to float32 first. Results are reproducible for a given seed on a given device type, but are
-not the reference's random numbers.
+Not ``torch.Generator``: its state lives outside the state tree and breaks dynamo and CUDA graphs.
+The random stream is a pure function of ``(seed, counter, element index)``: two ``long`` tensors
+are the whole RNG state, saved with the conversation and replayed by a captured graph. Sampling is
+the reference's distribution (Gumbel-max, the log form of its ``argmax(probs / Exponential(1))``),
+with no host sync, but not the reference's random numbers.
 """
 
 from __future__ import annotations
@@ -26,11 +18,8 @@ DEFAULT_SEED = 42  # a conversation's seed where none is given
 
 
 def _hash32(x):
-    """A 32-bit integer mixer on values in [0, 2**32) (hash-prospector's two-round "lowbias32_r2").
-
-    Works on Python ints and on int64 tensors. Both multipliers are < 2**31, so products stay
-    below 2**63: no int64 overflow (which would be undefined behaviour in the kernels).
-    """
+    """A 32-bit mixer (hash-prospector's "lowbias32_r2") on Python ints or int64 tensors; both
+    multipliers are < 2**31, so products never overflow int64."""
     x = x ^ (x >> 16)
     x = (x * 0x21F0AAAD) & _MASK32
     x = x ^ (x >> 15)
@@ -48,10 +37,8 @@ def init_rng(seed: int, device: torch.device | str) -> dict[str, torch.Tensor]:
 
 
 def uniform(rng: dict[str, torch.Tensor], shape: tuple[int, ...]) -> torch.Tensor:
-    """Float32 uniforms in the open interval (0, 1) of ``shape``; advances the counter by one.
-
-    Element i of draw c is ``hash(hash(key ^ c) + i * golden)``: a pure function of the state.
-    """
+    """Float32 uniforms in (0, 1) of ``shape``; advances the counter by one. Element i of draw c is
+    ``hash(hash(key ^ c) + i * golden)``."""
     n = 1
     for d in shape:
         n *= d
@@ -70,16 +57,10 @@ def gumbel(rng: dict[str, torch.Tensor], shape: tuple[int, ...]) -> torch.Tensor
 def sample_token(logits: torch.Tensor, temperature: float, top_k: int,
                  rng: dict[str, torch.Tensor] | None = None, noise: torch.Tensor | None = None
                  ) -> torch.Tensor:
-    """logits [..., V] -> token ids [...] (long). ``temperature <= 0``: greedy (argmax), no draw.
-
-    Otherwise ``argmax(logits / T + G)`` over the top-k logits with G standard Gumbel noise: the
-    Gumbel-max form of the reference's ``argmax(probs / Exponential(1))`` (log of the same
-    quantity, up to the softmax's constant), so it samples exactly ``softmax(top-k logits / T)``
-    without computing the softmax. Top-k on the logits selects the same set as on the
-    probabilities, without the ties of underflowed probabilities that make ``topk`` slow.
-    ``noise`` (shape [..., k]) may be drawn in advance, e.g. for all codebooks of a frame at once;
-    otherwise it is drawn from ``rng``.
-    """
+    """logits [..., V] -> token ids [...]; ``temperature <= 0``: greedy, no draw. Otherwise
+    ``argmax(logits / T + G)`` over the top-k logits (exactly ``softmax(top-k logits / T)``); top-k on
+    logits avoids the ties of underflowed probabilities that make ``topk`` slow. ``noise`` [..., k]
+    may be drawn in advance; otherwise it is drawn from ``rng``."""
     logits = logits.float()
     if temperature <= 0:
         return logits.argmax(dim=-1)

@@ -1,12 +1,5 @@
-"""The values of a restored state, not only its shapes: a file that fits the model's shapes can still
-hold a token id the embedding tables do not have (an IndexError at the first frame; on CUDA a
-device-side assert that ends the process's use of the GPU), NaN that plays as NaN audio, or ring
-offsets that disagree with the counters the session continues from.
-
-``check`` raises ``ValueError`` naming the first wrong value; the file readers turn it into their
-``ConversationFileError``. Floats are scanned in pieces, so the check allocates at most
-``SCAN_ELEMENTS`` booleans however large the state.
-"""
+"""The values of a restored state, not only its shapes: an out-of-range token id (on CUDA a device-side
+assert that ends the process's use of the GPU), NaN, or ring offsets that disagree with the counters."""
 
 from __future__ import annotations
 
@@ -22,9 +15,7 @@ TOKEN_CACHE, TOKEN_OFFSET, TEMPORAL_OFFSET = "gen.tokens.cache", "gen.tokens.off
 
 
 def check(record, lm_config=None) -> None:
-    """Check a ``SavedConversation``: its counters against each other and against the state's
-    offsets, every float finite, every ring's slots within its offset and, with ``lm_config`` (the
-    model's ``LMConfig``), every token id within the model's cards."""
+    """Check a ``SavedConversation``'s counters, offsets, floats and (with ``lm_config``) token ids."""
     state: Mapping[str, torch.Tensor] = record.state
     if not record.decoded_frames <= record.frames <= record.generator_steps:
         raise ValueError(f"inconsistent counters: {record.frames} frames, {record.generator_steps} generator "
@@ -48,9 +39,7 @@ def check(record, lm_config=None) -> None:
 
 
 def check_token_cache(cache: torch.Tensor, lm_config, where: str) -> None:
-    """A token cache [B, 1 + streams, columns]: the text row within [-2, text_card], the audio rows
-    within [-2, card] (the card itself is each stream's initial token; -2 a slot not generated,
-    -1 the zero token)."""
+    """A token cache [B, 1 + streams, columns] within [-2, text_card] / [-2, card] (-2: not generated)."""
     if cache.dtype != torch.long or cache.dim() != 3 or cache.numel() == 0:
         raise ValueError(f"{where} is not a token cache")
     low = int(cache.min())

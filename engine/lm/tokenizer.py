@@ -1,8 +1,4 @@
-"""The text side of the models: SentencePiece ids <-> text pieces, as the reference servers use them.
-
-The LM's text stream uses the tokenizer's ids directly; ids 0 (EPAD, "end of padding") and 3
-(PAD) are the model's silence markers and are never shown. A piece's leading "▁" is a space.
-"""
+"""The text side of the models: SentencePiece ids <-> text pieces, as the reference servers use them."""
 
 from __future__ import annotations
 
@@ -38,8 +34,7 @@ class TextTokenizer:
         return self._sp.vocab_size()
 
     def piece(self, token_id: int) -> str:
-        """The text a sampled token adds to the transcript: "" for the silence markers and for
-        control and unknown pieces (``<s>``, ``</s>``, ``<unk>``, ``<pad>``), which are not words."""
+        """The text a sampled token adds to the transcript ("" for silence, control and unknown pieces)."""
         if not 0 <= token_id < self.vocab_size:
             raise ValueError(f"text token {token_id} is outside this tokenizer's vocabulary "
                              f"(0..{self.vocab_size - 1}): the model and tokenizer do not belong together")
@@ -53,12 +48,8 @@ class TextTokenizer:
 
 
 def train_tokenizer(lines: Iterable[str], vocab_size: int) -> bytes:
-    """Train a small BPE SentencePiece model deterministically; returns the serialized model.
-
-    Ids 0..3 are <unk>, <s>, </s>, <pad> as in the released tokenizer, so 0 and 3 keep their
-    meaning (EPAD, PAD) for the LM. Training from an iterator into memory keeps file paths out
-    of the model, so the bytes depend only on the text and the settings.
-    """
+    """Train a small BPE SentencePiece model deterministically; returns the serialized model. Ids 0..3
+    are as in the released tokenizer, so 0 and 3 keep their meaning (EPAD, PAD)."""
     import io
 
     import sentencepiece

@@ -1,13 +1,5 @@
-"""Captions of what the person says, beside a conversation: the engine thread gives a ``Captioner``
-each frame the conversation's session heard (the same 1920 samples, after push-to-talk's gate), and
-it steps the speech-to-text model on them (``engine.runtime.transcriber``). What it returns says
-which text the person's turn gains, at which conversation time, and the voice-activity heads.
-
-The conversation's times are the session's frames: a captioner started at conversation frame
-``start_frame`` (a resumed conversation's count) dates its words from there. The text comes the
-model's delay behind the words; ``finish`` (the conversation paused or ended) lets the last words
-out, and a new ``Captioner`` continues after it.
-"""
+"""Captions of what the person says beside a conversation: each frame the session heard steps a
+speech-to-text model; times are conversation times (from ``start_frame``)."""
 
 from __future__ import annotations
 
@@ -22,9 +14,8 @@ from .voice_activity import TurnEnds
 
 @dataclass(frozen=True)
 class CaptionUpdate:
-    """What one ``hear`` (or ``finish``) added: the steps with text, their times in the
-    conversation (seconds from its start), and the last step's voice-activity heads (empty where the
-    model has none, or where no step ran)."""
+    """What one ``hear`` (or ``finish``) added: the steps with text, dated in the conversation, and
+    the last step's voice-activity heads (empty where the model has none or no step ran)."""
 
     pieces: tuple[CaptionStep, ...]
     voice_activity: tuple[tuple[float, ...], ...] = ()
@@ -37,8 +28,7 @@ class CaptionUpdate:
 
 
 class Captioner:
-    """One speech-to-text stream over the person's side of a conversation. Not thread-safe: the
-    engine thread that steps the session feeds it."""
+    """One speech-to-text stream over the person's side of a conversation. Not thread-safe."""
 
     def __init__(self, model: SpeechToText, start_frame: int = 0):
         if start_frame < 0:
@@ -61,9 +51,8 @@ class Captioner:
         return self._update(self._stream.feed(pcm))
 
     def prime(self) -> CaptionUpdate:
-        """Step over the silence the model hears before the person's audio now, before the first
-        frame comes: the first ``hear`` would otherwise step it all in one frame's time (a dozen
-        steps for 1 s of prefix). What it wrote is the same as the first ``hear`` would give."""
+        """Step over the silence the model hears before the person's audio now, so the first ``hear``
+        need not step it all in one frame's time; the result is the same."""
         return self._update(self._stream.feed(np.zeros(0, np.float32)))
 
     def finish(self) -> CaptionUpdate:

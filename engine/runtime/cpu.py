@@ -1,11 +1,5 @@
-"""Which CPU this is, as precisely as the system says: the kernel plan is keyed by it and every
-benchmark figure records it.
-
-A virtual machine often names only a family ("AMD EPYC") for CPUs that differ, and may hide
-instruction-set extensions (AVX-512, AMX) of a CPU of the same model. So on Linux the description
-adds the family, model and stepping, and ``cpu_features`` is a digest of the instruction-set
-flags: a plan measured on one such machine is not taken for another's.
-"""
+"""Which CPU this is, as precisely as the system says (a VM may name only a family and hide
+extensions): the kernel plan is keyed by its name, family, model, stepping and flags."""
 
 from __future__ import annotations
 

@@ -1,66 +1,18 @@
-"""The whole per-frame computation as one function of static buffers and the session state, and
-its CUDA graph.
-
-One frame is: Mimi encode of 1920 samples -> LM temporal step -> depth transformer over all
-codebooks with on-device sampling -> Mimi decode of the agent's codes. ``FrameStep`` runs it
-reading one static input buffer and writing three static output buffers, so on CUDA the whole
-frame can be captured once into one CUDA graph and replayed every frame.
-
-Why one graph for the whole frame: the reference graphs six pieces (the LM's temporal step, the
-depformer loop, Mimi's SEANet encoder and decoder and its two transformers) and glues them with
-eager Python: RVQ, the up/down-sampling convs, the token-cache bookkeeping, and Python control
-flow that returns ``None`` while the output is not aligned. All of that glue launches its small
-kernels one by one from Python, every frame.
-A Moshi frame is ~5,600 aten ops; eagerly that is tens of ms of launch overhead, more than the
-bandwidth floor of the 7B weights on a modern GPU. Our frame has static shapes, keeps every
-bookkeeping value (offsets, token cache, RNG) in the state tree and samples on the device, so
-nothing stops one capture of all of it: one launch per frame, no host round trip between stages.
-
-Capture policy (real frames, no throw-away warm-up): frames run eagerly until ``warmup`` aligned
-frames (with their Mimi decode) have run eagerly in this ``FrameStep``; on CUDA these eager frames
-run on a side stream, as torch recommends before a capture, so that lazy initialisations (cuBLAS
-and cuDNN workspaces and algorithm choices, the int8 kernel check) happen outside the capture.
-The next aligned frame is *captured* (capture records kernels without running them, so the state
-is untouched) and then *replayed*, which produces that frame's results; later frames only
-replay. For a new conversation that is frame ``first_output_frame + warmup``; after restoring a
-conversation in the middle, the first ``warmup`` frames of this instance are the warm-up.
-Every replayed frame is aligned (captured after alignment), so the graph always decodes. A frame
-whose index is before alignment (e.g. after restoring an early conversation) runs eagerly without
-decode; the graph stays valid because a conversation is restored by copying into the same state
-tensors (identities never change).
-
-If the capture fails (a sync or an unsupported op on some driver), the failure is logged, the
-reason is kept in ``fallback_reason`` and every frame runs eagerly from then on; the state is
-unchanged by the failed capture, so that frame is simply computed eagerly. On the CPU the same
-code runs eagerly.
-
-Ahead of time (``prepare``): a session calls it before its first live frame, so that neither the
-warm-up (CUDA's lazy initialisation lands on the first frame run) nor the capture costs a live
-frame. It saves the state, runs the warm-up and capture frames above on silence, on the
-session's own buffers, then copies the saved state back into the same tensors (the graph stays
-valid). Live frames then only replay.
-
-``GraphedStep`` is that policy for any computation on static buffers (warm-up runs on a side
-stream, one capture, replays; eager where no graph can run); PersonaPlex's prompt steps use it too.
-
-Stage marks: ``compute`` calls ``mark(stage)`` when the work of "encode", "temporal" (the
-temporal transformer and the text token), "depth" (the depth transformer's codebooks) and
-"decode" has been issued, so an eager frame can be timed stage by stage from inside the frame
-function. A replayed graph is one launch and has no stage boundaries.
-
-Outputs are the static buffers themselves: the next call overwrites them, so callers copy what
-they keep (``.cpu()``, ``int(...)``, ``.clone()``).
-"""
+"""One frame (Mimi encode → LM step → Mimi decode) as one function of static buffers and the
+session state, driven by every path that runs frames. On CUDA, live frames are captured once as a
+CUDA graph after ``warmup`` eager frames, then replayed. Outputs are static buffers: callers copy."""
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from contextlib import contextmanager, nullcontext
+from dataclasses import dataclass, replace
 
 import torch
 
 from ..codec.mimi import Mimi
-from ..lm.generate import Forcing, Mark
+from ..lm.generate import NO_PROBE, Forcing, Mark, Probe
 from ..lm.model import UNGENERATED_TOKEN
 from ..state import StateTree, clone, flatten, load_into
 
@@ -69,42 +21,51 @@ log = logging.getLogger(__name__)
 STAGES = ("encode", "temporal", "depth", "decode")  # the marks of an eager frame, in order
 
 
+@dataclass(frozen=True)
+class FrameOptions:
+    """How a driver runs a frame: whether Mimi encodes ``pcm_in``, whether the step reads
+    ``user_codes`` as given (then Mimi's codes go to ``encoded``), whether Mimi decodes, the forcing,
+    and ``steps`` per frame (Kyutai STT's reference gives its first frame twice)."""
+
+    encode: bool = True
+    codes_given: bool = False
+    decode: bool = True
+    forcing: Forcing | None = None
+    steps: int = 1
+
+
+LIVE = FrameOptions()  # what the graph captures
+
+
 class FrameStep:
     """``FrameStep(mimi, generator, state, use_cuda_graph)(pcm [1, 1, 1920], step_index)``
     -> ``(text [1] long, audio [1, dep_q] long, pcm_out [1, 1, 1920])`` (static buffers).
 
-    ``state`` is the session's tree ``{"mimi": ..., "gen": ...}``; ``step_index`` is the index of
-    this generator step (prompt phases included: the caller's host counter), which decides whether
-    the output is aligned (decoded) and when the graph is captured. Before alignment the outputs
-    are ``UNGENERATED_TOKEN`` (-2) tokens and silence, like the generator's.
+    ``step_index`` counts generator steps (prompt included) and decides alignment. ``hidden``: an
+    observer of the temporal output that writes static buffers only, part of the graph.
     """
 
     def __init__(self, mimi: Mimi, generator, state: StateTree, use_cuda_graph: bool = True, warmup: int = 2,
-                 forcing: Forcing | None = None):
-        """``forcing``: static buffers through which frames force streams (``Session.wait_for_user``),
-        shared by the session's frame steps; None: this step's own, forcing nothing."""
+                 forcing: Forcing | None = None, hidden: Callable[[torch.Tensor], None] | None = None):
         self.mimi, self.generator, self.state = mimi, generator, state
         cache = state["gen"]["tokens"]["cache"]
         if cache.shape[0] != 1:
             raise ValueError(f"FrameStep runs one conversation (batch 1), the state has batch {cache.shape[0]}")
         device = self.device = cache.device
         pcm_dtype = mimi.pcm_dtype
-        dep_q = generator.config.dep_q
-        # Static buffers: created once, outside inference mode, written in place every frame.
+        c = generator.config
         self.pcm_in = torch.zeros(1, 1, mimi.frame_size, device=device, dtype=pcm_dtype)
-        self.user_codes = torch.zeros(1, generator.user_streams, dtype=torch.long, device=device)  # encoded input
+        self.user_codes = torch.zeros(1, generator.user_streams, dtype=torch.long, device=device)
+        self.encoded = torch.zeros_like(self.user_codes)  # what Mimi encoded where the codes are given
         self.text = torch.full((1,), UNGENERATED_TOKEN, dtype=torch.long, device=device)
-        self.audio = torch.full((1, dep_q), UNGENERATED_TOKEN, dtype=torch.long, device=device)
+        self.audio = torch.full((1, c.dep_q), UNGENERATED_TOKEN, dtype=torch.long, device=device)
         self.pcm_out = torch.zeros(1, 1, mimi.frame_size, device=device, dtype=pcm_dtype)
-        # An interpreter's: True for the frame that tells it the source speech has ended, whose
-        # input codes become ``generator.end_of_source_token`` (``Session.end_source``).
-        self.source_ended = torch.zeros(1, dtype=torch.bool, device=device)
-        # Read by every frame, so that a captured graph replays whatever they hold (all False: nothing).
-        streams = generator.config.token_streams
-        self.forcing = forcing or Forcing(torch.zeros(1, streams, dtype=torch.long, device=device),
-                                          torch.zeros(streams, dtype=torch.bool, device=device))
-        # The aligned frame (with its decode): warmed up, captured and replayed where CUDA graphs run.
-        self.aligned = GraphedStep(lambda mark=None: self.compute(decode=True, mark=mark), device, use_cuda_graph,
+        self.source_ended = torch.zeros(1, dtype=torch.bool, device=device)  # an interpreter's end of source
+        self.forcing = forcing or Forcing(torch.zeros(1, c.token_streams, dtype=torch.long, device=device),
+                                          torch.zeros(c.token_streams, dtype=torch.bool, device=device))
+        self.hidden = hidden
+        self.decodes = c.has_depformer  # a text-only model writes no audio
+        self.aligned = GraphedStep(lambda mark=None: self.compute(LIVE, Probe(mark=mark)), device, use_cuda_graph,
                                    warmup, "frame step")
 
     @property
@@ -127,32 +88,33 @@ class FrameStep:
 
     def __call__(self, pcm: torch.Tensor, step_index: int, mark: Mark | None = None
                  ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        """``mark(stage)`` is called for each of ``STAGES`` of an eagerly run frame (a frame before
-        alignment has no "decode"); a replayed graph calls nothing."""
+        """A live frame: from the graph once aligned and captured; ``mark(stage)`` is called for
+        each of ``STAGES`` of an eager frame (no "decode" before alignment)."""
         if tuple(pcm.shape) != tuple(self.pcm_in.shape) or pcm.device != self.device:
             raise ValueError(f"expected pcm {tuple(self.pcm_in.shape)} on {self.device}, got "
                              f"{tuple(pcm.shape)} on {pcm.device}")
-        aligned = step_index >= self.generator.first_output_frame
         with torch.inference_mode():
             self.pcm_in.copy_(pcm)
-            if aligned:
+            if step_index >= self.generator.first_output_frame:
                 self.aligned(mark)
-            else:  # before alignment: eager, on the warm-up's side stream while a capture is to come
+            else:  # on the warm-up's side stream while a capture is to come
                 with side_stream(self.device) if self.graph_pending else nullcontext():
-                    self.compute(decode=False, mark=mark)
+                    self.compute(FrameOptions(decode=False), Probe(mark=mark))
         return self.text, self.audio, self.pcm_out
 
+    def run(self, options: FrameOptions, probe: Probe = NO_PROBE) -> None:
+        """One frame run eagerly as ``options`` say, on the buffers the driver filled."""
+        with torch.inference_mode():
+            self.compute(options, probe)
+
     def prepare(self, step_index: int) -> None:
-        """Warm up and capture now, before live frame ``step_index``, leaving the state as it was
-        (see the module docstring). Nothing to do where no capture is pending (the CPU, graphs off,
-        already captured)."""
+        """Warm up and capture now, before live frame ``step_index``, leaving the state as it was."""
         if not self.graph_pending:
             return
         self.rehearse(max(step_index, self.generator.first_output_frame), lambda: self.graph_pending)
 
     def rehearse(self, step_index: int, more) -> None:
-        """Run frames of silence at aligned index ``step_index`` while ``more()``, then put the state
-        back exactly, in place (the tensors keep their identities)."""
+        """Run frames of silence at aligned ``step_index`` while ``more()``, then restore the state in place."""
         saved = clone(self.state)
         silence = torch.zeros_like(self.pcm_in)
         while more():
@@ -160,32 +122,38 @@ class FrameStep:
         with torch.inference_mode():
             load_into(self.state, flatten(saved))
 
-    def compute(self, decode: bool, mark: Mark | None = None) -> None:
-        """The frame as a function of the static buffers and the state (what the graph captures)."""
-        mark = mark or _no_mark
+    def compute(self, options: FrameOptions, probe: Probe) -> None:
+        """The frame: encode → step → decode, on the static buffers and the state."""
+        mark = probe.mark or _no_mark
         state = self.state
-        codes = self.mimi.encode_step(self.pcm_in, state["mimi"])
-        if self.generator.end_of_source_token is not None:
-            codes = torch.where(self.source_ended, self.generator.end_of_source_token, codes)
+        if options.encode:
+            codes = self.mimi.encode_step(self.pcm_in, state["mimi"])
+            if options.codes_given:
+                self.encoded.copy_(codes[:, :, 0])
+            else:
+                if self.generator.end_of_source_token is not None:
+                    codes = torch.where(self.source_ended, self.generator.end_of_source_token, codes)
+                self.user_codes.copy_(codes[:, :, 0])
         mark("encode")
-        self.user_codes.copy_(codes[:, :, 0])
-        text, audio = self.generator.step(codes[:, :, 0], state["gen"], forced=self.forcing, mark=mark)
+        forcing = self.forcing if options.forcing is None else options.forcing
+        step_probe = probe if self.hidden is None else replace(probe, hidden=self.hidden)
+        for _ in range(options.steps):
+            text, audio = self.generator.step(self.user_codes, state["gen"], forcing, step_probe)
         self.text.copy_(text)
         self.audio.copy_(audio)
         mark("depth")
-        if decode:
+        if options.decode and self.decodes:
             agent = audio[:, :self.mimi.num_codebooks, None]
             self.pcm_out.copy_(self.mimi.decode_step(agent, state["mimi"]))
             mark("decode")
         else:
             self.pcm_out.zero_()
 
+
 class GraphedStep:
-    """``run(*args)`` (which reads and writes only static buffers and state) through a CUDA graph
-    once ``warmup`` eager runs have gone by on a side stream (lazy initialisations stay out of the
-    capture); eagerly where no graph can run (the CPU, graphs turned off, a failed capture, whose
-    reason ``fallback_reason`` keeps). Eager runs get ``args`` (stage marks, say); the capture
-    records ``run()``. A replay runs the eager kernels in the same order: the same state, bit for bit."""
+    """``run(*args)`` (static buffers and state only) through a CUDA graph once ``warmup`` eager runs
+    went by on a side stream; eagerly where no graph can run (``fallback_reason`` says why). A replay
+    runs the eager kernels in the same order: the same state, bit for bit."""
 
     def __init__(self, run, device: torch.device, use_cuda_graph: bool, warmup: int, what: str) -> None:
         self.run, self.device, self.warmup, self.what = run, device, warmup, what
@@ -213,7 +181,7 @@ class GraphedStep:
                 log.warning("%s: %s", self.what, self.fallback_reason)
                 self.run(*args)  # the capture ran no kernels: the state is still this step's input
             else:
-                # What the eager warm-up runs left cached outside the graph's own pool is never used again.
+                # what the eager warm-up left cached outside the graph's pool is never used again
                 release_cached_blocks(self.device)
                 self.graph.replay()
 
@@ -228,9 +196,8 @@ def graph_unavailable_reason(device: torch.device, use_cuda_graph: bool) -> str 
 
 
 def capture(compute, device: torch.device) -> tuple[torch.cuda.CUDAGraph | None, str | None]:
-    """Capture ``compute()`` (which reads and writes only static buffers and state) as one CUDA
-    graph: ``(graph, None)``, or ``(None, why)`` when the capture failed. A capture runs no kernels:
-    the caller replays the graph (or, after a failure, computes eagerly) to get the results."""
+    """Capture ``compute()`` as one CUDA graph: ``(graph, None)``, or ``(None, why)``. A capture runs
+    no kernels: the caller replays the graph (or computes eagerly) to get the results."""
     graph = torch.cuda.CUDAGraph()
     try:
         torch.cuda.synchronize(device)
@@ -243,8 +210,7 @@ def capture(compute, device: torch.device) -> tuple[torch.cuda.CUDAGraph | None,
 
 
 def release_cached_blocks(device: torch.device) -> None:
-    """Hand the CUDA caching allocator's unused blocks back to the driver (after a capture, after a
-    prompt: what they allocated once is not needed again, and other programs may use it)."""
+    """Hand the CUDA caching allocator's unused blocks back to the driver (after a capture or prompt)."""
     if device.type == "cuda":
         torch.cuda.empty_cache()
 

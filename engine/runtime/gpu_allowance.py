@@ -1,18 +1,6 @@
-"""The GPU memory a running model uses beyond its own tensors, measured where it runs and kept for
-the next estimate.
-
-``gpu_memory.needed_gb`` adds to what a configuration says (weights, KV cache, Mimi) an allowance
-for what running needs beside them: the CUDA context, cuBLAS workspaces, the activations of frames
-and prompt chunks, the CUDA graph's pool, the allocator's rounding. Until a model has run on this
-GPU, that allowance is ``gpu_memory.RUNTIME_GB``, the most measured on an H200. Once a session's
-frames run as they will (its graph captured and replayed, or eager for good), the loaded model
-measures it: torch's peak reserved memory since the load began, less the model's tensors, plus
-the device memory in use outside torch when the load began (the CUDA context, and other programs':
-so it errs high). It is kept per GPU (its name and memory), torch build and precision, the largest
-measured; the next estimate on this GPU (``auto``'s choice, the model manager's fit) takes it plus
-``MARGIN_GB``. A file that cannot be read or written costs the next estimate its accuracy, nothing
-else.
-"""
+"""The GPU memory a running model uses beyond its own tensors (peak reserved less its tensors, plus
+what was in use outside torch: errs high), measured where it runs and kept per GPU, torch build and
+precision for the next estimate."""
 
 from __future__ import annotations
 
@@ -36,8 +24,7 @@ def gpu_key(name: str, total_gb: float) -> dict[str, str]:
 
 
 def allowance_path(key: dict[str, str]) -> Path | None:
-    """Where the allowances of ``key`` are kept (None where there is no cache folder: a machine
-    without platformdirs, such as a bare GPU image)."""
+    """Where the allowances of ``key`` are kept (None where there is no cache folder)."""
     from ..files.demo import cache_root
 
     try:

@@ -1,21 +1,5 @@
-"""How much GPU memory a model needs, and the error that says so when loading it runs out.
-
-A 7B model needs more than its weights: the temporal transformer's KV cache for its whole
-context, Mimi, and what frames allocate (activations, CUDA-graph pools, cuBLAS workspaces), with
-the CUDA context on top. In use on an NVIDIA H200 after live frames (``bench/gpu_check.py``,
-``bench/gpu_load.py``; the JSON in ``bench/results/``):
-
-    model            bfloat16   int8
-    Moshi 7B         19.1 GB    13.1 GB
-    PersonaPlex 7B   22.1 GB    15.1 GB
-
-``needed_gb`` estimates it for any configuration: what the configuration says (weights at the
-precision, each stored weight once, KV cache, Mimi) plus an allowance for running: what this GPU
-measured when a model last ran on it in that precision (``engine.runtime.gpu_allowance``), else
-``RUNTIME_GB``, the most measured beyond that on the H200 (measured for bfloat16 and int8;
-``bench/gpu_check.py`` measures every precision under each memory cap, so that an estimate below
-what was used shows there). ``choose_precision`` is what ``auto`` does on a GPU.
-"""
+"""How much GPU memory a model needs (its tensors at the precision plus an allowance for running:
+measured on this GPU, else ``RUNTIME_GB``), the precision ``auto`` chooses, and the out-of-memory error."""
 
 from __future__ import annotations
 
@@ -31,11 +15,8 @@ from ..kernels.quantize import quantizer, weight_bytes
 from ..lm.model import LMConfig, LMModel, released_personaplex_shapes, share_stored_steps
 from . import gpu_allowance
 
-# In use beyond weights, KV cache and Mimi: 1.8, 3.2, 3.4 and 4.5 GB in the four measurements above
-# (PersonaPlex int8: 15.11 GB in use against 10.60 GB of those); the most, rounded up.
-RUNTIME_GB = 4.6
-# The precisions ``auto`` chooses among on a GPU, lightest last; int4 only where the user opted in.
-AUTO_ORDER = ("bfloat16", "int8", "int4")
+RUNTIME_GB = 4.6  # the most measured beyond weights, KV cache and Mimi on an H200 (bench/results), rounded up
+AUTO_ORDER = ("bfloat16", "int8", "int4")  # what ``auto`` chooses among on a GPU, lightest last
 NATIVE_BF16_CAPABILITY = (8, 0)  # Ampere: the first NVIDIA GPUs that multiply bfloat16 natively
 
 
@@ -60,12 +41,11 @@ class TensorsGb:
 
 def tensors_gb(config: LMConfig, precision: str, dtype: torch.dtype = torch.bfloat16,
                file_shapes: Mapping[str, tuple[int, ...]] | None = None) -> TensorsGb:
-    """The tensors of a model with ``config``: LM weights at ``precision`` ("bfloat16", "float32",
-    "int8", "fp8", "int4"; activations in ``dtype``), each stored weight once (``file_shapes``: the
-    checkpoint's, for PersonaPlex's shared steps; before there is a file, the released one's), the KV
-    cache for its whole context, Mimi (float32)."""
+    """The tensors of a model with ``config``: LM weights at ``precision`` (activations in ``dtype``),
+    each stored weight once (``file_shapes``: the checkpoint's, for PersonaPlex's shared steps), the
+    KV cache for its whole context, Mimi (float32)."""
     lm = LMModel(config, device="meta", dtype=dtype)
-    if config.is_personaplex:
+    if config.rules.stored_depth_steps:
         share_stored_steps(lm, file_shapes if file_shapes is not None else released_personaplex_shapes(config))
     quantize = quantizer(precision)
     if quantize is not None:
@@ -77,9 +57,7 @@ def tensors_gb(config: LMConfig, precision: str, dtype: torch.dtype = torch.bflo
 
 def needed_gb(config: LMConfig, precision: str, dtype: torch.dtype = torch.bfloat16,
               file_shapes: Mapping[str, tuple[int, ...]] | None = None, allowance_gb: float = RUNTIME_GB) -> float:
-    """GPU memory a model with ``config`` needs in use (an estimate that errs high, see the module
-    docstring): its tensors (``tensors_gb``) and ``allowance_gb`` for running (``Gpu.allowance_gb``:
-    measured on a GPU, else ``RUNTIME_GB``)."""
+    """GPU memory a model with ``config`` needs in use (errs high): its tensors plus ``allowance_gb``."""
     return tensors_gb(config, precision, dtype, file_shapes).total + allowance_gb
 
 
@@ -89,15 +67,13 @@ def tensor_bytes(module: nn.Module) -> int:
 
 
 def model_bytes(lm: LMModel, mimi: nn.Module) -> int:
-    """Bytes of what a loaded model holds on its device for one conversation: the LM's weights, its
-    KV cache and Mimi (what an allowance is measured beyond)."""
+    """Bytes a loaded model holds for one conversation: LM weights, KV cache and Mimi."""
     return weight_bytes(lm)["total"] + kv_cache_bytes(lm) + tensor_bytes(mimi)
 
 
 @dataclass(frozen=True)
 class Gpu:
-    """What the precision choice needs to know of a GPU (``allowances``: precision -> GB a model
-    needed here beyond its tensors, as measured by earlier runs, ``engine.runtime.gpu_allowance``)."""
+    """What the precision choice needs to know of a GPU (``allowances``: precision -> GB measured here)."""
 
     name: str
     total_gb: float
@@ -117,8 +93,7 @@ class Gpu:
         return gpu_allowance.gpu_key(self.name, self.total_gb)
 
     def allowance_gb(self, precision: str) -> float:
-        """What to allow beyond a model's tensors in ``precision``: measured here (plus a margin), else
-        ``RUNTIME_GB``."""
+        """What to allow beyond a model's tensors in ``precision``: measured here plus a margin, else ``RUNTIME_GB``."""
         measured = self.allowances.get(precision)
         return RUNTIME_GB if measured is None else measured + gpu_allowance.MARGIN_GB
 
@@ -131,10 +106,8 @@ class PrecisionChoice:
 
 def choose_precision(name: str, config: LMConfig, gpu: Gpu, allow_int4: bool = False,
                      file_shapes: Mapping[str, tuple[int, ...]] | None = None) -> PrecisionChoice:
-    """``auto`` on a GPU: bfloat16 where it fits in the free memory, else int8, else int4 where
-    the user opted in (``allow_int4``); else a ``ModelError`` saying how much each needs. On a
-    GPU without native bfloat16 (compute capability below 8.0) the reason says so: bfloat16 is
-    emulated there, and the frame may not run in real time."""
+    """``auto`` on a GPU: bfloat16 where it fits in the free memory, else int8, else int4 where the
+    user opted in; else a ``ModelError`` saying how much each needs."""
     needs = {p: needed_gb(config, p, file_shapes=file_shapes, allowance_gb=gpu.allowance_gb(p)) for p in AUTO_ORDER}
     offered = AUTO_ORDER if allow_int4 else AUTO_ORDER[:-1]
     fits = [p for p in offered if needs[p] <= gpu.free_gb]
@@ -155,8 +128,7 @@ def choose_precision(name: str, config: LMConfig, gpu: Gpu, allow_int4: bool = F
 
 def too_big_message(name: str, precision: str, needs: Mapping[str, float], gpu: Gpu, allow_int4: bool = False
                     ) -> str:
-    """What a person reads when ``name`` did not fit in ``precision``: the need, the GPU's memory,
-    what can help (``needs``: precision -> GB; ``allow_int4``: int4 was already offered)."""
+    """What a person reads when ``name`` did not fit in ``precision`` (``needs``: precision -> GB)."""
     need = needs[precision]
     tries = []
     if precision not in ("int8", "fp8", "int4") and needs["int8"] < gpu.total_gb:
@@ -173,8 +145,7 @@ def too_big_message(name: str, precision: str, needs: Mapping[str, float], gpu: 
 def out_of_memory_error(name: str, config: LMConfig, precision: str, dtype: torch.dtype,
                         device: torch.device, file_shapes: Mapping[str, tuple[int, ...]] | None = None
                         ) -> ModelError:
-    """The ``ModelError`` for a load on ``device`` that ran out of memory (call it after the
-    failed load's tensors were released, so that "free" means what another try would have)."""
+    """The ``ModelError`` for an out-of-memory load; call it once its tensors are released ("free" is true)."""
     gpu = Gpu.of(device)
     needs = {p: needed_gb(config, p, dtype=dtype, file_shapes=file_shapes, allowance_gb=gpu.allowance_gb(p))
              for p in {*AUTO_ORDER, precision}}

@@ -1,14 +1,5 @@
-"""An array that grows along its first axis, kept in large blocks: what a conversation records per frame.
-
-A conversation keeps, for every frame, both sides' audio and (for compact files and journals) the
-frame's codes. Kept as one small array per frame, each of these allocations lands between the
-frame step's large temporaries (Mimi's activations, ~0.5 MB each) and outlives them. glibc (2.36
-here; sourceware bug 14581) does not give the hole a freed temporary leaves back to the next
-temporary of the same size, because torch asks for 64-byte aligned memory; so every frame stranded
-memory between two kept frames. In the app the process grew ~120 MB a minute once the memory freed
-while loading had been used up (after ~15 minutes): ten times what the recording itself keeps.
-Blocks of a minute of frames are allocated once a minute instead of a few times per frame.
-"""
+"""An array that grows along its first axis in blocks of a minute of frames: per-frame small arrays
+fragmented glibc's heap between torch's aligned temporaries (sourceware bug 14581)."""
 
 from __future__ import annotations
 
@@ -32,8 +23,7 @@ class GrowingArray:
 
     @classmethod
     def of(cls, rows: np.ndarray, block_rows: int = BLOCK_FRAMES) -> GrowingArray:
-        """A growing array that starts with ``rows`` [n, *row_shape], kept as its first block without a
-        copy (a rebuilt conversation's hour of audio is not held twice): the caller hands them over."""
+        """A growing array whose first block is ``rows`` [n, *row_shape], handed over without a copy."""
         rows = np.asarray(rows)
         grown = cls(rows.shape[1:], rows.dtype, block_rows)
         if len(rows):
@@ -42,9 +32,7 @@ class GrowingArray:
         return grown
 
     def frozen(self) -> GrowingArray:
-        """The rows as they are now, sharing this array's blocks (no copy). Rows are written once, at
-        the end, so what this array appends later never changes them; appending to the frozen one
-        starts a block of its own."""
+        """The rows as they are now, sharing this array's blocks (rows are written once, never changed)."""
         view = GrowingArray(self.row_shape, self.dtype, self.block_rows)
         view._blocks, view._rows = list(self._blocks), self._rows
         return view
@@ -76,14 +64,12 @@ class GrowingArray:
         return self.rows(0, self._rows)
 
     def rows(self, start: int, stop: int) -> np.ndarray:
-        """Rows ``start`` up to ``stop`` (clamped to what there is), as a new array: only the blocks
-        that hold them are read, so a clip of a long recording costs the clip, not the recording."""
+        """Rows ``start`` up to ``stop`` (clamped), as a new array; only the blocks that hold them are read."""
         pieces = list(self._pieces(start, stop))
         return np.concatenate(pieces) if pieces else np.zeros((0, *self.row_shape), self.dtype)
 
     def converted(self, convert, dtype) -> np.ndarray:
-        """Every row through ``convert`` (elementwise), a block at a time, into one new array of
-        ``dtype``: no full-size copy of the rows on the way (an hour of audio to 16 bits)."""
+        """Every row through ``convert`` (elementwise), a block at a time, into one new array of ``dtype``."""
         out = np.empty((self._rows, *self.row_shape), dtype)
         start = 0
         for piece in self._pieces(0, self._rows):

@@ -1,38 +1,9 @@
 """The kernel plan: for each distinct hot-path operation at the shape a streaming frame gives it,
-the fastest of its exact kernels, measured on the machine the program runs on.
+the fastest of its exact kernels, measured on this machine (a kernel fast on one CPU was slow on another).
 
-A kernel that made one CPU fast made another slow (oneDNN's prepacked matmul: 4x faster than
-MKL on an AMD EPYC, 1.3x slower on an Intel Xeon), so nothing here is a fixed choice:
-
-1. one frame of silence runs through a throw-away session with forward hooks, which record the
-   input shape of every site: each linear layer (ATen on the weight or on a transposed copy, or
-   oneDNN prepacked), each convolution (ATen's, or im2col + one of the matmuls), each transposed
-   convolution (ATen's, or a matmul);
-   the matmul kernel with bfloat16 weights is a candidate only where the model's precision is
-   bfloat16 (``allow_bf16``; float32 keeps to the exact kernels) and this CPU runs it;
-2. sites with the same operation (weights of the same shape, inputs of the same shape) form one
-   group. Up to ``TIMED_SITES`` sites of each group run once per sweep, all in frame order, so
-   that each weight reaches the caches as in a real frame: one that the other sites' weights
-   pushed out of the caches is read from memory, one that stays cached from call to call is not.
-   A sweep gives each group one of its candidates, in ABBA order, and a group's time per
-   candidate is the median over its sweeps. The cache state matters: timing a group alone on
-   three of its layers (as the plan first did) kept the LM's small weights hot, where in a frame
-   they are not, and picked MKL on the stored layout where the transposed copy was faster in the
-   frame; flushing the caches before every call instead made the small weights that do stay
-   cached look slow;
-3. every site takes its group's fastest candidate;
-4. each weight is held once (``hold_weights_once``, as the kernels are applied): a parameter
-   whose every matmul takes ``transposed`` is held column-major, and those matmuls read it
-   through a transposed view instead of keeping a transposed copy beside it (oneDNN's kernels
-   read only their own blocked layout: a parameter computed by them still has that copy beside it).
-
-The plan is cached on disk (JSON), keyed by the CPU (``engine.runtime.cpu``: its name, family and
-model, instruction-set flags), core count, torch threads, torch version, the model's fingerprint,
-dtype and whether bfloat16 kernels are allowed: the next start replays one recording frame and
-applies it. A damaged or foreign file is ignored and rewritten.
-``PARLEY_KERNELS`` overrides the plan for every site (``aten``, ``onednn``, ``transposed``, ``bf16``; convolutions
-then use im2col with that matmul) or keeps the built-in rule (``rule``): tests use it to run the
-reference-parity checks with each candidate forced.
+Sites with the same operation are timed as a group in frame order, so each weight reaches the caches
+as in a real frame; bfloat16-weight matmuls are candidates only at precision bfloat16. The plan is
+cached on disk per CPU, threads, torch, model and dtype. ``PARLEY_KERNELS`` forces one kernel (tests).
 """
 
 from __future__ import annotations
@@ -111,13 +82,10 @@ class KernelPlan:
         return f"{self.source}: " + ", ".join(f"{k} x{n}" for k, n in sorted(counts.items()))
 
 
-# ---- sites -------------------------------------------------------------------------------------
-
 
 class _MatmulSite:
-    """A linear layer's matmul (step ``step`` of ``steps`` of a stacked parameter): ATen's, or
-    oneDNN's on a prepacked weight. Holds no tensor of the weight (``hold_weights_once`` relays
-    parameters while the sites exist: a view held here would keep the old layout alive)."""
+    """A linear layer's matmul (step ``step`` of ``steps`` of a stacked parameter). Holds no tensor of
+    the weight: ``hold_weights_once`` relays parameters, and a held view would keep the old layout."""
 
     def __init__(self, matmul: PackedMatmul, holder: tuple[nn.Module, str], step: int, steps: int,
                  bias: torch.Tensor | None, rows: int, allow_bf16: bool):
@@ -148,8 +116,7 @@ class _MatmulSite:
 
 
 class _ConvSite:
-    """A streaming convolution at one input shape: ATen's convolution, or im2col + a matmul kernel
-    (for a transposed convolution: a matmul and an overlap-add)."""
+    """A streaming convolution at one input shape: ATen's, or im2col (or, transposed, overlap-add) + a matmul."""
 
     def __init__(self, module: StreamingConv1d | StreamingConvTranspose1d, shape: torch.Size, allow_bf16: bool):
         self.module, self.shape = module, shape
@@ -223,8 +190,6 @@ def _record_sites(modules: list[nn.Module], run_frame: Callable[[], None], allow
     return [s for s in sites if s.candidates()]
 
 
-# ---- measuring -------------------------------------------------------------------------------
-
 
 def _sweep_us(runners: list[Callable[[], torch.Tensor]]) -> list[float]:
     """Run every site once in frame order; microseconds per site."""
@@ -244,13 +209,10 @@ def _groups(sites: list) -> dict[str, list]:
 
 
 def _measure(sites: list) -> tuple[Choice, ...]:
-    """Time every candidate of every group where the frame runs it: up to ``TIMED_SITES`` sites
-    of each group, all in frame order, so that each weight arrives in the caches as it does in a
-    frame (the other sites' weights streamed through in between). A sweep gives every group its
-    ``k``-th candidate (cycling where a group has fewer), ``k`` in ABBA order over
-    ``SWEEP_REPEATS`` blocks; a group's time per candidate is the median over its sweeps, per
-    call. Only the timed sites are switched between candidates (re-packing a weight costs as
-    much as a call); each group's sites all take its fastest at the end (``_apply``)."""
+    """Time every candidate of every group where the frame runs it: up to ``TIMED_SITES`` sites per
+    group in frame order, candidates in ABBA order over ``SWEEP_REPEATS`` blocks, the median per call.
+    Only the timed sites switch while measuring (re-packing costs as much as a call); all take the
+    fastest at the end."""
     groups = _groups(sites)
     timed, counted = [], dict.fromkeys(groups, 0)
     for site in sites:
@@ -272,8 +234,7 @@ def _measure(sites: list) -> tuple[Choice, ...]:
                     times[site.op][chosen[site.op]].append(us)
     choices = []
     for op, group in groups.items():
-        # Chosen from the times as recorded (0.1 us), so that the plan's file names the fastest of its
-        # own times even where two candidates tie after rounding.
+        # chosen from the rounded times, so the file names the fastest of its own times
         per_call = {k: round(statistics.median(v), 1) for k, v in times[op].items()}
         choices.append(Choice(op, min(per_call, key=per_call.get), per_call, len(group)))
     best = {c.op: c.kernel for c in choices}
@@ -302,8 +263,6 @@ def _forced(site, kernel: str) -> str:
     return with_matmul[0] if with_matmul else candidates[-1]
 
 
-# ---- the cache -------------------------------------------------------------------------------
-
 
 def plan_key(fingerprint: str, dtype: torch.dtype, allow_bf16: bool) -> dict[str, str]:
     return {"version": str(PLAN_VERSION), "cpu": cpu_model(), "cpu_features": cpu_features(),
@@ -318,8 +277,7 @@ def plan_path(key: dict[str, str]) -> Path:
 
 
 def _read_cached(path: Path, key: dict[str, str]) -> tuple[dict[str, str], dict] | None:
-    """(op -> kernel, the file's data) from a cached plan made for ``key``; None when absent,
-    damaged or foreign."""
+    """(op -> kernel, the file's data) from a cached plan made for ``key``; None when absent or damaged."""
     try:
         data = json.loads(path.read_text())
         if data.get("key") != key:
@@ -340,25 +298,19 @@ def _write(path: Path, plan: KernelPlan) -> None:
         log.warning("could not save the kernel plan to %s: %s", path, e)
 
 
-# ---- entry point -----------------------------------------------------------------------------
-
 
 def plan_kernels(modules: list[nn.Module], run_frame: Callable[[], None], fingerprint: str,
                  dtype: torch.dtype, allow_bf16: bool = False) -> KernelPlan:
-    """Record the sites of ``modules`` during ``run_frame()``, then apply the cached plan, the forced
-    kernel (``PARLEY_KERNELS``) or a freshly measured one (and cache it). ``allow_bf16``: the
-    bfloat16-weight matmul may be chosen (the model's precision is bfloat16)."""
+    """Record the sites of ``modules`` during ``run_frame()``, then apply the cached, forced
+    (``PARLEY_KERNELS``) or freshly measured plan. ``allow_bf16``: bfloat16-weight matmuls may be chosen."""
     plan = _plan(_record_sites(modules, run_frame, allow_bf16), fingerprint, dtype, allow_bf16)
     log_plan(plan)
     return plan
 
 
 def hold_weights_once(chosen: list[tuple[object, str]]) -> None:
-    """Before the sites take their kernels (``(site, kernel)`` pairs): hold each parameter whose
-    every matmul will compute with ``transposed`` column-major (those matmuls then read it through
-    a view, no copy), and every other one row-major, as loaded (the layout ATen's kernel on the
-    stored weight and oneDNN's reorder read fastest). Relaid one parameter at a time, before any
-    transposed copy is made: the transient is one weight."""
+    """Hold each parameter whose every matmul takes ``transposed`` column-major (read through a view,
+    no copy), every other one row-major; one parameter at a time, so the transient is one weight."""
     by_holder: dict[tuple[nn.Module, str], list[str]] = {}
     for site, kernel in chosen:
         if isinstance(site, _MatmulSite):
@@ -430,10 +382,8 @@ def _current(site) -> str:
 
 def sweep_ms(modules: list[nn.Module], run_frame: Callable[[], None], reference_kernels: bool = False,
              rounds: int = 7) -> float:
-    """Milliseconds to run every matmul and convolution of a frame once, in frame order, each with
-    its planned kernel (``reference_kernels``: ATen's float32 ones, as the reference package
-    computes), on inputs of the frame's shapes: the part of a frame that streams the weights, alone.
-    The median of ``rounds``; the plan is left as it was."""
+    """Milliseconds to run every matmul and convolution of a frame once, in frame order, with the
+    planned kernels (``reference_kernels``: ATen's float32 ones); median of ``rounds``, plan unchanged."""
     sites = _record_sites(modules, run_frame, allow_bf16=False)
     planned = [_current(site) for site in sites]
     try:
@@ -450,8 +400,7 @@ def sweep_ms(modules: list[nn.Module], run_frame: Callable[[], None], reference_
 
 
 def silent_frame_runner(session_factory: Callable[[], object]) -> Callable[[], None]:
-    """Silence through a throw-away session until Mimi decoded a frame (the generator's delays hold
-    the first outputs back): every stage of a frame has run once."""
+    """Silence through a throw-away session until Mimi decoded a frame: every stage has run once."""
     def run() -> None:
         session = session_factory()
         silence = np.zeros(FRAME_SIZE, dtype=np.float32)

@@ -1,9 +1,5 @@
 """Loading a model: resolve its files, choose the device and precision, build Mimi, the LM and the
-tokenizer once, and pick the kernels the precision implies.
-
-    model = load_model("demo")                      # auto device, auto precision
-    model = load_model("moshiko", precision="int8")  # the 7B with int8 weights, quantised as it streams
-"""
+tokenizer once, and pick the kernels the precision implies."""
 
 from __future__ import annotations
 
@@ -70,7 +66,6 @@ class LoadedModel:
         if self.tokenizer.vocab_size > self.lm_config.text_card:
             raise ModelError(f"the text tokenizer ({self.tokenizer.vocab_size} pieces) does not belong to this "
                              f"model (text_card {self.lm_config.text_card})")
-        # On CUDA, what running needs beyond the model's tensors is measured from here (gpu_allowance).
         self.runtime_unmeasured = device.type == "cuda"
         self._outside_torch_gb = gpu_allowance.start_measuring(device) if self.runtime_unmeasured else 0.0
         self._unless_out_of_memory(self._load_weights)
@@ -78,10 +73,8 @@ class LoadedModel:
             name=files.name, family=files.family, device=str(device),
             precision=precision, dtype=str(self.dtype).removeprefix("torch."), cuda_graph_allowed=self.cuda_graph,
             fingerprint=model_fingerprint(files), precision_reason=reason)
-        # On the CPU, each hot-path operation's kernel is measured here (or read from the cache).
         self.kernel_plan: KernelPlan | None = None
         self._allow_bf16 = precision is Precision.BFLOAT16
-        # Measured by use_best_threads() where no earlier start on this machine kept one (None: it will be).
         self.thread_choice: ThreadChoice | None = None
         if device.type == "cpu":
             self.thread_choice = read_choice(self._thread_choice_key())
@@ -89,8 +82,7 @@ class LoadedModel:
                 on_stage("Choosing the fastest kernels for this computer...")
             self._plan_kernels()
         else:
-            # CUDA's context, cuBLAS handles and the allocator's first blocks come with the first
-            # frames: pay for them while loading, not when the first conversation starts.
+            # CUDA's context, cuBLAS handles and first allocator blocks: paid while loading, not on the first frame
             if on_stage is not None:
                 on_stage("Warming up the GPU...")
             self._unless_out_of_memory(self._warm_up)
@@ -98,30 +90,23 @@ class LoadedModel:
     def _load_weights(self) -> None:
         self.mimi = load_mimi(self.files.mimi_path, num_codebooks=self.lm_config.codec_codebooks, device=self.device)
         self.lm = load_lm_weights(self.files, self.lm_config, self.device, self.dtype, self.precision)
-        # 4-bit matmuls through torch's fused kernel, each weight block tiled once, here; on a GPU
-        # each tiled weight then lets go of its stored copy (held once: the int4 size)
-        tiled = self.precision is Precision.INT4
-        self.int4_tiling: Tiling | None = prepare_tiles(self.lm) if tiled else None
-        if self.int4_tiling is not None:
-            log.log(logging.WARNING if self.int4_tiling.refused else logging.INFO, "%s", self.int4_tiling.summary())
+        self.int4_tiling: Tiling | None = getattr(self.lm, TILING_ATTRIBUTE, None)
 
     def _warm_up(self) -> None:
         with torch.inference_mode():
             self._silent_frame()()
 
     def measure_runtime_memory(self) -> None:
-        """Once, on CUDA, when a session's frames first run as they will: what this precision needed
-        here beyond the model's tensors, kept for the next estimate on this GPU (``gpu_allowance``)."""
+        """Once, on CUDA, when frames first run as they will: keep what this precision needed beyond the tensors."""
         self.runtime_unmeasured = False
         allowance = gpu_allowance.measured_gb(self.device, model_bytes(self.lm, self.mimi), self._outside_torch_gb)
         gpu_allowance.remember(Gpu.of(self.device).key, self.precision.value, allowance)
         log.info("%s in %s needed %.2f GB beyond its tensors here", self.files.name, self.precision.value, allowance)
 
     def _unless_out_of_memory(self, step) -> None:
-        """Run ``step``; if the GPU runs out of memory (only CUDA raises ``OutOfMemoryError``),
-        let go of everything loaded, then raise a ``ModelError`` that says how much the model needs
-        and what can help. It is raised after the handler has ended: the failed step's traceback
-        no longer holds its tensors, so the memory is free again and "free" in the message is true."""
+        """Run ``step``; if the GPU runs out of memory, let go of everything loaded and raise a
+        ``ModelError`` saying what the model needs. Raised after the handler ends, so the failed
+        step's traceback no longer holds its tensors and "free" in the message is true."""
         try:
             step()
             return
@@ -136,8 +121,7 @@ class LoadedModel:
         return silent_frame_runner(lambda: self.new_session(record_audio=False, run_prompts=False))
 
     def _plan_kernels(self) -> None:
-        """The kernel plan for torch's current thread count (kernels that win with one thread may
-        lose with two); bfloat16 weights where the precision allows them."""
+        """The kernel plan for torch's current thread count (kernels that win with one thread may lose with two)."""
         self.kernel_plan = plan_kernels([self.mimi, self.lm], self._silent_frame(), self.info.fingerprint, self.dtype,
                                         self._allow_bf16)
         if self._allow_bf16:  # says float32 when float32 measured faster everywhere
@@ -145,10 +129,8 @@ class LoadedModel:
             self.info = replace(self.info, precision=self.precision)
 
     def use_best_threads(self) -> ThreadChoice | None:
-        """On the CPU, set torch's thread count to what this model's frame runs fastest with here,
-        measured the first time here (call it with the rest of the app running; kept in the cache
-        for the next start on this machine, torch build and model, when it was measured), and plan the
-        kernels for that count if the plan was made for another; None on a GPU."""
+        """On the CPU, set torch's thread count to what this model's frame runs fastest with here
+        (measured once, then cached) and replan the kernels if the plan was for another; None on a GPU."""
         if self.device.type != "cpu":
             return None
         if self.thread_choice is None:
@@ -165,20 +147,15 @@ class LoadedModel:
 
     def new_session(self, sampling: SamplingConfig = SamplingConfig(), seed: int = DEFAULT_SEED,
                     voice_prompt: str | None = None, text_prompt: str | None = None, **options):
-        """A new conversation; ``options`` are ``Session``'s keyword options (record_audio, run_prompts,
-        persona)."""
+        """A new conversation; ``options`` are ``Session``'s keyword options."""
         return Session(self, sampling, seed, voice_prompt=voice_prompt, text_prompt=text_prompt, **options)
 
 
 def load_model(spec: str, device: str = "auto", precision: Precision | str = Precision.AUTO,
                cuda_graph: bool = True, progress=None, on_stage=None, allow_int4: bool = False) -> LoadedModel:
-    """Resolve (and if needed fetch) a model, then load it.
-
-    ``allow_int4``: ``auto`` may choose the experimental 4-bit weights where nothing else fits.
-
-    ``cuda_graph``: capture each session's frame as one CUDA graph (CUDA only; a failed capture
-    falls back to eager frames, and the session says why). ``progress`` is a ``tqdm`` class that
-    drives download progress; ``on_stage(text)`` is told of slow loading steps (the kernel plan)."""
+    """Resolve (and if needed fetch) a model, then load it. ``allow_int4``: ``auto`` may choose 4-bit
+    weights where nothing else fits; ``cuda_graph``: capture each frame as a CUDA graph;
+    ``progress``: a ``tqdm`` class for downloads; ``on_stage(text)`` is told of slow loading steps."""
     return load_files(resolve_model(spec, progress=progress), resolve_device(device), Precision.parse(precision),
                       cuda_graph, on_stage, allow_int4)
 
@@ -193,21 +170,27 @@ def load_files(files: ModelFiles, device: torch.device, precision: Precision, cu
 
 
 def release_memory() -> None:
-    """Free what unreferenced models and sessions held: collect them now and hand the CUDA caching
-    allocator's free blocks back to the driver (call after dropping the last reference)."""
+    """Free what unreferenced models and sessions held, and hand CUDA's cached blocks back to the driver."""
     heap.settle()
     if torch.cuda.is_available():
         torch.cuda.empty_cache()
 
 
+TILING_ATTRIBUTE = "int4_tiling"  # what ``prepare_tiles`` did to an int4 LM, kept on it
+
+
 def load_lm_weights(files: ModelFiles, config: LMConfig, device: torch.device, dtype: torch.dtype,
              precision: Precision) -> LMModel:
-    """int8, int4: each weight is quantised as it streams from the file (no float copy of the LM
-    exists, on the host or the device). On the CPU (float32 activations whatever the precision):
-    float matmuls with packed weights, whose kernels the kernel plan chooses (and until it has,
-    ATen's on the weights as loaded: the plan's copies are the only ones)."""
+    """Quantised precisions quantise each weight as it streams from the file (no float copy of the
+    LM exists). On the CPU, float weights are packed for the kernel plan; int4 is tiled for torch's
+    fused kernel."""
     quantize = quantizer(precision.value)
     lm = load_lm(files.lm_path, config, device=device, dtype=dtype, quantize=quantize)
     if quantize is None and device.type == "cpu" and dtype == torch.float32:
         pack_linears(lm, "aten")  # no copies yet: the kernel plan makes those its kernels need
+    if precision is Precision.INT4:
+        # tiled once here; on a GPU each tiled weight lets go of its stored copy
+        tiling = prepare_tiles(lm)
+        setattr(lm, TILING_ATTRIBUTE, tiling)
+        log.log(logging.WARNING if tiling.refused else logging.INFO, "%s", tiling.summary())
     return lm

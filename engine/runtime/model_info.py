@@ -1,7 +1,5 @@
-"""What a loaded model is, apart from its weights: its precision (``Precision``), what it says of
-itself (``ModelInfo``), and what a session needs of it (``ModelParts``, which
-``engine.runtime.loading.LoadedModel`` is): sessions depend on this interface, so the loader can open
-sessions without the two modules importing each other."""
+"""What a loaded model is, apart from its weights: its precision, what it says of itself, and what a
+session needs of it (``ModelParts``, so the loader and sessions need not import each other)."""
 
 from __future__ import annotations
 
@@ -23,21 +21,12 @@ from ..lm.tokenizer import TextTokenizer
 class Precision(enum.Enum):
     """How the weights are stored and computed.
 
-    On CUDA, ``bfloat16`` runs the LM in bfloat16; Mimi runs in float32. On the CPU, ``bfloat16``
-    keeps every activation in float32 and lets the kernel plan give a matmul (in Mimi and the LM)
-    a bfloat16 copy of its weight wherever that measured faster here: a frame streams every weight
-    once, so half the bytes is nearly half the time on a CPU with AMX or AVX512-BF16. Where no
-    matmul measured faster, or the CPU cannot run oneDNN's bfloat16 matmul at all (AVX2 only), the
-    model computes in float32, and says so.
-
-    ``auto``: on CUDA the heaviest of bfloat16, int8 (and int4, where the user opted in) that fits
-    in the GPU's free memory (``engine.runtime.gpu_memory.choose_precision``, which says why); on a
-    CPU bfloat16 where it multiplies bfloat16 natively, float32 elsewhere. ``float32`` gives the
-    reference's results exactly. ``int8`` stores the LM's matmul weights as int8 with per-row
-    scales, ``fp8`` (never chosen unless asked for: unmeasured on a GPU so far) as float8 e4m3
-    with per-row scales, multiplied natively on GPUs of compute capability 8.9 and later, ``int4``
-    (experimental, never chosen unless asked for) as group-wise 4-bit (``engine.kernels``);
-    activations stay in the device's usual float type.
+    ``bfloat16``: on CUDA the LM runs in bfloat16 (Mimi in float32); on the CPU activations stay
+    float32 and the kernel plan gives a matmul a bfloat16 weight copy where that measured faster.
+    ``auto``: on CUDA the heaviest precision that fits the GPU's free memory
+    (``gpu_memory.choose_precision``); on a CPU bfloat16 where it is native, else float32.
+    ``float32`` gives the reference's results exactly. ``int8``, ``fp8`` and ``int4`` store the LM's
+    matmul weights quantised (``engine.kernels``); the last two are only used when asked for.
     """
 
     AUTO = "auto"
@@ -66,12 +55,8 @@ class Precision(enum.Enum):
         return self
 
     def lighter(self, device: torch.device) -> tuple[Precision, ...]:
-        """The precisions with fewer bytes per weight than this resolved one that could compute a
-        frame faster on ``device`` (what to try when a frame is too slow): bfloat16, on CUDA and on a
-        CPU that multiplies it natively (elsewhere it computes in float32). Never int8: each of its
-        matmuls dequantises the weight first, which saves memory, not time (the demo frame: 105 ms
-        in int8 against 83 ms in float32 on an AMD EPYC, 2 threads; the 7B Moshi frame on an H200:
-        32.8 ms against 13.0 ms in bfloat16, bench/results/gpu_check.json)."""
+        """The precisions with fewer bytes per weight that could compute a frame faster on ``device``:
+        bfloat16 where it is native. Never int8: it dequantises each weight first, saving memory, not time."""
         native = device.type == "cuda" or native_bf16_matmul()
         return (Precision.BFLOAT16,) if self is Precision.FLOAT32 and native else ()
 
@@ -121,9 +106,7 @@ class ModelInfo:
 
 
 class ModelParts(Protocol):
-    """What a ``Session`` uses of a loaded model: the codec, the LM and the tokenizer on one device,
-    its files (a PersonaPlex model's voices), what it says of itself, and on CUDA the measurement of
-    what running needs beyond its tensors (``LoadedModel.measure_runtime_memory``)."""
+    """What a ``Session`` uses of a loaded model (``LoadedModel`` implements it)."""
 
     mimi: Mimi
     lm: LMModel

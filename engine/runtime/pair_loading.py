@@ -1,17 +1,5 @@
 """Loading a conversation model with a caption model beside it, as ``pair_memory.plan_pair`` plans:
-
-    pair = load_with_captions("moshiko", "stt-1b-en_fr")
-    pair.model            # the conversation model: it always loads (or fails as load_model does)
-    pair.captions         # the SpeechToText beside it, or None where it does not fit
-    pair.message          # in which precisions, or why captions are off, in a sentence
-
-The conversation keeps priority: the plan is made with this device's free memory before either
-loads; where the pair fits, each loads in the plan's precision (under ``auto``); where it does not,
-or the caption model cannot be had (not downloaded and offline, a damaged folder) or runs out of
-memory while loading, captions are off with a plain message and the conversation loads as it would
-alone. ``load_captions_beside`` is the same rule where the conversation model runs already (the
-window turns captions on beside it).
-"""
+the conversation always loads; captions are off, with a plain message, where they do not fit."""
 
 from __future__ import annotations
 
@@ -42,9 +30,7 @@ def load_with_captions(spec: str, captions_spec: str, device: str = "auto",
                        captions_precision: Precision | str = Precision.AUTO, cuda_graph: bool = True,
                        progress=None, on_stage=None, allow_int4: bool = False, memory: Memory | None = None
                        ) -> LoadedPair:
-    """``load_model(spec, ...)`` with the caption model ``captions_spec`` (a preset or a folder)
-    beside it where the pair fits (module docstring). ``memory``: what to plan with (None: this
-    device's free memory now)."""
+    """``load_model(spec, ...)`` with the caption model beside it where the pair fits in ``memory`` (None: now)."""
     dev = resolve_device(device)
     chosen, captions_chosen = Precision.parse(precision), Precision.parse(captions_precision)
     files = resolve_model(spec, progress=progress)
@@ -75,10 +61,8 @@ def load_with_captions(spec: str, captions_spec: str, device: str = "auto",
 def load_captions_beside(captions_spec: str, device: str = "auto",
                          captions_precision: Precision | str = Precision.AUTO,
                          memory: Memory | None = None, progress=None) -> SpeechToText:
-    """The caption model ``captions_spec`` beside a conversation model loaded already, in the first
-    of its precisions that fits what is free now (``memory``: what to plan with; None: this
-    device's free memory). Raises ``ModelError`` with a plain sentence where it does not fit or
-    cannot be had."""
+    """The caption model beside a conversation model loaded already, in its first precision that fits
+    what is free now. Raises ``ModelError`` with a plain sentence where it does not fit or cannot be had."""
     dev = resolve_device(device)
     files = resolve_model(captions_spec, progress=progress)
     planned = plan_captions_beside(ModelShape.of_files(files), memory or this_device_memory(dev),

@@ -1,29 +1,6 @@
-"""How a conversation model and a caption model share one device's memory: whether the pair fits,
-in which precisions, and how much each needs.
-
-Captions of what the person says (``engine.runtime.captioner``) run a second model beside the
-conversation's, on the same GPU (or in the same computer's memory). ``plan_pair`` is the one rule
-that the model manager (what it offers, before a download) and the loader
-(``engine.runtime.pair_loading``: what it loads) both follow:
-
-- The conversation model keeps priority. It is planned in the precisions ``auto`` chooses among
-  for it alone (bfloat16, then int8; a precision the person named is the only one), and never put in
-  int4 to make room for captions: int4 only where the person opted in and it is what the
-  conversation needs on its own.
-- The caption model takes bfloat16 where it fits beside, else int8 (on the CPU float32, else int8:
-  a speech-to-text model there loads float32 weights). The first pair that fits the free memory,
-  heaviest conversation precision first and then the heaviest caption one, is the plan: int8 for
-  the caption model, or for both, where that is what fits.
-- Where no pair fits, captions are off, said in a sentence, and the conversation loads as it would
-  alone.
-
-Each model's need is its tensors (``gpu_memory.tensors_gb``: weights at the precision, each stored
-weight once, its KV cache at its context length, its own Mimi) and an allowance for running. The
-conversation's allowance is the one ``auto`` counts for it alone (measured on this GPU, else
-``gpu_memory.RUNTIME_GB``; the CUDA context is in it). The caption model's is ``CAPTION_RUNTIME_GB``:
-it runs eager frames of one text token (no CUDA graph, no depth transformer); not measured yet, so it
-is set to err high. On the CPU the memory is what this computer has available
-(``engine.host_memory``), and each model is allowed ``HOST_RUNTIME_GB``.
+"""How a conversation model and a caption model share one device's memory (``plan_pair``, the rule
+the model manager and the loader follow). The conversation keeps priority, never put in int4 for
+captions; the caption model takes the heaviest precision that fits beside it, else captions are off.
 """
 
 from __future__ import annotations
@@ -55,8 +32,7 @@ PAIR_ORDER = AUTO_ORDER[:2]  # what a conversation may take beside captions unde
 
 @dataclass(frozen=True)
 class ModelShape:
-    """What an estimate needs of a model: its name, architecture and (where there is a file) the
-    shapes its checkpoint stores (PersonaPlex's shared depth steps)."""
+    """What an estimate needs of a model: name, architecture and, where there is a file, its checkpoint's shapes."""
 
     name: str
     config: LMConfig
@@ -144,9 +120,8 @@ class PairOption:
 
 @dataclass(frozen=True)
 class PairPlan:
-    """``plan_pair``'s answer. ``options``: each combination tried, in order; ``chosen``: the first
-    that fits (None: captions are off); ``alone``: the conversation's own choice (None: it does not
-    fit even alone)."""
+    """``plan_pair``'s answer: each combination tried, in order; ``chosen``: the first that fits (None:
+    captions are off); ``alone``: the conversation's own choice (None: it does not fit alone)."""
 
     conversation: str
     captions: str
@@ -185,8 +160,7 @@ class PairPlan:
         return text + "."
 
 
-# A GPU with room for anything and nothing measured on it: what a pair needs before there is a GPU to ask.
-ANY_GPU = Gpu("GPU", float("inf"), float("inf"), (9, 0))
+ANY_GPU = Gpu("GPU", float("inf"), float("inf"), (9, 0))  # room for anything: before there is a GPU to ask
 
 
 def need(model: ModelShape, precision: str, memory: Memory = ANY_GPU, captions: bool = False) -> Need:
@@ -200,9 +174,7 @@ def need(model: ModelShape, precision: str, memory: Memory = ANY_GPU, captions: 
 
 def plan_pair(conversation: ModelShape, captions: ModelShape, memory: Memory, precision: str = "auto",
               captions_precision: str = "auto", allow_int4: bool = False) -> PairPlan:
-    """The one rule (module docstring): which precisions the pair takes on ``memory``, or why
-    captions are off. ``precision``/``captions_precision``: what the person chose for each ("auto":
-    the plan chooses)."""
+    """The one rule (module docstring): which precisions the pair takes on ``memory``, or why captions are off."""
     on_gpu = not isinstance(memory, HostMemory)
     if precision != "auto":
         alone_order: tuple[str, ...] = (precision,)
@@ -227,9 +199,8 @@ def plan_pair(conversation: ModelShape, captions: ModelShape, memory: Memory, pr
 
 
 def plan_captions_beside(captions: ModelShape, memory: Memory, captions_precision: str = "auto") -> Need | str:
-    """The same rule where the conversation model is loaded already (the window turns captions on
-    beside it): ``memory``'s free memory is what it leaves, and the caption model takes the first
-    of its precisions that fits there. Returns that need, or why captions do not fit, in a sentence."""
+    """The same rule where the conversation model is loaded already: the caption model's first
+    precision that fits the free memory, or why it does not, in a sentence."""
     needs = _caption_needs(captions, memory, captions_precision)
     fitting = next((n for n in needs if n.gb <= memory.free_gb), None)
     if fitting is not None:
@@ -259,8 +230,7 @@ def _released_tensors(config: LMConfig, precision: str, dtype: torch.dtype) -> T
 
 
 def _host_tensors(model: ModelShape, precision: str) -> TensorsGb:
-    """On the CPU every activation is float32: float32 weights, and for ``bfloat16`` the kernel
-    plan's bfloat16 copies beside them (counted for every weight: errs high)."""
+    """On the CPU activations are float32; ``bfloat16`` adds the kernel plan's copies (errs high)."""
     if precision != "bfloat16":
         return _tensors(model, precision, torch.float32)
     base, copies = _tensors(model, "float32", torch.float32), _tensors(model, "bfloat16", torch.bfloat16)

@@ -1,17 +1,6 @@
-"""How far a lighter precision's model is from a reference precision's, on the same conversation.
-
-The reference precision (the first) runs the conversation greedily: its tokens are what it says.
-Every precision, the reference included, then runs the same conversation *teacher-forced*: each
-frame the generator is given the reference's user codes and writes the reference's tokens
-(``Forcing``), so every precision sees the same history, and what it would have written in their
-place (its greedy prediction) is compared with the reference's. A free-running comparison would
-say little: once one token differs the conversations part and every later frame differs too.
-
-Reported per precision: the fraction of frames whose text token agrees, of the assistant's audio
-tokens that agree, of frames whose every assistant token agrees, and the mean KL divergence
-(nats) of the text distribution, KL(reference || precision). The reference's own row is a
-self-check: teacher-forced on its own tokens it must agree everywhere with KL 0.
-"""
+"""How far a lighter precision's model is from a reference precision's on the same conversation:
+each runs teacher-forced on the reference's greedy tokens (free runs part at the first differing
+token); reported are token agreements and the mean KL(reference || precision) of the text."""
 
 from __future__ import annotations
 
@@ -22,7 +11,8 @@ import numpy as np
 import torch
 
 from ..audio import FRAME_SIZE
-from ..lm.generate import Forcing, SamplingConfig
+from ..lm.generate import NO_FORCING, Forcing, Probe, SamplingConfig
+from .frame_step import FrameOptions
 
 MAX_FRAMES = 3000  # the reference's text distributions are kept for every frame (~128 KB a frame)
 
@@ -50,8 +40,8 @@ class _Run:
 
 def compare_precisions(load: Callable[[str], object], pcm: np.ndarray, precisions: Sequence[str],
                        seed: int = 0) -> list[PrecisionAgreement]:
-    """``load(precision)`` gives a ``LoadedModel`` of the same model in that precision (each is
-    released before the next is loaded); ``pcm`` is the user's side at 24 kHz, float32."""
+    """``load(precision)`` gives the same model in that precision (each released before the next);
+    ``pcm`` is the user's side at 24 kHz, float32."""
     if not precisions:
         raise ValueError("name at least one precision")
     pcm = np.asarray(pcm, np.float32).reshape(-1)
@@ -68,14 +58,23 @@ def compare_precisions(load: Callable[[str], object], pcm: np.ndarray, precision
 
 
 def _session(model, seed: int):
-    """A greedy conversation on ``model`` (PersonaPlex's default prompts run), kept out of the
-    journal and the recording: only its generator and state are stepped here."""
+    """A greedy conversation on ``model`` kept out of the journal and recording."""
     return model.new_session(SamplingConfig.greedy(), seed=seed, record_audio=False)
+
+
+def _run_frames(frame, user_codes: torch.Tensor, forcing: Forcing, probe: Probe, before=None) -> None:
+    """Each row of ``user_codes`` as one frame (given codes, no codec), ``before(i)`` first."""
+    options = FrameOptions(encode=False, codes_given=True, decode=False, forcing=forcing)
+    for i in range(user_codes.shape[0]):
+        if before is not None:
+            before(i)
+        frame.user_codes.copy_(user_codes[i:i + 1])
+        frame.run(options, probe)
 
 
 def _reference_run(model, pcm: np.ndarray, seed: int) -> _Run:
     session = _session(model, seed)
-    generator, state = session.generator, session.state["gen"]
+    generator = session.generator
     mimi = model.mimi
     with torch.inference_mode():
         codes = mimi.encode(torch.from_numpy(pcm).to(model.device, mimi.pcm_dtype).view(1, 1, -1))
@@ -87,14 +86,13 @@ def _reference_run(model, pcm: np.ndarray, seed: int) -> _Run:
         tokens.append(sampled[0, :agent].to("cpu", copy=True))
         log_probs.append(torch.log_softmax(text_logits[0].float(), -1).cpu())
 
-    for i in range(user.shape[0]):
-        generator.step(user[i:i + 1], state, on_sampled=keep)
+    _run_frames(session.frame_step, user, NO_FORCING, Probe(sampled=keep))
     return _Run(user.cpu(), torch.stack(tokens), torch.stack(log_probs))
 
 
 def _agreement(precision: str, model, reference: _Run, seed: int) -> PrecisionAgreement:
     session = _session(model, seed)
-    generator, state = session.generator, session.state["gen"]
+    generator = session.generator
     device, frames = model.device, reference.tokens.shape[0]
     streams = torch.zeros(generator.config.token_streams, dtype=torch.bool, device=device)
     agent = 1 + generator.agent_streams
@@ -109,9 +107,10 @@ def _agreement(precision: str, model, reference: _Run, seed: int) -> PrecisionAg
         ref = reference.log_probs[len(kl)]
         kl.append(max(0.0, float((ref.exp() * (ref - log_p)).sum())))  # >= 0 but for float rounding
 
-    for i in range(frames):
+    def force(i: int) -> None:
         written[0, :agent] = reference.tokens[i].to(device)
-        generator.step(reference.user_codes[i:i + 1].to(device), state, forced=forcing, on_sampled=compare)
+
+    _run_frames(session.frame_step, reference.user_codes.to(device), forcing, Probe(sampled=compare), force)
     same = torch.stack(predicted) == reference.tokens
     return PrecisionAgreement(precision, model.info.precision.value, frames, float(same[:, 0].float().mean()),
                               float(same[:, 1:].float().mean()), float(same.all(dim=1).float().mean()),

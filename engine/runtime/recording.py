@@ -1,19 +1,5 @@
-"""One side of a conversation's recorded audio, kept as 16-bit PCM: half the memory of float32.
-
-A conversation records both sides for as long as it runs (Save, export, replaying a turn): in
-float32 that was ~11 MB a minute, ~0.7 GB an hour. Every file Parley writes holds 16-bit samples
-(``engine.audio.pcm_to_int16``), and the app's microphone reaches the model already rounded to
-16 bits (``engine.to_16_bit``), so keeping 16 bits loses nothing a file or a listener gets.
-
-Two sides, two rules (``exact``):
-
-- the user's audio is what the codec encoded, and a compact file replays it bit for bit, so it is
-  kept as 16 bits only while every sample is a 16-bit value; the first frame that is not (a float
-  wav fed through the engine's API) turns the recording into float32 from then on, converting
-  what it held;
-- the assistant's audio is rounded to 16 bits as it is kept (``exact=False``): what a full file,
-  an export and a replayed turn give anyway.
-"""
+"""One side of a conversation's recorded audio, kept as 16-bit PCM (as every file keeps it). The
+user's side (``exact``) stays 16-bit only while every sample is exactly a 16-bit value."""
 
 from __future__ import annotations
 
@@ -49,8 +35,7 @@ class PcmRecording:
         return len(self._samples)
 
     def extend(self, pcm: np.ndarray) -> None:
-        """Append float samples (a copy), a block at a time: an hour handed over converts in pieces,
-        not in several full-size scratch arrays."""
+        """Append float samples (a copy), a block at a time, without full-size scratch arrays."""
         pcm = np.asarray(pcm, np.float32).reshape(-1)
         for start in range(0, len(pcm), self.block_rows):
             self._extend_piece(pcm[start:start + self.block_rows])

@@ -1,13 +1,5 @@
-"""Journaling a session's frames, and rebuilding its state from a journal with the tokens forced.
-
-The two directions mirror each other. While a conversation runs, ``record_frames`` hooks a
-session so that every frame appends, off the frame loop, what the state depends on: the user's
-exact samples, the codes Mimi made of them, and the tokens the generator wrote into its token
-cache (text + audio). ``recover`` and ``open_conversation`` replay those frames on a fresh session
-of the same model (``Session.rebuild_from``; how, in ``engine.runtime.rebuild``): on the same
-machine and precision the rebuilt state equals, bit for bit, the state of the uninterrupted run at
-the same frame.
-"""
+"""Journaling a session's frames, and rebuilding its state from a journal with the tokens forced
+(bit for bit the uninterrupted run's on the same machine and precision)."""
 
 from __future__ import annotations
 
@@ -49,8 +41,6 @@ class Recovery:
     differs: str | None = None  # why the rebuilt state may differ from the recorded run's (None: it need not)
 
 
-# ---- writing ---------------------------------------------------------------------------------
-
 def journal_header(session: Session) -> JournalHeader:
     info, generator = session.model.info, session.generator
     threads = 0
@@ -62,9 +52,7 @@ def journal_header(session: Session) -> JournalHeader:
 
 
 class FrameRecorder:
-    """Keeps, for every frame of a conversation, the user codes and written tokens (what a
-    compact file holds), and appends each frame to a crash journal when given one. Attached to a
-    session as its ``frame_observer`` by ``record_frames``."""
+    """A session's ``frame_observer``: keeps each frame's user codes and tokens, and journals it if asked."""
 
     def __init__(self, session: Session, journal: JournalWriter | None):
         self.header = journal_header(session)
@@ -87,8 +75,7 @@ class FrameRecorder:
             self.journal.append(session.frames - 1, user, tokens, pcm.copy())
 
     def journal_captions(self, session: Session) -> None:
-        """Append the session's captions and turn ends the journal lacks (call after
-        ``Session.add_captions``)."""
+        """Append the session's captions and turn ends the journal lacks."""
         if self.journal is not None:
             for caption in session.captions[self.captions_journaled:]:
                 self.journal.append_caption(caption)
@@ -103,9 +90,8 @@ class FrameRecorder:
 
 
 def record_frames(session: Session, journal: str | Path | None = None) -> FrameRecorder:
-    """Record every frame of a conversation (so that it can be saved compact) and, with
-    ``journal``, write a crash journal there (created or replaced). A conversation that has run
-    must have been recorded from its start (a rebuilt one is): its frames go first."""
+    """Record every frame of a conversation (so it can be saved compact), with ``journal`` also to a
+    crash journal there. A conversation that has run must have been recorded from its start."""
     previous = session.frame_observer
     if session.frames and not can_save_compact(session):
         raise ValueError("a journal starts with a conversation: this session has already run "
@@ -125,9 +111,7 @@ def record_frames(session: Session, journal: str | Path | None = None) -> FrameR
 
 
 def keep_captions(session: Session, captions, turn_ends=()) -> tuple[tuple[Caption, ...], tuple[float, ...]]:
-    """Keep the person's caption pieces ((seconds, text)) and where their turn ended (seconds) with
-    ``session`` (its files hold them) and append them to its crash journal where it has one.
-    Returns them as kept (``Session.add_captions``)."""
+    """Keep caption pieces and turn ends with ``session`` and its crash journal; returns them as kept."""
     kept = session.add_captions(captions, turn_ends)
     recorder = session.frame_observer
     if isinstance(recorder, FrameRecorder):
@@ -136,16 +120,14 @@ def keep_captions(session: Session, captions, turn_ends=()) -> tuple[tuple[Capti
 
 
 def can_save_compact(session: Session) -> bool:
-    """Whether every frame of ``session`` was recorded (a conversation restored from a full file
-    was not) and its audio kept."""
+    """Whether every frame of ``session`` was recorded and its audio kept."""
     recorder = session.frame_observer
     return (isinstance(recorder, FrameRecorder) and len(recorder.tokens) == session.frames
             and session.record_audio)
 
 
 def prefers_compact(model: LoadedModel) -> bool:
-    """The default kind: compact when a frame of LM cache outweighs the frames' compact record by
-    far (the 7B models: 0.5 MB per frame), a full snapshot otherwise (the demo: 12 KB)."""
+    """The default kind: compact where a frame of LM cache far outweighs its compact record (7B models)."""
     c = model.lm.config
     per_frame = c.num_layers * 2 * c.dim * model.lm.text_emb.weight.element_size()  # K and V of one step
     return per_frame > COMPACT_ABOVE_BYTES_PER_FRAME
@@ -159,8 +141,7 @@ def save_conversation(session: Session, path: str | Path, compact: bool | None =
 
 
 def snapshot_conversation(session: Session, compact: bool | None = None) -> conversation.ConversationSnapshot:
-    """The file of ``session`` as it is now, full or compact (``None``: ``prefers_compact``, when the
-    frames were recorded), to write now or from another thread while the session goes on."""
+    """The file of ``session`` as it is now, full or compact, to write from any thread meanwhile."""
     if compact is None:
         compact = prefers_compact(session.model) and can_save_compact(session)
     if not compact:
@@ -178,13 +159,9 @@ def snapshot_conversation(session: Session, compact: bool | None = None) -> conv
                                  progress.captions, progress.turn_ends))
 
 
-# ---- replaying -------------------------------------------------------------------------------
-
 def roll_back(session: Session) -> Session:
-    """A new session in the state ``session`` had after its last complete frame, rebuilt from the
-    frames it recorded: after a frame failed half-way (an exception inside the step), its state
-    tensors may be half-advanced and cannot be trusted, while its recording, counters and journal
-    stop at the last complete frame. Raises ``ValueError`` when its frames were not recorded."""
+    """A new session in the state ``session`` had after its last complete frame, rebuilt from its
+    recorded frames: a frame that failed half-way may leave the state tensors half-advanced."""
     if not can_save_compact(session):
         raise ValueError("this conversation's frames were not recorded (it was opened from a full file): "
                          "it cannot be rolled back")
@@ -199,12 +176,9 @@ def roll_back(session: Session) -> Session:
 
 def recover(model: LoadedModel, path: str | Path, progress: Progress | None = None,
             cancel: Callable[[], bool] | None = None, journal: Journal | None = None) -> Recovery:
-    """Rebuild the conversation journaled at ``path`` (``journal``: as already read from it) as a new
-    session on ``model``.
-
-    Every whole frame before any damage is recovered. Raises ``ConversationFileError`` for a
-    journal of another model or one with nothing recoverable, ``RecoveryCancelled`` when
-    ``cancel()`` returns True (checked every frame)."""
+    """Rebuild the conversation journaled at ``path`` as a new session on ``model``, every whole frame
+    before any damage. Raises ``ConversationFileError`` (another model's, or nothing recoverable) or
+    ``RecoveryCancelled``."""
     t0 = time.perf_counter()
     journal = read_journal(path) if journal is None else journal
     if journal.header.fingerprint != model.info.fingerprint:
@@ -215,8 +189,7 @@ def recover(model: LoadedModel, path: str | Path, progress: Progress | None = No
 
 def open_conversation(model: LoadedModel, path: str | Path, progress: Progress | None = None,
                       cancel: Callable[[], bool] | None = None) -> Session:
-    """Open a conversation file of either kind as a new session: a full one is restored, a
-    compact one rebuilt by replay (with ``progress``, cancellable)."""
+    """Open a conversation file as a new session: a full one restored, a compact one rebuilt by replay."""
     if conversation.file_kind(path) == conversation.FULL:
         return Session.load(path, model)
     t0 = time.perf_counter()
@@ -226,11 +199,9 @@ def open_conversation(model: LoadedModel, path: str | Path, progress: Progress |
 
 def rebuild(model: LoadedModel, journal: Journal, name: str, progress: Progress | None = None,
             cancel: Callable[[], bool] | None = None, started: float | None = None, whole: bool = False) -> Recovery:
-    """Replay ``journal``'s frames on a new session; the session keeps recording its frames.
-    ``whole``: every frame or none (a saved file, whose frames were checked when it was written:
-    one the model cannot replay is refused, before anything is replayed, rather than opened short
-    of frames that saving it again would lose for good); otherwise the frames before the first
-    damaged one (a crash journal, whose tail may be cut)."""
+    """Replay ``journal``'s frames on a new session that keeps recording. ``whole``: every frame or
+    none (a saved file is refused rather than opened short, since saving again would lose frames);
+    otherwise the frames before the first damaged one (a crash journal)."""
     t0 = time.perf_counter() if started is None else started
     header = journal.header
     session = Session(model, header.sampling, header.seed, voice_prompt=header.prompts.get("voice"),
@@ -248,7 +219,7 @@ def rebuild(model: LoadedModel, journal: Journal, name: str, progress: Progress 
     check_rebuild_fits(frames, name)
     recorder = record_frames(session)
     replayed = session.rebuild_from(journal, frames, progress, cancel)
-    # The captions heard in the frames rebuilt (each is kept at or before its frame; a damaged tail's go).
+        # the captions of the frames rebuilt (a damaged tail's go)
     session.add_captions((c for c in journal.captions if c[0] < frames * FRAME_SECONDS),
                          (s for s in journal.turn_ends if s < frames * FRAME_SECONDS))
     recorder.user_codes = GrowingArray.of(journal.user_codes[:frames])
@@ -270,11 +241,10 @@ def _threads_differ(recorded: int, used: int | None) -> str | None:
 
 
 def _valid_frames(journal: Journal, config) -> tuple[int, str | None]:
-    """How many leading frames hold only tokens the model has (a foreign or forged journal
-    could name others), and why the rest is refused. An interpreter's input may also be the end of
-    its source: the initial token on every codebook (``Session.end_source``)."""
+    """How many leading frames hold only tokens the model has (a journal could name others), and why
+    the rest is refused; an interpreter's input may also be its end-of-source token."""
     user_ok = ((journal.user_codes >= 0) & (journal.user_codes < config.card)).all(axis=1)
-    if config.is_hibiki:
+    if config.rules.ends_source:
         user_ok |= (journal.user_codes == config.card).all(axis=1)
     tokens_ok = ((journal.tokens[:, 0] >= 0) & (journal.tokens[:, 0] < config.text_card)
                  & ((journal.tokens[:, 1:] >= 0) & (journal.tokens[:, 1:] < config.card)).all(axis=1))

@@ -1,16 +1,5 @@
-"""A conversation: one explicit state tree stepped one 80 ms frame at a time.
-
-    model = load_model("demo")
-    session = model.new_session(seed=1)
-    result = session.step(pcm_1920_float32)      # -> FrameResult (pcm, text, timings, caches)
-    session.save("talk.parley"); session.restore("talk.parley"); Session.load("talk.parley", model)
-
-The state ``{"mimi": ..., "gen": ...}`` is allocated once; every frame updates it in place through
-a ``FrameStep`` (one CUDA graph on CUDA). Host-side counters, the transcript and the recorded
-audio of both sides live beside it, private to the session: they change only with the state, by
-``step``, ``restore`` (a full file copied back into the same buffers) and ``rebuild_from`` (a
-journal's frames replayed with their tokens forced). ``snapshot`` gives the whole of it as a file.
-"""
+"""A conversation: one explicit state tree, allocated once and stepped in place one 80 ms frame at a
+time; counters, transcript and recording live beside it and change only with it."""
 
 from __future__ import annotations
 
@@ -92,8 +81,7 @@ class TranscriptEntry:
 
 @dataclass(frozen=True)
 class GraphStatus:
-    """Whether frames replay a CUDA graph: ``active`` once captured; ``pending`` while warming up
-    for a capture; otherwise ``reason`` says why frames run eagerly."""
+    """Whether frames replay a CUDA graph (``active``), are warming up for one, or run eagerly (``reason``)."""
 
     active: bool
     pending: bool
@@ -101,9 +89,7 @@ class GraphStatus:
 
 
 RECORDING_BLOCK = BLOCK_FRAMES * FRAME_SIZE  # samples per block of each side's recording
-# The longest an interpreter's translation may go on after the source has ended (``process``):
-# kyutai's interpreters lag their source by a few seconds.
-TRANSLATION_TAIL_S = 20.0
+TRANSLATION_TAIL_S = 20.0  # the longest an interpreter's translation may go on after its source ended
 
 
 class Session:
@@ -112,10 +98,7 @@ class Session:
     def __init__(self, model: ModelParts, sampling: SamplingConfig = SamplingConfig(), seed: int = DEFAULT_SEED, *,
                  voice_prompt: str | None = None, text_prompt: str | None = None, record_audio: bool = True,
                  run_prompts: bool = True, persona: Persona | None = None):
-        """``run_prompts=False`` skips PersonaPlex's prompt phases: only for a session whose state is
-        about to be replaced by a saved conversation (``Session.load``). ``persona``: who the
-        assistant is, kept with the conversation (its files say it); the prompts and sampling given
-        here are what runs (``Persona.applies`` gives a model's prompts of a persona)."""
+        """``run_prompts=False`` skips PersonaPlex's prompt phases (for a session about to be restored)."""
         self.model, self.seed = model, seed
         self._frame_steps: dict[SamplingConfig, FrameStep] = {}
         generator = make_generator(model.lm, sampling)
@@ -141,17 +124,13 @@ class Session:
 
     @classmethod
     def load(cls, path: str | Path, model: ModelParts) -> Session:
-        """Open a saved conversation on ``model`` as a new session (refused with a clear message if it
-        does not fit). To reopen one in the session already running, use ``restore``."""
+        """Open a saved conversation on ``model`` as a new session (``restore`` reopens one in place)."""
         session = cls(model, run_prompts=False)
         session.restore(path)
         return session
 
-    # ---- what the session keeps beside its state (read-only outside) --------------------------
-
     @property
     def frames(self) -> int:
-        """Live frames stepped."""
         return self._frames
 
     @property
@@ -170,8 +149,7 @@ class Session:
 
     @property
     def threads(self) -> int | None:
-        """The CPU thread count this conversation's frames must keep (float sums are grouped per
-        thread): set when it was rebuilt from frames that ran with it; None: any."""
+        """The CPU thread count frames must keep to stay replayable (float sums group per thread); None: any."""
         return self._threads
 
     @property
@@ -181,15 +159,12 @@ class Session:
 
     @property
     def turn_ends(self) -> tuple[float, ...]:
-        """Where the caption model's voice-activity heads said the person's turn ended (seconds:
-        ``engine.runtime.voice_activity``)."""
+        """Where the caption model's voice-activity heads said the person's turn ended (seconds)."""
         return tuple(self._turn_ends)
 
     def add_captions(self, captions: Iterable[Caption], turn_ends: Iterable[float] = ()
                      ) -> tuple[tuple[Caption, ...], tuple[float, ...]]:
-        """Keep caption pieces heard in this conversation's frames, and the person's turn ends; a
-        time past its last frame (a finished captioner's flush) is kept at that frame, so that its
-        files hold every piece; to the millisecond its files keep. Returns them as kept."""
+        """Keep caption pieces and turn ends, clamped to the last frame and rounded as files keep them."""
         kept = tuple((self._caption_time(seconds), text) for seconds, text in captions)
         ends = tuple(self._caption_time(seconds) for seconds in turn_ends)
         self._captions.extend(kept)
@@ -205,8 +180,7 @@ class Session:
         return self._observer
 
     def observe(self, observer: FrameObserver | None) -> None:
-        """Call ``observer(session, pcm)`` after every frame from now on (a crash journal's
-        recorder); None: no one."""
+        """Call ``observer(session, pcm)`` after every frame from now on; None: no one."""
         self._observer = observer
 
     def progress(self) -> conversation.SessionProgress:
@@ -216,15 +190,12 @@ class Session:
             tuple(conversation.transcript_tuples(self._transcript)), self.persona, tuple(self._captions),
             tuple(self._turn_ends))
 
-    # ---- sampling and the frame step ---------------------------------------------------------
-
     @property
     def sampling(self) -> SamplingConfig:
         return self.generator.sampling
 
     def _use(self, sampling: SamplingConfig, generator=None) -> None:
-        """Make ``sampling`` current. Frame steps (and their captured graphs) are kept per sampling
-        setting: the settings are constants inside a graph, and switching back reuses its graph."""
+        """Make ``sampling`` current; frame steps (graphs hold it as constants) are kept per sampling."""
         step = self._frame_steps.get(sampling)
         if step is None:
             generator = generator or make_generator(self.model.lm, sampling)
@@ -234,25 +205,18 @@ class Session:
         self.frame_step = step
         self.generator = step.generator
 
-    # ---- "wait for me" -----------------------------------------------------------------------
-
     @property
     def waiting_for_user(self) -> bool:
         return bool(self._forcing.streams.any())
 
     def wait_for_user(self, waiting: bool) -> None:
-        """"Wait for me": while ``waiting``, every frame forces the assistant's text to padding and
-        its audio to the codec's silence codes through the generator's forcing (the other streams
-        run as always); released, the assistant speaks as the model likes. From the next frame on.
-        A journal holds the tokens each frame wrote, so a waiting conversation replays exactly."""
+        """"Wait for me": while ``waiting``, frames force the assistant's text to padding, audio to silence."""
         agent_streams = 1 + self.generator.agent_streams
         with torch.inference_mode():
             self._forcing.streams[:agent_streams] = waiting
 
     def _silence_forcing(self, generator) -> Forcing:
-        """The buffers of ``wait_for_user`` (nothing forced yet): padding text, then the codes Mimi
-        makes of silence (a fresh encoder's third frame of zeros, past its start-up) for the
-        assistant's audio."""
+        """The buffers of ``wait_for_user``: padding text, Mimi's codes of silence (a fresh encoder's 3rd frame)."""
         mimi, device, c = self.model.mimi, self.model.device, generator.config
         with torch.inference_mode():
             state, zeros = mimi.init_state(1, device), torch.zeros(1, 1, mimi.frame_size, device=device,
@@ -269,8 +233,6 @@ class Session:
     def graph(self) -> GraphStatus:
         step = self.frame_step
         return GraphStatus(step.graph_active, step.graph_pending, step.fallback_reason)
-
-    # ---- prompts -----------------------------------------------------------------------------
 
     def _prompt(self, voice_prompt: str | None, text_prompt: str | None) -> None:
         if not self.model.info.takes_prompts:
@@ -290,8 +252,6 @@ class Session:
             steps = run_prompt_phases(self.generator, self.state["gen"], voice, tokens)
         release_cached_blocks(self.model.device)  # the prompt's chunks' activations
         self._generator_steps = len(steps)
-
-    # ---- streaming ---------------------------------------------------------------------------
 
     def step(self, pcm: np.ndarray) -> FrameResult:
         """One frame of the user's audio (float32 [1920], 24 kHz mono) -> the assistant's frame."""
@@ -328,10 +288,7 @@ class Session:
         return FrameResult(out_np, piece, token, audio_codes, frame_index, timings, self.cache_stats())
 
     def end_source(self) -> FrameResult:
-        """An interpreter's source speech has ended: one frame (of silence) that tells the model
-        so, as the reference marks it (its input codes are ``generator.end_of_source_token``). The
-        translation goes on over the frames after it (silence, from ``step``) until the text stream
-        writes ``generator.end_of_text_token``. A journal keeps the frame's codes: it replays."""
+        """An interpreter's source has ended: one silent frame marked as the reference does."""
         if self.generator.end_of_source_token is None:
             raise ModelError(f"{self.model.info.name} is not an interpreter: its input has no end to mark")
         flag = self.frame_step.source_ended
@@ -344,10 +301,8 @@ class Session:
                 flag.fill_(False)
 
     def process(self, pcm: np.ndarray, tail_s: float = TRANSLATION_TAIL_S) -> OfflineResult:
-        """Feed a whole recording (the last frame zero-padded). The output is what a live listener
-        hears: frame by frame, silence until the model's output is aligned. An interpreter then
-        hears that the source has ended (``end_source``) and silence until its translation ends,
-        for at most ``tail_s`` seconds: its output is longer than the input."""
+        """Feed a whole recording (zero-padded) as a live listener hears it; an interpreter then gets
+        ``end_source`` and silence until its translation ends (``tail_s`` at most)."""
         pcm = np.asarray(pcm, dtype=np.float32).reshape(-1)
         frames = -(-pcm.size // FRAME_SIZE)
         padded = np.zeros(frames * FRAME_SIZE, np.float32)
@@ -384,36 +339,27 @@ class Session:
                      for (name, capacity, nbytes), n in zip(self._rings, written))
 
     def _keep_recording(self, user: np.ndarray | None, assistant: np.ndarray | None) -> None:
-        """Replace the recording with these (24 kHz float32 or 16-bit samples, handed over; None: none),
-        for a conversation rebuilt or restored from a file; the frames that follow are appended to it.
-        The user's side keeps its samples exactly, the assistant's is kept as 16 bits (see
-        ``engine.runtime.recording``)."""
+        """Replace the recording with these (handed over; None: none): user side exact, assistant's 16-bit."""
         empty = np.zeros(0, np.float32)
         self._user_audio = PcmRecording.of(empty if user is None else user, RECORDING_BLOCK, exact=True)
         self._assistant_audio = PcmRecording.of(empty if assistant is None else assistant, RECORDING_BLOCK,
                                                 exact=False)
 
     def audio(self) -> tuple[np.ndarray, np.ndarray]:
-        """(user, assistant) float32 24 kHz recordings of the whole conversation (the assistant's
-        rounded to 16-bit values, as every file keeps it)."""
+        """(user, assistant) float32 24 kHz recordings of the whole conversation."""
         return self._user_audio.array(), self._assistant_audio.array()
 
     def recording(self) -> tuple[PcmRecording, PcmRecording]:
-        """(user, assistant) recordings as they are now, unchanged by the frames that follow (their
-        blocks shared, not copied): what a save writes while the conversation goes on."""
+        """(user, assistant) recordings as they are now, sharing blocks: what a save writes meanwhile."""
         return self._user_audio.frozen(), self._assistant_audio.frozen()
 
     def audio_between(self, start_s: float, end_s: float) -> tuple[np.ndarray, np.ndarray]:
-        """(user, assistant) recordings from ``start_s`` to ``end_s`` conversation seconds (clamped to
-        what was recorded): a turn to play, without copying the rest of the conversation."""
+        """(user, assistant) recordings from ``start_s`` to ``end_s`` conversation seconds (clamped)."""
         start, stop = round(start_s * SAMPLE_RATE), round(end_s * SAMPLE_RATE)
         return self._user_audio.rows(start, stop), self._assistant_audio.rows(start, stop)
 
-    # ---- conversation files ------------------------------------------------------------------
-
     def snapshot(self) -> conversation.ConversationSnapshot:
-        """This conversation's full file as of now, to write now or from another thread while the
-        session goes on (``ConversationSnapshot``)."""
+        """This conversation's full file as of now, to write from any thread while it goes on."""
         recording = self.recording() if self.record_audio else None
         return conversation.snapshot_session(self.model.info, self.state, self.progress(), recording)
 
@@ -421,10 +367,7 @@ class Session:
         self.snapshot().write(path)
 
     def restore(self, path: str | Path) -> None:
-        """Replace this conversation with a saved one, in place: the same state buffers (a captured
-        CUDA graph stays valid), no prompt phases. Everything is checked before anything changes.
-        Nothing of the conversation before is kept, its "wait for me" included: the saved one does
-        not wait, as it does not when opened into a new session."""
+        """Replace this conversation with a saved one in place (captured graphs stay valid); all checked first."""
         record = conversation.read_session_file(path, self.model.info.fingerprint, self.state, self.model.lm.config)
         self._use(record.sampling)
         self.wait_for_user(False)
@@ -442,11 +385,9 @@ class Session:
 
     def rebuild_from(self, journal: Journal, frames: int, progress: Progress | None = None,
                      cancel: Callable[[], bool] | None = None) -> ReplayedFrames:
-        """Replay the first ``frames`` frames of ``journal`` (its tokens forced: ``engine.runtime.rebuild``)
-        on this new session, with the CPU thread count they ran with where this machine allows it
-        (``replay_threads``), which its next frames keep so that it stays replayable. On the same
-        machine and precision the state then equals, bit for bit, that of the run the journal
-        recorded. Raises ``RecoveryCancelled`` when ``cancel()``."""
+        """Replay the first ``frames`` frames of ``journal`` (tokens forced) on this new session, with
+        the thread count they ran with where possible, so the state equals the journaled run's bit for
+        bit. Raises ``RecoveryCancelled`` when ``cancel()``."""
         if self._frames:
             raise ValueError(f"a rebuild starts from a new session; this one has run {self._frames} frames")
         threads = replay_threads(journal.header.threads) if self.model.device.type == "cpu" else 0
@@ -463,8 +404,7 @@ class Session:
 
 
 class _StageClock:
-    """Stage times of one frame from the frame function's marks: host clocks on the CPU, CUDA
-    events on CUDA (no synchronisation per stage; the frame's output copy waits for the device)."""
+    """Stage times of one frame: host clocks on the CPU, CUDA events (no per-stage sync) on CUDA."""
 
     def __init__(self, device: torch.device):
         self.cuda = device.type == "cuda"

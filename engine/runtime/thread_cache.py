@@ -1,12 +1,4 @@
-"""The measured thread count, kept beside the kernel plans: measured again only when it may differ.
-
-Measuring (``threads.choose_threads``) runs ~50 frames with the app running; later starts took
-50-100 s on a busy 2-core machine when it ran at every launch. The choice depends on the machine
-(CPU model, features, core count), the torch build and the model (fingerprint, dtype, bfloat16
-weights): exactly the kernel plan's key without its thread count, so it is kept under that key.
-A damaged or foreign file, or one an older rule kept (``CHOICE_VERSION``), is measured again; a
-cache that cannot be written costs the next start a measurement, nothing else.
-"""
+"""The measured thread count, kept under the kernel plan's key without its thread count."""
 
 from __future__ import annotations
 
@@ -24,11 +16,7 @@ from .threads import ThreadChoice, thread_candidates
 
 log = logging.getLogger(__name__)
 
-# 2: a choice whose warm-up was too slow to measure is no longer kept, so the ones kept before may
-# be such (the count a thread happened to have, "measured" from one contended warm-up): measured again.
-# 3: the candidates leave a core to the window and the audio (``thread_candidates``): a count kept
-# before may use every core.
-CHOICE_VERSION = 3
+CHOICE_VERSION = 3  # 3: candidates leave a core to the window and the audio (``thread_candidates``)
 
 
 def choice_key(fingerprint: str, dtype: torch.dtype, allow_bf16: bool) -> dict[str, str]:
@@ -52,8 +40,7 @@ def read_choice(key: dict[str, str]) -> ThreadChoice | None:
             return None
         threads = int(data["threads"])
         if threads not in thread_candidates():
-            # Not damage: a count this machine no longer chooses among (fewer cores, or the candidates
-            # of a rule since changed), measured again without a word.
+            # not damage: a count this machine no longer chooses among
             log.info("the kept thread choice %s (%d threads) is not among this machine's; measured again",
                      path, threads)
             return None

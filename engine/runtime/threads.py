@@ -1,27 +1,8 @@
-"""How many torch threads a model's frame runs fastest with, measured where it runs.
+"""How many torch threads a model's frame runs fastest with, measured with the app running.
 
-More intra-op threads help a large model on an idle machine and hurt a small one on a busy
-one: with two cores, a second OpenMP thread competes with the GUI and audio threads and makes
-the frame time's tail worse on one machine and better on another. So the app measures it with
-everything else running: frames of silence through a throw-away session at each candidate,
-in alternating rounds (a busy spell hits every candidate).
-
-The counts measured leave one core to the rest of the app (``thread_candidates``): the frames run
-on the app's engine thread, not the process's first thread, and libgomp (torch's OpenMP on Linux)
-counts that first thread among its own; where its threads outnumber the cores it stops spinning
-between parallel loops and puts them to sleep, and each of a frame's thousands of loops then waits
-for a thread to wake. On a 2-core AMD EPYC two threads on the engine thread measured 28 ms against
-33 with one at the window's start, then in the same run took frames of 0.26-1.3 s whenever another
-program ran (86 frames dropped in 45 s; 2 with one thread on the quiet machine); another start
-measured them at 478 ms mean against 78. Replaying a file may still use every core (``replay_threads``): it runs alone.
-
-The choice is keep up first, then latency. The mean frame time decides whether frames keep up
-(the output queue absorbs a slow frame, not a slow average), the p90 how much jitter the queue
-must hold, which every reply waits through. So among the counts whose mean leaves headroom in
-the 80 ms frame, the lowest p90 wins; where none does, the lowest mean. Choosing by p90 alone
-on a machine that cannot keep up chose one thread in 2 of 7 app runs on a 2-core AMD EPYC
-whose frames were ~25% faster with two, and the app then dropped a fifth of its input.
-"""
+Candidates leave one core to the rest of the app: where libgomp's threads outnumber the cores they
+sleep between loops and frames stall. Among counts whose mean keeps up, the lowest p90 wins; where
+none keeps up, the lowest mean."""
 
 from __future__ import annotations
 
@@ -43,9 +24,7 @@ FRAMES_PER_ROUND = 4
 WARMUP_FRAMES = 2
 TAIL_QUANTILE = 0.9
 KEEPS_UP_MS = 0.85 * FRAME_MS  # a mean below this leaves room for the GUI, the audio and a busy spell
-# A model slower than this per frame is far from real time on the CPU anyway; measuring it would
-# take minutes, so it keeps the thread count it was loaded with.
-MEASURE_BELOW_MS = 400.0
+MEASURE_BELOW_MS = 400.0  # slower than this is far from real time anyway; measuring would take minutes
 
 Count = TypeVar("Count", int, str)  # a thread count, or its name in a JSON report
 
@@ -56,18 +35,14 @@ class ThreadChoice:
     mean_ms: dict[int, float]  # per candidate thread count
     p90_ms: dict[int, float]
     seconds: float  # spent measuring
-    # False: nothing was measured, and nothing is kept for the next start: there was one candidate
-    # (``mean_ms`` empty), or the warm-up was too slow to measure (``MEASURE_BELOW_MS``) and the count
-    # was kept as it was. Such a warm-up says nothing about the next start: one cold or contended
-    # warm-up on a busy machine (683 ms for the demo on a 2-core AMD EPYC, ~25 ms once warm) must not
-    # stand for good.
+    # False: nothing was measured and nothing is kept for the next start (one candidate, or a warm-up
+    # too slow to measure): one cold or contended warm-up must not stand for good.
     measured: bool = True
 
 
 def use_threads(count: int) -> int:
-    """Run torch's CPU work with ``count`` threads from now on (0 leaves the count as it is); returns
-    the count before. OpenMP keeps the count per thread: call it in the thread that runs the frames.
-    The one place Parley sets the count."""
+    """Run torch's CPU work with ``count`` threads from now on (0 leaves it); returns the count before.
+    OpenMP keeps the count per thread: call it in the thread that runs the frames."""
     before = torch.get_num_threads()
     if count > 0:
         torch.set_num_threads(count)
@@ -85,8 +60,7 @@ def running_with(count: int) -> Iterator[None]:
 
 
 def starting_threads(cores: int | None = None) -> int:
-    """What the app loads a model with, before it measures the best count: one thread per two cores
-    (the GUI and audio threads need cores too), at most ``MAX_THREADS``."""
+    """The starting count, before measuring: one thread per two cores, at most ``MAX_THREADS``."""
     return max(1, min(MAX_THREADS, (cores or os.cpu_count() or 2) // 2))
 
 
@@ -111,10 +85,8 @@ def thread_candidates(cores: int | None = None) -> tuple[int, ...]:
 
 
 def replay_threads(recorded: int, cores: int | None = None) -> int:
-    """The thread count a rebuild runs with here. Its frames replay bit for bit only with the count
-    they ran with (float sums are grouped per thread), but a file only says what it was made with:
-    this machine decides what runs here. So the recorded count where this machine runs that many
-    (``runnable_threads``), else this machine's largest; 0 (not recorded) stays 0."""
+    """The thread count a rebuild runs with here: frames replay bit for bit only with the count they
+    ran with (float sums are grouped per thread), so the recorded count, capped at what runs here."""
     return min(recorded, runnable_threads(cores))
 
 

@@ -1,22 +1,8 @@
-"""Speech to text: kyutai's streaming STT models (``engine.families.stt``) as a transcriber of the
-person's 24 kHz audio, fed in pieces of any length as it arrives.
-
-The model is the same LM (temporal transformer, no depth transformer), Mimi (all 32 codebooks)
-and generator (``MoshiGenerator``, kyutai's ``LMGen`` semantics) as a conversation's; what
-differs is what goes around it, done exactly as the reference ``moshi.run_inference`` (0.2.13)
-does for ``model_type: "stt"``:
-
-- before the audio, ``audio_silence_prefix_seconds`` of silence (``int(seconds * 24000)``
-  samples, which need not fill whole frames: the audio then starts inside a frame);
-- the first frame's codes are given to the generator twice (the first step of a delay-free
-  generator reads the initial tokens instead of them), and only the second step's text counts;
-- after the audio, ``audio_delay_seconds + 1`` s of silence (``FLUSH_EXTRA_SECONDS``), then the
-  samples that do not fill a frame are dropped: the text comes ``audio_delay_seconds`` behind the
-  words, and this flush lets the last words out.
-
-Each step writes one text token; the padding ids write no text. A piece's time is where in the
-person's audio its words were said: the step's frame start less the silence prefix and the delay.
-Where the model has extra heads (the 1B's voice activity), each step also gives their softmax.
+"""Speech to text: kyutai's streaming STT models as a transcriber of the person's 24 kHz audio, fed
+in pieces of any length. Around the LM, exactly as the reference ``moshi.run_inference`` (0.2.13):
+``int(audio_silence_prefix_seconds * 24000)`` samples of silence first; the first frame's codes given
+twice (only the second step's text counts); ``audio_delay_seconds + 1`` s of silence after, then a
+partial frame dropped. A piece is dated where its words were said (less the prefix and the delay).
 """
 
 from __future__ import annotations
@@ -37,6 +23,7 @@ from ..lm.generate import MoshiGenerator, SamplingConfig
 from ..lm.model import LMConfig, LMModel
 from ..lm.sampling import DEFAULT_SEED
 from ..lm.tokenizer import TextTokenizer
+from .frame_step import FrameOptions, FrameStep
 from .loading import load_lm_weights, resolve_device
 from .model_info import Precision
 
@@ -45,9 +32,8 @@ FLUSH_EXTRA_SECONDS = 1.0  # the reference's silence after the audio beyond the 
 
 @dataclass(frozen=True)
 class CaptionStep:
-    """What one model step (one 80 ms frame) wrote: its text token and text ("" for padding), where
-    in the person's audio the words were said (seconds, never before 0), and the extra heads'
-    probabilities ([heads][classes]; empty where the model has none)."""
+    """What one model step (one 80 ms frame) wrote: its text token and text ("" for padding), when
+    the words were said (seconds, never before 0), and the extra heads' probabilities, if any."""
 
     step: int
     token: int
@@ -64,8 +50,7 @@ class Word:
 
 
 class SpeechToText:
-    """A loaded speech-to-text model: Mimi, the LM and the tokenizer on one device, shared by the
-    streams opened on it."""
+    """A loaded speech-to-text model: Mimi, the LM and the tokenizer on one device."""
 
     def __init__(self, files: ModelFiles, device: torch.device, precision: Precision):
         family = family_named(files.family)
@@ -97,8 +82,7 @@ class SpeechToText:
 
     def new_stream(self, sampling: SamplingConfig = SamplingConfig.greedy(), seed: int = DEFAULT_SEED
                    ) -> TranscriptionStream:
-        """A transcription from the start of the person's audio (greedy by default, as the
-        released models' ``lm_gen_config`` asks)."""
+        """A transcription from the start of the person's audio (greedy, as the released models ask)."""
         return TranscriptionStream(self, MoshiGenerator(self.lm, sampling), seed)
 
     def transcribe(self, pcm: np.ndarray, sampling: SamplingConfig = SamplingConfig.greedy()
@@ -118,17 +102,17 @@ class TranscriptionStream:
         self._prefix_samples = int(timing.audio_silence_prefix_seconds * SAMPLE_RATE)
         self._flush_samples = int((timing.audio_delay_seconds + FLUSH_EXTRA_SECONDS) * SAMPLE_RATE)
         self._lag_seconds = timing.audio_silence_prefix_seconds + timing.audio_delay_seconds
+        heads = model.config.extra_heads_num_heads
         with torch.inference_mode(False):
-            self._state = {"mimi": model.mimi.init_state(1, model.device),
-                           "gen": generator.init_state(1, seed)}
+            state = {"mimi": model.mimi.init_state(1, model.device), "gen": generator.init_state(1, seed)}
+            self._heads = torch.zeros(1, heads, model.config.extra_heads_dim, device=model.device)
+            self._frame = FrameStep(model.mimi, generator, state, hidden=self._read_heads if heads else None)
         self._pending = np.zeros(self._prefix_samples, dtype=np.float32)
         self._steps = 0
         self._finished = False
-        self._heads: torch.Tensor | None = None
 
     def feed(self, pcm: np.ndarray) -> list[CaptionStep]:
-        """Take the next samples of the person's audio (float32 mono, 24 kHz, any length) and step
-        the model over every frame they complete."""
+        """Take the next samples (float32 mono, 24 kHz, any length) and step over every frame they complete."""
         if self._finished:
             raise RuntimeError("this transcription is finished: open a new stream")
         samples = np.asarray(pcm, dtype=np.float32)
@@ -138,40 +122,48 @@ class TranscriptionStream:
             raise ValueError("the audio holds NaN or infinite samples")
         self._pending = np.concatenate([self._pending, samples])
         frames = len(self._pending) // FRAME_SIZE
-        out = [self._step(self._pending[i * FRAME_SIZE:(i + 1) * FRAME_SIZE]) for i in range(frames)]
+        out = self._run(self._pending[:frames * FRAME_SIZE]) if frames else []
         self._pending = self._pending[frames * FRAME_SIZE:]
         return out
 
     def finish(self) -> list[CaptionStep]:
-        """The trailing silence that lets the last words out (the reference's), then the end: the
-        samples that do not fill a frame are dropped, as the reference drops them."""
+        """The reference's trailing silence that lets the last words out; a partial frame is dropped."""
         out = self.feed(np.zeros(self._flush_samples, dtype=np.float32))
         self._finished = True
         return out
 
-    def _step(self, frame: np.ndarray) -> CaptionStep:
-        model = self.model
+    def _run(self, samples: np.ndarray) -> list[CaptionStep]:
+        """Every frame of ``samples``; the tokens (and heads) are read back once, at the end."""
+        model, frame = self.model, self._frame
+        first = self._steps
         with torch.inference_mode():
-            pcm = torch.from_numpy(frame.copy()).to(model.device).view(1, 1, FRAME_SIZE)
-            codes = model.mimi.encode_step(pcm, self._state["mimi"])[:, :, 0]
-            if self._steps == 0:  # the reference gives the first frame twice (module docstring)
-                self.generator.step(codes, self._state["gen"])
-            text, _ = self.generator.step(codes, self._state["gen"], on_hidden=self._read_heads)
-            token = int(text[0])
-            heads = () if self._heads is None else tuple(tuple(row) for row in self._heads[0].float().tolist())
-        step = self._steps
-        self._steps += 1
-        seconds = max(0.0, step * FRAME_SECONDS - self._lag_seconds)
-        return CaptionStep(step, token, model.tokenizer.piece(token), seconds, heads)
+            pcm = torch.from_numpy(samples.copy()).to(model.device, model.mimi.pcm_dtype).view(-1, 1, 1, FRAME_SIZE)
+            tokens, heads = [], []
+            for i in range(pcm.shape[0]):
+                step = self._steps
+                if step == 0:  # the reference gives the first frame twice (module docstring)
+                    frame.pcm_in.copy_(pcm[i])
+                    frame.run(FrameOptions(decode=False, steps=2))
+                else:
+                    frame(pcm[i], step + 1)  # generator steps: the first frame made two
+                tokens.append(frame.text.clone())
+                if model.has_voice_activity:
+                    heads.append(self._heads.clone())
+                self._steps += 1
+            tokens = torch.cat(tokens).tolist()
+            heads = torch.cat(heads).float().tolist() if model.has_voice_activity else [()] * len(tokens)
+        return [CaptionStep(first + i, token, model.tokenizer.piece(token),
+                            max(0.0, (first + i) * FRAME_SECONDS - self._lag_seconds),
+                            tuple(tuple(row) for row in heads[i]))
+                for i, token in enumerate(tokens)]
 
     def _read_heads(self, h: torch.Tensor) -> None:
-        if self.model.has_voice_activity:
-            self._heads = self.model.lm.extra_head_probabilities(h)
+        self._heads.copy_(self.model.lm.extra_head_probabilities(h))
 
 
 def words(steps: Iterable[CaptionStep]) -> list[Word]:
-    """The words the steps wrote, each from its first piece's time to the next word's (the last
-    one: one frame after its last piece). A piece that starts with a space starts a word."""
+    """The words the steps wrote, each from its first piece's time to the next word's (the last: one
+    frame after its last piece). A piece starting with a space starts a word."""
     pieces = [s for s in steps if s.text]
     found: list[list[CaptionStep]] = []
     for piece in pieces:

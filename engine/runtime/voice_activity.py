@@ -1,17 +1,5 @@
-"""Where the person's turn ends, read from a speech-to-text model's voice-activity heads.
-
-Kyutai STT 1B has four extra heads on its temporal transformer, each a softmax per step
-(``engine.runtime.transcriber``: ``CaptionStep.voice_activity``). kyutai's streaming examples read
-one number of them as "the person has finished their turn": head 2, class 0, taken as an end of
-turn at 0.5 or above. That reading is used here as it is (the heads' training is not documented
-further); the demo STT has the same heads with random weights, so on it the rule runs but means
-nothing.
-
-The rule: a turn ends at the step where that probability rises to ``END_OF_TURN_AT`` or above
-from below it (one end per crossing, however long it stays high). The step's time is where in
-the person's audio it falls (the model's delay already taken off), so the end is dated where
-the person stopped, not where the model said so.
-"""
+"""Where the person's turn ends, from a speech-to-text model's voice-activity heads: kyutai's examples
+read head 2, class 0 at 0.5 or above; a turn ends where it crosses up (dated in the person's audio)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,4 @@
-"""A PersonaPlex voice prompt from what a user names: a shipped voice, one of their own, or a file.
-
-Above both the model's prompt rules (``engine.lm.prompts``) and the user's voice library
-(``engine.files.voices``), which therefore need not know each other.
-"""
+"""A PersonaPlex voice prompt from what a user names: a shipped voice, one of their own, or a file."""
 
 from __future__ import annotations
 
@@ -16,12 +12,9 @@ from ..lm.personaplex import VoicePrompt, load_voice_prompt
 
 
 def load_voice(model, spec: str) -> VoicePrompt:
-    """``spec``: a shipped voice name (``NATF2`` or ``NATF2.pt``) from the model's voices folder, a
-    voice of the user's library by name (its cached codes, see ``engine.files.voices``), or a
-    ``.pt``/``.safetensors`` voice file, or a recording in any common audio format (WAV, FLAC,
-    Ogg, MP3; normalised and encoded with the model's Mimi, see ``voice_prompt_from_recording``).
-    A ``VoiceNameFromFile`` (a voice a file named) is only looked up among the shipped voices and the
-    user's own, never as a path."""
+    """``spec``: a shipped voice name (``NATF2`` or ``NATF2.pt``), a voice of the user's library, a
+    ``.pt``/``.safetensors`` voice file or a recording (WAV, FLAC, Ogg, MP3). A ``VoiceNameFromFile``
+    (a voice a file named) is only looked up by name, never as a path."""
     named_by_a_file = isinstance(spec, prompts.VoiceNameFromFile)
     path = Path(spec).expanduser()
     if named_by_a_file or not path.is_file():

@@ -1,17 +1,9 @@
-"""Ring key/value caches with an absolute position per slot.
+"""Ring key/value caches with an absolute position per slot (-1 = empty), which alone drives the mask.
 
-One ring per transformer (shared bookkeeping for all layers, one K and one V buffer per layer).
-Slot = position mod capacity; ``positions[slot]`` is the absolute time step stored there
-(-1 = empty) and alone drives the attention mask, so memory is constant in stream length and
-the mask never needs the history.
-
-The reference streams Mimi's transformers two steps per codec frame with capacity == context:
-the second key of a frame overwrites the oldest one before the first query of that frame
-attends, so that query sees ``context - 1`` past keys. The released weights run that way. We
-reproduce it as a rule instead of an accident: keys are visible to a query when they are no
-older than ``context`` steps before the *end of the query's frame*. The ring holds enough extra
-slots for the largest call, so any chunking into whole frames gives the same result as
-frame-by-frame streaming (chunk invariance), and one step per frame gives the plain window.
+Reference parity: the reference streams Mimi two steps per frame with capacity == context, so a
+frame's first query sees ``context - 1`` past keys. We make that a rule: keys are visible when no
+older than ``context`` steps before the *end of the query's frame*; extra slots for the largest
+call make any chunking into whole frames equal frame-by-frame streaming.
 """
 
 from __future__ import annotations
@@ -34,10 +26,7 @@ class RingSpec:
         }
 
     def advance(self, state: dict[str, torch.Tensor], steps: int) -> tuple[torch.Tensor, torch.Tensor]:
-        """Claim ``steps`` slots for the coming positions: returns (slots [T], query positions [T]).
-
-        Records the new positions; the caller writes K/V into the slots and then calls ``finish``.
-        """
+        """Claim and record ``steps`` slots: (slots [T], query positions [T]); then write K/V and ``finish``."""
         pos_q = state["offset"] + torch.arange(steps, device=state["offset"].device)
         slots = pos_q % self.capacity
         state["positions"].index_copy_(0, slots, pos_q)

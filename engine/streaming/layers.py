@@ -10,8 +10,7 @@ from torch import nn
 
 
 def as_f32(t: torch.Tensor) -> torch.Tensor:
-    """``t`` in float32, without a (no-op, but dispatched) cast when it already is: per-op overhead
-    dominates small CPU steps."""
+    """``t`` in float32, skipping the dispatched no-op cast (per-op overhead dominates small CPU steps)."""
     return t if t.dtype == torch.float32 else t.float()
 
 
@@ -19,18 +18,12 @@ def cast_back(t: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
     return t if t.dtype == dtype else t.to(dtype)
 
 
-# Where a bfloat16 RMSNorm runs as torch's one fused kernel (``F.rms_norm``) instead of the
-# reference's eight: CUDA, whose frame is launch-bound. Not bit-exact (the fused kernel rounds its
-# float32 products in another order), so float32 and the CPU keep the reference's form.
+# Devices where a bfloat16 RMSNorm runs fused ``F.rms_norm`` (launch-bound); not bit-exact with the reference.
 FUSED_RMS_NORM_DEVICES = frozenset({"cuda"})
 
 
 class RMSNorm(nn.Module):
-    """RMSNorm with math in float32 (``alpha`` is named as in the checkpoints).
-
-    A bfloat16 ``alpha`` is cast to float32 once, not on every call (one kernel less per norm,
-    ~450 per 7B frame); the copy is redone whenever ``alpha`` changes (a load, a move). bfloat16 on
-    ``FUSED_RMS_NORM_DEVICES`` runs ``F.rms_norm`` (one kernel; it too computes in float32)."""
+    """RMSNorm with math in float32; a bfloat16 ``alpha`` is cast once and recast whenever it changes."""
 
     def __init__(self, dim: int, eps: float, device=None, dtype=None):
         super().__init__()
@@ -105,9 +98,7 @@ class GatedFFN(nn.Module):
 
 
 def rope_tables(positions: torch.Tensor, head_dim: int, max_period: float) -> torch.Tensor:
-    """The rotation of each interleaved pair at absolute ``positions``, in float32, as the 2x2
-    matrix ``apply_rope`` multiplies a pair by: [T, head_dim/2, 2 (in), 2 (out)] =
-    ``[[cos, sin], [-sin, cos]]`` (a pair (r, i) becomes (r cos - i sin, r sin + i cos))."""
+    """float32 rotations [T, head_dim/2, 2 (in), 2 (out)] = ``[[cos, sin], [-sin, cos]]`` at ``positions``."""
     ds = torch.arange(head_dim // 2, device=positions.device, dtype=torch.float32)
     freqs = torch.exp(ds * (-math.log(max_period) * 2 / head_dim))
     angles = freqs * positions.float().view(-1, 1)
@@ -116,17 +107,14 @@ def rope_tables(positions: torch.Tensor, head_dim: int, max_period: float) -> to
 
 
 def apply_rope(x: torch.Tensor, rotation: torch.Tensor) -> torch.Tensor:
-    """Rotate interleaved pairs (x[2d], x[2d+1]) of x [B, H, T, D] by ``rotation`` (``rope_tables``);
-    math in float32. Four kernels (a cast, a product, a sum, a cast back) compute exactly what the
-    textbook form computes: ``r * cos + i * (-sin)`` is ``r * cos - i * sin`` bit for bit (IEEE
-    subtraction is the addition of the negation, and negation is exact), each sum in that order."""
+    """Rotate interleaved pairs (x[2d], x[2d+1]) of x [B, H, T, D] in float32. ``r * cos + i * (-sin)``
+    equals the textbook ``r * cos - i * sin`` bit for bit (negation is exact)."""
     products = as_f32(x.unflatten(-1, (-1, 2))).unsqueeze(-1) * rotation  # [..., D/2, in, out]
     return cast_back(products[..., 0, :] + products[..., 1, :], x.dtype).flatten(-2)
 
 
 def apply_rope_halves(x: torch.Tensor, rotation: torch.Tensor) -> torch.Tensor:
-    """``apply_rope`` for the other layout ("rope_concat"): the pairs are (x[d], x[d + D/2]), the
-    first half holding their first parts; the same products and sums, so the same bits."""
+    """``apply_rope`` for the "rope_concat" layout: pairs (x[d], x[d + D/2]); the same bits."""
     pairs = x.unflatten(-1, (2, -1)).transpose(-1, -2)  # [..., D/2, 2]
     products = as_f32(pairs).unsqueeze(-1) * rotation
     return cast_back(products[..., 0, :] + products[..., 1, :], x.dtype).transpose(-1, -2).flatten(-2)

@@ -89,9 +89,7 @@ class TransformerConfig:
 
 class StackedMatmuls:
     """The per-step slices of a stacked weight [steps * rows, in], each with its packed matmul.
-
-    A weight may store fewer steps than the module runs (a divisor of them: PersonaPlex's 8-step
-    files for 16 steps hold each weight once): step s then uses stored step ``s % stored``."""
+    A weight storing fewer steps (a divisor) serves step s with stored step ``s % stored``."""
 
     def __init__(self, mult: int, rows: int):
         self.rows = rows
@@ -117,8 +115,7 @@ def step_slice(weight: torch.Tensor, step: int, mult: int) -> torch.Tensor:
 
 
 def init_normal(weight: torch.Tensor, std: float) -> None:
-    """Random initial weights, except on the meta device, where a checkpoint replaces them anyway:
-    the first ``normal_`` there imports torch's reference decompositions, ~2.5 s of every start."""
+    """Random initial weights, except on meta (a ``normal_`` there imports slow decompositions)."""
     if weight.device.type != "meta":
         nn.init.normal_(weight, std=std)
 
@@ -185,8 +182,7 @@ class StreamingAttention(nn.Module):
 
 
 def repeat_kv(x: torch.Tensor, times: int) -> torch.Tensor:
-    """Keys or values [B, kv heads, T, D] for every query head: each stored head ``times`` times
-    in a row (query head h reads stored head h // times), as the reference expands them."""
+    """[B, kv heads, T, D] -> one per query head (head h reads stored head h // times), as the reference."""
     if times == 1:
         return x
     b, h, t, d = x.shape
@@ -233,8 +229,7 @@ class TransformerLayer(nn.Module):
 
 
 def additive_mask(allowed: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
-    """The boolean mask as the additive float mask (0 / -inf) that attention would build from it
-    in every layer (the same values, so the same bits); built once per chunk instead."""
+    """The additive (0 / -inf) mask attention would build in every layer, built once per chunk."""
     return torch.zeros(allowed.shape, dtype=dtype, device=allowed.device).masked_fill_(~allowed, float("-inf"))
 
 
@@ -263,10 +258,8 @@ class StreamingTransformer(nn.Module):
         RingSpec.reset(state)
 
     def forward(self, x: torch.Tensor, state: StateTree, step: int = 0) -> torch.Tensor:
-        """x [B, T, d_model] -> [B, T, d_model]; T a multiple of ``steps_per_frame``.
-
-        ``step`` selects the per-step weights when ``weights_per_step`` is set (depth transformer).
-        """
+        """x [B, T, d_model] -> [B, T, d_model]; T a multiple of ``steps_per_frame``;
+        ``step`` selects per-step weights (``weights_per_step``)."""
         self._check_input(x, state, step)
         limit = self.cfg.call_limit
         if x.shape[1] > limit:
@@ -274,12 +267,8 @@ class StreamingTransformer(nn.Module):
         return self._forward_chunk(x, state, step)
 
     def prefill(self, x: torch.Tensor, state: StateTree) -> torch.Tensor:
-        """``forward`` over steps known in advance (a prompt), in one call where no slot is reused:
-        while every position of the call fits in the ring's free slots, nothing a query may see is
-        overwritten within it, so the keys, mask and positions are those of step-by-step calls
-        (which differ only by float32 rounding: matmuls over several rows sum in another order).
-        Where the ring would wrap, the steps go through ``forward``. Reads the ring's offset on the
-        host: for prompts, never inside a captured graph."""
+        """``forward`` over a prompt, in one call while it fits the ring's free slots (equal to step by
+        step up to float32 rounding), then through ``forward``. Reads the offset on the host: no graphs."""
         self._check_input(x, state, 0)
         free = self.cfg.ring.capacity - int(state["offset"])
         fits = max(0, min(x.shape[1], free)) // self.cfg.steps_per_frame * self.cfg.steps_per_frame
@@ -302,11 +291,8 @@ class StreamingTransformer(nn.Module):
         return x
 
     def fixed_slot_step(self, x: torch.Tensor, state: StateTree, step: int) -> torch.Tensor:
-        """Step ``step`` of a frame of the depth transformer (``weights_per_step``, no context),
-        called for steps 0, 1, ... in order, x [B, 1, d_model]: what ``reset_state`` and then
-        ``forward`` give, bit for bit, without the ring's bookkeeping. Step ``s`` always lands in
-        slot ``s`` and attends to slots ``0..s``, so its slot and its mask are constants, built once
-        (the keys and values of slots after ``s`` are stale, and masked as the ring masks them)."""
+        """Depth transformer step ``step`` (called 0, 1, ... in order), x [B, 1, d_model]: bit for bit
+        ``reset_state`` then ``forward``, with constant slot ``s`` and mask ``0..s`` instead of the ring."""
         if self.cfg.context is not None or not self.cfg.weights_per_step or x.shape[1] != 1:
             raise ValueError("fixed slots are for the depth transformer's one-step calls")
         self._check_input(x, state, step)
@@ -316,15 +302,13 @@ class StreamingTransformer(nn.Module):
         return x
 
     def fill_fixed_slots(self, state: StateTree, steps: int) -> None:
-        """The ring's bookkeeping as ``steps`` fixed-slot steps leave it (slots ``0..steps-1``
-        filled, offset ``steps``): one copy, so that a saved state says which slots hold keys."""
+        """The ring bookkeeping ``steps`` fixed-slot steps leave, so a saved state says which slots hold keys."""
         _, _, positions = self._constants(state["positions"].device, state["layers"]["0"]["k"].dtype)
         state["positions"].copy_(positions[steps])
         state["offset"].fill_(steps)
 
     def _constants(self, device: torch.device, dtype: torch.dtype):
-        """(slots [steps], additive masks [steps, 1, steps] in ``dtype``, the slots' positions after
-        each count of steps [steps + 1, steps]) on ``device``, built once."""
+        """(slots, additive masks [steps, 1, steps], positions after each count [steps + 1, steps]), cached."""
         if self._fixed_slots is None or self._fixed_slots[0] != (device, dtype):
             n = self.cfg.weights_per_step
             slots = torch.arange(n, device=device)
