@@ -28,6 +28,9 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, *args):
         pass
 
+    def do_GET(self):  # the list of models: a server that answers
+        self._body(200, "application/json", b'{"object": "list", "data": [{"id": "m", "object": "model"}]}')
+
     def do_POST(self):
         self.server.requests.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
         getattr(self, "_" + self.server.behaviour.replace("-", "_"))()

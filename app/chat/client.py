@@ -161,7 +161,7 @@ class ReplyStream:
             return self._error("refused", f"The language model stopped with an error ({_clip(e.message)}); what "
                                           "it said is kept.")
         if isinstance(e, (ValueError, AttributeError, TypeError)):  # JSON that is not a chat-completions chunk
-            return self._not_openai("sent data that is not an OpenAI-compatible stream")
+            return self._not_openai("sent data that is not OpenAI's protocol")
         return None
 
     def _pieces(self, start: float) -> Iterator[str]:
@@ -220,6 +220,20 @@ class ReplyStream:
     def _not_openai(self, what: str) -> ChatError:
         return self._error("not-openai", f"The server at {self.server.base_url()} {what}: check the address "
                                          "(it usually ends in /v1).")
+
+
+def list_models(server: ChatServer) -> list[str]:
+    """The names of the models the server offers; a quick check that it answers (its failures are
+    the same ``ChatError``s)."""
+    try:
+        return [m.id for m in open_client(server).models.list().data if isinstance(getattr(m, "id", None), str)]
+    except ChatError:
+        raise
+    except Exception as e:
+        failure = ReplyStream(server, [])._failure(e)
+        if failure is None:
+            raise
+        raise failure from None
 
 
 def _refusal(server: ChatServer, e: openai.APIStatusError) -> tuple[str, str]:

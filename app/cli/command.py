@@ -1,4 +1,4 @@
-"""The `parley` command: the desktop app by default, plus `offline`, `say`, `transcribe`, `recover`,
+"""The `parley` command: the desktop app by default, plus `offline`, `say`, `chat`, `transcribe`, `recover`,
 `compare-precision`, `selftest`, `conversations`, `voices` and `personas`."""
 
 from __future__ import annotations
@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from app.cli.chat import add_chat_parser
 from app.voices.cli import add_voices_parser
 from app.voices.personas_cli import add_personas_parser
 
@@ -109,6 +110,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="one JSON object per line (ASCII): path, title, created, seconds, model, bytes, persona (or "
                            "error); bytes of a file name that are not UTF-8 are written \\xNN")
     add_say_parser(sub)
+    add_chat_parser(sub, STT_MODEL_HELP)
     add_voices_parser(sub)
     add_personas_parser(sub)
     return parser
@@ -156,6 +158,10 @@ def main(argv: list[str] | None = None) -> int:
         from app.cli.say import run_say
 
         return run_say(args)
+    if args.command == "chat":
+        from app.cli.chat import run_chat
+
+        return run_chat(args)
     if args.command == "transcribe":
         from app.cli.transcribe import run_transcribe
 

@@ -1,0 +1,118 @@
+"""A spoken conversation with the person's language model, one turn per recording of their speech:
+speech to text (flushed where their speech ends) → the model's answer, streamed → the voice, clause
+by clause, so that it starts speaking before the model has finished its sentence.
+
+The stream is read between clauses: the server keeps writing while a clause is spoken (its pieces
+wait in the socket), so the first audio comes as early as with a reader thread. When the model
+fails part-way, what it said is still spoken and kept, and the turn carries the error."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from app.chat.clauses import ClauseRules, ClauseSplitter
+from app.chat.client import ChatError, ChatServer, ReplyStream
+
+
+@dataclass(frozen=True)
+class TurnTimes:
+    """Milliseconds. "End of speech" is where the person's recording ends (None: did not happen)."""
+
+    stt_flush: float  # end of speech → the speech to text's last words (its delay, flushed)
+    first_token: float | None  # request → the model's first piece
+    first_clause: float | None  # request → the first clause complete
+    voice_first_frame: float | None  # the first clause given to the voice → its first frame
+    first_audio: float | None  # end of speech → the voice's first frame
+    total: float  # end of speech → the voice's last frame
+
+    @property
+    def parley_share(self) -> float | None:
+        """End of speech → first audio, less the model's first token: what Parley itself spends."""
+        if self.first_audio is None or self.first_token is None:
+            return None
+        return self.first_audio - self.first_token
+
+
+@dataclass
+class Turn:
+    heard: str  # what the speech to text wrote
+    answer: str = ""  # the model's text, as received
+    clauses: list[str] = field(default_factory=list)  # what the voice said, in order
+    audio: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))
+    finish_reason: str | None = None
+    error: ChatError | None = None
+    times: TurnTimes | None = None
+
+
+class Conversation:
+    """The history (system prompt, then the person's and the model's turns) and the three models.
+    ``speech_to_text``: an engine ``SpeechToText``; ``voice``: an engine ``PocketSpeaker``."""
+
+    def __init__(self, speech_to_text, server: ChatServer, voice, system: str | None = None,
+                 rules: ClauseRules = ClauseRules()):
+        self.stt, self.server, self.voice, self.rules = speech_to_text, server, voice, rules
+        self.messages: list[dict] = [{"role": "system", "content": system}] if system else []
+
+    def hear(self, pcm: np.ndarray) -> tuple[str, float, float]:
+        """(the words of ``pcm``, when its speech ended, the flush in ms): the recording is fed as
+        the live audio would be, then the speech to text's delay is flushed."""
+        from engine import words
+
+        stream = self.stt.new_stream()
+        steps = stream.feed(pcm)
+        end_of_speech = time.perf_counter()
+        steps += stream.finish()
+        flush = 1000 * (time.perf_counter() - end_of_speech)
+        return " ".join(w.text for w in words(steps)), end_of_speech, flush
+
+    def turn(self, pcm: np.ndarray) -> Turn:
+        """One exchange: the person's speech in ``pcm`` (float32 mono, 24 kHz), the spoken answer."""
+        heard, end_of_speech, flush = self.hear(pcm)
+        turn = Turn(heard)
+        if not heard:
+            now = 1000 * (time.perf_counter() - end_of_speech)
+            turn.times = TurnTimes(flush, None, None, None, None, now)
+            return turn
+        self.messages.append({"role": "user", "content": heard})
+        stream = ReplyStream(self.server, self.messages)
+        splitter = ClauseSplitter(self.rules)
+        frames: list[np.ndarray] = []
+        marks: dict[str, float] = {}
+        asked = time.perf_counter()
+        try:
+            for piece in stream:
+                for clause in splitter.feed(piece):
+                    marks.setdefault("first_clause", time.perf_counter())
+                    self._speak(clause.text, turn, frames, marks)
+        except ChatError as e:
+            turn.error = e
+        for clause in splitter.flush():  # the end of the answer, or what came before a failure
+            marks.setdefault("first_clause", time.perf_counter())
+            self._speak(clause.text, turn, frames, marks)
+        done = time.perf_counter()
+        turn.answer, turn.finish_reason = stream.text, stream.finish_reason
+        if turn.answer:
+            self.messages.append({"role": "assistant", "content": turn.answer})
+        turn.audio = np.concatenate(frames) if frames else turn.audio
+
+        def since(start: float, key: str) -> float | None:
+            return 1000 * (marks[key] - start) if key in marks else None
+
+        turn.times = TurnTimes(
+            stt_flush=flush,
+            first_token=None if stream.first_token_s is None else 1000 * stream.first_token_s,
+            first_clause=since(asked, "first_clause"),
+            voice_first_frame=since(marks.get("first_given", 0.0), "first_frame"),
+            first_audio=since(end_of_speech, "first_frame"),
+            total=1000 * (done - end_of_speech))
+        return turn
+
+    def _speak(self, text: str, turn: Turn, frames: list, marks: dict) -> None:
+        turn.clauses.append(text)
+        marks.setdefault("first_given", time.perf_counter())
+        for frame in self.voice.speak(text):
+            marks.setdefault("first_frame", time.perf_counter())
+            frames.append(frame.audio)

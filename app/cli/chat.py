@@ -1,0 +1,165 @@
+"""`parley chat`: a spoken conversation with the person's own language model (any OpenAI-compatible
+server: Ollama, llama-server, LM Studio, vLLM), offline on recordings. Each ``--input`` is one turn
+of the person's speech: Kyutai STT hears it, the model answers (streamed), Pocket TTS speaks the
+answer clause by clause into ``--output``; ``--json`` writes the turns with their timings."""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import sys
+import time
+
+import numpy as np
+
+from app.cli.offline import UsageError, _check_writable, _one_line_errors
+
+KEY_VARIABLE = "PARLEY_LLM_API_KEY"  # never a file, never the command line (others can read it)
+GAP_SECONDS = 0.5  # silence between two answers in the output
+
+
+def add_chat_parser(sub, stt_help: str) -> None:
+    chat = sub.add_parser("chat", help="talk with your own language model (OpenAI-compatible server) on recordings")
+    chat.add_argument("--llm", required=True, metavar="URL",
+                      help="the server's address, e.g. http://localhost:11434/v1 (Ollama), http://localhost:8080/v1 "
+                           f"(llama-server), http://localhost:1234/v1 (LM Studio); a key, where one is needed, is "
+                           f"read from the environment variable {KEY_VARIABLE}")
+    chat.add_argument("--llm-model", required=True, metavar="NAME", help="the model's name on that server")
+    chat.add_argument("--llm-timeout", type=float, default=60.0, metavar="SECONDS",
+                      help="how long to wait for the model's first word and between its words (default 60)")
+    chat.add_argument("--llm-max-tokens", type=int, metavar="N", help="the longest answer, in tokens")
+    chat.add_argument("--llm-temperature", type=float, metavar="T", help="the model's temperature (default: the "
+                      "server's; 0 = the same answer every time)")
+    chat.add_argument("--system", metavar="TEXT", help="the system prompt: who the assistant is")
+    chat.add_argument("--input", action="append", metavar="IN.wav",
+                      help="the person's speech (WAV, FLAC, Ogg, MP3); once per turn")
+    chat.add_argument("--output", metavar="OUT.wav", help="the answers' speech (WAV, 24 kHz), one after another")
+    chat.add_argument("--json", metavar="FILE", help="write the turns (heard, answer, clauses, errors) and their "
+                      "timings in ms here")
+    chat.add_argument("--stt-model", default="stt-1b-en_fr", help=stt_help)
+    chat.add_argument("--tts-model", default="pocket-tts", help="the voice's model: pocket-tts, "
+                      "pocket-tts-<language> or a folder in the released layout (see `parley say`)")
+    chat.add_argument("--language", help="the language row of a voice model folder")
+    chat.add_argument("--voice", help="a shipped voice's name (e.g. alba), a voice state (.safetensors) or a recording")
+    chat.add_argument("--seed", type=int, default=0, help="the voice's noise")
+    chat.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"],
+                      help="where the speech to text runs (the voice runs on the CPU)")
+    chat.add_argument("--verbose", action="store_true", help="show tracebacks and debug logs")
+
+
+def run_chat(args) -> int:
+    return _one_line_errors(_chat, args)
+
+
+def _server(args):
+    from app.chat.client import ChatError, ChatServer
+
+    if not args.llm_timeout > 0:
+        raise UsageError("--llm-timeout must be a number of seconds above 0")
+    if args.llm_max_tokens is not None and args.llm_max_tokens < 1:
+        raise UsageError("--llm-max-tokens must be at least 1")
+    if args.llm_temperature is not None and not 0 <= args.llm_temperature <= 2:
+        raise UsageError("--llm-temperature must be between 0 and 2")
+    server = ChatServer(args.llm, args.llm_model, api_key=os.environ.get(KEY_VARIABLE) or None,
+                        wait_seconds=args.llm_timeout, max_tokens=args.llm_max_tokens,
+                        temperature=args.llm_temperature)
+    try:
+        server.base_url()
+    except ChatError as e:
+        raise UsageError(str(e)) from None
+    return server
+
+
+def _chat(args) -> None:
+    from app.chat.client import ChatError, list_models
+    from engine import read_audio
+
+    if not args.input or not args.output:
+        raise UsageError("chat needs the person's speech and where to write the answers: --input IN.wav "
+                         "(once per turn) --output OUT.wav")
+    server = _server(args)
+    _check_writable(args.output, args.json)
+    recordings = []
+    for path in args.input:
+        pcm = read_audio(path)  # not audio: its own one-line error
+        if pcm.size == 0:
+            raise UsageError(f"{path} contains no audio")
+        recordings.append(pcm)
+    try:
+        list_models(server)  # before minutes of loading: is anyone there?
+    except ChatError as e:
+        raise UsageError(str(e)) from None
+    conversation, sample_rate = _conversation(args, server)
+    turns, start = [], time.perf_counter()
+    for path, pcm in zip(args.input, recordings):
+        turn = conversation.turn(pcm)
+        turns.append((path, turn))
+        _say_turn(len(turns), turn, sample_rate)
+        if turn.error is not None:
+            break
+    wall = time.perf_counter() - start
+    gap = np.zeros(int(GAP_SECONDS * sample_rate), np.float32)
+    pieces = [p for i, (_, t) in enumerate(turns) for p in ((gap,) if i else ()) + (t.audio,)]
+    from engine import write_wav
+
+    write_wav(args.output, np.concatenate(pieces))
+    if args.json:
+        _write_json(args.json, server, args, turns, wall, sample_rate)
+    failed = next((t.error for _, t in turns if t.error is not None), None)
+    if failed is not None:
+        raise UsageError(f"{failed} (the turns so far are in {args.output})")
+
+
+def _conversation(args, server):
+    from app.chat.cascade import Conversation
+    from app.cli.say import load_voice
+    from engine import PocketSpeaker, load_pocket_tts, load_speech_to_text, resolve_pocket_tts
+
+    stt = load_speech_to_text(args.stt_model, device=args.device)
+    folder, row = resolve_pocket_tts(args.tts_model, args.language)
+    model = load_pocket_tts(folder, row)
+    voice = PocketSpeaker(model, load_voice(model, args.voice), seed=args.seed)
+    return Conversation(stt, server, voice, args.system), model.sample_rate
+
+
+def _say_turn(n: int, turn, sample_rate: int) -> None:
+    t = turn.times
+    heard = turn.heard if len(turn.heard) <= 60 else turn.heard[:59] + "\u2026"
+    first = "no answer" if t.first_audio is None else (
+        f"first audio {t.first_audio:.0f} ms after the speech ended (the model's first token: "
+        f"{t.first_token:.0f} ms)")
+    print(f"turn {n}: heard {heard!r}; {len(turn.clauses)} clauses, {turn.audio.size / sample_rate:.1f} s of speech; "
+          f"{first}", file=sys.stderr)
+
+
+def _ms(value):
+    return None if value is None else round(value, 3)
+
+
+def _write_json(path, server, args, turns, wall, sample_rate) -> None:
+    from engine import write_atomically
+
+    out, at = [], 0.0
+    for i, (source, turn) in enumerate(turns):
+        at += GAP_SECONDS if i else 0.0
+        t = turn.times
+        out.append({
+            "input": source, "heard": turn.heard, "answer": turn.answer, "clauses": turn.clauses,
+            "finish_reason": turn.finish_reason,
+            "error": None if turn.error is None else {"kind": turn.error.kind, "sentence": str(turn.error)},
+            "audio_start_s": at, "audio_s": turn.audio.size / sample_rate,
+            "timings_ms": {"stt_flush": _ms(t.stt_flush), "model_first_token": _ms(t.first_token),
+                           "first_clause": _ms(t.first_clause), "voice_first_frame": _ms(t.voice_first_frame),
+                           "first_audio": _ms(t.first_audio), "parley_share": _ms(t.parley_share),
+                           "total": _ms(t.total)}})
+        at += turn.audio.size / sample_rate
+    firsts = [t.times.first_audio for _, t in turns if t.times.first_audio is not None]
+    report = {
+        "llm": {"url": server.base_url(), "model": server.model},  # never the key
+        "stt_model": args.stt_model, "tts_model": args.tts_model, "voice": args.voice, "system": args.system,
+        "turns": out,
+        "totals": {"turns": len(turns), "wall_s": wall, "audio_s": at,
+                   "first_audio_ms_median": _ms(statistics.median(firsts)) if firsts else None},
+    }
+    write_atomically(path, json.dumps(report, ensure_ascii=False).encode("utf-8"), private=True)
