@@ -30,7 +30,7 @@ def clauses(text: str, rules: ClauseRules = ClauseRules(), pieces: list[int] | N
                                                                         "first item", "second item"]),
     ("the snake_case stays, _this_ does not.", ["the snake_case stays,", "this does not."]),
     ("--- \n***\n...", []),  # nothing to say
-    ("\u4f60\u597d\u3002\u6211\u5f88\u597d\uff01", ["\u4f60\u597d\u3002\u6211\u5f88\u597d\uff01"]),  # no spaces: flushed
+    ("\u4f60\u597d\u3002\u6211\u5f88\u597d\uff01", ["\u4f60\u597d\u3002\u6211\u5f88\u597d\uff01"]),  # no space: one
 ])
 def test_where_clauses_end(text, want):
     assert clauses(text) == want
