@@ -31,6 +31,9 @@ $(STAMP_TEST): $(STAMP_RUN)
 	$(PIP) install einops sphn
 	$(PIP) install --no-deps moshi==0.2.13
 	$(PIP) install pocket-tts==4.0.1  # the Pocket TTS oracle (its pins leave torch as installed)
+	@# `parley chat`'s real language model server. A source build only: 5-15 min on 2 cores, once (pip
+	@# caches the wheel by version, not flags). Portable flags: the default build is -march=native.
+	CMAKE_ARGS="-DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF" $(PIP) install 'llama-cpp-python[server]==0.3.36'
 	@touch $@
 
 run: $(STAMP_RUN)
