@@ -109,6 +109,9 @@ def test_two_spoken_turns_with_the_servers_answers_to_the_history(llama, voice_f
     second = report["turns"][1]
     assert second["audio_start_s"] == pytest.approx(report["turns"][0]["audio_s"] + 0.5)
     assert report["llm"]["model"] == "tiny" and report["totals"]["turns"] == 2
+    firsts = sorted(t["timings_ms"]["first_audio"] for t in report["turns"])
+    assert report["totals"]["timings_ms"]["first_audio"] == {"median": pytest.approx(sum(firsts) / 2, abs=1e-3),
+                                                            "p95": firsts[1]}
 
 
 def test_a_connection_lost_mid_answer_speaks_and_keeps_what_came(voice_folder, recordings, tmp_path, capsys):

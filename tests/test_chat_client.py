@@ -52,6 +52,13 @@ def test_an_address_without_a_path_gets_v1(url, base):
     assert ChatServer(url, "m").base_url() == base
 
 
+def test_a_password_in_the_address_is_never_shown():
+    server = ChatServer("http://me:secret@127.0.0.1:9/", "m")
+    assert server.base_url() == "http://me:secret@127.0.0.1:9/v1" and server.shown_url() == "http://127.0.0.1:9/v1"
+    e = failure(server.url)
+    assert "secret" not in str(e) and "http://127.0.0.1:9/v1" in str(e)
+
+
 @pytest.mark.parametrize("url", ["localhost:8080", "ftp://host/v1", "http://", "http://host:port/v1", ""])
 def test_a_bad_address_is_said_before_anything_is_sent(url):
     e = failure(url)

@@ -58,6 +58,11 @@ class ChatServer:
         path = parts.path.rstrip("/") or "/v1"
         return f"{parts.scheme}://{parts.netloc}{path}"
 
+    def shown_url(self) -> str:
+        """The address as sentences and files show it: without a user name or password in it."""
+        parts = urlsplit(self.base_url())
+        return parts._replace(netloc=parts.netloc.rpartition("@")[2]).geturl()
+
 
 class _TooManyBytes(Exception):
     pass
@@ -136,7 +141,7 @@ class ReplyStream:
 
     def _failure(self, e: Exception) -> ChatError | None:
         """The ChatError that ``e`` is (None: a bug, not the protocol's)."""
-        base = self.server.base_url
+        base = self.server.shown_url
         if isinstance(e, ChatError):
             return e
         if isinstance(e, _TooManyBytes):
@@ -204,7 +209,7 @@ class ReplyStream:
     def _timeout_sentence(self) -> str:
         wait = f"{self.server.wait_seconds:g} s"
         if not self.text:
-            return (f"The language model at {self.server.base_url()} did not start its answer within {wait}: it "
+            return (f"The language model at {self.server.shown_url()} did not start its answer within {wait}: it "
                     "may still be loading the model; try again, or allow it longer.")
         return f"The language model went silent for {wait} in the middle of its answer; what it said is kept."
 
@@ -218,7 +223,7 @@ class ReplyStream:
                                        f"{self.server.max_reply_bytes >> 20} MB); its beginning is kept.")
 
     def _not_openai(self, what: str) -> ChatError:
-        return self._error("not-openai", f"The server at {self.server.base_url()} {what}: check the address "
+        return self._error("not-openai", f"The server at {self.server.shown_url()} {what}: check the address "
                                          "(it usually ends in /v1).")
 
 
@@ -244,7 +249,7 @@ def _refusal(server: ChatServer, e: openai.APIStatusError) -> tuple[str, str]:
     except ValueError:
         message = None
     if message is None:
-        return "not-openai", (f"The server at {server.base_url()} answered HTTP {status} and does not speak "
+        return "not-openai", (f"The server at {server.shown_url()} answered HTTP {status} and does not speak "
                               "OpenAI's protocol there: check the address (it usually ends in /v1).")
     advice = {401: "give the key it expects", 403: "give the key it expects",
               404: "check the address (it usually ends in /v1) and the model's name"}.get(status)

@@ -137,6 +137,14 @@ def _ms(value):
     return None if value is None else round(value, 3)
 
 
+def _spread(values: list) -> dict:
+    """Median and 95th percentile (nearest rank) of the turns that have the value."""
+    found = sorted(v for v in values if v is not None)
+    if not found:
+        return {"median": None, "p95": None}
+    return {"median": _ms(statistics.median(found)), "p95": found[max(0, -(-95 * len(found) // 100) - 1)]}
+
+
 def _write_json(path, server, args, turns, wall, sample_rate) -> None:
     from engine import write_atomically
 
@@ -154,12 +162,11 @@ def _write_json(path, server, args, turns, wall, sample_rate) -> None:
                            "first_audio": _ms(t.first_audio), "parley_share": _ms(t.parley_share),
                            "total": _ms(t.total)}})
         at += turn.audio.size / sample_rate
-    firsts = [t.times.first_audio for _, t in turns if t.times.first_audio is not None]
     report = {
-        "llm": {"url": server.base_url(), "model": server.model},  # never the key
+        "llm": {"url": server.shown_url(), "model": server.model},  # never a key or password
         "stt_model": args.stt_model, "tts_model": args.tts_model, "voice": args.voice, "system": args.system,
         "turns": out,
         "totals": {"turns": len(turns), "wall_s": wall, "audio_s": at,
-                   "first_audio_ms_median": _ms(statistics.median(firsts)) if firsts else None},
+                   "timings_ms": {k: _spread([turn["timings_ms"][k] for turn in out]) for k in out[0]["timings_ms"]}},
     }
     write_atomically(path, json.dumps(report, ensure_ascii=False).encode("utf-8"), private=True)
