@@ -17,7 +17,7 @@ import numpy as np
 
 from tests.bad_chat_server import free_port
 
-WIDTH, LAYERS, HEADS, FEED_FORWARD, CONTEXT = 64, 2, 4, 128, 1024
+WIDTH, LAYERS, HEADS, FEED_FORWARD, CONTEXT = 64, 2, 4, 128, 4096
 SOME_WORDS = ("hello there my friend the sun is bright today and we can talk about music books rivers trees "
               "what would you like to know it seems good very small model answer yes no maybe soon always here "
               "light sound voice city garden morning evening")

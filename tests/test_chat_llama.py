@@ -11,7 +11,7 @@ import pytest
 
 from app.chat.clauses import ClauseSplitter
 from app.chat.client import ChatError, ChatServer, ReplyStream, list_models
-from tests.llama_server import LlamaServer, write_tiny_llama
+from tests.llama_server import CONTEXT, LlamaServer, write_tiny_llama
 
 pytest.importorskip("llama_cpp.server", reason="make test installs llama-cpp-python[server]")
 
@@ -76,3 +76,12 @@ def test_an_unknown_path_on_a_real_server_says_to_check_the_address(llama):
     with pytest.raises(ChatError) as caught:
         list(ReplyStream(ChatServer(wrong, "any"), MESSAGES))
     assert caught.value.kind == "refused" and "HTTP 404" in str(caught.value) and "/v1" in str(caught.value)
+
+
+def test_a_conversation_longer_than_the_context_says_where_to_look(llama):
+    """llama.cpp's Python server starts the stream, then drops it: the sentence names the likely cause."""
+    long = [{"role": "user", "content": "hello " * (CONTEXT + 10)}]
+    with pytest.raises(ChatError) as caught:
+        list(ReplyStream(ChatServer(llama.url, "any", max_tokens=4), long))
+    assert caught.value.kind == "dropped" and "longer than the model's context" in str(caught.value)
+    assert caught.value.received == ""

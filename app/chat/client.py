@@ -214,6 +214,10 @@ class ReplyStream:
         return f"The language model went silent for {wait} in the middle of its answer; what it said is kept."
 
     def _dropped(self) -> ChatError:
+        if not self.text:
+            return self._error("dropped", "The language model's server closed the connection without answering: "
+                                          "its log says why (often a conversation longer than the model's "
+                                          "context).")
         return self._error("dropped", "The connection to the language model was lost before its answer ended; "
                                       "what it said is kept.")
 
