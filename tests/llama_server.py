@@ -6,6 +6,7 @@ settings from variables by name) and one thread (two busy-wait on a 2-core machi
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -122,3 +123,11 @@ class LlamaServer:
                 self.process.kill()
                 self.process.wait()
         self._log.close()
+
+
+def whole_answer(url: str, messages, max_tokens: int) -> dict:
+    """The server's answer without streaming (urllib, not the client under test)."""
+    body = json.dumps({"model": "any", "messages": messages, "max_tokens": max_tokens, "temperature": 0}).encode()
+    request = urllib.request.Request(url + "/chat/completions", body, {"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=60) as r:
+        return json.loads(r.read())["choices"][0]

@@ -18,8 +18,7 @@ from app.cli.command import main
 from engine import PocketSpeaker, load_pocket_tts, load_speech_to_text, read_audio, read_wav, words
 from tests.bad_chat_server import PIECES, BadServer, free_port
 from tests.conftest import SPEECH
-from tests.llama_server import LlamaServer, write_tiny_llama
-from tests.test_chat_llama import whole_answer
+from tests.llama_server import LlamaServer, whole_answer, write_tiny_llama
 
 pytest.importorskip("pocket_tts")
 pytest.importorskip("llama_cpp.server", reason="make test installs llama-cpp-python[server]")

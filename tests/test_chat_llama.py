@@ -4,14 +4,11 @@ without streaming, the same every time at temperature 0, and cut into the clause
 
 from __future__ import annotations
 
-import json
-import urllib.request
-
 import pytest
 
 from app.chat.clauses import ClauseSplitter
 from app.chat.client import ChatError, ChatServer, ReplyStream, list_models
-from tests.llama_server import CONTEXT, LlamaServer, write_tiny_llama
+from tests.llama_server import CONTEXT, LlamaServer, whole_answer, write_tiny_llama
 
 pytest.importorskip("llama_cpp.server", reason="make test installs llama-cpp-python[server]")
 
@@ -25,14 +22,6 @@ def llama(tmp_path_factory):
     server = LlamaServer(write_tiny_llama(folder / "tiny.gguf"), folder / "server.log")
     yield server
     server.close()
-
-
-def whole_answer(url: str, messages, max_tokens: int) -> dict:
-    """The server's answer without streaming (urllib, not the client under test)."""
-    body = json.dumps({"model": "any", "messages": messages, "max_tokens": max_tokens, "temperature": 0}).encode()
-    request = urllib.request.Request(url + "/chat/completions", body, {"Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=60) as r:
-        return json.loads(r.read())["choices"][0]
 
 
 def test_the_streamed_answer_is_the_servers_answer_and_the_same_every_time(llama):

@@ -55,6 +55,11 @@ class Conversation:
                  rules: ClauseRules = ClauseRules()):
         self.stt, self.server, self.voice, self.rules = speech_to_text, server, voice, rules
         self.messages: list[dict] = [{"role": "system", "content": system}] if system else []
+        self._client = None  # one connection pool for every turn
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.close()
 
     def hear(self, pcm: np.ndarray) -> tuple[str, float, float]:
         """(the words of ``pcm``, when its speech ended, the flush in ms): the recording is fed as
@@ -77,7 +82,7 @@ class Conversation:
             turn.times = TurnTimes(flush, None, None, None, None, now)
             return turn
         self.messages.append({"role": "user", "content": heard})
-        stream = ReplyStream(self.server, self.messages)
+        stream = ReplyStream(self.server, self.messages, self._client)
         splitter = ClauseSplitter(self.rules)
         frames: list[np.ndarray] = []
         marks: dict[str, float] = {}
@@ -93,6 +98,7 @@ class Conversation:
             marks.setdefault("first_clause", time.perf_counter())
             self._speak(clause.text, turn, frames, marks)
         done = time.perf_counter()
+        self._client = stream.client
         turn.answer, turn.finish_reason = stream.text, stream.finish_reason
         if turn.answer:
             self.messages.append({"role": "assistant", "content": turn.answer})

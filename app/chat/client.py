@@ -112,7 +112,7 @@ class ReplyStream:
 
     def __init__(self, server: ChatServer, messages: Sequence[dict], client: openai.OpenAI | None = None):
         self.server, self.messages = server, list(messages)
-        self._client = client
+        self.client = client  # opened at the first piece where None; kept for the next request
         self._stream = None
         self._closed = threading.Event()
         self.text = ""
@@ -172,9 +172,9 @@ class ReplyStream:
     def _pieces(self, start: float) -> Iterator[str]:
         if self._closed.is_set():
             return
-        self._client = self._client or open_client(self.server)
+        self.client = self.client or open_client(self.server)
         kwargs = {"max_tokens": self.server.max_tokens, "temperature": self.server.temperature}
-        self._stream = self._client.chat.completions.create(
+        self._stream = self.client.chat.completions.create(
             model=self.server.model, messages=self.messages, stream=True,
             **{k: v for k, v in kwargs.items() if v is not None})
         kind = self._stream.response.headers.get("content-type", "")
@@ -235,7 +235,8 @@ def list_models(server: ChatServer) -> list[str]:
     """The names of the models the server offers; a quick check that it answers (its failures are
     the same ``ChatError``s)."""
     try:
-        return [m.id for m in open_client(server).models.list().data if isinstance(getattr(m, "id", None), str)]
+        with open_client(server) as client:
+            return [m.id for m in client.models.list().data if isinstance(getattr(m, "id", None), str)]
     except ChatError:
         raise
     except Exception as e:

@@ -92,12 +92,15 @@ def _chat(args) -> None:
         raise UsageError(str(e)) from None
     conversation, sample_rate = _conversation(args, server)
     turns, start = [], time.perf_counter()
-    for path, pcm in zip(args.input, recordings):
-        turn = conversation.turn(pcm)
-        turns.append((path, turn))
-        _say_turn(len(turns), turn, sample_rate)
-        if turn.error is not None:
-            break
+    try:
+        for path, pcm in zip(args.input, recordings):
+            turn = conversation.turn(pcm)
+            turns.append((path, turn))
+            _say_turn(len(turns), turn, sample_rate)
+            if turn.error is not None:
+                break
+    finally:
+        conversation.close()
     wall = time.perf_counter() - start
     gap = np.zeros(int(GAP_SECONDS * sample_rate), np.float32)
     pieces = [p for i, (_, t) in enumerate(turns) for p in ((gap,) if i else ()) + (t.audio,)]
