@@ -69,6 +69,12 @@ class _Handler(BaseHTTPRequestHandler):
         self._part(chunk(finish="stop") + b"data: [DONE]\n\n")
         self._end()
 
+    def _finish_then_stall(self):  # the answer's end, then no [DONE] for a while
+        self._head()
+        self._pieces()
+        self._part(chunk(finish="stop"))
+        time.sleep(self.server.stall)
+
     def _drop(self):  # the socket closes in the middle of a chunked body
         self._head()
         self._pieces()

@@ -80,6 +80,12 @@ def test_a_stream_that_ends_without_finishing_is_a_dropped_one():
     assert e.kind == "dropped" and e.received == SAID
 
 
+def test_the_answer_ends_at_its_finish_reason_without_waiting_for_done():
+    start = time.perf_counter()
+    pieces, stream = ask(BadServer("finish-then-stall", stall=3).url, wait_seconds=1.0)
+    assert pieces == PIECES and stream.finish_reason == "stop" and time.perf_counter() - start < 1.0
+
+
 def test_a_slow_first_token_is_a_timeout_that_says_the_model_may_be_loading():
     start = time.perf_counter()
     e = failure(BadServer("slow-start", stall=3).url, wait_seconds=0.3)

@@ -198,8 +198,8 @@ class ReplyStream:
                     yield piece[:room]
                 if len(piece) > room:
                     raise self._too_long()
-            if self._closed.is_set():
-                return
+            if self._closed.is_set() or self.finish_reason is not None:
+                return  # finished: what may follow ([DONE], or nothing for a while) is not waited for
         if self.finish_reason is None and not self._closed.is_set():
             raise self._dropped()
 
