@@ -69,6 +69,14 @@ class _Handler(BaseHTTPRequestHandler):
         self._part(chunk(finish="stop") + b"data: [DONE]\n\n")
         self._end()
 
+    def _pause(self):  # a clause, a pause in the middle of the answer, then its end
+        self._head()
+        self._pieces()
+        self._part(chunk(" And"))
+        time.sleep(self.server.stall)
+        self._part(chunk(" goodbye.") + chunk(finish="stop") + b"data: [DONE]\n\n")
+        self._end()
+
     def _finish_then_stall(self):  # the answer's end, then no [DONE] for a while
         self._head()
         self._pieces()

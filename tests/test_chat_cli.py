@@ -113,6 +113,17 @@ def test_two_spoken_turns_with_the_servers_answers_to_the_history(llama, voice_f
                                                             "p95": firsts[1]}
 
 
+def test_the_voice_speaks_before_the_model_has_finished(voice_folder, recordings, tmp_path):
+    pause = 4000
+    with BadServer("pause", stall=pause / 1000) as server:
+        code, report, _ = chat(server.url, voice_folder, recordings[:1], tmp_path)
+    assert code == 0
+    (turn,) = report["turns"]
+    assert turn["clauses"] == ["Hello there, my friend.", "And goodbye."]
+    t = turn["timings_ms"]  # the first clause's audio came while the model was still answering
+    assert t["first_audio"] - t["stt_flush"] < pause <= t["total"] - t["stt_flush"]
+
+
 def test_a_connection_lost_mid_answer_speaks_and_keeps_what_came(voice_folder, recordings, tmp_path, capsys):
     with BadServer("drop") as server:
         code, report, audio = chat(server.url, voice_folder, recordings, tmp_path)
