@@ -37,8 +37,8 @@ def add_chat_parser(sub, stt_help: str) -> None:
     chat.add_argument("--output", metavar="OUT.wav", help="the answers' speech (WAV, 24 kHz), one after another")
     chat.add_argument("--json", metavar="FILE", help="write the turns (heard, answer, clauses, errors) and their "
                       "timings in ms here")
-    chat.add_argument("--stt-model", default="stt-1b-en_fr", help=stt_help)
-    chat.add_argument("--tts-model", default="pocket-tts", help="the voice's model: pocket-tts, "
+    chat.add_argument("--stt-model", default="stt-1b-en_fr", help=stt_help + " (default stt-1b-en_fr)")
+    chat.add_argument("--tts-model", default="pocket-tts", help="the voice's model: pocket-tts (the default), "
                       "pocket-tts-<language> or a folder in the released layout (see `parley say`)")
     chat.add_argument("--language", help="the language row of a voice model folder")
     chat.add_argument("--voice", help="a shipped voice's name (e.g. alba), a voice state (.safetensors) or a recording")
@@ -55,8 +55,8 @@ def run_chat(args) -> int:
 def _server(args):
     from app.chat.client import ChatError, ChatServer
 
-    if not args.llm_timeout > 0:
-        raise UsageError("--llm-timeout must be a number of seconds above 0")
+    if not 0 < args.llm_timeout <= 3600:
+        raise UsageError("--llm-timeout must be a number of seconds above 0, at most 3600")
     if args.llm_max_tokens is not None and args.llm_max_tokens < 1:
         raise UsageError("--llm-max-tokens must be at least 1")
     if args.llm_temperature is not None and not 0 <= args.llm_temperature <= 2:
