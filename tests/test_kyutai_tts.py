@@ -74,15 +74,20 @@ def build(folder: Path, seed: int = 0):
     save_file({k: v.contiguous() for k, v in stack_split_attention(ref.state_dict()).items()},
               str(folder / "model.safetensors"))
     g = torch.Generator().manual_seed(seed + 1)
-    save_file({"speaker_wavs": torch.randn(1, SPEAKER_DIM, VOICE_FRAMES, generator=g)}, str(folder / "voice.safetensors"))
+    voice = torch.randn(1, SPEAKER_DIM, VOICE_FRAMES, generator=g)
+    save_file({"speaker_wavs": voice}, str(folder / "voice.safetensors"))
     return ref.eval()
+
+
+def demo_tokenizer_path() -> Path:
+    demo = ensure_demo_model()
+    return demo / json.loads((demo / "config.json").read_text())["tokenizer_name"]
 
 
 def tokenizer():
     import sentencepiece
 
-    demo = ensure_demo_model()
-    return sentencepiece.SentencePieceProcessor(str(demo / json.loads((demo / "config.json").read_text())["tokenizer_name"]))
+    return sentencepiece.SentencePieceProcessor(str(demo_tokenizer_path()))
 
 
 def reference_run(ref, folder: Path, sp, cfg: float, max_steps: int):
@@ -178,3 +183,24 @@ def test_a_step_needs_the_voice_and_takes_a_text_choice_only_as_tts(built):
     with pytest.raises(ValueError, match="text choice"):
         generator.condition(state, (torch.zeros(1, 5, SPEAKER_DIM), torch.ones(1, 5, dtype=torch.bool)))
         generator.step(user, state, Forcing(text_choice=torch.zeros(1, 3, dtype=torch.long)))
+
+
+def test_a_tts_folder_is_recognised_and_refused_as_a_conversation_model(built, tmp_path):
+    import shutil
+
+    from engine.errors import ModelError
+    from engine.files.hub_layout import MIMI_NAME
+    from engine.files.models import read_model_dir
+    from engine.runtime.loading import LoadedModel
+    from engine.runtime.model_info import Precision
+
+    folder, _ = built
+    demo = ensure_demo_model()
+    target = tmp_path / "tts"
+    shutil.copytree(folder, target)
+    shutil.copy(demo / MIMI_NAME, target / SMALL["mimi_name"])
+    shutil.copy(demo_tokenizer_path(), target / SMALL["tokenizer_name"])
+    files = read_model_dir(target)
+    assert files.family == "kyutai_tts"
+    with pytest.raises(ModelError, match="text-to-speech model"):
+        LoadedModel(files, torch.device("cpu"), Precision.FLOAT32)
