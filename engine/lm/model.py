@@ -132,6 +132,9 @@ class LMConfig:
                 or sorted(set(schedule)) != list(range(max(schedule, default=-1) + 1))):
             raise ValueError(f"config key 'depformer_weights_per_step_schedule' is {schedule!r}: expected "
                              f"{self.dep_q} integers naming weights 0, 1, ... (each used)")
+        for name in ("cross_attention", "demux_second_stream", "depformer_multi_linear"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"config key {name!r} is {getattr(self, name)!r}: expected true or false")
         if self.cross_attention != (self.cross is not None):
             raise ValueError("config: cross_attention needs a condition to cross-attend to (fuser 'cross'), "
                              "and such a condition needs cross_attention")
