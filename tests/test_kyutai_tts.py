@@ -204,3 +204,51 @@ def test_a_tts_folder_is_recognised_and_refused_as_a_conversation_model(built, t
     assert files.family == "kyutai_tts"
     with pytest.raises(ModelError, match="text-to-speech model"):
         LoadedModel(files, torch.device("cpu"), Precision.FLOAT32)
+
+
+def _ours(folder: Path, entries, before_step=None, closed=True, cfg=2.0):
+    from safetensors.torch import load_file
+
+    lm = load_lm(folder / "model.safetensors", LMConfig.from_hub_config(SMALL), dtype=torch.float32)
+    timing = SpeechTiming.of(SMALL)
+    generator = SpeechGenerator(lm, SamplingConfig.greedy(), delay_steps=timing.delay_steps(FRAME_RATE))
+    state = generator.init_state(1)
+    generator.condition(state, speaker_condition([load_file(str(folder / "voice.safetensors"))["speaker_wavs"]]), cfg)
+    machine = TextMachine(lm.config.text_card + 1, timing.second_stream_ahead, entries, closed=closed)
+    frames = speak(generator, state, machine, 120, before_step=None if before_step is None else
+                   lambda step: before_step(step, machine))
+    return torch.stack([torch.cat([f.text, f.audio[0]]) for f in frames], dim=1), machine
+
+
+def test_words_streamed_in_ahead_of_the_voice_give_the_whole_script_s_tokens(built):
+    """Words arriving one at a time, each while at least three words are still waiting (what the
+    second stream's lookahead of two reads), give what the whole script gives; the text is closed
+    when the last word has arrived."""
+    folder, _ = built
+    entries = script_entries(tokenizer().encode, SCRIPT, FRAME_RATE, padding_between=1)
+    whole, _ = _ours(folder, entries)
+    waiting = list(entries)
+
+    def feed(step, machine):
+        while waiting and machine.pending_words < 3:
+            machine.add([waiting.pop(0)])
+        if not waiting and not machine.closed:
+            machine.close()
+
+    streamed, machine = _ours(folder, [], feed, closed=False)
+    assert torch.equal(streamed, whole) and machine.end_step is not None
+
+
+def test_the_voice_waits_for_a_word_that_has_not_arrived():
+    """An open text with no word left pads (no end), whatever the model asks; closed, it ends."""
+    machine = TextMachine(1001, 2, [], closed=False, initial_padding=0, max_padding=0)
+    word, pad = machine.choices(0)
+    assert word == pad == 3 and machine.advance(0, True) == 3 and machine.end_step is None
+    machine.add(script_entries(lambda w: [10 + len(w)], ["hi"], FRAME_RATE))
+    assert machine.advance(1, True) == (0 + 1) * 1001 + 1  # the new word on the second stream, the speaker token
+    machine.close()
+    with pytest.raises(ValueError, match="closed"):
+        machine.add([])
+    # the word's token; then, no pad allowed, a word is asked for and there is none: the end (on the second stream)
+    assert [machine.advance(s, False) for s in (2, 3)] == [12, 1001 + 3]
+    assert machine.end_step == 3

@@ -126,10 +126,12 @@ class SpeechGenerator(MoshiGenerator):
 
 
 def speak(generator: SpeechGenerator, state: StateTree, machine: TextMachine, max_steps: int,
-          final_padding: int = FINAL_PADDING, on_step: Callable[[int, StepResult], None] | None = None
-          ) -> list[StepResult]:
+          final_padding: int = FINAL_PADDING, on_step: Callable[[int, StepResult], None] | None = None,
+          before_step: Callable[[int], None] | None = None) -> list[StepResult]:
     """Run batch-1 steps until the text has ended and the audio delay and ``final_padding`` have
-    passed (or ``max_steps``), as the reference's ``TTSModel.generate``; returns the aligned frames."""
+    passed (or ``max_steps``), as the reference's ``TTSModel.generate``; returns the aligned frames.
+    ``before_step(step)`` may give the machine more words (text streamed in). Each step's answer is
+    read on the host after it (one sync a frame, outside the step)."""
     device = state["tokens"]["cache"].device
     user = torch.empty(1, generator.user_streams, dtype=torch.long, device=device)
     frames = []
@@ -137,6 +139,8 @@ def speak(generator: SpeechGenerator, state: StateTree, machine: TextMachine, ma
         end = machine.end_step
         if end is not None and step >= end + generator.delay_steps + final_padding:
             break
+        if before_step is not None:
+            before_step(step)
         choice = torch.tensor([machine.choices(step)], dtype=torch.long, device=device)
         result = generator.step(user, state, Forcing(text_choice=choice))
         machine.advance(step, bool(state["text_machine"]["asked_word"][0]))

@@ -103,7 +103,14 @@ class TextMachine:
         return self.state.transcript
 
     def add(self, entries: Iterable[Entry]) -> None:
+        if self.closed:
+            raise ValueError("the text was closed: no word can follow its end")
         self.state.entries.extend(entries)
+
+    @property
+    def pending_words(self) -> int:
+        """Words given but not started yet (pauses not counted)."""
+        return sum(1 for e in self.state.entries if e.tokens)
 
     def close(self) -> None:
         self.closed = True
