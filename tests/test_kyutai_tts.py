@@ -90,19 +90,22 @@ def tokenizer():
     return sentencepiece.SentencePieceProcessor(str(demo_tokenizer_path()))
 
 
-def reference_run(ref, folder: Path, sp, cfg: float, max_steps: int):
+def reference_run(ref, folder: Path, sp, cfg: float, max_steps: int, n_q: int = SMALL["n_q"]):
     from moshi.models.tts import StateMachine, TokenIds, TTSModel, script_to_entries
 
     timing = SMALL["tts_config"]
     machine = StateMachine(TokenIds(ref.text_card + 1), second_stream_ahead=timing["second_stream_ahead"],
                            max_padding=8, initial_padding=2)
     tts = TTSModel(lm=ref, mimi=None, tokenizer=sp, voice_suffix="", voice_repo="", machine=machine,
-                   delay_steps=int(timing["audio_delay"] * FRAME_RATE), n_q=SMALL["n_q"], temp=0.0,
+                   delay_steps=int(timing["audio_delay"] * FRAME_RATE), n_q=n_q, temp=0.0,
                    max_gen_length=max_steps)
     entries = script_to_entries(sp, machine.token_ids, FRAME_RATE, SCRIPT, multi_speaker=True, padding_between=1)
     attributes = tts.make_condition_attributes([folder / "voice.safetensors"], cfg_coef=cfg)
-    with torch.no_grad():
-        result = tts.generate([entries], [attributes])
+    try:
+        with torch.no_grad():
+            result = tts.generate([entries], [attributes])
+    finally:
+        ref.dep_q = SMALL["dep_q"]  # ``generate`` sets the model's to ``n_q``
     return entries, result
 
 
@@ -252,3 +255,29 @@ def test_the_voice_waits_for_a_word_that_has_not_arrived():
     # the word's token; then, no pad allowed, a word is asked for and there is none: the end (on the second stream)
     assert [machine.advance(s, False) for s in (2, 3)] == [12, 1001 + 3]
     assert machine.end_step == 3
+
+
+@pytest.mark.reference
+def test_fewer_codebooks_equal_the_reference_s_smaller_n_q(built):
+    """The reference's ``n_q`` below the model's: only the first codebooks are generated, the rest
+    read as "no token"."""
+    folder, ref = built
+    sp = tokenizer()
+    _, ref_result = reference_run(ref, folder, sp, 2.0, 120, n_q=4)
+    ref_frames = torch.cat(ref_result.frames, dim=2)[0]
+    assert ref_frames.shape[0] == 5
+    from safetensors.torch import load_file
+
+    lm = load_lm(folder / "model.safetensors", LMConfig.from_hub_config(SMALL), dtype=torch.float32)
+    generator = SpeechGenerator(lm, SamplingConfig.greedy(), delay_steps=SpeechTiming.of(SMALL).delay_steps(FRAME_RATE),
+                                codebooks=4)
+    state = generator.init_state(1)
+    generator.condition(state, speaker_condition([load_file(str(folder / "voice.safetensors"))["speaker_wavs"]]))
+    machine = TextMachine(lm.config.text_card + 1, 2, script_entries(sp.encode, SCRIPT, FRAME_RATE, padding_between=1))
+    frames = speak(generator, state, machine, 120)
+    ours = torch.stack([torch.cat([f.text, f.audio[0]]) for f in frames], dim=1)
+    assert machine.end_step == ref_result.end_steps[0]
+    assert torch.equal(ours[:5], ref_frames)
+    assert (ours[5:] == -1).all()
+    with pytest.raises(ValueError, match="codebooks"):
+        SpeechGenerator(lm, codebooks=9)

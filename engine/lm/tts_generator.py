@@ -49,12 +49,18 @@ def speaker_condition(embeddings: Sequence[torch.Tensor], max_speakers: int = MA
 
 
 class SpeechGenerator(MoshiGenerator):
-    """``step(user_codes [B, 0], state, Forcing(text_choice=...))``; ``condition`` gives the voice first."""
+    """``step(user_codes [B, 0], state, Forcing(text_choice=...))``; ``condition`` gives the voice first.
+    ``codebooks`` below the model's writes only the first ones (faster, coarser: the reference's
+    ``n_q``); the others are "no token"."""
 
     kind = "tts"
 
     def __init__(self, lm: LMModel, sampling: SamplingConfig = SamplingConfig(),
-                 delay_steps: int = RELEASED_DELAY_STEPS):
+                 delay_steps: int = RELEASED_DELAY_STEPS, codebooks: int | None = None):
+        dep_q = lm.config.dep_q
+        self.codebooks = dep_q if codebooks is None else codebooks
+        if isinstance(self.codebooks, bool) or not isinstance(self.codebooks, int) or not 1 <= self.codebooks <= dep_q:
+            raise ValueError(f"codebooks must be an int in [1, {dep_q}], got {codebooks!r}")
         super().__init__(lm, sampling)
         provider = getattr(lm, "condition_provider", None)
         if provider is None or provider.cross is None or len(provider.cross.names) != 1:
@@ -64,6 +70,17 @@ class SpeechGenerator(MoshiGenerator):
         self.delay_steps = delay_steps
         self._audio_from = self._delays[1:1 + self.config.dep_q] + delay_steps  # first step each writes
         self._choosing = False
+        unwritten = torch.arange(1 + dep_q, device=self._delays.device) > self.codebooks
+        self._unwritten = Forcing(torch.full((1, 1 + dep_q), ZERO, dtype=torch.long, device=self._delays.device),
+                                  unwritten)
+
+    @property
+    def agent_streams(self) -> int:
+        return self.codebooks
+
+    @property
+    def user_streams(self) -> int:
+        return self.config.n_q - self.config.dep_q
 
     def init_state(self, batch_size: int, seed: int = 0) -> StateTree:
         state = super().init_state(batch_size, seed)
@@ -105,7 +122,20 @@ class SpeechGenerator(MoshiGenerator):
         self._choosing = forcing is not None and forcing.text_choice is not None
         if self._choosing:
             state["text_machine"]["choice"].copy_(forcing.text_choice)
+        if self.codebooks < self.config.dep_q:
+            forcing = self._with_unwritten(forcing, user_codes.shape[0])
         return super()._step(user_codes, state, forcing, probe)
+
+    def _with_unwritten(self, forcing: Forcing | None, batch: int) -> Forcing:
+        """``forcing`` plus "no token" on the codebooks not written."""
+        unwritten = self._unwritten.tokens.expand(batch, -1)
+        if forcing is None or forcing.tokens is None:
+            return Forcing(unwritten, self._unwritten.streams, sample=True if forcing is None else forcing.sample)
+        mask = forcing.mask(batch)
+        streams = self._unwritten.streams.view(1, -1)
+        return Forcing(torch.where(streams & ~mask, unwritten, forcing.tokens),
+                       None if forcing.streams is None else forcing.streams | self._unwritten.streams,
+                       sample=forcing.sample)
 
     def _temporal_step(self, x: torch.Tensor, state: StateTree) -> tuple[torch.Tensor, torch.Tensor]:
         return self.lm.temporal_step(x + state["condition"]["sum"], state["lm"])
