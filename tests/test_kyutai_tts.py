@@ -39,7 +39,8 @@ SMALL = {**TTS_1_6B_CONFIG, "n_q": 8, "dep_q": 8, "delays": [0, 0] + [2] * 7, "d
          "moshi_name": "model.safetensors"}
 _NOT_LM = ("model_type", "moshi_name", "mimi_name", "tokenizer_name", "tts_config", "model_id", "lm_gen_config")
 SCRIPT = ["Hello world, this is a test.", 'Yes: <break time="0.4s"/> it (really) works!']
-NEW_WORD_BIAS = 8.0  # scales the new-word logit's row so that the model asks for words itself, not only when made to
+NEW_WORD_BIAS = 24.0
+BONUS = 20.0  # scales the new-word logit's row so that the model asks for words itself, not only when made to
 
 
 def randomize(ref, seed: int) -> None:
@@ -90,7 +91,8 @@ def tokenizer():
     return sentencepiece.SentencePieceProcessor(str(demo_tokenizer_path()))
 
 
-def reference_run(ref, folder: Path, sp, cfg: float, max_steps: int, n_q: int = SMALL["n_q"]):
+def reference_run(ref, folder: Path, sp, cfg: float, max_steps: int, n_q: int = SMALL["n_q"],
+                  padding_bonus: float = 0.0):
     from moshi.models.tts import StateMachine, TokenIds, TTSModel, script_to_entries
 
     timing = SMALL["tts_config"]
@@ -98,7 +100,7 @@ def reference_run(ref, folder: Path, sp, cfg: float, max_steps: int, n_q: int = 
                            max_padding=8, initial_padding=2)
     tts = TTSModel(lm=ref, mimi=None, tokenizer=sp, voice_suffix="", voice_repo="", machine=machine,
                    delay_steps=int(timing["audio_delay"] * FRAME_RATE), n_q=n_q, temp=0.0,
-                   max_gen_length=max_steps)
+                   max_gen_length=max_steps, padding_bonus=padding_bonus)
     entries = script_to_entries(sp, machine.token_ids, FRAME_RATE, SCRIPT, multi_speaker=True, padding_between=1)
     attributes = tts.make_condition_attributes([folder / "voice.safetensors"], cfg_coef=cfg)
     try:
@@ -258,19 +260,19 @@ def test_the_voice_waits_for_a_word_that_has_not_arrived():
 
 
 @pytest.mark.reference
-def test_fewer_codebooks_equal_the_reference_s_smaller_n_q(built):
+def test_fewer_codebooks_and_a_padding_bonus_equal_the_reference(built):
     """The reference's ``n_q`` below the model's: only the first codebooks are generated, the rest
-    read as "no token"."""
+    read as "no token"; and its ``padding_bonus`` on the pad's logit."""
     folder, ref = built
     sp = tokenizer()
-    _, ref_result = reference_run(ref, folder, sp, 2.0, 120, n_q=4)
+    _, ref_result = reference_run(ref, folder, sp, 2.0, 120, n_q=4, padding_bonus=BONUS)
     ref_frames = torch.cat(ref_result.frames, dim=2)[0]
     assert ref_frames.shape[0] == 5
     from safetensors.torch import load_file
 
     lm = load_lm(folder / "model.safetensors", LMConfig.from_hub_config(SMALL), dtype=torch.float32)
     generator = SpeechGenerator(lm, SamplingConfig.greedy(), delay_steps=SpeechTiming.of(SMALL).delay_steps(FRAME_RATE),
-                                codebooks=4)
+                                codebooks=4, padding_bonus=BONUS)
     state = generator.init_state(1)
     generator.condition(state, speaker_condition([load_file(str(folder / "voice.safetensors"))["speaker_wavs"]]))
     machine = TextMachine(lm.config.text_card + 1, 2, script_entries(sp.encode, SCRIPT, FRAME_RATE, padding_between=1))
@@ -279,5 +281,7 @@ def test_fewer_codebooks_equal_the_reference_s_smaller_n_q(built):
     assert machine.end_step == ref_result.end_steps[0]
     assert torch.equal(ours[:5], ref_frames)
     assert (ours[5:] == -1).all()
+    _, unbiased = reference_run(ref, folder, sp, 2.0, 120, n_q=4)
+    assert unbiased.end_steps[0] < machine.end_step  # the bonus slows the speech
     with pytest.raises(ValueError, match="codebooks"):
         SpeechGenerator(lm, codebooks=9)

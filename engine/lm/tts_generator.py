@@ -15,6 +15,7 @@ from ..families.kyutai_tts import (
     FINAL_PADDING,
     MAX_SPEAKERS,
     NEW_WORD_TOKEN,
+    PAD_TOKEN,
     TTS_1_6B_CONFIG,
     SpeechTiming,
 )
@@ -25,6 +26,7 @@ from .step import Forcing, Probe, SamplingConfig, StepResult
 from .tts_machine import ZERO, TextMachine
 
 FRAME_RATE = 12.5
+MAX_PADDING_BONUS = 100.0
 RELEASED_DELAY_STEPS = SpeechTiming.of(TTS_1_6B_CONFIG).delay_steps(FRAME_RATE)
 
 
@@ -51,12 +53,12 @@ def speaker_condition(embeddings: Sequence[torch.Tensor], max_speakers: int = MA
 class SpeechGenerator(MoshiGenerator):
     """``step(user_codes [B, 0], state, Forcing(text_choice=...))``; ``condition`` gives the voice first.
     ``codebooks`` below the model's writes only the first ones (faster, coarser: the reference's
-    ``n_q``); the others are "no token"."""
+    ``n_q``); the others are "no token". ``padding_bonus`` is added to the pad's text logit (slower speech)."""
 
     kind = "tts"
 
     def __init__(self, lm: LMModel, sampling: SamplingConfig = SamplingConfig(),
-                 delay_steps: int = RELEASED_DELAY_STEPS, codebooks: int | None = None):
+                 delay_steps: int = RELEASED_DELAY_STEPS, codebooks: int | None = None, padding_bonus: float = 0.0):
         dep_q = lm.config.dep_q
         self.codebooks = dep_q if codebooks is None else codebooks
         if isinstance(self.codebooks, bool) or not isinstance(self.codebooks, int) or not 1 <= self.codebooks <= dep_q:
@@ -67,7 +69,11 @@ class SpeechGenerator(MoshiGenerator):
             raise ValueError("a Kyutai TTS model cross-attends to one voice condition; this one does not")
         if isinstance(delay_steps, bool) or not isinstance(delay_steps, int) or delay_steps < 0:
             raise ValueError(f"delay_steps must be a non-negative int, got {delay_steps!r}")
-        self.delay_steps = delay_steps
+        if isinstance(padding_bonus, bool) or not isinstance(padding_bonus, (int, float)) \
+                or not abs(padding_bonus) <= MAX_PADDING_BONUS:
+            raise ValueError(f"padding_bonus must be a number in [-{MAX_PADDING_BONUS:g}, {MAX_PADDING_BONUS:g}], "
+                             f"got {padding_bonus!r}")
+        self.delay_steps, self.padding_bonus = delay_steps, float(padding_bonus)
         self._audio_from = self._delays[1:1 + self.config.dep_q] + delay_steps  # first step each writes
         self._choosing = False
         unwritten = torch.arange(1 + dep_q, device=self._delays.device) > self.codebooks
@@ -141,6 +147,9 @@ class SpeechGenerator(MoshiGenerator):
         return self.lm.temporal_step(x + state["condition"]["sum"], state["lm"])
 
     def _sample_text(self, logits: torch.Tensor, state: StateTree) -> torch.Tensor:
+        if self.padding_bonus:
+            logits = logits.clone()
+            logits[:, PAD_TOKEN] += self.padding_bonus
         sampled = super()._sample_text(logits, state)
         asked = sampled == NEW_WORD_TOKEN
         state["text_machine"]["asked_word"].copy_(asked)
