@@ -285,3 +285,36 @@ def test_fewer_codebooks_and_a_padding_bonus_equal_the_reference(built):
     assert unbiased.end_steps[0] < machine.end_step  # the bonus slows the speech
     with pytest.raises(ValueError, match="codebooks"):
         SpeechGenerator(lm, codebooks=9)
+
+
+def test_a_replay_of_the_written_tokens_rebuilds_the_state_bit_for_bit(built):
+    """What a journal keeps (the tokens each step wrote) forced without sampling (but the last step,
+    which refills the depth transformer's cache) rebuilds the live state and outputs exactly: the
+    conditions and the voice are in the replayed steps too."""
+    from safetensors.torch import load_file
+
+    from engine.state import flatten
+
+    folder, _ = built
+    lm = load_lm(folder / "model.safetensors", LMConfig.from_hub_config(SMALL), dtype=torch.float32)
+    generator = SpeechGenerator(lm, SamplingConfig.greedy(), delay_steps=SpeechTiming.of(SMALL).delay_steps(FRAME_RATE),
+                                codebooks=6)
+    voice = speaker_condition([load_file(str(folder / "voice.safetensors"))["speaker_wavs"]])
+    live, replayed = generator.init_state(1), generator.init_state(1)
+    for state in (live, replayed):
+        generator.condition(state, voice)
+    machine = TextMachine(lm.config.text_card + 1, 2, script_entries(tokenizer().encode, SCRIPT, FRAME_RATE))
+    written, outputs = [], []
+
+    def keep(step, result):
+        written.append(generator.written_tokens(live).clone())
+        outputs.append(result)
+
+    speak(generator, live, machine, 40, on_step=keep)
+    user = torch.empty(1, 0, dtype=torch.long)
+    for i, tokens in enumerate(written):
+        text, audio = generator.step(user, replayed, Forcing(tokens, sample=i == len(written) - 1))
+        assert torch.equal(text, outputs[i].text) and torch.equal(audio, outputs[i].audio)
+    ours, theirs = flatten(live), flatten(replayed)
+    different = [k for k in ours if "text_machine" not in k and not torch.equal(ours[k], theirs[k])]
+    assert different == []

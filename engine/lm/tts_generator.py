@@ -143,8 +143,8 @@ class SpeechGenerator(MoshiGenerator):
                        None if forcing.streams is None else forcing.streams | self._unwritten.streams,
                        sample=forcing.sample)
 
-    def _temporal_step(self, x: torch.Tensor, state: StateTree) -> tuple[torch.Tensor, torch.Tensor]:
-        return self.lm.temporal_step(x + state["condition"]["sum"], state["lm"])
+    def _temporal_input(self, x: torch.Tensor, state: StateTree) -> torch.Tensor:
+        return x + state["condition"]["sum"]
 
     def _sample_text(self, logits: torch.Tensor, state: StateTree) -> torch.Tensor:
         if self.padding_bonus:
