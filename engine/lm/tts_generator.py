@@ -188,3 +188,4 @@ def speak(generator: SpeechGenerator, state: StateTree, machine: TextMachine, ma
         if step >= generator.first_output_frame:
             frames.append(result)
     return frames
+
