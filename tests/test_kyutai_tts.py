@@ -210,22 +210,26 @@ def test_a_step_needs_the_voice_and_takes_a_text_choice_only_as_tts(built):
         generator.step(user, state, Forcing(text_choice=torch.zeros(1, 3, dtype=torch.long)))
 
 
-def test_a_tts_folder_is_recognised_and_refused_as_a_conversation_model(built, tmp_path):
+def hub_folder(folder: Path, target: Path) -> Path:
+    """``folder`` completed with the demo's Mimi and tokenizer under the released names."""
     import shutil
 
-    from engine.errors import ModelError
     from engine.files.hub_layout import MIMI_NAME
+
+    shutil.copytree(folder, target)
+    shutil.copy(ensure_demo_model() / MIMI_NAME, target / SMALL["mimi_name"])
+    shutil.copy(demo_tokenizer_path(), target / SMALL["tokenizer_name"])
+    return target
+
+
+def test_a_tts_folder_is_recognised_and_refused_as_a_conversation_model(built, tmp_path):
+    from engine.errors import ModelError
     from engine.files.models import read_model_dir
     from engine.runtime.loading import LoadedModel
     from engine.runtime.model_info import Precision
 
     folder, _ = built
-    demo = ensure_demo_model()
-    target = tmp_path / "tts"
-    shutil.copytree(folder, target)
-    shutil.copy(demo / MIMI_NAME, target / SMALL["mimi_name"])
-    shutil.copy(demo_tokenizer_path(), target / SMALL["tokenizer_name"])
-    files = read_model_dir(target)
+    files = read_model_dir(hub_folder(folder, tmp_path / "tts"))
     assert files.family == "kyutai_tts"
     with pytest.raises(ModelError, match="text-to-speech model"):
         LoadedModel(files, torch.device("cpu"), Precision.FLOAT32)
@@ -338,3 +342,28 @@ def test_a_replay_of_the_written_tokens_rebuilds_the_state_bit_for_bit(built):
     ours, theirs = flatten(live), flatten(replayed)
     different = [k for k in ours if "text_machine" not in k and not torch.equal(ours[k], theirs[k])]
     assert different == []
+
+
+@pytest.mark.reference
+def test_a_loaded_folder_says_a_text_as_the_reference_simple_generate(built, tmp_path):
+    """The folder loaded as a whole (``KyutaiSpeech``) against the reference's own loader and
+    ``simple_generate`` (greedy, guidance 2.0): the same voice, within float32 rounding."""
+    from moshi.models import loaders
+    from moshi.models.tts import TTSModel
+
+    from engine.files.models import read_model_dir
+    from engine.runtime.kyutai_speech import KyutaiSpeech, read_voice
+    from engine.runtime.model_info import Precision
+
+    folder = hub_folder(built[0], tmp_path / "tts")
+    text = "Hello world, this is a test."
+    info = loaders.CheckpointInfo.from_hf_repo(
+        "local", moshi_weights=folder / SMALL["moshi_name"], mimi_weights=folder / SMALL["mimi_name"],
+        tokenizer=folder / SMALL["tokenizer_name"], config_path=folder / "config.json")
+    tts = TTSModel.from_checkpoint_info(info, n_q=SMALL["n_q"], temp=0.0, device="cpu", dtype=torch.float32)
+    expected = tts.simple_generate(text, str(folder / "voice.safetensors"), cfg_coef=2.0, show_progress=False)[0]
+
+    speech = KyutaiSpeech(read_model_dir(folder), torch.device("cpu"), Precision.FLOAT32, SamplingConfig.greedy())
+    got = speech.say(text, [read_voice(folder / "voice.safetensors")])
+    assert got.shape == expected.shape and got.numel() > 0
+    torch.testing.assert_close(got, expected)
