@@ -12,7 +12,7 @@ import torch
 from safetensors import safe_open
 from torch import nn
 
-_SPLIT = re.compile(r"^(?P<prefix>.*self_attn\.)(?P<kind>in_projs|out_projs)\.(?P<i>\d+)\.weight$")
+_SPLIT = re.compile(r"^(?P<prefix>.*(?:self_attn|cross_attention)\.)(?P<kind>in_projs|out_projs)\.(?P<i>\d+)\.weight$")
 
 
 @dataclass(frozen=True)

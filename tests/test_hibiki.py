@@ -223,7 +223,7 @@ def test_generator_choice_and_refusals(folders):
     with pytest.raises(ValueError, match="does not step as hibiki"):
         HibikiGenerator(load_lm(folders["zero"] / "model.safetensors",
                                 LMConfig.from_hub_config({**ZERO, "model_type": "moshi"}), dtype=torch.float32))
-    with pytest.raises(ValueError, match="only summed"):
+    with pytest.raises(ValueError, match="cross-attended: it must be of type 'tensor'"):
         LMConfig.from_hub_config({**HIBIKI_2B, "fuser": {**FUSER, "sum": [], "cross": ["description"]}})
     with pytest.raises(ValueError, match="lookup table"):
         LMConfig.from_hub_config({**HIBIKI_2B, "conditioners": {"description": {"type": "tensor"}}})

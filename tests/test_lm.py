@@ -92,7 +92,8 @@ def test_from_hub_config_personaplex_markers():
 
 
 @pytest.mark.parametrize("bad, word", [
-    ({"demux_second_stream": True}, "demux_second_stream"),
+    ({"demux_second_stream": "yes"}, "demux_second_stream"),
+    ({"cross_attention": True}, "cross_attention"),
     ({"conditioners": {"x": 1}}, "conditioners"),
     ({"depformer_weights_per_step": False}, "depformer_weights_per_step"),
     ({"delays": [0, 1]}, "delays"),

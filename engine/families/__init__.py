@@ -7,19 +7,19 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..errors import ModelError
-from . import demo, demo_interpreter, demo_stt, hibiki, moshi, personaplex, pocket_tts, stt
+from . import demo, demo_interpreter, demo_stt, hibiki, kyutai_tts, moshi, personaplex, pocket_tts, stt
 from .family import GENERATORS, Family, Preset
 from .rules import StepRules
 
 FAMILIES: tuple[Family, ...] = (demo.FAMILY, moshi.FAMILY, personaplex.FAMILY, hibiki.FAMILY, demo_interpreter.FAMILY,
-                                demo_stt.FAMILY, stt.FAMILY, pocket_tts.FAMILY)
+                                demo_stt.FAMILY, stt.FAMILY, pocket_tts.FAMILY, kyutai_tts.FAMILY)
 _LM_FAMILIES = tuple(f for f in FAMILIES if not f.text_to_speech)
 PRESETS: dict[str, Preset] = {p.name: p for f in _LM_FAMILIES if not f.speech_to_text for p in f.presets}
 CAPTION_PRESETS: dict[str, Preset] = {p.name: p for f in FAMILIES if f.speech_to_text for p in f.presets}
 ALL_PRESETS: dict[str, Preset] = {**PRESETS, **CAPTION_PRESETS}
 SPEECH_PRESETS: dict[str, Preset] = {p.name: p for f in FAMILIES if f.text_to_speech for p in f.presets}
 _BY_NAME = {f.name: f for f in FAMILIES}
-_RULES = {r.kind: r for r in (moshi.RULES, personaplex.RULES, hibiki.RULES)}
+_RULES = {r.kind: r for r in (moshi.RULES, personaplex.RULES, hibiki.RULES, kyutai_tts.RULES)}
 
 
 def rules_of(kind: str) -> StepRules:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-GENERATORS = ("moshi", "personaplex", "hibiki")
+GENERATORS = ("moshi", "personaplex", "hibiki", "tts")
 UNTRAINED = "(untrained, babbles)"  # after a demo model's name (the app translates it)
 MEASURED_ON = "an NVIDIA H200 after live frames"  # where Preset.memory_gb was measured
 
@@ -86,7 +86,7 @@ class Family:
     recipe: Path | None = None  # where its presets without a repository are built from (the demos)
     speech_to_text: bool = False  # captions: text out, no voice (``CAPTION_PRESETS``)
     interprets: bool = False
-    text_to_speech: bool = False  # ``engine.pocket_tts``: no LM field applies (``SPEECH_PRESETS``)
+    text_to_speech: bool = False  # text in, speech out (``SPEECH_PRESETS``)
 
     def label(self, name: str) -> str:
         """What the window calls a model of this family named ``name``."""

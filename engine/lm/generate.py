@@ -8,8 +8,9 @@ from .model import LMModel
 from .moshi_generator import HibikiGenerator, MoshiGenerator
 from .personaplex_generator import PROMPT_CHUNK_STEPS, PersonaPlexGenerator
 from .step import NO_FORCING, NO_PROBE, Forcing, Mark, Probe, SamplingConfig, StepResult
+from .tts_generator import SpeechGenerator
 
-_GENERATORS = {cls.kind: cls for cls in (MoshiGenerator, PersonaPlexGenerator, HibikiGenerator)}
+_GENERATORS = {cls.kind: cls for cls in (MoshiGenerator, PersonaPlexGenerator, HibikiGenerator, SpeechGenerator)}
 
 
 def make_generator(lm: LMModel, sampling: SamplingConfig = SamplingConfig()) -> Generator:
@@ -18,4 +19,5 @@ def make_generator(lm: LMModel, sampling: SamplingConfig = SamplingConfig()) -> 
 
 
 __all__ = ["NO_FORCING", "NO_PROBE", "PROMPT_CHUNK_STEPS", "Forcing", "Generator", "HibikiGenerator", "Mark",
-           "MoshiGenerator", "PersonaPlexGenerator", "Probe", "SamplingConfig", "StepResult", "make_generator"]
+           "MoshiGenerator", "PersonaPlexGenerator", "Probe", "SamplingConfig", "SpeechGenerator", "StepResult",
+           "make_generator"]

@@ -22,17 +22,15 @@ from ..kernels.quantize import load_targets
 from ..state import StateTree
 from ..streaming.layers import make_norm
 from ..streaming.transformer import StreamingTransformer, TransformerConfig
-from .conditioning import ConditionProvider, LutSpec, parse_conditioners
-from .token_embedding import TokenEmbedding
+from .conditioning import ConditionProvider, CrossFusion, LutSpec, TensorSpec, parse_conditioners
+from .token_embedding import TokenEmbedding, make_embedding
 
 ZERO_TOKEN = -1  # "no input": its embedding is exactly zero
 UNGENERATED_TOKEN = -2  # a token-cache slot not generated yet (never reaches the model)
 
 # Config keys changing the architecture in ways not implemented here: refused unless absent or this value.
 _UNSUPPORTED = {
-    "demux_second_stream": False, "demux_second_text_stream": False,
-    "depformer_low_rank_embeddings": None, "norm_emb": False, "bias_proj": False,
-    "quantize": False, "lora": False, "text_card_out": None, "cross_attention": False,
+    "norm_emb": False, "bias_proj": False, "quantize": False, "lora": False, "text_card_out": None,
 }
 
 # The sizes a config may ask for: a config.json is untrusted input, and its sizes decide what is allocated.
@@ -42,11 +40,12 @@ _INT_BOUNDS = {
     "existing_text_padding_id": (0, 1_000_000), "existing_text_end_padding_id": (0, 1_000_000),
     "depformer_dim": (1, 32768), "depformer_dim_feedforward": (1, 1 << 20), "depformer_num_heads": (1, 512),
     "depformer_num_layers": (1, 512), "extra_heads_num_heads": (0, 64), "extra_heads_dim": (1, 4096),
-    "kv_repeat": (1, 512), "depformer_kv_repeat": (1, 512),
+    "kv_repeat": (1, 512), "depformer_kv_repeat": (1, 512), "depformer_low_rank_embeddings": (1, 32768),
 }
 _FLOAT_BOUNDS = {"hidden_scale": (1e-3, 64.0), "max_period": (1.0, 1e9), "depformer_max_period": (1.0, 1e9),
                  "layer_scale": (0.0, 1e6), "depformer_layer_scale": (0.0, 1e6)}
-_OPTIONAL = {"depformer_dim_feedforward", "layer_scale", "depformer_layer_scale", "depformer_kv_repeat"}
+_OPTIONAL = {"depformer_dim_feedforward", "layer_scale", "depformer_layer_scale", "depformer_kv_repeat",
+             "depformer_low_rank_embeddings"}
 _NORMS = ("layer_norm", "layer_norm_f32", "rms_norm", "rms_norm_f32")
 MAX_DELAY = 256
 
@@ -87,7 +86,11 @@ class LMConfig:
     depformer_norm: str | None = None  # a norm of each codebook's output before its logits (None: none)
     kv_repeat: int = 1  # grouped-query attention in the temporal transformer
     depformer_kv_repeat: int | None = None  # None: kv_repeat (as the reference passes it on)
-    conditioners: tuple[LutSpec, ...] = ()  # summed into every step's input (``engine.lm.conditioning``)
+    conditioners: tuple[LutSpec | TensorSpec, ...] = ()  # ``engine.lm.conditioning``: summed, then cross
+    cross: CrossFusion | None = None  # the conditions the temporal transformer cross-attends to
+    cross_attention: bool = False
+    demux_second_stream: bool = False  # two text streams multiplexed in one token (Kyutai TTS's lookahead)
+    depformer_low_rank_embeddings: int | None = None  # the depth transformer's tables' rank (None: full)
     model_type: str = "moshi"  # the generator semantics (``engine.families.GENERATORS``), set by the family
 
     def __post_init__(self):
@@ -129,6 +132,12 @@ class LMConfig:
                 or sorted(set(schedule)) != list(range(max(schedule, default=-1) + 1))):
             raise ValueError(f"config key 'depformer_weights_per_step_schedule' is {schedule!r}: expected "
                              f"{self.dep_q} integers naming weights 0, 1, ... (each used)")
+        for name in ("cross_attention", "demux_second_stream", "depformer_multi_linear"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"config key {name!r} is {getattr(self, name)!r}: expected true or false")
+        if self.cross_attention != (self.cross is not None):
+            raise ValueError("config: cross_attention needs a condition to cross-attend to (fuser 'cross'), "
+                             "and such a condition needs cross_attention")
         if self.num_heads % self.kv_repeat or self.depformer_num_heads % (self.depformer_kv_repeat or self.kv_repeat):
             raise ValueError("config: num_heads (depformer_num_heads) must be a multiple of kv_repeat "
                              "(depformer_kv_repeat)")
@@ -161,9 +170,11 @@ class LMConfig:
             raise ValueError("config key 'causal' must be true: only causal streaming models are supported")
         if config.get("depformer_weights_per_step", True) is not True:
             raise ValueError("config key 'depformer_weights_per_step' must be true")
-        fields = {f.name for f in dataclasses.fields(cls)} - {"model_type", "conditioners"}
+        fields = {f.name for f in dataclasses.fields(cls)} - {"model_type", "conditioners", "cross"}
         kwargs = {k: v for k, v in config.items() if k in fields}
-        kwargs["conditioners"] = parse_conditioners(config)
+        kwargs["conditioners"], kwargs["cross"] = parse_conditioners(config)
+        if "demux_second_text_stream" in config:  # the reference's newer name
+            kwargs["demux_second_stream"] = config["demux_second_text_stream"]
         schedule = kwargs.get("depformer_weights_per_step_schedule")
         if schedule is not None:
             if not isinstance(schedule, (list, tuple)):
@@ -213,7 +224,8 @@ class LMConfig:
             d_model=self.dim, num_heads=self.num_heads, num_layers=self.num_layers,
             dim_feedforward=int(self.hidden_scale * self.dim), norm=self.norm, gating=self.gating,
             layer_scale=self.layer_scale, positional_embedding=self.positional_embedding,
-            max_period=self.max_period, context=self.context, kv_repeat=self.kv_repeat)
+            max_period=self.max_period, context=self.context, kv_repeat=self.kv_repeat,
+            cross_attention=self.cross_attention)
 
     @property
     def depformer(self) -> TransformerConfig:
@@ -252,7 +264,7 @@ class LMModel(nn.Module):
         super().__init__()
         self.config = c = config
         kw = {"device": device, "dtype": dtype}
-        self.text_emb = TokenEmbedding(c.text_card + 1, c.dim, **kw)
+        self.text_emb = make_embedding(c.text_card + 1, c.dim, c.demux_second_stream, **kw)
         self.emb = nn.ModuleList(TokenEmbedding(c.card + 1, c.dim, **kw) for _ in range(c.n_q))
         self.transformer = StreamingTransformer(c.temporal, **kw)
         self.out_norm = make_norm(c.norm, c.dim, **kw)
@@ -264,8 +276,9 @@ class LMModel(nn.Module):
         n_in = c.depformer.stored_steps if c.depformer_multi_linear else 1
         self.depformer_in = nn.ModuleList(nn.Linear(c.dim, c.depformer_dim, bias=False, **kw)
                                           for _ in range(n_in))
-        self.depformer_text_emb = TokenEmbedding(c.text_card + 1, c.depformer_dim, **kw)
-        self.depformer_emb = nn.ModuleList(TokenEmbedding(c.card + 1, c.depformer_dim, **kw)
+        rank = c.depformer_low_rank_embeddings
+        self.depformer_text_emb = make_embedding(c.text_card + 1, c.depformer_dim, c.demux_second_stream, rank, **kw)
+        self.depformer_emb = nn.ModuleList(make_embedding(c.card + 1, c.depformer_dim, rank=rank, **kw)
                                            for _ in range(c.dep_q - 1))
         self.depformer = StreamingTransformer(c.depformer, **kw)
         self.linears = nn.ModuleList(nn.Linear(c.depformer_dim, c.card, bias=False, **kw)
@@ -274,7 +287,7 @@ class LMModel(nn.Module):
             self.depformer_norms = nn.ModuleList(make_norm(c.depformer_norm, c.depformer_dim, **kw)
                                                  for _ in range(c.dep_q))
         if c.conditioners:
-            self.condition_provider = ConditionProvider(c.conditioners, c.dim, device=device)
+            self.condition_provider = ConditionProvider(c.conditioners, c.dim, c.cross, device=device)
 
     def init_state(self, batch_size: int, device=None, dtype=None) -> StateTree:
         state = {"temporal": self.transformer.init_state(batch_size, device, dtype)}

@@ -38,7 +38,7 @@ class MoshiGenerator(Generator):
         column = (offset % self.columns).view(1, 1, 1).expand(cache.shape[0], cache.shape[1], 1)
         codes = cache.gather(2, column).squeeze(-1)
         codes = torch.where(offset <= self._delays, self._initial, codes)
-        x = self._temporal_input(self.lm.embed_codes(codes))
+        x = self._temporal_input(self.lm.embed_codes(codes), state)
         if forcing is None or forcing.sample:
             h, text_logits = self._temporal_step(x, state)
             if probe.hidden is not None:
@@ -53,7 +53,7 @@ class MoshiGenerator(Generator):
         self._write_column(cache, slice(0, first_user), (offset % self.columns).expand(first_user), written)
         return StepResult(*self._aligned_output(cache, offset))
 
-    def _temporal_input(self, x: torch.Tensor) -> torch.Tensor:
+    def _temporal_input(self, x: torch.Tensor, state: StateTree) -> torch.Tensor:
         """The temporal transformer's input from the step's embedded tokens x [B, 1, dim]."""
         return x
 
@@ -94,7 +94,7 @@ class HibikiGenerator(MoshiGenerator):
             state["lm"] = self.lm.init_state(2 * batch_size)
         return state
 
-    def _temporal_input(self, x: torch.Tensor) -> torch.Tensor:
+    def _temporal_input(self, x: torch.Tensor, state: StateTree) -> torch.Tensor:
         if self._condition is None:
             return x
         if not self.guided:

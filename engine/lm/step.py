@@ -44,7 +44,9 @@ class Forcing:
     """What a step is given instead of sampling it: ``tokens`` [B, 1 + dep_q] written on the streams
     ``streams`` marks (None: all; tensors, so a captured graph replays whatever they hold); ``agent``
     and ``text`` given at their delays (a PersonaPlex prompt); ``embedding`` [B, 1, dim] replacing the
-    input embedding. ``sample=False`` skips sampling (the RNG counter still advances by its draws)."""
+    input embedding. ``sample=False`` skips sampling (the RNG counter still advances by its draws).
+    ``text_choice`` [B, 2]: the text token written where the model asks for a new word, and where
+    it does not (Kyutai TTS's text state machine)."""
 
     tokens: torch.Tensor | None = None
     streams: torch.Tensor | None = None
@@ -52,6 +54,7 @@ class Forcing:
     text: torch.Tensor | None = None
     embedding: torch.Tensor | None = None
     sample: bool = True
+    text_choice: torch.Tensor | None = None
 
     def mask(self, batch: int) -> torch.Tensor:
         """[B, 1 + dep_q] bool: where ``tokens`` are forced."""

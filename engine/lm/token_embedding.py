@@ -57,3 +57,64 @@ class TokenEmbedding(nn.Embedding):
             self.weight.data = rows
         else:  # another device type (meta to a real one), as ``nn.Module._apply`` does it
             self.weight = nn.Parameter(rows, requires_grad=self.weight.requires_grad)
+
+
+
+class LowRankEmbedding(TokenEmbedding):
+    """A table of ``rank`` columns mapped to ``dim`` by ``low_rank`` (the reference's low-rank
+    ``ScaledEmbedding``); token -1 reads zero."""
+
+    def __init__(self, num_embeddings: int, dim: int, rank: int, device=None, dtype=None):
+        super().__init__(num_embeddings, rank, device=device, dtype=dtype)
+        self.low_rank = nn.Linear(rank, dim, bias=False, device=device, dtype=dtype)
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        return self.low_rank(super().forward(tokens))
+
+    def _apply(self, fn, recurse=True):
+        return _apply_with_children(self, fn, recurse)
+
+
+class DemuxEmbedding(TokenEmbedding):
+    """Two text streams multiplexed in one token, ``(second + 1) * rows + first`` (second -1: none),
+    both read in this table, each through its own map (``out1``, ``out2``); token -1 reads zero.
+    A low-rank file also stores ``low_rank``, which the reference never applies here."""
+
+    def __init__(self, num_embeddings: int, dim: int, rank: int | None = None, device=None, dtype=None):
+        width = rank or dim
+        super().__init__(num_embeddings, width, device=device, dtype=dtype)
+        kw = {"device": device, "dtype": dtype}
+        self.out1 = nn.Linear(width, dim, bias=False, **kw)
+        self.out2 = nn.Linear(width, dim, bias=False, **kw)
+        if rank is not None:
+            self.low_rank = nn.Linear(rank, dim, bias=False, **kw)
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        rows = self.num_embeddings
+        is_zero = (tokens == -1).unsqueeze(-1)
+        tokens = tokens.clamp(min=0)
+        second = tokens // rows - 1
+        y = self.out1(super().forward(tokens % rows))
+        zero = torch.zeros((), dtype=y.dtype, device=y.device)
+        y = y + torch.where((second < 0).unsqueeze(-1), zero, self.out2(super().forward(second.clamp(min=0))))
+        return torch.where(is_zero, zero, y)
+
+    def _apply(self, fn, recurse=True):
+        return _apply_with_children(self, fn, recurse)
+
+
+def _apply_with_children(module: TokenEmbedding, fn, recurse: bool) -> TokenEmbedding:
+    """``TokenEmbedding._apply`` (its table), then the maps after it."""
+    TokenEmbedding._apply(module, fn, recurse)
+    for child in module.children():
+        child._apply(fn, recurse)
+    return module
+
+
+def make_embedding(rows: int, dim: int, demux: bool = False, rank: int | None = None, device=None,
+                   dtype=None) -> TokenEmbedding:
+    """The reference's embedding for these options (``demux``: two multiplexed text streams)."""
+    kw = {"device": device, "dtype": dtype}
+    if demux:
+        return DemuxEmbedding(rows, dim, rank, **kw)
+    return TokenEmbedding(rows, dim, **kw) if rank is None else LowRankEmbedding(rows, dim, rank, **kw)

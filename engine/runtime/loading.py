@@ -51,6 +51,9 @@ class LoadedModel:
             raise ModelError(f"{files.name} is a speech-to-text model (captions of what a person says), not a "
                              f"conversation model: transcribe with `parley transcribe --model {files.name}`, and "
                              "choose a Moshi or PersonaPlex model (or the demo) to talk to.")
+        if family_named(files.family).text_to_speech:
+            raise ModelError(f"{files.name} is a text-to-speech model (a voice that reads text), not a conversation "
+                             "model: choose a Moshi or PersonaPlex model (or the demo) to talk to.")
         self.lm_config = LMConfig.from_hub_config(files.lm_config)
         reason = ""
         if precision is Precision.AUTO and device.type == "cuda":

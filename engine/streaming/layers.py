@@ -118,3 +118,12 @@ def apply_rope_halves(x: torch.Tensor, rotation: torch.Tensor) -> torch.Tensor:
     pairs = x.unflatten(-1, (2, -1)).transpose(-1, -2)  # [..., D/2, 2]
     products = as_f32(pairs).unsqueeze(-1) * rotation
     return cast_back(products[..., 0, :] + products[..., 1, :], x.dtype).transpose(-1, -2).flatten(-2)
+
+
+def sin_embedding(positions: torch.Tensor, dim: int, max_period: float = 10_000.0) -> torch.Tensor:
+    """float32 sinusoidal embedding [..., dim] of ``positions`` (cosines, then sines), as the reference."""
+    half = dim // 2
+    positions = positions.to(torch.float32)
+    steps = torch.arange(half, device=positions.device, dtype=torch.float32).view(1, 1, -1)
+    phase = positions / (torch.full([], max_period, device=positions.device) ** (steps / (half - 1)))
+    return torch.cat([torch.cos(phase), torch.sin(phase)], dim=-1)

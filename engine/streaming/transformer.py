@@ -37,6 +37,7 @@ class TransformerConfig:
     kv_repeat: int = 1  # each stored key/value head serves this many query heads (grouped-query attention)
     steps_per_frame: int = 1  # the attention window is anchored at the end of a frame (see kv_cache)
     max_steps_per_call: int | None = None  # larger calls are split; sizes the ring's extra slots
+    cross_attention: bool = False  # each layer also attends to a fixed source (``set_cross_source``)
 
     def __post_init__(self):
         if self.d_model % self.num_heads:
@@ -181,6 +182,31 @@ class StreamingAttention(nn.Module):
         return self.out_proj(y.transpose(1, 2).reshape(B, T, d), weights)
 
 
+class CrossAttention(nn.Module):
+    """Attention from the stream to a fixed source (no mask, no positions); keys and values are
+    computed once (``keys_values``). Stacked ``in_proj_weight`` as the self-attention's."""
+
+    def __init__(self, d_model: int, num_heads: int, device=None, dtype=None):
+        super().__init__()
+        self.num_heads = num_heads
+        self.in_proj_weight = nn.Parameter(torch.empty(3 * d_model, d_model, device=device, dtype=dtype))
+        init_normal(self.in_proj_weight, std=d_model ** -0.5)
+        self.out_proj = nn.Linear(d_model, d_model, bias=False, device=device, dtype=dtype)
+
+    def keys_values(self, source: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """source [B, S, d] -> keys and values [B, heads, S, head_dim]."""
+        B, S, d = source.shape
+        kv = F.linear(source, self.in_proj_weight[d:]).view(B, S, 2, self.num_heads, d // self.num_heads)
+        k, v = kv.permute(2, 0, 3, 1, 4)
+        return k, v
+
+    def forward(self, x: torch.Tensor, keys: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
+        B, T, d = x.shape
+        q = F.linear(x, self.in_proj_weight[:d]).view(B, T, self.num_heads, d // self.num_heads).transpose(1, 2)
+        y = F.scaled_dot_product_attention(q, keys, values)
+        return self.out_proj(y.transpose(1, 2).reshape(B, T, d))
+
+
 def repeat_kv(x: torch.Tensor, times: int) -> torch.Tensor:
     """[B, kv heads, T, D] -> one per query head (head h reads stored head h // times), as the reference."""
     if times == 1:
@@ -213,6 +239,11 @@ class TransformerLayer(nn.Module):
             self.layer_scale_2 = LayerScale(cfg.d_model, cfg.layer_scale, **kw)
         else:
             self.layer_scale_1 = self.layer_scale_2 = nn.Identity()
+        if cfg.cross_attention:
+            self.cross_attention = CrossAttention(cfg.d_model, cfg.num_heads, **kw)
+            self.norm_cross = nn.LayerNorm(cfg.d_model, eps=1e-5, **kw)  # a LayerNorm whatever ``norm`` says
+            self.layer_scale_cross = nn.Identity() if cfg.layer_scale is None else \
+                LayerScale(cfg.d_model, cfg.layer_scale, **kw)
 
     def ffn(self, x: torch.Tensor, step: int) -> torch.Tensor:
         if self.cfg_gating == "none":
@@ -224,6 +255,8 @@ class TransformerLayer(nn.Module):
     def forward(self, x, cache, slots, mask, rope, step: int) -> torch.Tensor:
         update = self.self_attn(self.norm1(x), cache, slots, mask, rope, step)
         x = x.to(update) + self.layer_scale_1(update)
+        if self.cfg.cross_attention:
+            x = x + self.layer_scale_cross(self.cross_attention(self.norm_cross(x), cache["cross_k"], cache["cross_v"]))
         update = self.ffn(self.norm2(x), step)
         return x.to(update) + self.layer_scale_2(update)
 
@@ -256,6 +289,12 @@ class StreamingTransformer(nn.Module):
 
     def reset_state(self, state: StateTree) -> None:
         RingSpec.reset(state)
+
+    def set_cross_source(self, state: StateTree, source: torch.Tensor) -> None:
+        """Each layer's keys and values of ``source`` [B, S, d_model], kept in ``state`` for every step."""
+        for i, layer in enumerate(self.layers):
+            k, v = layer.cross_attention.keys_values(source.to(layer.cross_attention.in_proj_weight.dtype))
+            state["layers"][str(i)]["cross_k"], state["layers"][str(i)]["cross_v"] = k, v
 
     def forward(self, x: torch.Tensor, state: StateTree, step: int = 0) -> torch.Tensor:
         """x [B, T, d_model] -> [B, T, d_model]; T a multiple of ``steps_per_frame``;
