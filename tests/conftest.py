@@ -125,3 +125,14 @@ def pulse_audio():
         devices.unload()
     if started:
         audio_server.kill_server()
+
+
+@pytest.fixture(scope="module")
+def llama(tmp_path_factory):
+    """A real llama.cpp server on a tiny GGUF written here (``tests/llama_server.py``)."""
+    from tests.llama_server import LlamaServer, write_tiny_llama
+
+    folder = tmp_path_factory.mktemp("llama")
+    server = LlamaServer(write_tiny_llama(folder / "tiny.gguf"), folder / "server.log")
+    yield server
+    server.close()

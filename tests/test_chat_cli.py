@@ -18,7 +18,7 @@ from app.cli.command import main
 from engine import PocketSpeaker, load_pocket_tts, load_speech_to_text, read_audio, read_wav, words
 from tests.bad_chat_server import PIECES, BadServer, free_port
 from tests.conftest import SPEECH
-from tests.llama_server import LlamaServer, whole_answer, write_tiny_llama
+from tests.llama_server import whole_answer
 
 pytest.importorskip("pocket_tts")
 pytest.importorskip("llama_cpp.server", reason="make test installs llama-cpp-python[server]")
@@ -37,14 +37,6 @@ def voice_folder(tmp_path_factory):
     folder = tmp_path_factory.mktemp("pocket-english")
     build(folder, package_dict("english"), eos_bias=1e4)
     return folder, VOICE
-
-
-@pytest.fixture(scope="module")
-def llama(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("llama")
-    server = LlamaServer(write_tiny_llama(folder / "tiny.gguf"), folder / "server.log")
-    yield server
-    server.close()
 
 
 @pytest.fixture(scope="module")

@@ -8,20 +8,12 @@ import pytest
 
 from app.chat.clauses import ClauseSplitter
 from app.chat.client import ChatError, ChatServer, ReplyStream, list_models
-from tests.llama_server import CONTEXT, LlamaServer, whole_answer, write_tiny_llama
+from tests.llama_server import CONTEXT, whole_answer
 
 pytest.importorskip("llama_cpp.server", reason="make test installs llama-cpp-python[server]")
 
 MESSAGES = [{"role": "system", "content": "You are brief."},
             {"role": "user", "content": "hello there, what is the weather like"}]
-
-
-@pytest.fixture(scope="module")
-def llama(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("llama")
-    server = LlamaServer(write_tiny_llama(folder / "tiny.gguf"), folder / "server.log")
-    yield server
-    server.close()
 
 
 def test_the_streamed_answer_is_the_servers_answer_and_the_same_every_time(llama):
