@@ -148,16 +148,17 @@ def test_a_missing_chosen_device_is_said_once_and_the_default_is_used(pulse_audi
     messages = SignalRecorder()
     w.model.message.connect(messages.record)
     try:
-        qtbot.waitUntil(lambda: w.model.devices.audio.status.state == "running", timeout=20_000)
+        qtbot.waitUntil(lambda: w.model.devices.audio.status.state == "ready", timeout=20_000)  # idle: closed
         said = [text for (text,) in messages.calls if "Unplugged headset" in text]
         assert said == ["The speaker Unplugged headset (ALSA) is not connected; using the system default "
                         "until it is back."]
         # still the choice, for when it is back
         assert w.model.preferences.settings.output_device == "Unplugged headset (ALSA)"
+        listed = w.model.devices.audio.status.devices
         w.model.devices.refresh()  # listed again, still missing: not said again
-        bridge = w.model.devices.audio.bridge
-        qtbot.waitUntil(lambda: w.model.devices.audio.bridge not in (None, bridge)
-                        and w.model.devices.audio.status.state == "running", timeout=15_000)
+        qtbot.waitUntil(lambda: w.model.devices.audio.status.devices is not listed
+                        and w.model.devices.audio.status.state == "ready", timeout=15_000)
+        assert w.model.devices.audio.bridge is None  # looked up, not opened
         assert len([text for (text,) in messages.calls if "Unplugged headset" in text]) == 1
     finally:
         w.close()
