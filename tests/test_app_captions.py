@@ -141,13 +141,14 @@ def test_where_no_caption_model_is_here_the_item_is_greyed_out_and_says_what_to_
 
 
 def speak_twice(h: Harness) -> None:
-    """Two stretches of Talk with quiet between them, longer than the quiet that ends a turn by silence."""
-    window, model = h.window, h.window.model
+    """Two stretches of tone on the open microphone with quiet between them, longer than the quiet that
+    ends a turn by silence (with Talk held, the heads' ends inside it would not count)."""
+    model = h.window.model
+    model.set_open_mic(True)
     for _ in range(2):
-        h.qtbot.keyPress(window, Qt.Key_Space)
         h.frames(14)
-        h.qtbot.keyRelease(window, Qt.Key_Space)
-        h.frames(10)
+        h.frames(10, audio=lambda count: np.zeros(count * engine.FRAME_SIZE, np.float32))
+    model.set_open_mic(False)
     model.pause()
     h.qtbot.waitUntil(lambda: not model.live, timeout=10_000)
 
@@ -247,6 +248,7 @@ def test_one_utterance_held_on_talk_is_one_turn_with_only_the_words_said_while_i
     word_starts = [s for s, piece in session.captions if piece[:1].isspace()]
     assert word_starts and all(pressed - 0.08 - 1e-6 <= s < released + 0.08 for s in word_starts), word_starts
     assert list(model.transcript.captions) == list(session.captions)
+    assert round(released, 3) in [round(e, 3) for e in session.turn_ends]  # letting go of Talk ended the turn
 
     path = conversations_dir(tmp_path) / "held.parley"
     with qtbot.waitSignal(model.files.saved, timeout=30_000):

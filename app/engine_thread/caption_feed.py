@@ -14,7 +14,8 @@ recovered conversation does.
 
 What is kept is only what the person can have said: a word dated where the model heard nothing at
 all (push-to-talk released, whose frames are digital silence; the model's silence prefix) is not
-theirs, and a turn end dated while Talk was held is not an end (holding Talk says the turn goes on).
+theirs, and a turn end dated while Talk was held is not an end (holding Talk says the turn goes on),
+while releasing Talk is one (kept like the heads' ends, so an opened conversation ends it there too).
 A caption model with random weights (the demo's) writes words and ends on silence too; a real one
 writes none there, so the rule only drops what no one said. What is kept is what the file holds, so
 an opened conversation's turns are the live ones.
@@ -122,8 +123,11 @@ class CaptionFeed:
         if self.captioner is None:
             return
         index = session.frames - 1
+        released = self._recent.get(index - 1, (False, False))[1] and not talk_held
         self._recent[index] = (bool(frame.any()), talk_held)
         self._recent.pop(index - RECENT_FRAMES, None)
+        if released:  # the person's turn ended where they let go of Talk
+            self.emit(m.CaptionsAdded(*engine.keep_captions(session, (), (index * FRAME_SECONDS,))))
         try:
             update = self.captioner.hear(frame)
         except Exception as e:
