@@ -199,3 +199,15 @@ class PulseHandle:
         self.devices.module_ids.clear()
         start_server()
         self.devices.load()
+
+
+def streams_of(pid: int) -> tuple[int, int]:
+    """(playback streams, recording streams) the process ``pid`` has open on the server now: what a
+    desktop's speaker and microphone indicators show."""
+    env = {**os.environ, "LC_ALL": "C"}
+
+    def count(kind: str) -> int:
+        text = subprocess.run(["pactl", "list", kind], capture_output=True, text=True, env=env, timeout=10).stdout
+        return text.count(f'application.process.id = "{pid}"')
+
+    return count("sink-inputs"), count("source-outputs")

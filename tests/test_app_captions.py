@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import shutil
 
+import numpy as np
 import pytest
 import srt
 import webvtt
@@ -15,6 +16,7 @@ from PySide6.QtCore import Qt
 import engine
 from app.conversation.transcript import YOU, Transcript
 from app.conversation.transcript_formats import words
+from tests.conftest import SPEECH
 from tests.test_app_library import titles
 from tests.test_app_window import Harness, conversations_dir
 
@@ -139,15 +141,16 @@ def test_where_no_caption_model_is_here_the_item_is_greyed_out_and_says_what_to_
 
 
 def speak_twice(h: Harness) -> None:
-    """Two stretches of Talk with quiet between them, longer than the quiet that ends a turn by silence."""
-    window, model = h.window, h.window.model
+    """Two stretches of tone on the open microphone with quiet between them, longer than the quiet that
+    ends a turn by silence (with Talk held, the heads' ends inside it would not count)."""
+    model = h.window.model
+    model.set_open_mic(True)
     for _ in range(2):
-        h.qtbot.keyPress(window, Qt.Key_Space)
         h.frames(14)
-        h.qtbot.keyRelease(window, Qt.Key_Space)
-        h.frames(10)
+        h.frames(10, audio=lambda count: np.zeros(count * engine.FRAME_SIZE, np.float32))
+    model.set_open_mic(False)
     model.pause()
-    h.qtbot.waitUntil(lambda: not model.live, timeout=10_000)
+    h.qtbot.waitUntil(lambda: not model.live, timeout=30_000)  # finishing the captioner: seconds on a busy machine
 
 
 def turn_shapes(model) -> list:
@@ -208,3 +211,50 @@ def test_a_recovered_conversation_has_your_turns_as_the_voice_activity_heads_end
         assert turn_shapes(second.window.model) == live
     finally:
         second.close()
+
+
+def test_one_utterance_held_on_talk_is_one_turn_with_only_the_words_said_while_it_was_held(harness, qtbot, tmp_path):
+    """5 s of speech with Space held, then silence: the demo STT (random weights) writes words on the
+    silence before and after too, and its random voice-activity heads end turns inside the held
+    stretch; the person's turn is still the one stretch they held Talk for, and holds only words
+    dated while it was held (the rest of a word begun then included), live and reopened."""
+    model, window = harness.window.model, harness.window
+    captions_on(harness)
+    speech = engine.read_wav(SPEECH["story_16k.wav"])[:5 * engine.SAMPLE_RATE]
+    fed = iter(range(0, len(speech), engine.FRAME_SIZE))
+
+    def silence(count: int) -> np.ndarray:
+        return np.zeros(count * engine.FRAME_SIZE, np.float32)
+
+    def spoken(count: int) -> np.ndarray:
+        start = next(fed)
+        return speech[start:start + count * engine.FRAME_SIZE]
+
+    harness.frames(3, audio=silence)
+    qtbot.keyPress(window, Qt.Key_Space)
+    pressed = harness.stats[-1].seconds + engine.FRAME_SECONDS
+    harness.frames(len(speech) // engine.FRAME_SIZE, audio=spoken)
+    qtbot.keyRelease(window, Qt.Key_Space)
+    released = harness.stats[-1].seconds + engine.FRAME_SECONDS
+    harness.frames(40, audio=silence)  # 3.2 s: the demo STT goes on writing words on it
+    model.pause()
+    qtbot.waitUntil(lambda: not model.live, timeout=10_000)
+
+    live = turn_shapes(model)
+    assert len(live) == 1, live
+    start, end, _, text = live[0]
+    assert (start, end) == (round(pressed, 3), round(released, 3)) and text
+    session = model.worker.controller.session
+    word_starts = [s for s, piece in session.captions if piece[:1].isspace()]
+    assert word_starts and all(pressed - 0.08 - 1e-6 <= s < released + 0.08 for s in word_starts), word_starts
+    assert list(model.transcript.captions) == list(session.captions)
+    assert round(released, 3) in [round(e, 3) for e in session.turn_ends]  # letting go of Talk ended the turn
+
+    path = conversations_dir(tmp_path) / "held.parley"
+    with qtbot.waitSignal(model.files.saved, timeout=30_000):
+        model.files.save(str(path))
+    model.new_conversation()
+    qtbot.waitUntil(lambda: not model.transcript.turns, timeout=20_000)
+    model.files.open_conversation(str(path))
+    qtbot.waitUntil(lambda: model.files.conversation_path == str(path), timeout=30_000)
+    assert turn_shapes(model) == live

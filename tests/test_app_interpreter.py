@@ -294,7 +294,7 @@ def test_speech_played_on_the_computer_reaches_the_interpreter_through_the_monit
         combo.setCurrentIndex(combo.findText(source.label))
         combo.activated.emit(combo.currentIndex())
         audio = window.model.devices.audio
-        qtbot.waitUntil(lambda: audio.status.state == "running" and audio.status.input_name == source.label,
+        qtbot.waitUntil(lambda: audio.status.state == "ready" and audio.status.input_name == source.label,
                         timeout=20_000)
         note = window.conversation_panel.headphones_note.text()
         assert "speaks on another output" in note and source.device in note  # it plays on parley_speaker

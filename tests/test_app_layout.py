@@ -386,3 +386,24 @@ def test_the_crash_protection_note_is_one_line_and_never_changes_the_minimum_siz
     assert note.isVisible() and problem in note.text() and problem in note.toolTip()
     assert w.minimumSizeHint() == minimum and w.width() <= 1024 and w.height() <= 640
     assert note.height() <= 2 * note.fontMetrics().height() and misfits(w) == []
+
+
+def test_a_replay_does_not_widen_the_smallest_window(harness, qtbot):
+    """At 1024x640 a replayed conversation's title is cut in the middle (two dated titles differ at
+    their end), not given room the window would have to grow for."""
+    w, panel = harness.window, harness.window.conversation_panel
+    w.resize(1024, 640)
+    qtbot.waitUntil(lambda: w.width() == 1024, timeout=5_000)
+    w.press_talk("key")
+    harness.frames(3)
+    w.release_talk("key")
+    title = "Conversation 2026-12-07 10.21 about the long walk by the river, the bridges and the old mill (2)"
+    path = w.library.folder / f"{title}.parley"
+    w.model.files.save(str(path))
+    qtbot.waitUntil(lambda: w.model.files.conversation_path == str(path), timeout=20_000)
+    assert w.replay.load(str(path)) and panel.replaying
+    qtbot.wait(200)  # laid out
+    assert w.width() == 1024 and w.minimumSizeHint().width() <= 1024
+    label = panel.replay_bar.title_label
+    assert label.toolTip().endswith(title)
+    assert label.shown_text().endswith("(2)") and "…" in label.shown_text()

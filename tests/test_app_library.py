@@ -16,7 +16,7 @@ import tracemalloc
 import numpy as np
 import pytest
 from PySide6.QtCore import QModelIndex, Qt
-from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox
+from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox, QStyleOptionViewItem
 
 from app.audio.headless import SignalRecorder
 from app.cli.command import main as cli_main
@@ -564,3 +564,34 @@ def test_the_terminal_listing_escapes_reordering_marks_and_says_deep_nesting_pla
     (tmp_path / "deep.parley").write_bytes(len(header).to_bytes(8, "little") + header)
     (row,) = list_conversations(tmp_path)
     assert "nested too deeply" in row.error and "recursion" not in row.error
+
+
+def test_in_french_at_1024x640_two_dated_titles_of_one_day_are_painted_apart(qtbot, tmp_path, saved_conversation,
+                                                                               app_demo_model, qapp):
+    from app.i18n import install_translators, remove_translators
+    from app.library.panel import shown_title, title_rect
+
+    translators = install_translators(qapp, "fr")
+    folder = conversations_dir(tmp_path)
+    names = ("Conversation 2026-12-07 10.21", "Conversation 2026-12-07 10.35")
+    for name in names:
+        shutil.copy(saved_conversation, folder / f"{name}.parley")
+    h = Harness(qtbot, tmp_path, lambda *args: app_demo_model)
+    try:
+        w, panel = h.window, h.window.library_panel
+        w.resize(1024, 640)
+        w.set_library_visible(True)
+        qtbot.waitUntil(lambda: sorted(titles(panel)) == sorted(names), timeout=20_000)
+        qtbot.wait(100)
+        shown = []
+        for row in range(panel.filter.rowCount()):
+            index = panel.filter.index(row, 0)
+            option = QStyleOptionViewItem()
+            panel.list.initViewItemOption(option)
+            option.rect = panel.list.visualRect(index)
+            shown.append(shown_title(option.font, index.data(), title_rect(option).width()))
+        assert any("…" in text for text in shown), shown  # the column is narrower than the titles here
+        assert len(set(shown)) == 2, shown
+    finally:
+        h.close()
+        remove_translators(qapp, translators)

@@ -14,6 +14,7 @@ from PySide6.QtCore import Qt
 
 from app.engine_thread.controller import ConversationController
 from app.engine_thread.messages import ConversationFailed, ConversationOpened, LoadModel, NewConversation
+from app.i18n import install_translators, remove_translators
 from app.library.panel import describe
 from app.voices.persona import PersonaDialog
 from app.voices.personas_model import NO_PROMPTS_NOTE, PROMPTS_NOTE, STYLES, PersonasModel, style_of
@@ -204,3 +205,17 @@ def test_a_persona_on_personaplex_starts_with_its_voice_role_sampling_and_wait(
     (failed,) = [e for e in events if isinstance(e, ConversationFailed)]
     assert "'Cook'" in failed.message and "current conversation is kept" in failed.message
     assert controller.session is session
+
+
+def test_in_french_a_shipped_persona_s_name_field_shows_its_french_name(qtbot, qapp):
+    translators = install_translators(qapp, "fr")
+    try:
+        dialog = editor(qtbot)
+        pick(dialog, "Language partner")
+        assert dialog.name_edit.text() == "Partenaire de langue" and dialog.name_edit.isReadOnly()
+        dialog.role_edit.setPlainText("Parle seulement français.")  # an edit keeps the stored English name
+        qtbot.mouseClick(dialog.save_button, Qt.LeftButton)
+        assert PersonaLibrary().get("Language partner").role == "Parle seulement français."
+        assert dialog.name_edit.text() == "Partenaire de langue"
+    finally:
+        remove_translators(qapp, translators)

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import subprocess
+import sys
 import time
 
 import pytest
@@ -17,6 +19,7 @@ from app.audio.device_watch import DeviceWatch, ServerDevices, defaults_in_info,
 from app.audio.headless import SignalRecorder
 from app.window.main_window import MainWindow
 from tests import audio_server
+from tests.test_app_crash import ROOT
 from tests.test_app_window import conversations_dir
 from tests.test_audio_device import LiveApp
 
@@ -148,16 +151,84 @@ def test_a_missing_chosen_device_is_said_once_and_the_default_is_used(pulse_audi
     messages = SignalRecorder()
     w.model.message.connect(messages.record)
     try:
-        qtbot.waitUntil(lambda: w.model.devices.audio.status.state == "running", timeout=20_000)
+        qtbot.waitUntil(lambda: w.model.devices.audio.status.state == "ready", timeout=20_000)  # idle: closed
         said = [text for (text,) in messages.calls if "Unplugged headset" in text]
         assert said == ["The speaker Unplugged headset (ALSA) is not connected; using the system default "
                         "until it is back."]
         # still the choice, for when it is back
         assert w.model.preferences.settings.output_device == "Unplugged headset (ALSA)"
+        listed = w.model.devices.audio.status.devices
         w.model.devices.refresh()  # listed again, still missing: not said again
-        bridge = w.model.devices.audio.bridge
-        qtbot.waitUntil(lambda: w.model.devices.audio.bridge not in (None, bridge)
-                        and w.model.devices.audio.status.state == "running", timeout=15_000)
+        qtbot.waitUntil(lambda: w.model.devices.audio.status.devices is not listed
+                        and w.model.devices.audio.status.state == "ready", timeout=15_000)
+        assert w.model.devices.audio.bridge is None  # looked up, not opened
         assert len([text for (text,) in messages.calls if "Unplugged headset" in text]) == 1
     finally:
         w.close()
+
+
+WATCHING_CHILD = """
+import os, sys
+from PySide6.QtCore import QCoreApplication, QTimer
+from app.audio.device_watch import DeviceWatch
+app = QCoreApplication([])
+watch = DeviceWatch()
+watch.start()
+QTimer.singleShot(0, lambda: print("watching", flush=True))
+app.exec()
+"""
+
+
+def subscribers_under(pid: int) -> list[int]:
+    """The ``pactl subscribe`` processes among ``pid``'s descendants."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    parent = int(f.read().rsplit(")", 1)[1].split()[1])
+            except OSError:
+                continue
+            children.setdefault(parent, []).append(int(entry))
+    found, todo = [], list(children.get(pid, []))
+    while todo:
+        child = todo.pop()
+        todo.extend(children.get(child, []))
+        if alive_with(child, "subscribe"):
+            found.append(child)
+    return found
+
+
+def alive_with(pid: int, argument: str) -> bool:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            words = f.read().split(b"\0")
+        with open(f"/proc/{pid}/stat") as f:
+            state = f.read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return argument.encode() in words and any(w.endswith(b"pactl") for w in words) and state != "Z"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_killing_the_app_ends_its_pactl_subscribe(pulse_audio):
+    child = subprocess.Popen([sys.executable, "-c", WATCHING_CHILD], cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    subscribers: list[int] = []
+    try:
+        assert child.stdout.readline().strip() == "watching"
+        deadline = time.monotonic() + 10
+        while not (subscribers := subscribers_under(child.pid)):
+            assert time.monotonic() < deadline, "no pactl subscribe started"
+            time.sleep(0.05)
+        child.kill()  # as a crash or kill -9 ends it: no clean-up of its own runs
+        child.wait(10)
+        deadline = time.monotonic() + 5
+        while any(alive_with(pid, "subscribe") for pid in subscribers):
+            assert time.monotonic() < deadline, "pactl subscribe outlived the app"
+            time.sleep(0.05)
+    finally:
+        child.kill()
+        child.wait(10)
+        for pid in subscribers:  # one left behind (the test failed) is not left running
+            if alive_with(pid, "subscribe"):
+                os.kill(pid, signal.SIGKILL)

@@ -97,7 +97,7 @@ class DeviceFollower(QObject):
 
     def _open(self, missing: dict[str, str]) -> None:
         if self.model.devices.audio is not None:
-            self.model.devices.audio.start(*wanted_devices(self._chosen(), missing))
+            self.model.devices.audio.use(*wanted_devices(self._chosen(), missing))
 
 
 def follow_devices(model) -> DeviceFollower | None:

@@ -8,6 +8,11 @@ defaults again after each event that concerns them. Where there is no ``pactl`` 
 ALSA alone) the watch says it is unavailable and the window's Refresh devices stays the way to
 see a new device.
 
+``pactl subscribe`` runs under a small ``sh`` script that kills it when the app's end of its
+standard input closes: pactl itself would outlive an app that was killed (it only notices the
+closed pipe at its next event, which may never come), and the end of the app closes that pipe
+whatever ended it. Portable: no signal-on-parent-death call (Linux's prctl).
+
 The reads run ``pactl`` in a short-lived thread (a sound server that hangs must not freeze the
 window); the result comes back to the GUI thread through a queued signal.
 """
@@ -31,6 +36,10 @@ DEVICE_EVENT = re.compile(r"Event '(?:(?:new|remove)' on (?:sink|source)|change'
 SETTLE_MS = 100  # events come in bursts (a headset adds a sink and a source): read once after them
 RESTART_MS = 2000  # the sound server went away: listen again after this
 READ_TIMEOUT_S = 5.0
+# $1 = pactl. The app's standard input is kept on fd 3 (an asynchronous command's own standard
+# input is /dev/null); when it ends, pactl is killed; the script ends with pactl.
+SUBSCRIBE_WHILE_READ = ('exec 3<&0; "$1" subscribe </dev/null 3<&- & p=$!; '
+                        '(cat <&3 >/dev/null; kill "$p") >/dev/null 2>&1 & wait "$p"')
 
 
 @dataclass(frozen=True)
@@ -81,6 +90,7 @@ class DeviceWatch(QObject):
         super().__init__(parent)
         self.devices: ServerDevices | None = None
         self.pactl = shutil.which("pactl")
+        self.shell = shutil.which("sh")
         self.unavailable = "" if self.pactl else "no PulseAudio or PipeWire (pactl) here: use Refresh devices"
         self._reading = False
         self._read_again = False
@@ -96,7 +106,10 @@ class DeviceWatch(QObject):
     def start(self) -> None:
         if not self.pactl or self.stopped or self._process.state() != QProcess.NotRunning:
             return
-        self._process.start(self.pactl, ["subscribe"])
+        if self.shell:
+            self._process.start(self.shell, ["-c", SUBSCRIBE_WHILE_READ, "parley-device-watch", self.pactl])
+        else:
+            self._process.start(self.pactl, ["subscribe"])
         self._read()  # what is there now (and what changed while no one listened)
 
     def stop(self) -> None:

@@ -19,8 +19,10 @@ class SpeechOutput:
     def __init__(self) -> None:
         import sounddevice as sd
 
+        from app.audio.alsa_messages import alsa_messages_to_log
         from app.audio.streams import pick_rate
 
+        alsa_messages_to_log()
         device = sd.default.device[1]
         device = int(sd.query_devices(kind="output")["index"]) if device is None or device < 0 else int(device)
         self.rate = pick_rate(sd, device, "output")

@@ -8,6 +8,11 @@ PortAudio facts this module is built around:
   ``stream.active`` stays True, so a heartbeat (the callback counters) is the only signal;
 * ``stop()/abort()/close()`` on a dead stream can hang for seconds.
 
+The streams are open only while something needs them (``set_active``: a conversation runs, or a
+recorder borrows them): an idle app holds no microphone (a desktop's indicator stays off) and
+no speaker stream. While they are closed the chosen devices are only looked up in PortAudio's
+list (``ready``), so a missing microphone is still said.
+
 So every PortAudio call of a stream runs on one control thread (a daemon, fed by a command
 queue), and calls that may hang run in a throw-away daemon thread with a timeout. The GUI only
 calls ``poll()`` from a timer, which reads an immutable ``DeviceStatus`` snapshot and, when the
@@ -30,6 +35,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 
+from app.audio.alsa_messages import alsa_messages_to_log
 from app.audio.bridge import AudioBridge
 from app.audio.playback_capture import (
     PULSE_DEVICE,
@@ -77,7 +83,7 @@ def device_label(name: str, host_api: str) -> str:
 
 @dataclass(frozen=True)
 class DeviceStatus:
-    state: str = "stopped"  # stopped | starting | running | lost | error
+    state: str = "stopped"  # stopped | ready (found, streams closed) | starting | running | lost | error
     message: str = ""
     input_name: str = ""
     output_name: str = ""
@@ -129,6 +135,7 @@ class AudioIO:
         self._streams: list = []
         self._bridge: AudioBridge | None = None
         self._wanted: tuple[str | None, str | None] | None = None  # (input, output) names; None = default
+        self._active = False  # the streams are wanted open (set_active); else the devices are only looked up
         self._opened_at = 0.0
         self._next_retry = 0.0
         self._recovery_pending = False
@@ -144,9 +151,21 @@ class AudioIO:
     def bridge(self) -> AudioBridge | None:
         return self._bridge
 
-    def start(self, input_name: str | None = None, output_name: str | None = None) -> None:
+    def use(self, input_name: str | None = None, output_name: str | None = None) -> None:
+        """The devices to use (None: the system default): reopened if the streams are open, else looked up."""
         self._wanted = (input_name, output_name)
         self._commands.put("open")
+
+    def set_active(self, active: bool) -> None:
+        """Open the streams on the devices in use (``active``), or close them and only look the devices up."""
+        if active != self._active:
+            self._active = active
+            self._commands.put("open")
+
+    def start(self, input_name: str | None = None, output_name: str | None = None) -> None:
+        """Open the streams on these devices now."""
+        self._active = True
+        self.use(input_name, output_name)
 
     def stop(self, timeout: float = 0.0) -> bool:
         """Close the streams; waits up to ``timeout`` seconds (for quitting), True once closed."""
@@ -191,6 +210,7 @@ class AudioIO:
     def _control_loop(self) -> None:
         import sounddevice as sd
 
+        alsa_messages_to_log()
         self._set_devices(_query_devices(sd))
         while True:
             command = self._commands.get()
@@ -216,12 +236,21 @@ class AudioIO:
                     self._recovery_pending = False
 
     def _open(self, sd, recovering: bool = False) -> None:
+        """Open the streams while active; else look the devices up (``ready``) with no stream open."""
         if self._wanted is None:
             return
         input_name, output_name = self._wanted
-        self._set(state="starting", message=translate("AudioIO", "Opening audio devices..."))
+        if self._active:
+            self._set(state="starting", message=translate("AudioIO", "Opening audio devices..."))
         try:
             route = capture_route(input_name, self._status.playback, device_label(PULSE_DEVICE, "ALSA"))
+            if not self._active:
+                with portaudio_held():
+                    names = _found_names(sd, route, output_name)
+                self._last_open_error = ""
+                self._set(state="ready", message="", input_name=names[0], output_name=names[1],
+                          input_rate=0, output_rate=0)
+                return
             bridge, streams, names = _open_streams(sd, route, output_name)
         except Exception as e:
             message = translate("AudioIO", "No audio device: {problem}").format(problem=e)
@@ -318,13 +347,24 @@ def pick_rate(sd, device: int, kind: str) -> int:
         return int(sd.query_devices(device)["default_samplerate"])
 
 
+def _devices(sd, route: CaptureRoute, output_name: str | None):
+    """(input index, output index, input info, output info) of the devices wanted; raises when one is missing."""
+    in_dev = find_device(sd, route.input_label, "input")
+    out_dev = find_device(sd, output_name, "output")
+    return in_dev, out_dev, sd.query_devices(in_dev), sd.query_devices(out_dev)
+
+
+def _found_names(sd, route: CaptureRoute, output_name: str | None) -> tuple[str, str]:
+    """The names of the devices wanted, found in PortAudio's list; no stream is opened."""
+    _, _, in_info, out_info = _devices(sd, route, output_name)
+    return route.shown or in_info["name"], out_info["name"]
+
+
 def _open_streams(sd, route: CaptureRoute, output_name: str | None):
     streams = []
     try:
         with portaudio_held():
-            in_dev = find_device(sd, route.input_label, "input")
-            out_dev = find_device(sd, output_name, "output")
-            in_info, out_info = sd.query_devices(in_dev), sd.query_devices(out_dev)
+            in_dev, out_dev, in_info, out_info = _devices(sd, route, output_name)
             in_rate, out_rate = pick_rate(sd, in_dev, "input"), pick_rate(sd, out_dev, "output")
             in_channels = min(2, in_info["max_input_channels"])
             out_channels = min(2, out_info["max_output_channels"])

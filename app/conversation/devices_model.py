@@ -1,8 +1,9 @@
-"""The audio devices as the window shows them, with no widgets: the streams (``AudioIO``), their
-status as last polled, why no microphone can be heard, the audio path's health (dropped frames,
-xruns, output gaps), who has the devices: the engine worker, or a borrower such as the voice
-recorder (``lend``), and the microphone processing (echo cancellation etc.) wanted and whether it
-can run here, with the Interpreter mode's echo rule (``app.conversation.interpreter_mode``).
+"""The audio devices as the window shows them, with no widgets: the streams (``AudioIO``, open only
+while a conversation runs or a borrower has them: ``follow_conversation``, ``lend``), their status
+as last polled, why no microphone can be heard, the audio path's health (dropped frames, xruns,
+output gaps), who has the devices: the engine worker, or a borrower such as the voice recorder
+(``lend``), and the microphone processing (echo cancellation etc.) wanted and whether it can run
+here, with the Interpreter mode's echo rule (``app.conversation.interpreter_mode``).
 
 The conversation view-model polls it on its timer (PortAudio threads must not emit Qt signals) and
 reads ``no_microphone`` for whether Talk can work.
@@ -46,12 +47,23 @@ class DevicesModel(QObject):
         self.no_microphone = ""
         self.health = ""
         self._borrower = None  # has the devices instead of the worker (see lend)
+        self._conversation_runs = False  # the streams are open while it runs (follow_conversation)
         self.audio = AudioIO(self._bridge_opened) if audio else None
 
     def open(self, input_label: str, output_label: str) -> None:
-        """Open the devices with these labels (as the pickers show them; "" = the system default)."""
+        """Use the devices with these labels (as the pickers show them; "" = the system default): their
+        streams are open while they are needed, and until then the devices are only looked up."""
         if self.audio is not None:
-            self.audio.start(input_label or None, output_label or None)
+            self.audio.use(input_label or None, output_label or None)
+
+    def follow_conversation(self, runs: bool) -> None:
+        """The conversation's frames run (or stopped): the streams open (or close, unless lent)."""
+        self._conversation_runs = runs
+        self._keep_open()
+
+    def _keep_open(self) -> None:
+        if self.audio is not None:
+            self.audio.set_active(self._conversation_runs or self._borrower is not None)
 
     def choose(self, input_label: str, output_label: str) -> None:
         """Device labels as the pickers show them; "" = the system default."""
@@ -70,12 +82,14 @@ class DevicesModel(QObject):
         self._borrower = borrower
         self.worker.set_bridge(None)
         borrower.set_bridge(self.audio.bridge if self.audio is not None else None)
+        self._keep_open()
 
     def take_back(self) -> None:
         borrower, self._borrower = self._borrower, None
         if borrower is not None:
             borrower.set_bridge(None)
         self.worker.set_bridge(self.audio.bridge if self.audio is not None else None)
+        self._keep_open()
 
     def _bridge_opened(self, bridge) -> None:
         """A device (re)opened or closed, in the audio control thread: it goes to whoever has the devices."""
@@ -90,7 +104,7 @@ class DevicesModel(QObject):
             self.devices_changed.emit(status)
             self.apply_echo_rule()
             problem = self.no_microphone
-            if status.state == "running":
+            if status.state in ("running", "ready"):
                 problem = ""
             elif status.state in ("lost", "error"):
                 problem = status.message or (self.tr("the audio devices stopped responding") if status.state == "lost"

@@ -27,6 +27,7 @@ from app.conversation.view import ConversationView
 from app.conversation.view_model import ConversationModel
 from app.library.listing import read_entry
 from app.widgets.colours import Scheme, scheme_for
+from app.widgets.elided_label import ElidedLabel
 from app.widgets.plain_text import PlainLabel
 
 SLIDER_STEPS_PER_SECOND = 10
@@ -42,7 +43,7 @@ class ReplayBar(QFrame):
         self.setObjectName("replayBar")
         self.setFrameShape(QFrame.StyledPanel)
         rows = QVBoxLayout(self)
-        self.title_label = PlainLabel()
+        self.title_label = ElidedLabel(elide=Qt.ElideMiddle)  # a long title never widens the window
         self.title_label.setStyleSheet("font-weight: bold;")
         title_row, layout = QHBoxLayout(), QHBoxLayout()  # title and options; transport
         rows.addLayout(title_row)

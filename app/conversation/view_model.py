@@ -191,6 +191,7 @@ class ConversationModel(QObject):
         """Run the conversation's frames (Talk, open mic or Start); a no-op where it cannot. Asked of
         the worker even while ``live`` says it runs: a Pause sent just before may not have come back."""
         if self.talk_available()[0]:
+            self.devices.follow_conversation(True)  # the streams open now, not a round trip later
             self.worker.submit(m.SetLive(True))
 
     def pause(self) -> None:
@@ -297,6 +298,7 @@ class ConversationModel(QObject):
 
     def _on_live_changed(self, event: m.LiveChanged) -> None:
         self.live = event.live
+        self.devices.follow_conversation(event.live)
         if not event.live:
             self.streaming = False
         self.live_changed.emit(event.live)

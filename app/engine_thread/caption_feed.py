@@ -12,6 +12,14 @@ and sent to the window (``CaptionsAdded``). A pause, a stopped conversation's sa
 a new one at the conversation's frame count (``Captioner.start_frame``), as a resumed, opened or
 recovered conversation does.
 
+What is kept is only what the person can have said: a word dated where the model heard nothing at
+all (push-to-talk released, whose frames are digital silence; the model's silence prefix) is not
+theirs, and a turn end dated while Talk was held is not an end (holding Talk says the turn goes on),
+while releasing Talk is one (kept like the heads' ends, so an opened conversation ends it there too).
+A caption model with random weights (the demo's) writes words and ends on silence too; a real one
+writes none there, so the rule only drops what no one said. What is kept is what the file holds, so
+an opened conversation's turns are the live ones.
+
 A caption model that fails (to load, or on a frame) turns captions off and says why; the
 conversation never stops for it.
 """
@@ -19,18 +27,23 @@ conversation never stops for it.
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import engine
 from app.engine_thread import messages as m
+from engine import FRAME_SECONDS
 
 log = logging.getLogger(__name__)
 
 CaptionLoader = Callable[[str, str, str], object]  # (name, device, precision) -> engine.SpeechToText
 Emit = Callable[[object], None]
 Post = Callable[[object], None]
+
+RECENT_FRAMES = 512  # frames remembered for dating what the model writes (41 s: beyond any caption delay)
+WORD_SLACK_FRAMES = 1  # a word dated this many frames beside a frame with sound is still the person's
 
 
 def load_caption_model(name: str, device: str, precision: str):
@@ -58,6 +71,8 @@ class CaptionFeed:
         self.captioner: engine.Captioner | None = None
         self._heard = 0  # frames the captioner heard: a captioner that heard none has nothing to finish
         self._primed = None  # what priming wrote, kept once a frame is heard (engine.CaptionUpdate)
+        self._recent: dict[int, tuple[bool, bool]] = {}  # frame index -> (had sound, Talk held), recent ones
+        self._word_kept: bool | None = None  # whether the word being written is kept (its rest goes with it)
 
     def want(self, c: m.SetCaptions, session) -> None:
         """Turn captions on with ``c.model`` (loaded off this thread), or off."""
@@ -93,6 +108,8 @@ class CaptionFeed:
         """Caption ``session`` from its next frame (a new, opened, recovered or resumed conversation)."""
         self.captioner = engine.Captioner(self.model, session.frames) if self.model and session else None
         self._heard, self._primed = 0, None
+        self._recent.clear()
+        self._word_kept = None
         if self.captioner is not None:  # now, between frames, not inside the first one's time
             try:
                 self._primed = self.captioner.prime()
@@ -100,10 +117,17 @@ class CaptionFeed:
                 log.exception("the caption model failed on its silence prefix")
                 self._stop(f"Captions stopped: the caption model failed ({type(e).__name__}: {e}).")
 
-    def hear(self, session, frame) -> None:
-        """The frame ``session`` just stepped on (the pump calls this after each step)."""
+    def hear(self, session, frame, talk_held: bool = False) -> None:
+        """The frame ``session`` just stepped on (the pump calls this after each step), and whether
+        Talk was held in it."""
         if self.captioner is None:
             return
+        index = session.frames - 1
+        released = self._recent.get(index - 1, (False, False))[1] and not talk_held
+        self._recent[index] = (bool(frame.any()), talk_held)
+        self._recent.pop(index - RECENT_FRAMES, None)
+        if released:  # the person's turn ended where they let go of Talk
+            self.emit(m.CaptionsAdded(*engine.keep_captions(session, (), (index * FRAME_SECONDS,))))
         try:
             update = self.captioner.hear(frame)
         except Exception as e:
@@ -134,10 +158,27 @@ class CaptionFeed:
         self.model = self.captioner = None
 
     def _keep(self, session, update) -> None:
-        if not update.pieces and not update.turn_ends:
+        pieces = [(p.seconds, p.text) for p in update.pieces if self._said(p.seconds, p.text)]
+        ends = [seconds for seconds in update.turn_ends if not self._inside_held_talk(seconds)]
+        if not pieces and not ends:
             return
-        kept, ends = engine.keep_captions(session, ((p.seconds, p.text) for p in update.pieces), update.turn_ends)
+        kept, ends = engine.keep_captions(session, pieces, ends)
         self.emit(m.CaptionsAdded(kept, ends))
+
+    def _said(self, seconds: float, text: str) -> bool:
+        """Whether a piece can be the person's: a word's first piece dated by a frame with sound;
+        the rest of a word goes with its first piece."""
+        if text and not text[0].isspace() and self._word_kept is not None:
+            return self._word_kept
+        at = math.floor(seconds / FRAME_SECONDS + 1e-6)
+        self._word_kept = any(self._recent.get(i, (False, False))[0]
+                              for i in range(at - WORD_SLACK_FRAMES, at + WORD_SLACK_FRAMES + 1))
+        return self._word_kept
+
+    def _inside_held_talk(self, seconds: float) -> bool:
+        """Whether an end at ``seconds`` would cut a stretch of held Talk (the frames on both sides held)."""
+        cut = math.ceil(seconds / FRAME_SECONDS - 1e-6)
+        return all(self._recent.get(i, (False, False))[1] for i in (cut - 1, cut))
 
     def _stop(self, why: str) -> None:
         self.wanted, self.model, self.captioner = "", None, None

@@ -98,7 +98,7 @@ class ConversationController:
             self.starts += 1
         if self.live and not live:  # paused: the last words come out from behind the caption model's delay
             self.captions.finish(self.session)
-        if live != self.live:
+        if live != self.live or live != c.live:  # a refused start is said too: the streams opened for it close
             self.live = live
             self.emit(m.LiveChanged(live))
 

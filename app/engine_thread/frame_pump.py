@@ -162,7 +162,7 @@ class FramePump:
                                                 session.graph, costs), waiting))
         self._report_ms = (time.perf_counter() - written) * 1000.0
         if self.captions is not None:  # after the reply is on its way: captions never delay it
-            self.captions.hear(session, heard)
+            self.captions.hear(session, heard, self.talk_held)
         return True
 
     # ---- per stream ----------------------------------------------------------------------------

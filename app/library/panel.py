@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from PySide6.QtCore import QModelIndex, QRect, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QKeySequence, QPalette, QShortcut
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QKeySequence, QPalette, QShortcut
 from PySide6.QtWidgets import (
     QGridLayout,
     QInputDialog,
@@ -47,6 +47,22 @@ def describe(entry: ConversationEntry) -> str:
     return f"{when} · {duration_text(info.seconds)} · {persona}{info.model} · {size_text(info.bytes)}"
 
 
+def title_font(font: QFont) -> QFont:
+    bold = QFont(font)
+    bold.setBold(True)
+    return bold
+
+
+def shown_title(font: QFont, title: str, width: int) -> str:
+    """A row's title as painted in ``width`` pixels: cut in the middle, since dated titles differ at
+    their end ("Conversation 2026-12-06 14.42")."""
+    return QFontMetrics(title_font(font)).elidedText(title, Qt.ElideMiddle, width)
+
+
+def title_rect(option) -> QRect:
+    return option.rect.adjusted(ROW_PADDING, ROW_PADDING, -ROW_PADDING, -ROW_PADDING)
+
+
 class EntryDelegate(QStyledItemDelegate):
     def sizeHint(self, option, index) -> QSize:
         return QSize(200, 2 * option.fontMetrics.height() + 3 * ROW_PADDING)
@@ -62,14 +78,11 @@ class EntryDelegate(QStyledItemDelegate):
             painter.fillRect(QRect(option.rect.left(), option.rect.top(), CURRENT_BAR, option.rect.height()),
                              option.palette.color(QPalette.HighlightedText if selected else QPalette.Highlight))
         text_colour = option.palette.color(QPalette.HighlightedText if selected else QPalette.Text)
-        rect = option.rect.adjusted(ROW_PADDING, ROW_PADDING, -ROW_PADDING, -ROW_PADDING)
+        rect = title_rect(option)
         line = option.fontMetrics.height()
-        title_font = QFont(option.font)
-        title_font.setBold(True)
-        painter.setFont(title_font)
+        painter.setFont(title_font(option.font))
         painter.setPen(text_colour)
-        # Cut in the middle: dated titles differ at their end ("Conversation 2026-12-06 14.42")
-        title = painter.fontMetrics().elidedText(entry.title, Qt.ElideMiddle, rect.width())
+        title = shown_title(option.font, entry.title, rect.width())
         painter.drawText(QRect(rect.left(), rect.top(), rect.width(), line), Qt.AlignLeft, title)
         painter.setFont(option.font)
         if not selected:

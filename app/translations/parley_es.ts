@@ -340,6 +340,10 @@
         <translation>Audio: {input} ({input_rate} Hz) → {output} ({output_rate} Hz)</translation>
     </message>
     <message>
+        <source>Audio: {input} → {output} (opened while a conversation runs)</source>
+        <translation>Audio: {input} → {output} (se abre mientras dura una conversación)</translation>
+    </message>
+    <message>
         <source>Audio: {state}</source>
         <translation>Audio: {state}</translation>
     </message>

@@ -198,9 +198,11 @@ class PersonaDialog(QDialog):
                        self.temp, self.temp_text, self.top_k, self.top_k_text, self.wait_box):
             widget.blockSignals(True)
             widget.setEnabled(usable)
-        if self.name_edit.text() != draft.name:
-            self.name_edit.setText(draft.name)
-        self.name_edit.setReadOnly(current is not None and current.kind != "user")
+        kept_name = current is not None and current.kind != "user"  # Parley's: its name cannot be edited
+        shown_name = persona_name(draft.name) if kept_name else draft.name  # in the interface's language
+        if self.name_edit.text() != shown_name:
+            self.name_edit.setText(shown_name)
+        self.name_edit.setReadOnly(kept_name)
         self.name_edit.setToolTip("" if current is None or current.kind == "user"
                                   else self.tr("The personas that come with Parley keep their names; New makes one "
                                                "of yours."))

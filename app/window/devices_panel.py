@@ -25,6 +25,9 @@ def describe_audio(status: DeviceStatus) -> str:
             input=status.input_name, input_rate=status.input_rate, output=status.output_name,
             output_rate=status.output_rate)
         return text + (f" · {status.message}" if status.message else "")
+    if status.state == "ready":  # found; opened while a conversation runs
+        return translate("DevicesPanel", "Audio: {input} → {output} (opened while a conversation runs)").format(
+            input=status.input_name, output=status.output_name)
     state = translate("DevicesPanel", STATES[status.state]) if status.state in STATES else status.state
     return translate("DevicesPanel", "Audio: {state}").format(state=state) + (
         f" · {status.message}" if status.message else "")

@@ -39,9 +39,11 @@ def take_screenshots(out_dir: Path, dark: bool = False, language: str | None = N
 
     from app.audio.bridge import AudioBridge
     from app.audio.headless import BridgeFeeder, SignalRecorder, wait_until
+    from app.audio.streams import DeviceStatus
     from app.conversation.status import Status
-    from app.i18n import install_translators, remove_translators, translate
+    from app.i18n import install_translators, remove_translators
     from app.widgets.colours import dark_palette
+    from app.window.devices_panel import describe_audio
     from app.window.main_window import MainWindow
     from engine import FRAME_MS, SAMPLE_RATE
 
@@ -73,15 +75,18 @@ def take_screenshots(out_dir: Path, dark: bool = False, language: str | None = N
         store.setValue("talk_key", "")  # the desktop-wide key: not taken from the desktop the shots are made on
         window = MainWindow(store, audio=False, worker_seed=3, conversations_dir=library)
         window.show()
-        window.devices_panel.device_label.setText(translate(
-            "DevicesPanel", "Audio: {input} ({input_rate} Hz) → {output} ({output_rate} Hz)").format(
-            input="default", input_rate=SAMPLE_RATE, output="default", output_rate=SAMPLE_RATE))
+        # What the audio line says with real devices: found while idle, open once the conversation runs.
+        window.devices_panel.device_label.setText(describe_audio(DeviceStatus("ready", input_name="default",
+                                                                             output_name="default")))
         opened = SignalRecorder()
         window.model.conversation_replaced.connect(opened.record)
         window.load_model("demo", "cpu", "auto")
         if not wait_until(lambda: window.model.models.model_info is not None and len(opened) > 0, 600):
             raise TimeoutError("the demo model did not load")
         shot(window, "1-idle")
+        window.devices_panel.device_label.setText(describe_audio(DeviceStatus(
+            "running", input_name="default", output_name="default", input_rate=SAMPLE_RATE,
+            output_rate=SAMPLE_RATE)))
 
         bridge = AudioBridge(SAMPLE_RATE, 1, SAMPLE_RATE, 1)
         window.model.worker.set_bridge(bridge)
