@@ -130,35 +130,33 @@ def test_device_pickers_switch_devices_and_refresh_reinitialises(live_app, qtbot
     qtbot.waitUntil(lambda: len(live_app.frames) > count + 3, timeout=20_000)
 
 
-def test_a_microphone_that_is_not_there_shows_a_banner_disables_talk_and_choose_fixes_it(
+def test_a_remembered_microphone_that_is_not_there_is_said_and_the_system_default_heard_until_it_is_back(
         pulse_audio, qtbot, tmp_path, app_demo_model):
-    """The real device layer: the remembered microphone is gone (unplugged), the system's default is there."""
+    """The real device layer: the remembered microphone is gone (unplugged), the system's default is
+    there. The window says so once and uses the default (``app.audio.device_follow``): Talk stays on
+    and no banner blocks it; the choice itself is kept for when the device is back."""
+    gone = "USB headset that was unplugged (ALSA)"
     store = QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)
-    store.setValue("input_device", "USB headset that was unplugged (ALSA)")
+    store.setValue("input_device", gone)
     window = MainWindow(store, model_loader=lambda *args: app_demo_model, audio=True, worker_seed=1,
                         conversations_dir=conversations_dir(tmp_path))
+    said: list[str] = []
+    window.model.message.connect(said.append)
     try:
         window.show()
         window.load_model("demo", "cpu", "float32")
         banner, panel = window.microphone_banner, window.conversation_panel
-        qtbot.waitUntil(lambda: window.model.models.model_info is not None and banner.isVisible(), timeout=60_000)
-        assert "unplugged" in banner.label.text() and "Talk is off" in banner.label.text()
-        assert not panel.talk_button.isEnabled() and "No microphone" in panel.talk_button.toolTip()
-        assert not panel.start_button.isEnabled() and not panel.open_mic_box.isEnabled()
-        window.press_talk("key")  # Space does nothing either: no frame, no conversation running
-        qtbot.wait(500)
+        qtbot.waitUntil(lambda: window.model.models.model_info is not None
+                        and window.model.devices.status.state == "ready"
+                        and window.model.devices.status.input_name == "default", timeout=60_000)
+        assert [text for text in said if gone in text] == [
+            f"The microphone {gone} is not connected; using the system default until it is back."]
+        assert not banner.isVisible() and panel.talk_button.isEnabled() and panel.start_button.isEnabled()
+        assert window.model.preferences.settings.input_device == gone
+        window.press_talk("key")  # Talk is heard through the default
+        controller = window.model.worker.controller
+        qtbot.waitUntil(lambda: controller.session is not None and controller.session.frames > 3, timeout=30_000)
         window.release_talk("key")
-        assert not window.model.live and window.model.worker.controller.session.frames == 0
-
-        banner.choose_button.click()  # the picker opens; the person takes the system default
-        combo = window.devices_panel.input_combo
-        assert combo.isVisible()
-        combo.hidePopup()
-        combo.setCurrentIndex(0)
-        combo.activated.emit(0)
-        qtbot.waitUntil(lambda: not banner.isVisible(), timeout=30_000)
-        # found, and closed until a conversation runs
-        assert panel.talk_button.isEnabled() and window.model.devices.audio.status.state == "ready"
     finally:
         window.model.files.unsaved_frames = 0
         window.close()
