@@ -28,7 +28,7 @@ GEN_FRAMES = round(GEN_SECONDS * 12.5)
 
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory, demo_model_dir):
-    """Hibiki-Zero's layout: its config (the sizes of Mimi and the tokenizer), random LM weights, the demo's Mimi and tokenizer."""
+    """Hibiki-Zero's layout: its config at tiny widths, random LM weights, the demo's Mimi and tokenizer."""
     root = tmp_path_factory.mktemp("hibiki_zero") / "zero"
     write_hub_folder({**ZERO, "card": 2048, "text_card": 1000}, root, seed=3)
     demo = json.loads((demo_model_dir / "config.json").read_text())
