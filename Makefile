@@ -30,6 +30,8 @@ $(STAMP_TEST): $(STAMP_RUN)
 	$(PIP) install -e '.[dev]'
 	$(PIP) install einops sphn
 	$(PIP) install --no-deps moshi==0.2.13
+	$(PIP) install --no-deps hibiki-zero==0.0.4  # the interpreter's oracle; its own pins (gradio, jupyter) are not needed
+	$(PIP) install aiohttp ipython  # what hibiki_zero.inference imports
 	$(PIP) install pocket-tts==4.0.1  # the Pocket TTS oracle (its pins leave torch as installed)
 	@# `parley chat`'s real language model server. A source build only: 5-15 min on 2 cores, once (pip
 	@# caches the wheel by version, not flags). Portable flags: the default build is -march=native.

@@ -97,7 +97,7 @@ def test_parley_offline_writes_the_translation_and_its_text(hibiki_dir, tmp_path
     assert payload["frames_in"] == SOURCE_FRAMES + 1 + round(TAIL_S / 0.08)
     assert read_wav(out["talk_en.wav"]).size == payload["frames_in"] * FRAME_SIZE > source.size
     assert out["talk_en.txt"].read_text(encoding="utf-8") == payload["text"].strip() + "\n"
-    assert len(payload["text_tokens"]) == payload["frames_in"] - 2  # aligned after Hibiki's delay of 2
+    assert len(payload["text_tokens"]) == payload["frames_in"]  # the lead-in took Hibiki's delay of 2
     assert all(len(c) == 16 for c in payload["audio_codes"])
 
 

@@ -33,6 +33,7 @@ from engine.audio import SAMPLE_RATE, write_wav
 from engine.files.voices import codec_key, default_voices_dir
 from engine.runtime.voices import load_voice
 from engine.state import flatten
+from tests.test_kernel_plan import needs_bf16_matmul
 from tests.test_session import personaplex_folder  # noqa: F401 - a fixture
 from tests.test_voice_recording import at_loudness, voice_like
 
@@ -215,6 +216,38 @@ def test_a_personaplex_session_with_a_voice_by_name_equals_one_with_its_recordin
     a, b = flatten(by_name.state["gen"]), flatten(by_file.state["gen"])
     assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
     assert by_name.prompts["voice"] == "June"
+
+
+def plan_mimi_on(model, kernel: str) -> None:
+    """Put every matmul of ``model``'s Mimi on ``kernel``, as a kernel plan measured again may."""
+    from engine.kernels.packed import pack_linears
+
+    pack_linears(model.mimi, kernel)
+
+
+@pytest.mark.parametrize("precision", [pytest.param("bfloat16", marks=needs_bf16_matmul), "float32"])
+def test_a_voice_by_name_equals_its_recording_as_a_file_at_every_precision_and_plan(
+        library, personaplex_folder, monkeypatch, precision):  # noqa: F811 - the fixture
+    """A voice's codes are the reference's float32 Mimi's, whatever the precision or the kernels: the
+    library's cached codes, made under one plan, equal the recording encoded as a file under another."""
+    monkeypatch.setenv("PARLEY_KERNELS", "bf16" if precision == "bfloat16" else "aten")
+    model = load_model(str(personaplex_folder), device="cpu", precision=precision)
+    assert model.info.precision.value == precision
+    stored(library, "June", seed=9, seconds=4.0)
+    path = str(library.get("June").path)
+    with torch.inference_mode():
+        by_name = load_voice(model, "June").codes  # encoded now and cached
+        plan_mimi_on(model, "onednn")  # the kernels measured again (another thread count, another start)
+        again, by_file = load_voice(model, "June").codes, load_voice(model, path).codes
+    assert torch.equal(by_name, again) and torch.equal(again, by_file)
+    monkeypatch.setenv("PARLEY_KERNELS", "aten")
+    float32 = load_model(str(personaplex_folder), device="cpu", precision="float32")
+    with torch.inference_mode():
+        assert torch.equal(load_voice(float32, path).codes, by_file)
+    by_name_session = model.new_session(seed=3, voice_prompt="June", text_prompt="Be brief.")
+    by_file_session = model.new_session(seed=3, voice_prompt=path, text_prompt="Be brief.")
+    a, b = flatten(by_name_session.state["gen"]), flatten(by_file_session.state["gen"])
+    assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
 
 
 def test_a_compact_conversation_with_ones_own_voice_reopens_bit_for_bit(

@@ -54,8 +54,9 @@ HIBIKI_ZERO_GB = 6.3  # 3.13 B parameters in bf16 (its config on the meta device
 HIBIKI_2B_GB = 5.4
 HIBIKI_1B_GB = 3.4
 
+# How hibiki-zero 0.0.4's generate starts a source: its codes at frame 0 would be read as the past.
 RULES = StepRules("hibiki", text_read_as=(TEXT_END_TOKEN, TEXT_PAD_TOKEN), ends_source=True,
-                  end_of_text_token=TEXT_END_TOKEN)
+                  end_of_text_token=TEXT_END_TOKEN, leads_with_silence=True)
 
 
 def _claims(config: Mapping[str, Any]) -> bool:

@@ -13,6 +13,8 @@ class StepRules:
     text_read_as: tuple[int, int] | None = None  # input token a is read as b (an early end reads as a pause)
     ends_source: bool = False  # a frame of the codec's initial token on every codebook ends the source
     end_of_text_token: int | None = None
+    # before a source, max_delay frames of silence encoded on their own; the source then has a fresh codec
+    leads_with_silence: bool = False
 
     def agent_streams(self, n_q: int, dep_q: int) -> int:
         """The audio streams the assistant writes (the first after text); the rest of n_q is the user's."""

@@ -105,10 +105,11 @@ def check_name(name: str, what: str = "a voice", error: type[ValueError] = Voice
 
 
 def codec_key(model) -> str:
-    """What a voice's codes depend on: the Mimi weights, the device kind and the precision. Not the
-    kernels or threads: codes are nearest codebook entries, held equal across float32 kernels by tests."""
+    """What a voice's codes depend on: the Mimi weights and the device kind. Not the precision, the
+    kernels or threads: voices are encoded in float32 at every precision (``mimi_encoder``), and codes
+    are nearest codebook entries, held equal across float32 kernels by tests."""
     h = hashlib.sha256(file_identity(model.files.mimi_path).encode())
-    h.update(f"{model.device.type}/{model.info.precision.value}".encode())
+    h.update(f"{model.device.type}/float32".encode())
     return h.hexdigest()[:32]
 
 

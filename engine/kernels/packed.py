@@ -10,6 +10,9 @@ rebuilt by ``repack()`` whenever the weights change or move.
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 import torch
 import torch.nn.functional as F
@@ -21,6 +24,7 @@ EXACT_MATMUL_KERNELS = ("aten", "onednn", TRANSPOSED_MATMUL_KERNEL)
 BF16_MATMUL_KERNEL = "bf16"
 MATMUL_KERNELS = (*EXACT_MATMUL_KERNELS, BF16_MATMUL_KERNEL)
 DEFAULT_MATMUL_KERNEL = "onednn"
+_FLOAT32_ONLY = ContextVar("float32_matmuls", default=False)  # bf16-planned matmuls compute in float32
 BF16_UNSUPPORTED = ("this CPU cannot run oneDNN's bfloat16 matmul (it needs AVX-512 BW/VL/DQ or AVX-NE-CONVERT): "
                     "bfloat16 weights are not available here; use float32")
 
@@ -67,6 +71,17 @@ def checked_kernel(kernel: str) -> str:
     return kernel
 
 
+@contextmanager
+def float32_matmuls() -> Iterator[None]:
+    """Within: matmuls planned on ``bf16`` compute in float32 (ATen's), whatever the plan; results that
+    must not depend on the plan (a voice's codes, cached) are computed so."""
+    token = _FLOAT32_ONLY.set(True)
+    try:
+        yield
+    finally:
+        _FLOAT32_ONLY.reset(token)
+
+
 class PackedMatmul:
     """``x @ weight.T + bias`` through ``kernel``; holds no parameters (``pack`` again when they change)."""
 
@@ -107,6 +122,8 @@ class PackedMatmul:
             return y.view(*x.shape[:-1], y.shape[-1])
         if self.kernel != BF16_MATMUL_KERNEL:
             return torch.ops.mkldnn._linear_pointwise(x, self.packed, bias, "none", [], "")
+        if _FLOAT32_ONLY.get():
+            return F.linear(x, weight, bias)
         y = torch.ops.mkldnn._linear_pointwise(x.to(torch.bfloat16), self.packed, None, "none", [], "").to(x.dtype)
         return y if bias is None else y.add_(bias)
 

@@ -12,6 +12,7 @@ import numpy as np
 import torch
 
 from ..audio import SAMPLE_RATE, read_audio
+from ..kernels.packed import float32_matmuls
 from ..loudness import normalize_loudness
 from .personaplex import MAX_VOICE_SECONDS, VoicePrompt, text_prompt_tokens, voice_prompt_from_pcm
 
@@ -53,10 +54,16 @@ def voice_prompt_from_audio(pcm: np.ndarray, encode: Callable[[torch.Tensor], to
 
 
 def mimi_encoder(model) -> Callable[[torch.Tensor], torch.Tensor]:
-    """``model``'s Mimi encoder with a fresh streaming state bound (for one recording)."""
+    """``model``'s Mimi encoder with a fresh streaming state bound (for one recording), in float32 as
+    the reference's Mimi: a voice's codes never depend on the precision or the kernel plan, so a
+    library voice's cached codes equal the same recording encoded as a file."""
     mimi = model.mimi
     state = mimi.init_state(1)
-    return lambda frames: mimi.encode_step(frames, state)
+
+    def encode(frames: torch.Tensor) -> torch.Tensor:
+        with float32_matmuls():
+            return mimi.encode_step(frames, state)
+    return encode
 
 
 def encode_recording(model, pcm: np.ndarray) -> VoicePrompt:

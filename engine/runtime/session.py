@@ -26,6 +26,7 @@ from .growing_array import BLOCK_FRAMES
 from .model_info import ModelParts
 from .rebuild import Progress, ReplayedFrames, replay_frames
 from .recording import PcmRecording
+from .source_start import lead_in, source_frames
 from .threads import replay_threads, running_with
 
 FrameObserver = Callable[["Session", np.ndarray], None]  # called after every frame with the user's samples
@@ -98,7 +99,7 @@ class Session:
     def __init__(self, model: ModelParts, sampling: SamplingConfig = SamplingConfig(), seed: int = DEFAULT_SEED, *,
                  voice_prompt: str | None = None, text_prompt: str | None = None, record_audio: bool = True,
                  run_prompts: bool = True, persona: Persona | None = None):
-        """``run_prompts=False`` skips PersonaPlex's prompt phases (for a session about to be restored)."""
+        """``run_prompts=False`` skips the prompt phases or lead-in (``source_start``; for a session to restore)."""
         self.model, self.seed = model, seed
         self._frame_steps: dict[SamplingConfig, FrameStep] = {}
         generator = make_generator(model.lm, sampling)
@@ -239,6 +240,7 @@ class Session:
             if voice_prompt or text_prompt:
                 raise ModelError(f"{self.model.info.name} is not a PersonaPlex model: voice and text prompts "
                                  "need --model personaplex (or a PersonaPlex model folder)")
+            self._generator_steps = lead_in(self.model.mimi, self.generator, self.state["gen"])
             return
         from ..lm.personaplex import run_prompt_phases
         from ..lm.prompts import NO_VOICE, resolve_voice, role_prompt_tokens
@@ -302,9 +304,9 @@ class Session:
 
     def process(self, pcm: np.ndarray, tail_s: float = TRANSLATION_TAIL_S) -> OfflineResult:
         """Feed a whole recording (zero-padded) as a live listener hears it; an interpreter then gets
-        ``end_source`` and silence until its translation ends (``tail_s`` at most)."""
+        ``end_source`` (``source_frames``) and silence until its translation ends (``tail_s`` at most)."""
         pcm = np.asarray(pcm, dtype=np.float32).reshape(-1)
-        frames = -(-pcm.size // FRAME_SIZE)
+        frames = source_frames(pcm.size, self.generator.end_of_source_token is not None)
         padded = np.zeros(frames * FRAME_SIZE, np.float32)
         padded[:pcm.size] = pcm
         outs, tokens, codes, text, frame_ms = [], [], [], [], []
