@@ -106,5 +106,10 @@ def gemv_bandwidth(prof, cuda: bool, element: int) -> list[dict]:
     for (rows, n_in, n_out), times in sorted(shapes.items(), key=lambda kv: -sum(kv[1])):
         us = sum(times) / len(times)
         out.append({"rows": rows, "in": n_in, "out": n_out, "calls": len(times), "us_per_call": round(us, 2),
-                    "weight_gb_s": round(n_in * n_out * element / (us * 1e3), 1) if us > 0 else None})
+                    "weight_gb_s": significant(n_in * n_out * element / (us * 1e3)) if us > 0 else None})
     return out
+
+
+def significant(x: float) -> float:
+    """``x`` to 3 significant digits (a tiny model's gemv reads < 0.1 GB/s)."""
+    return float(f"{x:.3g}")
