@@ -133,9 +133,11 @@ def main() -> None:
     parser.add_argument("--frames", type=int, default=60)
     parser.add_argument("--precision", default="float32", choices=["float32", "bfloat16"])
     parser.add_argument("--model-folder", type=Path, help="reuse a random model built here before")
+    parser.add_argument("--out", type=Path, help="the report (default: bench/results/pocket-tts-<precision>.json)")
     args = parser.parse_args()
     result = run(args.frames, args.precision, args.model_folder)
-    out = Path(__file__).parent / "results" / f"pocket-tts-{args.precision}.json"
+    out = args.out or Path(__file__).parent / "results" / f"pocket-tts-{args.precision}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=1) + "\n")
     print(json.dumps(result, indent=1))
     print(f"-> {out}")
