@@ -190,7 +190,7 @@ def test_dep_q_16_marks_personaplex(tmp_path):
     ("{not json", "cannot read .*config.json"),
     ("[1, 2]", "should hold a JSON object"),
     (json.dumps({"quantize": True}), "int8 checkpoint"),
-    (json.dumps({"model_type": "tts"}), "describes a 'tts' model"),
+    (json.dumps({"model_type": "vits"}), "describes a 'vits' model"),  # a type no family claims
     (json.dumps({"mimi_name": "hf://kyutai/moshiko-pytorch-bf16/" + MIMI_NAME}), "'mimi_name'"),
     (json.dumps({"moshi_name": "../../elsewhere.safetensors"}), "'moshi_name'"),
 ])
