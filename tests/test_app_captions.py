@@ -157,6 +157,17 @@ def turn_shapes(model) -> list:
     return [(round(t.start, 3), round(t.end, 3), sorted(t.heard), t.text) for t in your_turns(model)]
 
 
+def reopened_turn_shapes(model, path, qtbot) -> list:
+    """Save the conversation to ``path``, start a new one, reopen ``path``: its turns' shapes."""
+    with qtbot.waitSignal(model.files.saved, timeout=30_000):
+        model.files.save(str(path))
+    model.new_conversation()
+    qtbot.waitUntil(lambda: not model.transcript.turns, timeout=20_000)
+    model.files.open_conversation(str(path))
+    qtbot.waitUntil(lambda: model.files.conversation_path == str(path), timeout=30_000)
+    return turn_shapes(model)
+
+
 def split_by_silence(model) -> list:
     """The person's turns as a conversation stored without its turn ends opens (split by silence)."""
     session = model.worker.controller.session
@@ -174,13 +185,7 @@ def test_an_opened_conversation_has_your_turns_as_the_voice_activity_heads_ended
     assert split_by_silence(model) != live  # what reopening did before the ends were stored
 
     path = conversations_dir(tmp_path) / "turns.parley"
-    with qtbot.waitSignal(model.files.saved, timeout=30_000):
-        model.files.save(str(path))
-    model.new_conversation()
-    qtbot.waitUntil(lambda: not model.transcript.turns, timeout=20_000)
-    model.files.open_conversation(str(path))
-    qtbot.waitUntil(lambda: model.files.conversation_path == str(path), timeout=30_000)
-    assert turn_shapes(model) == live
+    assert reopened_turn_shapes(model, path, qtbot) == live
 
 
 def test_a_recovered_conversation_has_your_turns_as_the_voice_activity_heads_ended_them(qtbot, tmp_path,
@@ -251,10 +256,4 @@ def test_one_utterance_held_on_talk_is_one_turn_with_only_the_words_said_while_i
     assert round(released, 3) in [round(e, 3) for e in session.turn_ends]  # letting go of Talk ended the turn
 
     path = conversations_dir(tmp_path) / "held.parley"
-    with qtbot.waitSignal(model.files.saved, timeout=30_000):
-        model.files.save(str(path))
-    model.new_conversation()
-    qtbot.waitUntil(lambda: not model.transcript.turns, timeout=20_000)
-    model.files.open_conversation(str(path))
-    qtbot.waitUntil(lambda: model.files.conversation_path == str(path), timeout=30_000)
-    assert turn_shapes(model) == live
+    assert reopened_turn_shapes(model, path, qtbot) == live
