@@ -21,11 +21,13 @@ GAP_SECONDS = 0.5  # silence between two answers in the output
 
 def add_chat_parser(sub, stt_help: str) -> None:
     chat = sub.add_parser("chat", help="talk with your own language model (OpenAI-compatible server) on recordings")
-    chat.add_argument("--llm", required=True, metavar="URL",
+    chat.add_argument("--llm", metavar="URL",
                       help="the server's address, e.g. http://localhost:11434/v1 (Ollama), http://localhost:8080/v1 "
-                           f"(llama-server), http://localhost:1234/v1 (LM Studio); a key, where one is needed, is "
-                           f"read from the environment variable {KEY_VARIABLE}")
-    chat.add_argument("--llm-model", required=True, metavar="NAME", help="the model's name on that server")
+                           f"(llama-server), http://localhost:1234/v1 (LM Studio); default: a running Ollama or LM "
+                           f"Studio at its usual address. A key, where one is needed, is read from the environment "
+                           f"variable {KEY_VARIABLE}")
+    chat.add_argument("--llm-model", metavar="NAME", help="the model's name on that server (default: the server's "
+                      "only model; with several, they are listed)")
     chat.add_argument("--llm-timeout", type=float, default=60.0, metavar="SECONDS",
                       help="how long to wait for the model's first word and between its words (default 60)")
     chat.add_argument("--llm-max-tokens", type=int, metavar="N", help="the longest answer, in tokens")
@@ -61,7 +63,8 @@ def _server(args):
         raise UsageError("--llm-max-tokens must be at least 1")
     if args.llm_temperature is not None and not 0 <= args.llm_temperature <= 2:
         raise UsageError("--llm-temperature must be between 0 and 2")
-    server = ChatServer(args.llm, args.llm_model, api_key=os.environ.get(KEY_VARIABLE) or None,
+    url, model = _chosen_model(args.llm, args.llm_model)
+    server = ChatServer(url, model, api_key=os.environ.get(KEY_VARIABLE) or None,
                         wait_seconds=args.llm_timeout, max_tokens=args.llm_max_tokens,
                         temperature=args.llm_temperature)
     try:
@@ -69,6 +72,35 @@ def _server(args):
     except ChatError as e:
         raise UsageError(str(e)) from None
     return server
+
+
+def _chosen_model(url: str | None, model: str | None) -> tuple[str, str]:
+    """(address, model): as given, or found. Without an address, the first running Ollama or LM
+    Studio; without a model, the server's only one (several are listed, for the person to pick)."""
+    from app.chat.client import ChatError, ChatServer, list_models
+    from app.chat.discovery import find_servers, nothing_found_sentence
+
+    if url is None:
+        found = find_servers()
+        if not found:
+            raise UsageError(nothing_found_sentence())
+        url, offered = found[0].url, found[0].models
+        print(f"using {found[0].name} at {url}", file=sys.stderr)
+    elif model is None:
+        try:
+            offered = tuple(list_models(ChatServer(url, "", api_key=os.environ.get(KEY_VARIABLE) or None)))
+        except ChatError as e:
+            raise UsageError(str(e)) from None
+    if model is not None:
+        return url, model
+    if not offered:
+        raise UsageError(f"The server at {url} offers no model: load or pull one (e.g. `ollama pull llama3.2`).")
+    if len(offered) > 1:
+        names = ", ".join(offered[:20]) + (", ..." if len(offered) > 20 else "")
+        raise UsageError(f"The server at {url} offers {len(offered)} models ({names}): choose one with "
+                         "--llm-model NAME.")
+    print(f"using the model {offered[0]}", file=sys.stderr)
+    return url, offered[0]
 
 
 def _chat(args) -> None:
