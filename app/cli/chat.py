@@ -25,7 +25,7 @@ def add_chat_parser(sub, stt_help: str) -> None:
                       help="the server's address, e.g. http://localhost:11434/v1 (Ollama), http://localhost:8080/v1 "
                            f"(llama-server), http://localhost:1234/v1 (LM Studio); default: a running Ollama or LM "
                            f"Studio at its usual address. A key, where one is needed, is read from the environment "
-                           f"variable {KEY_VARIABLE}")
+                           f"variable {KEY_VARIABLE}, else from the system's keyring (see `parley llm-key`)")
     chat.add_argument("--llm-model", metavar="NAME", help="the model's name on that server (default: the server's "
                       "only model; with several, they are listed)")
     chat.add_argument("--llm-timeout", type=float, default=60.0, metavar="SECONDS",
@@ -63,15 +63,21 @@ def _server(args):
         raise UsageError("--llm-max-tokens must be at least 1")
     if args.llm_temperature is not None and not 0 <= args.llm_temperature <= 2:
         raise UsageError("--llm-temperature must be between 0 and 2")
-    url, model = _chosen_model(args.llm, args.llm_model)
-    server = ChatServer(url, model, api_key=os.environ.get(KEY_VARIABLE) or None,
-                        wait_seconds=args.llm_timeout, max_tokens=args.llm_max_tokens,
-                        temperature=args.llm_temperature)
     try:
-        server.base_url()
+        if args.llm is not None:
+            ChatServer(args.llm, "").base_url()  # a bad address is said before anything is asked
     except ChatError as e:
         raise UsageError(str(e)) from None
-    return server
+    url, model = _chosen_model(args.llm, args.llm_model)
+    return ChatServer(url, model, api_key=_key(url), wait_seconds=args.llm_timeout, max_tokens=args.llm_max_tokens,
+                      temperature=args.llm_temperature)
+
+
+def _key(url: str) -> str | None:
+    """The server's key: the environment's, else the one `parley llm-key` kept in the keyring."""
+    from app.chat.keys import saved_key
+
+    return os.environ.get(KEY_VARIABLE) or saved_key(url)
 
 
 def _chosen_model(url: str | None, model: str | None) -> tuple[str, str]:
@@ -88,7 +94,7 @@ def _chosen_model(url: str | None, model: str | None) -> tuple[str, str]:
         print(f"using {found[0].name} at {url}", file=sys.stderr)
     elif model is None:
         try:
-            offered = tuple(list_models(ChatServer(url, "", api_key=os.environ.get(KEY_VARIABLE) or None)))
+            offered = tuple(list_models(ChatServer(url, "", api_key=_key(url))))
         except ChatError as e:
             raise UsageError(str(e)) from None
     if model is not None:
