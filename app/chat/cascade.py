@@ -15,6 +15,7 @@ import numpy as np
 
 from app.chat.clauses import ClauseRules, ClauseSplitter
 from app.chat.client import ChatError, ChatServer, ReplyStream
+from app.chat.history import HISTORY_CHARS, sent_messages
 
 
 @dataclass(frozen=True)
@@ -48,12 +49,14 @@ class Turn:
 
 
 class Conversation:
-    """The history (system prompt, then the person's and the model's turns) and the three models.
+    """The history (system prompt, then the person's and the model's turns; each request sends the
+    newest that fit ``history_chars``) and the three models.
     ``speech_to_text``: an engine ``SpeechToText``; ``voice``: an engine ``PocketSpeaker``."""
 
     def __init__(self, speech_to_text, server: ChatServer, voice, system: str | None = None,
-                 rules: ClauseRules = ClauseRules()):
+                 rules: ClauseRules = ClauseRules(), history_chars: int = HISTORY_CHARS):
         self.stt, self.server, self.voice, self.rules = speech_to_text, server, voice, rules
+        self.history_chars = history_chars
         self.messages: list[dict] = [{"role": "system", "content": system}] if system else []
         self._client = None  # one connection pool for every turn
 
@@ -82,7 +85,7 @@ class Conversation:
             turn.times = TurnTimes(flush, None, None, None, None, now)
             return turn
         self.messages.append({"role": "user", "content": heard})
-        stream = ReplyStream(self.server, self.messages, self._client)
+        stream = ReplyStream(self.server, sent_messages(self.messages, self.history_chars), self._client)
         splitter = ClauseSplitter(self.rules)
         frames: list[np.ndarray] = []
         marks: dict[str, float] = {}

@@ -13,6 +13,7 @@ import time
 
 import numpy as np
 
+from app.chat.history import HISTORY_CHARS
 from app.cli.offline import UsageError, _check_writable, _one_line_errors
 
 KEY_VARIABLE = "PARLEY_LLM_API_KEY"  # never a file, never the command line (others can read it)
@@ -33,6 +34,9 @@ def add_chat_parser(sub, stt_help: str) -> None:
     chat.add_argument("--llm-max-tokens", type=int, metavar="N", help="the longest answer, in tokens")
     chat.add_argument("--llm-temperature", type=float, metavar="T", help="the model's temperature (default: the "
                       "server's; 0 = the same answer every time)")
+    chat.add_argument("--llm-history", type=int, default=HISTORY_CHARS, metavar="CHARS",
+                      help="send the newest turns that fit this many characters (default %(default)s, ~3,000 tokens: "
+                           "inside Ollama's default context); the conversation keeps them all")
     chat.add_argument("--system", metavar="TEXT", help="the system prompt: who the assistant is")
     chat.add_argument("--input", action="append", metavar="IN.wav",
                       help="the person's speech (WAV, FLAC, Ogg, MP3); once per turn")
@@ -59,6 +63,8 @@ def _server(args):
 
     if not 0 < args.llm_timeout <= 3600:
         raise UsageError("--llm-timeout must be a number of seconds above 0, at most 3600")
+    if args.llm_history < 1:
+        raise UsageError("--llm-history must be at least 1 character")
     if args.llm_max_tokens is not None and args.llm_max_tokens < 1:
         raise UsageError("--llm-max-tokens must be at least 1")
     if args.llm_temperature is not None and not 0 <= args.llm_temperature <= 2:
@@ -161,7 +167,7 @@ def _conversation(args, server):
     folder, row = resolve_pocket_tts(args.tts_model, args.language)
     model = load_pocket_tts(folder, row)
     voice = PocketSpeaker(model, load_voice(model, args.voice), seed=args.seed)
-    return Conversation(stt, server, voice, args.system), model.sample_rate
+    return Conversation(stt, server, voice, args.system, history_chars=args.llm_history), model.sample_rate
 
 
 def _say_turn(n: int, turn, sample_rate: int) -> None:
