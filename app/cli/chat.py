@@ -14,6 +14,7 @@ import time
 import numpy as np
 
 from app.chat.history import HISTORY_CHARS
+from app.chat.tools import TOOL_NAMES
 from app.cli.offline import UsageError, _check_writable, _one_line_errors
 
 KEY_VARIABLE = "PARLEY_LLM_API_KEY"  # never a file, never the command line (others can read it)
@@ -38,6 +39,9 @@ def add_chat_parser(sub, stt_help: str) -> None:
                       help="send the newest turns that fit this many characters (default %(default)s, ~3,000 tokens: "
                            "inside Ollama's default context); the conversation keeps them all")
     chat.add_argument("--system", metavar="TEXT", help="the system prompt: who the assistant is")
+    chat.add_argument("--tool", action="append", choices=TOOL_NAMES, default=[],
+                      help="let the model use this tool (once per tool; none by default): clock (the date and time "
+                           "here), conversations (search your saved conversations)")
     chat.add_argument("--input", action="append", metavar="IN.wav",
                       help="the person's speech (WAV, FLAC, Ogg, MP3); once per turn")
     chat.add_argument("--output", metavar="OUT.wav", help="the answers' speech (WAV, 24 kHz), one after another")
@@ -123,6 +127,7 @@ def _chat(args) -> None:
         raise UsageError("chat needs the person's speech and where to write the answers: --input IN.wav "
                          "(once per turn) --output OUT.wav")
     server = _server(args)
+    tools = _tools(args.tool)
     _check_writable(args.output, args.json)
     recordings = []
     for path in args.input:
@@ -134,7 +139,7 @@ def _chat(args) -> None:
         list_models(server)  # before minutes of loading: is anyone there?
     except ChatError as e:
         raise UsageError(str(e)) from None
-    conversation, sample_rate = _conversation(args, server)
+    conversation, sample_rate = _conversation(args, server, tools)
     turns, start = [], time.perf_counter()
     try:
         for path, pcm in zip(args.input, recordings):
@@ -158,7 +163,7 @@ def _chat(args) -> None:
         raise UsageError(f"{failed} (the turns so far are in {args.output})")
 
 
-def _conversation(args, server):
+def _conversation(args, server, tools):
     from app.chat.cascade import Conversation
     from app.cli.say import load_voice
     from engine import PocketSpeaker, load_pocket_tts, load_speech_to_text, resolve_pocket_tts
@@ -167,7 +172,18 @@ def _conversation(args, server):
     folder, row = resolve_pocket_tts(args.tts_model, args.language)
     model = load_pocket_tts(folder, row)
     voice = PocketSpeaker(model, load_voice(model, args.voice), seed=args.seed)
-    return Conversation(stt, server, voice, args.system, history_chars=args.llm_history), model.sample_rate
+    return Conversation(stt, server, voice, args.system, history_chars=args.llm_history,
+                        tools=tools), model.sample_rate
+
+
+def _tools(enabled: list[str]):
+    from app import paths
+    from app.chat.tools import offered_tools
+
+    folder, problem = paths.usable(paths.conversations_dir) if "conversations" in enabled else (None, "")
+    if problem:
+        raise UsageError(f"--tool conversations: {problem}")
+    return offered_tools(tuple(enabled), folder)
 
 
 def _say_turn(n: int, turn, sample_rate: int) -> None:
@@ -176,6 +192,9 @@ def _say_turn(n: int, turn, sample_rate: int) -> None:
     first = "no answer" if t.first_audio is None else (
         f"first audio {t.first_audio:.0f} ms after the speech ended (the model's first token: "
         f"{t.first_token:.0f} ms)")
+    for call in turn.tool_calls:
+        print(f"turn {n}: the model called {call.name}({call.arguments[:80]}){' (failed)' if call.failed else ''}",
+              file=sys.stderr)
     print(f"turn {n}: heard {heard!r}; {len(turn.clauses)} clauses, {turn.audio.size / sample_rate:.1f} s of speech; "
           f"{first}", file=sys.stderr)
 
@@ -202,6 +221,8 @@ def _write_json(path, server, args, turns, wall, sample_rate) -> None:
         out.append({
             "input": source, "heard": turn.heard, "answer": turn.answer, "clauses": turn.clauses,
             "finish_reason": turn.finish_reason,
+            "tool_calls": [{"name": c.name, "arguments": c.arguments, "result": c.result, "failed": c.failed}
+                           for c in turn.tool_calls],
             "error": None if turn.error is None else {"kind": turn.error.kind, "sentence": str(turn.error)},
             "audio_start_s": at, "audio_s": turn.audio.size / sample_rate,
             "timings_ms": {"stt_flush": _ms(t.stt_flush), "model_first_token": _ms(t.first_token),
