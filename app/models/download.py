@@ -47,6 +47,9 @@ def _child(name: str, revision: str | None, check: bool, messages) -> None:
         if check:
             messages.put(("done", engine.hub_revision(name)))
             return
+        if name in engine.SPEECH_PRESETS:
+            messages.put(("done", str(engine.fetch_speech_model(name, progress=QueueProgress))))
+            return
         if revision is None:
             files = engine.resolve_model(name, download=True, progress=QueueProgress)
         else:
