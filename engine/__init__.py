@@ -37,7 +37,13 @@ from .files.models import (
 )
 from .files.personas import DEFAULT as DEFAULT_PERSONA
 from .files.personas import Persona, PersonaEntry, PersonaLibrary
-from .files.speech_models import fetch_speech_model, remove_speech_model, speech_preset_status
+from .files.speech_models import (
+    fetch_speech_model,
+    installed_pocket_tts,
+    pocket_tts_presets,
+    remove_speech_model,
+    speech_preset_status,
+)
 from .files.subtitles import FORMATS as SUBTITLE_FORMATS
 from .files.subtitles import INVISIBLE as INVISIBLE_CHARACTERS
 from .files.subtitles import Cue as SubtitleCue
@@ -128,6 +134,6 @@ __all__ = [
     "pocket_voice_from_audio", "read_pocket_voice", "resolve_pocket_tts",
     # the voice models in the model manager
     "SPEECH_PRESETS", "POCKET_TTS_CLONING_REPOSITORY", "fetch_speech_model", "remove_speech_model",
-    "speech_preset_status",
+    "speech_preset_status", "installed_pocket_tts", "pocket_tts_presets",
     "compare_precisions", "write_personaplex_variant",
 ]

@@ -108,3 +108,19 @@ def _remove_row(repo_folder: Path, row: str) -> int:
         if blob.parent == blobs:  # never a file outside this repository's blobs
             blob.unlink(missing_ok=True)
     return count
+
+
+def pocket_tts_presets() -> list[str]:
+    """The voice models the Pocket TTS runtime (``load_pocket_tts``) loads."""
+    return [name for name in SPEECH_PRESETS if pocket_hub.preset_row(name) is not None]
+
+
+def installed_pocket_tts(name: str) -> tuple[Path, str, list[str]] | None:
+    """(folder, row, shipped voices) of a Pocket TTS preset that is on this machine, for
+    ``load_pocket_tts(folder, row)``; None where it is not here."""
+    row = pocket_hub.preset_row(name)
+    status = speech_preset_status(name) if row is not None else None
+    if status is None or not status.present:
+        return None
+    voices = sorted(p.stem for p in (status.path / "embeddings").glob("*.safetensors"))
+    return status.path.parent.parent, row, voices
