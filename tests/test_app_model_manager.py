@@ -368,13 +368,13 @@ def test_without_a_gpu_the_pair_says_what_gpu_it_needs(qtbot, empty_hub):
 
 def cache_rows(hub, repo: str, revision: str, rows: dict[str, bytes]) -> Path:
     """Pocket TTS rows in a Hugging Face cache as a download leaves them (blobs, nested snapshot
-    links); each row's weights hold ``rows[row]``."""
+    links); each row's weights hold ``rows[row]``, and all rows share one tokenizer's blob."""
     from engine.pocket_tts.releases import default_voice
 
     root = hub / ("models--" + repo.replace("/", "--"))
     (root / "blobs").mkdir(parents=True, exist_ok=True)
     for row, weights in rows.items():
-        files = {"model.safetensors": weights, "tokenizer.json": b"{}" + weights,
+        files = {"model.safetensors": weights, "tokenizer.json": b"{}",
                  f"embeddings/{default_voice(row)}.safetensors": b"v" + weights}
         for name, data in files.items():
             blob = root / "blobs" / hashlib.sha256(data).hexdigest()
@@ -434,7 +434,9 @@ def test_a_voice_model_in_the_cache_is_shown_and_removed_only_when_asked(qtbot, 
     assert dialog.description.text() == "Removed pocket-tts-french (3 files)."
     assert not dialog.statuses["pocket-tts-french"].present and dialog.statuses["pocket-tts-german"].present
     assert cells(dialog, "On this machine")["pocket-tts-french"] == "not downloaded"
-    assert len(list((root / "blobs").iterdir())) == 6  # the French row's blobs went, the others stay
+    # The French row's own blobs went; the tokenizer the other rows link to stays.
+    assert len(list((root / "blobs").iterdir())) == 5
+    assert (root / "snapshots" / other / "languages" / "german" / "tokenizer.json").read_bytes() == b"{}"
     assert dialog.download_button.isEnabled() and not dialog.remove_button.isEnabled()
     assert set(SPEECH_PRESETS) <= set(dialog.statuses)
 

@@ -11,6 +11,8 @@ import time
 import numpy as np
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QContextMenuEvent
+from PySide6.QtWidgets import QApplication, QMenu
 
 from app.conversation.transcript import FrameObservation
 from bench.pocket_reference import ROW, VOICE, build
@@ -82,6 +84,12 @@ def test_without_a_voice_model_the_turns_menu_says_where_to_get_one(window, qtbo
     view = window.conversation_panel.view
     view.setFocus()
     view.setCurrentIndex(view.model().index(row, 0))
+    # The menu key on the chosen turn opens its menu.
+    point = view.visualRect(view.currentIndex()).center()
+    QApplication.sendEvent(view, QContextMenuEvent(QContextMenuEvent.Keyboard, point, view.mapToGlobal(point)))
+    shown = next(w for w in QApplication.topLevelWidgets() if isinstance(w, QMenu) and w.isVisible())
+    assert [a.text() for a in shown.actions()] == texts
+    shown.close()
     qtbot.keyClick(view, Qt.Key_R, Qt.ControlModifier)  # the keyboard's way: the same sentence, no crash
     assert not window.read_aloud.busy and window.read_aloud.message == texts[0]
     assert controls.strip.isVisible() and controls.label.text() == texts[0] and not controls.stop_button.isVisible()
@@ -112,6 +120,10 @@ def test_a_turn_is_read_aloud_into_the_speaker_and_esc_stops_it_within_a_frame(p
     assert read_aloud.message == "", read_aloud.message
     assert loud_windows(heard).sum() * 0.02 > 0.5  # most of the ~1.5 s of speech reached the speaker
     assert not controls.strip.isVisible()
+    voices = next(a for a in controls.menu_for(short).actions() if a.text() == "Voice").menu()
+    next(a for a in voices.actions() if a.text() == VOICE).trigger()  # kept: the next turn is read with it
+    assert read_aloud.choice() == ("pocket-tts", VOICE)
+    assert window.model.preferences.settings.read_aloud_voice == VOICE
 
     # A long turn, chosen by the keyboard; Esc while it speaks: silent at once, the generator ends.
     view = window.conversation_panel.view
@@ -120,6 +132,7 @@ def test_a_turn_is_read_aloud_into_the_speaker_and_esc_stops_it_within_a_frame(p
     recorder = SinkRecorder(str(tmp_path / "long.raw"))
     qtbot.keyClick(view, Qt.Key_R, Qt.ControlModifier)
     qtbot.waitUntil(lambda: read_aloud.phase == "reading", timeout=120_000)
+    assert read_aloud.message.startswith(f"Reading aloud with {VOICE} (pocket-tts)")
     time.sleep(1.0)  # it speaks
     qtbot.keyClick(window, Qt.Key_Escape)
     stopped = time.monotonic()

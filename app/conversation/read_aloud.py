@@ -40,7 +40,7 @@ class ReadAloud(QObject):
         self._thread: threading.Thread | None = None
         self._output: SpeechOutput | None = None
         self._events: queue.Queue = queue.Queue()
-        self._models: dict[tuple[str, str], object] = {}  # (folder, row) -> a loaded Pocket TTS
+        self._models: dict[tuple[str, str], object] = {}  # (folder, row) -> the Pocket TTS loaded last
         self._timer = QTimer(self)
         self._timer.setInterval(POLL_MS)
         self._timer.timeout.connect(self._poll)
@@ -133,7 +133,8 @@ class ReadAloud(QObject):
             if previous is not None:
                 previous.join()  # one voice at a time on the speaker
             model = self._models.get((folder, row))
-            if model is None:
+            if model is None:  # one model kept at a time (the English one holds ~0.5 GB)
+                self._models = {}
                 model = self._models[(folder, row)] = engine.load_pocket_tts(folder, row)
             voice_state = engine.read_pocket_voice(model, engine.pocket_voice_file(model, voice))
             speaker = engine.PocketSpeaker(model, voice_state)
