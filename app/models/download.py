@@ -38,7 +38,8 @@ def _child(name: str, revision: str | None, check: bool, messages) -> None:
 
         def update(self, n=1):
             result = super().update(n)
-            messages.put(("progress", int(self.n), int(self.total or 0), str(self.desc or "")))
+            if self.unit == "B":  # bytes; not a snapshot's count of files, which the dialog would show as GB
+                messages.put(("progress", int(self.n), int(self.total or 0), str(self.desc or "")))
             return result
 
     try:
