@@ -75,7 +75,8 @@ def remove_speech_model(name: str) -> int:
     cache = hub_cache_dir()
     if row is None:
         folder = _repo_folder(preset, cache)
-        count = sum(1 for p in folder.rglob("*") if p.is_file() or p.is_symlink()) if folder.is_dir() else 0
+        snapshots = folder / "snapshots"  # the files as the model has them (a blob each, linked)
+        count = sum(1 for p in snapshots.rglob("*") if p.is_file() or p.is_symlink()) if snapshots.is_dir() else 0
         shutil.rmtree(folder, ignore_errors=True)
         return count
     return sum(_remove_row(cache / ("models--" + repo.replace("/", "--")), row)
