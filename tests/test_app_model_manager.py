@@ -457,3 +457,22 @@ def test_a_voice_model_download_runs_in_the_child_and_says_why_it_failed(qtbot, 
     text = dialog.description.text()
     assert text.startswith("Download failed: The Pocket TTS spanish model could not be downloaded from "
                            "kyutai/pocket-tts-without-voice-cloning"), text
+
+
+def test_a_gpu_voice_in_the_cache_is_its_whole_repository_and_goes_whole(qtbot, empty_hub):
+    from engine.families.kyutai_tts import TTS_1_6B_CONFIG
+    from tests.test_models import NEWER, add_to_cache
+
+    config = dict(TTS_1_6B_CONFIG)
+    names = (config["moshi_name"], config["mimi_name"], config["tokenizer_name"])
+    snapshot = add_to_cache(empty_hub / "hub", "kyutai/tts-1.6b-en_fr", {
+        "config.json": json.dumps(config).encode(), **{n: n.encode() for n in names}}, revision=NEWER)
+    dialog = open_dialog(qtbot, "demo")
+    assert cells(dialog, "On this machine")["kyutai-tts"] == str(snapshot)
+    assert cells(dialog, "Here")["kyutai-tts"].startswith("needs an NVIDIA GPU")
+    dialog.table.selectRow(list(dialog.presets).index("kyutai-tts"))
+    qtbot.mouseClick(dialog.remove_button, Qt.LeftButton)
+    next(b for b in dialog.confirmation.buttons() if b.text() == "Remove").click()
+    assert dialog.description.text() == "Removed kyutai-tts (4 files)."
+    assert not (empty_hub / "hub" / "models--kyutai--tts-1.6b-en_fr").exists()
+    assert cells(dialog, "On this machine")["kyutai-tts"] == "not downloaded"
