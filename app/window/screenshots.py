@@ -258,8 +258,9 @@ def interpreter_shot(window, feeder, speech_like: np.ndarray, shot) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    if len(args) != 1:
-        print("usage: python -m app.window.screenshots DIR", file=sys.stderr)
+    if len(args) != 1 or args[0].startswith("-"):
+        print("usage: python -m app.window.screenshots DIR (the window's screenshots, in English, French and "
+              "dark, are written there)", file=sys.stderr)
         return 2
     # French before dark: the dark shots leave the application's palette dark.
     paths = (take_screenshots(Path(args[0])) + take_screenshots(Path(args[0]), language="fr")
