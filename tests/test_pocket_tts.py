@@ -205,3 +205,25 @@ def test_a_stop_ends_the_speech_within_one_frame(models):
         frames.append(frame)
         stop.set()  # what Ctrl+C or the app's stop does while a frame plays
     assert len(frames) == 1 and run.stopped
+
+
+def test_the_float16_weight_kernel_on_every_linear_equals_the_package(models):
+    """``engine.kernels.half_weight`` forced on every linear (the load chooses it by timing, so
+    the other tests may not run it): its weights are the stored bfloat16 ones, exact in float16."""
+    from engine.kernels.half_weight import HalfWeightMatmul, runs_here
+    from engine.kernels.packed import PackedLinear
+
+    if not runs_here():
+        pytest.skip("no FBGEMM on this CPU: the kernel is never offered")
+    ref, ours, twin, _ = models
+    model = load_pocket_tts(ref.config_folder, ROW, ours.config)
+    linears = [m for part in (model.flow_lm, model.codec) for m in part.modules() if isinstance(m, PackedLinear)]
+    linears += [m for m in model.flow_lm.modules() for m in getattr(m, "hidden_linears", list)()]
+    for linear in linears:
+        linear._matmul = HalfWeightMatmul()
+        assert linear._matmul.pack(linear.weight), "a stored bfloat16 weight is exact in float16"
+    want_latents, _, want_audio = package_run(ref, SHORT)
+    got_latents, _, got_audio = our_run(model, SHORT)
+    exact_latents, _, exact_audio = our_run(twin, SHORT)
+    assert_as_exact_as(got_latents, want_latents.double(), exact_latents, "latents")
+    assert_as_exact_as(got_audio, want_audio.double(), exact_audio, "audio")
