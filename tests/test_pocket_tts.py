@@ -210,6 +210,7 @@ def test_a_stop_ends_the_speech_within_one_frame(models):
 def test_the_float16_weight_kernel_on_every_linear_equals_the_package(models):
     """``engine.kernels.half_weight`` forced on every linear (the load chooses it by timing, so
     the other tests may not run it): its weights are the stored bfloat16 ones, exact in float16."""
+    from engine.codec.conv import StreamingConv1d, StreamingConvTranspose1d
     from engine.kernels.half_weight import HalfWeightMatmul, runs_here
     from engine.kernels.packed import PackedLinear
 
@@ -222,6 +223,14 @@ def test_the_float16_weight_kernel_on_every_linear_equals_the_package(models):
     for linear in linears:
         linear._matmul = HalfWeightMatmul()
         assert linear._matmul.pack(linear.weight), "a stored bfloat16 weight is exact in float16"
+    convs = [m for m in model.codec.modules() if isinstance(m, (StreamingConv1d, StreamingConvTranspose1d))
+             and m.layer.groups == 1 and getattr(m, "_matmul_ok", True)]
+    for conv in convs:  # the matmul form at every step count up to MATMUL_MAX_STEPS, on float16 weights
+        conv.kernels.clear()
+        conv._linear = HalfWeightMatmul()
+        conv.repack()
+        assert conv._linear.packed is not None
+    assert convs
     want_latents, _, want_audio = package_run(ref, SHORT)
     got_latents, _, got_audio = our_run(model, SHORT)
     exact_latents, _, exact_audio = our_run(twin, SHORT)

@@ -43,14 +43,16 @@ class HalfWeightMatmul:
         self.packed = None
         self.scale = 1.0
 
-    def pack(self, weight: torch.Tensor) -> bool:
-        """Packs ``weight``; False (and ATen's matmul) where it is not exact here."""
+    def pack(self, weight: torch.Tensor, rows_hint: int | None = None) -> bool:
+        """Packs ``weight``; False (and ATen's matmul) where it is not exact here. (``rows_hint``:
+        ``PackedMatmul``'s signature; FBGEMM's layout does not depend on it.)"""
         self.packed = None
         s = half_scale(weight) if runs_here() else None
         if s is None:
             return False
         with torch.no_grad():
-            packed = torch.ops.quantized.linear_prepack_fp16(torch.ldexp(weight.detach(), torch.tensor(float(s))), None)
+            packed = torch.ops.quantized.linear_prepack_fp16(
+                torch.ldexp(weight.detach(), torch.tensor(float(s))).contiguous(), None)
             self.packed, self.scale = packed, 2.0 ** -s
             if not _sums_in_float32(self, weight):
                 self.packed = None

@@ -71,8 +71,9 @@ def _timings(linear: PackedLinear, rows: int) -> dict[str, float]:
 
 def choose_conv_kernels(codec: nn.Module, decode_one_frame) -> dict[str, str]:
     """Sets each streaming convolution of ``codec`` to its faster kernel (ATen's convolution or
-    Parley's matmul form) at the time steps one decoded frame gives it, measured here;
-    ``decode_one_frame()`` decodes a frame on a scratch state. Returns the choice per layer."""
+    Parley's matmul form, on any matmul kernel ``choose_kernels`` offers) at the time steps one
+    decoded frame gives it, measured here; ``decode_one_frame()`` decodes a frame on a scratch
+    state. Returns the choice per layer."""
     from ..codec.conv import StreamingConv1d, StreamingConvTranspose1d
 
     inputs: dict[str, torch.Tensor] = {}
@@ -101,12 +102,21 @@ def choose_conv_kernels(codec: nn.Module, decode_one_frame) -> dict[str, str]:
         if matmul is None:
             continue
         candidates = [(native, None)] + [(matmul, k) for k in EXACT_MATMUL_KERNELS]
+        if isinstance(conv._linear, HalfWeightMatmul):  # chosen before: measure afresh
+            conv._linear = PackedMatmul()
+            conv.repack()
+        exact, half = conv._linear, HalfWeightMatmul()
+        conv._linear = half
+        conv.repack()
+        if half.packed is not None:
+            candidates.append((matmul, HALF_WEIGHT_KERNEL))
         timings = {}
         with torch.no_grad():
             for kernel, matmul_kernel in candidates:
                 conv.kernels[steps] = kernel
-                if matmul_kernel is not None:
-                    conv._linear.use(matmul_kernel)
+                conv._linear = half if matmul_kernel == HALF_WEIGHT_KERNEL else exact
+                if matmul_kernel not in (None, HALF_WEIGHT_KERNEL):
+                    exact.use(matmul_kernel)
                 state = conv.init_state(1)
                 conv(x, state)
                 times = []
@@ -117,7 +127,8 @@ def choose_conv_kernels(codec: nn.Module, decode_one_frame) -> dict[str, str]:
                 timings[kernel, matmul_kernel] = sorted(times)[len(times) // 2]
         best = min(timings, key=timings.get)
         conv.kernels[steps] = best[0]
-        if best[1] is not None:
-            conv._linear.use(best[1])
+        conv._linear = half if best[1] == HALF_WEIGHT_KERNEL else exact
+        if best[1] not in (None, HALF_WEIGHT_KERNEL):
+            exact.use(best[1])
         chosen[name] = "/".join(k for k in best if k)
     return chosen
