@@ -43,3 +43,28 @@ def test_a_weight_not_exact_in_float16_stays_on_atens_matmul():
     matmul = HalfWeightMatmul()
     assert not matmul.pack(weight)
     assert torch.equal(matmul(x, weight), F.linear(x, weight))
+
+
+@needs_fbgemm
+def test_the_frame_plan_keeps_one_of_its_two_plans_whole(tmp_path):
+    """``prefer_half_weights`` times whole frames: after it, either every weight exact in float16 is
+    on the float16-weight kernel, or every linear is on its per-shape choice, as before."""
+    from bench.pocket_reference import ROW, build, small_arch
+    from engine.kernels.packed import PackedLinear
+    from engine.pocket_tts.config import PocketConfig
+    from engine.pocket_tts.frame_plan import _linears, prefer_half_weights
+    from engine.pocket_tts.loading import load_pocket_tts
+
+    arch = small_arch(0)
+    build(tmp_path, arch)
+    model = load_pocket_tts(tmp_path, ROW, PocketConfig.from_package_dict(arch))
+    linears = _linears(model.flow_lm) + _linears(model.codec.decoder_transformer)
+    for m in linears:  # back to the per-shape choice, then let whole frames decide again
+        if isinstance(m._matmul, HalfWeightMatmul):
+            m._matmul = PackedLinear.sharing(m)._matmul
+            m.repack()
+    before = {m: m._matmul for m in linears}
+    if prefer_half_weights(model.flow_lm, model.codec):
+        assert all(isinstance(m._matmul, HalfWeightMatmul) and m._matmul.packed is not None for m in linears)
+    else:
+        assert all(m._matmul is before[m] for m in linears)
