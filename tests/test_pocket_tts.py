@@ -23,6 +23,14 @@ from tests.rounding import assert_as_exact_as
 
 pytest.importorskip("pocket_tts")  # installed by the Makefile's test stamp: this runs in `make test`
 
+
+def assert_equal_up_to_rounding(got, want, exact, what: str) -> None:
+    """Ours (``got``) and the package's (``want``) each within float32 rounding of our float64 run
+    (``exact``) as the other is: one way alone passes a mistake ours and our float64 twin share
+    (the package's distance then makes any distance of ours look small)."""
+    assert_as_exact_as(got, want, exact, what)
+    assert_as_exact_as(want, got, exact, f"{what} (the package's, against ours)")
+
 SHORT = "hello there, my friend"
 LONG = ("The first sentence is here. Then, a second one; with a pause: and more words! "
         "Is this the third? 3.5 apples cost 2.25 each, said the woman\u2019s friend. "
@@ -30,8 +38,9 @@ LONG = ("The first sentence is here. Then, a second one; with a pause: and more 
 THRESHOLD = -4.0
 
 
-def package_run(ref, text: str):
-    """(latents [frames, 32], frames per chunk, audio) of the package at temperature 0."""
+def package_run(ref, text: str, state=None):
+    """(latents [frames, 32], frames per chunk, audio) of the package at temperature 0 (from the
+    shipped voice, or ``state``)."""
     latents, counts = [], []
     step, stream = ref._run_flow_lm_and_increment_step, ref._generate_audio_stream_short_text
 
@@ -52,7 +61,8 @@ def package_run(ref, text: str):
 
     ref._run_flow_lm_and_increment_step, ref._generate_audio_stream_short_text = record, per_chunk
     try:
-        state = ref.get_state_for_audio_prompt(str(ref_voice(ref)))
+        if state is None:
+            state = ref.get_state_for_audio_prompt(str(ref_voice(ref)))
         audio = ref.generate_audio(state, text)
     finally:
         del ref._run_flow_lm_and_increment_step, ref._generate_audio_stream_short_text
@@ -63,8 +73,8 @@ def ref_voice(ref):
     return ref.config_folder / "languages" / ROW / "embeddings" / f"{VOICE}.safetensors"
 
 
-def our_run(model, text: str):
-    voice = read_voice_file(model, voice_file(model, VOICE))
+def our_run(model, text: str, voice=None):
+    voice = read_voice_file(model, voice_file(model, VOICE)) if voice is None else voice
     run = SpeechRun()
     frames = list(Speaker(model, voice, temperature=0.0).speak(text, run))
     latents = torch.stack([f.latent for f in frames]).double()
@@ -103,8 +113,8 @@ def test_float32_latents_end_frames_and_audio_equal_the_package(models, text):
         assert want_counts == [eos_frame + run.chunks[0].frames_after_eos]
     else:
         assert len(run.chunks) > 1
-    assert_as_exact_as(got_latents, want_latents.double(), exact_latents, "latents")
-    assert_as_exact_as(got_audio, want_audio.double(), exact_audio, "audio")
+    assert_equal_up_to_rounding(got_latents, want_latents.double(), exact_latents, "latents")
+    assert_equal_up_to_rounding(got_audio, want_audio.double(), exact_audio, "audio")
 
 
 def test_text_is_cut_as_the_package_cuts_it(models):
@@ -191,7 +201,7 @@ def test_with_a_temperature_and_a_seed_the_noise_is_the_packages(models):
         results.append((torch.stack([f.latent for f in frames]).double(), [c.frames for c in run.chunks]))
     (got, got_counts), (exact, _) = results
     assert got_counts == want_counts
-    assert_as_exact_as(got, want_latents.double(), exact, "latents at temperature 0.5")
+    assert_equal_up_to_rounding(got, want_latents.double(), exact, "latents at temperature 0.5")
 
 
 def test_a_stop_ends_the_speech_within_one_frame(models):
@@ -205,3 +215,67 @@ def test_a_stop_ends_the_speech_within_one_frame(models):
         frames.append(frame)
         stop.set()  # what Ctrl+C or the app's stop does while a frame plays
     assert len(frames) == 1 and run.stopped
+
+
+def test_the_float16_weight_kernel_on_every_linear_equals_the_package(models):
+    """``engine.kernels.half_weight`` forced on every linear (the load chooses it by timing, so
+    the other tests may not run it): its weights are the stored bfloat16 ones, exact in float16."""
+    from engine.codec.conv import StreamingConv1d, StreamingConvTranspose1d
+    from engine.kernels.half_weight import HalfWeightMatmul, runs_here
+    from engine.kernels.packed import PackedLinear
+
+    if not runs_here():
+        pytest.skip("no FBGEMM on this CPU: the kernel is never offered")
+    ref, ours, twin, _ = models
+    model = load_pocket_tts(ref.config_folder, ROW, ours.config)
+    linears = [m for part in (model.flow_lm, model.codec) for m in part.modules() if isinstance(m, PackedLinear)]
+    linears += [m for m in model.flow_lm.modules() for m in getattr(m, "hidden_linears", list)()]
+    for linear in linears:
+        linear._matmul = HalfWeightMatmul()
+        assert linear._matmul.pack(linear.weight), "a stored bfloat16 weight is exact in float16"
+    convs = [m for m in model.codec.modules() if isinstance(m, (StreamingConv1d, StreamingConvTranspose1d))
+             and m.layer.groups == 1 and getattr(m, "_matmul_ok", True)]
+    for conv in convs:  # the matmul form at every step count up to MATMUL_MAX_STEPS, on float16 weights
+        conv.kernels.clear()
+        conv._linear = HalfWeightMatmul()
+        conv.repack()
+        assert conv._linear.packed is not None
+    assert convs
+    want_latents, _, want_audio = package_run(ref, SHORT)
+    got_latents, _, got_audio = our_run(model, SHORT)
+    exact_latents, _, exact_audio = our_run(twin, SHORT)
+    assert_equal_up_to_rounding(got_latents, want_latents.double(), exact_latents, "latents")
+    assert_equal_up_to_rounding(got_audio, want_audio.double(), exact_audio, "audio")
+
+
+def recording(seconds: float = 2.5, seed: int = 7) -> torch.Tensor:
+    """Noise swelling over the recording, then 0.4 s far below it (a pause ``end_on_pause`` cuts)."""
+    n = int(seconds * 24000)
+    audio = 0.2 * torch.randn(n, generator=torch.Generator().manual_seed(seed)) * torch.linspace(0.3, 1.0, n)
+    audio[-int(0.4 * 24000):] *= 1e-3
+    return audio
+
+
+def test_a_voice_cloned_from_a_recording_and_its_speech_equal_the_packages(models, tmp_path):
+    """Through the cloning weights (the codec's encoder, ``speaker_proj_weight``): the voice state
+    and, at temperature 0, the speech from it."""
+    from pocket_tts.models.model_state import export_model_state
+
+    from engine.pocket_tts.voices import voice_from_audio
+
+    ref, ours, twin, _ = models
+    assert ours.voice_cloning
+    audio = recording()
+    state = ref.get_state_for_audio_prompt(audio[None])
+    export_model_state(state, tmp_path / "cloned.safetensors")
+    want = read_voice_file(ours, tmp_path / "cloned.safetensors")
+    got, exact = voice_from_audio(ours, audio), voice_from_audio(twin, audio)
+    assert got.length == want.length == exact.length
+    assert_equal_up_to_rounding(got.k.double(), want.k.double(), exact.k, "cloned keys")
+    assert_equal_up_to_rounding(got.v.double(), want.v.double(), exact.v, "cloned values")
+    want_latents, want_counts, want_audio = package_run(ref, SHORT, ref.get_state_for_audio_prompt(audio[None]))
+    got_latents, run, got_audio = our_run(ours, SHORT, got)
+    exact_latents, _, exact_audio = our_run(twin, SHORT, exact)
+    assert [c.frames for c in run.chunks] == want_counts
+    assert_equal_up_to_rounding(got_latents, want_latents.double(), exact_latents, "latents")
+    assert_equal_up_to_rounding(got_audio, want_audio.double(), exact_audio, "audio")

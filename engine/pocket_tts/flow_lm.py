@@ -174,7 +174,7 @@ class FlowLM(nn.Module):
 
     def voice_prompt(self, latents: torch.Tensor) -> torch.Tensor:
         """The backbone's input for a voice recording's codec latents [1, T, latent_dim]."""
-        prompt = F.linear(latents.float(), self.speaker_proj_weight)
+        prompt = F.linear(latents.to(self.speaker_proj_weight.dtype), self.speaker_proj_weight)
         if self.cfg.bos_before_voice:
             prompt = torch.cat([self.bos_before_voice, prompt], dim=1)
         return prompt

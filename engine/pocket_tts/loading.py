@@ -22,6 +22,7 @@ from ..kernels.packed import BF16_UNSUPPORTED, native_bf16_matmul, pack_linears
 from .codec import PocketCodec, checkpoint_key
 from .config import PocketConfig, UnsupportedConfig
 from .flow_lm import FlowLM
+from .frame_plan import prefer_half_weights
 from .kernels import choose_conv_kernels, choose_kernels
 from .releases import config_for
 from .text import PocketTokenizer
@@ -81,6 +82,7 @@ def load_pocket_tts(folder: str | Path, row: str = "english", config: PocketConf
         choose_kernels(flow_lm)
         choose_kernels(codec.decoder_transformer, rows=cfg.codec.upsample_stride)
         choose_conv_kernels(codec, lambda: codec.decode(torch.zeros(1, cfg.codec.latent_dim), codec.init_state()))
+        prefer_half_weights(flow_lm, codec)
     tokenizer_name = "tokenizer.json" if cfg.tokenizer == "tokenizers" else "tokenizer.model"
     tokenizer_path = weights.parent / tokenizer_name
     if not tokenizer_path.is_file():

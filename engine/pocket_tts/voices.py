@@ -122,7 +122,7 @@ def voice_from_audio(model: PocketTTS, audio: torch.Tensor, name: str = "recordi
         raise VoiceLibraryError("This Pocket TTS model has no voice-cloning weights: use a shipped voice, "
                                 "or download the gated repository kyutai/pocket-tts.")
     audio = end_on_pause(audio.float(), model.sample_rate)
-    latents = model.codec.encode(audio.view(1, 1, -1))
+    latents = model.codec.encode(audio.view(1, 1, -1).to(model.flow_lm.speaker_proj_weight.dtype))
     prompt = model.flow_lm.voice_prompt(latents)
     state = model.flow_lm.init_state(prompt.shape[1])
     model.flow_lm.read_embeddings(prompt, state)
