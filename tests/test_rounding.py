@@ -43,3 +43,8 @@ def test_a_result_as_exact_as_the_reference_passes_and_a_slightly_wrong_one_fail
     assert_as_exact_as(reordered, want, exact)
     with pytest.raises(AssertionError, match="times as far"):
         assert_as_exact_as(want * (1 + 1e-4), want, exact)
+    # A mistake ours shares with its float64 twin (the twin is what "exact" often is): the reference,
+    # right, is then far from "exact", which must not read as room for ours.
+    wrong, wrong_exact = want * (1 + 1e-4), exact * (1 + 1e-4)
+    with pytest.raises(AssertionError, match="not the reference's value"):
+        assert_as_exact_as(wrong, want, wrong_exact)
