@@ -64,7 +64,14 @@ from .regular_files import is_regular_file, read_regular
 from .runtime.captioner import Captioner, CaptionUpdate
 from .runtime.gpu_memory import Gpu, choose_precision
 from .runtime.kernel_plan import Choice, KernelPlan
-from .runtime.kyutai_speech import KyutaiRun, KyutaiSpeech, SpeechFrame, load_kyutai_speech, speaks_kyutai
+from .runtime.kyutai_speech import (
+    KyutaiRun,
+    KyutaiSpeech,
+    SpeechFrame,
+    kyutai_voice,
+    load_kyutai_speech,
+    speaks_kyutai,
+)
 from .runtime.loading import LoadedModel, ModelInfo, Precision, load_model, release_memory
 from .runtime.pair_loading import LoadedPair, load_captions_beside, load_with_captions
 from .runtime.pair_memory import ANY_GPU, HostMemory, ModelShape, plan_pair
@@ -126,6 +133,6 @@ __all__ = [
     "PocketSpeaker", "SpeechRun", "load_pocket_tts", "pocket_default_voice", "pocket_voice_file",
     "pocket_voice_from_audio", "read_pocket_voice", "resolve_pocket_tts",
     # text to speech (Kyutai TTS, on a GPU)
-    "KyutaiRun", "KyutaiSpeech", "SpeechFrame", "load_kyutai_speech", "speaks_kyutai",
+    "KyutaiRun", "KyutaiSpeech", "SpeechFrame", "kyutai_voice", "load_kyutai_speech", "speaks_kyutai",
     "compare_precisions", "write_personaplex_variant",
 ]

@@ -20,6 +20,7 @@ from ..families.kyutai_tts import DEFAULT_CFG, MODEL_TYPE, SpeechTiming
 from ..files.hub_layout import CONFIG_NAME
 from ..files.kyutai_voices import DEFAULT_VOICE, read_voice, voice_path
 from ..files.models import ModelFiles, resolve_model
+from ..lm.conditioning import parse_conditioners
 from ..lm.generate import SamplingConfig, SpeechGenerator
 from ..lm.model import LMConfig
 from ..lm.tokenizer import TextTokenizer
@@ -57,17 +58,6 @@ class KyutaiSpeech:
         lm = load_lm_weights(files, self.config, device, self.precision.activation_dtype(device), self.precision)
         self.generator = SpeechGenerator(lm, sampling, self.timing.delay_steps(FRAME_RATE), codebooks)
         self.mimi = load_mimi(files.mimi_path, num_codebooks=self.generator.codebooks, device=device)
-
-    @property
-    def voice_dim(self) -> int:
-        """The width of this model's speaker embeddings."""
-        provider = self.generator.lm.condition_provider
-        return provider.conditioners[provider.cross.names[0]].spec.dim
-
-    def voice(self, choice: str | None = None, download: bool = True) -> torch.Tensor:
-        """A voice by name (``kyutai/tts-voices``'s, default kyutai's) or file, checked against this model."""
-        path = voice_path(choice or DEFAULT_VOICE, self.files.lm_config, self.files.voices_dir, download)
-        return read_voice(path, self.voice_dim)
 
     def say(self, text: str, voices: Sequence[torch.Tensor], cfg: float | None = DEFAULT_CFG, seed: int = 0,
             max_steps: int = MAX_STEPS) -> torch.Tensor:
@@ -136,10 +126,22 @@ def speaks_kyutai(spec: str | os.PathLike) -> bool:
     return claimed
 
 
-def load_kyutai_speech(spec: str, device: str = "auto", precision: Precision | str = Precision.AUTO,
+def kyutai_voice(files: ModelFiles, choice: str | None = None, download: bool = True) -> torch.Tensor:
+    """A voice by name (``kyutai/tts-voices``'s, default kyutai's) or file, checked against the model
+    of ``files`` (before its weights are loaded)."""
+    try:
+        specs, cross = parse_conditioners(files.lm_config)
+    except ValueError as e:
+        raise ModelError(f"{files.name}'s config.json: {e}") from e
+    dims = [s.dim for s in specs if cross is not None and s.name in cross.names]
+    path = voice_path(choice or DEFAULT_VOICE, files.lm_config, files.voices_dir, download)
+    return read_voice(path, dims[0] if len(dims) == 1 else None)
+
+
+def load_kyutai_speech(spec: str | ModelFiles, device: str = "auto", precision: Precision | str = Precision.AUTO,
                        sampling: SamplingConfig = RELEASED_SAMPLING, progress=None) -> KyutaiSpeech:
-    """Resolve (and if needed fetch) the Kyutai TTS preset or a model folder, then load it."""
+    """Resolve (and if needed fetch) the Kyutai TTS preset or a model folder (or take its files), then load it."""
     dev = resolve_device(device)
-    files = resolve_model(spec, progress=progress)
+    files = spec if isinstance(spec, ModelFiles) else resolve_model(spec, progress=progress)
     with torch.inference_mode(False):
         return KyutaiSpeech(files, dev, Precision.parse(precision), sampling)
