@@ -197,7 +197,7 @@ def count_tts_frames(dtype: torch.dtype = torch.bfloat16) -> tuple[KernelCounter
     torch.manual_seed(0)
     gen = tts_model.build_generator(name, torch.device("cpu"), dtype)
     mimi = tts_model.build_mimi(gen.codebooks, torch.device("cpu"))
-    state, text = tts_model.voiced_state(gen, name), tts_model.machine(gen)
+    state, text = tts_model.voiced_state(gen, name), tts_model.machine(gen, tts_model.words_for(64))
     decoder = SpeechDecoder(mimi, gen.delay_steps, torch.device("cpu"))
     user = torch.empty(1, 0, dtype=torch.long)
     first = gen.first_output_frame + gen.delay_steps + 2  # the first frame whose audio is played

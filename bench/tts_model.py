@@ -21,7 +21,6 @@ from engine.runtime.kyutai_speech import RELEASED_SAMPLING
 from engine.runtime.speech_frames import SpeechDecoder
 
 VOICE_FRAMES = 125  # a released voice: 10 s at 12.5 Hz
-WORDS = 400  # more than any run here speaks: the text never ends first
 _CONTROL = {"type": "lut", "lut": {"dim": None, "n_bins": 1, "tokenizer": "noop", "possible_values": ["ok"]}}
 
 
@@ -78,7 +77,12 @@ def voiced_state(generator: SpeechGenerator, name: str, seed: int = 0) -> dict:
     return state
 
 
-def entries(text_card: int, words: int = WORDS) -> list[Entry]:
+def words_for(steps: int) -> int:
+    """Enough words that the text does not end within ``steps`` (a word takes at least two)."""
+    return steps // 2 + 4
+
+
+def entries(text_card: int, words: int) -> list[Entry]:
     """``words`` made-up words of 1 to 3 tokens (the reference's ``script_to_entries`` with
     ``padding_between=1``: a word is padded for its tokens), the first with the speaker token."""
     out = []
@@ -88,7 +92,7 @@ def entries(text_card: int, words: int = WORDS) -> list[Entry]:
     return out
 
 
-def machine(generator: SpeechGenerator, words: int = WORDS) -> TextMachine:
+def machine(generator: SpeechGenerator, words: int) -> TextMachine:
     config = generator.config
     return TextMachine(config.text_card + 1, 2, entries(config.text_card, words))
 
@@ -101,9 +105,9 @@ def stream(generator: SpeechGenerator, mimi: Mimi, name: str, frames: int, seed:
     device = generator.lm.text_emb.weight.device
     started = time.perf_counter()
     state = voiced_state(generator, name, seed)
-    text = machine(generator)
-    decoder = SpeechDecoder(mimi, generator.delay_steps, device)
     max_steps = generator.first_output_frame + generator.delay_steps + 2 + frames
+    text = machine(generator, words_for(max_steps))
+    decoder = SpeechDecoder(mimi, generator.delay_steps, device)
     first_audio, played, ms, tokens, last = None, 0, [], [], time.perf_counter()
     for step, result in speak_steps(generator, state, text, max_steps, FINAL_PADDING):
         if step >= generator.first_output_frame:
