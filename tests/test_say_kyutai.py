@@ -117,3 +117,12 @@ def test_a_fifo_as_voice_is_refused_without_waiting(model, tmp_path, capsys):
     assert main(["say", "--model", str(model), "--device", "cpu", "--text", "hi", "--voice", str(fifo),
                  "--output", str(tmp_path / "o.wav")]) == 2
     assert "cannot be read" in capsys.readouterr().err
+
+
+def test_the_kyutai_tts_preset_is_kyutai_s_release_not_pocket_tts(tmp_path, monkeypatch, capsys):
+    """``--model kyutai-tts`` resolves kyutai/tts-1.6b-en_fr (offline here: its released file names)."""
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))
+    assert main(["say", "--model", "kyutai-tts", "--text", "hi", "--output", str(tmp_path / "o.wav")]) == 2
+    err = capsys.readouterr().err
+    assert "kyutai/tts-1.6b-en_fr" in err and "dsm_tts_1e68beda@240.safetensors" in err

@@ -15,7 +15,7 @@ import torch
 
 from ..codec.mimi import load_mimi
 from ..errors import ModelError
-from ..families import ALL_PRESETS, family_named
+from ..families import HUB_PRESETS, family_named
 from ..families.kyutai_tts import DEFAULT_CFG, MODEL_TYPE, SpeechTiming
 from ..files.hub_layout import CONFIG_NAME
 from ..files.kyutai_voices import DEFAULT_VOICE, read_voice, voice_path
@@ -115,8 +115,8 @@ class KyutaiRun:
 
 def speaks_kyutai(spec: str | os.PathLike) -> bool:
     """Whether ``spec`` names a Kyutai TTS model: its preset, or a folder whose config.json says so."""
-    if isinstance(spec, str) and spec in ALL_PRESETS:
-        return family_named(ALL_PRESETS[spec].family).generator == SpeechGenerator.kind
+    if isinstance(spec, str) and spec in HUB_PRESETS:
+        return family_named(HUB_PRESETS[spec].family).generator == SpeechGenerator.kind
     config = Path(spec).expanduser() / CONFIG_NAME
     try:
         raw = read_regular(config, MAX_CONFIG_BYTES)

@@ -15,7 +15,7 @@ import torch
 
 from ..checkpoint import checkpoint_shapes
 from ..errors import ModelError
-from ..families import ALL_PRESETS, family_named
+from ..families import HUB_PRESETS, family_named
 from ..families.demo import load_recipe
 from ..files.models import ModelFiles
 from ..host_memory import available_bytes
@@ -41,7 +41,7 @@ class ModelShape:
     @classmethod
     def of_preset(cls, name: str) -> ModelShape:
         """A preset before its download: its released architecture (a demo's: its recipe's)."""
-        preset = ALL_PRESETS[name]
+        preset = HUB_PRESETS[name]
         family = family_named(preset.family)
         if family.recipe is not None:
             return cls(name, LMConfig.from_hub_config(load_recipe(family.recipe)["config"]))
