@@ -2,7 +2,8 @@
 
 A frame here is one token step through a model's temporal transformer with its KV cache filled to
 the model's context (random weights built here: nothing is downloaded): Kyutai STT 1B, Moshi 7B's
-temporal transformer and Pocket TTS's FlowLM. One row a step reads every weight once, so a frame is
+temporal transformer and Pocket TTS's FlowLM; for Kyutai TTS 1.6B the whole LM step, its depth
+transformer's 32 codebooks included (``bench.shapes_tts``). One row a step reads every weight once, so a frame is
 bound by memory bandwidth; the bandwidth measured by this tool gives each row its floor (the bytes
 a frame reads, weights and KV cache, over the bandwidth). Precisions: float32 (the exact path),
 bfloat16 (weights, activations and cache; ATen's matmul), int8 and int4 (float32 activations and
@@ -12,7 +13,7 @@ would take 28 GB. bfloat16, int8 and int4 are timed in the same run, frames inte
 alone before them (memory). The frame leaves out what is not the transformer (Mimi, the text head,
 the 7B's depth transformer, Pocket TTS's flow network).
 
-    python -m bench.bench_shapes [--models stt-1b moshi-7b pocket-tts] [--frames 20] [--threads 2]
+    python -m bench.bench_shapes [--models stt-1b moshi-7b pocket-tts kyutai-tts] [--frames 20] [--threads 2]
 """
 
 from __future__ import annotations
@@ -56,6 +57,7 @@ class Shape:
     norm: str = "rms_norm_f32"
     max_period: float = 10_000.0
     layers_built: int | None = None  # None: all
+    whole_lm_step: bool = False  # the frame is the LM's whole step (bench.shapes_tts), not the transformer's
 
     @property
     def built(self) -> int:
@@ -74,6 +76,8 @@ SHAPES = {
     "stt-1b": Shape("Kyutai STT 1B", 2048, 16, 16, 8192, 750, max_period=100_000.0),
     "moshi-7b": Shape("Moshi 7B temporal transformer", 4096, 32, 32, 16896, 3000, layers_built=4),
     "pocket-tts": Shape("Pocket TTS FlowLM", 1024, 6, 16, 4096, 1000, gating="none", norm="layer_norm"),
+    # engine/families/kyutai_tts.py (tts-1.6b-en_fr): its temporal transformer, and a depth transformer
+    "kyutai-tts": Shape("Kyutai TTS 1.6B LM step", 2048, 16, 16, 8448, 500, whole_lm_step=True),
 }
 
 
@@ -152,6 +156,11 @@ class Timed:
 
     @classmethod
     def of(cls, shape: Shape, precision: str) -> Timed:
+        if shape.whole_lm_step:
+            from bench import shapes_tts
+
+            frame, frame_bytes, forced = shapes_tts.timed(precision, FORCED_STEPS)
+            return cls(precision, frame, frame_bytes, [], forced)
         model = build(shape, precision)
         dtype = torch.bfloat16 if precision == "bfloat16" else torch.float32
         state = filled_state(model, dtype)

@@ -19,7 +19,12 @@ writes ``{"moshi-7b": {"kernels_per_frame": N, "stages": {...}, "top": {...}}, "
 (``stages``: the kernels of each of ``FrameStep``'s marks: encode, temporal, depth, decode) and, for
 PersonaPlex, a prompt-phase step (every stream forced: no text head, sampling or depth transformer)
 and a whole prompt (``prompt_kernels``: a 10 s stored voice, the silences and a 30-token role),
-step by step and in chunks.
+step by step and in chunks. ``kyutai-tts``: one Kyutai TTS frame past the audio delay, as
+``KyutaiSpeech.stream`` runs it (the 1.6B's 16 temporal layers with cross-attention to a voice, the
+summed conditions, the text choice, 32 codebooks through the 4-layer scheduled depth transformer,
+sampling on, then Mimi's decode of 32 codebooks; stages temporal, depth, decode); the host's text
+machine gives the step its two-token choice and reads whether a word was asked for, two copies
+outside the counted step.
 ``kernels_per_frame`` counts the paths a CUDA bfloat16 frame takes (``cuda_paths``: the fused
 RMSNorm); ``exact_path_kernels_per_frame`` the reference's exact path that float32 and the CPU take.
 """
@@ -27,6 +32,7 @@ RMSNorm); ``exact_path_kernels_per_frame`` the reference's exact path that float
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 from collections import Counter
 from contextlib import contextmanager
@@ -180,12 +186,53 @@ def counts(name: str, dtype: torch.dtype = torch.bfloat16, mimi: Mimi | None = N
     return out
 
 
+def count_tts_frames(dtype: torch.dtype = torch.bfloat16) -> tuple[KernelCounter, KernelCounter]:
+    """The kernels of Kyutai TTS's first two frames whose audio is decoded (bench.tts_model, the
+    released layer counts with small widths): the exact path's, then the CUDA paths' (``cuda_paths``)."""
+    from bench import tts_model
+    from engine.lm.step import Probe
+    from engine.runtime.speech_frames import SpeechDecoder
+
+    name = "kyutai-tts-small"
+    torch.manual_seed(0)
+    gen = tts_model.build_generator(name, torch.device("cpu"), dtype)
+    mimi = tts_model.build_mimi(gen.codebooks, torch.device("cpu"))
+    state, text = tts_model.voiced_state(gen, name), tts_model.machine(gen, tts_model.words_for(64))
+    decoder = SpeechDecoder(mimi, gen.delay_steps, torch.device("cpu"))
+    user = torch.empty(1, 0, dtype=torch.long)
+    first = gen.first_output_frame + gen.delay_steps + 2  # the first frame whose audio is played
+    counters = []
+    for step in range(first + 2):
+        choice = torch.tensor([text.choices(step)])
+        counter = KernelCounter()
+        counting = step >= first
+        with counter if counting else contextlib.nullcontext(), cuda_paths() if step > first else \
+                contextlib.nullcontext():
+            result = gen.step(user, state, Forcing(text_choice=choice), Probe(mark=counter.mark))
+            counter.mark("depth")
+            if step >= gen.first_output_frame:
+                played = decoder.push(result, None)
+            counter.mark("decode")
+        if counting:
+            assert played is not None
+            counters.append(counter)
+        text.advance(step, bool(state["text_machine"]["asked_word"][0]))
+    return counters[0], counters[1]
+
+
+def tts_counts(dtype: torch.dtype = torch.bfloat16) -> dict:
+    exact, frame = count_tts_frames(dtype)
+    return {"kernels_per_frame": frame.total, "stages": frame.stages, "top": dict(frame.kernels.most_common(15)),
+            "exact_path_kernels_per_frame": exact.total, "exact_path_stages": exact.stages}
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", type=Path, help="write the counts here")
     args = parser.parse_args(argv)
     mimi = released_mimi()
     results = {name: counts(name, mimi=mimi) for name in MODELS}
+    results["kyutai-tts"] = tts_counts()
     for name, r in results.items():
         print(f"{name}: {r['kernels_per_frame']} kernels a frame {r['stages']} (the exact path: "
               f"{r['exact_path_kernels_per_frame']}); most common: {list(r['top'].items())[:8]}")

@@ -72,6 +72,14 @@ from .regular_files import is_regular_file, read_regular
 from .runtime.captioner import Captioner, CaptionUpdate
 from .runtime.gpu_memory import Gpu, choose_precision
 from .runtime.kernel_plan import Choice, KernelPlan
+from .runtime.kyutai_speech import (
+    KyutaiRun,
+    KyutaiSpeech,
+    SpeechFrame,
+    kyutai_voice,
+    load_kyutai_speech,
+    speaks_kyutai,
+)
 from .runtime.loading import LoadedModel, ModelInfo, Precision, load_model, release_memory
 from .runtime.pair_loading import LoadedPair, load_captions_beside, load_with_captions
 from .runtime.pair_memory import ANY_GPU, HostMemory, ModelShape, plan_pair
@@ -135,5 +143,7 @@ __all__ = [
     # the voice models in the model manager
     "SPEECH_PRESETS", "POCKET_TTS_CLONING_REPOSITORY", "fetch_speech_model", "remove_speech_model",
     "speech_preset_status", "installed_pocket_tts", "pocket_tts_presets",
+    # text to speech (Kyutai TTS, on a GPU)
+    "KyutaiRun", "KyutaiSpeech", "SpeechFrame", "kyutai_voice", "load_kyutai_speech", "speaks_kyutai",
     "compare_precisions", "write_personaplex_variant",
 ]

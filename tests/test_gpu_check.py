@@ -41,7 +41,8 @@ def run_python(code: str, env=None) -> subprocess.CompletedProcess:
 def test_the_engine_and_the_gpu_benchmarks_import_without_the_packages_the_device_image_lacks():
     proc = run_python("import soxr\n")
     assert proc.returncode != 0 and "blocked" in proc.stderr  # the blocker works
-    proc = run_python("import engine, bench.gpu_check.cli, bench.gpu_load, bench.op_count, bench.gpu_profile\n"
+    proc = run_python("import engine, bench.gpu_check.cli, bench.gpu_check.speech, bench.gpu_load, bench.op_count, "
+                      "bench.gpu_profile, bench.tts_model\n"
                       f"assert not set({MISSING_ON_THE_DEVICE!r}) & set(sys.modules), sys.modules.keys()\n"
                       "print('imported')\n")
     assert proc.returncode == 0 and "imported" in proc.stdout, proc.stderr

@@ -68,6 +68,28 @@ def test_a_frame_launches_no_more_kernels_than_its_ceiling(frame_counts, model):
     assert "aten::scalar_tensor" not in counted["top"]
 
 
+# Kyutai TTS's frame past its audio delay (bench/op_count.py, ``kyutai-tts``): 16 temporal layers
+# with cross-attention, 32 codebooks through the scheduled depth transformer, Mimi's decode.
+TTS_CEILING, TTS_EXACT_CEILING = 2683, 4128
+
+
+def test_a_kyutai_tts_frame_launches_no_more_kernels_than_its_ceiling():
+    from bench.op_count import tts_counts
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # tiny matrices: threads only contend on a busy machine
+    try:
+        counted = tts_counts()
+    finally:
+        torch.set_num_threads(threads)
+    assert counted["kernels_per_frame"] <= TTS_CEILING, counted
+    assert counted["exact_path_kernels_per_frame"] <= TTS_EXACT_CEILING, counted
+    assert sum(counted["stages"].values()) == counted["kernels_per_frame"]
+    assert set(counted["stages"]) == {"temporal", "depth", "decode"} and counted["stages"]["decode"] > 0
+    # the temporal layers attend to themselves and to the voice, the depth layers once a codebook; Mimi 8
+    assert counted["top"]["aten::scaled_dot_product_attention"] == 16 * 2 + 32 * 4 + 8
+
+
 def test_personaplex_computes_only_the_assistants_codebooks(frame_counts):
     """Its depth transformer stops after the assistant's 8 codebooks, as Moshi's does: the same
     kernels for that stage (the user's 8, which the user's own tokens replace, are not computed)."""

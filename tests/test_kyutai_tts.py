@@ -331,8 +331,9 @@ def test_a_loaded_folder_says_a_text_as_the_reference_simple_generate(built, tmp
     from moshi.models import loaders
     from moshi.models.tts import TTSModel
 
+    from engine.files.kyutai_voices import read_voice
     from engine.files.models import read_model_dir
-    from engine.runtime.kyutai_speech import KyutaiSpeech, read_voice
+    from engine.runtime.kyutai_speech import KyutaiSpeech
     from engine.runtime.model_info import Precision
 
     folder = hub_folder(built[0], tmp_path / "tts")

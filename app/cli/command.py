@@ -119,18 +119,21 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def add_say_parser(sub) -> None:
-    say = sub.add_parser("say", help="speak a text with Pocket TTS (kyutai's CPU text to speech)")
+    say = sub.add_parser("say", help="speak a text with Pocket TTS (kyutai's CPU text to speech) or Kyutai TTS")
     say.add_argument("--model", default="pocket-tts", help="pocket-tts (English), pocket-tts-<language> (french, "
-                     "german, portuguese, italian, spanish, dutch; <language>_24l: 24 layers) or a folder in the "
-                     "released layout")
+                     "german, portuguese, italian, spanish, dutch; <language>_24l: 24 layers), kyutai-tts (English "
+                     "and French, for an NVIDIA GPU) or a folder in either released layout")
     say.add_argument("--language", help="the language row of a model folder (default: english, or its only one)")
     say.add_argument("--text", help="the text to speak")
     say.add_argument("--text-file", help="a UTF-8 file holding the text to speak")
     say.add_argument("--voice", help="a shipped voice's name (e.g. alba), a voice state (.safetensors) or a "
-                     "recording of at least 5 s (needs the voice-cloning weights)")
+                     "recording of at least 5 s (needs the voice-cloning weights); kyutai-tts: a name in "
+                     "kyutai/tts-voices (e.g. expresso/ex03-ex01_happy_001_channel1_334s.wav) or a voice file")
     say.add_argument("--output", help="write the speech here (WAV, 24 kHz); without it, it plays as it is made")
-    say.add_argument("--json", help="write text tokens, per-frame latents, end frames and timings as JSON here")
-    say.add_argument("--temp", type=float, help="sampling temperature (default: the model's, 0.3; 0 = greedy)")
+    say.add_argument("--json", help="write text tokens, per-frame latents (kyutai-tts: audio codes), end frames and "
+                     "timings as JSON here")
+    say.add_argument("--temp", type=float, help="sampling temperature (default: the model's, 0.3; kyutai-tts 0.6; "
+                     "0 = greedy)")
     say.add_argument("--seed", type=int, default=0)
     say.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
     say.add_argument("--precision", default="auto", choices=["auto", "float32", "bfloat16"],

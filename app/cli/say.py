@@ -1,6 +1,6 @@
-"""`parley say`: text to speech with Pocket TTS, cut and spoken as kyutai's package speaks it;
-played as it is generated, or written to a WAV file; ``--json`` writes the text tokens, the
-latents of every frame, where each chunk ended and the timings."""
+"""`parley say`: text to speech with Pocket TTS, cut and spoken as kyutai's package speaks it (or
+with Kyutai TTS: ``say_kyutai``); played as it is generated, or written to a WAV file; ``--json``
+writes the text tokens, the latents of every frame, where each chunk ended and the timings."""
 
 from __future__ import annotations
 
@@ -76,9 +76,13 @@ def load_voice(model, choice: str | None):
 
 
 def _say(args) -> None:
-    from engine import PocketSpeaker, SpeechRun, load_pocket_tts, resolve_pocket_tts, write_wav
+    from engine import PocketSpeaker, SpeechRun, load_pocket_tts, resolve_pocket_tts, speaks_kyutai, write_wav
 
     text = read_text(args)
+    if speaks_kyutai(args.model):
+        from app.cli.say_kyutai import say_kyutai
+
+        return say_kyutai(args, text, _player)
     if args.device == "cuda":
         raise UsageError("Pocket TTS runs on the CPU in Parley: leave out --device or use --device cpu")
     if args.temp is not None and not 0 <= args.temp <= 10:

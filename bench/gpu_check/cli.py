@@ -68,7 +68,8 @@ def main(argv=None) -> int:
                         help=f"JSON output (default bench/results/gpu_check.json; with --smoke {SMOKE_OUT})")
     args = parser.parse_args(argv)
     prepare_environment()
-    smoke_models, gpu_models = ["tiny", "tiny-personaplex", "demo"], ["demo", "moshi-7b", "personaplex-7b"]
+    smoke_models = ["tiny", "tiny-personaplex", "demo", "tiny-tts"]
+    gpu_models = ["demo", "moshi-7b", "personaplex-7b", "kyutai-tts"]
     models = args.models or (smoke_models if args.smoke else gpu_models)
     options = {name: Options(
         device_type="cpu" if args.smoke else "cuda",
@@ -164,6 +165,11 @@ def print_table(report: dict) -> None:
             if "wall_s" in (r.get(run) or {}) and "error" not in r[run]:
                 print(f"{name:16} {run:24} {r[run]['wall_s']:>9.2f}s for {r[run]['steps']} steps; live frames "
                       f"identical {r.get('prompt_chunked_live_frames_identical')}")
+        for run in ("stream", "reference"):
+            v = r.get(run) or {}
+            if "real_time_factor" in v:
+                print(f"{name:16} {run:24} first audio {v['first_audio_ms']} ms, {v['real_time_factor']}x real "
+                      f"time ({v['frames_played']} frames)")
         greedy = r.get("greedy_float32_vs_reference") or {}
         if "identical" in greedy:
             print(f"{name:16} greedy float32 vs reference: {greedy['identical']}/{greedy['frames']} frames identical")

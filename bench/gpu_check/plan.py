@@ -33,8 +33,12 @@ STAGE_S = {"build": 5, "eager": 6, "graph": 3, "floor": 1, "profile": 8, "prompt
            "fp8_choice": 5, "graph_fp8": 6, "build_int4": 8,
            "graph_int4": 6, "memory_caps": 40, "reference": 5, "reference_compiled": 45}
 SMALL_STAGE_S = 3
+# Kyutai TTS 1.6B (bench.gpu_check.speech), estimated: a random build, 60 eager frames of ~80 ms
+# after a warm-up, the reference's build and its two runs.
+SPEECH_STAGE_S = {"build": 10, "stream": 15, "reference": 30}
 TOP_STAGE_S = {"copy_bandwidth": 1, "kernels": 40}  # kernels: the compiled candidate compiled at 4 shapes
-MODELS = ("demo", "moshi-7b", "personaplex-7b", "tiny", "tiny-personaplex")
+SPEECH_MODELS = ("kyutai-tts", "tiny-tts")  # text to speech: build, stream, reference (bench.gpu_check.speech)
+MODELS = ("demo", "moshi-7b", "personaplex-7b", "tiny", "tiny-personaplex", *SPEECH_MODELS)
 
 
 @dataclass(frozen=True)
@@ -60,6 +64,8 @@ def kernel_candidates(precision: str, device_type: str) -> tuple[str, ...]:
 def planned_stages(name: str, options: Options) -> list[str]:
     """The stages ``check`` runs for model ``name``, in order (the budget's plan; a test keeps the
     two the same)."""
+    if name in SPEECH_MODELS:
+        return ["build", "stream", "reference"]
     stages = ["build", "eager", "graph", "floor"]
     if options.profile:
         stages.append("profile")
@@ -94,6 +100,8 @@ def stage_estimate_s(model: str | None, stage: str, frames: int = 60) -> float:
     """Seconds ``stage`` is expected to take (``STAGE_S``; frame-bound stages scaled to ``frames``)."""
     if model is None:
         return TOP_STAGE_S.get(stage, SMALL_STAGE_S)
+    if model == "kyutai-tts":
+        return SPEECH_STAGE_S.get(stage, 10)
     if not model.endswith("7b"):
         return SMALL_STAGE_S
     seconds = STAGE_S.get(stage, STAGE_S.get(stage.split("/")[0], 10))

@@ -12,7 +12,7 @@ from bench import gpu_memory_caps
 from bench.gpu_check.frames import allocated_bytes, floor, greedy_parity, run_ours, run_prompt, run_reference
 from bench.gpu_check.kernels import agreeing_kernels, with_kernel
 from bench.gpu_check.models import build_config, build_ours, build_quantised, build_reference, release
-from bench.gpu_check.plan import CHOOSING, FRAMES_PER_KERNEL, MODELS, Options, takes_prompts
+from bench.gpu_check.plan import CHOOSING, FRAMES_PER_KERNEL, MODELS, SPEECH_MODELS, Options, takes_prompts
 from bench.gpu_profile import profile_frames
 from bench.gpu_report import Report
 from engine.kernels.quantize import weight_bytes
@@ -27,7 +27,12 @@ def check(name: str, device: torch.device, dtype: torch.dtype, bandwidth: float 
         raise ValueError(f"unknown model {name!r}: expected one of {', '.join(MODELS)}")
     entry = report.data["models"].setdefault(name, {})
     try:
-        stages(name, device, dtype, bandwidth, report, options, entry)
+        if name in SPEECH_MODELS:
+            from bench.gpu_check.speech import check_speech
+
+            check_speech(name, device, dtype, report, options)
+        else:
+            stages(name, device, dtype, bandwidth, report, options, entry)
     except Exception as e:  # noqa: BLE001 (recorded; the next model runs)
         traceback.print_exc()
         entry["check_error"] = f"{type(e).__name__}: {e}"

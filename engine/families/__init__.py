@@ -14,11 +14,15 @@ from .rules import StepRules
 FAMILIES: tuple[Family, ...] = (demo.FAMILY, moshi.FAMILY, personaplex.FAMILY, hibiki.FAMILY, demo_interpreter.FAMILY,
                                 demo_stt.FAMILY, stt.FAMILY, pocket_tts.FAMILY, kyutai_tts.FAMILY)
 _LM_FAMILIES = tuple(f for f in FAMILIES if not f.text_to_speech)
+_BY_NAME = {f.name: f for f in FAMILIES}
 PRESETS: dict[str, Preset] = {p.name: p for f in _LM_FAMILIES if not f.speech_to_text for p in f.presets}
 CAPTION_PRESETS: dict[str, Preset] = {p.name: p for f in FAMILIES if f.speech_to_text for p in f.presets}
 ALL_PRESETS: dict[str, Preset] = {**PRESETS, **CAPTION_PRESETS}
 SPEECH_PRESETS: dict[str, Preset] = {p.name: p for f in FAMILIES if f.text_to_speech for p in f.presets}
-_BY_NAME = {f.name: f for f in FAMILIES}
+# What ``resolve_model`` fetches and reads as a model folder: the above and the text-to-speech models
+# on the LM runtime (Kyutai TTS; Pocket TTS has its own files and resolver).
+HUB_PRESETS: dict[str, Preset] = {**ALL_PRESETS, **{n: p for n, p in SPEECH_PRESETS.items()
+                                                    if _BY_NAME[p.family].generator in GENERATORS}}
 _RULES = {r.kind: r for r in (moshi.RULES, personaplex.RULES, hibiki.RULES, kyutai_tts.RULES)}
 
 
@@ -59,5 +63,5 @@ def recognise(config: Mapping[str, Any] | None, where: str = "config.json", hint
                      f"({', '.join(sorted({f.generator for f in _LM_FAMILIES}))}). Pick a {kinds} model.")
 
 
-__all__ = ["ALL_PRESETS", "CAPTION_PRESETS", "FAMILIES", "GENERATORS", "PRESETS", "SPEECH_PRESETS", "Family", "Preset",
-           "StepRules", "family_named", "recognise", "rules_of"]
+__all__ = ["ALL_PRESETS", "CAPTION_PRESETS", "FAMILIES", "GENERATORS", "HUB_PRESETS", "PRESETS", "SPEECH_PRESETS",
+           "Family", "Preset", "StepRules", "family_named", "recognise", "rules_of"]

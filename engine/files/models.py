@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from ..errors import ModelError
-from ..families import ALL_PRESETS, PRESETS, SPEECH_PRESETS, Family, Preset, family_named, recognise  # noqa: F401 (PRESETS: re-exported)
+from ..families import HUB_PRESETS, PRESETS, Family, Preset, family_named, recognise  # noqa: F401 (PRESETS: re-exported)
 from ..lm.model import LMConfig
 from . import untrusted
 from .demo import built_demo_dir, ensure_demo_model
@@ -85,9 +85,10 @@ class _Layout:
 
 def _layout(raw: dict | None, where: str, family_hint: str = "moshi") -> _Layout:
     """File names and family from a config.json (``raw``; None when there is none)."""
-    if raw is None:
-        return _Layout(family_named(family_hint), default_lm_config(family_hint), MOSHI_NAME, MIMI_NAME,
-                       TOKENIZER_NAME)
+    if raw is None:  # the family's released names, where its defaults give them
+        defaults = default_lm_config(family_hint)
+        return _Layout(family_named(family_hint), defaults, defaults.get("moshi_name", MOSHI_NAME),
+                       defaults.get("mimi_name", MIMI_NAME), defaults.get("tokenizer_name", TOKENIZER_NAME))
     if not isinstance(raw, dict):
         raise ModelError(f"{where} should hold a JSON object (the model's settings), not {type(raw).__name__}")
     family = recognise(raw, where, family_hint)
@@ -303,8 +304,8 @@ def _resolve_preset(preset: Preset, revision: str | None, download: bool, progre
 def resolve_model(spec: str | os.PathLike, *, download: bool = True, progress=None) -> ModelFiles:
     """A model folder path or a preset name -> its files, fetching a preset (at the commit in use)
     if needed and allowed; ``progress`` is a ``tqdm`` subclass for each downloaded file."""
-    if isinstance(spec, str) and spec in ALL_PRESETS:
-        preset = ALL_PRESETS[spec]
+    if isinstance(spec, str) and spec in HUB_PRESETS:
+        preset = HUB_PRESETS[spec]
         if preset.repo is None:
             return read_model_dir(ensure_demo_model(family_named(preset.family).recipe), name=preset.name,
                                   source="demo")
@@ -321,8 +322,8 @@ def resolve_model(spec: str | os.PathLike, *, download: bool = True, progress=No
     text = str(spec)
     if os.sep in text or "/" in text or text.startswith(("~", ".")):
         raise ModelError(f"model folder not found: {path}. Give an existing folder or one of the "
-                         f"presets: {', '.join(ALL_PRESETS)}.")
-    raise ModelError(f"unknown model {text!r}: expected one of the presets ({', '.join(ALL_PRESETS)}) "
+                         f"presets: {', '.join(HUB_PRESETS)}.")
+    raise ModelError(f"unknown model {text!r}: expected one of the presets ({', '.join(HUB_PRESETS)}) "
                      "or the path of a model folder.")
 
 
@@ -341,9 +342,9 @@ def _first_download(preset: Preset, download: bool, progress) -> ModelFiles:
 
 def preset_status(name: str) -> PresetStatus:
     """Whether a preset's files are on this machine (nothing is downloaded or built)."""
-    if name not in ALL_PRESETS:
-        raise ModelError(f"unknown preset {name!r}: expected one of {', '.join(ALL_PRESETS)}")
-    preset = ALL_PRESETS[name]
+    if name not in HUB_PRESETS:
+        raise ModelError(f"unknown preset {name!r}: expected one of {', '.join(HUB_PRESETS)}")
+    preset = HUB_PRESETS[name]
     if preset.repo is None:
         built = built_demo_dir(family_named(preset.family).recipe)
         return PresetStatus(name, built is not None, built, (), preset.approx_gb)
@@ -418,8 +419,7 @@ def use_revision(name: str, commit: str, *, progress=None) -> ModelFiles:
 
 
 def _real_preset(name: str) -> Preset:
-    hub = {**ALL_PRESETS, **SPEECH_PRESETS}  # a voice model's first download asks too
-    if name not in hub or hub[name].repo is None:
+    if name not in HUB_PRESETS or HUB_PRESETS[name].repo is None:
         raise ModelError(f"{name!r} is not a preset downloaded from the hub: expected one of "
-                         f"{', '.join(n for n, p in hub.items() if p.repo)}")
-    return hub[name]
+                         f"{', '.join(n for n, p in HUB_PRESETS.items() if p.repo)}")
+    return HUB_PRESETS[name]

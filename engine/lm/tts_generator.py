@@ -5,7 +5,7 @@ through ``Forcing.text_choice``, and the audio read as "no token" until the audi
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 import torch
 
@@ -169,23 +169,31 @@ def speak(generator: SpeechGenerator, state: StateTree, machine: TextMachine, ma
           before_step: Callable[[int], None] | None = None) -> list[StepResult]:
     """Run batch-1 steps until the text has ended and the audio delay and ``final_padding`` have
     passed (or ``max_steps``), as the reference's ``TTSModel.generate``; returns the aligned frames.
-    ``before_step(step)`` may give the machine more words (text streamed in). Each step's answer is
-    read on the host after it (one sync a frame, outside the step)."""
-    device = state["tokens"]["cache"].device
-    user = torch.empty(1, generator.user_streams, dtype=torch.long, device=device)
+    ``before_step(step)`` may give the machine more words (text streamed in)."""
     frames = []
-    for step in range(max_steps):
-        end = machine.end_step
-        if end is not None and step >= end + generator.delay_steps + final_padding:
-            break
-        if before_step is not None:
-            before_step(step)
-        choice = torch.tensor([machine.choices(step)], dtype=torch.long, device=device)
-        result = generator.step(user, state, Forcing(text_choice=choice))
-        machine.advance(step, bool(state["text_machine"]["asked_word"][0]))
+    for step, result in speak_steps(generator, state, machine, max_steps, final_padding, before_step):
         if on_step is not None:
             on_step(step, result)
         if step >= generator.first_output_frame:
             frames.append(result)
     return frames
 
+
+def speak_steps(generator: SpeechGenerator, state: StateTree, machine: TextMachine, max_steps: int,
+                final_padding: int = FINAL_PADDING, before_step: Callable[[int], None] | None = None
+                ) -> Iterator[tuple[int, StepResult]]:
+    """``speak``'s steps one at a time, (step, result), every step (aligned from
+    ``generator.first_output_frame``). Each step's answer is read on the host after it (one sync a
+    frame, outside the step)."""
+    device = state["tokens"]["cache"].device
+    user = torch.empty(1, generator.user_streams, dtype=torch.long, device=device)
+    for step in range(max_steps):
+        end = machine.end_step
+        if end is not None and step >= end + generator.delay_steps + final_padding:
+            return
+        if before_step is not None:
+            before_step(step)
+        choice = torch.tensor([machine.choices(step)], dtype=torch.long, device=device)
+        result = generator.step(user, state, Forcing(text_choice=choice))
+        machine.advance(step, bool(state["text_machine"]["asked_word"][0]))
+        yield step, result

@@ -6,7 +6,6 @@ before a step what the text stream gets either way, ``advance`` takes what the m
 
 from __future__ import annotations
 
-import copy
 import re
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -82,6 +81,11 @@ class _State:
     end_step: int | None = None
     transcript: list[tuple[str, int]] = field(default_factory=list)
 
+    def copy(self) -> _State:
+        """A copy ``_process`` may change without changing this one (entries are immutable)."""
+        return _State(deque(self.entries), self.remaining_padding, self.forced_padding, deque(self.queued),
+                      deque(self.lookahead), self.end_step, list(self.transcript))
+
 
 class TextMachine:
     """One voice's text stream. ``rows``: the text table's rows (text_card + 1); ``ahead``: the
@@ -117,7 +121,7 @@ class TextMachine:
 
     def choices(self, step: int) -> tuple[int, int]:
         """The text token step ``step`` writes if the model asks for a new word, and if it does not."""
-        return tuple(_process(copy.deepcopy(self.state), self, step, asked) for asked in (True, False))
+        return tuple(_process(self.state.copy(), self, step, asked) for asked in (True, False))
 
     def advance(self, step: int, asked_word: bool) -> int:
         """Take the model's answer at step ``step``; returns the token written."""

@@ -15,7 +15,7 @@ import torch
 
 from ..checkpoint import checkpoint_shapes
 from ..errors import ModelError
-from ..families import ALL_PRESETS, family_named
+from ..families import HUB_PRESETS, family_named
 from ..families.demo import load_recipe
 from ..files.models import ModelFiles
 from ..host_memory import available_bytes
@@ -41,7 +41,7 @@ class ModelShape:
     @classmethod
     def of_preset(cls, name: str) -> ModelShape:
         """A preset before its download: its released architecture (a demo's: its recipe's)."""
-        preset = ALL_PRESETS[name]
+        preset = HUB_PRESETS[name]
         family = family_named(preset.family)
         if family.recipe is not None:
             return cls(name, LMConfig.from_hub_config(load_recipe(family.recipe)["config"]))
@@ -163,18 +163,23 @@ class PairPlan:
 ANY_GPU = Gpu("GPU", float("inf"), float("inf"), (9, 0))  # room for anything: before there is a GPU to ask
 
 
-def need(model: ModelShape, precision: str, memory: Memory = ANY_GPU, captions: bool = False) -> Need:
-    """What ``model`` needs in ``precision`` on ``memory`` (``captions``: it is the caption model)."""
+def need(model: ModelShape, precision: str, memory: Memory = ANY_GPU, captions: bool = False,
+         allowance_gb: float | None = None) -> Need:
+    """What ``model`` needs in ``precision`` on ``memory`` (``captions``: it is the caption model;
+    ``allowance_gb``: its own allowance on a GPU, where it is not the conversation model)."""
     if isinstance(memory, HostMemory):
         return Need(precision, _host_tensors(model, precision), memory.allowance_gb(precision))
-    allowance = CAPTION_RUNTIME_GB if captions else memory.allowance_gb(precision)
+    allowance = CAPTION_RUNTIME_GB if captions else memory.allowance_gb(precision) if allowance_gb is None \
+        else allowance_gb
     dtype = torch.float32 if precision == "float32" else torch.bfloat16  # the activations (Precision.activation_dtype)
     return Need(precision, _tensors(model, precision, dtype), allowance)
 
 
 def plan_pair(conversation: ModelShape, captions: ModelShape, memory: Memory, precision: str = "auto",
-              captions_precision: str = "auto", allow_int4: bool = False) -> PairPlan:
-    """The one rule (module docstring): which precisions the pair takes on ``memory``, or why captions are off."""
+              captions_precision: str = "auto", allow_int4: bool = False, allowance_gb: float | None = None
+              ) -> PairPlan:
+    """The one rule (module docstring): which precisions the pair takes on ``memory``, or why captions are off
+    (``allowance_gb``: the first model's own allowance on a GPU, see ``need``)."""
     on_gpu = not isinstance(memory, HostMemory)
     if precision != "auto":
         alone_order: tuple[str, ...] = (precision,)
@@ -182,7 +187,7 @@ def plan_pair(conversation: ModelShape, captions: ModelShape, memory: Memory, pr
         alone_order = AUTO_ORDER if allow_int4 else PAIR_ORDER
     else:
         alone_order = (Precision.AUTO.resolve(torch.device("cpu")).value,)
-    alone_needs = [need(conversation, p, memory) for p in alone_order]
+    alone_needs = [need(conversation, p, memory, allowance_gb=allowance_gb) for p in alone_order]
     alone = next((n for n in alone_needs if n.gb <= memory.free_gb), None)
     if precision != "auto":
         beside = alone_needs

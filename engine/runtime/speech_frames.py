@@ -2,19 +2,31 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import torch
 
 from ..codec.mimi import Mimi
 from ..lm.step import StepResult
 
+CLICK_FRAMES = 2  # decoded frames the reference drops ("a little click at the beginning")
 
-def speech_pcm(mimi: Mimi, frames: Sequence[StepResult], delay_steps: int, end_step: int | None) -> torch.Tensor:
-    """The voice of batch-1 ``frames`` [samples]: the frames after the audio delay decoded one at a
-    time and clipped to [-1, 1], the first two dropped (the reference's cut of a click), ending at
-    the text's end step (None: all)."""
-    state = mimi.init_state(1, frames[0].audio.device) if frames else None
-    pcm = [mimi.decode_step(f.audio[:, :mimi.num_codebooks, None], state).clamp(-1, 1) for f in frames[delay_steps:]]
-    kept = pcm[2:][:end_step]
-    return torch.cat([p[0, 0] for p in kept]) if kept else torch.zeros(0)
+
+class SpeechDecoder:
+    """Aligned batch-1 frames in, the voice out a frame at a time: the frames after the audio delay
+    decoded one at a time and clipped to [-1, 1], the first two dropped, none kept past the text's
+    end step. ``push`` returns [1920] samples or None (nothing to play for this frame)."""
+
+    def __init__(self, mimi: Mimi, delay_steps: int, device: torch.device):
+        self.mimi, self.delay_steps = mimi, delay_steps
+        self.state = mimi.init_state(1, device)
+        self.frames = 0  # aligned frames pushed
+
+    def push(self, frame: StepResult, end_step: int | None) -> torch.Tensor | None:
+        index = self.frames - self.delay_steps - CLICK_FRAMES  # its place among the kept frames
+        self.frames += 1
+        if index + CLICK_FRAMES < 0:
+            return None
+        pcm = self.mimi.decode_step(frame.audio[:, :self.mimi.num_codebooks, None], self.state).clamp(-1, 1)
+        if index < 0 or (end_step is not None and index >= end_step):
+            return None
+        return pcm[0, 0]
+
