@@ -1801,8 +1801,8 @@
         <translation>Personas</translation>
     </message>
     <message>
-        <source>&amp;New</source>
-        <translation>&amp;Neu</translation>
+        <source>Ne&amp;w</source>
+        <translation>N&amp;eu</translation>
     </message>
     <message>
         <source>A new persona with the selected one&apos;s settings</source>
@@ -1813,8 +1813,8 @@
         <translation>&amp;Löschen</translation>
     </message>
     <message>
-        <source>&amp;Save</source>
-        <translation>&amp;Speichern</translation>
+        <source>S&amp;ave</source>
+        <translation>Spei&amp;chern</translation>
     </message>
     <message>
         <source>Start &amp;conversation</source>
@@ -1925,7 +1925,7 @@
         <translation>Die mitgelieferten Personas behalten ihren Namen; Neu erstellt eine eigene.</translation>
     </message>
     <message>
-        <source>&amp;Reset</source>
+        <source>R&amp;eset</source>
         <translation>&amp;Zurücksetzen</translation>
     </message>
     <message>
@@ -2550,7 +2550,7 @@ Delete {journal}? &apos;Keep&apos; leaves it there and asks again at the next st
     </message>
     <message>
         <source>&amp;Play</source>
-        <translation>&amp;Abspielen</translation>
+        <translation>Ab&amp;spielen</translation>
     </message>
     <message>
         <source>Re&amp;name...</source>

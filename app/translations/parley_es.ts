@@ -1801,8 +1801,8 @@
         <translation>personas</translation>
     </message>
     <message>
-        <source>&amp;New</source>
-        <translation>&amp;Nueva</translation>
+        <source>Ne&amp;w</source>
+        <translation>N&amp;ueva</translation>
     </message>
     <message>
         <source>A new persona with the selected one&apos;s settings</source>
@@ -1813,7 +1813,7 @@
         <translation>&amp;Eliminar</translation>
     </message>
     <message>
-        <source>&amp;Save</source>
+        <source>S&amp;ave</source>
         <translation>&amp;Guardar</translation>
     </message>
     <message>
@@ -1925,7 +1925,7 @@
         <translation>Las personas que vienen con Parley conservan su nombre; Nueva crea una tuya.</translation>
     </message>
     <message>
-        <source>&amp;Reset</source>
+        <source>R&amp;eset</source>
         <translation>&amp;Restablecer</translation>
     </message>
     <message>

@@ -1801,8 +1801,8 @@
         <translation>personas</translation>
     </message>
     <message>
-        <source>&amp;New</source>
-        <translation>&amp;Nouveau</translation>
+        <source>Ne&amp;w</source>
+        <translation>N&amp;ouveau</translation>
     </message>
     <message>
         <source>A new persona with the selected one&apos;s settings</source>
@@ -1810,10 +1810,10 @@
     </message>
     <message>
         <source>&amp;Delete</source>
-        <translation>&amp;Supprimer</translation>
+        <translation>Su&amp;pprimer</translation>
     </message>
     <message>
-        <source>&amp;Save</source>
+        <source>S&amp;ave</source>
         <translation>&amp;Enregistrer</translation>
     </message>
     <message>
@@ -1925,8 +1925,8 @@
         <translation>Les personas fournis avec Parley gardent leur nom ; Nouveau en crée un à vous.</translation>
     </message>
     <message>
-        <source>&amp;Reset</source>
-        <translation>&amp;Réinitialiser</translation>
+        <source>R&amp;eset</source>
+        <translation>Réinitia&amp;liser</translation>
     </message>
     <message>
         <source>Comes with Parley: cannot be deleted</source>
@@ -2558,7 +2558,7 @@ Supprimer {journal} ? « Garder » le laisse en place et redemande au prochain d
     </message>
     <message>
         <source>Remo&amp;ve</source>
-        <translation>Supprim&amp;er</translation>
+        <translation>&amp;Supprimer</translation>
     </message>
     <message>
         <source>Your voices are kept in {folder}.</source>
