@@ -308,3 +308,31 @@ def test_the_ts_sources_hold_every_translatable_string_of_the_app(tmp_path):
              for m in c.iter("message")}
     assert sorted(found - set(FRENCH)) == [], "run make translations"
     assert sorted(set(FRENCH) - found) == [], "run make translations (these are no longer in app/)"
+
+
+def file_dialog_labels(qapp) -> set[str]:
+    """The labels of Qt's own save dialog (where the desktop offers none of its own, as under X11
+    without a portal)."""
+    from PySide6.QtWidgets import QFileDialog
+
+    dialog = QFileDialog(None, "Save conversation")
+    dialog.setOption(QFileDialog.DontUseNativeDialog)
+    dialog.setAcceptMode(QFileDialog.AcceptSave)
+    dialog.show()
+    qapp.processEvents()
+    try:
+        return {label.text() for label in dialog.findChildren(QLabel) if label.isVisible() and label.text()}
+    finally:
+        dialog.close()
+
+
+@pytest.mark.parametrize("language", TRANSLATED)
+def test_qt_s_own_file_dialog_speaks_each_language(qapp, language):
+    """Qt's catalogue lacks "&Look in:" and "Files of &type:" in French and Spanish: Parley's has them."""
+    english = file_dialog_labels(qapp)
+    translators = install_translators(qapp, language)
+    try:
+        translated = file_dialog_labels(qapp)
+    finally:
+        remove_translators(qapp, translators)
+    assert len(english) == 3 and english & translated == set()
