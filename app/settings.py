@@ -52,6 +52,10 @@ class AppSettings:
     talk_key_mode: str = HOLD  # app.desktop_key.talk_key: HOLD (open while held) or TAP (press, press again)
     language: str = ""  # the interface's language (app.i18n.LANGUAGES); "" follows the system's
     captions: bool = False  # captions of what you say: a caption model beside the conversation model
+    # Read aloud (app.conversation.read_aloud): a Pocket TTS preset and one of its voices; "" = the first
+    # one installed, and its default voice.
+    read_aloud_model: str = ""
+    read_aloud_voice: str = ""
 
     @property
     def save_compact(self) -> bool | None:

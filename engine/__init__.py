@@ -12,7 +12,7 @@ from .errors import (
     RecoveryCancelled,
     VoiceLibraryError,
 )
-from .families import CAPTION_PRESETS, Family, family_named
+from .families import CAPTION_PRESETS, SPEECH_PRESETS, Family, family_named
 from .families.family import MEASURED_ON
 from .files.conversation import file_kind as conversation_kind
 from .files.conversation import transcript_tuples
@@ -38,6 +38,13 @@ from .files.models import (
 )
 from .files.personas import DEFAULT as DEFAULT_PERSONA
 from .files.personas import Persona, PersonaEntry, PersonaLibrary
+from .files.speech_models import (
+    fetch_speech_model,
+    installed_pocket_tts,
+    pocket_tts_presets,
+    remove_speech_model,
+    speech_preset_status,
+)
 from .files.subtitles import FORMATS as SUBTITLE_FORMATS
 from .files.subtitles import INVISIBLE as INVISIBLE_CHARACTERS
 from .files.subtitles import Cue as SubtitleCue
@@ -55,6 +62,7 @@ from .lm.prompts import DEFAULT_ROLE, DEFAULT_VOICE, NO_VOICE, shipped_voices
 from .lm.sampling import DEFAULT_SEED
 from .pocket_tts.hub import resolve as resolve_pocket_tts
 from .pocket_tts.loading import load_pocket_tts
+from .pocket_tts.releases import REPOSITORY as POCKET_TTS_CLONING_REPOSITORY
 from .pocket_tts.releases import default_voice as pocket_default_voice
 from .pocket_tts.speech import Speaker as PocketSpeaker
 from .pocket_tts.speech import SpeechRun
@@ -125,5 +133,8 @@ __all__ = [
     # text to speech (Pocket TTS)
     "PocketSpeaker", "SpeechRun", "load_pocket_tts", "pocket_default_voice", "pocket_voice_file",
     "pocket_voice_from_audio", "read_pocket_voice", "resolve_pocket_tts",
+    # the voice models in the model manager
+    "SPEECH_PRESETS", "POCKET_TTS_CLONING_REPOSITORY", "fetch_speech_model", "remove_speech_model",
+    "speech_preset_status", "installed_pocket_tts", "pocket_tts_presets",
     "compare_precisions", "write_personaplex_variant",
 ]

@@ -69,6 +69,21 @@ class _Handler(BaseHTTPRequestHandler):
         self._part(chunk(finish="stop") + b"data: [DONE]\n\n")
         self._end()
 
+    def _tool_call(self):  # a call of the request's first tool (name in every piece, as llama-cpp-python
+        # writes it), then, once the request holds the tool's result, the answer
+        request = self.server.requests[-1]
+        if any(m["role"] == "tool" for m in request["messages"]) or not request.get("tools"):
+            return self._ok()
+        name = request["tools"][0]["function"]["name"]
+        self._head()
+        for part in ['{"query"', ': "rivers', ' trees"}']:
+            call = {"index": 0, "id": "call_7", "type": "function", "function": {"name": name, "arguments": part}}
+            doc = {"id": "x", "object": "chat.completion.chunk", "created": 0, "model": "m",
+                   "choices": [{"index": 0, "delta": {"tool_calls": [call]}, "finish_reason": None}]}
+            self._part(b"data: " + json.dumps(doc).encode() + b"\n\n")
+        self._part(chunk(finish="tool_calls") + b"data: [DONE]\n\n")
+        self._end()
+
     def _pause(self):  # a clause, a pause in the middle of the answer, then its end
         self._head()
         self._pieces()

@@ -90,16 +90,18 @@ def write_tiny_llama(path: Path, seed: int = 2) -> Path:
 
 
 class LlamaServer:
-    """``python -m llama_cpp.server`` on ``model`` at ``.url`` (``/v1``) until ``close``."""
+    """``python -m llama_cpp.server`` on ``model`` at ``.url`` (``/v1``) until ``close``; ``chat_format``
+    "chatml-function-calling" lets the model call tools."""
 
-    def __init__(self, model: Path, log: Path, start_seconds: float = 120.0):
+    def __init__(self, model: Path, log: Path, start_seconds: float = 120.0, chat_format: str | None = None):
         port = free_port()
         self.url = f"http://127.0.0.1:{port}/v1"
         env = {k: os.environ[k] for k in ("PATH", "HOME", "LANG", "TMPDIR") if k in os.environ}
         self._log = open(log, "wb")  # noqa: SIM115 - open as long as the server runs
         self.process = subprocess.Popen(
             [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--host", "127.0.0.1",
-             "--port", str(port), "--n_threads", "1", "--n_threads_batch", "1", "--n_ctx", str(CONTEXT)],
+             "--port", str(port), "--n_threads", "1", "--n_threads_batch", "1", "--n_ctx", str(CONTEXT)]
+            + (["--chat_format", chat_format] if chat_format else []),
             env=env, stdout=self._log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + start_seconds
         while True:

@@ -2,12 +2,13 @@
 # System packages the test suite needs: PortAudio + a PulseAudio server (real audio device
 # through a null sink), espeak-ng (a synthetic voice for the echo test) and the libraries Qt
 # needs offscreen; Xvfb and xdotool (an X server and typed keys for the desktop-wide talk key) and
-# dbus-daemon (a private session bus for its Wayland portal test).
+# dbus-daemon (a private session bus for its Wayland portal test), gnome-keyring (a real Secret
+# Service for the language model key test).
 # Installs only what is missing, only as root; otherwise prints the exact command.
 set -euo pipefail
 packages=(libportaudio2 pulseaudio pulseaudio-utils libasound2-plugins espeak-ng
           libglib2.0-0 libgl1 libegl1 libxkbcommon0 libfreetype6 libfontconfig1 libdbus-1-3 fonts-dejavu-core
-          xvfb xdotool dbus-daemon)
+          xvfb xdotool dbus-daemon gnome-keyring)
 command -v dpkg-query >/dev/null 2>&1 || { echo "setup_system: not a Debian-like system; install ${packages[*]} yourself"; exit 0; }
 missing=()
 for p in "${packages[@]}"; do

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
+import os
 import re
 import socket
+from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
 
+from app.i18n import number_text
 from app.models import manager as model_manager
 from app.models import preset_notes
 from app.models.manager import COLUMNS, ModelManagerDialog
@@ -115,7 +119,7 @@ def test_a_non_commercial_gated_model_says_so_in_the_table_the_description_and_b
 def test_presets_are_listed_with_size_location_and_licence(qtbot, empty_hub):
     dialog = open_dialog(qtbot, "personaplex")
     names = [dialog.table.item(row, 0).text() for row in range(dialog.table.rowCount())]
-    assert names == [*PRESETS, *CAPTION_PRESETS]  # the caption models' rows last
+    assert names[:len(PRESETS) + len(CAPTION_PRESETS)] == [*PRESETS, *CAPTION_PRESETS]  # then the voice models
     moshiko = names.index("moshiko")
     assert dialog.table.item(moshiko, COLUMNS.index("Size")).text() == f"{PRESETS['moshiko'].approx_gb:.1f} GB"
     assert dialog.table.item(moshiko, COLUMNS.index("On this machine")).text() == "not downloaded"
@@ -364,3 +368,115 @@ def test_without_a_gpu_the_pair_says_what_gpu_it_needs(qtbot, empty_hub):
     assert 15 < least < 24
     assert pair["personaplex"] == f"stt-1b-en_fr: needs an NVIDIA GPU with {math.ceil(least)} GB"
     assert pair["demo"] == "demo-stt: runs here"
+
+
+def cache_rows(hub, repo: str, revision: str, rows: dict[str, bytes]) -> Path:
+    """Pocket TTS rows in a Hugging Face cache as a download leaves them (blobs, nested snapshot
+    links); each row's weights hold ``rows[row]``, and all rows share one tokenizer's blob."""
+    from engine.pocket_tts.releases import default_voice
+
+    root = hub / ("models--" + repo.replace("/", "--"))
+    (root / "blobs").mkdir(parents=True, exist_ok=True)
+    for row, weights in rows.items():
+        files = {"model.safetensors": weights, "tokenizer.json": b"{}",
+                 f"embeddings/{default_voice(row)}.safetensors": b"v" + weights}
+        for name, data in files.items():
+            blob = root / "blobs" / hashlib.sha256(data).hexdigest()
+            blob.write_bytes(data)
+            link = root / "snapshots" / revision / "languages" / row / name
+            link.parent.mkdir(parents=True, exist_ok=True)
+            link.symlink_to(os.path.relpath(blob, link.parent))
+    return root
+
+
+def test_voice_models_say_their_size_where_they_run_and_which_repository_is_gated(qtbot, empty_hub):
+    from engine.families import SPEECH_PRESETS
+
+    dialog = open_dialog(qtbot, "demo")
+    names = [dialog.table.item(row, 0).text() for row in range(dialog.table.rowCount())]
+    assert names == [*PRESETS, *CAPTION_PRESETS, *SPEECH_PRESETS]  # the voice models' rows last
+    assert {"pocket-tts", "pocket-tts-french", "pocket-tts-dutch", "pocket-tts-german_24l", "kyutai-tts"} <= set(names)
+    here, size, where = cells(dialog, "Here"), cells(dialog, "Size"), cells(dialog, "On this machine")
+    for name, preset in SPEECH_PRESETS.items():
+        assert size[name] == f"{number_text(preset.approx_gb, 1)} GB" and where[name] == "not downloaded"
+        assert cells(dialog, "With captions")[name] == ""
+    assert here["pocket-tts"] == here["pocket-tts-italian_24l"] == "runs here"  # any CPU
+    assert here["kyutai-tts"] == "needs an NVIDIA GPU (its memory need is known once downloaded)"
+    dialog.table.selectRow(names.index("pocket-tts-french"))
+    text = dialog.description.text()
+    assert "runs on any CPU" in text and "the ungated kyutai/pocket-tts-without-voice-cloning" in text
+    assert "the gated kyutai/pocket-tts (accept its terms on Hugging Face)" in text
+    assert dialog.download_button.isEnabled() and not dialog.use_button.isEnabled()
+    assert not dialog.update_button.isEnabled()  # pinned to the commits kyutai's package names
+    assert dialog.remove_button.isVisible() and not dialog.remove_button.isEnabled()  # nothing here to remove
+    dialog.table.selectRow(names.index("kyutai-tts"))
+    assert "needs an NVIDIA GPU" in dialog.description.text()
+    dialog.table.selectRow(names.index("moshiko"))
+    assert not dialog.remove_button.isVisible()
+
+
+def test_a_voice_model_in_the_cache_is_shown_and_removed_only_when_asked(qtbot, empty_hub):
+    from engine.families import SPEECH_PRESETS
+    from engine.pocket_tts.releases import REPOSITORY_WITHOUT_CLONING, revisions
+
+    english, other = revisions("english")[1], revisions("french")[1]
+    root = cache_rows(empty_hub / "hub", REPOSITORY_WITHOUT_CLONING, english, {"english": b"en"})
+    cache_rows(empty_hub / "hub", REPOSITORY_WITHOUT_CLONING, other, {"french": b"fr", "german": b"de"})
+    dialog = open_dialog(qtbot, "demo")
+    names = list(dialog.presets)
+    where = cells(dialog, "On this machine")
+    assert where["pocket-tts"] == str(root / "snapshots" / english / "languages" / "english")
+    assert where["pocket-tts-german"].endswith("german") and where["pocket-tts-dutch"] == "not downloaded"
+    dialog.table.selectRow(names.index("pocket-tts-french"))
+    assert dialog.remove_button.isEnabled() and not dialog.download_button.isEnabled()
+    qtbot.mouseClick(dialog.remove_button, Qt.LeftButton)
+    assert "Remove pocket-tts-french from this computer?" in dialog.confirmation.text()
+    dialog.confirmation.button(dialog.confirmation.StandardButton.Cancel).click()
+    assert dialog.statuses["pocket-tts-french"].present  # nothing goes before the answer
+    qtbot.mouseClick(dialog.remove_button, Qt.LeftButton)
+    next(b for b in dialog.confirmation.buttons() if b.text() == "Remove").click()
+    assert dialog.description.text() == "Removed pocket-tts-french (3 files)."
+    assert not dialog.statuses["pocket-tts-french"].present and dialog.statuses["pocket-tts-german"].present
+    assert cells(dialog, "On this machine")["pocket-tts-french"] == "not downloaded"
+    # The French row's own blobs went; the tokenizer the other rows link to stays.
+    assert len(list((root / "blobs").iterdir())) == 5
+    assert (root / "snapshots" / other / "languages" / "german" / "tokenizer.json").read_bytes() == b"{}"
+    assert dialog.download_button.isEnabled() and not dialog.remove_button.isEnabled()
+    assert set(SPEECH_PRESETS) <= set(dialog.statuses)
+
+
+def test_a_voice_model_download_runs_in_the_child_and_says_why_it_failed(qtbot, empty_hub, monkeypatch):
+    from engine.families import SPEECH_PRESETS
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # a download that starts fails at once, never fetches
+    dialog = open_dialog(qtbot, "demo")
+    dialog.table.selectRow(list(dialog.presets).index("pocket-tts-spanish"))
+    qtbot.mouseClick(dialog.download_button, Qt.LeftButton)
+    question = dialog.confirmation.text()
+    gb = number_text(SPEECH_PRESETS["pocket-tts-spanish"].approx_gb, 1)
+    assert f"pocket-tts-spanish is about {gb} GB" in question and "not run in real time" not in question
+    assert dialog.confirmation.defaultButton().text() == "Download"  # it runs here: Enter downloads it
+    confirm_download(dialog)
+    qtbot.waitUntil(lambda: dialog.download is None, timeout=60_000)
+    text = dialog.description.text()
+    assert text.startswith("Download failed: The Pocket TTS spanish model could not be downloaded from "
+                           "kyutai/pocket-tts-without-voice-cloning"), text
+
+
+def test_a_gpu_voice_in_the_cache_is_its_whole_repository_and_goes_whole(qtbot, empty_hub):
+    from engine.families.kyutai_tts import TTS_1_6B_CONFIG
+    from tests.test_models import NEWER, add_to_cache
+
+    config = dict(TTS_1_6B_CONFIG)
+    names = (config["moshi_name"], config["mimi_name"], config["tokenizer_name"])
+    snapshot = add_to_cache(empty_hub / "hub", "kyutai/tts-1.6b-en_fr", {
+        "config.json": json.dumps(config).encode(), **{n: n.encode() for n in names}}, revision=NEWER)
+    dialog = open_dialog(qtbot, "demo")
+    assert cells(dialog, "On this machine")["kyutai-tts"] == str(snapshot)
+    assert cells(dialog, "Here")["kyutai-tts"].startswith("needs an NVIDIA GPU")
+    dialog.table.selectRow(list(dialog.presets).index("kyutai-tts"))
+    qtbot.mouseClick(dialog.remove_button, Qt.LeftButton)
+    next(b for b in dialog.confirmation.buttons() if b.text() == "Remove").click()
+    assert dialog.description.text() == "Removed kyutai-tts (4 files)."
+    assert not (empty_hub / "hub" / "models--kyutai--tts-1.6b-en_fr").exists()
+    assert cells(dialog, "On this machine")["kyutai-tts"] == "not downloaded"

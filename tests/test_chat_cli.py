@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import time
+from datetime import datetime
 
 import numpy as np
 import pytest
@@ -114,6 +115,29 @@ def test_the_voice_speaks_before_the_model_has_finished(voice_folder, recordings
     assert turn["clauses"] == ["Hello there, my friend.", "And goodbye."]
     t = turn["timings_ms"]  # the first clause's audio came while the model was still answering
     assert t["first_audio"] - t["stt_flush"] < pause <= t["total"] - t["stt_flush"]
+
+
+def test_an_enabled_tool_is_called_and_the_answer_follows_its_result(voice_folder, recordings, tmp_path):
+    with BadServer("tool-call") as server:
+        code, report, audio = chat(server.url, voice_folder, recordings[:1], tmp_path, "--tool", "clock")
+        first, second = server.requests
+    assert code == 0
+    (turn,) = report["turns"]
+    (call,) = turn["tool_calls"]
+    assert call["name"] == "clock" and call["arguments"] == '{"query": "rivers trees"}' and not call["failed"]
+    assert str(datetime.now().year) in call["result"]
+    assert [t["function"]["name"] for t in first["tools"]] == ["clock"]
+    asked, answered = second["messages"][-2:]
+    assert asked["role"] == "assistant" and asked["tool_calls"][0]["function"]["name"] == "clock"
+    assert answered == {"role": "tool", "tool_call_id": "call_7", "content": call["result"]}
+    assert turn["answer"] == "".join(PIECES) and turn["clauses"] == ["Hello there, my friend."] and audio.size
+
+
+def test_no_tool_is_offered_unless_enabled(voice_folder, recordings, tmp_path):
+    with BadServer("tool-call") as server:
+        code, report, _ = chat(server.url, voice_folder, recordings[:1], tmp_path)
+        (request,) = server.requests
+    assert code == 0 and "tools" not in request and report["turns"][0]["tool_calls"] == []
 
 
 def test_a_connection_lost_mid_answer_speaks_and_keeps_what_came(voice_folder, recordings, tmp_path, capsys):

@@ -25,6 +25,7 @@ from app.settings import load_settings
 from app.window.main_window import MainWindow
 from engine.audio import write_wav
 from tests import audio_server, x_server
+from tests.session_bus import BUS_CONFIG
 from tests.test_app_window import conversations_dir, settings_without_processing
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -209,11 +210,6 @@ def test_without_a_desktop_the_window_says_so(qtbot, tmp_path, monkeypatch):
 
 # ---- Wayland: the portal's GlobalShortcuts on a private session bus ----------------------------
 
-BUS_CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig><type>session</type><listen>unix:dir={folder}</listen><auth>EXTERNAL</auth>
-<policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/>
-<allow own="*"/></policy></busconfig>"""
 
 
 @pytest.fixture

@@ -13,9 +13,9 @@ from app.audio.streams import find_device
 from app.engine_texts import SHIPPED_PERSONAS, UNTRAINED, model_label, persona_name
 from app.i18n import install_translators, remove_translators
 from app.models.manager import COLUMNS, ModelManagerDialog
-from app.models.model_texts import ABOUT
+from app.models.model_texts import ABOUT, pocket_row, summary
 from app.settings import AppSettings
-from engine import CAPTION_PRESETS, PRESETS
+from engine import CAPTION_PRESETS, PRESETS, SPEECH_PRESETS
 from engine.families import family
 from engine.files.personas import SHIPPED
 
@@ -60,7 +60,15 @@ def test_in_french_the_window_says_the_engine_s_texts_in_french(french):
 
 
 def test_the_window_has_words_for_every_model_the_manager_lists():
-    assert set(ABOUT) == set(PRESETS) | set(CAPTION_PRESETS)
+    assert set(ABOUT) == set(PRESETS) | set(CAPTION_PRESETS) | {"kyutai-tts"}
+    voices = [summary(p) for p in SPEECH_PRESETS.values()]  # Pocket TTS: a row per language and variant
+    assert len(set(voices)) == len(voices) and all(not text.startswith(("pocket", "kyutai-tts")) for text in voices)
+    from engine.pocket_tts.hub import preset_row
+
+    for name in SPEECH_PRESETS:  # the window reads a Pocket TTS row's name as the engine does
+        if name.startswith("pocket"):
+            row = preset_row(name)
+            assert pocket_row(name) == (row.removesuffix("_24l"), 24 if row.endswith("_24l") else 6)
 
 
 def manager_texts(qtbot) -> dict[str, list[str]]:

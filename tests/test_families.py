@@ -163,4 +163,6 @@ def test_the_text_to_speech_family_has_a_pinned_preset_per_released_row():
     for preset in family.presets:
         assert preset.revision == revisions(preset_row(preset.name))[1] and len(preset.revision) == 40
         assert preset.licence and preset.runs_on == "cpu" and preset.approx_gb > 0 and not preset.gated
+    assert family.runs_on_cpu  # the family's word for what each of its presets' runs_on says
+    assert not any(f.runs_on_cpu for f in FAMILIES if f is not family)
     assert not set(SPEECH_PRESETS) & set(ALL_PRESETS)  # not a model the LM runtime loads

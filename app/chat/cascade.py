@@ -15,6 +15,10 @@ import numpy as np
 
 from app.chat.clauses import ClauseRules, ClauseSplitter
 from app.chat.client import ChatError, ChatServer, ReplyStream
+from app.chat.history import HISTORY_CHARS, sent_messages
+from app.chat.tools import Tool, ToolCall, run_call
+
+MAX_TOOL_ROUNDS = 3  # requests in one turn that may call tools; the next is asked to answer
 
 
 @dataclass(frozen=True)
@@ -43,17 +47,21 @@ class Turn:
     clauses: list[str] = field(default_factory=list)  # what the voice said, in order
     audio: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))
     finish_reason: str | None = None
+    tool_calls: list[ToolCall] = field(default_factory=list)  # the model's calls of Parley's tools, in order
     error: ChatError | None = None
     times: TurnTimes | None = None
 
 
 class Conversation:
-    """The history (system prompt, then the person's and the model's turns) and the three models.
+    """The history (system prompt, then the person's and the model's turns; each request sends the
+    newest that fit ``history_chars``), the three models, and the tools the person enabled.
     ``speech_to_text``: an engine ``SpeechToText``; ``voice``: an engine ``PocketSpeaker``."""
 
     def __init__(self, speech_to_text, server: ChatServer, voice, system: str | None = None,
-                 rules: ClauseRules = ClauseRules()):
+                 rules: ClauseRules = ClauseRules(), history_chars: int = HISTORY_CHARS,
+                 tools: dict[str, Tool] | None = None):
         self.stt, self.server, self.voice, self.rules = speech_to_text, server, voice, rules
+        self.history_chars, self.tools = history_chars, tools or {}
         self.messages: list[dict] = [{"role": "system", "content": system}] if system else []
         self._client = None  # one connection pool for every turn
 
@@ -82,26 +90,13 @@ class Conversation:
             turn.times = TurnTimes(flush, None, None, None, None, now)
             return turn
         self.messages.append({"role": "user", "content": heard})
-        stream = ReplyStream(self.server, self.messages, self._client)
-        splitter = ClauseSplitter(self.rules)
         frames: list[np.ndarray] = []
         marks: dict[str, float] = {}
         asked = time.perf_counter()
-        try:
-            for piece in stream:
-                for clause in splitter.feed(piece):
-                    marks.setdefault("first_clause", time.perf_counter())
-                    self._speak(clause.text, turn, frames, marks)
-        except ChatError as e:
-            turn.error = e
-        for clause in splitter.flush():  # the end of the answer, or what came before a failure
-            marks.setdefault("first_clause", time.perf_counter())
-            self._speak(clause.text, turn, frames, marks)
+        last = self._answer(turn, frames, marks)
         done = time.perf_counter()
-        self._client = stream.client
-        turn.answer, turn.finish_reason = stream.text, stream.finish_reason
-        if turn.answer:
-            self.messages.append({"role": "assistant", "content": turn.answer})
+        if last:
+            self.messages.append({"role": "assistant", "content": last})
         turn.audio = np.concatenate(frames) if frames else turn.audio
 
         def since(start: float, key: str) -> float | None:
@@ -109,12 +104,42 @@ class Conversation:
 
         turn.times = TurnTimes(
             stt_flush=flush,
-            first_token=None if stream.first_token_s is None else 1000 * stream.first_token_s,
+            first_token=since(asked, "first_piece"),
             first_clause=since(asked, "first_clause"),
             voice_first_frame=since(marks.get("first_given", 0.0), "first_frame"),
             first_audio=since(end_of_speech, "first_frame"),
             total=1000 * (done - end_of_speech))
         return turn
+
+    def _answer(self, turn: Turn, frames: list, marks: dict) -> str:
+        """Stream the model's answer into the voice, running the tool calls it makes on the way
+        (then asking again, at most ``MAX_TOOL_ROUNDS`` times); the last request's text."""
+        splitter = ClauseSplitter(self.rules)
+        for round_ in range(MAX_TOOL_ROUNDS + 1):
+            specs = [t.spec() for t in self.tools.values()] if round_ < MAX_TOOL_ROUNDS else []
+            stream = ReplyStream(self.server, sent_messages(self.messages, self.history_chars), self._client, specs)
+            try:
+                for piece in stream:
+                    marks.setdefault("first_piece", time.perf_counter())
+                    for clause in splitter.feed(piece):
+                        marks.setdefault("first_clause", time.perf_counter())
+                        self._speak(clause.text, turn, frames, marks)
+            except ChatError as e:
+                turn.error = e
+            self._client = stream.client
+            turn.answer += stream.text
+            turn.finish_reason = stream.finish_reason
+            if turn.error is not None or not stream.tool_calls:
+                break
+            calls = [run_call(self.tools, call) for call in stream.tool_calls]
+            turn.tool_calls += calls
+            self.messages.append({"role": "assistant", "content": stream.text,
+                                  "tool_calls": [c.as_request() for c in calls]})
+            self.messages += [c.as_message() for c in calls]
+        for clause in splitter.flush():  # the end of the answer, or what came before a failure
+            marks.setdefault("first_clause", time.perf_counter())
+            self._speak(clause.text, turn, frames, marks)
+        return stream.text
 
     def _speak(self, text: str, turn: Turn, frames: list, marks: dict) -> None:
         turn.clauses.append(text)

@@ -17,6 +17,8 @@ from urllib.parse import urlsplit
 import httpx2  # the HTTP client the openai package is built on
 import openai
 
+from app.chat.tools import ToolCall
+
 MAX_REPLY_CHARS = 32_000  # far more than a spoken turn
 MAX_REPLY_BYTES = 4 << 20  # a stream's bytes (its JSON is ~10x its text)
 MAX_SHOWN = 200  # the most of a server's own error message that a sentence quotes
@@ -107,12 +109,16 @@ def open_client(server: ChatServer) -> openai.OpenAI:
 class ReplyStream:
     """One streamed answer to ``messages``. Iterate for its text pieces; ``text`` holds all that
     arrived, ``first_token_s`` when the first piece came (seconds after the request), and
-    ``finish_reason`` the server's ("stop", "length"). ``close`` (any thread) ends it early: the
-    iteration stops at the next piece that arrives (a silent server: at the end of the wait)."""
+    ``finish_reason`` the server's ("stop", "length", "tool_calls"), ``tool_calls`` the calls the
+    model made (given ``tools``: their specs; ``must_call``: the one it has to call). ``close`` (any
+    thread) ends it early: the iteration stops at the next piece that arrives (a silent server: at
+    the end of the wait)."""
 
-    def __init__(self, server: ChatServer, messages: Sequence[dict], client: openai.OpenAI | None = None):
-        self.server, self.messages = server, list(messages)
+    def __init__(self, server: ChatServer, messages: Sequence[dict], client: openai.OpenAI | None = None,
+                 tools: Sequence[dict] = (), must_call: str | None = None):
+        self.server, self.messages, self.tools, self.must_call = server, list(messages), list(tools), must_call
         self.client = client  # opened at the first piece where None; kept for the next request
+        self._calls: dict[int, ToolCall] = {}
         self._stream = None
         self._closed = threading.Event()
         self.text = ""
@@ -173,7 +179,9 @@ class ReplyStream:
         if self._closed.is_set():
             return
         self.client = self.client or open_client(self.server)
-        kwargs = {"max_tokens": self.server.max_tokens, "temperature": self.server.temperature}
+        kwargs = {"max_tokens": self.server.max_tokens, "temperature": self.server.temperature,
+                  "tools": self.tools or None,
+                  "tool_choice": {"type": "function", "function": {"name": self.must_call}} if self.must_call else None}
         self._stream = self.client.chat.completions.create(
             model=self.server.model, messages=self.messages, stream=True,
             **{k: v for k, v in kwargs.items() if v is not None})
@@ -183,6 +191,8 @@ class ReplyStream:
                                    "OpenAI-compatible stream")
         for chunk in self._stream:
             for choice in chunk.choices or ():
+                for called in getattr(choice.delta, "tool_calls", None) or ():
+                    self._add_call_piece(called)
                 piece = getattr(choice.delta, "content", None) if choice.delta is not None else None
                 if choice.finish_reason is not None:
                     self.finish_reason = str(choice.finish_reason)
@@ -202,6 +212,24 @@ class ReplyStream:
                 return  # finished: what may follow ([DONE], or nothing for a while) is not waited for
         if self.finish_reason is None and not self._closed.is_set():
             raise self._dropped()
+
+    @property
+    def tool_calls(self) -> list[ToolCall]:
+        return [self._calls[i] for i in sorted(self._calls)]
+
+    def _add_call_piece(self, piece) -> None:
+        """A streamed piece of a tool call: its id and name come once (llama-cpp-python repeats the
+        name in every piece: kept once), its arguments in pieces."""
+        index = piece.index if isinstance(piece.index, int) else len(self._calls)
+        call = self._calls.setdefault(index, ToolCall(id=f"call_{index}", name="", arguments=""))
+        if isinstance(piece.id, str) and piece.id:
+            call.id = piece.id
+        function = piece.function
+        if function is not None:
+            if isinstance(function.name, str) and not call.name:
+                call.name = function.name
+            if isinstance(function.arguments, str):
+                call.arguments += function.arguments
 
     def _error(self, kind: str, sentence: str) -> ChatError:
         return ChatError(kind, sentence, self.text)

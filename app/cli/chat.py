@@ -13,6 +13,8 @@ import time
 
 import numpy as np
 
+from app.chat.history import HISTORY_CHARS
+from app.chat.tools import TOOL_NAMES
 from app.cli.offline import UsageError, _check_writable, _one_line_errors
 
 KEY_VARIABLE = "PARLEY_LLM_API_KEY"  # never a file, never the command line (others can read it)
@@ -21,17 +23,25 @@ GAP_SECONDS = 0.5  # silence between two answers in the output
 
 def add_chat_parser(sub, stt_help: str) -> None:
     chat = sub.add_parser("chat", help="talk with your own language model (OpenAI-compatible server) on recordings")
-    chat.add_argument("--llm", required=True, metavar="URL",
+    chat.add_argument("--llm", metavar="URL",
                       help="the server's address, e.g. http://localhost:11434/v1 (Ollama), http://localhost:8080/v1 "
-                           f"(llama-server), http://localhost:1234/v1 (LM Studio); a key, where one is needed, is "
-                           f"read from the environment variable {KEY_VARIABLE}")
-    chat.add_argument("--llm-model", required=True, metavar="NAME", help="the model's name on that server")
+                           f"(llama-server), http://localhost:1234/v1 (LM Studio); default: a running Ollama or LM "
+                           f"Studio at its usual address. A key, where one is needed, is read from the environment "
+                           f"variable {KEY_VARIABLE}, else from the system's keyring (see `parley llm-key`)")
+    chat.add_argument("--llm-model", metavar="NAME", help="the model's name on that server (default: the server's "
+                      "only model; with several, they are listed)")
     chat.add_argument("--llm-timeout", type=float, default=60.0, metavar="SECONDS",
                       help="how long to wait for the model's first word and between its words (default 60)")
     chat.add_argument("--llm-max-tokens", type=int, metavar="N", help="the longest answer, in tokens")
     chat.add_argument("--llm-temperature", type=float, metavar="T", help="the model's temperature (default: the "
                       "server's; 0 = the same answer every time)")
+    chat.add_argument("--llm-history", type=int, default=HISTORY_CHARS, metavar="CHARS",
+                      help="send the newest turns that fit this many characters (default %(default)s, ~3,000 tokens: "
+                           "inside Ollama's default context); the conversation keeps them all")
     chat.add_argument("--system", metavar="TEXT", help="the system prompt: who the assistant is")
+    chat.add_argument("--tool", action="append", choices=TOOL_NAMES, default=[],
+                      help="let the model use this tool (once per tool; none by default): clock (the date and time "
+                           "here), conversations (search your saved conversations)")
     chat.add_argument("--input", action="append", metavar="IN.wav",
                       help="the person's speech (WAV, FLAC, Ogg, MP3); once per turn")
     chat.add_argument("--output", metavar="OUT.wav", help="the answers' speech (WAV, 24 kHz), one after another")
@@ -57,18 +67,56 @@ def _server(args):
 
     if not 0 < args.llm_timeout <= 3600:
         raise UsageError("--llm-timeout must be a number of seconds above 0, at most 3600")
+    if args.llm_history < 1:
+        raise UsageError("--llm-history must be at least 1 character")
     if args.llm_max_tokens is not None and args.llm_max_tokens < 1:
         raise UsageError("--llm-max-tokens must be at least 1")
     if args.llm_temperature is not None and not 0 <= args.llm_temperature <= 2:
         raise UsageError("--llm-temperature must be between 0 and 2")
-    server = ChatServer(args.llm, args.llm_model, api_key=os.environ.get(KEY_VARIABLE) or None,
-                        wait_seconds=args.llm_timeout, max_tokens=args.llm_max_tokens,
-                        temperature=args.llm_temperature)
     try:
-        server.base_url()
+        if args.llm is not None:
+            ChatServer(args.llm, "").base_url()  # a bad address is said before anything is asked
     except ChatError as e:
         raise UsageError(str(e)) from None
-    return server
+    url, model = _chosen_model(args.llm, args.llm_model)
+    return ChatServer(url, model, api_key=_key(url), wait_seconds=args.llm_timeout, max_tokens=args.llm_max_tokens,
+                      temperature=args.llm_temperature)
+
+
+def _key(url: str) -> str | None:
+    """The server's key: the environment's, else the one `parley llm-key` kept in the keyring."""
+    from app.chat.keys import saved_key
+
+    return os.environ.get(KEY_VARIABLE) or saved_key(url)
+
+
+def _chosen_model(url: str | None, model: str | None) -> tuple[str, str]:
+    """(address, model): as given, or found. Without an address, the first running Ollama or LM
+    Studio; without a model, the server's only one (several are listed, for the person to pick)."""
+    from app.chat.client import ChatError, ChatServer, list_models
+    from app.chat.discovery import find_servers, nothing_found_sentence
+
+    if url is None:
+        found = find_servers()
+        if not found:
+            raise UsageError(nothing_found_sentence())
+        url, offered = found[0].url, found[0].models
+        print(f"using {found[0].name} at {url}", file=sys.stderr)
+    elif model is None:
+        try:
+            offered = tuple(list_models(ChatServer(url, "", api_key=_key(url))))
+        except ChatError as e:
+            raise UsageError(str(e)) from None
+    if model is not None:
+        return url, model
+    if not offered:
+        raise UsageError(f"The server at {url} offers no model: load or pull one (e.g. `ollama pull llama3.2`).")
+    if len(offered) > 1:
+        names = ", ".join(offered[:20]) + (", ..." if len(offered) > 20 else "")
+        raise UsageError(f"The server at {url} offers {len(offered)} models ({names}): choose one with "
+                         "--llm-model NAME.")
+    print(f"using the model {offered[0]}", file=sys.stderr)
+    return url, offered[0]
 
 
 def _chat(args) -> None:
@@ -79,6 +127,7 @@ def _chat(args) -> None:
         raise UsageError("chat needs the person's speech and where to write the answers: --input IN.wav "
                          "(once per turn) --output OUT.wav")
     server = _server(args)
+    tools = _tools(args.tool)
     _check_writable(args.output, args.json)
     recordings = []
     for path in args.input:
@@ -90,7 +139,7 @@ def _chat(args) -> None:
         list_models(server)  # before minutes of loading: is anyone there?
     except ChatError as e:
         raise UsageError(str(e)) from None
-    conversation, sample_rate = _conversation(args, server)
+    conversation, sample_rate = _conversation(args, server, tools)
     turns, start = [], time.perf_counter()
     try:
         for path, pcm in zip(args.input, recordings):
@@ -114,7 +163,7 @@ def _chat(args) -> None:
         raise UsageError(f"{failed} (the turns so far are in {args.output})")
 
 
-def _conversation(args, server):
+def _conversation(args, server, tools):
     from app.chat.cascade import Conversation
     from app.cli.say import load_voice
     from engine import PocketSpeaker, load_pocket_tts, load_speech_to_text, resolve_pocket_tts
@@ -123,7 +172,18 @@ def _conversation(args, server):
     folder, row = resolve_pocket_tts(args.tts_model, args.language)
     model = load_pocket_tts(folder, row)
     voice = PocketSpeaker(model, load_voice(model, args.voice), seed=args.seed)
-    return Conversation(stt, server, voice, args.system), model.sample_rate
+    return Conversation(stt, server, voice, args.system, history_chars=args.llm_history,
+                        tools=tools), model.sample_rate
+
+
+def _tools(enabled: list[str]):
+    from app import paths
+    from app.chat.tools import offered_tools
+
+    folder, problem = paths.usable(paths.conversations_dir) if "conversations" in enabled else (None, "")
+    if problem:
+        raise UsageError(f"--tool conversations: {problem}")
+    return offered_tools(tuple(enabled), folder)
 
 
 def _say_turn(n: int, turn, sample_rate: int) -> None:
@@ -132,6 +192,9 @@ def _say_turn(n: int, turn, sample_rate: int) -> None:
     first = "no answer" if t.first_audio is None else (
         f"first audio {t.first_audio:.0f} ms after the speech ended (the model's first token: "
         f"{t.first_token:.0f} ms)")
+    for call in turn.tool_calls:
+        print(f"turn {n}: the model called {call.name}({call.arguments[:80]}){' (failed)' if call.failed else ''}",
+              file=sys.stderr)
     print(f"turn {n}: heard {heard!r}; {len(turn.clauses)} clauses, {turn.audio.size / sample_rate:.1f} s of speech; "
           f"{first}", file=sys.stderr)
 
@@ -158,6 +221,8 @@ def _write_json(path, server, args, turns, wall, sample_rate) -> None:
         out.append({
             "input": source, "heard": turn.heard, "answer": turn.answer, "clauses": turn.clauses,
             "finish_reason": turn.finish_reason,
+            "tool_calls": [{"name": c.name, "arguments": c.arguments, "result": c.result, "failed": c.failed}
+                           for c in turn.tool_calls],
             "error": None if turn.error is None else {"kind": turn.error.kind, "sentence": str(turn.error)},
             "audio_start_s": at, "audio_s": turn.audio.size / sample_rate,
             "timings_ms": {"stt_flush": _ms(t.stt_flush), "model_first_token": _ms(t.first_token),

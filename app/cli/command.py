@@ -7,6 +7,7 @@ import argparse
 import sys
 
 from app.cli.chat import add_chat_parser
+from app.cli.llm_key import add_llm_key_parser
 from app.voices.cli import add_voices_parser
 from app.voices.personas_cli import add_personas_parser
 
@@ -111,6 +112,7 @@ def build_parser() -> argparse.ArgumentParser:
                            "error); bytes of a file name that are not UTF-8 are written \\xNN")
     add_say_parser(sub)
     add_chat_parser(sub, STT_MODEL_HELP)
+    add_llm_key_parser(sub)
     add_voices_parser(sub)
     add_personas_parser(sub)
     return parser
@@ -142,6 +144,10 @@ def main(argv: list[str] | None = None) -> int:
         from app.voices.cli import voices_command
 
         return voices_command(args)
+    if args.command == "llm-key":
+        from app.cli.llm_key import run_llm_key
+
+        return run_llm_key(args)
     if args.command == "personas":
         from app.voices.personas_cli import personas_command
 

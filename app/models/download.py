@@ -38,7 +38,8 @@ def _child(name: str, revision: str | None, check: bool, messages) -> None:
 
         def update(self, n=1):
             result = super().update(n)
-            messages.put(("progress", int(self.n), int(self.total or 0), str(self.desc or "")))
+            if self.unit == "B":  # bytes; not a snapshot's count of files, which the dialog would show as GB
+                messages.put(("progress", int(self.n), int(self.total or 0), str(self.desc or "")))
             return result
 
     try:
@@ -46,6 +47,9 @@ def _child(name: str, revision: str | None, check: bool, messages) -> None:
 
         if check:
             messages.put(("done", engine.hub_revision(name)))
+            return
+        if name in engine.SPEECH_PRESETS:
+            messages.put(("done", str(engine.fetch_speech_model(name, progress=QueueProgress))))
             return
         if revision is None:
             files = engine.resolve_model(name, download=True, progress=QueueProgress)

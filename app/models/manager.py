@@ -27,6 +27,7 @@ from app.models.download import ModelDownload
 from app.models.model_texts import description, listed, memory_text, summary, terms, terms_short
 from app.models.pair_fit import captions_line, least_gpu_gb, partners
 from app.models.preset_notes import (
+    RUNS_HERE,
     auto_choice,
     auto_precision,
     cuda_build,
@@ -36,6 +37,7 @@ from app.models.preset_notes import (
     revision_note,
     this_gpu,
 )
+from app.models.speech_rows import is_voice, remove_question, runs_on_any_cpu, status_of, voice_note
 from app.settings import AppSettings
 from app.widgets.plain_text import PlainLabel, as_written, escaped
 from engine import short_revision
@@ -57,7 +59,8 @@ class ModelManagerDialog(QDialog):
         super().__init__(parent)
         self.in_use = in_use
         self.confirmation: QMessageBox | None = None  # the question asked before a download
-        self.presets = {**engine.PRESETS, **engine.CAPTION_PRESETS}  # the caption models' rows last
+        # The conversation models, then the caption models, then the voice models.
+        self.presets = {**engine.PRESETS, **engine.CAPTION_PRESETS, **engine.SPEECH_PRESETS}
         self.download: ModelDownload | None = None
         self.offered: dict[str, str] = {}  # preset -> a commit other than the one in use, found when asked
         self.cuda_problem = cuda_unavailable_reason()
@@ -132,14 +135,19 @@ class ModelManagerDialog(QDialog):
         self.download_button.clicked.connect(self.start_download)
         self.update_button = QPushButton(self.tr("Check for update"))
         self.update_button.clicked.connect(self.update_clicked)
+        self.remove_button = QPushButton(self.tr("Remove"))
+        self.remove_button.setToolTip(self.tr("Delete this voice model's files from this computer"))
+        self.remove_button.clicked.connect(self.remove_clicked)
         self.use_button = QPushButton(self.tr("Use this model"))
         self.use_button.clicked.connect(self._use)
         close = QPushButton(self.tr("Close"))
         close.clicked.connect(self.reject)
-        for button in (self.folder_button, self.download_button, self.update_button, self.use_button, close):
+        for button in (self.folder_button, self.remove_button, self.download_button, self.update_button,
+                       self.use_button, close):
             button.setAutoDefault(False)  # Enter presses Use, and only on a model that runs here
         buttons.addWidget(self.folder_button)
         buttons.addStretch(1)
+        buttons.addWidget(self.remove_button)
         buttons.addWidget(self.update_button)
         buttons.addWidget(self.download_button)
         buttons.addWidget(self.use_button)
@@ -159,7 +167,7 @@ class ModelManagerDialog(QDialog):
         self.statuses = {}
         for row, (name, preset) in enumerate(self.presets.items()):
             try:
-                status = engine.preset_status(name)
+                status = status_of(name)
                 where = str(status.path) if status.present else (
                     self.tr("not downloaded") if not status.path
                     else self.tr("partly downloaded (%n files missing)", "", len(status.missing)))
@@ -173,7 +181,7 @@ class ModelManagerDialog(QDialog):
             if preset.repo is None and status is not None and not status.present:  # a demo: built here
                 where = self.tr("built on first use (about a minute)")
             here = self.badge(preset)
-            captions = "" if name in engine.CAPTION_PRESETS else captions_line(preset, self.cuda)
+            captions = "" if name in engine.CAPTION_PRESETS or is_voice(name) else captions_line(preset, self.cuda)
             cells = (name, summary(preset), self.tr("in use · {badge}").format(badge=here) if name == self.in_use
                      else here, self.tr("{gb} GB").format(gb=number_text(preset.approx_gb, 1)), captions, where,
                      terms_short(preset))
@@ -189,13 +197,15 @@ class ModelManagerDialog(QDialog):
 
     def badge(self, preset: engine.Preset) -> str:
         """``fit_badge`` for this machine (what ``auto`` chooses is asked only where there is a GPU)."""
-        if preset.repo is None:
-            return fit_badge(preset, self.cuda_problem, cuda_build(), None, 0)
+        if preset.repo is None or runs_on_any_cpu(preset):
+            return translate("ModelManager", RUNS_HERE)
+        if is_voice(preset.name):  # a GPU voice: its memory need is not known before its download
+            return fit_badge(preset, self.cuda_problem, cuda_build(), None, None)
         return fit_badge(preset, self.cuda_problem, cuda_build(), self.fits_gpu(preset), least_gpu_gb(preset.name))
 
     def fits_gpu(self, preset: engine.Preset) -> bool | None:
         """Whether ``auto`` finds a precision that fits this GPU's memory (None: no GPU here)."""
-        if self.cuda is None:
+        if self.cuda is None or is_voice(preset.name):
             return None
         if preset.name in engine.CAPTION_PRESETS:
             return least_gpu_gb(preset.name) <= self.cuda.free_gb
@@ -203,7 +213,7 @@ class ModelManagerDialog(QDialog):
         return choice is not None and choice.precision != "int4"  # int4 only where the person opts in
 
     def runs_here(self, preset: engine.Preset) -> bool:
-        return preset.repo is None or bool(self.fits_gpu(preset))
+        return preset.repo is None or runs_on_any_cpu(preset) or bool(self.fits_gpu(preset))
 
     def selected_name(self) -> str:
         rows = self.table.selectionModel().selectedRows()
@@ -213,9 +223,11 @@ class ModelManagerDialog(QDialog):
         name = self.selected_name()
         preset = self.presets[name]
         status = self.statuses.get(name)
-        captions = name in engine.CAPTION_PRESETS
+        captions, voice = name in engine.CAPTION_PRESETS, is_voice(name)
         text = escaped(description(preset))
-        if preset.repo is not None:  # a real model: it needs a GPU
+        if voice:
+            text += "<br>" + escaped(voice_note(preset))
+        elif preset.repo is not None:  # a real model: it needs a GPU
             text += "<br>" + " ".join(escaped(t) for t in (memory_text(preset), self.gpu) if t)
             if self.cuda is not None and not captions:
                 text += f"<br>{escaped(auto_precision(preset, self.cuda))}"
@@ -243,9 +255,12 @@ class ModelManagerDialog(QDialog):
         offered = self.offered.get(name)
         self.update_button.setText(self.tr("Update to {revision}").format(revision=short_revision(offered)) if offered
                                    else self.tr("Check for update"))
-        self.update_button.setEnabled(preset.repo is not None and self.download is None)
-        self.use_button.setEnabled(not captions)
-        self.use_button.setDefault(not captions and self.runs_here(preset))
+        self.update_button.setEnabled(preset.repo is not None and not voice and self.download is None)
+        self.remove_button.setVisible(voice)
+        here = status is not None and status.path is not None
+        self.remove_button.setEnabled(voice and here and self.download is None)
+        self.use_button.setEnabled(not captions and not voice)  # a voice is chosen where a turn is read aloud
+        self.use_button.setDefault(not captions and not voice and self.runs_here(preset))
 
     # -- actions -----------------------------------------------------------------------------
     def open_folder(self) -> None:
@@ -287,6 +302,31 @@ class ModelManagerDialog(QDialog):
             self.confirmation.deleteLater()  # the question asked before, answered
         self.confirmation = box
         box.open()
+
+    def remove_clicked(self) -> None:
+        """Asked first; the files go from the Hugging Face cache (``engine.remove_speech_model``)."""
+        name = self.selected_name()
+        status = self.statuses.get(name)
+        if self.download is not None or not is_voice(name) or status is None or status.path is None:
+            return
+        box = QMessageBox(QMessageBox.Question, self.tr("Remove {name}?").format(name=name),
+                          remove_question(name, status), parent=self)
+        remove = box.addButton(self.tr("Remove"), QMessageBox.DestructiveRole)
+        box.setDefaultButton(box.addButton(QMessageBox.Cancel))
+        remove.clicked.connect(lambda: self._remove(name))
+        if self.confirmation is not None:
+            self.confirmation.deleteLater()
+        self.confirmation = box
+        box.open()
+
+    def _remove(self, name: str) -> None:
+        try:
+            count = engine.remove_speech_model(name)
+            message = self.tr("Removed {name} (%n files).", "", count).format(name=name)
+        except OSError as e:
+            message = self.tr("{name} could not be removed: {problem}").format(name=name, problem=e)
+        self.refresh()
+        self.description.setText(escaped(message))
 
     def update_clicked(self) -> None:
         """Ask the hub which commit main is at, or, once a newer one is offered, move to it."""
@@ -365,7 +405,7 @@ class ModelManagerDialog(QDialog):
     def _use(self) -> None:
         """A real model not on this machine yet is downloaded by loading it: asked first, like Download."""
         name = self.selected_name()
-        if name in engine.CAPTION_PRESETS:  # not one to talk to (its Use button is off)
+        if name in engine.CAPTION_PRESETS or is_voice(name):  # not one to talk to (its Use button is off)
             return
         status = self.statuses.get(name)
         if self.presets[name].repo is not None and not (status is not None and status.present):

@@ -43,6 +43,18 @@ ABOUT = {
     "stt-2.6b-en": (QT_TRANSLATE_NOOP("ModelTexts", "Kyutai STT 2.6B: English speech to text, 2.5 s behind the "
                                       "words"), None),
 }
+ABOUT["kyutai-tts"] = (QT_TRANSLATE_NOOP("ModelTexts", "Kyutai TTS 1.6B: English and French text to speech, word by "
+                                         "word as the text arrives, with kyutai's voices"), None)
+# Pocket TTS: a preset per released row, named "pocket-tts" (English) or "pocket-tts-<language>[_24l]"
+# (engine.families.pocket_tts.preset_name); its language in words, and its layers.
+POCKET = "pocket-tts"
+POCKET_LANGUAGES = {
+    "english": QT_TRANSLATE_NOOP("ModelTexts", "English"), "french": QT_TRANSLATE_NOOP("ModelTexts", "French"),
+    "german": QT_TRANSLATE_NOOP("ModelTexts", "German"), "portuguese": QT_TRANSLATE_NOOP("ModelTexts", "Portuguese"),
+    "italian": QT_TRANSLATE_NOOP("ModelTexts", "Italian"), "spanish": QT_TRANSLATE_NOOP("ModelTexts", "Spanish"),
+    "dutch": QT_TRANSLATE_NOOP("ModelTexts", "Dutch"),
+}
+LAYERS_24_SUFFIX = "_24l"
 RUNS_ON = {  # engine.Preset.runs_on
     "gpu": QT_TRANSLATE_NOOP("ModelTexts", "needs an NVIDIA GPU: precision auto loads bfloat16 where it fits in the "
                              "GPU's free memory, else int8 weights (int4 is experimental and opt-in)"),
@@ -51,8 +63,21 @@ RUNS_ON = {  # engine.Preset.runs_on
 }
 
 
+def pocket_row(name: str) -> tuple[str, int] | None:
+    """(language, layers) of a Pocket TTS preset's name; None for another model."""
+    if name != POCKET and not name.startswith(f"{POCKET}-"):
+        return None
+    row = name.removeprefix(POCKET).removeprefix("-") or "english"
+    return row.removesuffix(LAYERS_24_SUFFIX), 24 if row.endswith(LAYERS_24_SUFFIX) else 6
+
+
 def summary(preset: engine.Preset) -> str:
     """What ``preset`` is, in the table's few words (its name where the window has no words for it)."""
+    pocket = pocket_row(preset.name)
+    if pocket is not None and pocket[0] in POCKET_LANGUAGES:
+        return translate("ModelTexts", "Pocket TTS, {language}, {layers} layers: text to speech with its shipped "
+                         "voices").format(language=translate("ModelTexts", POCKET_LANGUAGES[pocket[0]]),
+                                          layers=pocket[1])
     if preset.name not in ABOUT:
         return preset.name
     return translate("ModelTexts", ABOUT[preset.name][0]).format(name=preset.name,

@@ -1399,6 +1399,18 @@
         <source>{captions}: fits in {precision} ({gb} GB)</source>
         <translation>{captions}: passt in {precision} ({gb} GB)</translation>
     </message>
+    <message>
+        <source>A voice model reads text aloud; this one needs an NVIDIA GPU.</source>
+        <translation>Ein Stimmmodell liest Text vor; dieses braucht eine NVIDIA-GPU.</translation>
+    </message>
+    <message>
+        <source>A voice model reads the conversation&apos;s turns aloud (a turn&apos;s menu: Read aloud); this one runs on any CPU, no GPU needed. Parley downloads it with its shipped voices from the ungated {plain}; a voice made from your own recording needs the gated {cloning} (accept its terms on Hugging Face), which Parley uses once it is in the cache.</source>
+        <translation>Ein Stimmmodell liest die Beiträge des Gesprächs vor (Menü eines Beitrags: Vorlesen); dieses läuft auf jedem Prozessor, ohne GPU. Parley lädt es mit seinen mitgelieferten Stimmen aus dem frei zugänglichen {plain}; eine Stimme aus Ihrer eigenen Aufnahme braucht das zugangsbeschränkte {cloning} (akzeptieren Sie seine Bedingungen auf Hugging Face), das Parley verwendet, sobald es im Cache liegt.</translation>
+    </message>
+    <message>
+        <source>Remove {name} from this computer? Its files in {folder} are deleted; you can download it again later.</source>
+        <translation>{name} von diesem Computer entfernen? Seine Dateien in {folder} werden gelöscht; Sie können es später wieder herunterladen.</translation>
+    </message>
 </context>
 <context>
     <name>ModelManagerDialog</name>
@@ -1433,6 +1445,14 @@
     <message>
         <source>Check for update</source>
         <translation>Nach Update suchen</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>Entfernen</translation>
+    </message>
+    <message>
+        <source>Delete this voice model&apos;s files from this computer</source>
+        <translation>Die Dateien dieses Stimmmodells von diesem Computer löschen</translation>
     </message>
     <message>
         <source>Use this model</source>
@@ -1512,6 +1532,21 @@
     <message>
         <source>Download {name}?</source>
         <translation>{name} herunterladen?</translation>
+    </message>
+    <message>
+        <source>Remove {name}?</source>
+        <translation>{name} entfernen?</translation>
+    </message>
+    <message numerus="yes">
+        <source>Removed {name} (%n files).</source>
+        <translation>
+            <numerusform>{name} entfernt (%n Datei).</numerusform>
+            <numerusform>{name} entfernt (%n Dateien).</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>{name} could not be removed: {problem}</source>
+        <translation>{name} konnte nicht entfernt werden: {problem}</translation>
     </message>
     <message>
         <source>Asking the hub about {name}...</source>
@@ -1633,6 +1668,38 @@
         <translation>Kyutai STT 2.6B: Sprache zu Text auf Englisch, 2,5 s hinter den Worten</translation>
     </message>
     <message>
+        <source>Kyutai TTS 1.6B: English and French text to speech, word by word as the text arrives, with kyutai&apos;s voices</source>
+        <translation>Kyutai TTS 1.6B: Sprachausgabe auf Englisch und Französisch, Wort für Wort, während der Text eintrifft, mit den Stimmen von kyutai</translation>
+    </message>
+    <message>
+        <source>English</source>
+        <translation>Englisch</translation>
+    </message>
+    <message>
+        <source>French</source>
+        <translation>Französisch</translation>
+    </message>
+    <message>
+        <source>German</source>
+        <translation>Deutsch</translation>
+    </message>
+    <message>
+        <source>Portuguese</source>
+        <translation>Portugiesisch</translation>
+    </message>
+    <message>
+        <source>Italian</source>
+        <translation>Italienisch</translation>
+    </message>
+    <message>
+        <source>Spanish</source>
+        <translation>Spanisch</translation>
+    </message>
+    <message>
+        <source>Dutch</source>
+        <translation>Niederländisch</translation>
+    </message>
+    <message>
         <source>needs an NVIDIA GPU: precision auto loads bfloat16 where it fits in the GPU&apos;s free memory, else int8 weights (int4 is experimental and opt-in)</source>
         <translation>braucht eine NVIDIA-GPU: Präzision auto lädt bfloat16, wo es in den freien GPU-Speicher passt, sonst int8-Gewichte (int4 ist experimentell und nur auf Wunsch)</translation>
     </message>
@@ -1643,6 +1710,10 @@
     <message>
         <source>runs on the CPU in real time</source>
         <translation>läuft in Echtzeit auf der CPU</translation>
+    </message>
+    <message>
+        <source>Pocket TTS, {language}, {layers} layers: text to speech with its shipped voices</source>
+        <translation>Pocket TTS, {language}, {layers} Schichten: Sprachausgabe mit den mitgelieferten Stimmen</translation>
     </message>
     <message>
         <source>{first}; {then}</source>
@@ -2111,6 +2182,52 @@
     <message>
         <source>Files of &amp;type:</source>
         <translation>Datei&amp;typ:</translation>
+    </message>
+</context>
+<context>
+    <name>ReadAloud</name>
+    <message>
+        <source>Read aloud needs a Pocket TTS voice model: download one in the model manager (Model menu, Model manager).</source>
+        <translation>Vorlesen braucht ein Pocket-TTS-Stimmmodell: Laden Sie eines in der Modellverwaltung herunter (Menü Modell, Modellverwaltung).</translation>
+    </message>
+    <message>
+        <source>This turn has no words to read.</source>
+        <translation>Dieser Beitrag hat keine Wörter zum Vorlesen.</translation>
+    </message>
+    <message>
+        <source>Reading aloud with {voice} ({model}); Esc stops.</source>
+        <translation>Vorlesen mit {voice} ({model}); Esc hält an.</translation>
+    </message>
+    <message>
+        <source>Reading aloud failed: {problem}</source>
+        <translation>Vorlesen fehlgeschlagen: {problem}</translation>
+    </message>
+</context>
+<context>
+    <name>ReadAloudControls</name>
+    <message>
+        <source>Read aloud</source>
+        <translation>Vorlesen</translation>
+    </message>
+    <message>
+        <source>Stop reading</source>
+        <translation>Vorlesen anhalten</translation>
+    </message>
+    <message>
+        <source>Stop reading aloud (Esc)</source>
+        <translation>Vorlesen anhalten (Esc)</translation>
+    </message>
+    <message>
+        <source>Model manager...</source>
+        <translation>Modellverwaltung...</translation>
+    </message>
+    <message>
+        <source>Read aloud with {voice}</source>
+        <translation>Mit {voice} vorlesen</translation>
+    </message>
+    <message>
+        <source>Voice</source>
+        <translation>Stimme</translation>
     </message>
 </context>
 <context>

@@ -30,6 +30,13 @@
             <numerusform>partly downloaded (%n files missing)</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>Removed {name} (%n files).</source>
+        <translation>
+            <numerusform>Removed {name} (%n file).</numerusform>
+            <numerusform>Removed {name} (%n files).</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>RecordVoiceDialog</name>

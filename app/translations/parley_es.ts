@@ -1399,6 +1399,18 @@
         <source>{captions}: fits in {precision} ({gb} GB)</source>
         <translation>{captions}: cabe en {precision} ({gb} GB)</translation>
     </message>
+    <message>
+        <source>A voice model reads text aloud; this one needs an NVIDIA GPU.</source>
+        <translation>Un modelo de voz lee texto en voz alta; este necesita una GPU NVIDIA.</translation>
+    </message>
+    <message>
+        <source>A voice model reads the conversation&apos;s turns aloud (a turn&apos;s menu: Read aloud); this one runs on any CPU, no GPU needed. Parley downloads it with its shipped voices from the ungated {plain}; a voice made from your own recording needs the gated {cloning} (accept its terms on Hugging Face), which Parley uses once it is in the cache.</source>
+        <translation>Un modelo de voz lee en voz alta los turnos de la conversación (menú de un turno: Leer en voz alta); este funciona en cualquier procesador, sin GPU. Parley lo descarga con sus voces incluidas desde {plain}, de acceso libre; una voz hecha con su propia grabación necesita {cloning}, de acceso restringido (acepte sus condiciones en Hugging Face), que Parley usa en cuanto está en la caché.</translation>
+    </message>
+    <message>
+        <source>Remove {name} from this computer? Its files in {folder} are deleted; you can download it again later.</source>
+        <translation>¿Quitar {name} de este ordenador? Sus archivos en {folder} se borran; puede descargarlo de nuevo más tarde.</translation>
+    </message>
 </context>
 <context>
     <name>ModelManagerDialog</name>
@@ -1433,6 +1445,14 @@
     <message>
         <source>Check for update</source>
         <translation>Buscar actualización</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>Quitar</translation>
+    </message>
+    <message>
+        <source>Delete this voice model&apos;s files from this computer</source>
+        <translation>Borrar los archivos de este modelo de voz de este ordenador</translation>
     </message>
     <message>
         <source>Use this model</source>
@@ -1512,6 +1532,21 @@
     <message>
         <source>Download {name}?</source>
         <translation>¿Descargar {name}?</translation>
+    </message>
+    <message>
+        <source>Remove {name}?</source>
+        <translation>¿Quitar {name}?</translation>
+    </message>
+    <message numerus="yes">
+        <source>Removed {name} (%n files).</source>
+        <translation>
+            <numerusform>{name} quitado (%n archivo).</numerusform>
+            <numerusform>{name} quitado (%n archivos).</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>{name} could not be removed: {problem}</source>
+        <translation>No se pudo quitar {name}: {problem}</translation>
     </message>
     <message>
         <source>Asking the hub about {name}...</source>
@@ -1633,6 +1668,38 @@
         <translation>Kyutai STT 2.6B: voz a texto en inglés, 2,5 s detrás de las palabras</translation>
     </message>
     <message>
+        <source>Kyutai TTS 1.6B: English and French text to speech, word by word as the text arrives, with kyutai&apos;s voices</source>
+        <translation>Kyutai TTS 1.6B: texto a voz en inglés y francés, palabra a palabra según llega el texto, con las voces de kyutai</translation>
+    </message>
+    <message>
+        <source>English</source>
+        <translation>inglés</translation>
+    </message>
+    <message>
+        <source>French</source>
+        <translation>francés</translation>
+    </message>
+    <message>
+        <source>German</source>
+        <translation>alemán</translation>
+    </message>
+    <message>
+        <source>Portuguese</source>
+        <translation>portugués</translation>
+    </message>
+    <message>
+        <source>Italian</source>
+        <translation>italiano</translation>
+    </message>
+    <message>
+        <source>Spanish</source>
+        <translation>español</translation>
+    </message>
+    <message>
+        <source>Dutch</source>
+        <translation>neerlandés</translation>
+    </message>
+    <message>
         <source>needs an NVIDIA GPU: precision auto loads bfloat16 where it fits in the GPU&apos;s free memory, else int8 weights (int4 is experimental and opt-in)</source>
         <translation>necesita una GPU NVIDIA: la precisión auto carga bfloat16 si cabe en la memoria libre de la GPU, si no pesos int8 (int4 es experimental y a elección)</translation>
     </message>
@@ -1643,6 +1710,10 @@
     <message>
         <source>runs on the CPU in real time</source>
         <translation>funciona en la CPU en tiempo real</translation>
+    </message>
+    <message>
+        <source>Pocket TTS, {language}, {layers} layers: text to speech with its shipped voices</source>
+        <translation>Pocket TTS, {language}, {layers} capas: texto a voz con sus voces incluidas</translation>
     </message>
     <message>
         <source>{first}; {then}</source>
@@ -2111,6 +2182,52 @@
     <message>
         <source>Files of &amp;type:</source>
         <translation>Ficheros de &amp;tipo:</translation>
+    </message>
+</context>
+<context>
+    <name>ReadAloud</name>
+    <message>
+        <source>Read aloud needs a Pocket TTS voice model: download one in the model manager (Model menu, Model manager).</source>
+        <translation>Leer en voz alta necesita un modelo de voz Pocket TTS: descargue uno en el gestor de modelos (menú Modelo, Gestor de modelos).</translation>
+    </message>
+    <message>
+        <source>This turn has no words to read.</source>
+        <translation>Este turno no tiene palabras que leer.</translation>
+    </message>
+    <message>
+        <source>Reading aloud with {voice} ({model}); Esc stops.</source>
+        <translation>Leyendo en voz alta con {voice} ({model}); Esc lo detiene.</translation>
+    </message>
+    <message>
+        <source>Reading aloud failed: {problem}</source>
+        <translation>La lectura en voz alta falló: {problem}</translation>
+    </message>
+</context>
+<context>
+    <name>ReadAloudControls</name>
+    <message>
+        <source>Read aloud</source>
+        <translation>Leer en voz alta</translation>
+    </message>
+    <message>
+        <source>Stop reading</source>
+        <translation>Detener la lectura</translation>
+    </message>
+    <message>
+        <source>Stop reading aloud (Esc)</source>
+        <translation>Detener la lectura en voz alta (Esc)</translation>
+    </message>
+    <message>
+        <source>Model manager...</source>
+        <translation>Gestor de modelos...</translation>
+    </message>
+    <message>
+        <source>Read aloud with {voice}</source>
+        <translation>Leer en voz alta con {voice}</translation>
+    </message>
+    <message>
+        <source>Voice</source>
+        <translation>Voz</translation>
     </message>
 </context>
 <context>

@@ -1399,6 +1399,18 @@
         <source>{captions}: fits in {precision} ({gb} GB)</source>
         <translation>{captions} : tient en {precision} ({gb} Go)</translation>
     </message>
+    <message>
+        <source>A voice model reads text aloud; this one needs an NVIDIA GPU.</source>
+        <translation>Un modèle de voix lit du texte à voix haute ; celui-ci demande un GPU NVIDIA.</translation>
+    </message>
+    <message>
+        <source>A voice model reads the conversation&apos;s turns aloud (a turn&apos;s menu: Read aloud); this one runs on any CPU, no GPU needed. Parley downloads it with its shipped voices from the ungated {plain}; a voice made from your own recording needs the gated {cloning} (accept its terms on Hugging Face), which Parley uses once it is in the cache.</source>
+        <translation>Un modèle de voix lit à voix haute les tours de la conversation (menu d&apos;un tour : Lire à voix haute) ; celui-ci fonctionne sur n&apos;importe quel processeur, sans GPU. Parley le télécharge avec ses voix fournies depuis {plain}, en accès libre ; une voix faite à partir de votre propre enregistrement demande {cloning}, à accès restreint (acceptez ses conditions sur Hugging Face), que Parley utilise dès qu&apos;il est dans le cache.</translation>
+    </message>
+    <message>
+        <source>Remove {name} from this computer? Its files in {folder} are deleted; you can download it again later.</source>
+        <translation>Supprimer {name} de cet ordinateur ? Ses fichiers dans {folder} sont effacés ; vous pourrez le télécharger de nouveau plus tard.</translation>
+    </message>
 </context>
 <context>
     <name>ModelManagerDialog</name>
@@ -1433,6 +1445,14 @@
     <message>
         <source>Check for update</source>
         <translation>Chercher une mise à jour</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>Supprimer</translation>
+    </message>
+    <message>
+        <source>Delete this voice model&apos;s files from this computer</source>
+        <translation>Effacer les fichiers de ce modèle de voix de cet ordinateur</translation>
     </message>
     <message>
         <source>Use this model</source>
@@ -1512,6 +1532,21 @@
     <message>
         <source>Download {name}?</source>
         <translation>Télécharger {name} ?</translation>
+    </message>
+    <message>
+        <source>Remove {name}?</source>
+        <translation>Supprimer {name} ?</translation>
+    </message>
+    <message numerus="yes">
+        <source>Removed {name} (%n files).</source>
+        <translation>
+            <numerusform>{name} supprimé (%n fichier).</numerusform>
+            <numerusform>{name} supprimé (%n fichiers).</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>{name} could not be removed: {problem}</source>
+        <translation>{name} n&apos;a pas pu être supprimé : {problem}</translation>
     </message>
     <message>
         <source>Asking the hub about {name}...</source>
@@ -1633,6 +1668,38 @@
         <translation>Kyutai STT 2.6B : transcription de la parole en anglais, 2,5 s après les mots</translation>
     </message>
     <message>
+        <source>Kyutai TTS 1.6B: English and French text to speech, word by word as the text arrives, with kyutai&apos;s voices</source>
+        <translation>Kyutai TTS 1.6B : synthèse vocale en anglais et en français, mot à mot à mesure que le texte arrive, avec les voix de kyutai</translation>
+    </message>
+    <message>
+        <source>English</source>
+        <translation>anglais</translation>
+    </message>
+    <message>
+        <source>French</source>
+        <translation>français</translation>
+    </message>
+    <message>
+        <source>German</source>
+        <translation>allemand</translation>
+    </message>
+    <message>
+        <source>Portuguese</source>
+        <translation>portugais</translation>
+    </message>
+    <message>
+        <source>Italian</source>
+        <translation>italien</translation>
+    </message>
+    <message>
+        <source>Spanish</source>
+        <translation>espagnol</translation>
+    </message>
+    <message>
+        <source>Dutch</source>
+        <translation>néerlandais</translation>
+    </message>
+    <message>
         <source>needs an NVIDIA GPU: precision auto loads bfloat16 where it fits in the GPU&apos;s free memory, else int8 weights (int4 is experimental and opt-in)</source>
         <translation>nécessite un GPU NVIDIA : la précision auto charge bfloat16 s&apos;il tient dans la mémoire libre du GPU, sinon des poids int8 (int4 est expérimental et sur demande)</translation>
     </message>
@@ -1643,6 +1710,10 @@
     <message>
         <source>runs on the CPU in real time</source>
         <translation>tourne sur le processeur en temps réel</translation>
+    </message>
+    <message>
+        <source>Pocket TTS, {language}, {layers} layers: text to speech with its shipped voices</source>
+        <translation>Pocket TTS, {language}, {layers} couches : synthèse vocale avec ses voix fournies</translation>
     </message>
     <message>
         <source>{first}; {then}</source>
@@ -2111,6 +2182,52 @@
     <message>
         <source>Files of &amp;type:</source>
         <translation>Fichiers de &amp;type :</translation>
+    </message>
+</context>
+<context>
+    <name>ReadAloud</name>
+    <message>
+        <source>Read aloud needs a Pocket TTS voice model: download one in the model manager (Model menu, Model manager).</source>
+        <translation>La lecture à voix haute demande un modèle de voix Pocket TTS : téléchargez-en un dans le gestionnaire de modèles (menu Modèle, Gestionnaire de modèles).</translation>
+    </message>
+    <message>
+        <source>This turn has no words to read.</source>
+        <translation>Ce tour n&apos;a pas de mots à lire.</translation>
+    </message>
+    <message>
+        <source>Reading aloud with {voice} ({model}); Esc stops.</source>
+        <translation>Lecture à voix haute avec {voice} ({model}) ; Échap l&apos;arrête.</translation>
+    </message>
+    <message>
+        <source>Reading aloud failed: {problem}</source>
+        <translation>La lecture à voix haute a échoué : {problem}</translation>
+    </message>
+</context>
+<context>
+    <name>ReadAloudControls</name>
+    <message>
+        <source>Read aloud</source>
+        <translation>Lire à voix haute</translation>
+    </message>
+    <message>
+        <source>Stop reading</source>
+        <translation>Arrêter la lecture</translation>
+    </message>
+    <message>
+        <source>Stop reading aloud (Esc)</source>
+        <translation>Arrêter la lecture à voix haute (Échap)</translation>
+    </message>
+    <message>
+        <source>Model manager...</source>
+        <translation>Gestionnaire de modèles...</translation>
+    </message>
+    <message>
+        <source>Read aloud with {voice}</source>
+        <translation>Lire à voix haute avec {voice}</translation>
+    </message>
+    <message>
+        <source>Voice</source>
+        <translation>Voix</translation>
     </message>
 </context>
 <context>

@@ -1,6 +1,6 @@
 """The window's keyboard: Space (and Enter on Talk) is push-to-talk anywhere but a text field,
-Enter presses the focused button, Ctrl+F searches the library, Esc clears the search, closes a
-replay or dismisses the banner; and the Tab order, in the order the window is read."""
+Enter presses the focused button, Ctrl+F searches the library, Esc stops reading aloud, clears the
+search, closes a replay or dismisses the banner; and the Tab order, in the order the window is read."""
 
 from __future__ import annotations
 
@@ -48,10 +48,12 @@ class WindowKeys(QObject):
         search.selectAll()
 
     def escape(self) -> None:
-        """Esc: in the library's search with a query, clear it (every row back); else close a replay
-        (the live conversation back), else dismiss the banner."""
+        """Esc: stop reading a turn aloud; in the library's search with a query, clear it (every row
+        back); else close a replay (the live conversation back), else dismiss the banner."""
         search, panel = self.window.library_panel.search, self.window.conversation_panel
-        if search.hasFocus() and search.text():
+        if self.window.read_aloud.busy:
+            self.window.read_aloud.stop()
+        elif search.hasFocus() and search.text():
             search.clear()
         elif panel.replaying:
             panel.close_replay()

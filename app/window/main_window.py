@@ -23,6 +23,7 @@ from app.conversation.announcer import TurnAnnouncer
 from app.conversation.health import HealthModel
 from app.conversation.media_pause import MediaPause
 from app.conversation.panel import ConversationPanel
+from app.conversation.read_aloud import ReadAloud
 from app.conversation.replay import ReplayPlayer
 from app.conversation.view_model import ConversationModel
 from app.desktop_key.backends import desktop_grab
@@ -45,6 +46,7 @@ from app.window.menus import Menus
 from app.window.meters_panel import MetersPanel
 from app.window.microphone_banner import MicrophoneBanner
 from app.window.notices import Notices
+from app.window.read_aloud_menu import ReadAloudControls
 from app.window.status_notes import StatusNotes
 from app.window.tray import Tray
 from app.window.tray_state import TrayModel
@@ -90,6 +92,8 @@ class MainWindow(QMainWindow):
                          *self.microphone_banner.tab_chain(), *self.library_panel.tab_chain(),
                          *self.conversation_panel.tab_chain(), *self.meters_panel.tab_chain(),
                          *self.devices_panel.tab_chain()])  # the order the window is read in
+        self.read_aloud = ReadAloud(self.model.preferences, self)
+        self.read_aloud_controls = ReadAloudControls(self, self.read_aloud)
         self.conversation_panel.talk_button.setFocus()  # where Space, push-to-talk, belongs
         self._connect_model()
         self.status_notes = StatusNotes(self.statusBar(), self.model.files, self.talk_key)
@@ -222,6 +226,7 @@ class MainWindow(QMainWindow):
     def shutdown(self) -> bool:
         """See ``ConversationModel.shutdown``; also stops a replay and the talk key."""
         self.replay.stop()
+        self.read_aloud.stop()
         self.talk_key.stop()
         self.media_pause.stop()
         if self.device_follower is not None:

@@ -68,6 +68,7 @@ class Family:
     speech_to_text: bool = False  # captions: text out, no voice (``CAPTION_PRESETS``)
     interprets: bool = False
     text_to_speech: bool = False  # text in, speech out (``SPEECH_PRESETS``)
+    runs_on_cpu: bool = False  # its released models run in real time on any CPU (no GPU asked for)
 
     def label(self, name: str) -> str:
         """What the window calls a model of this family named ``name``."""

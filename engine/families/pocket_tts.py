@@ -26,4 +26,4 @@ def _preset(row: str) -> Preset:
 FAMILY = Family(
     name="pocket_tts", title="Pocket TTS", generator="pocket_tts", claims=lambda config: False,
     config_defaults={}, delays=(), dep_q=0, takes_prompts=False,
-    presets=tuple(_preset(row) for row in (*LANGUAGES, *LAYERS_24)), text_to_speech=True)
+    presets=tuple(_preset(row) for row in (*LANGUAGES, *LAYERS_24)), text_to_speech=True, runs_on_cpu=True)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from ..errors import ModelError
-from ..families import ALL_PRESETS, PRESETS, Family, Preset, family_named, recognise  # noqa: F401 (PRESETS: re-exported)
+from ..families import ALL_PRESETS, PRESETS, SPEECH_PRESETS, Family, Preset, family_named, recognise  # noqa: F401 (PRESETS: re-exported)
 from ..lm.model import LMConfig
 from . import untrusted
 from .demo import built_demo_dir, ensure_demo_model
@@ -418,7 +418,8 @@ def use_revision(name: str, commit: str, *, progress=None) -> ModelFiles:
 
 
 def _real_preset(name: str) -> Preset:
-    if name not in ALL_PRESETS or ALL_PRESETS[name].repo is None:
+    hub = {**ALL_PRESETS, **SPEECH_PRESETS}  # a voice model's first download asks too
+    if name not in hub or hub[name].repo is None:
         raise ModelError(f"{name!r} is not a preset downloaded from the hub: expected one of "
-                         f"{', '.join(n for n, p in ALL_PRESETS.items() if p.repo)}")
-    return ALL_PRESETS[name]
+                         f"{', '.join(n for n, p in hub.items() if p.repo)}")
+    return hub[name]

@@ -48,17 +48,28 @@ def resolve(model: str, language: str | None = None) -> tuple[Path, str]:
     return folder, row
 
 
-def _snapshot(row: str) -> Path:
+def download(row: str, progress=None) -> Path:
+    """The snapshot folder holding ``row``, downloaded (ungated) where no cache has it."""
+    return _snapshot(row, progress)
+
+
+def _patterns(row: str) -> list[str]:
+    return [f"languages/{row}/*", f"languages/{row}/embeddings/*"]
+
+
+def _snapshot(row: str, progress=None) -> Path:
+    """``progress``: a ``tqdm`` subclass for the download's counters."""
     from huggingface_hub import snapshot_download
 
     cloning, plain = revisions(row)
-    patterns = [f"languages/{row}/*", f"languages/{row}/embeddings/*"]
     try:
-        return Path(snapshot_download(REPOSITORY, revision=cloning, allow_patterns=patterns, local_files_only=True))
+        return Path(snapshot_download(REPOSITORY, revision=cloning, allow_patterns=_patterns(row),
+                                      local_files_only=True))
     except Exception:  # noqa: BLE001 - not in the cache (or gated): the ungated repository
         pass
     try:
-        return Path(snapshot_download(REPOSITORY_WITHOUT_CLONING, revision=plain, allow_patterns=patterns))
+        return Path(snapshot_download(REPOSITORY_WITHOUT_CLONING, revision=plain, allow_patterns=_patterns(row),
+                                      tqdm_class=progress))
     except Exception as e:  # noqa: BLE001 - offline, no space: the download's own reason
         raise ModelError(f"The Pocket TTS {row} model could not be downloaded from {REPOSITORY_WITHOUT_CLONING}: "
                          f"{e}") from None
