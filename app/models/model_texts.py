@@ -49,10 +49,11 @@ ABOUT["kyutai-tts"] = (QT_TRANSLATE_NOOP("ModelTexts", "Kyutai TTS 1.6B: English
 # (engine.families.pocket_tts.preset_name); its language in words, and its layers.
 POCKET = "pocket-tts"
 POCKET_LANGUAGES = {
-    "english": QT_TRANSLATE_NOOP("ModelTexts", "English"), "french": QT_TRANSLATE_NOOP("ModelTexts", "French"),
-    "german": QT_TRANSLATE_NOOP("ModelTexts", "German"), "portuguese": QT_TRANSLATE_NOOP("ModelTexts", "Portuguese"),
-    "italian": QT_TRANSLATE_NOOP("ModelTexts", "Italian"), "spanish": QT_TRANSLATE_NOOP("ModelTexts", "Spanish"),
-    "dutch": QT_TRANSLATE_NOOP("ModelTexts", "Dutch"),
+    "english": QT_TRANSLATE_NOOP("ModelTexts", "in English"), "french": QT_TRANSLATE_NOOP("ModelTexts", "in French"),
+    "german": QT_TRANSLATE_NOOP("ModelTexts", "in German"),
+    "portuguese": QT_TRANSLATE_NOOP("ModelTexts", "in Portuguese"),
+    "italian": QT_TRANSLATE_NOOP("ModelTexts", "in Italian"), "spanish": QT_TRANSLATE_NOOP("ModelTexts", "in Spanish"),
+    "dutch": QT_TRANSLATE_NOOP("ModelTexts", "in Dutch"),
 }
 LAYERS_24_SUFFIX = "_24l"
 RUNS_ON = {  # engine.Preset.runs_on
@@ -75,7 +76,7 @@ def summary(preset: engine.Preset) -> str:
     """What ``preset`` is, in the table's few words (its name where the window has no words for it)."""
     pocket = pocket_row(preset.name)
     if pocket is not None and pocket[0] in POCKET_LANGUAGES:
-        return translate("ModelTexts", "Pocket TTS, {language}, {layers} layers: text to speech with its shipped "
+        return translate("ModelTexts", "Pocket TTS {language}, {layers} layers: text to speech with its shipped "
                          "voices").format(language=translate("ModelTexts", POCKET_LANGUAGES[pocket[0]]),
                                           layers=pocket[1])
     if preset.name not in ABOUT:

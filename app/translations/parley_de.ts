@@ -1672,32 +1672,36 @@
         <translation>Kyutai TTS 1.6B: Sprachausgabe auf Englisch und Französisch, Wort für Wort, während der Text eintrifft, mit den Stimmen von kyutai</translation>
     </message>
     <message>
-        <source>English</source>
-        <translation>Englisch</translation>
+        <source>in English</source>
+        <translation>auf Englisch</translation>
     </message>
     <message>
-        <source>French</source>
-        <translation>Französisch</translation>
+        <source>in French</source>
+        <translation>auf Französisch</translation>
     </message>
     <message>
-        <source>German</source>
-        <translation>Deutsch</translation>
+        <source>in German</source>
+        <translation>auf Deutsch</translation>
     </message>
     <message>
-        <source>Portuguese</source>
-        <translation>Portugiesisch</translation>
+        <source>in Portuguese</source>
+        <translation>auf Portugiesisch</translation>
     </message>
     <message>
-        <source>Italian</source>
-        <translation>Italienisch</translation>
+        <source>in Italian</source>
+        <translation>auf Italienisch</translation>
     </message>
     <message>
-        <source>Spanish</source>
-        <translation>Spanisch</translation>
+        <source>in Spanish</source>
+        <translation>auf Spanisch</translation>
     </message>
     <message>
-        <source>Dutch</source>
-        <translation>Niederländisch</translation>
+        <source>in Dutch</source>
+        <translation>auf Niederländisch</translation>
+    </message>
+    <message>
+        <source>Pocket TTS {language}, {layers} layers: text to speech with its shipped voices</source>
+        <translation>Pocket TTS {language}, {layers} Schichten: Sprachausgabe mit den mitgelieferten Stimmen</translation>
     </message>
     <message>
         <source>needs an NVIDIA GPU: precision auto loads bfloat16 where it fits in the GPU&apos;s free memory, else int8 weights (int4 is experimental and opt-in)</source>
@@ -1710,10 +1714,6 @@
     <message>
         <source>runs on the CPU in real time</source>
         <translation>läuft in Echtzeit auf der CPU</translation>
-    </message>
-    <message>
-        <source>Pocket TTS, {language}, {layers} layers: text to speech with its shipped voices</source>
-        <translation>Pocket TTS, {language}, {layers} Schichten: Sprachausgabe mit den mitgelieferten Stimmen</translation>
     </message>
     <message>
         <source>{first}; {then}</source>

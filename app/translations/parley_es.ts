@@ -1672,32 +1672,36 @@
         <translation>Kyutai TTS 1.6B: texto a voz en inglés y francés, palabra a palabra según llega el texto, con las voces de kyutai</translation>
     </message>
     <message>
-        <source>English</source>
-        <translation>inglés</translation>
+        <source>in English</source>
+        <translation>en inglés</translation>
     </message>
     <message>
-        <source>French</source>
-        <translation>francés</translation>
+        <source>in French</source>
+        <translation>en francés</translation>
     </message>
     <message>
-        <source>German</source>
-        <translation>alemán</translation>
+        <source>in German</source>
+        <translation>en alemán</translation>
     </message>
     <message>
-        <source>Portuguese</source>
-        <translation>portugués</translation>
+        <source>in Portuguese</source>
+        <translation>en portugués</translation>
     </message>
     <message>
-        <source>Italian</source>
-        <translation>italiano</translation>
+        <source>in Italian</source>
+        <translation>en italiano</translation>
     </message>
     <message>
-        <source>Spanish</source>
-        <translation>español</translation>
+        <source>in Spanish</source>
+        <translation>en español</translation>
     </message>
     <message>
-        <source>Dutch</source>
-        <translation>neerlandés</translation>
+        <source>in Dutch</source>
+        <translation>en neerlandés</translation>
+    </message>
+    <message>
+        <source>Pocket TTS {language}, {layers} layers: text to speech with its shipped voices</source>
+        <translation>Pocket TTS {language}, {layers} capas: texto a voz con sus voces incluidas</translation>
     </message>
     <message>
         <source>needs an NVIDIA GPU: precision auto loads bfloat16 where it fits in the GPU&apos;s free memory, else int8 weights (int4 is experimental and opt-in)</source>
@@ -1710,10 +1714,6 @@
     <message>
         <source>runs on the CPU in real time</source>
         <translation>funciona en la CPU en tiempo real</translation>
-    </message>
-    <message>
-        <source>Pocket TTS, {language}, {layers} layers: text to speech with its shipped voices</source>
-        <translation>Pocket TTS, {language}, {layers} capas: texto a voz con sus voces incluidas</translation>
     </message>
     <message>
         <source>{first}; {then}</source>

@@ -1672,32 +1672,36 @@
         <translation>Kyutai TTS 1.6B : synthèse vocale en anglais et en français, mot à mot à mesure que le texte arrive, avec les voix de kyutai</translation>
     </message>
     <message>
-        <source>English</source>
-        <translation>anglais</translation>
+        <source>in English</source>
+        <translation>en anglais</translation>
     </message>
     <message>
-        <source>French</source>
-        <translation>français</translation>
+        <source>in French</source>
+        <translation>en français</translation>
     </message>
     <message>
-        <source>German</source>
-        <translation>allemand</translation>
+        <source>in German</source>
+        <translation>en allemand</translation>
     </message>
     <message>
-        <source>Portuguese</source>
-        <translation>portugais</translation>
+        <source>in Portuguese</source>
+        <translation>en portugais</translation>
     </message>
     <message>
-        <source>Italian</source>
-        <translation>italien</translation>
+        <source>in Italian</source>
+        <translation>en italien</translation>
     </message>
     <message>
-        <source>Spanish</source>
-        <translation>espagnol</translation>
+        <source>in Spanish</source>
+        <translation>en espagnol</translation>
     </message>
     <message>
-        <source>Dutch</source>
-        <translation>néerlandais</translation>
+        <source>in Dutch</source>
+        <translation>en néerlandais</translation>
+    </message>
+    <message>
+        <source>Pocket TTS {language}, {layers} layers: text to speech with its shipped voices</source>
+        <translation>Pocket TTS {language}, {layers} couches : synthèse vocale avec ses voix fournies</translation>
     </message>
     <message>
         <source>needs an NVIDIA GPU: precision auto loads bfloat16 where it fits in the GPU&apos;s free memory, else int8 weights (int4 is experimental and opt-in)</source>
@@ -1710,10 +1714,6 @@
     <message>
         <source>runs on the CPU in real time</source>
         <translation>tourne sur le processeur en temps réel</translation>
-    </message>
-    <message>
-        <source>Pocket TTS, {language}, {layers} layers: text to speech with its shipped voices</source>
-        <translation>Pocket TTS, {language}, {layers} couches : synthèse vocale avec ses voix fournies</translation>
     </message>
     <message>
         <source>{first}; {then}</source>
