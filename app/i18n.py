@@ -15,7 +15,7 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
-from PySide6.QtCore import QCoreApplication, QDateTime, QLibraryInfo, QLocale, QTranslator
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QDateTime, QLibraryInfo, QLocale, QTranslator
 
 TRANSLATIONS_DIR = Path(__file__).resolve().parent / "translations"
 CATALOGUE = "parley"  # parley_fr.qm, ...
@@ -25,6 +25,9 @@ LANGUAGES = {"": "System", "en": "English", "fr": "Français", "de": "Deutsch", 
 TRANSLATED = ("fr", "de", "es")  # the languages translated (English is the source; its catalogue has the plurals)
 
 translate = QCoreApplication.translate
+# Texts of Qt's own file dialog that Qt's catalogue lacks for some languages (French, Spanish): Parley's
+# catalogue holds them, and Qt's dialog finds them there (an application's translators are all asked).
+QT_CATALOGUE_GAPS = (QT_TRANSLATE_NOOP("QFileDialog", "&Look in:"), QT_TRANSLATE_NOOP("QFileDialog", "Files of &type:"))
 
 
 def interface_locale(language: str) -> QLocale:

@@ -13,6 +13,7 @@ from .errors import (
     VoiceLibraryError,
 )
 from .families import CAPTION_PRESETS, SPEECH_PRESETS, Family, family_named
+from .families.family import MEASURED_ON
 from .files.conversation import file_kind as conversation_kind
 from .files.conversation import transcript_tuples
 from .files.conversation_info import (
@@ -134,7 +135,7 @@ __all__ = [
     "LoadedPair", "load_captions_beside", "load_with_captions",
     # what a model needs in memory before it is loaded
     "ANY_GPU", "Gpu", "HostMemory", "ModelShape", "choose_precision", "memory_need", "plan_pair",
-    "Family", "family_named",
+    "Family", "family_named", "MEASURED_ON",
     "PRIVATE_MODE", "ensure_private_folder", "read_voice_file", "SUBTITLE_FORMATS", "SubtitleCue", "render_subtitles",
     "srt_subtitles", "vtt_subtitles", "short_revision", "INVISIBLE_CHARACTERS", "plain_words", "read_regular",
     # text to speech (Pocket TTS)

@@ -407,3 +407,30 @@ def test_a_replay_does_not_widen_the_smallest_window(harness, qtbot):
     label = panel.replay_bar.title_label
     assert label.toolTip().endswith(title)
     assert label.shown_text().endswith("(2)") and "…" in label.shown_text()
+
+
+def test_in_french_at_1024x640_a_replayed_dated_title_is_shown_whole(qtbot, tmp_path, app_demo_model, qapp):
+    """The replay's title has its own row: beside the options, "Réécoute : Conversation 2026-12-07
+    14.04" was cut to "Rééc…4.04"."""
+    from app.i18n import install_translators, remove_translators
+
+    translators = install_translators(qapp, "fr")
+    harness = Harness(qtbot, tmp_path, lambda *args: app_demo_model)
+    try:
+        w, panel = harness.window, harness.window.conversation_panel
+        w.resize(1024, 640)
+        qtbot.waitUntil(lambda: w.width() == 1024, timeout=5_000)
+        w.press_talk("key")
+        harness.frames(3)
+        w.release_talk("key")
+        path = w.library.folder / "Conversation 2026-12-07 14.04.parley"
+        w.model.files.save(str(path))
+        qtbot.waitUntil(lambda: w.model.files.conversation_path == str(path), timeout=20_000)
+        assert w.replay.load(str(path)) and panel.replaying
+        qtbot.wait(200)  # laid out
+        label = panel.replay_bar.title_label
+        assert label.text().endswith("Conversation 2026-12-07 14.04") and label.shown_text() == label.text()
+        assert w.width() <= 1024 and w.height() <= 640 and misfits(w) == []
+    finally:
+        harness.close()
+        remove_translators(qapp, translators)

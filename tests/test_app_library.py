@@ -595,3 +595,30 @@ def test_in_french_at_1024x640_two_dated_titles_of_one_day_are_painted_apart(qtb
     finally:
         h.close()
         remove_translators(qapp, translators)
+
+
+def test_at_1024x640_a_library_row_fits_its_column_and_shows_where_the_focus_is(qtbot, tmp_path, saved_conversation,
+                                                                              app_demo_model):
+    """A row is as wide as the list (no sideways scroll bar for rows whose texts are cut to fit), and
+    the row Tab lands on is drawn differently from the same row without the focus."""
+    folder = conversations_dir(tmp_path)
+    shutil.copy(saved_conversation, folder / "Conversation 2026-12-07 14.04.parley")
+    h = Harness(qtbot, tmp_path, lambda *args: app_demo_model)
+    try:
+        w, panel = h.window, h.window.library_panel
+        w.resize(1024, 640)
+        w.set_library_visible(True)
+        qtbot.waitUntil(lambda: panel.filter.rowCount() == 1, timeout=20_000)
+        panel.list.setFixedWidth(150)  # narrower than any row was asked to be (the fonts differ by desktop)
+        qtbot.wait(100)
+        assert not panel.list.horizontalScrollBar().isVisible()
+        row = panel.list.visualRect(panel.filter.index(0, 0))
+        assert row.left() >= 0 and row.right() < panel.list.viewport().width()
+        unfocused = panel.list.viewport().grab(row).toImage()
+        panel.list.setFocus(Qt.TabFocusReason)
+        qtbot.waitUntil(panel.list.hasFocus)
+        assert panel.list.currentIndex().row() == 0
+        panel.list.viewport().repaint()
+        assert panel.list.viewport().grab(row).toImage() != unfocused
+    finally:
+        h.close()

@@ -17,6 +17,7 @@ from app.i18n import number_text
 from app.models import manager as model_manager
 from app.models import preset_notes
 from app.models.manager import COLUMNS, ModelManagerDialog
+from app.models.model_texts import memory_text, terms
 from app.settings import AppSettings
 from engine.families import CAPTION_PRESETS, family_named
 from engine.files.models import MIMI_NAME, MOSHI_NAME, PRESETS, TOKENIZER_NAME
@@ -81,7 +82,7 @@ def test_a_download_says_its_size_and_the_free_disk_first_and_starts_only_when_a
     shown_free = float(re.search(r"has ([0-9.]+) GB free", question)[1])
     assert abs(shown_free - preset_notes.free_disk_gb(empty_hub)) < 1  # others may write to the disk meanwhile
     assert f"moshiko is about {PRESETS['moshiko'].approx_gb:.1f} GB" in question
-    assert "not run in real time" in question and PRESETS["moshiko"].terms in question
+    assert "not run in real time" in question and terms(PRESETS["moshiko"]) in question
     assert dialog.download is None  # nothing starts before the answer
     assert dialog.confirmation.defaultButton().text() != "Download"  # Enter does not start what cannot run here
     dialog.confirmation.button(dialog.confirmation.StandardButton.Cancel).click()
@@ -107,7 +108,7 @@ def test_a_non_commercial_gated_model_says_so_in_the_table_the_description_and_b
     text = dialog.description.text()
     assert "Non-commercial use only" in text and "gated" in text and f"https://huggingface.co/kyutai/{name}" in text
     assert "first download" in text  # no commit is known for it: it keeps to the one first downloaded
-    assert PRESETS[name].memory_text in text and "GB in bfloat16" in text
+    assert memory_text(PRESETS[name]) in text and "GB in bfloat16" in text
     qtbot.mouseClick(dialog.download_button, Qt.LeftButton)
     question = dialog.confirmation.text()
     assert "Non-commercial use only" in question and "Gated: accept its terms" in question
@@ -224,10 +225,13 @@ def test_the_manager_says_what_auto_would_choose_on_a_gpu_and_why():
     int8 = needed_gb(LMConfig.moshi_7b(), "int8")
     text = preset_notes.auto_precision(PRESETS["moshiko"], card)
     assert text.startswith(f"Precision auto here: int8: moshiko needs about {int8:.1f} GB in int8, and the NVIDIA "
-                           "GeForce RTX 4080 has 15.9 GB free (bfloat16 would need about")
+                           "GeForce RTX 4080 has 15.9 GB free. bfloat16 would need about")
     small = preset_notes.auto_precision(PRESETS["personaplex"], Gpu("NVIDIA GeForce RTX 3060", 12.9, 12.4, (8, 6)))
-    assert small.startswith("personaplex does not fit in this GPU's memory: in int8 it needs about")
-    assert "--precision int4" in small
+    assert small.startswith("Precision auto here: personaplex does not fit: in int8 it needs about")
+    assert small.endswith("GB: choose int4 below.")
+    tiny = preset_notes.auto_precision(PRESETS["personaplex"], Gpu("NVIDIA T400", 4.0, 3.8, (7, 5)))
+    assert tiny == ("Precision auto here: personaplex does not fit in the NVIDIA T400's memory (3.8 GB free of "
+                    "4.0 GB), even in int4.")
 
 
 def pinned_cache(hf_home, revision: str) -> None:

@@ -66,7 +66,7 @@ def test_an_edit_of_a_shipped_persona_is_the_users_copy_until_reset(qtbot):
     qtbot.mouseClick(dialog.save_button, Qt.LeftButton)
     saved = PersonaLibrary().get("Language partner")
     assert saved.role == "Speak French only." and saved.sampling.temp_text == 0.3 and not saved.wait_for_user
-    assert rows(dialog)[1] == "Language partner  ·  edited" and dialog.delete_button.text() == "&Reset"
+    assert rows(dialog)[1] == "Language partner  ·  edited" and dialog.delete_button.text() == "R&eset"
     qtbot.mouseClick(dialog.delete_button, Qt.LeftButton)
     assert PersonaLibrary().get("Language partner") == PARTNER and rows(dialog)[1] == "Language partner"
     assert dialog.role_edit.toPlainText() == PARTNER.role

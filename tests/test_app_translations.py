@@ -37,7 +37,6 @@ from app.conversation.transcript import ASSISTANT, YOU, Turn
 from app.i18n import LANGUAGES, TRANSLATED, TRANSLATIONS_DIR, date_time_text, install_translators, remove_translators
 from app.models.manager import DEVICES, PRECISIONS
 from app.widgets.meters import LevelMeter
-from engine import PRESETS
 from tests.test_app_layout import LONG_ERROR, misfits, slow_frames
 from tests.test_app_window import Harness
 
@@ -120,13 +119,12 @@ def shown_texts(top: QWidget) -> list[tuple[str, str]]:
 def data(text: str, harness) -> bool:
     """A text that is the person's or the model's data, not the interface's: numbers, names of
     files, devices, personas, voices and models, the model's role prompt (read by the model in
-    English), the engine's descriptions of its models, the devices and precisions the command line
-    takes too, the languages' own names; and Qt's own texts."""
+    English), the devices and precisions the command line takes too, the languages' own names; and
+    Qt's own texts."""
     m = harness.window.model
     names = {"Parley", *LANGUAGES.values(), m.models.persona.name, *(e.name for e in m.models.personas.entries()),
              *m.models.voices,
-             m.preferences.settings.model, *(d.label for d in m.devices.status.devices), *DEVICES, *PRECISIONS, *QT_OWN,
-             *(preset.description for preset in PRESETS.values())}
+             m.preferences.settings.model, *(d.label for d in m.devices.status.devices), *DEVICES, *PRECISIONS, *QT_OWN}
     plain = text.replace("&", "")
     return (not re.search(r"[A-Za-z]{2}", text) or text in names or plain in names
             or any(line.strip() == m.models.persona.role.strip() for line in text.splitlines()) or text.startswith("/"))
@@ -310,3 +308,31 @@ def test_the_ts_sources_hold_every_translatable_string_of_the_app(tmp_path):
              for m in c.iter("message")}
     assert sorted(found - set(FRENCH)) == [], "run make translations"
     assert sorted(set(FRENCH) - found) == [], "run make translations (these are no longer in app/)"
+
+
+def file_dialog_labels(qapp) -> set[str]:
+    """The labels of Qt's own save dialog (where the desktop offers none of its own, as under X11
+    without a portal)."""
+    from PySide6.QtWidgets import QFileDialog
+
+    dialog = QFileDialog(None, "Save conversation")
+    dialog.setOption(QFileDialog.DontUseNativeDialog)
+    dialog.setAcceptMode(QFileDialog.AcceptSave)
+    dialog.show()
+    qapp.processEvents()
+    try:
+        return {label.text() for label in dialog.findChildren(QLabel) if label.isVisible() and label.text()}
+    finally:
+        dialog.close()
+
+
+@pytest.mark.parametrize("language", TRANSLATED)
+def test_qt_s_own_file_dialog_speaks_each_language(qapp, language):
+    """Qt's catalogue lacks "&Look in:" and "Files of &type:" in French and Spanish: Parley's has them."""
+    english = file_dialog_labels(qapp)
+    translators = install_translators(qapp, language)
+    try:
+        translated = file_dialog_labels(qapp)
+    finally:
+        remove_translators(qapp, translators)
+    assert len(english) == 3 and english & translated == set()

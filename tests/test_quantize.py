@@ -11,6 +11,7 @@ import torch
 import torch.nn.functional as F
 from safetensors.torch import save_file
 
+from engine.kernels.fp8 import Float8Weight
 from engine.kernels.int4 import Int4Weight, group_size, quantize_groups
 from engine.kernels.int8 import (
     _CHOSEN,
@@ -302,3 +303,42 @@ def test_the_compiled_int8_kernel_compiles_every_shape_of_a_frame_instead_of_fal
         x = torch.randn(1, 1, 16)
         assert torch.allclose(call(x, q, scale), reference_linear(x, q, scale), rtol=1e-5, atol=1e-6)
     assert counters["stats"]["unique_graphs"] == 20  # 8 with dynamo's default limit
+
+
+@pytest.mark.parametrize("kind", [Int8Weight, Float8Weight, Int4Weight], ids=lambda k: k.__name__)
+@pytest.mark.parametrize("shape", [(8, 256), (6, 96), (4, 10), (3, 7)])
+def test_a_meta_weight_is_laid_out_as_quantising_it_would(kind, shape):
+    """A weight on the meta device (a model being measured, or built before its file streams in) gets
+    the tensors ``quantize`` would give it, shape for shape and dtype for dtype, or the same refusal."""
+    weight = torch.randn(shape, dtype=torch.bfloat16)
+    try:
+        real = kind.quantize(weight)
+    except ValueError:
+        with pytest.raises(ValueError):
+            kind.laid_out(weight.to("meta"))
+        return
+    laid = kind.laid_out(weight.to("meta"))
+    assert type(laid) is kind
+    assert [(t.shape, t.dtype) for t in laid.tensors()] == [(t.shape, t.dtype) for t in real.tensors()]
+    assert all(t.is_meta for t in laid.tensors())
+
+
+@pytest.mark.parametrize("precision", ["int8", "fp8", "int4"])
+def test_quantising_a_meta_model_does_no_arithmetic(precision):
+    """The model manager measures each model by quantising it on the meta device; each rounding step
+    there ran in Python (most of a minute for its table). Only empty tensors are made now."""
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class Ops(TorchDispatchMode):
+        def __init__(self):
+            super().__init__()
+            self.seen = set()
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            self.seen.add(func.overloadpacket.__name__)
+            return func(*args, **(kwargs or {}))
+
+    lm = LMModel(SMALL, device="meta", dtype=torch.bfloat16)
+    with Ops() as ops:
+        quantizer(precision)(lm)
+    assert ops.seen <= {"empty"}, ops.seen

@@ -45,8 +45,10 @@ class ReplayBar(QFrame):
         rows = QVBoxLayout(self)
         self.title_label = ElidedLabel(elide=Qt.ElideMiddle)  # a long title never widens the window
         self.title_label.setStyleSheet("font-weight: bold;")
-        title_row, layout = QHBoxLayout(), QHBoxLayout()  # title and options; transport
-        rows.addLayout(title_row)
+        # The title on a row of its own: beside the options a translated title was cut to a few letters.
+        options, layout = QHBoxLayout(), QHBoxLayout()  # the options; the transport
+        rows.addWidget(self.title_label)
+        rows.addLayout(options)
         rows.addLayout(layout)
         self.play_button = QPushButton(self.tr("Play"))
         self.position = QSlider(Qt.Horizontal)
@@ -57,9 +59,9 @@ class ReplayBar(QFrame):
         self.split_box.setToolTip(self.tr("Off: both sides mixed on both speakers"))
         self.close_button = QPushButton(self.tr("Close replay"))
         self.play_button.setAccessibleDescription(self.tr("Play or pause the conversation being replayed"))
-        title_row.addWidget(self.title_label, 1)
-        title_row.addWidget(self.split_box)
-        title_row.addWidget(self.close_button)
+        options.addWidget(self.split_box)
+        options.addStretch(1)
+        options.addWidget(self.close_button)
         layout.addWidget(self.play_button)
         layout.addWidget(self.position, 1)
         layout.addWidget(self.time_label)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from PySide6.QtCore import QModelIndex, QRect, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QKeySequence, QPalette, QShortcut
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QKeySequence, QPalette, QPen, QShortcut
 from PySide6.QtWidgets import (
     QGridLayout,
     QInputDialog,
@@ -32,6 +32,7 @@ from app.widgets.plain_text import PlainLabel, as_written
 
 ROW_PADDING = 6
 CURRENT_BAR = 4  # px: the mark on the edge of the open conversation's row
+FOCUS_PX = 2  # the frame of the row that has the focus
 
 
 def describe(entry: ConversationEntry) -> str:
@@ -65,7 +66,8 @@ def title_rect(option) -> QRect:
 
 class EntryDelegate(QStyledItemDelegate):
     def sizeHint(self, option, index) -> QSize:
-        return QSize(200, 2 * option.fontMetrics.height() + 3 * ROW_PADDING)
+        """As wide as the list gives (the texts are cut to fit it): never a sideways scroll bar."""
+        return QSize(0, 2 * option.fontMetrics.height() + 3 * ROW_PADDING)
 
     def paint(self, painter, option, index) -> None:
         entry: ConversationEntry = index.data(EntryRole)
@@ -78,6 +80,9 @@ class EntryDelegate(QStyledItemDelegate):
             painter.fillRect(QRect(option.rect.left(), option.rect.top(), CURRENT_BAR, option.rect.height()),
                              option.palette.color(QPalette.HighlightedText if selected else QPalette.Highlight))
         text_colour = option.palette.color(QPalette.HighlightedText if selected else QPalette.Text)
+        if option.state & QStyle.State_HasFocus:  # the row Tab or the arrows reached, chosen or not
+            painter.setPen(QPen(text_colour if selected else option.palette.color(QPalette.Highlight), FOCUS_PX))
+            painter.drawRect(option.rect.adjusted(1, 1, -FOCUS_PX, -FOCUS_PX))
         rect = title_rect(option)
         line = option.fontMetrics.height()
         painter.setFont(title_font(option.font))

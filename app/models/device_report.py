@@ -11,6 +11,8 @@ import ctypes
 import sys
 import warnings
 
+from app.i18n import translate
+
 DRIVER_LIBRARY = "nvcuda.dll" if sys.platform == "win32" else "libcuda.so.1"
 
 
@@ -19,24 +21,27 @@ def cuda_unavailable_reason() -> str | None:
     import torch
 
     if not torch.version.cuda:
-        return f"this build of torch ({torch.__version__}) has no CUDA support"
+        return translate("DeviceReport", "this build of torch ({version}) has no CUDA support").format(
+            version=torch.__version__)
     if sys.platform != "darwin":
         try:
             ctypes.CDLL(DRIVER_LIBRARY)
         except OSError:
-            return f"no NVIDIA driver found ({DRIVER_LIBRARY})"
+            return translate("DeviceReport", "no NVIDIA driver found ({library})").format(library=DRIVER_LIBRARY)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
             available, count = torch.cuda.is_available(), torch.cuda.device_count()
         except Exception as e:  # noqa: BLE001 - a broken driver install: say what torch says
-            return f"CUDA does not initialise: {type(e).__name__}: {e}"
+            return translate("DeviceReport", "CUDA does not initialise: {problem}").format(
+                problem=f"{type(e).__name__}: {e}")
     if available and count > 0:
         return None
     said = [str(w.message).split("\n")[0].strip() for w in caught if "CUDA" in str(w.message)]
     if said:  # e.g. "CUDA initialization: The NVIDIA driver on your system is too old ..."
-        return f"the NVIDIA driver is there but CUDA does not start: {said[0]}"
-    return "no CUDA device (the NVIDIA driver found no GPU)"
+        return translate("DeviceReport", "the NVIDIA driver is there but CUDA does not start: {problem}").format(
+            problem=said[0])
+    return translate("DeviceReport", "no CUDA device (the NVIDIA driver found no GPU)")
 
 
 def device_report(requested: str) -> dict:

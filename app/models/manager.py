@@ -24,15 +24,16 @@ import engine
 from app.i18n import number_text, translate
 from app.models.device_report import cuda_unavailable_reason
 from app.models.download import ModelDownload
+from app.models.model_texts import description, listed, memory_text, summary, terms, terms_short
 from app.models.pair_fit import captions_line, least_gpu_gb, partners
 from app.models.preset_notes import (
     RUNS_HERE,
+    auto_choice,
     auto_precision,
     cuda_build,
     fit_badge,
     free_disk_gb,
     gpu_memory,
-    one_line,
     revision_note,
     this_gpu,
 )
@@ -181,9 +182,9 @@ class ModelManagerDialog(QDialog):
                 where = self.tr("built on first use (about a minute)")
             here = self.badge(preset)
             captions = "" if name in engine.CAPTION_PRESETS or is_voice(name) else captions_line(preset, self.cuda)
-            cells = (name, one_line(preset), self.tr("in use · {badge}").format(badge=here) if name == self.in_use
+            cells = (name, summary(preset), self.tr("in use · {badge}").format(badge=here) if name == self.in_use
                      else here, self.tr("{gb} GB").format(gb=number_text(preset.approx_gb, 1)), captions, where,
-                     preset.terms_short)
+                     terms_short(preset))
             for column, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setToolTip(as_written(text))
@@ -208,7 +209,8 @@ class ModelManagerDialog(QDialog):
             return None
         if preset.name in engine.CAPTION_PRESETS:
             return least_gpu_gb(preset.name) <= self.cuda.free_gb
-        return not auto_precision(preset, self.cuda).startswith(f"{preset.name} does not fit")
+        choice = auto_choice(preset, self.cuda)
+        return choice is not None and choice.precision != "int4"  # int4 only where the person opts in
 
     def runs_here(self, preset: engine.Preset) -> bool:
         return preset.repo is None or runs_on_any_cpu(preset) or bool(self.fits_gpu(preset))
@@ -222,15 +224,15 @@ class ModelManagerDialog(QDialog):
         preset = self.presets[name]
         status = self.statuses.get(name)
         captions, voice = name in engine.CAPTION_PRESETS, is_voice(name)
-        text = preset.description
+        text = escaped(description(preset))
         if voice:
             text += "<br>" + escaped(voice_note(preset))
         elif preset.repo is not None:  # a real model: it needs a GPU
-            text += f"<br>{preset.memory_text} {escaped(self.gpu)}"
+            text += "<br>" + " ".join(escaped(t) for t in (memory_text(preset), self.gpu) if t)
             if self.cuda is not None and not captions:
-                text += f"<br>{auto_precision(preset, self.cuda)}"
+                text += f"<br>{escaped(auto_precision(preset, self.cuda))}"
             if not captions:  # each caption model that may run beside it (the demo's: its row says it)
-                each = "; ".join(dict.fromkeys(captions_line(preset, self.cuda, p) for p in partners(preset)))
+                each = listed(list(dict.fromkeys(captions_line(preset, self.cuda, p) for p in partners(preset))))
                 text += "<br>" + self.tr("With captions: {each}.").format(each=each)
         if captions:
             text += "<br>" + self.tr("A caption model writes what the person says: it runs beside a conversation "
@@ -284,7 +286,7 @@ class ModelManagerDialog(QDialog):
         text = (self.tr("{name} is about {gb} GB. The disk that holds {folder} has {free} GB free.").format(
                     name=name, gb=number_text(preset.approx_gb, 1), folder=cache, free=number_text(free, 1))
                 + ("" if room else " " + self.tr("That is not enough: free some space first."))
-                + f"\n\n{preset.terms}"
+                + f"\n\n{terms(preset)}"
                 + ("" if runs else "\n\n" + self.tr("It {badge}: on this computer it would not run in real "
                                                      "time.").format(badge=here)))
         box = QMessageBox(QMessageBox.Question if room else QMessageBox.Warning,

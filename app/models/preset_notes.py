@@ -34,11 +34,6 @@ def this_gpu(reason: str | None) -> str:
         name=props.name, gb=number_text(props.total_memory / 1e9, 1))
 
 
-def one_line(preset: engine.Preset) -> str:
-    """What the model is, in the table's few words: its description up to the first ';'."""
-    return preset.description.split(";", 1)[0]
-
-
 def fit_badge(preset: engine.Preset, cuda_problem: str | None, cuda_build: bool, fits_gpu: bool | None,
               need_gb: int | None) -> str:
     """Whether ``preset`` runs on this machine, in a few words: ``cuda_problem`` is why no GPU can
@@ -81,17 +76,45 @@ def free_disk_gb(folder) -> float:
     return shutil.disk_usage(path).free / 1e9
 
 
+def auto_choice(preset: engine.Preset, gpu):
+    """``engine.choose_precision`` for ``preset`` on ``gpu`` (an ``engine.Gpu``), int4 allowed: what
+    ``auto`` would choose unless it is int4, which it chooses only where the person opted in; None where
+    it does not fit even in int4 or its shape is not known before its download."""
+    model = shape(preset.name)
+    if model is None:
+        return None
+    try:
+        return engine.choose_precision(preset.name, model.config, gpu, allow_int4=True)
+    except engine.ModelError:
+        return None
+
+
 def auto_precision(preset: engine.Preset, gpu) -> str:
     """Which precision ``auto`` loads ``preset`` in on ``gpu`` (an ``engine.Gpu``),
     and why; or why it does not fit."""
-    model = shape(preset.name)
-    if model is None:
+    if shape(preset.name) is None:
         return translate("ModelManager", "needs an NVIDIA GPU (its memory need is known once downloaded)")
-    try:
-        return translate("ModelManager", "Precision auto here: {reason}").format(
-            reason=engine.choose_precision(preset.name, model.config, gpu).reason)
-    except engine.ModelError as e:
-        return str(e)
+    choice = auto_choice(preset, gpu)
+    if choice is None:
+        return translate("ModelManager", "Precision auto here: {name} does not fit in the {gpu}'s memory "
+                         "({free} GB free of {total} GB), even in int4.").format(
+            name=preset.name, gpu=gpu.name, free=number_text(gpu.free_gb, 1), total=number_text(gpu.total_gb, 1))
+    needs = {precision: number_text(gb, 1) for precision, gb in choice.needs.items()}
+    if choice.precision == "int4":
+        return translate("ModelManager", "Precision auto here: {name} does not fit: in int8 it needs about {gb} GB, "
+                         "and the {gpu} has {free} GB free. In int4 (experimental: it can lower the model's "
+                         "quality) it needs about {lightest} GB: choose int4 below.").format(
+            name=preset.name, gb=needs["int8"], gpu=gpu.name, free=number_text(gpu.free_gb, 1), lightest=needs["int4"])
+    text = translate("ModelManager", "Precision auto here: {precision}: {name} needs about {gb} GB in {precision}, "
+                     "and the {gpu} has {free} GB free.").format(
+        precision=choice.precision, name=preset.name, gb=needs[choice.precision], gpu=gpu.name,
+        free=number_text(gpu.free_gb, 1))
+    if choice.precision != "bfloat16":
+        text += " " + translate("ModelManager", "bfloat16 would need about {gb} GB.").format(gb=needs["bfloat16"])
+    if choice.emulated_bf16:
+        text += " " + translate("ModelManager", "This GPU has no native bfloat16, which it emulates: the frame may "
+                                "not run in real time.")
+    return text
 
 
 def revision_note(preset: engine.Preset, in_use: str | None, offered: str | None) -> str:

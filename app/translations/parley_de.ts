@@ -296,6 +296,29 @@
     </message>
 </context>
 <context>
+    <name>DeviceReport</name>
+    <message>
+        <source>this build of torch ({version}) has no CUDA support</source>
+        <translation>dieser torch-Build ({version}) unterstützt CUDA nicht</translation>
+    </message>
+    <message>
+        <source>no NVIDIA driver found ({library})</source>
+        <translation>kein NVIDIA-Treiber gefunden ({library})</translation>
+    </message>
+    <message>
+        <source>CUDA does not initialise: {problem}</source>
+        <translation>CUDA startet nicht: {problem}</translation>
+    </message>
+    <message>
+        <source>the NVIDIA driver is there but CUDA does not start: {problem}</source>
+        <translation>der NVIDIA-Treiber ist vorhanden, aber CUDA startet nicht: {problem}</translation>
+    </message>
+    <message>
+        <source>no CUDA device (the NVIDIA driver found no GPU)</source>
+        <translation>kein CUDA-Gerät (der NVIDIA-Treiber hat keine GPU gefunden)</translation>
+    </message>
+</context>
+<context>
     <name>DevicesModel</name>
     <message>
         <source>the audio devices stopped responding</source>
@@ -1313,8 +1336,24 @@
         <translation>zu groß für diese GPU: braucht {gb} GB</translation>
     </message>
     <message>
-        <source>Precision auto here: {reason}</source>
-        <translation>Präzision „auto“ hier: {reason}</translation>
+        <source>Precision auto here: {name} does not fit in the {gpu}&apos;s memory ({free} GB free of {total} GB), even in int4.</source>
+        <translation>Präzision auto hier: {name} passt nicht in den Speicher der {gpu} ({free} GB von {total} GB frei), auch nicht in int4.</translation>
+    </message>
+    <message>
+        <source>Precision auto here: {name} does not fit: in int8 it needs about {gb} GB, and the {gpu} has {free} GB free. In int4 (experimental: it can lower the model&apos;s quality) it needs about {lightest} GB: choose int4 below.</source>
+        <translation>Präzision auto hier: {name} passt nicht: In int8 braucht es etwa {gb} GB, und die {gpu} hat {free} GB frei. In int4 (experimentell: kann die Qualität des Modells mindern) braucht es etwa {lightest} GB: Wählen Sie unten int4.</translation>
+    </message>
+    <message>
+        <source>Precision auto here: {precision}: {name} needs about {gb} GB in {precision}, and the {gpu} has {free} GB free.</source>
+        <translation>Präzision auto hier: {precision}: {name} braucht in {precision} etwa {gb} GB, und die {gpu} hat {free} GB frei.</translation>
+    </message>
+    <message>
+        <source>bfloat16 would need about {gb} GB.</source>
+        <translation>bfloat16 bräuchte etwa {gb} GB.</translation>
+    </message>
+    <message>
+        <source>This GPU has no native bfloat16, which it emulates: the frame may not run in real time.</source>
+        <translation>Diese GPU hat kein natives bfloat16 und emuliert es: Der Frame läuft womöglich nicht in Echtzeit.</translation>
     </message>
     <message>
         <source>Parley was not tested with a particular commit of {repo}: it will keep to the commit of its first download here.</source>
@@ -1551,6 +1590,169 @@
     </message>
 </context>
 <context>
+    <name>ModelTexts</name>
+    <message>
+        <source>{name} {untrained}: a tiny random-weight model built on this machine</source>
+        <translation>{name} {untrained}: ein winziges Modell mit Zufallsgewichten, auf diesem Rechner erstellt</translation>
+    </message>
+    <message>
+        <source>exercises the whole pipeline</source>
+        <translation>durchläuft die ganze Verarbeitungskette</translation>
+    </message>
+    <message>
+        <source>Moshi with a male voice (kyutai), bf16 weights</source>
+        <translation>Moshi mit Männerstimme (kyutai), bf16-Gewichte</translation>
+    </message>
+    <message>
+        <source>Moshi with a female voice (kyutai), bf16 weights</source>
+        <translation>Moshi mit Frauenstimme (kyutai), bf16-Gewichte</translation>
+    </message>
+    <message>
+        <source>Moshi with a female voice, RL-aligned by kyutai for better turn-taking (pauses, backchannels, interruptions)</source>
+        <translation>Moshi mit Frauenstimme, von kyutai per RL für besseren Sprecherwechsel ausgerichtet (Pausen, Rückmeldungen, Unterbrechungen)</translation>
+    </message>
+    <message>
+        <source>PersonaPlex-7B (NVIDIA): choose a voice and a text role prompt</source>
+        <translation>PersonaPlex-7B (NVIDIA): wählen Sie eine Stimme und eine Rollenbeschreibung</translation>
+    </message>
+    <message>
+        <source>PersonaPlex-7B RL-aligned by kyutai for better turn-taking (pauses, backchannels, interruptions)</source>
+        <translation>PersonaPlex-7B, von kyutai per RL für besseren Sprecherwechsel ausgerichtet (Pausen, Rückmeldungen, Unterbrechungen)</translation>
+    </message>
+    <message>
+        <source>choose a voice and a text role prompt</source>
+        <translation>wählen Sie eine Stimme und eine Rollenbeschreibung</translation>
+    </message>
+    <message>
+        <source>Hibiki-Zero 3B (kyutai): live interpreter, French, Spanish, Portuguese or German speech in, English speech and text out</source>
+        <translation>Hibiki-Zero 3B (kyutai): Live-Dolmetscher, Sprache auf Französisch, Spanisch, Portugiesisch oder Deutsch hinein, Sprache und Text auf Englisch heraus</translation>
+    </message>
+    <message>
+        <source>Hibiki 2B (kyutai): live interpreter, French speech in, English speech and text out</source>
+        <translation>Hibiki 2B (kyutai): Live-Dolmetscher, Sprache auf Französisch hinein, Sprache und Text auf Englisch heraus</translation>
+    </message>
+    <message>
+        <source>Hibiki-M 1B (kyutai): live interpreter, French speech in, English speech and text out</source>
+        <translation>Hibiki-M 1B (kyutai): Live-Dolmetscher, Sprache auf Französisch hinein, Sprache und Text auf Englisch heraus</translation>
+    </message>
+    <message>
+        <source>8 codebooks per stream</source>
+        <translation>8 Codebücher je Strom</translation>
+    </message>
+    <message>
+        <source>{name} {untrained}: a tiny random-weight model in Hibiki-Zero&apos;s layout built on this machine; it translates nothing</source>
+        <translation>{name} {untrained}: ein winziges Modell mit Zufallsgewichten im Aufbau von Hibiki-Zero, auf diesem Rechner erstellt; es übersetzt nichts</translation>
+    </message>
+    <message>
+        <source>exercises the interpreter path</source>
+        <translation>durchläuft den Weg des Dolmetschers</translation>
+    </message>
+    <message>
+        <source>{name} {untrained}: a tiny random-weight model in Kyutai STT 1B&apos;s layout built on this machine</source>
+        <translation>{name} {untrained}: ein winziges Modell mit Zufallsgewichten im Aufbau von Kyutai STT 1B, auf diesem Rechner erstellt</translation>
+    </message>
+    <message>
+        <source>exercises the captioning path</source>
+        <translation>durchläuft den Weg der Untertitel</translation>
+    </message>
+    <message>
+        <source>Kyutai STT 1B: English and French speech to text, 0.5 s behind the words</source>
+        <translation>Kyutai STT 1B: Sprache zu Text auf Englisch und Französisch, 0,5 s hinter den Worten</translation>
+    </message>
+    <message>
+        <source>with voice-activity heads</source>
+        <translation>mit Köpfen für Sprachaktivität</translation>
+    </message>
+    <message>
+        <source>Kyutai STT 2.6B: English speech to text, 2.5 s behind the words</source>
+        <translation>Kyutai STT 2.6B: Sprache zu Text auf Englisch, 2,5 s hinter den Worten</translation>
+    </message>
+    <message>
+        <source>Kyutai TTS 1.6B: English and French text to speech, word by word as the text arrives, with kyutai&apos;s voices</source>
+        <translation>Kyutai TTS 1.6B: Sprachausgabe auf Englisch und Französisch, Wort für Wort, während der Text eintrifft, mit den Stimmen von kyutai</translation>
+    </message>
+    <message>
+        <source>in English</source>
+        <translation>auf Englisch</translation>
+    </message>
+    <message>
+        <source>in French</source>
+        <translation>auf Französisch</translation>
+    </message>
+    <message>
+        <source>in German</source>
+        <translation>auf Deutsch</translation>
+    </message>
+    <message>
+        <source>in Portuguese</source>
+        <translation>auf Portugiesisch</translation>
+    </message>
+    <message>
+        <source>in Italian</source>
+        <translation>auf Italienisch</translation>
+    </message>
+    <message>
+        <source>in Spanish</source>
+        <translation>auf Spanisch</translation>
+    </message>
+    <message>
+        <source>in Dutch</source>
+        <translation>auf Niederländisch</translation>
+    </message>
+    <message>
+        <source>Pocket TTS {language}, {layers} layers: text to speech with its shipped voices</source>
+        <translation>Pocket TTS {language}, {layers} Schichten: Sprachausgabe mit den mitgelieferten Stimmen</translation>
+    </message>
+    <message>
+        <source>needs an NVIDIA GPU: precision auto loads bfloat16 where it fits in the GPU&apos;s free memory, else int8 weights (int4 is experimental and opt-in)</source>
+        <translation>braucht eine NVIDIA-GPU: Präzision auto lädt bfloat16, wo es in den freien GPU-Speicher passt, sonst int8-Gewichte (int4 ist experimentell und nur auf Wunsch)</translation>
+    </message>
+    <message>
+        <source>runs on an NVIDIA GPU or, slowly, on the CPU</source>
+        <translation>läuft auf einer NVIDIA-GPU oder, langsam, auf der CPU</translation>
+    </message>
+    <message>
+        <source>runs on the CPU in real time</source>
+        <translation>läuft in Echtzeit auf der CPU</translation>
+    </message>
+    <message>
+        <source>{first}; {then}</source>
+        <translation>{first}; {then}</translation>
+    </message>
+    <message>
+        <source>{gb} GB in {precision}</source>
+        <translation>{gb} GB in {precision}</translation>
+    </message>
+    <message>
+        <source>GPU memory in use, as measured on an {gpu} after live frames: {each}.</source>
+        <translation>Belegter GPU-Speicher, gemessen auf einer {gpu} nach Live-Frames: {each}.</translation>
+    </message>
+    <message>
+        <source>Licence: {licence}.</source>
+        <translation>Lizenz: {licence}.</translation>
+    </message>
+    <message>
+        <source>Non-commercial use only: not for work you are paid for or a product you sell.</source>
+        <translation>Nur für nichtkommerzielle Nutzung: nicht für bezahlte Arbeit oder ein Produkt, das Sie verkaufen.</translation>
+    </message>
+    <message>
+        <source>Gated: accept its terms on Hugging Face (logged in) and give Parley your access token before downloading.</source>
+        <translation>Zugangsbeschränkt: Akzeptieren Sie die Bedingungen auf Hugging Face (angemeldet) und geben Sie Parley Ihr Zugriffstoken, bevor Sie herunterladen.</translation>
+    </message>
+    <message>
+        <source>non-commercial</source>
+        <translation>nichtkommerziell</translation>
+    </message>
+    <message>
+        <source>gated: accept on Hugging Face</source>
+        <translation>zugangsbeschränkt: auf Hugging Face akzeptieren</translation>
+    </message>
+    <message>
+        <source>{licence} ({notes})</source>
+        <translation>{licence} ({notes})</translation>
+    </message>
+</context>
+<context>
     <name>ModelsModel</name>
     <message>
         <source>reading the weights and choosing the fastest kernels for this computer...</source>
@@ -1670,8 +1872,8 @@
         <translation>Personas</translation>
     </message>
     <message>
-        <source>&amp;New</source>
-        <translation>&amp;Neu</translation>
+        <source>Ne&amp;w</source>
+        <translation>N&amp;eu</translation>
     </message>
     <message>
         <source>A new persona with the selected one&apos;s settings</source>
@@ -1682,8 +1884,8 @@
         <translation>&amp;Löschen</translation>
     </message>
     <message>
-        <source>&amp;Save</source>
-        <translation>&amp;Speichern</translation>
+        <source>S&amp;ave</source>
+        <translation>Spei&amp;chern</translation>
     </message>
     <message>
         <source>Start &amp;conversation</source>
@@ -1794,7 +1996,7 @@
         <translation>Die mitgelieferten Personas behalten ihren Namen; Neu erstellt eine eigene.</translation>
     </message>
     <message>
-        <source>&amp;Reset</source>
+        <source>R&amp;eset</source>
         <translation>&amp;Zurücksetzen</translation>
     </message>
     <message>
@@ -1969,6 +2171,17 @@
     <message>
         <source>The desktop&apos;s session bus went away ({problem}); the desktop-wide key stopped.</source>
         <translation>Der Sitzungsbus des Desktops ist weg ({problem}); die systemweite Taste wurde beendet.</translation>
+    </message>
+</context>
+<context>
+    <name>QFileDialog</name>
+    <message>
+        <source>&amp;Look in:</source>
+        <translation>Su&amp;chen in:</translation>
+    </message>
+    <message>
+        <source>Files of &amp;type:</source>
+        <translation>Datei&amp;typ:</translation>
     </message>
 </context>
 <context>
@@ -2465,7 +2678,7 @@ Delete {journal}? &apos;Keep&apos; leaves it there and asks again at the next st
     </message>
     <message>
         <source>&amp;Play</source>
-        <translation>&amp;Abspielen</translation>
+        <translation>Ab&amp;spielen</translation>
     </message>
     <message>
         <source>Re&amp;name...</source>

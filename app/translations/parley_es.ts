@@ -296,6 +296,29 @@
     </message>
 </context>
 <context>
+    <name>DeviceReport</name>
+    <message>
+        <source>this build of torch ({version}) has no CUDA support</source>
+        <translation>esta compilación de torch ({version}) no admite CUDA</translation>
+    </message>
+    <message>
+        <source>no NVIDIA driver found ({library})</source>
+        <translation>no se encontró ningún controlador NVIDIA ({library})</translation>
+    </message>
+    <message>
+        <source>CUDA does not initialise: {problem}</source>
+        <translation>CUDA no se inicializa: {problem}</translation>
+    </message>
+    <message>
+        <source>the NVIDIA driver is there but CUDA does not start: {problem}</source>
+        <translation>el controlador NVIDIA está presente, pero CUDA no arranca: {problem}</translation>
+    </message>
+    <message>
+        <source>no CUDA device (the NVIDIA driver found no GPU)</source>
+        <translation>ningún dispositivo CUDA (el controlador NVIDIA no encontró ninguna GPU)</translation>
+    </message>
+</context>
+<context>
     <name>DevicesModel</name>
     <message>
         <source>the audio devices stopped responding</source>
@@ -1313,8 +1336,24 @@
         <translation>demasiado grande para esta GPU: necesita {gb} GB</translation>
     </message>
     <message>
-        <source>Precision auto here: {reason}</source>
-        <translation>Precisión automática aquí: {reason}</translation>
+        <source>Precision auto here: {name} does not fit in the {gpu}&apos;s memory ({free} GB free of {total} GB), even in int4.</source>
+        <translation>Precisión auto aquí: {name} no cabe en la memoria de la {gpu} ({free} GB libres de {total} GB), ni siquiera en int4.</translation>
+    </message>
+    <message>
+        <source>Precision auto here: {name} does not fit: in int8 it needs about {gb} GB, and the {gpu} has {free} GB free. In int4 (experimental: it can lower the model&apos;s quality) it needs about {lightest} GB: choose int4 below.</source>
+        <translation>Precisión auto aquí: {name} no cabe: en int8 necesita unos {gb} GB, y la {gpu} tiene {free} GB libres. En int4 (experimental: puede bajar la calidad del modelo) necesita unos {lightest} GB: elige int4 abajo.</translation>
+    </message>
+    <message>
+        <source>Precision auto here: {precision}: {name} needs about {gb} GB in {precision}, and the {gpu} has {free} GB free.</source>
+        <translation>Precisión auto aquí: {precision}: {name} necesita unos {gb} GB en {precision}, y la {gpu} tiene {free} GB libres.</translation>
+    </message>
+    <message>
+        <source>bfloat16 would need about {gb} GB.</source>
+        <translation>bfloat16 necesitaría unos {gb} GB.</translation>
+    </message>
+    <message>
+        <source>This GPU has no native bfloat16, which it emulates: the frame may not run in real time.</source>
+        <translation>Esta GPU no tiene bfloat16 nativo, que emula: puede que el fotograma no vaya en tiempo real.</translation>
     </message>
     <message>
         <source>Parley was not tested with a particular commit of {repo}: it will keep to the commit of its first download here.</source>
@@ -1551,6 +1590,169 @@
     </message>
 </context>
 <context>
+    <name>ModelTexts</name>
+    <message>
+        <source>{name} {untrained}: a tiny random-weight model built on this machine</source>
+        <translation>{name} {untrained}: un modelo diminuto de pesos aleatorios creado en este equipo</translation>
+    </message>
+    <message>
+        <source>exercises the whole pipeline</source>
+        <translation>ejercita toda la cadena</translation>
+    </message>
+    <message>
+        <source>Moshi with a male voice (kyutai), bf16 weights</source>
+        <translation>Moshi con voz masculina (kyutai), pesos bf16</translation>
+    </message>
+    <message>
+        <source>Moshi with a female voice (kyutai), bf16 weights</source>
+        <translation>Moshi con voz femenina (kyutai), pesos bf16</translation>
+    </message>
+    <message>
+        <source>Moshi with a female voice, RL-aligned by kyutai for better turn-taking (pauses, backchannels, interruptions)</source>
+        <translation>Moshi con voz femenina, alineado por kyutai con RL para turnos de palabra mejores (pausas, asentimientos, interrupciones)</translation>
+    </message>
+    <message>
+        <source>PersonaPlex-7B (NVIDIA): choose a voice and a text role prompt</source>
+        <translation>PersonaPlex-7B (NVIDIA): elige una voz y un rol escrito</translation>
+    </message>
+    <message>
+        <source>PersonaPlex-7B RL-aligned by kyutai for better turn-taking (pauses, backchannels, interruptions)</source>
+        <translation>PersonaPlex-7B alineado por kyutai con RL para turnos de palabra mejores (pausas, asentimientos, interrupciones)</translation>
+    </message>
+    <message>
+        <source>choose a voice and a text role prompt</source>
+        <translation>elige una voz y un rol escrito</translation>
+    </message>
+    <message>
+        <source>Hibiki-Zero 3B (kyutai): live interpreter, French, Spanish, Portuguese or German speech in, English speech and text out</source>
+        <translation>Hibiki-Zero 3B (kyutai): intérprete en directo, voz en francés, español, portugués o alemán de entrada, voz y texto en inglés de salida</translation>
+    </message>
+    <message>
+        <source>Hibiki 2B (kyutai): live interpreter, French speech in, English speech and text out</source>
+        <translation>Hibiki 2B (kyutai): intérprete en directo, voz en francés de entrada, voz y texto en inglés de salida</translation>
+    </message>
+    <message>
+        <source>Hibiki-M 1B (kyutai): live interpreter, French speech in, English speech and text out</source>
+        <translation>Hibiki-M 1B (kyutai): intérprete en directo, voz en francés de entrada, voz y texto en inglés de salida</translation>
+    </message>
+    <message>
+        <source>8 codebooks per stream</source>
+        <translation>8 libros de códigos por flujo</translation>
+    </message>
+    <message>
+        <source>{name} {untrained}: a tiny random-weight model in Hibiki-Zero&apos;s layout built on this machine; it translates nothing</source>
+        <translation>{name} {untrained}: un modelo diminuto de pesos aleatorios con la estructura de Hibiki-Zero, creado en este equipo; no traduce nada</translation>
+    </message>
+    <message>
+        <source>exercises the interpreter path</source>
+        <translation>ejercita el camino del intérprete</translation>
+    </message>
+    <message>
+        <source>{name} {untrained}: a tiny random-weight model in Kyutai STT 1B&apos;s layout built on this machine</source>
+        <translation>{name} {untrained}: un modelo diminuto de pesos aleatorios con la estructura de Kyutai STT 1B, creado en este equipo</translation>
+    </message>
+    <message>
+        <source>exercises the captioning path</source>
+        <translation>ejercita el camino de los subtítulos</translation>
+    </message>
+    <message>
+        <source>Kyutai STT 1B: English and French speech to text, 0.5 s behind the words</source>
+        <translation>Kyutai STT 1B: voz a texto en inglés y francés, 0,5 s detrás de las palabras</translation>
+    </message>
+    <message>
+        <source>with voice-activity heads</source>
+        <translation>con cabezales de actividad de voz</translation>
+    </message>
+    <message>
+        <source>Kyutai STT 2.6B: English speech to text, 2.5 s behind the words</source>
+        <translation>Kyutai STT 2.6B: voz a texto en inglés, 2,5 s detrás de las palabras</translation>
+    </message>
+    <message>
+        <source>Kyutai TTS 1.6B: English and French text to speech, word by word as the text arrives, with kyutai&apos;s voices</source>
+        <translation>Kyutai TTS 1.6B: texto a voz en inglés y francés, palabra a palabra según llega el texto, con las voces de kyutai</translation>
+    </message>
+    <message>
+        <source>in English</source>
+        <translation>en inglés</translation>
+    </message>
+    <message>
+        <source>in French</source>
+        <translation>en francés</translation>
+    </message>
+    <message>
+        <source>in German</source>
+        <translation>en alemán</translation>
+    </message>
+    <message>
+        <source>in Portuguese</source>
+        <translation>en portugués</translation>
+    </message>
+    <message>
+        <source>in Italian</source>
+        <translation>en italiano</translation>
+    </message>
+    <message>
+        <source>in Spanish</source>
+        <translation>en español</translation>
+    </message>
+    <message>
+        <source>in Dutch</source>
+        <translation>en neerlandés</translation>
+    </message>
+    <message>
+        <source>Pocket TTS {language}, {layers} layers: text to speech with its shipped voices</source>
+        <translation>Pocket TTS {language}, {layers} capas: texto a voz con sus voces incluidas</translation>
+    </message>
+    <message>
+        <source>needs an NVIDIA GPU: precision auto loads bfloat16 where it fits in the GPU&apos;s free memory, else int8 weights (int4 is experimental and opt-in)</source>
+        <translation>necesita una GPU NVIDIA: la precisión auto carga bfloat16 si cabe en la memoria libre de la GPU, si no pesos int8 (int4 es experimental y a elección)</translation>
+    </message>
+    <message>
+        <source>runs on an NVIDIA GPU or, slowly, on the CPU</source>
+        <translation>funciona en una GPU NVIDIA o, despacio, en la CPU</translation>
+    </message>
+    <message>
+        <source>runs on the CPU in real time</source>
+        <translation>funciona en la CPU en tiempo real</translation>
+    </message>
+    <message>
+        <source>{first}; {then}</source>
+        <translation>{first}; {then}</translation>
+    </message>
+    <message>
+        <source>{gb} GB in {precision}</source>
+        <translation>{gb} GB en {precision}</translation>
+    </message>
+    <message>
+        <source>GPU memory in use, as measured on an {gpu} after live frames: {each}.</source>
+        <translation>Memoria de GPU en uso, medida en una {gpu} tras fotogramas en directo: {each}.</translation>
+    </message>
+    <message>
+        <source>Licence: {licence}.</source>
+        <translation>Licencia: {licence}.</translation>
+    </message>
+    <message>
+        <source>Non-commercial use only: not for work you are paid for or a product you sell.</source>
+        <translation>Solo para uso no comercial: no para un trabajo remunerado ni para un producto que vendas.</translation>
+    </message>
+    <message>
+        <source>Gated: accept its terms on Hugging Face (logged in) and give Parley your access token before downloading.</source>
+        <translation>Acceso restringido: acepta sus condiciones en Hugging Face (con la sesión iniciada) y da a Parley tu token de acceso antes de descargar.</translation>
+    </message>
+    <message>
+        <source>non-commercial</source>
+        <translation>no comercial</translation>
+    </message>
+    <message>
+        <source>gated: accept on Hugging Face</source>
+        <translation>acceso restringido: acepta en Hugging Face</translation>
+    </message>
+    <message>
+        <source>{licence} ({notes})</source>
+        <translation>{licence} ({notes})</translation>
+    </message>
+</context>
+<context>
     <name>ModelsModel</name>
     <message>
         <source>reading the weights and choosing the fastest kernels for this computer...</source>
@@ -1670,8 +1872,8 @@
         <translation>personas</translation>
     </message>
     <message>
-        <source>&amp;New</source>
-        <translation>&amp;Nueva</translation>
+        <source>Ne&amp;w</source>
+        <translation>N&amp;ueva</translation>
     </message>
     <message>
         <source>A new persona with the selected one&apos;s settings</source>
@@ -1682,7 +1884,7 @@
         <translation>&amp;Eliminar</translation>
     </message>
     <message>
-        <source>&amp;Save</source>
+        <source>S&amp;ave</source>
         <translation>&amp;Guardar</translation>
     </message>
     <message>
@@ -1794,7 +1996,7 @@
         <translation>Las personas que vienen con Parley conservan su nombre; Nueva crea una tuya.</translation>
     </message>
     <message>
-        <source>&amp;Reset</source>
+        <source>R&amp;eset</source>
         <translation>&amp;Restablecer</translation>
     </message>
     <message>
@@ -1969,6 +2171,17 @@
     <message>
         <source>The desktop&apos;s session bus went away ({problem}); the desktop-wide key stopped.</source>
         <translation>El bus de sesión del escritorio desapareció ({problem}); la tecla global se detuvo.</translation>
+    </message>
+</context>
+<context>
+    <name>QFileDialog</name>
+    <message>
+        <source>&amp;Look in:</source>
+        <translation>&amp;Ver en:</translation>
+    </message>
+    <message>
+        <source>Files of &amp;type:</source>
+        <translation>Ficheros de &amp;tipo:</translation>
     </message>
 </context>
 <context>

@@ -296,6 +296,29 @@
     </message>
 </context>
 <context>
+    <name>DeviceReport</name>
+    <message>
+        <source>this build of torch ({version}) has no CUDA support</source>
+        <translation>cette version de torch ({version}) ne prend pas en charge CUDA</translation>
+    </message>
+    <message>
+        <source>no NVIDIA driver found ({library})</source>
+        <translation>aucun pilote NVIDIA trouvé ({library})</translation>
+    </message>
+    <message>
+        <source>CUDA does not initialise: {problem}</source>
+        <translation>CUDA ne s&apos;initialise pas : {problem}</translation>
+    </message>
+    <message>
+        <source>the NVIDIA driver is there but CUDA does not start: {problem}</source>
+        <translation>le pilote NVIDIA est présent mais CUDA ne démarre pas : {problem}</translation>
+    </message>
+    <message>
+        <source>no CUDA device (the NVIDIA driver found no GPU)</source>
+        <translation>aucun périphérique CUDA (le pilote NVIDIA n&apos;a trouvé aucun GPU)</translation>
+    </message>
+</context>
+<context>
     <name>DevicesModel</name>
     <message>
         <source>the audio devices stopped responding</source>
@@ -1313,8 +1336,24 @@
         <translation>trop grand pour ce GPU : nécessite {gb} Go</translation>
     </message>
     <message>
-        <source>Precision auto here: {reason}</source>
-        <translation>Précision auto ici : {reason}</translation>
+        <source>Precision auto here: {name} does not fit in the {gpu}&apos;s memory ({free} GB free of {total} GB), even in int4.</source>
+        <translation>Précision auto ici : {name} ne tient pas dans la mémoire du {gpu} ({free} Go libres sur {total} Go), même en int4.</translation>
+    </message>
+    <message>
+        <source>Precision auto here: {name} does not fit: in int8 it needs about {gb} GB, and the {gpu} has {free} GB free. In int4 (experimental: it can lower the model&apos;s quality) it needs about {lightest} GB: choose int4 below.</source>
+        <translation>Précision auto ici : {name} ne tient pas : en int8 il nécessite environ {gb} Go, et le {gpu} a {free} Go libres. En int4 (expérimental : la qualité du modèle peut baisser) il nécessite environ {lightest} Go : choisissez int4 ci-dessous.</translation>
+    </message>
+    <message>
+        <source>Precision auto here: {precision}: {name} needs about {gb} GB in {precision}, and the {gpu} has {free} GB free.</source>
+        <translation>Précision auto ici : {precision} : {name} nécessite environ {gb} Go en {precision}, et le {gpu} a {free} Go libres.</translation>
+    </message>
+    <message>
+        <source>bfloat16 would need about {gb} GB.</source>
+        <translation>bfloat16 nécessiterait environ {gb} Go.</translation>
+    </message>
+    <message>
+        <source>This GPU has no native bfloat16, which it emulates: the frame may not run in real time.</source>
+        <translation>Ce GPU n&apos;a pas de bfloat16 natif, qu&apos;il émule : la trame peut ne pas tourner en temps réel.</translation>
     </message>
     <message>
         <source>Parley was not tested with a particular commit of {repo}: it will keep to the commit of its first download here.</source>
@@ -1551,6 +1590,169 @@
     </message>
 </context>
 <context>
+    <name>ModelTexts</name>
+    <message>
+        <source>{name} {untrained}: a tiny random-weight model built on this machine</source>
+        <translation>{name} {untrained} : un tout petit modèle à poids aléatoires construit sur cet ordinateur</translation>
+    </message>
+    <message>
+        <source>exercises the whole pipeline</source>
+        <translation>fait tourner toute la chaîne</translation>
+    </message>
+    <message>
+        <source>Moshi with a male voice (kyutai), bf16 weights</source>
+        <translation>Moshi avec une voix d&apos;homme (kyutai), poids bf16</translation>
+    </message>
+    <message>
+        <source>Moshi with a female voice (kyutai), bf16 weights</source>
+        <translation>Moshi avec une voix de femme (kyutai), poids bf16</translation>
+    </message>
+    <message>
+        <source>Moshi with a female voice, RL-aligned by kyutai for better turn-taking (pauses, backchannels, interruptions)</source>
+        <translation>Moshi avec une voix de femme, aligné par RL par kyutai pour mieux prendre la parole à son tour (pauses, acquiescements, interruptions)</translation>
+    </message>
+    <message>
+        <source>PersonaPlex-7B (NVIDIA): choose a voice and a text role prompt</source>
+        <translation>PersonaPlex-7B (NVIDIA) : choisissez une voix et un rôle écrit</translation>
+    </message>
+    <message>
+        <source>PersonaPlex-7B RL-aligned by kyutai for better turn-taking (pauses, backchannels, interruptions)</source>
+        <translation>PersonaPlex-7B aligné par RL par kyutai pour mieux prendre la parole à son tour (pauses, acquiescements, interruptions)</translation>
+    </message>
+    <message>
+        <source>choose a voice and a text role prompt</source>
+        <translation>choisissez une voix et un rôle écrit</translation>
+    </message>
+    <message>
+        <source>Hibiki-Zero 3B (kyutai): live interpreter, French, Spanish, Portuguese or German speech in, English speech and text out</source>
+        <translation>Hibiki-Zero 3B (kyutai) : interprète en direct, parole en français, espagnol, portugais ou allemand en entrée, parole et texte en anglais en sortie</translation>
+    </message>
+    <message>
+        <source>Hibiki 2B (kyutai): live interpreter, French speech in, English speech and text out</source>
+        <translation>Hibiki 2B (kyutai) : interprète en direct, parole en français en entrée, parole et texte en anglais en sortie</translation>
+    </message>
+    <message>
+        <source>Hibiki-M 1B (kyutai): live interpreter, French speech in, English speech and text out</source>
+        <translation>Hibiki-M 1B (kyutai) : interprète en direct, parole en français en entrée, parole et texte en anglais en sortie</translation>
+    </message>
+    <message>
+        <source>8 codebooks per stream</source>
+        <translation>8 dictionnaires de codes par flux</translation>
+    </message>
+    <message>
+        <source>{name} {untrained}: a tiny random-weight model in Hibiki-Zero&apos;s layout built on this machine; it translates nothing</source>
+        <translation>{name} {untrained} : un tout petit modèle à poids aléatoires, agencé comme Hibiki-Zero, construit sur cet ordinateur ; il ne traduit rien</translation>
+    </message>
+    <message>
+        <source>exercises the interpreter path</source>
+        <translation>fait tourner le chemin de l&apos;interprète</translation>
+    </message>
+    <message>
+        <source>{name} {untrained}: a tiny random-weight model in Kyutai STT 1B&apos;s layout built on this machine</source>
+        <translation>{name} {untrained} : un tout petit modèle à poids aléatoires, agencé comme Kyutai STT 1B, construit sur cet ordinateur</translation>
+    </message>
+    <message>
+        <source>exercises the captioning path</source>
+        <translation>fait tourner le chemin des sous-titres</translation>
+    </message>
+    <message>
+        <source>Kyutai STT 1B: English and French speech to text, 0.5 s behind the words</source>
+        <translation>Kyutai STT 1B : transcription de la parole en anglais et en français, 0,5 s après les mots</translation>
+    </message>
+    <message>
+        <source>with voice-activity heads</source>
+        <translation>avec des têtes de détection de la voix</translation>
+    </message>
+    <message>
+        <source>Kyutai STT 2.6B: English speech to text, 2.5 s behind the words</source>
+        <translation>Kyutai STT 2.6B : transcription de la parole en anglais, 2,5 s après les mots</translation>
+    </message>
+    <message>
+        <source>Kyutai TTS 1.6B: English and French text to speech, word by word as the text arrives, with kyutai&apos;s voices</source>
+        <translation>Kyutai TTS 1.6B : synthèse vocale en anglais et en français, mot à mot à mesure que le texte arrive, avec les voix de kyutai</translation>
+    </message>
+    <message>
+        <source>in English</source>
+        <translation>en anglais</translation>
+    </message>
+    <message>
+        <source>in French</source>
+        <translation>en français</translation>
+    </message>
+    <message>
+        <source>in German</source>
+        <translation>en allemand</translation>
+    </message>
+    <message>
+        <source>in Portuguese</source>
+        <translation>en portugais</translation>
+    </message>
+    <message>
+        <source>in Italian</source>
+        <translation>en italien</translation>
+    </message>
+    <message>
+        <source>in Spanish</source>
+        <translation>en espagnol</translation>
+    </message>
+    <message>
+        <source>in Dutch</source>
+        <translation>en néerlandais</translation>
+    </message>
+    <message>
+        <source>Pocket TTS {language}, {layers} layers: text to speech with its shipped voices</source>
+        <translation>Pocket TTS {language}, {layers} couches : synthèse vocale avec ses voix fournies</translation>
+    </message>
+    <message>
+        <source>needs an NVIDIA GPU: precision auto loads bfloat16 where it fits in the GPU&apos;s free memory, else int8 weights (int4 is experimental and opt-in)</source>
+        <translation>nécessite un GPU NVIDIA : la précision auto charge bfloat16 s&apos;il tient dans la mémoire libre du GPU, sinon des poids int8 (int4 est expérimental et sur demande)</translation>
+    </message>
+    <message>
+        <source>runs on an NVIDIA GPU or, slowly, on the CPU</source>
+        <translation>tourne sur un GPU NVIDIA ou, lentement, sur le processeur</translation>
+    </message>
+    <message>
+        <source>runs on the CPU in real time</source>
+        <translation>tourne sur le processeur en temps réel</translation>
+    </message>
+    <message>
+        <source>{first}; {then}</source>
+        <translation>{first} ; {then}</translation>
+    </message>
+    <message>
+        <source>{gb} GB in {precision}</source>
+        <translation>{gb} Go en {precision}</translation>
+    </message>
+    <message>
+        <source>GPU memory in use, as measured on an {gpu} after live frames: {each}.</source>
+        <translation>Mémoire GPU utilisée, mesurée sur un {gpu} après des trames en direct : {each}.</translation>
+    </message>
+    <message>
+        <source>Licence: {licence}.</source>
+        <translation>Licence : {licence}.</translation>
+    </message>
+    <message>
+        <source>Non-commercial use only: not for work you are paid for or a product you sell.</source>
+        <translation>Usage non commercial uniquement : ni pour un travail rémunéré ni pour un produit que vous vendez.</translation>
+    </message>
+    <message>
+        <source>Gated: accept its terms on Hugging Face (logged in) and give Parley your access token before downloading.</source>
+        <translation>Protégé : acceptez ses conditions sur Hugging Face (en étant connecté) et donnez à Parley votre jeton d&apos;accès avant de télécharger.</translation>
+    </message>
+    <message>
+        <source>non-commercial</source>
+        <translation>non commercial</translation>
+    </message>
+    <message>
+        <source>gated: accept on Hugging Face</source>
+        <translation>protégé : à accepter sur Hugging Face</translation>
+    </message>
+    <message>
+        <source>{licence} ({notes})</source>
+        <translation>{licence} ({notes})</translation>
+    </message>
+</context>
+<context>
     <name>ModelsModel</name>
     <message>
         <source>reading the weights and choosing the fastest kernels for this computer...</source>
@@ -1670,8 +1872,8 @@
         <translation>personas</translation>
     </message>
     <message>
-        <source>&amp;New</source>
-        <translation>&amp;Nouveau</translation>
+        <source>Ne&amp;w</source>
+        <translation>N&amp;ouveau</translation>
     </message>
     <message>
         <source>A new persona with the selected one&apos;s settings</source>
@@ -1679,10 +1881,10 @@
     </message>
     <message>
         <source>&amp;Delete</source>
-        <translation>&amp;Supprimer</translation>
+        <translation>Su&amp;pprimer</translation>
     </message>
     <message>
-        <source>&amp;Save</source>
+        <source>S&amp;ave</source>
         <translation>&amp;Enregistrer</translation>
     </message>
     <message>
@@ -1794,8 +1996,8 @@
         <translation>Les personas fournis avec Parley gardent leur nom ; Nouveau en crée un à vous.</translation>
     </message>
     <message>
-        <source>&amp;Reset</source>
-        <translation>&amp;Réinitialiser</translation>
+        <source>R&amp;eset</source>
+        <translation>Réinitia&amp;liser</translation>
     </message>
     <message>
         <source>Comes with Parley: cannot be deleted</source>
@@ -1969,6 +2171,17 @@
     <message>
         <source>The desktop&apos;s session bus went away ({problem}); the desktop-wide key stopped.</source>
         <translation>Le bus de session du bureau a disparu ({problem}) ; la touche globale s&apos;est arrêtée.</translation>
+    </message>
+</context>
+<context>
+    <name>QFileDialog</name>
+    <message>
+        <source>&amp;Look in:</source>
+        <translation>&amp;Voir dans :</translation>
+    </message>
+    <message>
+        <source>Files of &amp;type:</source>
+        <translation>Fichiers de &amp;type :</translation>
     </message>
 </context>
 <context>
@@ -2473,7 +2686,7 @@ Supprimer {journal} ? « Garder » le laisse en place et redemande au prochain d
     </message>
     <message>
         <source>Remo&amp;ve</source>
-        <translation>Supprim&amp;er</translation>
+        <translation>&amp;Supprimer</translation>
     </message>
     <message>
         <source>Your voices are kept in {folder}.</source>

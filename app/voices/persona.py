@@ -67,7 +67,7 @@ class PersonaDialog(QDialog):
         self.list.itemDoubleClicked.connect(lambda *_: self.start())
         left.addWidget(self.list, 1)
         left_buttons = QHBoxLayout()
-        self.new_button = QPushButton(self.tr("&New"))
+        self.new_button = QPushButton(self.tr("Ne&w"))
         self.new_button.setToolTip(self.tr("A new persona with the selected one's settings"))
         self.new_button.clicked.connect(personas.new_persona)
         self.delete_button = QPushButton(self.tr("&Delete"))
@@ -83,7 +83,7 @@ class PersonaDialog(QDialog):
         self.status.setWordWrap(True)
         layout.addWidget(self.status)
         self.buttons = QDialogButtonBox(QDialogButtonBox.Close)
-        self.save_button = self.buttons.addButton(self.tr("&Save"), QDialogButtonBox.ApplyRole)
+        self.save_button = self.buttons.addButton(self.tr("S&ave"), QDialogButtonBox.ApplyRole)
         self.save_button.clicked.connect(personas.save)
         self.start_button = self.buttons.addButton(self.tr("Start &conversation"), QDialogButtonBox.AcceptRole)
         self.start_button.setDefault(True)
@@ -235,7 +235,7 @@ class PersonaDialog(QDialog):
             self.form.setRowVisible(row, p.numbers_shown)
 
         kind = current.kind if current is not None else "user"
-        self.delete_button.setText(self.tr("&Reset") if kind != "user" else self.tr("&Delete"))
+        self.delete_button.setText(self.tr("R&eset") if kind != "user" else self.tr("&Delete"))
         self.delete_button.setEnabled(kind != "shipped")
         self.delete_button.setToolTip({"shipped": self.tr("Comes with Parley: cannot be deleted"),
                                        "edited": self.tr("Undo your changes: back to how Parley ships it"),

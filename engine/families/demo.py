@@ -48,8 +48,6 @@ FAMILY = Family(
     config_defaults={"model_type": "moshi"}, delays=MOSHI_DELAYS, dep_q=8, takes_prompts=False,
     refines="moshi", is_demo=True, recipe=RECIPE_PATH,
     presets=(
-        Preset("demo", None, "demo", False, "MIT (random weights)", DEMO_GB,
-               "demo (untrained, babbles): a tiny random-weight model built on this machine; "
-               "exercises the whole pipeline on CPU in real time"),
+        Preset("demo", None, "demo", False, "MIT", DEMO_GB, "cpu"),
     ),
 )

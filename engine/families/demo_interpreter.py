@@ -23,8 +23,6 @@ FAMILY = Family(
     config_defaults=HIBIKI.config_defaults, delays=HIBIKI.delays, dep_q=HIBIKI.dep_q, takes_prompts=False,
     refines=HIBIKI.name, is_demo=True, recipe=RECIPE_PATH, interprets=True,
     presets=(
-        Preset("demo-interpreter", None, "demo_interpreter", False, "MIT (random weights)", DEMO_INTERPRETER_GB,
-               "demo interpreter (untrained, babbles, translates nothing): a tiny random-weight model in "
-               "Hibiki-Zero's layout built on this machine; exercises the interpreter path on CPU"),
+        Preset("demo-interpreter", None, "demo_interpreter", False, "MIT", DEMO_INTERPRETER_GB, "cpu"),
     ),
 )

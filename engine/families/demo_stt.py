@@ -23,8 +23,6 @@ FAMILY = Family(
     config_defaults=STT.config_defaults, delays=STT.delays, dep_q=0, takes_prompts=False,
     refines=STT.name, is_demo=True, recipe=RECIPE_PATH, speech_to_text=True,
     presets=(
-        Preset("demo-stt", None, "demo_stt", False, "MIT (random weights)", DEMO_STT_GB,
-               "demo speech to text (untrained, gibberish): a tiny random-weight model in Kyutai STT 1B's "
-               "layout built on this machine; exercises the captioning path on CPU"),
+        Preset("demo-stt", None, "demo_stt", False, "MIT", DEMO_STT_GB, "cpu"),
     ),
 )

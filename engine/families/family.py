@@ -10,21 +10,24 @@ from typing import Any
 
 GENERATORS = ("moshi", "personaplex", "hibiki", "tts")
 UNTRAINED = "(untrained, babbles)"  # after a demo model's name (the app translates it)
-MEASURED_ON = "an NVIDIA H200 after live frames"  # where Preset.memory_gb was measured
+MEASURED_ON = "NVIDIA H200"  # the GPU Preset.memory_gb was measured on, after live frames
+# Where a preset runs: only on an NVIDIA GPU; on one or, slowly, on the CPU; on the CPU in real time.
+RUNS_ON = ("gpu", "gpu_or_cpu", "cpu")
 
 
 @dataclass(frozen=True)
 class Preset:
-    """A model Parley knows by name: where it comes from and on what terms. ``revision`` is the tested
-    commit; a hub preset without one is pinned to the commit first downloaded, never the moving ``main``."""
+    """A model Parley knows by name: where it comes from, where it runs and on what terms (facts only:
+    the window words them, ``app.models.model_texts``). ``revision`` is the tested commit; a hub preset
+    without one is pinned to the commit first downloaded, never the moving ``main``."""
 
     name: str
     repo: str | None  # None: built locally (the demo)
     family: str
     gated: bool
-    licence: str
+    licence: str  # its name ("A + B": both apply)
     approx_gb: float  # the download (the weight files)
-    description: str
+    runs_on: str  # one of RUNS_ON
     revision: str | None = None
     non_commercial: bool = False
     memory_gb: Mapping[str, float] = field(default_factory=dict)  # GB in use per precision on MEASURED_ON
@@ -39,31 +42,9 @@ class Preset:
     def pinned_on_first_download(self) -> bool:
         return self.repo is not None and self.revision is None
 
-    @property
-    def terms(self) -> str:
-        """The licence and what it asks of a person, in plain words (shown before a download)."""
-        words = [f"Licence: {self.licence}."]
-        if self.non_commercial:
-            words.append("Non-commercial use only: not for work you are paid for or a product you sell.")
-        if self.gated:
-            words.append("Gated: accept its terms on Hugging Face (logged in) and give Parley your access "
-                         "token before downloading.")
-        return " ".join(words)
-
-    @property
-    def memory_text(self) -> str:
-        """``memory_gb`` in words ("" where it runs on the CPU or was not measured)."""
-        if not self.memory_gb:
-            return ""
-        each = ", ".join(f"{gb:.1f} GB in {precision}" for precision, gb in self.memory_gb.items())
-        return f"GPU memory in use, as measured on {MEASURED_ON}: {each}."
-
-    @property
-    def terms_short(self) -> str:
-        """``terms`` in the few words of a table cell."""
-        notes = [n for n, on in (("non-commercial", self.non_commercial),
-                                 ("gated: accept on Hugging Face", self.gated)) if on]
-        return self.licence + (f" ({'; '.join(notes)})" if notes else "")
+    def __post_init__(self) -> None:
+        if self.runs_on not in RUNS_ON:
+            raise ValueError(f"{self.name}: runs_on {self.runs_on!r} is not one of {RUNS_ON}")
 
 
 @dataclass(frozen=True)

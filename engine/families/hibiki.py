@@ -8,7 +8,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from .family import Family, Preset
-from .moshi import GPU_NEED
 from .rules import StepRules
 
 TEXT_END_TOKEN = 2  # the SentencePiece end of sequence: the translation is complete
@@ -69,15 +68,11 @@ FAMILY = Family(
     dep_q=HIBIKI_ZERO_3B_CONFIG["dep_q"], takes_prompts=False, interprets=True,
     presets=(
         # The commit hibiki-zero 0.0.4 runs; the licence is what ports of these weights state.
-        Preset("hibiki-zero", "kyutai/hibiki-zero-3b-pytorch-bf16", "hibiki", False, "CC-BY 4.0", HIBIKI_ZERO_GB,
-               "Hibiki-Zero 3B (kyutai): live interpreter, French, Spanish, Portuguese or German speech in, "
-               f"English speech and text out; {GPU_NEED}",
+        Preset("hibiki-zero", "kyutai/hibiki-zero-3b-pytorch-bf16", "hibiki", False, "CC-BY 4.0", HIBIKI_ZERO_GB, "gpu",
                revision="23b3e0b41782026c81dd5283a034107b01f9e513"),
-        Preset("hibiki-2b", "kyutai/hibiki-2b-pytorch-bf16", "hibiki", False, "CC-BY 4.0", HIBIKI_2B_GB,
-               f"Hibiki 2B (kyutai): live interpreter, French speech in, English speech and text out; {GPU_NEED}",
+        Preset("hibiki-2b", "kyutai/hibiki-2b-pytorch-bf16", "hibiki", False, "CC-BY 4.0", HIBIKI_2B_GB, "gpu",
                config=None),
-        Preset("hibiki-1b", "kyutai/hibiki-1b-pytorch-bf16", "hibiki", False, "CC-BY 4.0", HIBIKI_1B_GB,
-               "Hibiki-M 1B (kyutai): live interpreter, French speech in, English speech and text out, 8 "
-               f"codebooks per stream; {GPU_NEED}", config=HIBIKI_1B_CONFIG),
+        Preset("hibiki-1b", "kyutai/hibiki-1b-pytorch-bf16", "hibiki", False, "CC-BY 4.0", HIBIKI_1B_GB, "gpu",
+               config=HIBIKI_1B_CONFIG),
     ),
 )

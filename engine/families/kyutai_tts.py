@@ -91,8 +91,6 @@ FAMILY = Family(
     config_defaults=TTS_1_6B_CONFIG, delays=tuple(TTS_1_6B_CONFIG["delays"]), dep_q=32, takes_prompts=False,
     text_to_speech=True,
     presets=(
-        Preset("kyutai-tts", "kyutai/tts-1.6b-en_fr", "kyutai_tts", False, "CC-BY 4.0", TTS_1_6B_GB,
-               "Kyutai TTS 1.6B: English and French text to speech, word by word as the text arrives, "
-               "with kyutai's voices; needs an NVIDIA GPU"),
+        Preset("kyutai-tts", "kyutai/tts-1.6b-en_fr", "kyutai_tts", False, "CC-BY 4.0", TTS_1_6B_GB, "gpu"),
     ),
 )

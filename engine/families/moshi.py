@@ -12,8 +12,6 @@ from .rules import StepRules
 # Text, then the assistant's 8 codebooks, then the user's 8: semantic codebooks at 0, acoustic at 1.
 MOSHI_DELAYS = (0, 0, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1)
 
-GPU_NEED = ("needs an NVIDIA GPU: precision auto loads bfloat16 where it fits in the GPU's free memory, else "
-            "int8 weights (int4 is experimental and opt-in)")
 MOSHI_7B_GB = 15.4
 MOSHI_7B_MEMORY_GB = {"bfloat16": 19.1, "int8": 13.1}
 
@@ -28,16 +26,12 @@ FAMILY = Family(
     name="moshi", title="Moshi", generator="moshi", claims=_claims,
     config_defaults={"model_type": "moshi"}, delays=MOSHI_DELAYS, dep_q=8, takes_prompts=False,
     presets=(
-        Preset("moshiko", "kyutai/moshiko-pytorch-bf16", "moshi", False, "CC-BY 4.0", MOSHI_7B_GB,
-               f"Moshi with a male voice (kyutai), bf16 weights; {GPU_NEED}",
+        Preset("moshiko", "kyutai/moshiko-pytorch-bf16", "moshi", False, "CC-BY 4.0", MOSHI_7B_GB, "gpu",
                revision="2bfc9ae6e89079a5cc7ed2a68436010d91a3d289", memory_gb=MOSHI_7B_MEMORY_GB),
-        Preset("moshika", "kyutai/moshika-pytorch-bf16", "moshi", False, "CC-BY 4.0", MOSHI_7B_GB,
-               f"Moshi with a female voice (kyutai), bf16 weights; {GPU_NEED}",
+        Preset("moshika", "kyutai/moshika-pytorch-bf16", "moshi", False, "CC-BY 4.0", MOSHI_7B_GB, "gpu",
                revision="a49141e28b3d9c947cf9aa5314431e1b11cbd2f5", memory_gb=MOSHI_7B_MEMORY_GB),
         # kyutai's RL-aligned moshika (arXiv 2606.11167); its file names are assumed to be moshika's.
-        Preset("moshika-rl-seamless", "kyutai/moshika-rl-seamless", "moshi", True, "CC BY-NC 4.0", MOSHI_7B_GB,
-               "Moshi with a female voice, RL-aligned by kyutai for better turn-taking (pauses, "
-               f"backchannels, interruptions); non-commercial licence, gated; {GPU_NEED}",
+        Preset("moshika-rl-seamless", "kyutai/moshika-rl-seamless", "moshi", True, "CC BY-NC 4.0", MOSHI_7B_GB, "gpu",
                non_commercial=True, memory_gb=MOSHI_7B_MEMORY_GB),
     ),
 )

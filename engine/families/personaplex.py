@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .family import Family, Preset
-from .moshi import GPU_NEED, MOSHI_DELAYS
+from .moshi import MOSHI_DELAYS
 from .rules import StepRules
 
 PERSONAPLEX_DEP_Q = 16  # its depth transformer: the assistant's 8 codebooks, then the user's 8
@@ -32,16 +32,11 @@ FAMILY = Family(
     refines="moshi",
     presets=(
         Preset("personaplex", "nvidia/personaplex-7b-v1", "personaplex", True, "NVIDIA Open Model License",
-               PERSONAPLEX_7B_GB,
-               "PersonaPlex-7B (NVIDIA): choose a voice and a text role prompt; gated, accept the "
-               f"licence on its page first; {GPU_NEED}",
+               PERSONAPLEX_7B_GB, "gpu",
                revision="fdaf4090a61cb315c138a1faee287ffd6c716309", memory_gb=PERSONAPLEX_7B_MEMORY_GB),
         # kyutai's RL-aligned PersonaPlex (arXiv 2606.11167); its file names are assumed to be PersonaPlex's.
         Preset("personaplex-rl-seamless", "kyutai/personaplex-rl-seamless", "personaplex", True,
-               "CC BY-NC 4.0 and NVIDIA Open Model License", PERSONAPLEX_7B_GB,
-               "PersonaPlex-7B RL-aligned by kyutai for better turn-taking (pauses, backchannels, "
-               "interruptions); choose a voice and a text role prompt; non-commercial licence, gated; "
-               f"{GPU_NEED}",
+               "CC BY-NC 4.0 + NVIDIA Open Model License", PERSONAPLEX_7B_GB, "gpu",
                non_commercial=True, memory_gb=PERSONAPLEX_7B_MEMORY_GB),
     ),
 )

@@ -19,8 +19,7 @@ def _preset(row: str) -> Preset:
     layers = 24 if row in LAYERS_24 else 6
     return Preset(preset_name(row), REPOSITORY_WITHOUT_CLONING, "pocket_tts", gated=False, licence="CC-BY 4.0",
                   approx_gb=TWENTY_FOUR_LAYERS_GB if layers == 24 else SIX_LAYERS_GB,
-                  description=f"Pocket TTS {row.removesuffix('_24l').capitalize()} ({layers} layers): text to "
-                              "speech in real time on the CPU, with its shipped voices",
+                  runs_on="cpu",
                   revision=revisions(row)[1], config=None)
 
 

@@ -15,7 +15,6 @@ MAX_TIMING_SECONDS = 60.0  # far past the released 2.5 s: a config.json is untru
 # Download sizes estimated from the parameter counts (bf16) plus Mimi (0.38 GB).
 STT_1B_GB = 2.4
 STT_2_6B_GB = 5.6
-CPU_OR_GPU = "runs on an NVIDIA GPU or, slowly, on the CPU"
 
 
 @dataclass(frozen=True)
@@ -64,10 +63,8 @@ FAMILY = Family(
     config_defaults=STT_1B, delays=(0,) * 33, dep_q=0, takes_prompts=False,
     speech_to_text=True,
     presets=(
-        Preset("stt-1b-en_fr", "kyutai/stt-1b-en_fr", "stt", False, "CC-BY 4.0", STT_1B_GB,
-               "Kyutai STT 1B: English and French speech to text, 0.5 s behind the words, with "
-               f"voice-activity heads; {CPU_OR_GPU}"),
-        Preset("stt-2.6b-en", "kyutai/stt-2.6b-en", "stt", False, "CC-BY 4.0", STT_2_6B_GB,
-               f"Kyutai STT 2.6B: English speech to text, 2.5 s behind the words; {CPU_OR_GPU}", config=STT_2_6B),
+        Preset("stt-1b-en_fr", "kyutai/stt-1b-en_fr", "stt", False, "CC-BY 4.0", STT_1B_GB, "gpu_or_cpu"),
+        Preset("stt-2.6b-en", "kyutai/stt-2.6b-en", "stt", False, "CC-BY 4.0", STT_2_6B_GB, "gpu_or_cpu",
+               config=STT_2_6B),
     ),
 )

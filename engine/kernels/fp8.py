@@ -64,4 +64,5 @@ class Float8Weight(RowScaledWeight):
 
     PARTS = ("fp8", "scale")
     CHOICE = CHOICE
+    STORED = FLOAT8
     __slots__ = ()

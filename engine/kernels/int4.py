@@ -55,6 +55,14 @@ class Int4Weight(QuantizedWeight):
         return cls(*quantize_groups(weight))
 
     @classmethod
+    def laid_out(cls, weight: torch.Tensor) -> Int4Weight:
+        check_shape(weight)
+        rows, cols = weight.shape
+        groups = cols // group_size(cols)
+        return cls(torch.empty(rows, cols // 2, dtype=torch.uint8, device="meta"),
+                   *(torch.empty(rows, groups, dtype=weight.dtype, device="meta") for _ in range(2)))
+
+    @classmethod
     def of_module(cls, module: torch.nn.Module, name: str) -> Int4Weight:
         weight = super().of_module(module, name)
         tiles = getattr(module, TILES_ATTRIBUTE, {}).get(name)
@@ -93,11 +101,15 @@ class Int4Weight(QuantizedWeight):
         return F.linear(x, self.dequantized().to(x.dtype))
 
 
-def quantize_groups(weight: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """(packed uint8 [rows, cols / 2], scale, zero [rows, groups]); ``q`` against the stored scale and zero."""
+def check_shape(weight: torch.Tensor) -> None:
     if weight.dim() != 2 or not weight.is_floating_point() or weight.shape[1] % 2:
         raise ValueError(f"expected a 2-D float weight with an even number of columns, got "
                          f"{tuple(weight.shape)} {weight.dtype}")
+
+
+def quantize_groups(weight: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """(packed uint8 [rows, cols / 2], scale, zero [rows, groups]); ``q`` against the stored scale and zero."""
+    check_shape(weight)
     rows, cols = weight.shape
     g = group_size(cols)
     w = weight.detach().float().reshape(rows, cols // g, g)

@@ -108,4 +108,5 @@ class Int8Weight(RowScaledWeight):
 
     PARTS = ("int8", "scale")
     CHOICE = CHOICE
+    STORED = torch.int8
     __slots__ = ()

@@ -39,7 +39,7 @@ def quantize_module_weight(module: nn.Module, name: str, kind: type = Int8Weight
     weight = module._parameters.get(name)
     if weight is None:
         raise ValueError(f"{type(module).__name__} has no float parameter {name!r} to quantise")
-    quantized = kind.quantize(weight)
+    quantized = kind.laid_out(weight) if weight.is_meta else kind.quantize(weight)
     del module._parameters[name]
     for part, tensor in zip(kind.PARTS, quantized.tensors()):
         module.register_buffer(f"{name}_{part}", tensor)

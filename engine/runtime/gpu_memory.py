@@ -102,6 +102,8 @@ class Gpu:
 class PrecisionChoice:
     precision: str
     reason: str  # one sentence a person reads: which precision, and why
+    needs: Mapping[str, float]  # GB each precision of AUTO_ORDER needs on this GPU
+    emulated_bf16: bool  # the GPU has no native bfloat16: the frame may not run in real time
 
 
 def choose_precision(name: str, config: LMConfig, gpu: Gpu, allow_int4: bool = False,
@@ -120,10 +122,11 @@ def choose_precision(name: str, config: LMConfig, gpu: Gpu, allow_int4: bool = F
         why += f" (bfloat16 would need about {needs['bfloat16']:.1f} GB)"
     if chosen == "int4":
         why += "; 4-bit weights are experimental and can lower the model's quality"
-    if gpu.capability < NATIVE_BF16_CAPABILITY:
+    emulated = gpu.capability < NATIVE_BF16_CAPABILITY
+    if emulated:
         why += (f"; this GPU (compute capability {gpu.capability[0]}.{gpu.capability[1]}) has no native "
                 "bfloat16, which it emulates: the frame may not run in real time")
-    return PrecisionChoice(chosen, why + ".")
+    return PrecisionChoice(chosen, why + ".", needs, emulated)
 
 
 def too_big_message(name: str, precision: str, needs: Mapping[str, float], gpu: Gpu, allow_int4: bool = False
