@@ -255,5 +255,5 @@ def test_presets_table():
                             "personaplex-rl-seamless", "hibiki-zero", "hibiki-2b", "hibiki-1b", "demo-interpreter"}
     assert PRESETS["hibiki-zero"].repo == "kyutai/hibiki-zero-3b-pytorch-bf16" and PRESETS["hibiki-zero"].revision
     assert PRESETS["personaplex"].gated and not PRESETS["moshiko"].gated
-    assert PRESETS["demo"].description.startswith("demo (untrained, babbles)")
+    assert PRESETS["demo"].runs_on == "cpu" and PRESETS["moshiko"].runs_on == "gpu"
     assert PRESETS["moshika"].repo == "kyutai/moshika-pytorch-bf16"
