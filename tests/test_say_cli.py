@@ -76,3 +76,24 @@ def test_a_fifo_as_text_or_voice_is_refused_without_waiting(english, tmp_path, c
     assert main(["say", "--model", str(folder), "--text", "hi", "--voice", str(voice), "--output",
                  str(tmp_path / "o.wav")]) == 2
     assert "cannot be read" in capsys.readouterr().err
+
+
+def test_one_of_the_persons_voices_by_name_is_the_same_voice_as_its_recording(english, tmp_path, monkeypatch, capsys):
+    """A voice in Parley's voice library, named, is its recording given as a file (one loaded model:
+    the voice state is the same tensor for tensor), and `say` speaks with it."""
+    from app.cli.say import load_voice
+    from engine import VoiceLibrary, load_pocket_tts
+
+    monkeypatch.setenv("PARLEY_VOICES_DIR", str(tmp_path / "voices"))
+    t = np.arange(12 * 24000) / 24000
+    speech_like = (0.3 * np.sin(2 * np.pi * 180 * t) * (0.6 + 0.4 * np.sin(2 * np.pi * 3 * t))).astype(np.float32)
+    own = VoiceLibrary().add("Ana", speech_like)
+    assert not own.problem, own.problem
+    folder, _ = english
+    model = load_pocket_tts(folder)
+    named, given = load_voice(model, "Ana"), load_voice(model, str(own.path))
+    assert torch.equal(named.k, given.k) and torch.equal(named.v, given.v)
+    assert main(["say", "--model", str(folder), "--text", TEXT, "--voice", "ana", "--temp", "0",
+                 "--output", str(tmp_path / "o.wav")]) == 0
+    assert main(["say", "--model", str(folder), "--text", TEXT, "--voice", "Nobody"]) == 2
+    assert "no voice 'Nobody'" in capsys.readouterr().err

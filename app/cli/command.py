@@ -126,8 +126,9 @@ def add_say_parser(sub) -> None:
     say.add_argument("--language", help="the language row of a model folder (default: english, or its only one)")
     say.add_argument("--text", help="the text to speak")
     say.add_argument("--text-file", help="a UTF-8 file holding the text to speak")
-    say.add_argument("--voice", help="a shipped voice's name (e.g. alba), a voice state (.safetensors) or a "
-                     "recording of at least 5 s (needs the voice-cloning weights); kyutai-tts: a name in "
+    say.add_argument("--voice", help="a shipped voice's name (e.g. alba), one of your voices by name (`parley "
+                     "voices`), a voice state (.safetensors) or a recording of at least 5 s (yours and recordings "
+                     "need the voice-cloning weights); kyutai-tts: a name in "
                      "kyutai/tts-voices (e.g. expresso/ex03-ex01_happy_001_channel1_334s.wav) or a voice file")
     say.add_argument("--output", help="write the speech here (WAV, 24 kHz); without it, it plays as it is made")
     say.add_argument("--json", help="write text tokens, per-frame latents (kyutai-tts: audio codes), end frames and "

@@ -56,10 +56,25 @@ def read_text(args) -> str:
 def load_voice(model, choice: str | None):
     from pathlib import Path
 
-    from engine import pocket_default_voice, pocket_voice_file, pocket_voice_from_audio, read_pocket_voice
+    from engine import (
+        VoiceLibrary,
+        VoiceLibraryError,
+        pocket_default_voice,
+        pocket_voice_file,
+        pocket_voice_from_audio,
+        read_pocket_voice,
+    )
 
     choice = choice or pocket_default_voice(model.row)
-    path = pocket_voice_file(model, choice)
+    try:
+        path = pocket_voice_file(model, choice)
+    except VoiceLibraryError:  # not a shipped voice: one of the person's own, by name?
+        own = VoiceLibrary().find(choice)
+        if own is None:
+            raise
+        if own.problem:
+            raise UsageError(f"--voice {choice}: {own.problem}") from None
+        path = own.path
     if path.suffix.lower() == ".safetensors":
         return read_pocket_voice(model, path)
     import torch
