@@ -162,3 +162,37 @@ def test_deb_contents(packaged):
                             capture_output=True, text=True).stdout
     assert "Package: parley" in fields and "libgl1" in fields and "libasound2" in fields
     assert not any(p.startswith("/opt/parley/_internal/moshi") for p in paths)
+
+
+def test_frozen_say_and_chat_speak_from_the_bundle(packaged, demo_cache, tmp_path):
+    """`parley say` (Pocket TTS) and `parley chat` (the speech to text, an OpenAI-compatible server
+    through openai/httpx2, the keyring, the voice) run from the bundle: a random-weight Pocket TTS
+    model in the released layout, built here with kyutai's package, and a stand-in chat server."""
+    pytest.importorskip("pocket_tts")
+    import soundfile
+
+    from bench.pocket_reference import VOICE, build
+    from engine.pocket_tts.releases import package_dict
+    from tests.bad_chat_server import BadServer
+
+    voice_model = tmp_path / "pocket-english"
+    build(voice_model, package_dict("english"), eos_bias=1e4)
+    env, said = _user_env(tmp_path, demo_cache), tmp_path / "said.wav"
+    voice = ["--tts-model", str(voice_model), "--voice", VOICE]
+
+    def frozen(*args: str) -> subprocess.CompletedProcess:
+        done = subprocess.run([str(packaged["executable"]), *args], env=env, cwd=tmp_path, capture_output=True,
+                              text=True, timeout=SELFTEST_TIMEOUT_S)
+        problems = [word for word in STDERR_FAILURES if word in done.stderr]
+        assert done.returncode == 0 and not problems, f"{args[0]}: exit {done.returncode}\n{done.stderr[-4000:]}"
+        return done
+
+    frozen("say", "--model", str(voice_model), "--voice", VOICE, "--text", "Hello there.", "--output", str(said))
+    audio, rate = soundfile.read(said)
+    assert rate == 24000 and audio.size > 0 and abs(audio).max() > 0
+    with BadServer("ok") as server:
+        frozen("chat", "--llm", server.url, "--llm-model", "m", "--stt-model", "demo-stt", "--device", "cpu",
+               *voice, "--input", str(ROOT / "assets" / "hello_24k.wav"), "--output", str(tmp_path / "answer.wav"),
+               "--json", str(tmp_path / "turns.json"))
+    (turn,) = json.loads((tmp_path / "turns.json").read_text())["turns"]
+    assert turn["error"] is None and turn["answer"] == "Hello there, my friend." and turn["audio_s"] > 0
