@@ -18,17 +18,9 @@ import torch
 from app.cli.command import main
 from engine import read_wav
 from engine.files.kyutai_voices import DEFAULT_VOICE, voice_suffix
-from tests.test_kyutai_tts import SMALL, build, hub_folder
+from tests.test_kyutai_tts import SMALL, build, hub_folder, one_thread  # noqa: F401 (one_thread: autouse)
 
 TEXT = "Hello world, this is a test."
-
-
-@pytest.fixture(autouse=True)
-def one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
 
 
 @pytest.fixture(scope="module")

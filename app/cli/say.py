@@ -91,7 +91,7 @@ def load_voice(model, choice: str | None):
 
 
 def _say(args) -> None:
-    from engine import PocketSpeaker, SpeechRun, load_pocket_tts, resolve_pocket_tts, speaks_kyutai, write_wav
+    from engine import PocketSpeaker, SpeechRun, load_pocket_tts, resolve_pocket_tts, speaks_kyutai
 
     text = read_text(args)
     if speaks_kyutai(args.model):
@@ -124,14 +124,21 @@ def _say(args) -> None:
         raise
     wall = time.perf_counter() - start
     audio = np.concatenate([f.audio for f in frames]) if frames else np.zeros(0, np.float32)
+    if args.json:
+        _write_json(args.json, run, frames, wall, first_audio, model.sample_rate)
+    deliver(args, audio, model.sample_rate, player, len(frames), wall)
+
+
+def deliver(args, audio: np.ndarray, sample_rate: int, player, frames: int, wall: float) -> None:
+    """The speech into ``--output``, or played to its end; then the one-line summary."""
+    from engine import write_wav
+
     if args.output:
         write_wav(args.output, audio)
     elif player is not None:
         player.drain()
-    if args.json:
-        _write_json(args.json, run, frames, wall, first_audio, model.sample_rate)
-    seconds = audio.size / model.sample_rate
-    print(f"{len(frames)} frames, {seconds:.1f} s of speech in {wall:.1f} s "
+    seconds = audio.size / sample_rate
+    print(f"{frames} frames, {seconds:.1f} s of speech in {wall:.1f} s "
           f"({seconds / max(wall, 1e-9):.2f}x real time)" + (f" -> {args.output}" if args.output else ""),
           file=sys.stderr)
 

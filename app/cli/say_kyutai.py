@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import statistics
-import sys
 import threading
 import time
 
@@ -17,15 +16,8 @@ from app.cli.offline import UsageError, _check_writable
 
 
 def say_kyutai(args, text: str, player_factory) -> None:
-    from engine import (
-        SAMPLE_RATE,
-        KyutaiRun,
-        SamplingConfig,
-        kyutai_voice,
-        load_kyutai_speech,
-        resolve_model,
-        write_wav,
-    )
+    from app.cli.say import deliver
+    from engine import SAMPLE_RATE, KyutaiRun, SamplingConfig, kyutai_voice, load_kyutai_speech, resolve_model
 
     if args.language is not None:
         raise UsageError("--language chooses a Pocket TTS language; Kyutai TTS speaks English and French as written")
@@ -59,16 +51,9 @@ def say_kyutai(args, text: str, player_factory) -> None:
         raise
     wall = time.perf_counter() - start
     audio = np.concatenate(pcm) if pcm else np.zeros(0, np.float32)
-    if args.output:
-        write_wav(args.output, audio)
-    elif player is not None:
-        player.drain()
     if args.json:
         _write_json(args.json, run, frames, wall, first_audio, audio.size / SAMPLE_RATE)
-    seconds = audio.size / SAMPLE_RATE
-    print(f"{len(frames)} frames, {seconds:.1f} s of speech in {wall:.1f} s "
-          f"({seconds / max(wall, 1e-9):.2f}x real time)" + (f" -> {args.output}" if args.output else ""),
-          file=sys.stderr)
+    deliver(args, audio, SAMPLE_RATE, player, len(frames), wall)
 
 
 def _write_json(path, run, frames, wall, first_audio, audio_s) -> None:
