@@ -177,6 +177,7 @@ class BadServer:
     def __init__(self, behaviour: str, stall: float = 3.0):
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
         self.httpd.daemon_threads = True
+        self.httpd.handle_error = lambda request, address: None  # its clients hang up on purpose
         self.httpd.behaviour, self.httpd.stall, self.httpd.requests = behaviour, stall, []
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
         self._thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
