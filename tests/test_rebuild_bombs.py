@@ -120,29 +120,33 @@ def test_a_compact_file_claiming_hours_of_frames_is_refused_before_it_is_decoded
 
 WINDOW_OPENS = """
 import sys
+import time
 from PySide6.QtCore import QSettings
-from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 import engine
 from app.window.main_window import MainWindow
 
 app = QApplication([])
 shown = []
+
+
+def wait_for(done):
+    for _ in range(1200):
+        if done():
+            return
+        app.processEvents()
+        time.sleep(0.1)  # not QTest.qWait, which holds the GIL: the engine's thread would starve
+
+
 window = MainWindow(QSettings({settings!r}, QSettings.IniFormat),
                     model_loader=lambda *args: engine.load_model({model!r}, device="cpu", precision="float32"),
                     audio=False, worker_seed=1, journal_dir=None)
 window.show()
 window.model.error.connect(lambda message, resumable: shown.append(message))
 window.load_model("demo", "cpu", "float32")
-for _ in range(1200):
-    if window.model.models.model_info is not None:
-        break
-    QTest.qWait(100)
+wait_for(lambda: window.model.models.model_info is not None)
 window.model.files.open_conversation({path!r})
-for _ in range(1200):
-    if shown:
-        break
-    QTest.qWait(100)
+wait_for(lambda: shown)
 print("SHOWN:", shown[0] if shown else "nothing", file=sys.stderr)
 window.model.files.unsaved_frames = 0
 window.close()
