@@ -204,12 +204,12 @@ def test_ctrl_f_focuses_the_search_and_escape_clears_it_then_dismisses_the_banne
     assert w.error_box.isHidden()
 
 
-def open_a_replay(harness, qtbot):
+def open_a_replay(harness, qtbot, name: str = "talk.parley"):
     w, panel = harness.window, harness.window.conversation_panel
     w.press_talk("key")
     harness.frames(3)
     w.release_talk("key")
-    path = w.library.folder / "talk.parley"
+    path = w.library.folder / name
     w.model.files.save(str(path))
     qtbot.waitUntil(lambda: w.model.files.conversation_path == str(path), timeout=20_000)
     assert w.replay.load(str(path)) and panel.replaying
@@ -420,13 +420,7 @@ def test_in_french_at_1024x640_a_replayed_dated_title_is_shown_whole(qtbot, tmp_
         w, panel = harness.window, harness.window.conversation_panel
         w.resize(1024, 640)
         qtbot.waitUntil(lambda: w.width() == 1024, timeout=5_000)
-        w.press_talk("key")
-        harness.frames(3)
-        w.release_talk("key")
-        path = w.library.folder / "Conversation 2026-12-07 14.04.parley"
-        w.model.files.save(str(path))
-        qtbot.waitUntil(lambda: w.model.files.conversation_path == str(path), timeout=20_000)
-        assert w.replay.load(str(path)) and panel.replaying
+        open_a_replay(harness, qtbot, "Conversation 2026-12-07 14.04.parley")
         qtbot.wait(200)  # laid out
         label = panel.replay_bar.title_label
         assert label.text().endswith("Conversation 2026-12-07 14.04") and label.shown_text() == label.text()
