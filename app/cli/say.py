@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import json
 import statistics
-import sys
 import threading
 import time
 
 import numpy as np
 
 from app.cli.offline import UsageError, _check_writable, _one_line_errors
+from app.cli.speech_delivery import deliver, open_player
 
 MAX_TEXT_CHARS = 100_000  # about two hours of speech
 MAX_TEXT_FILE_BYTES = 4 * MAX_TEXT_CHARS
@@ -97,7 +97,7 @@ def _say(args) -> None:
     if speaks_kyutai(args.model):
         from app.cli.say_kyutai import say_kyutai
 
-        return say_kyutai(args, text, _player)
+        return say_kyutai(args, text)
     if args.device == "cuda":
         raise UsageError("Pocket TTS runs on the CPU in Parley: leave out --device or use --device cpu")
     if args.temp is not None and not 0 <= args.temp <= 10:
@@ -106,7 +106,7 @@ def _say(args) -> None:
     folder, row = resolve_pocket_tts(args.model, args.language)
     model = load_pocket_tts(folder, row, precision="float32" if args.precision == "auto" else args.precision)
     speaker = PocketSpeaker(model, load_voice(model, args.voice), temperature=args.temp, seed=args.seed)
-    player = None if args.output else _player()
+    player = None if args.output else open_player()
     run, frames, stop = SpeechRun(), [], threading.Event()
     start = time.perf_counter()
     first_audio = None
@@ -127,30 +127,6 @@ def _say(args) -> None:
     if args.json:
         _write_json(args.json, run, frames, wall, first_audio, model.sample_rate)
     deliver(args, audio, model.sample_rate, player, len(frames), wall)
-
-
-def deliver(args, audio: np.ndarray, sample_rate: int, player, frames: int, wall: float) -> None:
-    """The speech into ``--output``, or played to its end; then the one-line summary."""
-    from engine import write_wav
-
-    if args.output:
-        write_wav(args.output, audio)
-    elif player is not None:
-        player.drain()
-    seconds = audio.size / sample_rate
-    print(f"{frames} frames, {seconds:.1f} s of speech in {wall:.1f} s "
-          f"({seconds / max(wall, 1e-9):.2f}x real time)" + (f" -> {args.output}" if args.output else ""),
-          file=sys.stderr)
-
-
-def _player():
-    try:
-        from app.audio.speech_out import SpeechOutput
-
-        return SpeechOutput()
-    except Exception as e:  # noqa: BLE001 - no sound device: say what to do instead
-        raise UsageError(f"no audio output could be opened ({e}); write the speech to a file with --output "
-                         "OUT.wav") from None
 
 
 def _write_json(path, run, frames, wall, first_audio, sample_rate) -> None:

@@ -13,10 +13,10 @@ import time
 import numpy as np
 
 from app.cli.offline import UsageError, _check_writable
+from app.cli.speech_delivery import deliver, open_player
 
 
-def say_kyutai(args, text: str, player_factory) -> None:
-    from app.cli.say import deliver
+def say_kyutai(args, text: str) -> None:
     from engine import SAMPLE_RATE, KyutaiRun, SamplingConfig, kyutai_voice, load_kyutai_speech, resolve_model
 
     if args.language is not None:
@@ -29,7 +29,7 @@ def say_kyutai(args, text: str, player_factory) -> None:
     sampling = None if args.temp is None else SamplingConfig(temp=args.temp, temp_text=args.temp)
     speech = load_kyutai_speech(files, args.device, args.precision,
                                 **({} if sampling is None else {"sampling": sampling}))
-    player = None if args.output else player_factory()
+    player = None if args.output else open_player()
     run, frames, pcm, stop = KyutaiRun(), [], [], threading.Event()
     start = time.perf_counter()
     first_audio = None
