@@ -105,6 +105,23 @@ def test_a_sharded_snapshot_loads_the_same_weights(decoder, tmp_path):
         assert torch.equal(a, b), name
 
 
+@torch.no_grad()
+def test_weight_norm_tensors_under_the_older_names_load_the_same(decoder, tmp_path):
+    renamed = {k.replace(".parametrizations.weight.original0", ".weight_g")
+               .replace(".parametrizations.weight.original1", ".weight_v"): v
+               for k, v in load_file(str(DATA / "model.safetensors")).items()}
+    assert any(k.endswith(".weight_g") for k in renamed)
+    save_file(renamed, str(tmp_path / "model.safetensors"))
+    shutil.copy(DATA / "config.json", tmp_path / "config.json")
+    for (name, a), (_, b) in zip(decoder.state_dict().items(), load_codec_decoder(tmp_path).state_dict().items()):
+        assert torch.equal(a, b), name
+    both = dict(renamed, **{"quantizer.output_proj.parametrizations.weight.original0": renamed[
+        "quantizer.output_proj.weight_g"].clone()})
+    save_file(both, str(tmp_path / "model.safetensors"))
+    with pytest.raises(ModelError, match="twice"):
+        load_codec_decoder(tmp_path)
+
+
 def test_a_file_of_another_architecture_is_refused_with_its_keys(tmp_path):
     tensors = load_file(str(DATA / "model.safetensors"))
     del tensors["decoder.2.transformer.layers.0.linear1.weight"]

@@ -5,7 +5,9 @@
 
 Every decoder tensor is checked by name and shape before anything is copied, one file tensor in
 memory at a time; the encoder's tensors (``encoder.*``, the quantizer's ``in_proj``/``input_proj``)
-stay in the file. Weights are computed in float32.
+stay in the file. Weights are computed in float32. The weight norm's tensors load under torch's
+names (``parametrizations.weight.original0/1``, the reference's ``state_dict``) or the older
+``weight_g``/``weight_v``.
 """
 
 from __future__ import annotations
@@ -67,16 +69,29 @@ def load_codec_decoder(folder: str | Path, config: CodecConfig | None = None) ->
     return decoder.eval().requires_grad_(False)
 
 
+# The weight norm's tensors under torch's older names (``nn.utils.weight_norm``), which the
+# reference's loader (transformers) also accepts.
+_LEGACY = {".weight_g": ".parametrizations.weight.original0", ".weight_v": ".parametrizations.weight.original1"}
+
+
+def model_key(file_key: str) -> str:
+    for old, new in _LEGACY.items():
+        if file_key.endswith(old):
+            return file_key[: -len(old)] + new
+    return file_key
+
+
 def _load(module: torch.nn.Module, files: list[Path], ignore: tuple[str, ...]) -> None:
     shapes: dict[str, tuple[int, ...]] = {}
-    home: dict[str, Path] = {}
     for path in files:
         with safe_open(str(path), framework="pt") as f:
             for key in f.keys():  # noqa: SIM118 (not a dict)
-                shapes[key], home[key] = tuple(f.get_slice(key).get_shape()), path
+                if model_key(key) in shapes:
+                    raise ValueError(f"the weights hold {model_key(key)} twice (under two names)")
+                shapes[model_key(key)] = tuple(f.get_slice(key).get_shape())
     sources = stacked_sources(shapes)
     params = check_strict(module, {k: source_shape(s, shapes, k) for k, s in sources.items()}, "the codec", ignore)
-    rows: dict[str, tuple[str, int]] = {}  # file key -> (model key, first row)
+    rows: dict[str, tuple[str, int]] = {}  # file key (renamed) -> (model key, first row)
     for name in params:
         row = 0
         for key in sources[name].keys:
@@ -86,10 +101,10 @@ def _load(module: torch.nn.Module, files: list[Path], ignore: tuple[str, ...]) -
         for path in files:
             with safe_open(str(path), framework="pt") as f:
                 for key in f.keys():  # noqa: SIM118
-                    if key not in rows:
+                    if model_key(key) not in rows:
                         continue
                     value = f.get_tensor(key)
                     if value.is_floating_point() and not bool(torch.isfinite(value).all()):
                         raise ValueError(f"{key} holds values that are not finite")
-                    name, row = rows[key]
+                    name, row = rows[model_key(key)]
                     params[name][row:row + value.shape[0]].copy_(value)
