@@ -21,6 +21,7 @@ from safetensors import safe_open
 from safetensors.torch import load_file, save_file
 
 from engine.errors import ModelError
+from engine.moss_tts.codec import call_sizes
 from engine.moss_tts.codec_config import CodecConfig, PatchStage, TransformerStage, UnsupportedConfig
 from engine.moss_tts.codec_loading import load_codec_decoder
 from engine.state import clone
@@ -50,6 +51,29 @@ def test_streaming_decode_equals_the_reference_trace(decoder):
     twin = float64_twin(decoder)
     exact = twin.decode_stream(codes, twin.init_state(), chunk)
     assert_as_exact_as(got, pcm, exact, "MOSS codec, 3 frames a call")
+
+
+@torch.no_grad()
+def test_a_ramp_of_calls_equals_the_reference_trace(decoder):
+    """fast_api.py's chunking: 1, 2, ... frames a call up to the chunk size."""
+    codes, _, meta = _trace()
+    with safe_open(str(DATA / "trace.safetensors"), framework="pt") as f:
+        pcm = f.get_tensor("pcm_ramp").reshape(1, -1)
+    assert call_sizes(20, 4, 1) == json.loads(meta["ramp"])
+    got = decoder.decode_stream(codes, decoder.init_state(), 4, initial_chunk_frames=1)
+    twin = float64_twin(decoder)
+    exact = twin.decode_stream(codes, twin.init_state(), 4, initial_chunk_frames=1)
+    assert_as_exact_as(got, pcm, exact, "MOSS codec, calls of 1, 2, 3, 4, 4, ... frames")
+    three = decoder.decode_stream(codes, decoder.init_state(), 3)
+    assert float((three - pcm).abs().max()) > 1e-3 * float(pcm.abs().max())  # another chunking
+
+
+def test_call_sizes_follow_the_reference_stream_decoder():
+    assert call_sizes(20, 3) == [3] * 6 + [2]
+    assert call_sizes(6, 3) == [3, 3]
+    assert call_sizes(2, 3) == [2]
+    assert call_sizes(30, 6, 1) == [1, 2, 3, 4, 5, 6, 6, 3]
+    assert call_sizes(0, 3) == []
 
 
 @torch.no_grad()

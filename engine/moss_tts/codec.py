@@ -21,6 +21,23 @@ from .codec_quantizer import QuantizerDecoder
 REALTIME_CHUNK_FRAMES = 3  # MOSS-TTS-Realtime's example decodes 3 frames a call (decode_chunk_frames)
 
 
+def call_sizes(frames: int, chunk_frames: int, initial_chunk_frames: int | None = None) -> list[int]:
+    """The frames of each decode call the reference's ``AudioStreamDecoder`` (no overlap) makes for a
+    stream of ``frames``: ``chunk_frames`` a call, or ``initial_chunk_frames`` growing by one a call up
+    to it; the remainder in a last call (``flush``)."""
+    if chunk_frames < 1 or (initial_chunk_frames is not None and initial_chunk_frames < 1):
+        raise ValueError("a decode call takes at least one frame")
+    sizes: list[int] = []
+    left = frames
+    while True:
+        size = chunk_frames if initial_chunk_frames is None else min(initial_chunk_frames + len(sizes), chunk_frames)
+        if left < size:
+            break
+        sizes.append(size)
+        left -= size
+    return sizes + ([left] if left else [])
+
+
 class CallTransformer(StreamingTransformer):
     """A streaming transformer that takes each call in one attention pass (no frame splitting)."""
 
@@ -94,12 +111,11 @@ class MossCodecDecoder(nn.Module):
             x = stage(x) if isinstance(stage, Patch) else stage(x, state[str(i)])
         return x.reshape(x.shape[0], -1)
 
-    def decode_stream(self, codes: torch.Tensor, state: StateTree,
-                      chunk_frames: int = REALTIME_CHUNK_FRAMES) -> torch.Tensor:
-        """``decode`` over ``codes`` in calls of ``chunk_frames`` frames, the remainder last, as the
-        reference's ``AudioStreamDecoder`` (no overlap) calls it within one ``streaming()``."""
-        pieces = [self.decode(part, state) for part in codes.split(chunk_frames, dim=2)]
-        return torch.cat(pieces, dim=1)
+    def decode_stream(self, codes: torch.Tensor, state: StateTree, chunk_frames: int = REALTIME_CHUNK_FRAMES,
+                      initial_chunk_frames: int | None = None) -> torch.Tensor:
+        """``decode`` over ``codes`` in the calls ``call_sizes`` plans."""
+        sizes = call_sizes(codes.shape[2], chunk_frames, initial_chunk_frames)
+        return torch.cat([self.decode(part, state) for part in codes.split(sizes, dim=2)], dim=1)
 
     def _check_codes(self, codes: torch.Tensor) -> None:
         q = self.cfg.quantizer

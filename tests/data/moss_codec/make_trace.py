@@ -7,8 +7,9 @@ It builds the reference's own ``MossAudioTokenizerModel`` from ``config.json`` h
 config in the released format, 0.4 s context so the ring caches wrap), fills every parameter from
 a seeded generator, writes the state dict unchanged as ``model.safetensors`` (the released
 layout), and decodes random 16-codebook codes the way MOSS-TTS-Realtime streams them: inside
-``codec.streaming()``, ``decode`` on 3 frames a call, the remainder last. ``trace.safetensors``
-keeps the codes and the PCM; its metadata the seed, the chunking and the reference commit.
+``codec.streaming()``, ``decode`` on 3 frames a call, the remainder last (``pcm``), and ramping
+1, 2, 3, 4, 4, ... frames a call (``pcm_ramp``). ``trace.safetensors`` keeps the codes and both PCMs;
+its metadata the seed, the chunkings and the reference commit.
 """
 
 from __future__ import annotations
@@ -27,6 +28,9 @@ SEED = 20261207
 FRAMES = 20
 CODEBOOKS = 16
 CHUNK_FRAMES = 3
+# AudioStreamDecoder(chunk_frames=4, initial_chunk_frames=1), as fast_api.py ramps (it to 6 frames);
+# its calls cross the 3-frame calls' boundaries from frame 6 on
+RAMP = [1, 2, 3, 4, 4, 4, 2]
 
 
 def randomize(model: torch.nn.Module, gen: torch.Generator) -> None:
@@ -48,6 +52,17 @@ def randomize(model: torch.nn.Module, gen: torch.Generator) -> None:
                 p.copy_(noise)
 
 
+def decode(model, codes: torch.Tensor, sizes: list[int]) -> torch.Tensor:
+    """``decode`` on calls of ``sizes`` frames inside one ``streaming()``."""
+    pieces, start = [], 0
+    with torch.no_grad(), model.streaming(batch_size=1):
+        for size in sizes:
+            pieces.append(model.decode(codes[:, start:start + size]).audio)
+            start += size
+    assert start == codes.shape[1]
+    return torch.cat(pieces, dim=-1)
+
+
 def main(reference: Path, out: Path) -> None:
     package = types.ModuleType("moss_reference")  # the checkout's files as one package (relative imports)
     package.__path__ = [str(reference)]
@@ -62,18 +77,17 @@ def main(reference: Path, out: Path) -> None:
     save_file(state, str(out / "model.safetensors"))
 
     codes = torch.randint(0, config.quantizer_kwargs["codebook_size"], (CODEBOOKS, FRAMES), generator=gen)
-    pieces = []
-    with torch.no_grad(), model.streaming(batch_size=1):
-        for start in range(0, FRAMES, CHUNK_FRAMES):
-            pieces.append(model.decode(codes[:, start:start + CHUNK_FRAMES]).audio)
-    pcm = torch.cat(pieces, dim=-1)
+    pcm = decode(model, codes, [CHUNK_FRAMES] * (FRAMES // CHUNK_FRAMES) + [FRAMES % CHUNK_FRAMES])
+    pcm_ramp = decode(model, codes, RAMP)
     commit = subprocess.run(["git", "-C", str(reference), "rev-parse", "HEAD"], capture_output=True,
                             text=True).stdout.strip()
     import transformers
-    meta = {"seed": str(SEED), "chunk_frames": str(CHUNK_FRAMES), "codebooks": str(CODEBOOKS),
+    meta = {"seed": str(SEED), "chunk_frames": str(CHUNK_FRAMES), "ramp": json.dumps(RAMP),
+            "codebooks": str(CODEBOOKS),
             "reference": "github.com/OpenMOSS/MOSS-Audio-Tokenizer", "reference_commit": commit or "unknown",
             "torch": torch.__version__, "transformers": transformers.__version__}
-    save_file({"codes": codes.contiguous(), "pcm": pcm.contiguous()}, str(out / "trace.safetensors"), metadata=meta)
+    save_file({"codes": codes.contiguous(), "pcm": pcm.contiguous(), "pcm_ramp": pcm_ramp.contiguous()},
+              str(out / "trace.safetensors"), metadata=meta)
     print(json.dumps(meta), tuple(pcm.shape), float(pcm.abs().max()))
 
 
