@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 import soundfile
 from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QDialog
 
 from app.conversation.transcript import ASSISTANT, YOU
 from app.window.main_window import MainWindow
@@ -85,7 +86,7 @@ def test_held_talk_is_heard_answered_by_the_server_and_spoken_to_the_speaker(win
                                             {"role": "assistant", "content": want}]
     assert loud_windows(heard).sum() * 0.02 > 0.3, "the answer did not reach the speaker"
     assert chat.message == "Hold Talk to answer."
-    print(f"heard {question!r}; answered {turns[1].text!r}; {loud_windows(heard).sum() * 0.02:.2f} s loud at the speaker")
+    print(f"heard {question!r}; answered {turns[1].text!r}; {loud_windows(heard).sum() * 0.02:.2f} s loud")
 
 
 def test_with_no_server_answering_the_window_says_so_in_one_sentence(window, qtbot):
@@ -99,3 +100,46 @@ def test_with_no_server_answering_the_window_says_so_in_one_sentence(window, qtb
     window.press_talk("key")  # nothing to talk with: nothing happens, nothing breaks
     window.release_talk("key")
     assert model.transcript.turns == []
+
+
+def test_the_model_manager_leads_to_your_language_model_which_says_what_to_start_when_none_runs(window, qtbot):
+    from app.chat.discovery import KnownServer, find_servers
+    from app.window.chat_dialog import ChatDialog
+
+    nobody = KnownServer("Ollama", f"http://127.0.0.1:{free_port()}/v1")  # the usual address, where none runs
+    window.dialogs.server_finder = lambda: find_servers((nobody,))
+    manager = window.dialogs.open_model_manager()
+    manager.chat_button.click()
+    dialog = next(w for w in window.findChildren(ChatDialog))
+    assert not manager.isVisible() and dialog.isVisible()
+    qtbot.waitUntil(lambda: dialog.find_button.isEnabled(), timeout=10_000)  # searched at once: no address yet
+    assert dialog.note.text().startswith("No language model server is running here: start Ollama "
+                                         "(http://127.0.0.1:11434/v1) or LM Studio (http://127.0.0.1:1234/v1)")
+    dialog.talk_button.click()  # nothing given: one sentence, nothing started
+    assert not window.model.chat.active and dialog.isVisible()
+    assert dialog.note.text() == "Give your language model server's address and the model's name."
+
+
+def test_a_running_server_fills_in_the_dialog_and_the_choice_is_kept_without_the_key(window, llama, qtbot, tmp_path):
+    from app.chat.discovery import KnownServer, find_servers
+    from app.settings import load_settings
+
+    window.dialogs.server_finder = lambda: find_servers((KnownServer("Ollama", llama.url),))
+    dialog = window.dialogs.open_chat_dialog()
+    qtbot.waitUntil(lambda: dialog.find_button.isEnabled(), timeout=10_000)
+    offered = [dialog.model_combo.itemText(i) for i in range(dialog.model_combo.count())]
+    assert dialog.url_edit.text() == llama.url and offered and dialog.model_combo.currentText() == offered[0]
+    assert dialog.note.text() == f"Ollama runs at {llama.url} with {len(offered)} model(s)."
+    dialog.model_combo.setEditText("tiny")
+    dialog.talk_button.click()
+    assert dialog.result() == QDialog.Accepted and window.model.chat.active
+    assert window.chat_strip.widget.isVisible() and "tiny" in window.chat_strip.label.text()
+    qtbot.waitUntil(lambda: window.model.chat.phase == "ready", timeout=180_000)
+    store = QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)
+    stored = load_settings(store)
+    assert (stored.llm_url, stored.llm_model) == (llama.url, "tiny")
+    assert sorted(k for k in store.allKeys() if "llm" in k or "key" in k) == [  # a server key is never here
+        "llm_model", "llm_url", "talk_key", "talk_key_mode"]
+    window.chat_strip.stop_button.click()  # back to the speech-to-speech model: the devices go back too
+    assert not window.model.chat.active and not window.chat_strip.widget.isVisible()
+    assert window.model.devices._borrower is None
