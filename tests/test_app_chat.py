@@ -129,7 +129,7 @@ def test_a_running_server_fills_in_the_dialog_and_the_choice_is_kept_without_the
     qtbot.waitUntil(lambda: dialog.find_button.isEnabled(), timeout=10_000)
     offered = [dialog.model_combo.itemText(i) for i in range(dialog.model_combo.count())]
     assert dialog.url_edit.text() == llama.url and offered and dialog.model_combo.currentText() == offered[0]
-    assert dialog.note.text() == f"Ollama runs at {llama.url} with {len(offered)} model(s)."
+    assert dialog.note.text() == f"Ollama runs at {llama.url}: choose one of its models."
     dialog.model_combo.setEditText("tiny")
     dialog.talk_button.click()
     assert dialog.result() == QDialog.Accepted and window.model.chat.active

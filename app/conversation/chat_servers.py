@@ -25,8 +25,8 @@ def found_note(found: list[FoundServer]) -> str:
     if not first.models:
         return translate("ChatServers", "{name} runs at {url} but offers no model: pull or load one (for example "
                          "`ollama pull llama3.2`).").format(name=first.name, url=first.url)
-    return translate("ChatServers", "{name} runs at {url} with %n model(s).", "", len(first.models)).format(
-        name=first.name, url=first.url)
+    return translate("ChatServers", "{name} runs at {url}: choose one of its models.").format(name=first.name,
+                                                                                               url=first.url)
 
 
 class ServerSearch(QObject):
