@@ -213,8 +213,9 @@ class ChatLoop:
         got = bridge.input.read_into(self._scratch[: bridge.input.available()])
         if got:
             assembler.push(self._scratch[:got])
-        while assembler.pending_frames():
-            self._steps += self._stream.feed(assembler.pop_frame())
+        frames = [assembler.pop_frame() for _ in range(assembler.pending_frames())]
+        if frames:  # at once: the stream reads its tokens back once per call
+            self._steps += self._stream.feed(np.concatenate(frames))
 
     def _release(self) -> None:
         if self._stream is None:
