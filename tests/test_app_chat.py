@@ -59,6 +59,9 @@ def test_held_talk_is_heard_answered_by_the_server_and_spoken_to_the_speaker(win
     assert model.preferences.settings.llm_url == llama.url and model.preferences.settings.llm_model == "tiny"
     qtbot.waitUntil(lambda: chat.phase == "ready", timeout=180_000)
     assert chat.message.startswith("Talking with tiny at ") and model.talk_available() == (True, "")
+    panel = window.conversation_panel  # no speech-to-speech model: Talk works, open mic and Start do not
+    assert panel.talk_button.isEnabled() and not panel.open_mic_box.isEnabled()
+    assert not panel.start_button.isEnabled()
     qtbot.waitUntil(lambda: model.devices.audio.status.state == "running", timeout=30_000)
 
     speaker = audio_server.SinkRecorder(str(tmp_path / "speaker.f32"))
@@ -85,7 +88,7 @@ def test_held_talk_is_heard_answered_by_the_server_and_spoken_to_the_speaker(win
     assert chat.conversation_messages() == [{"role": "user", "content": question},
                                             {"role": "assistant", "content": want}]
     assert loud_windows(heard).sum() * 0.02 > 0.3, "the answer did not reach the speaker"
-    assert chat.message == "Hold Talk to answer."
+    assert chat.message.startswith("Hold Talk to answer. The voice began ")
     print(f"heard {question!r}; answered {turns[1].text!r}; {loud_windows(heard).sum() * 0.02:.2f} s loud")
 
 

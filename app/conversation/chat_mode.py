@@ -171,7 +171,14 @@ class ChatMode(QObject):
                 self.phase = READY
                 self._refuse(event.problem)
             else:
-                self._set(READY, self.tr("Hold Talk to answer."))
+                self._set(READY, self._answered_text(event.times))
+
+    def _answered_text(self, times) -> str:
+        if times is None or times.first_audio is None or times.first_token is None:
+            return self.tr("Hold Talk to answer.")
+        return self.tr("Hold Talk to answer. The voice began {audio} ms after you let go of Talk (the speech to "
+                       "text's flush {flush} ms, the model's first word {token} ms).").format(
+                           audio=round(times.first_audio), flush=round(times.stt_flush), token=round(times.first_token))
 
     def _show_answer(self, text: str) -> None:
         if self._answer_row is None:

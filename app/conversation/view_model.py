@@ -166,8 +166,10 @@ class ConversationModel(QObject):
         if self.talk.listening:  # an interpreter: Start and Pause alone
             return
         if self.chat.active:  # your language model: push-to-talk, its own loop
+            first = not self.talk.held_by
             self._set_talk(self.talk.press(source))
-            self.chat.press_talk()
+            if first:
+                self.chat.press_talk()
             return
         was_open = self.talk.mic_open
         self.start()
@@ -178,10 +180,10 @@ class ConversationModel(QObject):
         self._update_status()
 
     def release_talk(self, source: str) -> None:
-        was_open = self.talk.mic_open
+        was_open, was_held = self.talk.mic_open, bool(self.talk.held_by)
         self._set_talk(self.talk.release(source))
-        if self.chat.active:
-            if was_open and not self.talk.mic_open:
+        if self.chat.active:  # push-to-talk only (open mic is not for it yet)
+            if was_held and not self.talk.held_by:
                 self.chat.release_talk()
             return
         if was_open and not self.talk.mic_open:

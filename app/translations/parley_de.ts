@@ -194,6 +194,10 @@
         <source>Hold Talk to answer.</source>
         <translation>Halten Sie Sprechen gedrückt, um zu antworten.</translation>
     </message>
+    <message>
+        <source>Hold Talk to answer. The voice began {audio} ms after you let go of Talk (the speech to text&apos;s flush {flush} ms, the model&apos;s first word {token} ms).</source>
+        <translation>Halten Sie Sprechen gedrückt, um zu antworten. Die Stimme begann {audio} ms, nachdem Sie Sprechen losgelassen haben (Leeren der Spracherkennung {flush} ms, erstes Wort des Modells {token} ms).</translation>
+    </message>
 </context>
 <context>
     <name>ChatServers</name>
@@ -1081,7 +1085,7 @@
     </message>
     <message>
         <source>Your &amp;language model...</source>
-        <translation>Ihr &amp;Sprachmodell...</translation>
+        <translation>&amp;Ihr Sprachmodell...</translation>
     </message>
     <message>
         <source>Talk with a language model you run (Ollama, LM Studio, llama-server, vLLM) through a speech to text and a voice.</source>

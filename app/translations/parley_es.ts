@@ -194,6 +194,10 @@
         <source>Hold Talk to answer.</source>
         <translation>Mantenga Hablar pulsado para responder.</translation>
     </message>
+    <message>
+        <source>Hold Talk to answer. The voice began {audio} ms after you let go of Talk (the speech to text&apos;s flush {flush} ms, the model&apos;s first word {token} ms).</source>
+        <translation>Mantenga Hablar pulsado para responder. La voz empezó {audio} ms después de que soltara Hablar (vaciado del reconocedor de voz {flush} ms, primera palabra del modelo {token} ms).</translation>
+    </message>
 </context>
 <context>
     <name>ChatServers</name>
