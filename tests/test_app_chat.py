@@ -89,7 +89,11 @@ def test_held_talk_is_heard_answered_by_the_server_and_spoken_to_the_speaker(win
                                             {"role": "assistant", "content": want}]
     assert loud_windows(heard).sum() * 0.02 > 0.3, "the answer did not reach the speaker"
     assert chat.message.startswith("Hold Talk to answer. The voice began ")
-    print(f"heard {question!r}; answered {turns[1].text!r}; {loud_windows(heard).sum() * 0.02:.2f} s loud")
+    answer = turns[1].text
+    window.files.new_conversation()  # File, New: the turns and the model's history start afresh
+    qtbot.waitUntil(lambda: chat.conversation_messages() == [], timeout=10_000)
+    assert model.transcript.turns == [] and chat.phase == "ready"
+    print(f"heard {question!r}; answered {answer!r}; {loud_windows(heard).sum() * 0.02:.2f} s loud")
 
 
 def test_with_no_server_answering_the_window_says_so_in_one_sentence(window, qtbot):

@@ -115,6 +115,13 @@ class ChatMode(QObject):
             log.warning("the chat loop is still busy; it ends on its own")
         self._set(OFF, "")
 
+    def new_conversation(self) -> None:
+        """The turns and the model's history start afresh (the server and the models stay)."""
+        if self._loop is not None:
+            self._loop.forget()
+        self.turns.reset()
+        self._began, self._answer_row, self._said = time.monotonic(), None, []
+
     def press_talk(self) -> None:
         if self._loop is not None and self.ready:
             self._loop.talk(True)

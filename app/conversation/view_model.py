@@ -224,7 +224,12 @@ class ConversationModel(QObject):
         self.chat.stop()
 
     def new_conversation(self) -> None:
-        """A new conversation with the current persona."""
+        """A new conversation with the current persona (with your language model: its history afresh)."""
+        if self.chat.active:
+            self._ended = False  # nothing waits for a speech-to-speech conversation to open
+            self.chat.new_conversation()
+            self.conversation_replaced.emit()
+            return
         self.worker.submit(m.NewConversation(self.models.persona))
 
     def end_conversation(self) -> None:

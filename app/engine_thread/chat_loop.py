@@ -103,6 +103,9 @@ class _Closed(Exception):
     pass
 
 
+_FORGET = "forget"
+
+
 def load_models(setup: ChatSetup):
     """(the speech to text, the voice) of ``setup``: slow, on the loop's thread."""
     stt = engine.load_speech_to_text(setup.stt_model, device=setup.device)
@@ -137,6 +140,10 @@ class ChatLoop:
     def talk(self, held: bool) -> None:
         self._commands.put(held)
 
+    def forget(self) -> None:
+        """A new conversation: the history goes (the system prompt stays), after an answer in progress."""
+        self._commands.put(_FORGET)
+
     def close(self, timeout: float = 5.0) -> bool:
         """Stop (an answer in progress ends at its next frame); whether the thread ended in time."""
         self._closing.set()
@@ -160,6 +167,9 @@ class ChatLoop:
                     self._press()
                 elif command is False:
                     self._release()
+                elif command == _FORGET and self.conversation is not None:
+                    messages = self.conversation.messages
+                    messages[:] = [m for m in messages if m["role"] == "system"]
                 if self._stream is not None:
                     self._take_input()
         except _Closed:
