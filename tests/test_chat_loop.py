@@ -68,6 +68,23 @@ def wait_for(events: list, kind, speaker: Speaker, timeout: float = 180.0):
     raise AssertionError(f"no {kind.__name__} within {timeout} s: {events}")
 
 
+def talk_turn(loop, bridge: AudioBridge, speaker: Speaker, events: list, pcm: np.ndarray):
+    """Hold Talk while ``pcm`` arrives from the microphone, release it: (Heard, Answered, the clauses said)."""
+    bridge.input.write(np.zeros((FRAME_SIZE, 1), np.float32))  # said before Talk: not this turn's
+    del events[:]
+    loop.talk(True)
+    wait_for(events, c.Listening, speaker)
+    for block in np.split(pcm, len(pcm) // 480):  # 20 ms blocks, as a callback delivers them
+        bridge.input_callback(block[:, None], len(block), None, None)
+    while bridge.input.available():
+        time.sleep(0.01)
+    loop.talk(False)
+    heard = wait_for(events, c.Heard, speaker)
+    answered = wait_for(events, c.Answered, speaker)
+    speaker.drain()
+    return heard.text, answered, [e.text for e in events if isinstance(e, c.Said)]
+
+
 def test_held_talk_is_heard_as_the_cli_hears_it_and_the_answer_is_spoken_into_the_speaker(llama, voice_folder):  # noqa: F811
     stt = load_speech_to_text("demo-stt", device="cpu")
     events: list = []
@@ -81,18 +98,7 @@ def test_held_talk_is_heard_as_the_cli_hears_it_and_the_answer_is_spoken_into_th
         history = []
         for turn, (name, seconds) in enumerate((("hello_24k.wav", 2.0), ("hello_24k.wav", 1.2))):
             pcm = recording(name, seconds)
-            bridge.input.write(np.zeros((FRAME_SIZE, 1), np.float32))  # said before Talk: not this turn's
-            del events[:]
-            loop.talk(True)
-            wait_for(events, c.Listening, speaker)
-            for block in np.split(pcm, len(pcm) // 480):  # 20 ms blocks, as a callback delivers them
-                bridge.input_callback(block[:, None], len(block), None, None)
-            while bridge.input.available():
-                time.sleep(0.01)
-            loop.talk(False)
-            heard = wait_for(events, c.Heard, speaker).text
-            answered = wait_for(events, c.Answered, speaker)
-            speaker.drain()
+            heard, answered, said = talk_turn(loop, bridge, speaker, events, pcm)
             assert heard == Conversation(stt, None, None).hear(pcm)[0] != ""
             history.append({"role": "user", "content": heard})
             want = whole_answer(llama.url, history, MAX_TOKENS)["message"]["content"]
@@ -100,7 +106,7 @@ def test_held_talk_is_heard_as_the_cli_hears_it_and_the_answer_is_spoken_into_th
             history.append({"role": "assistant", "content": want})
             splitter = ClauseSplitter()
             clauses = [x.text for x in splitter.feed(want) + splitter.flush()]
-            assert [e.text for e in events if isinstance(e, c.Said)] == clauses
+            assert said == clauses
             if turn == 0:  # a fresh voice (seed 0) says what the loop's voice said first
                 fresh = speaker_of(voice_folder)
                 said = np.concatenate([f.audio for clause in clauses for f in fresh.speak(clause)])
@@ -115,3 +121,26 @@ def test_held_talk_is_heard_as_the_cli_hears_it_and_the_answer_is_spoken_into_th
         assert loop.conversation.messages == history
     finally:
         assert loop.close()
+
+
+def test_a_connection_lost_mid_answer_keeps_and_speaks_what_came_and_the_next_turn_goes_on(voice_folder):  # noqa: F811
+    from tests.bad_chat_server import PIECES, BadServer
+
+    stt = load_speech_to_text("demo-stt", device="cpu")
+    events: list = []
+    bridge = AudioBridge(SAMPLE_RATE, 1, SAMPLE_RATE, 1)
+    speaker = Speaker(bridge)
+    with BadServer("drop") as server:
+        loop = c.ChatLoop(events.append, loader=lambda setup: (stt, speaker_of(voice_folder)))
+        try:
+            loop.set_bridge(bridge)
+            loop.start(c.ChatSetup(server.url, "m", "demo-stt", "", "", ""))
+            wait_for(events, c.ChatReady, speaker)
+            for _turn in range(2):
+                heard, answered, said = talk_turn(loop, bridge, speaker, events, recording("hello_24k.wav", 1.2))
+                assert answered.text == "".join(PIECES) and said == ["Hello there, my friend."]
+                assert answered.problem.startswith("The connection to the language model was lost")
+            assert speaker.audio().size > 0 and len(server.requests) == 2
+            assert [m["role"] for m in loop.conversation.messages] == ["user", "assistant"] * 2
+        finally:
+            assert loop.close()

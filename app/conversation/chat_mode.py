@@ -104,16 +104,19 @@ class ChatMode(QObject):
         self._timer.start()
         return True
 
-    def stop(self) -> None:
-        """Back to the speech-to-speech model: the devices go back to it; the turns stay shown."""
+    def stop(self) -> bool:
+        """Back to the speech-to-speech model: the devices go back to it; the turns stay shown.
+        Whether the loop's thread ended (a model load or a silent server is not cut off)."""
         loop, self._loop = self._loop, None
         if loop is None:
-            return
+            return True
         self._timer.stop()
         self.devices.take_back()
-        if not loop.close(timeout=5.0):
+        ended = loop.close(timeout=5.0)
+        if not ended:
             log.warning("the chat loop is still busy; it ends on its own")
         self._set(OFF, "")
+        return ended
 
     def new_conversation(self) -> None:
         """The turns and the model's history start afresh (the server and the models stay)."""

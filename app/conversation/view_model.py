@@ -372,8 +372,8 @@ class ConversationModel(QObject):
         if not self.timer.isActive():
             return not self.worker_thread.isRunning()
         self.timer.stop()
-        self.chat.stop()
+        chat_ended = self.chat.stop()  # a loop still loading its models is left to the process's exit
         self.devices.stop(timeout=2.0)
         self.worker.stop()
         self.worker_thread.quit()
-        return self.worker_thread.wait(5000)
+        return self.worker_thread.wait(5000) and chat_ended
