@@ -125,6 +125,7 @@ class ChatLoop:
         self._stream = None  # the speech to text's stream while Talk is held
         self._steps: list = []
         self._assembler: FrameAssembler | None = None
+        self._heard_from: AudioBridge | None = None  # the bridge the assembler and scratch are for
         self._scratch = np.zeros((0, 1), np.float32)
         self._thread = threading.Thread(target=self._run, name="parley-chat", daemon=True)
         self._thread.start()
@@ -161,22 +162,32 @@ class ChatLoop:
                     command = ()
                 if command is None:
                     break
-                if isinstance(command, ChatSetup):
-                    self._start(command)
-                elif command is True:
-                    self._press()
-                elif command is False:
-                    self._release()
-                elif command == _FORGET and self.conversation is not None:
-                    messages = self.conversation.messages
-                    messages[:] = [m for m in messages if m["role"] == "system"]
-                if self._stream is not None:
-                    self._take_input()
+                try:
+                    self._execute(command)
+                except _Closed:
+                    raise
+                except Exception as e:  # noqa: BLE001 - this turn's failure, said; the loop goes on
+                    log.exception("the conversation with the language model failed")
+                    self._stream = None
+                    self.emit(ChatFailed(f"The turn failed: {type(e).__name__}: {e}"))
         except _Closed:
             pass
         finally:
             if self.conversation is not None:
                 self.conversation.close()
+
+    def _execute(self, command) -> None:
+        if isinstance(command, ChatSetup):
+            self._start(command)
+        elif command is True:
+            self._press()
+        elif command is False:
+            self._release()
+        elif command == _FORGET and self.conversation is not None:
+            messages = self.conversation.messages
+            messages[:] = [m for m in messages if m["role"] == "system"]
+        if self._stream is not None:
+            self._take_input()
 
     def _start(self, setup: ChatSetup) -> None:
         from app.chat.cascade import Conversation
@@ -211,15 +222,22 @@ class ChatLoop:
             self.emit(ChatFailed("No microphone is open: check the microphone in the main window."))
             return
         bridge.input.read = bridge.input.written  # what was said before Talk is not this turn's
-        self._scratch = np.zeros((bridge.input.capacity, bridge.input.channels), np.float32)
-        self._assembler = FrameAssembler(bridge.input_rate)
+        self._attach(bridge)
         self._stream, self._steps = self.conversation.stt.new_stream(), []
         self.emit(Listening())
 
+    def _attach(self, bridge: AudioBridge) -> None:
+        self._heard_from = bridge
+        self._scratch = np.zeros((bridge.input.capacity, bridge.input.channels), np.float32)
+        self._assembler = FrameAssembler(bridge.input_rate)
+
     def _take_input(self) -> None:
-        bridge, assembler = self._bridge, self._assembler
+        bridge = self._bridge
         if bridge is None:
             return
+        if bridge is not self._heard_from:  # the device reopened (or changed) while Talk was held
+            self._attach(bridge)
+        assembler = self._assembler
         got = bridge.input.read_into(self._scratch[: bridge.input.available()])
         if got:
             assembler.push(self._scratch[:got])
