@@ -233,8 +233,8 @@ def report(measured: dict, args) -> dict:
 
 
 NOT_MEASURED = [
-    "turn decision: push-to-talk's release is the end of speech (0 ms); open mic's pause-head decision needs "
-    "trained STT weights",
+    "turn decision: push-to-talk's release is the end of speech (0 ms; in the app the last audio block, up to one "
+    "80 ms frame, still has to reach the STT); open mic's pause-head decision needs trained STT weights",
     "every model has random weights: the STT's words and the model's answers are gibberish; the compute is at the "
     "released shapes (the tiny GGUF's first token stands for the person's model)",
     "the sound card: first audio is the voice's first frame in memory, not out of the speaker",
