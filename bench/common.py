@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import os
 import platform
+import re
 import statistics
 
 from engine.runtime.cpu import cpu_model  # noqa: F401  (re-exported for the benchmarks)
@@ -27,6 +28,15 @@ def summary(ms: list[float], digits: int = 2) -> dict:
         return {"n": 0}
     return {"n": len(ms), "median_ms": round(statistics.median(ms), digits),
             "p95_ms": round(percentile(ms, 0.95), digits), "p99_ms": round(percentile(ms, 0.99), digits)}
+
+
+def cpu_slug() -> str:
+    """The results folder's name for this CPU: its vendor and family, and its model number where
+    the system gives one ("intel-xeon-model167"), as the folders in bench/results/ are named."""
+    name = re.sub(r"\((R|TM|tm)\)|\bCPU\b|\bProcessor\b|@.*$", " ", cpu_model().split(" (")[0])
+    words = re.findall(r"[a-z0-9]+", name.lower())[:2] or ["cpu"]
+    model = re.search(r"\bmodel (\d+)", cpu_model())
+    return "-".join(words + ([f"model{model.group(1)}"] if model else []))
 
 
 def load_average() -> float | None:

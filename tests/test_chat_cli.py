@@ -95,6 +95,8 @@ def test_two_spoken_turns_with_the_servers_answers_to_the_history(llama, voice_f
         assert 0 < t["stt_flush"] < t["first_audio"] <= t["total"]
         assert 0 < t["model_first_token"] <= t["first_clause"] and t["voice_first_frame"] > 0
         assert t["parley_share"] == pytest.approx(t["first_audio"] - t["model_first_token"], abs=1e-2)
+        split = [t[k] for k in ("stt_flush", "model_first_token", "clause_wait", "voice_first_frame", "handoffs")]
+        assert min(split) >= 0 and sum(split) == pytest.approx(t["first_audio"], abs=1e-2)
     want_audio = respoken(voice_folder, [t["clauses"] for t in report["turns"]])
     assert audio.size == want_audio.size == round(report["totals"]["audio_s"] * 24000)
     assert np.abs(np.clip(want_audio, -1, 1) - audio).max() <= 2 / 32768 + 1e-5

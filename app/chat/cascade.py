@@ -40,6 +40,17 @@ class TurnTimes:
             return None
         return self.first_audio - self.first_token
 
+    def parts(self) -> dict[str, float] | None:
+        """End of speech → first audio in consecutive parts that add up to ``first_audio``: the STT
+        flush, the model's first token, the wait for the rest of its first clause (the model's
+        next tokens; Parley's share counts it), the voice's first frame, and the hand-offs between
+        them (the words joined, the request built, the clause handed over). None: no audio."""
+        if None in (self.first_audio, self.first_token, self.first_clause, self.voice_first_frame):
+            return None
+        return {"stt_flush": self.stt_flush, "model_first_token": self.first_token,
+                "clause_wait": self.first_clause - self.first_token, "voice_first_frame": self.voice_first_frame,
+                "handoffs": self.first_audio - self.stt_flush - self.first_clause - self.voice_first_frame}
+
 
 @dataclass
 class Turn:

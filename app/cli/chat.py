@@ -218,6 +218,7 @@ def _write_json(path, server, args, turns, wall, sample_rate) -> None:
     for i, (source, turn) in enumerate(turns):
         at += GAP_SECONDS if i else 0.0
         t = turn.times
+        parts = t.parts() or {}
         out.append({
             "input": source, "heard": turn.heard, "answer": turn.answer, "clauses": turn.clauses,
             "finish_reason": turn.finish_reason,
@@ -226,7 +227,8 @@ def _write_json(path, server, args, turns, wall, sample_rate) -> None:
             "error": None if turn.error is None else {"kind": turn.error.kind, "sentence": str(turn.error)},
             "audio_start_s": at, "audio_s": turn.audio.size / sample_rate,
             "timings_ms": {"stt_flush": _ms(t.stt_flush), "model_first_token": _ms(t.first_token),
-                           "first_clause": _ms(t.first_clause), "voice_first_frame": _ms(t.voice_first_frame),
+                           "first_clause": _ms(t.first_clause), "clause_wait": _ms(parts.get("clause_wait")),
+                           "voice_first_frame": _ms(t.voice_first_frame), "handoffs": _ms(parts.get("handoffs")),
                            "first_audio": _ms(t.first_audio), "parley_share": _ms(t.parley_share),
                            "total": _ms(t.total)}})
         at += turn.audio.size / sample_rate

@@ -161,6 +161,41 @@
     </message>
 </context>
 <context>
+    <name>ChatLatency</name>
+    <message>
+        <source>your last words</source>
+        <translation>Ihre letzten Worte</translation>
+    </message>
+    <message>
+        <source>the language model</source>
+        <translation>das Sprachmodell</translation>
+    </message>
+    <message>
+        <source>its first clause</source>
+        <translation>sein erster Satzteil</translation>
+    </message>
+    <message>
+        <source>the voice</source>
+        <translation>die Stimme</translation>
+    </message>
+    <message>
+        <source>From the end of your speech to the first sound of the answer: the speech to text writing your last words, the language model&apos;s first word, the rest of its first clause, and the voice&apos;s first sound.</source>
+        <translation>Vom Ende Ihrer Rede bis zum ersten Ton der Antwort: die Spracherkennung, die Ihre letzten Worte schreibt, das erste Wort des Sprachmodells, der Rest seines ersten Satzteils und der erste Ton der Stimme.</translation>
+    </message>
+    <message>
+        <source>{seconds} s</source>
+        <translation>{seconds} s</translation>
+    </message>
+    <message>
+        <source>{part} {duration}</source>
+        <translation>{part} {duration}</translation>
+    </message>
+    <message>
+        <source>{total} ({parts})</source>
+        <translation>{total} ({parts})</translation>
+    </message>
+</context>
+<context>
     <name>ChatMode</name>
     <message>
         <source>Give your language model server&apos;s address and the model&apos;s name.</source>
