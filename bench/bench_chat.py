@@ -119,8 +119,8 @@ class _TimedStream:
         steps, self.owner.last_feed_s = self._timed(self.stream.feed, pcm)
         return steps
 
-    def finish(self):
-        return self._timed(self.stream.finish)[0]
+    def finish(self, live: bool = False):
+        return self._timed(lambda: self.stream.finish(live=live))[0]
 
 
 class TimedVoice:

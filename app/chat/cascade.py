@@ -95,7 +95,7 @@ class Conversation:
         from engine import words
 
         end_of_speech = time.perf_counter()
-        steps = [*steps, *stream.finish()]
+        steps = [*steps, *stream.finish(live=True)]
         flush = 1000 * (time.perf_counter() - end_of_speech)
         return " ".join(w.text for w in words(steps)), end_of_speech, flush
 
