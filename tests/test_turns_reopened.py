@@ -1,12 +1,22 @@
 """The person's turns come back as they were shown: a caption the model dated before their voice
-rose above the speech level joins their first turn instead of a turn of its own at the end."""
+rose above the speech level joins their first turn instead of a turn of its own at the end; in the
+window (offscreen, the real engine thread and frame pump, the demo model), what was shown live is
+what is shown reopened, replayed and recovered, turn for turn (side, start, duration, text, in the
+same order), and a held Talk is one turn whatever pauses the person makes."""
 
 from __future__ import annotations
 
-import numpy as np
+import shutil
 
+import numpy as np
+from PySide6.QtCore import Qt
+
+import engine
+from app.conversation.replay import ReplayPlayer
 from app.conversation.transcript import YOU, Transcript
 from engine import FRAME_SECONDS, FRAME_SIZE
+from tests.test_app_captions import captions_on, harness  # noqa: F401 (the fixture)
+from tests.test_app_window import Harness, conversations_dir
 
 
 def test_a_caption_dated_before_the_persons_first_turn_joins_it():
@@ -15,3 +25,108 @@ def test_a_caption_dated_before_the_persons_first_turn_joins_it():
     t.load([], np.concatenate([quiet, voice]), None, captions=[(0.0, " Hello"), (0.9, " there")])
     assert [(turn.speaker, round(turn.start, 2), turn.text) for turn in t.turns] == [
         (YOU, round(8 * FRAME_SECONDS, 2), "Hello there")]
+
+
+def shown(turns) -> list[tuple]:
+    return [(t.speaker, round(t.start, 3), round(t.duration, 3), t.text) for t in turns]
+
+
+def silence(count: int) -> np.ndarray:
+    return np.zeros(count * engine.FRAME_SIZE, np.float32)
+
+
+FED = [0]  # frames of ``pauses`` fed so far
+
+
+def pauses(count: int) -> np.ndarray:
+    """Speech-like tone with a 0.8 s pause in every 1.6 s (longer than the quiet that ends a turn by silence)."""
+    out = []
+    t = np.arange(engine.FRAME_SIZE) / engine.SAMPLE_RATE
+    for _ in range(count):
+        FED[0] += 1
+        out.append((0.2 * np.sin(2 * np.pi * 220 * t) * (FED[0] % 20 < 10)).astype(np.float32))
+    return np.concatenate(out)
+
+
+def hold_talk(h: Harness, frames: int) -> None:
+    h.qtbot.keyPress(h.window, Qt.Key_Space)
+    h.frames(frames, audio=pauses)
+    h.qtbot.keyRelease(h.window, Qt.Key_Space)
+    h.frames(20, audio=silence)
+
+
+def pause(h: Harness) -> None:
+    h.window.model.pause()
+    h.qtbot.waitUntil(lambda: not h.window.model.live, timeout=30_000)
+
+
+def reopened(h: Harness, path) -> list[tuple]:
+    model, qtbot = h.window.model, h.qtbot
+    with qtbot.waitSignal(model.files.saved, timeout=30_000):
+        model.files.save(str(path))
+    model.new_conversation()
+    qtbot.waitUntil(lambda: not model.transcript.turns, timeout=20_000)
+    model.files.open_conversation(str(path))
+    qtbot.waitUntil(lambda: model.files.conversation_path == str(path), timeout=30_000)
+    return shown(model.transcript.turns)
+
+
+def replayed(path) -> list[tuple]:
+    player = ReplayPlayer()
+    assert player.load(str(path))
+    return shown(player.turns.transcript.turns)
+
+
+def test_a_held_talk_with_pauses_is_one_turn_live_reopened_replayed_and_recovered(qtbot, tmp_path, app_demo_model):
+    """4 s of Talk held over speech with 0.8 s pauses, captions off: one turn of the person's, from
+    where they were first heard to where they let go, and the same turns after every way back."""
+    journals, crashed = tmp_path / "journals", tmp_path / "crashed"
+    journals.mkdir()
+    crashed.mkdir()
+    first = Harness(qtbot, tmp_path / "first", lambda *args: app_demo_model, journal_dir=journals)
+    try:
+        hold_talk(first, 50)
+        pause(first)
+        live = shown(first.window.model.transcript.turns)
+        yours = [t for t in live if t[0] == YOU]
+        assert len(yours) == 1 and yours[0][2] >= 3.2, live
+        controller = first.window.model.worker.controller
+        journal = controller.journal_path
+        qtbot.waitUntil(lambda: engine.read_journal(journal).frames == controller.session.frames, timeout=10_000)
+        shutil.copy(journal, crashed / journal.name)  # what a kill -9 now would leave behind
+        path = conversations_dir(tmp_path / "first") / "held.parley"
+        assert reopened(first, path) == live
+        assert replayed(path) == live
+    finally:
+        first.close()
+    second = Harness(qtbot, tmp_path / "second", lambda *args: app_demo_model, journal_dir=crashed, start=False)
+    try:
+        qtbot.waitUntil(lambda: second.window.dialogs.recovery is not None, timeout=20_000)
+        dialogs = second.window.dialogs.recovery
+        dialogs.recover_button.click()
+        qtbot.waitUntil(lambda: dialogs.offer.outcome is not None, timeout=120_000)
+        assert dialogs.offer.outcome == ""
+        assert shown(second.window.model.transcript.turns) == live
+    finally:
+        second.close()
+
+
+def test_turns_split_by_silence_before_captions_started_stay_split_when_reopened(harness, qtbot, tmp_path):  # noqa: F811
+    """The open microphone hears two stretches with a pause between them (two turns: no end yet);
+    captions start (the demo STT has heads); Talk is held once. Reopened and replayed, the first two
+    stay two turns (the stored ends begin after them) and every turn is as it was live."""
+    model = harness.window.model
+    model.set_open_mic(True)
+    harness.frames(40, audio=pauses)
+    model.set_open_mic(False)
+    harness.frames(5, audio=silence)
+    before = [t for t in shown(model.transcript.turns) if t[0] == YOU]
+    assert len(before) == 2, before
+    captions_on(harness)
+    hold_talk(harness, 30)
+    pause(harness)
+    live = shown(model.transcript.turns)
+    assert [t for t in live if t[0] == YOU][:2] == before
+    path = conversations_dir(tmp_path) / "later.parley"
+    assert reopened(harness, path) == live
+    assert replayed(path) == live
