@@ -52,8 +52,11 @@ def test_a_word_said_as_the_voice_fell_goes_to_the_turn_before_and_one_before_an
     turns = [turn for turn in t.turns if turn.speaker == YOU]
     assert [(round(turn.start, 2), turn.text) for turn in turns] == [(0.4, "um yes")]
     alone = Transcript()
-    alone.add_captions([(0.1, " hm")])  # none of the person's turns at all: a turn of its own
-    assert [(round(turn.start, 2), turn.text) for turn in alone.turns] == [(0.1, "hm")]
+    alone.add_captions([(0.1, " hm"), (0.2, "m")])  # none of the person's turns yet: it waits for their first
+    assert alone.turns == [] and alone.captions == [(0.1, " hm"), (0.2, "m")]
+    frames(alone, range(5, 10), 10)
+    alone.add_captions([(0.5, "m"), (0.6, " ok")])
+    assert [(round(turn.start, 2), turn.text) for turn in alone.turns] == [(0.4, "hmmm ok")]
 
 
 def test_captions_come_back_with_a_loaded_conversation():

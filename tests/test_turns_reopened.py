@@ -12,8 +12,9 @@ import numpy as np
 from PySide6.QtCore import Qt
 
 import engine
+from app.audio.levels import SPEECH_DB
 from app.conversation.replay import ReplayPlayer
-from app.conversation.transcript import YOU, Transcript
+from app.conversation.transcript import ASSISTANT, YOU, FrameObservation, Transcript
 from engine import FRAME_SECONDS, FRAME_SIZE
 from tests.test_app_captions import captions_on, harness  # noqa: F401 (the fixture)
 from tests.test_app_window import Harness, conversations_dir
@@ -43,8 +44,8 @@ def pauses(count: int) -> np.ndarray:
     out = []
     t = np.arange(engine.FRAME_SIZE) / engine.SAMPLE_RATE
     for _ in range(count):
-        FED[0] += 1
         out.append((0.2 * np.sin(2 * np.pi * 220 * t) * (FED[0] % 20 < 10)).astype(np.float32))
+        FED[0] += 1
     return np.concatenate(out)
 
 
@@ -80,6 +81,7 @@ def replayed(path) -> list[tuple]:
 def test_a_held_talk_with_pauses_is_one_turn_live_reopened_replayed_and_recovered(qtbot, tmp_path, app_demo_model):
     """4 s of Talk held over speech with 0.8 s pauses, captions off: one turn of the person's, from
     where they were first heard to where they let go, and the same turns after every way back."""
+    FED[0] = 0
     journals, crashed = tmp_path / "journals", tmp_path / "crashed"
     journals.mkdir()
     crashed.mkdir()
@@ -116,6 +118,7 @@ def test_turns_split_by_silence_before_captions_started_stay_split_when_reopened
     captions start (the demo STT has heads); Talk is held once. Reopened and replayed, the first two
     stay two turns (the stored ends begin after them) and every turn is as it was live."""
     model = harness.window.model
+    FED[0] = 0
     model.set_open_mic(True)
     harness.frames(40, audio=pauses)
     model.set_open_mic(False)
@@ -126,7 +129,28 @@ def test_turns_split_by_silence_before_captions_started_stay_split_when_reopened
     hold_talk(harness, 30)
     pause(harness)
     live = shown(model.transcript.turns)
-    assert [t for t in live if t[0] == YOU][:2] == before
     path = conversations_dir(tmp_path) / "later.parley"
-    assert reopened(harness, path) == live
+    assert reopened(harness, path) == live  # stored ends once made every silence inside a turn, from 0.0 on
     assert replayed(path) == live
+    # and the held Talk is a turn of its own (with captions' heads on, it once went on the open turn before)
+    assert [(t[1], t[2]) for t in live if t[0] == YOU][:2] == [(t[1], t[2]) for t in before]
+    assert len([t for t in live if t[0] == YOU]) == 3
+
+
+def test_words_heard_before_the_persons_first_turn_are_shown_live_where_loading_puts_them():
+    """Live, a caption model's words dated in a quiet start (the demo writes words on any sound) come
+    before the person's voice rises above the speech level; loaded, their turn is there first. Both
+    put the words in that turn: no 0.1 s turn of its own at 00:00.0 (live at the top, loaded at the end)."""
+    quiet, voice = np.full(FRAME_SIZE * 8, 0.001, np.float32), np.full(FRAME_SIZE * 10, 0.2, np.float32)
+    user = np.concatenate([quiet, voice])
+    live = Transcript()
+    for i in range(18):
+        db = 20 * np.log10(float(user[i * FRAME_SIZE]))
+        live.add_frame(FrameObservation(i * FRAME_SECONDS, db > SPEECH_DB, db, -120.0, " la" if i == 2 else ""))
+        if i == 4:  # the caption model's delay: words dated at the start come a few frames later
+            live.add_captions([(0.0, " Hel"), (0.08, "lo")])
+    live.add_captions([(1.0, " there")])
+    loaded = Transcript()
+    loaded.load([(2, 0.16, " la")], user, np.zeros_like(user), captions=live.captions)
+    assert shown(live.turns) == shown(loaded.turns) == [(ASSISTANT, 0.16, 0.08, "la"),
+                                                          (YOU, round(8 * FRAME_SECONDS, 3), 0.8, "Hello there")]

@@ -16,9 +16,11 @@ babbles without pause; an open microphone hears a whole conversation) made that 
 Captions (the person's words, where a caption model heard them: ``add_captions``) go into the
 person's turns by their time: a piece that starts a word goes to the person's turn that covers
 its time, else to their newest turn begun before it (a word said as the voice fell below
-the speech level), else to their first turn (a word dated before the voice rose above it), else to a
-turn of its own; a piece that continues a word (no leading space)
-goes where the word began, so a word is never split between turns.
+the speech level), else to their first turn (a word dated before the voice rose above it); a piece
+that continues a word (no leading space) goes where the word began, so a word is never split between
+turns. Pieces heard before the person has any turn wait for their first one (live, that turn may
+begin after the pieces came; loaded, it is there first): a turn of their own would stand where live
+and loaded transcripts differ.
 
 Stored turn ends (``engine.files.captions``: where Talk was pressed or released, where a caption
 model's voice-activity heads said the person's turn ended, and where such a model began to listen)
@@ -95,6 +97,7 @@ class Transcript:
         self._word_turn: int | None = None  # the turn the newest caption's word is in
         self._your_starts: list[tuple[float, int]] = []  # (start, index) of the person's turns, sorted
         self._batch: dict[int, list[str]] | None = None  # while loading: each turn's text pieces, joined once
+        self._waiting: list[str] = []  # pieces heard before the person's first turn, which they go into
 
     def clear(self) -> None:
         self.turns.clear()
@@ -103,6 +106,7 @@ class Transcript:
         self._open.clear()
         self._word_turn = None
         self._your_starts.clear()
+        self._waiting.clear()
         self.by_ends = False
 
     def add_frame(self, frame: FrameObservation) -> set[int]:
@@ -141,13 +145,16 @@ class Transcript:
                 changed |= self._end_user_turn(seconds)
                 continue
             index = self._caption_turn(seconds, text)
-            self._add_text(index, text)
             self.captions.append((seconds, text))
+            if index is None:  # no turn of the person's yet: their first takes it
+                self._waiting.append(text)
+                continue
+            self._add_text(index, text)
             self._word_turn = index
             changed.add(index)
         return changed
 
-    def _caption_turn(self, seconds: float, text: str) -> int:
+    def _caption_turn(self, seconds: float, text: str) -> int | None:
         if self._word_turn is not None and text and not text[0].isspace():
             return self._word_turn  # the rest of a word
         # The person's turns do not overlap one another: the latest begun by then covers it, where one does.
@@ -156,13 +163,17 @@ class Transcript:
             return self._your_starts[begun - 1][1]
         if self._your_starts:  # their first turn: a word dated before their voice rose above the speech level
             return self._your_starts[0][1]
-        return self._new_turn(Turn(YOU, seconds, seconds + FRAME_SECONDS))  # heard before any turn of theirs
+        return None  # heard before any turn of theirs
 
     def _new_turn(self, turn: Turn) -> int:
         index = len(self.turns)
         self.turns.append(turn)
         if turn.speaker == YOU:
             insort(self._your_starts, (turn.start, index))
+            for text in self._waiting:
+                self._add_text(index, text)
+                self._word_turn = index
+            self._waiting.clear()
         return index
 
     def _add_text(self, index: int, text: str) -> None:
