@@ -9,10 +9,11 @@ from __future__ import annotations
 import shutil
 
 import numpy as np
+import pytest
 from PySide6.QtCore import Qt
 
 import engine
-from app.audio.levels import SPEECH_DB
+from app.audio.levels import SPEECH_DB, level_db
 from app.conversation.replay import ReplayPlayer
 from app.conversation.transcript import ASSISTANT, YOU, FrameObservation, Transcript
 from engine import FRAME_SECONDS, FRAME_SIZE
@@ -154,3 +155,40 @@ def test_words_heard_before_the_persons_first_turn_are_shown_live_where_loading_
     loaded.load([(2, 0.16, " la")], user, np.zeros_like(user), captions=live.captions)
     assert shown(live.turns) == shown(loaded.turns) == [(ASSISTANT, 0.16, 0.08, "la"),
                                                           (YOU, round(8 * FRAME_SECONDS, 3), 0.8, "Hello there")]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_turns_built_live_as_events_come_are_the_turns_loaded(seed):
+    """Live, each frame comes with what arrived by then: Talk pressed or released (an end, before the
+    frame), a caption model's steps a fixed delay behind (pieces and heads' ends in time order, after
+    a first end where it began to listen); loaded, the file's recording, captions and ends. Same turns."""
+    rng = np.random.default_rng(seed)
+    frames, delay, heads = 80, 6, bool(seed % 2)
+    loud = np.repeat(rng.random(frames // 4) < 0.5, 4)
+    user = np.repeat(np.where(loud, 0.2, rng.choice([0.0, 0.002], frames)), FRAME_SIZE).astype(np.float32)
+    assistant = np.repeat(np.where(rng.random(frames) < 0.3, 0.1, 0.0), FRAME_SIZE).astype(np.float32)
+    texts = {i: str(rng.choice([" w", "x"])) for i in range(frames) if assistant[i * FRAME_SIZE]}
+    talk = set(np.flatnonzero(np.diff(np.r_[0, rng.random(frames) < 0.08]))) if not heads else set()
+    steps = {i: (str(rng.choice([" a", "b", ""])), heads and rng.random() < 0.1) for i in range(frames)}
+    live, pieces, ends = Transcript(), [], []
+
+    def arrive(new_pieces, new_ends):
+        live.add_captions(new_pieces, new_ends)
+        pieces.extend(new_pieces)
+        ends.extend(new_ends)
+
+    if heads:
+        arrive([], [0.0])
+    for i in range(frames):
+        if i in talk:
+            arrive([], [i * FRAME_SECONDS])
+        db = level_db(user[i * FRAME_SIZE:(i + 1) * FRAME_SIZE])
+        live.add_frame(FrameObservation(i * FRAME_SECONDS, db > SPEECH_DB, db,
+                                        level_db(assistant[i * FRAME_SIZE:(i + 1) * FRAME_SIZE]), texts.get(i, "")))
+        if i >= delay:
+            text, end = steps[i - delay]
+            arrive([((i - delay) * FRAME_SECONDS, text)] if text else [], [(i - delay) * FRAME_SECONDS] if end else [])
+    loaded = Transcript()
+    loaded.load([(i, i * FRAME_SECONDS, t) for i, t in texts.items()], user, assistant, captions=pieces,
+                turn_ends=ends)
+    assert shown(live.turns) == shown(loaded.turns)
