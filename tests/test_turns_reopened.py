@@ -192,3 +192,23 @@ def test_turns_built_live_as_events_come_are_the_turns_loaded(seed):
     loaded.load([(i, i * FRAME_SECONDS, t) for i, t in texts.items()], user, assistant, captions=pieces,
                 turn_ends=ends)
     assert shown(live.turns) == shown(loaded.turns)
+
+
+def test_talk_released_just_before_a_pause_keeps_its_turn_when_reopened(harness, qtbot, tmp_path):  # noqa: F811
+    """The walk's case: Talk held from the start (a first loud frame, then 0.64 s of quiet, then
+    speech), captions on; Talk let go and the conversation paused before another frame, so no frame
+    said the release. Reopened, the person's turn began at 00:00.6 instead of 00:00.0 (nothing
+    stored said that ends, not silence, ended it); now the press is kept, and the turns are the live ones."""
+    model, window = harness.window.model, harness.window
+    captions_on(harness)
+    qtbot.keyPress(window, Qt.Key_Space)
+    harness.frames(1)  # the tone
+    harness.frames(8, audio=silence)
+    harness.frames(20)
+    qtbot.keyRelease(window, Qt.Key_Space)
+    pause(harness)
+    live = shown(model.transcript.turns)
+    path = conversations_dir(tmp_path) / "walk.parley"
+    assert reopened(harness, path) == live
+    assert replayed(path) == live
+    assert [t[1:3] for t in live if t[0] == YOU][0][0] <= harness.stats[-29].seconds + 1e-6
