@@ -56,6 +56,12 @@ class AppSettings:
     # one installed, and its default voice.
     read_aloud_model: str = ""
     read_aloud_voice: str = ""
+    # A conversation with your language model (app.conversation.chat_mode): its server's address and
+    # model (never its key: the keyring holds that), and the speech to text it hears you with ("" = the
+    # demo's demo-stt with the demo, else stt-1b-en_fr).
+    llm_url: str = ""
+    llm_model: str = ""
+    chat_stt_model: str = ""
 
     @property
     def save_compact(self) -> bool | None:

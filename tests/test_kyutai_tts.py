@@ -348,3 +348,47 @@ def test_a_loaded_folder_says_a_text_as_the_reference_simple_generate(built, tmp
     got = speech.say(text, [read_voice(folder / "voice.safetensors")])
     assert got.shape == expected.shape and got.numel() > 0
     torch.testing.assert_close(got, expected)
+
+
+@pytest.mark.parametrize("temp", [0.0, 0.8])
+def test_the_audio_delay_skips_the_depth_transformer_and_changes_no_token(built, temp):
+    """As the reference's ``depformer_replace_tokens``: in the first ``delay_steps`` steps the depth
+    transformer does not run (their audio is "no token" anyway); every token, and at a temperature
+    the seeded noise of the steps after, is what running it gives."""
+    from safetensors.torch import load_file
+
+    from engine.lm.step import Forcing as StepForcing
+
+    folder, _ = built
+    lm = load_lm(folder / "model.safetensors", LMConfig.from_hub_config(SMALL), dtype=torch.float32)
+    sampling = SamplingConfig(temp=temp, temp_text=temp) if temp else SamplingConfig.greedy()
+    delay = SpeechTiming.of(SMALL).delay_steps(FRAME_RATE)
+    generator = SpeechGenerator(lm, sampling, delay_steps=delay)
+    voice = speaker_condition([load_file(str(folder / "voice.safetensors"))["speaker_wavs"]])
+    entries = script_entries(tokenizer().encode, SCRIPT, FRAME_RATE)
+    depth_frames = []
+    running = lm.depformer_frame
+    lm.depformer_frame = lambda *a, **k: depth_frames.append(1) or running(*a, **k)
+
+    def run(silent_delay: bool):
+        state = generator.init_state(1, seed=3)
+        generator.condition(state, voice)
+        machine = TextMachine(lm.config.text_card + 1, SpeechTiming.of(SMALL).second_stream_ahead, entries)
+        user, out = torch.empty(1, 0, dtype=torch.long), []
+        for step in range(delay + 24):
+            choice = torch.tensor([machine.choices(step)], dtype=torch.long)
+            result = generator.step(user, state, StepForcing(text_choice=choice,
+                                                             audio_silent=silent_delay and step < delay))
+            machine.advance(step, bool(state["text_machine"]["asked_word"][0]))
+            out.append(torch.cat([result.text, result.audio[0]]))
+        return torch.stack(out)
+
+    skipped = run(True)
+    assert len(depth_frames) == 24
+    assert torch.equal(skipped, run(False)) and len(depth_frames) == 24 + delay + 24
+    assert (skipped[-8:, 1:] >= 0).all() and len(set(skipped[-8:, 1].tolist())) > 1  # real audio after the delay
+    state = generator.init_state(1)
+    generator.condition(state, voice)
+    depth_frames.clear()
+    speak(generator, state, TextMachine(lm.config.text_card + 1, 2, entries), delay + 24)
+    assert len(depth_frames) == 24  # ``speak`` skips them too

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import torch
 
-from engine.audio import FRAME_SIZE, SAMPLE_RATE, read_audio
+from engine.audio import FRAME_SECONDS, FRAME_SIZE, SAMPLE_RATE, read_audio
 from engine.checkpoint import stack_split_attention
 from engine.errors import ModelError
 from engine.families import CAPTION_PRESETS, PRESETS, demo_stt, recognise
@@ -250,3 +250,20 @@ def test_a_fed_piece_runs_through_the_frame_function_and_reads_the_host_once(tmp
     monkeypatch.undo()
     assert len(steps) > 10 and calls == list(range(2, len(steps) + 1))  # the first frame made two steps
     assert len(reads) <= 2  # the tokens, the voice-activity heads
+
+
+@pytest.mark.parametrize("delay", [0.5, 0.25])
+def test_a_live_finish_gives_the_text_of_every_frame_up_to_the_end_and_stops_there(tmp_path, delay):
+    """A turn's end (``finish(live=True)``): the steps are the reference flush's first ones, their
+    last covers the audio's last frame, and it needs far fewer frames than the reference's flush."""
+    folder = build_stt_folder(tmp_path / "stt", 0.1, delay, seed=2)
+    model = SpeechToText(read_model_dir(folder), torch.device("cpu"), Precision.FLOAT32)
+    pcm = speech()[: int(2.3 * SAMPLE_RATE)]  # ends inside a frame
+    live = model.new_stream()
+    live_steps = live.feed(pcm) + live.finish(live=True)
+    whole = model.transcribe(pcm)
+    assert live_steps == whole[: len(live_steps)]
+    audio_seconds = len(pcm) / SAMPLE_RATE
+    assert live_steps[-1].seconds >= audio_seconds - FRAME_SECONDS  # the text of the last (partial) frame
+    assert live_steps[-1].seconds < audio_seconds + 2 * FRAME_SECONDS
+    assert len(whole) - len(live_steps) >= FLUSH_EXTRA_SECONDS / FRAME_SECONDS - 2

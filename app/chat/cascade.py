@@ -9,6 +9,7 @@ fails part-way, what it said is still spoken and kept, and the turn carries the 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -64,6 +65,7 @@ class Conversation:
         self.history_chars, self.tools = history_chars, tools or {}
         self.messages: list[dict] = [{"role": "system", "content": system}] if system else []
         self._client = None  # one connection pool for every turn
+        self._on_frame = self._on_clause = None  # the current answer's listeners (see answer)
 
     def close(self) -> None:
         if self._client is not None:
@@ -72,18 +74,31 @@ class Conversation:
     def hear(self, pcm: np.ndarray) -> tuple[str, float, float]:
         """(the words of ``pcm``, when its speech ended, the flush in ms): the recording is fed as
         the live audio would be, then the speech to text's delay is flushed."""
+        stream = self.stt.new_stream()
+        return self.finish_hearing(stream, stream.feed(pcm))
+
+    @staticmethod
+    def finish_hearing(stream, steps: list) -> tuple[str, float, float]:
+        """(the words of a speech to text ``stream`` that gave ``steps`` so far, when its speech
+        ended (now), the flush in ms): its delay is flushed, the last words come out."""
         from engine import words
 
-        stream = self.stt.new_stream()
-        steps = stream.feed(pcm)
         end_of_speech = time.perf_counter()
-        steps += stream.finish()
+        steps = [*steps, *stream.finish()]
         flush = 1000 * (time.perf_counter() - end_of_speech)
         return " ".join(w.text for w in words(steps)), end_of_speech, flush
 
     def turn(self, pcm: np.ndarray) -> Turn:
         """One exchange: the person's speech in ``pcm`` (float32 mono, 24 kHz), the spoken answer."""
-        heard, end_of_speech, flush = self.hear(pcm)
+        return self.answer(*self.hear(pcm))
+
+    def answer(self, heard: str, end_of_speech: float, flush: float,
+               on_frame: Callable[[np.ndarray], None] | None = None,
+               on_clause: Callable[[str], None] | None = None) -> Turn:
+        """The model's spoken answer to ``heard`` (what the speech to text wrote; its speech ended
+        at ``end_of_speech``, perf_counter, and its flush took ``flush`` ms). ``on_frame`` gets each
+        frame of the voice as it is made (a speaker plays it), ``on_clause`` each clause before it is
+        spoken (a window shows it)."""
         turn = Turn(heard)
         if not heard:
             now = 1000 * (time.perf_counter() - end_of_speech)
@@ -93,6 +108,7 @@ class Conversation:
         frames: list[np.ndarray] = []
         marks: dict[str, float] = {}
         asked = time.perf_counter()
+        self._on_frame, self._on_clause = on_frame, on_clause
         last = self._answer(turn, frames, marks)
         done = time.perf_counter()
         if last:
@@ -143,7 +159,11 @@ class Conversation:
 
     def _speak(self, text: str, turn: Turn, frames: list, marks: dict) -> None:
         turn.clauses.append(text)
+        if self._on_clause is not None:
+            self._on_clause(text)
         marks.setdefault("first_given", time.perf_counter())
         for frame in self.voice.speak(text):
             marks.setdefault("first_frame", time.perf_counter())
             frames.append(frame.audio)
+            if self._on_frame is not None:
+                self._on_frame(frame.audio)

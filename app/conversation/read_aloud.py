@@ -26,6 +26,34 @@ POLL_MS = 50
 IDLE, LOADING, READING = "idle", "loading", "reading"
 
 
+def installed_voices() -> dict[str, tuple]:
+    """name -> (folder, row, voices) of each Pocket TTS model on this machine."""
+    found = {}
+    for name in engine.pocket_tts_presets():
+        try:
+            here = engine.installed_pocket_tts(name)
+        except (engine.ModelError, OSError) as e:
+            log.warning("cannot tell whether %s is here: %s", name, e)
+            continue
+        if here is not None and here[2]:
+            found[name] = here
+    return found
+
+
+def chosen_voice(settings, installed: dict[str, tuple]) -> tuple[str, str] | None:
+    """(model, voice) the app speaks with: the chosen ones (the settings' ``read_aloud_model`` and
+    ``read_aloud_voice``) where they are here, else the first model here and its default voice;
+    None: no Pocket TTS model is here."""
+    if not installed:
+        return None
+    name = settings.read_aloud_model if settings.read_aloud_model in installed else next(iter(installed))
+    _folder, row, voices = installed[name]
+    if settings.read_aloud_voice in voices and name == settings.read_aloud_model:
+        return name, settings.read_aloud_voice
+    default = engine.pocket_default_voice(row)
+    return name, default if default in voices else voices[0]
+
+
 class ReadAloud(QObject):
     changed = Signal()  # phase, row or message
 
@@ -48,30 +76,11 @@ class ReadAloud(QObject):
     # -- what can be read with -------------------------------------------------------------
     def installed(self) -> dict[str, tuple]:
         """name -> (folder, row, voices) of each Pocket TTS model on this machine."""
-        found = {}
-        for name in engine.pocket_tts_presets():
-            try:
-                here = engine.installed_pocket_tts(name)
-            except (engine.ModelError, OSError) as e:
-                log.warning("cannot tell whether %s is here: %s", name, e)
-                continue
-            if here is not None and here[2]:
-                found[name] = here
-        return found
+        return installed_voices()
 
     def choice(self, installed: dict[str, tuple] | None = None) -> tuple[str, str] | None:
-        """(model, voice) a turn is read with: the chosen ones where they are here, else the first
-        model here and its default voice; None: no Pocket TTS model is here."""
-        installed = self.installed() if installed is None else installed
-        if not installed:
-            return None
-        settings = self.preferences.settings
-        name = settings.read_aloud_model if settings.read_aloud_model in installed else next(iter(installed))
-        _folder, row, voices = installed[name]
-        if settings.read_aloud_voice in voices and name == settings.read_aloud_model:
-            return name, settings.read_aloud_voice
-        default = engine.pocket_default_voice(row)
-        return name, default if default in voices else voices[0]
+        """(model, voice) a turn is read with (``chosen_voice``); None: no Pocket TTS model is here."""
+        return chosen_voice(self.preferences.settings, self.installed() if installed is None else installed)
 
     def choose(self, name: str, voice: str) -> None:
         self.preferences.update(read_aloud_model=name, read_aloud_voice=voice)

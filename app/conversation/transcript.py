@@ -154,6 +154,12 @@ class Transcript:
             changed.add(index)
         return changed
 
+    def add_turn(self, speaker: str, start: float, end: float, text: str) -> int:
+        """A whole turn, as a conversation with a language model has them (its words are known as
+        text, not frame by frame); its index. Its side's turn in progress ends before it."""
+        self._open.pop(speaker, None)
+        return self._new_turn(Turn(speaker, start, max(end, start + FRAME_SECONDS), text))
+
     def _caption_turn(self, seconds: float, text: str) -> int | None:
         if self._word_turn is not None and text and not text[0].isspace():
             return self._word_turn  # the rest of a word

@@ -48,6 +48,19 @@ class TurnListModel(QAbstractListModel):
         before = len(self.transcript.turns)
         self._turns_changed(before, self.transcript.add_captions(pieces, turn_ends))
 
+    def add_turn(self, speaker: str, start: float, end: float, text: str) -> int:
+        """A whole turn (``Transcript.add_turn``); its row."""
+        before = len(self.transcript.turns)
+        row = self.transcript.add_turn(speaker, start, end, text)
+        self._turns_changed(before, {row})
+        return row
+
+    def set_turn_text(self, row: int, text: str, end: float) -> None:
+        """A turn's words grew (an answer spoken clause by clause), and it lasts until ``end`` seconds."""
+        turn = self.transcript.turns[row]
+        turn.text, turn.end = text, max(turn.end, end)
+        self.dataChanged.emit(self.index(row), self.index(row))
+
     def _turns_changed(self, before: int, changed: set[int]) -> None:
         after = len(self.transcript.turns)
         if after > before:

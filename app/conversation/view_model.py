@@ -32,6 +32,7 @@ from PySide6.QtCore import QObject, QSettings, QThread, QTimer, Signal
 
 from app.audio.levels import SPEECH_DB
 from app.conversation.captions_model import CaptionsModel
+from app.conversation.chat_mode import ChatMode
 from app.conversation.devices_model import DevicesModel
 from app.conversation.files_model import ConversationFiles
 from app.conversation.models_model import ModelsModel
@@ -90,6 +91,9 @@ class ConversationModel(QObject):
         self.models = ModelsModel(self.worker, self.preferences, self)
         self.captions = CaptionsModel(self.worker.submit, self.turns, self.preferences.settings.captions,
                                       lambda on: self.preferences.update(captions=on), self)
+        self.chat = ChatMode(self.devices, self.preferences, self.turns, self)  # your language model
+        self.chat.changed.connect(self.talk_available_changed)
+        self.chat.failed.connect(self._on_error)
         self.worker.submit(m.SetMicOpen(self.talk.mic_open))
         for part in (self.files, self.devices, self.captions):
             part.message.connect(self.message)
@@ -147,6 +151,8 @@ class ConversationModel(QObject):
 
     def talk_available(self) -> tuple[bool, str]:
         """(whether Talk, open mic and Start can work now, and why not when they cannot)."""
+        if self.chat.active:
+            return self.chat.ready, "" if self.chat.ready else self.chat.message
         if self.models.loading_model is not None:
             return False, self.tr("Loading the model; Talk works once it is ready.")
         if self.models.model_info is None:
@@ -159,6 +165,12 @@ class ConversationModel(QObject):
     def press_talk(self, source: str) -> None:
         if self.talk.listening:  # an interpreter: Start and Pause alone
             return
+        if self.chat.active:  # your language model: push-to-talk, its own loop
+            first = not self.talk.held_by
+            self._set_talk(self.talk.press(source))
+            if first:
+                self.chat.press_talk()
+            return
         was_open = self.talk.mic_open
         self.start()
         self._set_talk(self.talk.press(source))
@@ -168,8 +180,12 @@ class ConversationModel(QObject):
         self._update_status()
 
     def release_talk(self, source: str) -> None:
-        was_open = self.talk.mic_open
+        was_open, was_held = self.talk.mic_open, bool(self.talk.held_by)
         self._set_talk(self.talk.release(source))
+        if self.chat.active:  # push-to-talk only (open mic is not for it yet)
+            if was_held and not self.talk.held_by:
+                self.chat.release_talk()
+            return
         if was_open and not self.talk.mic_open:
             self._last_release_time = time.monotonic()
         self._update_status()
@@ -190,7 +206,7 @@ class ConversationModel(QObject):
     def start(self) -> None:
         """Run the conversation's frames (Talk, open mic or Start); a no-op where it cannot. Asked of
         the worker even while ``live`` says it runs: a Pause sent just before may not have come back."""
-        if self.talk_available()[0]:
+        if self.talk_available()[0] and not self.chat.active:
             self.devices.follow_conversation(True)  # the streams open now, not a round trip later
             self.worker.submit(m.SetLive(True))
 
@@ -198,8 +214,22 @@ class ConversationModel(QObject):
         """Stop the frames: the model uses no CPU until Talk or Start; the conversation is kept."""
         self.worker.submit(m.SetLive(False))
 
+    def start_chat(self, url: str, model: str, **sampling) -> bool:
+        """Talk with your language model (``ChatMode.start``): the speech-to-speech conversation pauses."""
+        self.pause()
+        self._set_talk(replace(self.talk, held_by=frozenset()))
+        return self.chat.start(url, model, **sampling)
+
+    def stop_chat(self) -> None:
+        self.chat.stop()
+
     def new_conversation(self) -> None:
-        """A new conversation with the current persona."""
+        """A new conversation with the current persona (with your language model: its history afresh)."""
+        if self.chat.active:
+            self._ended = False  # nothing waits for a speech-to-speech conversation to open
+            self.chat.new_conversation()
+            self.conversation_replaced.emit()
+            return
         self.worker.submit(m.NewConversation(self.models.persona))
 
     def end_conversation(self) -> None:
@@ -342,7 +372,8 @@ class ConversationModel(QObject):
         if not self.timer.isActive():
             return not self.worker_thread.isRunning()
         self.timer.stop()
+        chat_ended = self.chat.stop()  # a loop still loading its models is left to the process's exit
         self.devices.stop(timeout=2.0)
         self.worker.stop()
         self.worker_thread.quit()
-        return self.worker_thread.wait(5000)
+        return self.worker_thread.wait(5000) and chat_ended

@@ -52,6 +52,7 @@ ELIDED_COLUMN_PX = 150
 
 class ModelManagerDialog(QDialog):
     model_chosen = Signal(str, str, str)  # preset name, device, precision
+    chat_requested = Signal()  # "Your language model": the person's own server instead of a model here
     finished_download = Signal(str)  # what a download or update check came to (not a cancel: the person's own)
 
     def __init__(self, settings: AppSettings, parent=None, in_use: str | None = None) -> None:
@@ -142,10 +143,13 @@ class ModelManagerDialog(QDialog):
         self.use_button.clicked.connect(self._use)
         close = QPushButton(self.tr("Close"))
         close.clicked.connect(self.reject)
-        for button in (self.folder_button, self.remove_button, self.download_button, self.update_button,
-                       self.use_button, close):
+        self.chat_button = QPushButton(self.tr("Your language model..."))
+        self.chat_button.clicked.connect(lambda: (self.chat_requested.emit(), self.reject()))
+        for button in (self.chat_button, self.folder_button, self.remove_button, self.download_button,
+                       self.update_button, self.use_button, close):
             button.setAutoDefault(False)  # Enter presses Use, and only on a model that runs here
         buttons.addWidget(self.folder_button)
+        buttons.addWidget(self.chat_button)
         buttons.addStretch(1)
         buttons.addWidget(self.remove_button)
         buttons.addWidget(self.update_button)

@@ -126,6 +126,106 @@
     </message>
 </context>
 <context>
+    <name>ChatDialog</name>
+    <message>
+        <source>Your language model</source>
+        <translation>Ihr Sprachmodell</translation>
+    </message>
+    <message>
+        <source>Talk with a language model you run (Ollama, LM Studio, llama-server, vLLM): your speech is written by a speech to text, the model answers, and a Pocket TTS voice speaks its answer. Hold Talk while you speak.</source>
+        <translation>Sprechen Sie mit einem Sprachmodell, das Sie selbst betreiben (Ollama, LM Studio, llama-server, vLLM): Eine Spracherkennung schreibt Ihre Worte, das Modell antwortet, und eine Pocket-TTS-Stimme spricht die Antwort. Halten Sie Sprechen gedrückt, während Sie sprechen.</translation>
+    </message>
+    <message>
+        <source>Server &amp;address</source>
+        <translation>Server-&amp;Adresse</translation>
+    </message>
+    <message>
+        <source>&amp;Model</source>
+        <translation>&amp;Modell</translation>
+    </message>
+    <message>
+        <source>&amp;Find running servers</source>
+        <translation>Laufende Server &amp;finden</translation>
+    </message>
+    <message>
+        <source>&amp;Talk with it</source>
+        <translation>Mit ihm &amp;sprechen</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>Schließen</translation>
+    </message>
+    <message>
+        <source>Looking for Ollama and LM Studio on this computer...</source>
+        <translation>Suche nach Ollama und LM Studio auf diesem Computer...</translation>
+    </message>
+</context>
+<context>
+    <name>ChatMode</name>
+    <message>
+        <source>Give your language model server&apos;s address and the model&apos;s name.</source>
+        <translation>Geben Sie die Adresse des Servers Ihres Sprachmodells und den Namen des Modells an.</translation>
+    </message>
+    <message>
+        <source>A conversation with your language model needs a Pocket TTS voice: download one in the model manager (Model menu, Model manager).</source>
+        <translation>Ein Gespräch mit Ihrem Sprachmodell braucht eine Pocket-TTS-Stimme: Laden Sie eine in der Modellverwaltung herunter (Menü Modell, Modellverwaltung).</translation>
+    </message>
+    <message>
+        <source>Loading the speech models and asking {url} for {model}...</source>
+        <translation>Die Sprachmodelle werden geladen und {url} wird nach {model} gefragt...</translation>
+    </message>
+    <message>
+        <source>Talking with {model} at {server}: hold Talk while you speak.</source>
+        <translation>Gespräch mit {model} auf {server}: Halten Sie Sprechen gedrückt, während Sie sprechen.</translation>
+    </message>
+    <message>
+        <source>Listening: release Talk when you are done.</source>
+        <translation>Hört zu: Lassen Sie Sprechen los, wenn Sie fertig sind.</translation>
+    </message>
+    <message>
+        <source>Nothing was heard: hold Talk while you speak.</source>
+        <translation>Es war nichts zu hören: Halten Sie Sprechen gedrückt, während Sie sprechen.</translation>
+    </message>
+    <message>
+        <source>{model} answers...</source>
+        <translation>{model} antwortet...</translation>
+    </message>
+    <message>
+        <source>Hold Talk to answer.</source>
+        <translation>Halten Sie Sprechen gedrückt, um zu antworten.</translation>
+    </message>
+    <message>
+        <source>Hold Talk to answer. The voice began {audio} ms after you let go of Talk (the speech to text&apos;s flush {flush} ms, the model&apos;s first word {token} ms).</source>
+        <translation>Halten Sie Sprechen gedrückt, um zu antworten. Die Stimme begann {audio} ms, nachdem Sie Sprechen losgelassen haben (Leeren der Spracherkennung {flush} ms, erstes Wort des Modells {token} ms).</translation>
+    </message>
+</context>
+<context>
+    <name>ChatServers</name>
+    <message>
+        <source> or </source>
+        <translation> oder </translation>
+    </message>
+    <message>
+        <source>No language model server is running here: start {where}, for example with `ollama serve` and `ollama pull llama3.2`, or give the address of your llama-server or vLLM.</source>
+        <translation>Hier läuft kein Sprachmodell-Server: Starten Sie {where}, zum Beispiel mit `ollama serve` und `ollama pull llama3.2`, oder geben Sie die Adresse Ihres llama-server oder vLLM an.</translation>
+    </message>
+    <message>
+        <source>{name} runs at {url} but offers no model: pull or load one (for example `ollama pull llama3.2`).</source>
+        <translation>{name} läuft auf {url}, bietet aber kein Modell an: Laden Sie eines herunter oder laden Sie eines (zum Beispiel `ollama pull llama3.2`).</translation>
+    </message>
+    <message>
+        <source>{name} runs at {url}: choose one of its models.</source>
+        <translation>{name} läuft auf {url}: Wählen Sie eines seiner Modelle.</translation>
+    </message>
+</context>
+<context>
+    <name>ChatStrip</name>
+    <message>
+        <source>Stop talking with your language model</source>
+        <translation>Gespräch mit Ihrem Sprachmodell beenden</translation>
+    </message>
+</context>
+<context>
     <name>ConversationFiles</name>
     <message>
         <source>Untitled conversation</source>
@@ -984,6 +1084,14 @@
         <translation>&amp;Modellverwaltung...</translation>
     </message>
     <message>
+        <source>Your &amp;language model...</source>
+        <translation>&amp;Ihr Sprachmodell...</translation>
+    </message>
+    <message>
+        <source>Talk with a language model you run (Ollama, LM Studio, llama-server, vLLM) through a speech to text and a voice.</source>
+        <translation>Mit einem Sprachmodell sprechen, das Sie selbst betreiben (Ollama, LM Studio, llama-server, vLLM), über eine Spracherkennung und eine Stimme.</translation>
+    </message>
+    <message>
         <source>&amp;Personas...</source>
         <translation>&amp;Personas...</translation>
     </message>
@@ -1461,6 +1569,10 @@
     <message>
         <source>Close</source>
         <translation>Schließen</translation>
+    </message>
+    <message>
+        <source>Your language model...</source>
+        <translation>Ihr Sprachmodell...</translation>
     </message>
     <message>
         <source>not downloaded</source>

@@ -126,6 +126,106 @@
     </message>
 </context>
 <context>
+    <name>ChatDialog</name>
+    <message>
+        <source>Your language model</source>
+        <translation>Su modelo de lenguaje</translation>
+    </message>
+    <message>
+        <source>Talk with a language model you run (Ollama, LM Studio, llama-server, vLLM): your speech is written by a speech to text, the model answers, and a Pocket TTS voice speaks its answer. Hold Talk while you speak.</source>
+        <translation>Hable con un modelo de lenguaje que usted ejecuta (Ollama, LM Studio, llama-server, vLLM): un reconocedor de voz escribe lo que dice, el modelo responde y una voz Pocket TTS dice su respuesta. Mantenga Hablar pulsado mientras habla.</translation>
+    </message>
+    <message>
+        <source>Server &amp;address</source>
+        <translation>&amp;Dirección del servidor</translation>
+    </message>
+    <message>
+        <source>&amp;Model</source>
+        <translation>&amp;Modelo</translation>
+    </message>
+    <message>
+        <source>&amp;Find running servers</source>
+        <translation>&amp;Buscar servidores en marcha</translation>
+    </message>
+    <message>
+        <source>&amp;Talk with it</source>
+        <translation>&amp;Hablar con él</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>Cerrar</translation>
+    </message>
+    <message>
+        <source>Looking for Ollama and LM Studio on this computer...</source>
+        <translation>Buscando Ollama y LM Studio en este ordenador...</translation>
+    </message>
+</context>
+<context>
+    <name>ChatMode</name>
+    <message>
+        <source>Give your language model server&apos;s address and the model&apos;s name.</source>
+        <translation>Indique la dirección del servidor de su modelo de lenguaje y el nombre del modelo.</translation>
+    </message>
+    <message>
+        <source>A conversation with your language model needs a Pocket TTS voice: download one in the model manager (Model menu, Model manager).</source>
+        <translation>Una conversación con su modelo de lenguaje necesita una voz Pocket TTS: descargue una en el gestor de modelos (menú Modelo, Gestor de modelos).</translation>
+    </message>
+    <message>
+        <source>Loading the speech models and asking {url} for {model}...</source>
+        <translation>Cargando los modelos de voz y pidiendo {model} a {url}...</translation>
+    </message>
+    <message>
+        <source>Talking with {model} at {server}: hold Talk while you speak.</source>
+        <translation>Conversación con {model} en {server}: mantenga Hablar pulsado mientras habla.</translation>
+    </message>
+    <message>
+        <source>Listening: release Talk when you are done.</source>
+        <translation>Escuchando: suelte Hablar cuando termine.</translation>
+    </message>
+    <message>
+        <source>Nothing was heard: hold Talk while you speak.</source>
+        <translation>No se oyó nada: mantenga Hablar pulsado mientras habla.</translation>
+    </message>
+    <message>
+        <source>{model} answers...</source>
+        <translation>{model} responde...</translation>
+    </message>
+    <message>
+        <source>Hold Talk to answer.</source>
+        <translation>Mantenga Hablar pulsado para responder.</translation>
+    </message>
+    <message>
+        <source>Hold Talk to answer. The voice began {audio} ms after you let go of Talk (the speech to text&apos;s flush {flush} ms, the model&apos;s first word {token} ms).</source>
+        <translation>Mantenga Hablar pulsado para responder. La voz empezó {audio} ms después de que soltara Hablar (vaciado del reconocedor de voz {flush} ms, primera palabra del modelo {token} ms).</translation>
+    </message>
+</context>
+<context>
+    <name>ChatServers</name>
+    <message>
+        <source> or </source>
+        <translation> o </translation>
+    </message>
+    <message>
+        <source>No language model server is running here: start {where}, for example with `ollama serve` and `ollama pull llama3.2`, or give the address of your llama-server or vLLM.</source>
+        <translation>Aquí no funciona ningún servidor de modelos de lenguaje: inicie {where}, por ejemplo con `ollama serve` y `ollama pull llama3.2`, o indique la dirección de su llama-server o vLLM.</translation>
+    </message>
+    <message>
+        <source>{name} runs at {url} but offers no model: pull or load one (for example `ollama pull llama3.2`).</source>
+        <translation>{name} funciona en {url} pero no ofrece ningún modelo: descargue o cargue uno (por ejemplo `ollama pull llama3.2`).</translation>
+    </message>
+    <message>
+        <source>{name} runs at {url}: choose one of its models.</source>
+        <translation>{name} funciona en {url}: elija uno de sus modelos.</translation>
+    </message>
+</context>
+<context>
+    <name>ChatStrip</name>
+    <message>
+        <source>Stop talking with your language model</source>
+        <translation>Dejar de hablar con su modelo de lenguaje</translation>
+    </message>
+</context>
+<context>
     <name>ConversationFiles</name>
     <message>
         <source>Untitled conversation</source>
@@ -984,6 +1084,14 @@
         <translation>&amp;Gestor de modelos...</translation>
     </message>
     <message>
+        <source>Your &amp;language model...</source>
+        <translation>Su modelo de &amp;lenguaje...</translation>
+    </message>
+    <message>
+        <source>Talk with a language model you run (Ollama, LM Studio, llama-server, vLLM) through a speech to text and a voice.</source>
+        <translation>Hablar con un modelo de lenguaje que usted ejecuta (Ollama, LM Studio, llama-server, vLLM) mediante un reconocedor de voz y una voz.</translation>
+    </message>
+    <message>
         <source>&amp;Personas...</source>
         <translation>&amp;Personas...</translation>
     </message>
@@ -1461,6 +1569,10 @@
     <message>
         <source>Close</source>
         <translation>Cerrar</translation>
+    </message>
+    <message>
+        <source>Your language model...</source>
+        <translation>Su modelo de lenguaje...</translation>
     </message>
     <message>
         <source>not downloaded</source>

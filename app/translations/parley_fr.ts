@@ -126,6 +126,106 @@
     </message>
 </context>
 <context>
+    <name>ChatDialog</name>
+    <message>
+        <source>Your language model</source>
+        <translation>Votre modèle de langage</translation>
+    </message>
+    <message>
+        <source>Talk with a language model you run (Ollama, LM Studio, llama-server, vLLM): your speech is written by a speech to text, the model answers, and a Pocket TTS voice speaks its answer. Hold Talk while you speak.</source>
+        <translation>Parlez avec un modèle de langage que vous faites tourner (Ollama, LM Studio, llama-server, vLLM) : une transcription écrit votre parole, le modèle répond et une voix Pocket TTS dit sa réponse. Maintenez Parler pendant que vous parlez.</translation>
+    </message>
+    <message>
+        <source>Server &amp;address</source>
+        <translation>&amp;Adresse du serveur</translation>
+    </message>
+    <message>
+        <source>&amp;Model</source>
+        <translation>&amp;Modèle</translation>
+    </message>
+    <message>
+        <source>&amp;Find running servers</source>
+        <translation>&amp;Chercher les serveurs lancés</translation>
+    </message>
+    <message>
+        <source>&amp;Talk with it</source>
+        <translation>&amp;Parler avec lui</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>Fermer</translation>
+    </message>
+    <message>
+        <source>Looking for Ollama and LM Studio on this computer...</source>
+        <translation>Recherche d&apos;Ollama et de LM Studio sur cet ordinateur...</translation>
+    </message>
+</context>
+<context>
+    <name>ChatMode</name>
+    <message>
+        <source>Give your language model server&apos;s address and the model&apos;s name.</source>
+        <translation>Indiquez l&apos;adresse du serveur de votre modèle de langage et le nom du modèle.</translation>
+    </message>
+    <message>
+        <source>A conversation with your language model needs a Pocket TTS voice: download one in the model manager (Model menu, Model manager).</source>
+        <translation>Une conversation avec votre modèle de langage demande une voix Pocket TTS : téléchargez-en une dans le gestionnaire de modèles (menu Modèle, Gestionnaire de modèles).</translation>
+    </message>
+    <message>
+        <source>Loading the speech models and asking {url} for {model}...</source>
+        <translation>Chargement des modèles de parole et demande de {model} à {url}...</translation>
+    </message>
+    <message>
+        <source>Talking with {model} at {server}: hold Talk while you speak.</source>
+        <translation>Conversation avec {model} sur {server} : maintenez Parler pendant que vous parlez.</translation>
+    </message>
+    <message>
+        <source>Listening: release Talk when you are done.</source>
+        <translation>À l&apos;écoute : relâchez Parler quand vous avez fini.</translation>
+    </message>
+    <message>
+        <source>Nothing was heard: hold Talk while you speak.</source>
+        <translation>Rien n&apos;a été entendu : maintenez Parler pendant que vous parlez.</translation>
+    </message>
+    <message>
+        <source>{model} answers...</source>
+        <translation>{model} répond...</translation>
+    </message>
+    <message>
+        <source>Hold Talk to answer.</source>
+        <translation>Maintenez Parler pour répondre.</translation>
+    </message>
+    <message>
+        <source>Hold Talk to answer. The voice began {audio} ms after you let go of Talk (the speech to text&apos;s flush {flush} ms, the model&apos;s first word {token} ms).</source>
+        <translation>Maintenez Parler pour répondre. La voix a commencé {audio} ms après que vous avez relâché Parler (vidage de la transcription {flush} ms, premier mot du modèle {token} ms).</translation>
+    </message>
+</context>
+<context>
+    <name>ChatServers</name>
+    <message>
+        <source> or </source>
+        <translation> ou </translation>
+    </message>
+    <message>
+        <source>No language model server is running here: start {where}, for example with `ollama serve` and `ollama pull llama3.2`, or give the address of your llama-server or vLLM.</source>
+        <translation>Aucun serveur de modèle de langage ne tourne ici : lancez {where}, par exemple avec `ollama serve` et `ollama pull llama3.2`, ou indiquez l&apos;adresse de votre llama-server ou vLLM.</translation>
+    </message>
+    <message>
+        <source>{name} runs at {url} but offers no model: pull or load one (for example `ollama pull llama3.2`).</source>
+        <translation>{name} tourne sur {url} mais n&apos;offre aucun modèle : téléchargez-en ou chargez-en un (par exemple `ollama pull llama3.2`).</translation>
+    </message>
+    <message>
+        <source>{name} runs at {url}: choose one of its models.</source>
+        <translation>{name} tourne sur {url} : choisissez l&apos;un de ses modèles.</translation>
+    </message>
+</context>
+<context>
+    <name>ChatStrip</name>
+    <message>
+        <source>Stop talking with your language model</source>
+        <translation>Arrêter de parler avec votre modèle de langage</translation>
+    </message>
+</context>
+<context>
     <name>ConversationFiles</name>
     <message>
         <source>Untitled conversation</source>
@@ -984,6 +1084,14 @@
         <translation>&amp;Gestionnaire de modèles...</translation>
     </message>
     <message>
+        <source>Your &amp;language model...</source>
+        <translation>Votre modèle de &amp;langage...</translation>
+    </message>
+    <message>
+        <source>Talk with a language model you run (Ollama, LM Studio, llama-server, vLLM) through a speech to text and a voice.</source>
+        <translation>Parler avec un modèle de langage que vous faites tourner (Ollama, LM Studio, llama-server, vLLM), par une transcription et une voix.</translation>
+    </message>
+    <message>
         <source>&amp;Personas...</source>
         <translation>&amp;Personas...</translation>
     </message>
@@ -1461,6 +1569,10 @@
     <message>
         <source>Close</source>
         <translation>Fermer</translation>
+    </message>
+    <message>
+        <source>Your language model...</source>
+        <translation>Votre modèle de langage...</translation>
     </message>
     <message>
         <source>not downloaded</source>

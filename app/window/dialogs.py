@@ -8,6 +8,7 @@ from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import QMessageBox, QProgressDialog
 
 from app import paths
+from app.chat.discovery import find_servers
 from app.i18n import translate
 from app.voices.own_voices import list_own_voices
 from app.voices.persona import PersonaDialog
@@ -24,6 +25,7 @@ class Dialogs(QObject):
         self.window = window
         self.model = window.model
         self.recovery: recovery.RecoveryDialogs | None = None
+        self.server_finder = find_servers  # how "Your language model" finds running servers
         self.opening_dialog: QProgressDialog | None = None  # a compact file's rebuild, made when one reports
         self.model.models.previous_model_offered.connect(self.offer_previous_model)
         self.model.files.recovery_offered.connect(self.offer_recovery)
@@ -36,6 +38,16 @@ class Dialogs(QObject):
         dialog = ModelManagerDialog(self.model.preferences.settings, self.window, in_use=in_use)
         dialog.model_chosen.connect(self._model_chosen)
         dialog.finished_download.connect(self.window.notices.download_finished)
+        dialog.chat_requested.connect(self.open_chat_dialog)
+        dialog.open()
+        return dialog
+
+    def open_chat_dialog(self):
+        """Your language model: its server and model; Talk with it starts the conversation."""
+        from app.window.chat_dialog import ChatDialog
+
+        dialog = ChatDialog(self.model, self.window, self.server_finder)
+        dialog.setAttribute(Qt.WA_DeleteOnClose)
         dialog.open()
         return dialog
 

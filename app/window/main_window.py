@@ -37,6 +37,7 @@ from app.widgets.scroll_column import ScrollColumn
 from app.widgets.steady_minimum import SteadyMinimum
 from app.window.audio_menu import disable_processing_actions
 from app.window.banner import Banner
+from app.window.chat_dialog import ChatStrip
 from app.window.devices_panel import DevicesPanel
 from app.window.dialogs import Dialogs
 from app.window.file_commands import FileCommands
@@ -94,6 +95,7 @@ class MainWindow(QMainWindow):
                          *self.devices_panel.tab_chain()])  # the order the window is read in
         self.read_aloud = ReadAloud(self.model.preferences, self)
         self.read_aloud_controls = ReadAloudControls(self, self.read_aloud)
+        self.chat_strip = ChatStrip(self, self.model.chat)
         self.conversation_panel.talk_button.setFocus()  # where Space, push-to-talk, belongs
         self._connect_model()
         self.status_notes = StatusNotes(self.statusBar(), self.model.files, self.talk_key)

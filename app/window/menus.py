@@ -61,6 +61,10 @@ class Menus:
         model_menu.setToolTipsVisible(True)
         self.add(model_menu, translate("Menus", "&Model manager..."), QKeySequence("Ctrl+M"),
                  window.dialogs.open_model_manager)
+        self.chat_action = self.add(model_menu, translate("Menus", "Your &language model..."), None,
+                                    window.dialogs.open_chat_dialog)
+        self.chat_action.setToolTip(translate("Menus", "Talk with a language model you run (Ollama, LM Studio, "
+                                                       "llama-server, vLLM) through a speech to text and a voice."))
         self.persona_action = self.add(model_menu, translate("Menus", "&Personas..."), QKeySequence("Ctrl+P"),
                                        window.dialogs.open_persona_dialog)
         self.persona_action.setToolTip(

@@ -15,6 +15,7 @@ import torch
 from bench import gpu_check
 from bench.gpu_check.frames import copy_bandwidth
 from bench.gpu_check.kernels import kernel_times
+from bench.gpu_check.models import DEMO
 from bench.gpu_check.plan import (
     BUDGET_S,
     CAP_PRECISIONS,
@@ -68,8 +69,8 @@ def main(argv=None) -> int:
                         help=f"JSON output (default bench/results/gpu_check.json; with --smoke {SMOKE_OUT})")
     args = parser.parse_args(argv)
     prepare_environment()
-    smoke_models = ["tiny", "tiny-personaplex", "demo", "tiny-tts"]
-    gpu_models = ["demo", "moshi-7b", "personaplex-7b", "kyutai-tts"]
+    smoke_models = ["tiny", "tiny-personaplex", DEMO, "tiny-tts"]
+    gpu_models = [DEMO, "moshi-7b", "personaplex-7b", "kyutai-tts"]
     models = args.models or (smoke_models if args.smoke else gpu_models)
     options = {name: Options(
         device_type="cpu" if args.smoke else "cuda",

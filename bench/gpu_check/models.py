@@ -17,6 +17,7 @@ from engine.kernels import int4_tiled
 from engine.kernels.quantize import load_targets, quantizer
 from engine.lm.model import LMConfig, LMModel, load_lm, share_stored_steps
 
+DEMO = "demo"  # the one bench model read from files (the demo's): ours and the reference load the same weights
 TINY = LMConfig(dim=64, num_heads=4, num_layers=2, text_card=100, depformer_dim=32, depformer_dim_feedforward=64,
                 depformer_num_heads=2, depformer_num_layers=1, context=50)
 TINY_REFERENCE = dict(dim=64, num_heads=4, num_layers=2, text_card=100, depformer_dim=32,
@@ -28,7 +29,7 @@ def build_ours(name: str, device: torch.device, dtype: torch.dtype, precision: s
     the released layout (PersonaPlex: 8 stored depth-transformer steps, held once), with the LM's
     matmul weights at ``precision`` (int4: tiled for the fused kernel as a load does, on a GPU each
     tiled weight then held once, as tiles: ``engine.kernels.int4_tiled.prepare_tiles``)."""
-    if name == "demo":
+    if name == DEMO:
         folder = demo_folder()
         mimi = load_mimi(folder / MIMI_NAME, device=device)
         lm = load_lm(folder / MOSHI_NAME, build_config(name), device=device, dtype=dtype, quantize=quantizer(precision))
@@ -70,7 +71,7 @@ def random_lm(config: LMConfig, device: torch.device, dtype: torch.dtype, precis
 
 
 def build_config(name: str) -> LMConfig:
-    if name == "demo":
+    if name == DEMO:
         return LMConfig.from_hub_config(json.loads((demo_folder() / "config.json").read_text()))
     tiny_personaplex = LMConfig.from_hub_config({**asdict(TINY), "model_type": "personaplex"})
     return {"tiny": TINY, "tiny-personaplex": tiny_personaplex,
@@ -81,7 +82,7 @@ def build_reference(name: str, device: torch.device, dtype: torch.dtype):
     """The reference package's (mimi, lm) for the same model (random weights of its own for 7B)."""
     from moshi.models import loaders
 
-    if name == "demo":
+    if name == DEMO:
         folder = demo_folder()
         info = loaders.CheckpointInfo.from_hf_repo(
             "local", moshi_weights=folder / MOSHI_NAME, mimi_weights=folder / MIMI_NAME,

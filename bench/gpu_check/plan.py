@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bench.gpu_check.models import build_config
+from bench.gpu_check.models import DEMO, build_config
 from engine.families import recognise
 from engine.kernels import fp8, int8
 
@@ -38,7 +38,7 @@ SMALL_STAGE_S = 3
 SPEECH_STAGE_S = {"build": 10, "stream": 15, "reference": 30}
 TOP_STAGE_S = {"copy_bandwidth": 1, "kernels": 40}  # kernels: the compiled candidate compiled at 4 shapes
 SPEECH_MODELS = ("kyutai-tts", "tiny-tts")  # text to speech: build, stream, reference (bench.gpu_check.speech)
-MODELS = ("demo", "moshi-7b", "personaplex-7b", "tiny", "tiny-personaplex", *SPEECH_MODELS)
+MODELS = (DEMO, "moshi-7b", "personaplex-7b", "tiny", "tiny-personaplex", *SPEECH_MODELS)
 
 
 @dataclass(frozen=True)
@@ -79,7 +79,7 @@ def planned_stages(name: str, options: Options) -> list[str]:
             stages += [f"build_{precision}", f"graph_{precision}"]
     if options.caps:
         stages.append("memory_caps")
-    if name == "demo":
+    if name == DEMO:
         stages.append("greedy_float32_vs_reference")
     if not takes_prompts(name):
         stages.append("reference")
@@ -90,7 +90,7 @@ def planned_stages(name: str, options: Options) -> list[str]:
 
 def takes_prompts(name: str) -> bool:
     """Whether the model runs a voice and role prompt before the conversation (its family's capability)."""
-    return name != "demo" and recognise({"model_type": build_config(name).model_type}).takes_prompts
+    return name != DEMO and recognise({"model_type": build_config(name).model_type}).takes_prompts
 
 
 OPTIONAL_STAGES = ("graph_int8/compiled", "reference_compiled", "memory_caps")  # the first a budget gives up

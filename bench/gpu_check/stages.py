@@ -11,7 +11,7 @@ import torch
 from bench import gpu_memory_caps
 from bench.gpu_check.frames import allocated_bytes, floor, greedy_parity, run_ours, run_prompt, run_reference
 from bench.gpu_check.kernels import agreeing_kernels, with_kernel
-from bench.gpu_check.models import build_config, build_ours, build_quantised, build_reference, release
+from bench.gpu_check.models import DEMO, build_config, build_ours, build_quantised, build_reference, release
 from bench.gpu_check.plan import CHOOSING, FRAMES_PER_KERNEL, MODELS, SPEECH_MODELS, Options, takes_prompts
 from bench.gpu_profile import profile_frames
 from bench.gpu_report import Report
@@ -75,7 +75,7 @@ def stages(name, device, dtype, bandwidth, report: Report, options: Options, ent
     if options.caps:
         report.stage(name, "memory_caps", lambda: memory_caps(name, device, dtype, inputs[:8], options))
     release(device)
-    if name == "demo":  # both load its files: the same weights (the others are random, each its own)
+    if name == DEMO:  # both load its files: the same weights (the others are random, each its own)
         report.stage(name, "greedy_float32_vs_reference", lambda: greedy_parity(name, device, inputs))
         release(device)
     if takes_prompts(name):

@@ -96,7 +96,7 @@ class Generator:
     def _check_given(self, forcing: Forcing, state: StateTree) -> None:
         """Streams given at their delays (a prompt's): none for this generator."""
         if forcing.agent is not None or forcing.text is not None or forcing.embedding is not None \
-                or forcing.text_choice is not None:
+                or forcing.text_choice is not None or forcing.audio_silent:
             raise ValueError(f"a {self.kind} model takes no prompt: force what a step writes with Forcing.tokens")
 
     def _complete(self, forcing: Forcing) -> bool:

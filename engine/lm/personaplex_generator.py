@@ -78,8 +78,8 @@ class PersonaPlexGenerator(Generator):
         return outputs
 
     def _check_given(self, forcing: Forcing, state: StateTree) -> None:
-        if forcing.text_choice is not None:
-            raise ValueError("a personaplex model takes no text choice")
+        if forcing.text_choice is not None or forcing.audio_silent:
+            raise ValueError("a personaplex model takes no text choice and no silent audio")
         if forcing.agent is not None:
             self._check_codes(forcing.agent, self.agent_streams, "forced agent audio", state)
         if forcing.text is not None:

@@ -46,7 +46,9 @@ class Forcing:
     and ``text`` given at their delays (a PersonaPlex prompt); ``embedding`` [B, 1, dim] replacing the
     input embedding. ``sample=False`` skips sampling (the RNG counter still advances by its draws).
     ``text_choice`` [B, 2]: the text token written where the model asks for a new word, and where
-    it does not (Kyutai TTS's text state machine)."""
+    it does not (Kyutai TTS's text state machine). ``audio_silent``: every audio stream writes "no
+    token" and the depth transformer does not run (Kyutai TTS's audio delay, the reference's
+    ``depformer_replace_tokens``); a host flag, like ``sample``."""
 
     tokens: torch.Tensor | None = None
     streams: torch.Tensor | None = None
@@ -55,6 +57,7 @@ class Forcing:
     embedding: torch.Tensor | None = None
     sample: bool = True
     text_choice: torch.Tensor | None = None
+    audio_silent: bool = False
 
     def mask(self, batch: int) -> torch.Tensor:
         """[B, 1 + dep_q] bool: where ``tokens`` are forced."""

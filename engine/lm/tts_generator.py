@@ -75,7 +75,7 @@ class SpeechGenerator(MoshiGenerator):
                              f"got {padding_bonus!r}")
         self.delay_steps, self.padding_bonus = delay_steps, float(padding_bonus)
         self._audio_from = self._delays[1:1 + self.config.dep_q] + delay_steps  # first step each writes
-        self._choosing = False
+        self._choosing = self._audio_silent = False
         unwritten = torch.arange(1 + dep_q, device=self._delays.device) > self.codebooks
         self._unwritten = Forcing(torch.full((1, 1 + dep_q), ZERO, dtype=torch.long, device=self._delays.device),
                                   unwritten)
@@ -126,6 +126,7 @@ class SpeechGenerator(MoshiGenerator):
     def _step(self, user_codes: torch.Tensor, state: StateTree, forcing: Forcing | None, probe: Probe
               ) -> StepResult:
         self._choosing = forcing is not None and forcing.text_choice is not None
+        self._audio_silent = forcing is not None and forcing.audio_silent
         if self._choosing:
             state["text_machine"]["choice"].copy_(forcing.text_choice)
         if self.codebooks < self.config.dep_q:
@@ -160,6 +161,10 @@ class SpeechGenerator(MoshiGenerator):
 
     def _depth_frame(self, h: torch.Tensor, text: torch.Tensor, state: StateTree, forced: torch.Tensor | None,
                      forced_mask: torch.Tensor | None, steps: int) -> torch.Tensor:
+        if self._audio_silent:
+            if self.sampling.temp > 0:
+                state["rng"]["counter"].add_(1)  # the draw of the skipped frame: later noise is unchanged
+            return torch.full((text.shape[0], steps), ZERO, dtype=torch.long, device=text.device)
         audio = super()._depth_frame(h, text, state, forced, forced_mask, steps)
         return torch.where(state["tokens"]["offset"] < self._audio_from[:steps], ZERO, audio)
 
@@ -194,6 +199,6 @@ def speak_steps(generator: SpeechGenerator, state: StateTree, machine: TextMachi
         if before_step is not None:
             before_step(step)
         choice = torch.tensor([machine.choices(step)], dtype=torch.long, device=device)
-        result = generator.step(user, state, Forcing(text_choice=choice))
+        result = generator.step(user, state, Forcing(text_choice=choice, audio_silent=step < generator.delay_steps))
         machine.advance(step, bool(state["text_machine"]["asked_word"][0]))
         yield step, result

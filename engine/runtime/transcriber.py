@@ -28,6 +28,7 @@ from .loading import load_lm_weights, resolve_device
 from .model_info import Precision
 
 FLUSH_EXTRA_SECONDS = 1.0  # the reference's silence after the audio beyond the model's delay
+LIVE_FLUSH_EXTRA_SECONDS = FRAME_SECONDS  # a turn's end: a frame past the delay covers the last partial frame
 
 
 @dataclass(frozen=True)
@@ -100,7 +101,7 @@ class TranscriptionStream:
         self.model, self.generator = model, generator
         timing = model.timing
         self._prefix_samples = int(timing.audio_silence_prefix_seconds * SAMPLE_RATE)
-        self._flush_samples = int((timing.audio_delay_seconds + FLUSH_EXTRA_SECONDS) * SAMPLE_RATE)
+        self._delay_seconds = timing.audio_delay_seconds
         self._lag_seconds = timing.audio_silence_prefix_seconds + timing.audio_delay_seconds
         heads = model.config.extra_heads_num_heads
         with torch.inference_mode(False):
@@ -126,9 +127,12 @@ class TranscriptionStream:
         self._pending = self._pending[frames * FRAME_SIZE:]
         return out
 
-    def finish(self) -> list[CaptionStep]:
-        """The reference's trailing silence that lets the last words out; a partial frame is dropped."""
-        out = self.feed(np.zeros(self._flush_samples, dtype=np.float32))
+    def finish(self, live: bool = False) -> list[CaptionStep]:
+        """Silence for the model's delay and a little more, which lets the last words out; a partial
+        frame is dropped. By default the reference's second more (its tokens, exactly); ``live``: a
+        turn's end, where only the words up to it matter (7 frames, not 19, at a 0.5 s delay)."""
+        extra = LIVE_FLUSH_EXTRA_SECONDS if live else FLUSH_EXTRA_SECONDS
+        out = self.feed(np.zeros(int((self._delay_seconds + extra) * SAMPLE_RATE), dtype=np.float32))
         self._finished = True
         return out
 

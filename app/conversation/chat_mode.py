@@ -1,0 +1,207 @@
+"""A conversation with your language model, as the window shows it, widget-free: the third kind of
+conversation beside the speech-to-speech models and the interpreter.
+
+The person gives their server's address and model (kept in the settings; a key, where one is
+needed, in the system's keyring: ``app.chat.keys``); the speech to text is the demo's demo-stt
+with the demo, else stt-1b-en_fr (the settings' ``chat_stt_model`` overrides it) and the voice
+the chosen Pocket TTS voice (the one Read aloud uses). Starting lends the audio devices to an
+``app.engine_thread.chat_loop.ChatLoop`` (the speech-to-speech conversation pauses) and stopping
+takes them back. Talk held: the microphone goes to the speech to text; released: the person's
+turn and then the assistant's, growing clause by clause as it is spoken, go into the turns.
+
+The loop reports through a queue that a GUI timer reads (no signals from foreign threads).
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import time
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from app.conversation.read_aloud import chosen_voice, installed_voices
+from app.conversation.transcript import ASSISTANT, YOU
+from app.engine_thread import chat_loop as c
+
+log = logging.getLogger(__name__)
+
+POLL_MS = 40
+OFF, LOADING, READY, LISTENING, ANSWERING = "off", "loading", "ready", "listening", "answering"
+
+
+def server_key(url: str) -> str | None:
+    """The key the keyring keeps for ``url`` (None: none, or no keyring answers)."""
+    from app.chat.keys import saved_key
+
+    try:
+        return saved_key(url)
+    except Exception as e:  # noqa: BLE001 - a keyring that fails is no key, not a failed start
+        log.warning("the keyring did not answer: %s", e)
+        return None
+
+
+class ChatMode(QObject):
+    changed = Signal()  # phase or message
+    failed = Signal(str)  # one sentence for the window's error box
+
+    def __init__(self, devices, preferences, turns, parent: QObject | None = None, loader=c.load_models) -> None:
+        """``devices``: ``DevicesModel`` (lent to the loop while it runs); ``turns``: ``TurnListModel``."""
+        super().__init__(parent)
+        self.devices, self.preferences, self.turns, self._loader = devices, preferences, turns, loader
+        self.phase = OFF
+        self.message = ""  # one sentence: what it does now, or why it cannot
+        self.model_name = ""
+        self._loop: c.ChatLoop | None = None
+        self._events: queue.Queue = queue.Queue()
+        self._began = time.monotonic()  # the conversation's clock (its turns' times)
+        self._talk_from = 0.0
+        self._answer_row: int | None = None
+        self._said: list[str] = []
+        self._timer = QTimer(self)
+        self._timer.setInterval(POLL_MS)
+        self._timer.timeout.connect(self._poll)
+
+    @property
+    def active(self) -> bool:
+        return self.phase != OFF
+
+    @property
+    def ready(self) -> bool:
+        return self.phase in (READY, LISTENING, ANSWERING)
+
+    def stt_model(self) -> str:
+        settings = self.preferences.settings
+        return settings.chat_stt_model or ("demo-stt" if settings.model == "demo" else "stt-1b-en_fr")
+
+    # -- commands ----------------------------------------------------------------------------
+    def start(self, url: str, model: str, system: str | None = None, **sampling) -> bool:
+        """Talk with ``model`` at ``url`` (remembered for next time); False with ``message`` said
+        where it cannot start. ``sampling``: ``max_tokens``, ``temperature`` (default: the server's)."""
+        url, model = url.strip(), model.strip()
+        self.preferences.update(llm_url=url, llm_model=model)
+        installed = installed_voices()
+        chosen = chosen_voice(self.preferences.settings, installed)
+        if not url or not model:
+            return self._refuse(self.tr("Give your language model server's address and the model's name."))
+        if chosen is None:
+            return self._refuse(self.tr("A conversation with your language model needs a Pocket TTS voice: download "
+                                        "one in the model manager (Model menu, Model manager)."))
+        name, voice = chosen
+        folder, row, _voices = installed[name]
+        device = "cuda" if self.preferences.settings.device == "cuda" else "cpu"
+        setup = c.ChatSetup(url, model, self.stt_model(), str(folder), row, voice, device=device, system=system,
+                            api_key=server_key(url), **sampling)
+        self.stop()
+        self._events = queue.Queue()
+        self._loop = c.ChatLoop(self._events.put, self._loader)
+        self.devices.lend(self._loop)
+        self._loop.start(setup)
+        self._began, self._answer_row, self._said = time.monotonic(), None, []
+        self.model_name = model
+        self._set(LOADING, self.tr("Loading the speech models and asking {url} for {model}...").format(
+            url=url, model=model))
+        self._timer.start()
+        return True
+
+    def stop(self) -> bool:
+        """Back to the speech-to-speech model: the devices go back to it; the turns stay shown.
+        Whether the loop's thread ended (a model load or a silent server is not cut off)."""
+        loop, self._loop = self._loop, None
+        if loop is None:
+            return True
+        self._timer.stop()
+        self.devices.take_back()
+        ended = loop.close(timeout=5.0)
+        if not ended:
+            log.warning("the chat loop is still busy; it ends on its own")
+        self._set(OFF, "")
+        return ended
+
+    def new_conversation(self) -> None:
+        """The turns and the model's history start afresh (the server and the models stay)."""
+        if self._loop is not None:
+            self._loop.forget()
+        self.turns.reset()
+        self._began, self._answer_row, self._said = time.monotonic(), None, []
+
+    def press_talk(self) -> None:
+        if self._loop is not None and self.ready:
+            self._loop.talk(True)
+
+    def release_talk(self) -> None:
+        if self._loop is not None and self.ready:
+            self._loop.talk(False)
+
+    def conversation_messages(self) -> list[dict]:
+        """What the language model was sent and said so far (read between turns)."""
+        conversation = self._loop.conversation if self._loop is not None else None
+        return [dict(m) for m in conversation.messages] if conversation is not None else []
+
+    # -- the loop's events -------------------------------------------------------------------
+    def _now(self) -> float:
+        return time.monotonic() - self._began
+
+    def _poll(self) -> None:
+        while True:
+            try:
+                event = self._events.get_nowait()
+            except queue.Empty:
+                return
+            self._on(event)
+
+    def _on(self, event) -> None:
+        if isinstance(event, c.ChatReady):
+            self._set(READY, self.tr("Talking with {model} at {server}: hold Talk while you speak.").format(
+                model=event.model, server=event.server))
+        elif isinstance(event, c.ChatFailed):
+            if self.phase == LOADING:
+                self.stop()
+            else:
+                self.phase = READY
+            self._refuse(event.sentence)
+        elif isinstance(event, c.Listening):
+            self._talk_from = self._now()
+            self._set(LISTENING, self.tr("Listening: release Talk when you are done."))
+        elif isinstance(event, c.Heard):
+            if not event.text:
+                self._set(READY, self.tr("Nothing was heard: hold Talk while you speak."))
+                return
+            self.turns.add_turn(YOU, self._talk_from, self._now(), event.text)
+            self._answer_row, self._said = None, []
+            self._set(ANSWERING, self.tr("{model} answers...").format(model=self.model_name))
+        elif isinstance(event, c.Said):
+            self._said.append(event.text)
+            self._show_answer(" ".join(self._said))
+        elif isinstance(event, c.Answered):
+            if event.text.strip():
+                self._show_answer(event.text.strip())
+            self._answer_row = None
+            if event.problem:
+                self.phase = READY
+                self._refuse(event.problem)
+            else:
+                self._set(READY, self._answered_text(event.times))
+
+    def _answered_text(self, times) -> str:
+        if times is None or times.first_audio is None or times.first_token is None:
+            return self.tr("Hold Talk to answer.")
+        return self.tr("Hold Talk to answer. The voice began {audio} ms after you let go of Talk (the speech to "
+                       "text's flush {flush} ms, the model's first word {token} ms).").format(
+                           audio=round(times.first_audio), flush=round(times.stt_flush), token=round(times.first_token))
+
+    def _show_answer(self, text: str) -> None:
+        if self._answer_row is None:
+            self._answer_row = self.turns.add_turn(ASSISTANT, self._now(), self._now(), text)
+        else:
+            self.turns.set_turn_text(self._answer_row, text, self._now())
+
+    def _set(self, phase: str, message: str) -> None:
+        self.phase, self.message = phase, message
+        self.changed.emit()
+
+    def _refuse(self, sentence: str) -> bool:
+        self.message = sentence
+        self.changed.emit()
+        self.failed.emit(sentence)
+        return False

@@ -1,0 +1,274 @@
+"""A conversation with the person's language model, live, on a thread of its own beside the window:
+push-to-talk. While Talk is held the microphone's frames (the devices lent to it, as to the voice
+recorder: ``DevicesModel.lend``) go into the speech to text's stream; Talk's release flushes it
+(the turn ends at once), and the words go to the person's server through ``app.chat.cascade``, the
+same turn as ``parley chat``: the answer streamed, spoken clause by clause into the speaker's ring
+as it comes, the history kept across turns.
+
+No Qt and no sounddevice here: commands come in through a queue (``start``, ``talk``, ``close``),
+what happens goes out as the typed events below through ``emit`` (any thread may read them). An
+answer is spoken to its end: Talk pressed meanwhile is taken after it (no barge-in yet).
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+import engine
+from app.audio.bridge import AudioBridge
+from app.audio.resample import FrameAssembler, OutputConverter
+
+log = logging.getLogger(__name__)
+
+POLL_S = 0.02  # how often held Talk's input is taken
+AHEAD_S = 0.3  # the voice queued ahead of the speaker (under the bridge's output backlog, 0.4 s)
+
+
+@dataclass(frozen=True)
+class ChatSetup:
+    """What a conversation with a language model is made of (no key here: ``api_key`` is handed
+    in from the keyring, never stored)."""
+
+    url: str
+    model: str
+    stt_model: str
+    voice_folder: str
+    voice_row: str
+    voice: str
+    device: str = "cpu"  # the speech to text's (the voice runs on the CPU)
+    system: str | None = None
+    api_key: str | None = None
+    wait_seconds: float = 60.0
+    max_tokens: int | None = None  # None: the server's
+    temperature: float | None = None
+
+
+@dataclass(frozen=True)
+class ChatLoading:
+    """The models are loading and the server is asked whether it answers."""
+
+
+@dataclass(frozen=True)
+class ChatReady:
+    """Talk works: the server answered and the models are loaded."""
+
+    server: str  # the address as shown (no password)
+    model: str
+
+
+@dataclass(frozen=True)
+class ChatFailed:
+    """One sentence: the conversation could not start, or a turn could not be heard."""
+
+    sentence: str
+
+
+@dataclass(frozen=True)
+class Listening:
+    """Talk is held: the microphone goes to the speech to text."""
+
+
+@dataclass(frozen=True)
+class Heard:
+    """Talk was released: the person's words ("" when none were heard)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Said:
+    """A clause the voice is about to speak (the assistant's words so far grow by it)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Answered:
+    """The answer ended: its text, why it stopped early (one sentence, "" when it did not), and
+    its ``app.chat.cascade.TurnTimes``."""
+
+    text: str
+    problem: str
+    times: object
+
+
+class _Closed(Exception):
+    pass
+
+
+_FORGET = "forget"
+
+
+def load_models(setup: ChatSetup):
+    """(the speech to text, the voice) of ``setup``: slow, on the loop's thread."""
+    stt = engine.load_speech_to_text(setup.stt_model, device=setup.device)
+    model = engine.load_pocket_tts(setup.voice_folder, setup.voice_row)
+    state = engine.read_pocket_voice(model, engine.pocket_voice_file(model, setup.voice))
+    return stt, engine.PocketSpeaker(model, state)
+
+
+class ChatLoop:
+    def __init__(self, emit: Callable[[object], None],
+                 loader: Callable[[ChatSetup], tuple] = load_models) -> None:
+        self.emit, self._load = emit, loader
+        self._commands: queue.SimpleQueue = queue.SimpleQueue()
+        self._bridge: AudioBridge | None = None
+        self._closing = threading.Event()
+        self.conversation = None  # an app.chat.cascade.Conversation once started
+        self._stream = None  # the speech to text's stream while Talk is held
+        self._steps: list = []
+        self._assembler: FrameAssembler | None = None
+        self._heard_from: AudioBridge | None = None  # the bridge the assembler and scratch are for
+        self._scratch = np.zeros((0, 1), np.float32)
+        self._thread = threading.Thread(target=self._run, name="parley-chat", daemon=True)
+        self._thread.start()
+
+    # -- any thread --------------------------------------------------------------------------
+    def set_bridge(self, bridge: AudioBridge | None) -> None:
+        """The devices (``DevicesModel.lend``; may come from the audio control thread)."""
+        self._bridge = bridge
+
+    def start(self, setup: ChatSetup) -> None:
+        self._commands.put(setup)
+
+    def talk(self, held: bool) -> None:
+        self._commands.put(held)
+
+    def forget(self) -> None:
+        """A new conversation: the history goes (the system prompt stays), after an answer in progress."""
+        self._commands.put(_FORGET)
+
+    def close(self, timeout: float = 5.0) -> bool:
+        """Stop (an answer in progress ends at its next frame); whether the thread ended in time."""
+        self._closing.set()
+        self._commands.put(None)
+        self._thread.join(timeout)
+        return not self._thread.is_alive()
+
+    # -- the loop's thread -------------------------------------------------------------------
+    def _run(self) -> None:
+        try:
+            while not self._closing.is_set():
+                try:
+                    command = self._commands.get(timeout=POLL_S)
+                except queue.Empty:
+                    command = ()
+                if command is None:
+                    break
+                try:
+                    self._execute(command)
+                except _Closed:
+                    raise
+                except Exception as e:  # noqa: BLE001 - this turn's failure, said; the loop goes on
+                    log.exception("the conversation with the language model failed")
+                    self._stream = None
+                    self.emit(ChatFailed(f"The turn failed: {type(e).__name__}: {e}"))
+        except _Closed:
+            pass
+        finally:
+            if self.conversation is not None:
+                self.conversation.close()
+
+    def _execute(self, command) -> None:
+        if isinstance(command, ChatSetup):
+            self._start(command)
+        elif command is True:
+            self._press()
+        elif command is False:
+            self._release()
+        elif command == _FORGET and self.conversation is not None:
+            messages = self.conversation.messages
+            messages[:] = [m for m in messages if m["role"] == "system"]
+        if self._stream is not None:
+            self._take_input()
+
+    def _start(self, setup: ChatSetup) -> None:
+        from app.chat.cascade import Conversation
+        from app.chat.client import ChatError, ChatServer, list_models
+
+        self.emit(ChatLoading())
+        try:
+            server = ChatServer(setup.url, setup.model, api_key=setup.api_key, wait_seconds=setup.wait_seconds,
+                                max_tokens=setup.max_tokens, temperature=setup.temperature)
+            offered = list_models(server)  # before the models load: is anyone there?
+        except ChatError as e:
+            self.emit(ChatFailed(str(e)))
+            return
+        if setup.model not in offered and offered:
+            log.info("the server offers %s, not %s: asked anyway (some accept any name)", offered, setup.model)
+        try:
+            stt, voice = self._load(setup)
+        except Exception as e:  # noqa: BLE001 - said in one sentence, whatever it is
+            log.exception("loading the chat's models failed")
+            self.emit(ChatFailed(f"The speech models could not load: {e}"))
+            return
+        if self.conversation is not None:
+            self.conversation.close()
+        self.conversation = Conversation(stt, server, voice, setup.system)
+        self.emit(ChatReady(server.shown_url(), setup.model))
+
+    def _press(self) -> None:
+        bridge = self._bridge
+        if self.conversation is None or self._stream is not None:
+            return
+        if bridge is None:
+            self.emit(ChatFailed("No microphone is open: check the microphone in the main window."))
+            return
+        bridge.input.read = bridge.input.written  # what was said before Talk is not this turn's
+        self._attach(bridge)
+        self._stream, self._steps = self.conversation.stt.new_stream(), []
+        self.emit(Listening())
+
+    def _attach(self, bridge: AudioBridge) -> None:
+        self._heard_from = bridge
+        self._scratch = np.zeros((bridge.input.capacity, bridge.input.channels), np.float32)
+        self._assembler = FrameAssembler(bridge.input_rate)
+
+    def _take_input(self) -> None:
+        bridge = self._bridge
+        if bridge is None:
+            return
+        if bridge is not self._heard_from:  # the device reopened (or changed) while Talk was held
+            self._attach(bridge)
+        assembler = self._assembler
+        got = bridge.input.read_into(self._scratch[: bridge.input.available()])
+        if got:
+            assembler.push(self._scratch[:got])
+        frames = [assembler.pop_frame() for _ in range(assembler.pending_frames())]
+        if frames:  # at once: the stream reads its tokens back once per call
+            self._steps += self._stream.feed(np.concatenate(frames))
+
+    def _release(self) -> None:
+        if self._stream is None:
+            return
+        self._take_input()  # the end of the turn
+        stream, self._stream = self._stream, None
+        heard, end_of_speech, flush = self.conversation.finish_hearing(stream, self._steps)
+        self.emit(Heard(heard))
+        if not heard:
+            return
+        converter = OutputConverter(self._bridge.output_rate if self._bridge is not None else engine.SAMPLE_RATE)
+        turn = self.conversation.answer(heard, end_of_speech, flush, on_frame=lambda f: self._play(converter, f),
+                                        on_clause=lambda text: self.emit(Said(text)))
+        self.emit(Answered(turn.answer, "" if turn.error is None else str(turn.error), turn.times))
+
+    def _play(self, converter: OutputConverter, frame: np.ndarray) -> None:
+        """One frame of the voice into the speaker's ring, kept ``AHEAD_S`` ahead of it."""
+        samples = converter.convert(frame)
+        while True:
+            if self._closing.is_set():
+                raise _Closed()
+            bridge = self._bridge
+            if bridge is None:
+                return  # no speaker now: the words are still shown and kept
+            if bridge.output.available() + samples.size <= AHEAD_S * bridge.output_rate:
+                bridge.output.write(samples)
+                return
+            time.sleep(POLL_S / 2)

@@ -1,0 +1,152 @@
+"""A conversation with your language model in the real window (offscreen Qt): real PortAudio through
+the PulseAudio null sinks, a real llama.cpp server on a tiny random GGUF (tests/llama_server.py), the
+demo speech to text and a random-weight Pocket TTS at the released English shapes found in the
+Hugging Face cache. Talk is held while a recording plays into the microphone and released: the
+person's words and the server's answer to them appear as turns, and the answer reaches the speaker.
+With no server answering, the window says so in one sentence and nothing breaks."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+import soundfile
+from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QDialog
+
+from app.conversation.transcript import ASSISTANT, YOU
+from app.window.main_window import MainWindow
+from tests import audio_server
+from tests.bad_chat_server import free_port
+from tests.conftest import SPEECH
+from tests.llama_server import whole_answer
+from tests.test_app_read_aloud import loud_windows, pocket_hub, use_hub  # noqa: F401 - pocket_hub: a fixture
+from tests.test_app_window import conversations_dir
+
+pytest.importorskip("pocket_tts")
+pytest.importorskip("llama_cpp.server", reason="make test installs llama-cpp-python[server]")
+
+MAX_TOKENS = 12
+
+
+@pytest.fixture
+def window(pulse_audio, qtbot, tmp_path, monkeypatch, pocket_hub):  # noqa: F811
+    use_hub(monkeypatch, pocket_hub)
+    store = QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)
+    for stage in ("echo_cancellation", "noise_suppression", "high_pass_filter"):
+        store.setValue(stage, False)  # the raw microphone: push-to-talk needs no echo canceller
+    w = MainWindow(store, model_loader=lambda *args: pytest.fail("no speech-to-speech model is asked for"),
+                   audio=True, conversations_dir=conversations_dir(tmp_path))
+    w.show()
+    yield w
+    w.model.stop_chat()
+    w.model.files.unsaved_frames = 0
+    w.close()
+
+
+def spoken_question(tmp_path) -> str:
+    """Two seconds of the project's recording of a person speaking."""
+    audio, rate = soundfile.read(SPEECH["hello_24k.wav"], dtype="float32")
+    path = tmp_path / "question.wav"
+    soundfile.write(path, audio[:int(2.0 * rate)], rate)
+    return str(path)
+
+
+def test_held_talk_is_heard_answered_by_the_server_and_spoken_to_the_speaker(window, llama, qtbot, tmp_path):
+    model, chat = window.model, window.model.chat
+    assert model.start_chat(llama.url, "tiny", max_tokens=MAX_TOKENS, temperature=0)
+    assert model.preferences.settings.llm_url == llama.url and model.preferences.settings.llm_model == "tiny"
+    qtbot.waitUntil(lambda: chat.phase == "ready", timeout=180_000)
+    assert chat.message.startswith("Talking with tiny at ") and model.talk_available() == (True, "")
+    panel = window.conversation_panel  # no speech-to-speech model: Talk works, open mic and Start do not
+    assert panel.talk_button.isEnabled() and not panel.open_mic_box.isEnabled()
+    assert not panel.start_button.isEnabled()
+    qtbot.waitUntil(lambda: model.devices.audio.status.state == "running", timeout=30_000)
+
+    speaker = audio_server.SinkRecorder(str(tmp_path / "speaker.f32"))
+    window.press_talk("key")
+    qtbot.waitUntil(lambda: chat.phase == "listening", timeout=10_000)
+    player = audio_server.play_into_mic(spoken_question(tmp_path))
+    try:
+        assert player.wait(30) == 0
+        time.sleep(0.3)  # what the server still delivers
+    finally:
+        player.kill()
+    window.release_talk("key")
+    qtbot.waitUntil(lambda: chat.phase == "answering" or chat.phase == "ready", timeout=60_000)
+    qtbot.waitUntil(lambda: chat.phase == "ready", timeout=180_000)
+    time.sleep(0.5)  # the end of the voice, played
+    heard = np.frombuffer(speaker.stop(), np.float32)
+
+    turns = model.transcript.turns
+    assert [t.speaker for t in turns] == [YOU, ASSISTANT], chat.message
+    question = turns[0].text
+    assert question and not window.error_box.isVisible()
+    want = whole_answer(llama.url, [{"role": "user", "content": question}], MAX_TOKENS)["message"]["content"]
+    assert turns[1].text == want.strip() != ""
+    assert chat.conversation_messages() == [{"role": "user", "content": question},
+                                            {"role": "assistant", "content": want}]
+    assert loud_windows(heard).sum() * 0.02 > 0.3, "the answer did not reach the speaker"
+    assert chat.message.startswith("Hold Talk to answer. The voice began ")
+    answer = turns[1].text
+    window.files.new_conversation()  # File, New: the turns and the model's history start afresh
+    qtbot.waitUntil(lambda: chat.conversation_messages() == [], timeout=10_000)
+    assert model.transcript.turns == [] and chat.phase == "ready"
+    print(f"heard {question!r}; answered {answer!r}; {loud_windows(heard).sum() * 0.02:.2f} s loud")
+
+
+def test_with_no_server_answering_the_window_says_so_in_one_sentence(window, qtbot):
+    model, chat = window.model, window.model.chat
+    url = f"http://127.0.0.1:{free_port()}/v1"
+    assert model.start_chat(url, "tiny")
+    qtbot.waitUntil(lambda: not chat.active, timeout=30_000)
+    assert chat.message.startswith(f"No language model server answers at {url}")
+    assert window.error_box.isVisible() and window.error_box.message == chat.message
+    assert model.talk_available()[0] is False or model.models.model_info is None
+    window.press_talk("key")  # nothing to talk with: nothing happens, nothing breaks
+    window.release_talk("key")
+    assert model.transcript.turns == []
+
+
+def test_the_model_manager_leads_to_your_language_model_which_says_what_to_start_when_none_runs(window, qtbot):
+    from app.chat.discovery import KnownServer, find_servers
+    from app.window.chat_dialog import ChatDialog
+
+    nobody = KnownServer("Ollama", f"http://127.0.0.1:{free_port()}/v1")  # the usual address, where none runs
+    window.dialogs.server_finder = lambda: find_servers((nobody,))
+    manager = window.dialogs.open_model_manager()
+    manager.chat_button.click()
+    dialog = next(w for w in window.findChildren(ChatDialog))
+    assert not manager.isVisible() and dialog.isVisible()
+    qtbot.waitUntil(lambda: dialog.find_button.isEnabled(), timeout=10_000)  # searched at once: no address yet
+    assert dialog.note.text().startswith("No language model server is running here: start Ollama "
+                                         "(http://127.0.0.1:11434/v1) or LM Studio (http://127.0.0.1:1234/v1)")
+    dialog.talk_button.click()  # nothing given: one sentence, nothing started
+    assert not window.model.chat.active and dialog.isVisible()
+    assert dialog.note.text() == "Give your language model server's address and the model's name."
+
+
+def test_a_running_server_fills_in_the_dialog_and_the_choice_is_kept_without_the_key(window, llama, qtbot, tmp_path):
+    from app.chat.discovery import KnownServer, find_servers
+    from app.settings import load_settings
+
+    window.dialogs.server_finder = lambda: find_servers((KnownServer("Ollama", llama.url),))
+    dialog = window.dialogs.open_chat_dialog()
+    qtbot.waitUntil(lambda: dialog.find_button.isEnabled(), timeout=10_000)
+    offered = [dialog.model_combo.itemText(i) for i in range(dialog.model_combo.count())]
+    assert dialog.url_edit.text() == llama.url and offered and dialog.model_combo.currentText() == offered[0]
+    assert dialog.note.text() == f"Ollama runs at {llama.url}: choose one of its models."
+    dialog.model_combo.setEditText("tiny")
+    dialog.talk_button.click()
+    assert dialog.result() == QDialog.Accepted and window.model.chat.active
+    assert window.chat_strip.widget.isVisible() and "tiny" in window.chat_strip.label.text()
+    qtbot.waitUntil(lambda: window.model.chat.phase == "ready", timeout=180_000)
+    store = QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)
+    stored = load_settings(store)
+    assert (stored.llm_url, stored.llm_model) == (llama.url, "tiny")
+    assert sorted(k for k in store.allKeys() if "llm" in k or "key" in k) == [  # a server key is never here
+        "llm_model", "llm_url", "talk_key", "talk_key_mode"]
+    window.chat_strip.stop_button.click()  # back to the speech-to-speech model: the devices go back too
+    assert not window.model.chat.active and not window.chat_strip.widget.isVisible()
+    assert window.model.devices._borrower is None

@@ -1,0 +1,146 @@
+"""The window's conversation with a language model, on its own thread (``app.engine_thread.chat_loop``),
+fed by a hand-driven 24 kHz bridge: held Talk's frames reach the speech to text exactly as
+``parley chat`` feeds a recording, the real llama.cpp server's answer to the history is the turn's,
+the voice's frames reach the speaker's ring as they are made (exactly the voice saying the answer's
+clauses), and the history goes on across turns."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+import soundfile
+
+from app.audio.bridge import AudioBridge
+from app.chat.cascade import Conversation
+from app.chat.clauses import ClauseSplitter
+from app.cli.say import load_voice
+from app.engine_thread import chat_loop as c
+from engine import FRAME_SIZE, SAMPLE_RATE, PocketSpeaker, load_pocket_tts, load_speech_to_text
+from tests.conftest import SPEECH
+from tests.llama_server import whole_answer
+from tests.test_chat_cli import voice_folder  # noqa: F401 - a fixture
+
+pytest.importorskip("pocket_tts")
+pytest.importorskip("llama_cpp.server", reason="make test installs llama-cpp-python[server]")
+
+MAX_TOKENS = 12
+
+
+def speaker_of(voice_folder):  # noqa: F811
+    folder, voice = voice_folder
+    model = load_pocket_tts(folder)
+    return PocketSpeaker(model, load_voice(model, voice), seed=0)
+
+
+def recording(name: str, seconds: float) -> np.ndarray:
+    audio, rate = soundfile.read(SPEECH[name], dtype="float32")
+    assert rate == SAMPLE_RATE
+    return audio[:int(seconds * rate) // FRAME_SIZE * FRAME_SIZE]  # whole frames: nothing left in the assembler
+
+
+class Speaker:
+    """Drains the bridge's output ring as a sound card would, and keeps what it played."""
+
+    def __init__(self, bridge: AudioBridge) -> None:
+        self.bridge, self.played = bridge, []
+
+    def drain(self) -> None:
+        out = np.zeros((self.bridge.output.available(), 1), np.float32)
+        got = self.bridge.output.read_into(out)
+        self.played.append(out[:got, 0].copy())
+
+    def audio(self) -> np.ndarray:
+        return np.concatenate(self.played) if self.played else np.zeros(0, np.float32)
+
+
+def wait_for(events: list, kind, speaker: Speaker, timeout: float = 180.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        speaker.drain()
+        found = [e for e in events if isinstance(e, kind)]
+        if found:
+            return found[-1]
+        failed = [e for e in events if isinstance(e, c.ChatFailed)]
+        assert not failed, failed
+        time.sleep(0.01)
+    raise AssertionError(f"no {kind.__name__} within {timeout} s: {events}")
+
+
+def talk_turn(loop, bridge: AudioBridge, speaker: Speaker, events: list, pcm: np.ndarray):
+    """Hold Talk while ``pcm`` arrives from the microphone, release it: (Heard, Answered, the clauses said)."""
+    bridge.input.write(np.zeros((FRAME_SIZE, 1), np.float32))  # said before Talk: not this turn's
+    del events[:]
+    loop.talk(True)
+    wait_for(events, c.Listening, speaker)
+    for block in np.split(pcm, len(pcm) // 480):  # 20 ms blocks, as a callback delivers them
+        bridge.input_callback(block[:, None], len(block), None, None)
+    while bridge.input.available():
+        time.sleep(0.01)
+    loop.talk(False)
+    heard = wait_for(events, c.Heard, speaker)
+    answered = wait_for(events, c.Answered, speaker)
+    speaker.drain()
+    return heard.text, answered, [e.text for e in events if isinstance(e, c.Said)]
+
+
+def test_held_talk_is_heard_as_the_cli_hears_it_and_the_answer_is_spoken_into_the_speaker(llama, voice_folder):  # noqa: F811
+    stt = load_speech_to_text("demo-stt", device="cpu")
+    events: list = []
+    bridge = AudioBridge(SAMPLE_RATE, 1, SAMPLE_RATE, 1)
+    speaker = Speaker(bridge)
+    loop = c.ChatLoop(events.append, loader=lambda setup: (stt, speaker_of(voice_folder)))
+    try:
+        loop.set_bridge(bridge)
+        loop.start(c.ChatSetup(llama.url, "tiny", "demo-stt", "", "", "", max_tokens=MAX_TOKENS, temperature=0))
+        wait_for(events, c.ChatReady, speaker)
+        history = []
+        for turn, (name, seconds) in enumerate((("hello_24k.wav", 2.0), ("hello_24k.wav", 1.2))):
+            pcm = recording(name, seconds)
+            heard, answered, said = talk_turn(loop, bridge, speaker, events, pcm)
+            assert heard == Conversation(stt, None, None).hear(pcm)[0] != ""
+            history.append({"role": "user", "content": heard})
+            want = whole_answer(llama.url, history, MAX_TOKENS)["message"]["content"]
+            assert answered.text == want and answered.problem == ""
+            history.append({"role": "assistant", "content": want})
+            splitter = ClauseSplitter()
+            clauses = [x.text for x in splitter.feed(want) + splitter.flush()]
+            assert said == clauses
+            if turn == 0:  # a fresh voice (seed 0) says what the loop's voice said first
+                fresh = speaker_of(voice_folder)
+                said = np.concatenate([f.audio for clause in clauses for f in fresh.speak(clause)])
+                played = speaker.audio()
+                assert played.size == said.size
+                # the same frames, up to float rounding (another thread: 3e-6 seen here)
+                assert np.abs(np.clip(said, -1, 1) - played).max() <= 1e-4
+            t = answered.times
+            print(f"turn {turn}: stt flush {t.stt_flush:.0f} ms, model's first token {t.first_token:.0f} ms, "
+                  f"first audio {t.first_audio:.0f} ms after Talk's release")
+            assert 0 < t.stt_flush < t.first_audio <= t.total
+        assert loop.conversation.messages == history
+    finally:
+        assert loop.close()
+
+
+def test_a_connection_lost_mid_answer_keeps_and_speaks_what_came_and_the_next_turn_goes_on(voice_folder):  # noqa: F811
+    from tests.bad_chat_server import PIECES, BadServer
+
+    stt = load_speech_to_text("demo-stt", device="cpu")
+    events: list = []
+    bridge = AudioBridge(SAMPLE_RATE, 1, SAMPLE_RATE, 1)
+    speaker = Speaker(bridge)
+    with BadServer("drop") as server:
+        loop = c.ChatLoop(events.append, loader=lambda setup: (stt, speaker_of(voice_folder)))
+        try:
+            loop.set_bridge(bridge)
+            loop.start(c.ChatSetup(server.url, "m", "demo-stt", "", "", ""))
+            wait_for(events, c.ChatReady, speaker)
+            for _turn in range(2):
+                heard, answered, said = talk_turn(loop, bridge, speaker, events, recording("hello_24k.wav", 1.2))
+                assert answered.text == "".join(PIECES) and said == ["Hello there, my friend."]
+                assert answered.problem.startswith("The connection to the language model was lost")
+            assert speaker.audio().size > 0 and len(server.requests) == 2
+            assert [m["role"] for m in loop.conversation.messages] == ["user", "assistant"] * 2
+        finally:
+            assert loop.close()
