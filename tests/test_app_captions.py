@@ -28,7 +28,7 @@ def captions_on(h: Harness) -> None:
     action.trigger()
     h.qtbot.waitUntil(lambda: model.captions.running == "demo-stt", timeout=120_000)
     assert action.isChecked() and model.preferences.settings.captions  # kept for the next start
-    assert model.transcript.voice_turns  # the demo STT has the 1B's voice-activity heads
+    assert model.worker.controller.captions.model.has_voice_activity  # the demo STT has the 1B's heads
 
 
 def speak(h: Harness, frames: int) -> None:

@@ -1,6 +1,7 @@
 """The person's captions in their turns: each piece in the turn that covers its time, a word never
-split between turns; and where the caption model has voice-activity heads, the person's turns end
-where the heads say (``engine.runtime.voice_activity``), not after a silence."""
+split between turns; and from the first stored turn end on (Talk pressed or released, a caption
+model's voice-activity heads: ``engine.runtime.voice_activity``), the person's turns end at the
+ends, not after a silence."""
 
 from __future__ import annotations
 
@@ -51,8 +52,11 @@ def test_a_word_said_as_the_voice_fell_goes_to_the_turn_before_and_one_before_an
     turns = [turn for turn in t.turns if turn.speaker == YOU]
     assert [(round(turn.start, 2), turn.text) for turn in turns] == [(0.4, "um yes")]
     alone = Transcript()
-    alone.add_captions([(0.1, " hm")])  # none of the person's turns at all: a turn of its own
-    assert [(round(turn.start, 2), turn.text) for turn in alone.turns] == [(0.1, "hm")]
+    alone.add_captions([(0.1, " hm"), (0.2, "m")])  # none of the person's turns yet: it waits for their first
+    assert alone.turns == [] and alone.captions == [(0.1, " hm"), (0.2, "m")]
+    frames(alone, range(5, 10), 10)
+    alone.add_captions([(0.5, "m"), (0.6, " ok")])
+    assert [(round(turn.start, 2), turn.text) for turn in alone.turns] == [(0.4, "hmmm ok")]
 
 
 def test_captions_come_back_with_a_loaded_conversation():
@@ -82,7 +86,7 @@ def test_voice_activity_ends_the_person_s_turns_instead_of_their_silence():
     assert len(your_texts(by_energy)) == 2  # 0.8 s of quiet ends the first turn
 
     t = Transcript()
-    t.voice_turns = True
+    t.add_captions([], turn_ends=[0.0])  # a caption model with heads began to listen
     frames(t, range(0, 10), 15)  # speaking, then quiet: without an end from the heads the turn goes on
     frames(t, range(20, 30), 25, start=15)
     assert len(your_texts(t)) == 1
@@ -100,10 +104,16 @@ def test_voice_activity_ends_the_person_s_turns_instead_of_their_silence():
     assert [round(x.start, 2) for x in t.turns if x.speaker == YOU] == [0.0, 0.56, 3.6]
 
 
-def test_without_voice_turns_the_heads_ends_are_not_used():
-    t = spoken([range(0, 10)], 12)
-    t.add_captions([(0.1, " one")], turn_ends=[0.5])
-    assert len(your_texts(t)) == 1 and t.turns[0].heard == set(range(10))
+def test_silence_ends_the_person_s_turns_until_the_first_stored_end_and_the_ends_after_it():
+    t = spoken([range(0, 10), range(20, 30)], 30)  # 0.8 s of quiet ends the first turn
+    t.add_captions([(0.1, " one")], turn_ends=[2.4])  # Talk pressed: ends from here on
+    assert t.by_ends and len(your_texts(t)) == 2
+    frames(t, range(30, 40), 10, start=30)
+    frames(t, range(55, 60), 30, start=40)  # 1.2 s of quiet inside held Talk: the same turn
+    t.add_captions([], turn_ends=[4.8])  # released
+    frames(t, range(65, 70), 10, start=60)
+    starts = [round(x.start, 2) for x in t.turns if x.speaker == YOU]
+    assert starts == [0.0, 1.6, 2.4, 5.2] and t.turns[2].heard == set(range(30, 40)) | set(range(55, 60))
 
 
 def test_a_captioner_dates_its_turn_ends_in_the_conversation_by_the_rule():
@@ -144,9 +154,10 @@ def test_a_loaded_conversation_has_the_person_s_turns_it_had_live_with_the_demo_
     pcm = pcm[:pcm.size // FRAME_SIZE * FRAME_SIZE]
     stt = load_speech_to_text("demo-stt", device="cpu")
     live, captioner = Transcript(), Captioner(stt)
-    live.voice_turns = stt.has_voice_activity
+    assert stt.has_voice_activity  # the feed keeps an end where it began to listen: the heads' ends from there
+    live.add_captions([], [0.0])
     captioner.prime()
-    pieces, ends = [], []
+    pieces, ends = [], [0.0]
     for i in range(pcm.size // FRAME_SIZE):
         frame = pcm[i * FRAME_SIZE:(i + 1) * FRAME_SIZE]
         db = level_db(frame)
@@ -156,7 +167,7 @@ def test_a_loaded_conversation_has_the_person_s_turns_it_had_live_with_the_demo_
         live.add_captions(kept, update.turn_ends)
         pieces += kept
         ends += update.turn_ends
-    assert ends and live.voice_turns  # the demo's random heads end turns on this recording
+    assert len(ends) > 1 and live.by_ends  # the demo's random heads end turns on this recording
 
     def shape(t: Transcript):
         return [(x.speaker, round(x.start, 3), round(x.end, 3), x.text, sorted(x.heard), x.levels) for x in t.turns]
@@ -191,7 +202,6 @@ def test_a_loaded_conversation_is_the_one_built_frame_by_frame():
     loaded.load(entries, user, assistant, captions=pieces, turn_ends=ends)
 
     live = Transcript()
-    live.voice_turns = True
     texts = {i: text for i, _s, text in entries}
     pending = list(ends)
     for i in range(frames + 30 + 1):
@@ -201,7 +211,6 @@ def test_a_loaded_conversation_is_the_one_built_frame_by_frame():
         live.add_frame(FrameObservation(i * FRAME_SECONDS, u > SPEECH_DB, u,
                                         level_db(assistant[i * FRAME_SIZE:(i + 1) * FRAME_SIZE]), texts.get(i, "")))
     live.add_captions([], pending)
-    live.voice_turns = False
     live.add_captions(pieces)
     assert _as_built(loaded) == _as_built(live) and len(loaded.turns) > 20
 

@@ -61,7 +61,6 @@ class CaptionsModel(QObject):
         name = self.model if self.wanted else ""
         if not name:
             self.loading, self.running = False, ""
-            self.turns.transcript.voice_turns = False
         self._submit(m.SetCaptions(name, self.device))
         self.changed.emit()
 
@@ -72,15 +71,14 @@ class CaptionsModel(QObject):
 
     def _on_ready(self, event: m.CaptionModelReady) -> None:
         self.loading, self.running = False, event.name
-        self.turns.transcript.voice_turns = event.voice_activity
         self.message.emit(self.tr("Captions of what you say: on ({model}).").format(model=event.name))
         self.changed.emit()
 
     def _on_failed(self, event: m.CaptionModelFailed) -> None:
         self.loading, self.running, self.problem = False, "", event.message
-        self.turns.transcript.voice_turns = False
         self.error.emit(event.message)
         self.changed.emit()
 
     def _on_added(self, event: m.CaptionsAdded) -> None:
+        """The person's words, and the turn ends kept (Talk pressed or released, the heads'), captions on or off."""
         self.turns.add_captions(event.pieces, event.turn_ends)

@@ -94,7 +94,7 @@ class ReplayPlayer(QObject):
         self._use_audio(user, assistant)
         self.path = Path(path)
         self.turns.set_interpreting(saved_by_interpreter(info.model))
-        self.turns.reset(info.transcript, (self._user, self._assistant))
+        self.turns.reset(info.transcript, (self._user, self._assistant), info.captions, info.turn_ends)
         self.loaded.emit(str(self.path))
         self.position_changed.emit(0.0)
         return True

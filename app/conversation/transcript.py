@@ -16,19 +16,20 @@ babbles without pause; an open microphone hears a whole conversation) made that 
 Captions (the person's words, where a caption model heard them: ``add_captions``) go into the
 person's turns by their time: a piece that starts a word goes to the person's turn that covers
 its time, else to their newest turn begun before it (a word said as the voice fell below
-the speech level), else to their first turn (a word dated before the voice rose above it), else to a
-turn of its own; a piece that continues a word (no leading space)
-goes where the word began, so a word is never split between turns.
+the speech level), else to their first turn (a word dated before the voice rose above it); a piece
+that continues a word (no leading space) goes where the word began, so a word is never split between
+turns. Pieces heard before the person has any turn wait for their first one (live, that turn may
+begin after the pieces came; loaded, it is there first): a turn of their own would stand where live
+and loaded transcripts differ.
 
-With a caption model that has voice-activity heads (``voice_turns``), those heads end the person's
-turns instead of their silence: a turn starts where the person is heard (push-to-talk or the
-speech level, as without them) and goes on through quiet stretches until the model says the turn
-ended (``engine.runtime.voice_activity``); the frames already added after that time begin the
-next turn. The long-turn splits above still apply. The ends are stored with the conversation
-(``engine.files.captions``), and ``load`` ends the turns where they were ended live: each end before
-the first frame after it, so that those frames begin the next turn as they did when the end came;
-a conversation stored without ends (one from before them, or captioned by a model without the
-heads, or whose heads ended no turn yet) has its turns split by silence.
+Stored turn ends (``engine.files.captions``: where Talk was pressed or released, where a caption
+model's voice-activity heads said the person's turn ended, and where such a model began to listen)
+end the person's turns from the conversation's first one on: a turn starts where the person is
+heard (push-to-talk or the speech level) and goes on through quiet stretches until the next end; the
+frames already added after an end begin the next turn. Before the first end, silence ends their
+turns. The long-turn splits above apply in both. Live and loaded turns follow this one rule with the
+same ends (``load`` applies each before the first frame after it, where it cut the open turn live),
+so a conversation opened or recovered has the turns it had live; a held Talk is one turn.
 """
 
 from __future__ import annotations
@@ -91,11 +92,12 @@ class Transcript:
         self.turns: list[Turn] = []
         self.pieces: list[tuple[float, str]] = []
         self.captions: list[tuple[float, str]] = []  # the person's words: (seconds, text piece)
-        self.voice_turns = False  # a caption model's voice-activity heads end the person's turns
+        self.by_ends = False  # a turn end was stored: ends, not silence, end the person's turns from then on
         self._open: dict[str, int] = {}  # the index of the turn each side is still in
         self._word_turn: int | None = None  # the turn the newest caption's word is in
         self._your_starts: list[tuple[float, int]] = []  # (start, index) of the person's turns, sorted
         self._batch: dict[int, list[str]] | None = None  # while loading: each turn's text pieces, joined once
+        self._waiting: list[str] = []  # pieces heard before the person's first turn, which they go into
 
     def clear(self) -> None:
         self.turns.clear()
@@ -104,6 +106,8 @@ class Transcript:
         self._open.clear()
         self._word_turn = None
         self._your_starts.clear()
+        self._waiting.clear()
+        self.by_ends = False
 
     def add_frame(self, frame: FrameObservation) -> set[int]:
         """Extend the turns by one frame; returns the indices of the turns that changed (new ones included)."""
@@ -111,7 +115,7 @@ class Transcript:
         end = frame.seconds + FRAME_SECONDS
         if frame.user_talking:
             self._end_if_long(YOU, frame.seconds)
-            gap = float("inf") if self.voice_turns else USER_GAP_S
+            gap = float("inf") if self.by_ends else USER_GAP_S
             changed.add(self._extend(YOU, frame.seconds, end, frame.user_db, gap))
         if frame.text:
             self.pieces.append((frame.seconds, frame.text))
@@ -131,10 +135,9 @@ class Transcript:
 
     def add_captions(self, pieces, turn_ends=()) -> set[int]:
         """Put the person's caption pieces ((seconds, text)) into their turns, and end their turn at
-        each of ``turn_ends`` (seconds; only with ``voice_turns``), in time order. Returns the
-        indices of the turns that changed (new ones included)."""
-        events = sorted([(seconds, 1, text) for seconds, text in pieces]
-                        + [(seconds, 0, "") for seconds in (turn_ends if self.voice_turns else ())],
+        each of ``turn_ends`` (seconds), in time order. Returns the indices of the turns that
+        changed (new ones included)."""
+        events = sorted([(seconds, 1, text) for seconds, text in pieces] + [(seconds, 0, "") for seconds in turn_ends],
                         key=lambda event: event[:2])  # stable: pieces of one time stay in their order
         changed: set[int] = set()
         for seconds, is_piece, text in events:
@@ -142,8 +145,11 @@ class Transcript:
                 changed |= self._end_user_turn(seconds)
                 continue
             index = self._caption_turn(seconds, text)
-            self._add_text(index, text)
             self.captions.append((seconds, text))
+            if index is None:  # no turn of the person's yet: their first takes it
+                self._waiting.append(text)
+                continue
+            self._add_text(index, text)
             self._word_turn = index
             changed.add(index)
         return changed
@@ -154,7 +160,7 @@ class Transcript:
         self._open.pop(speaker, None)
         return self._new_turn(Turn(speaker, start, max(end, start + FRAME_SECONDS), text))
 
-    def _caption_turn(self, seconds: float, text: str) -> int:
+    def _caption_turn(self, seconds: float, text: str) -> int | None:
         if self._word_turn is not None and text and not text[0].isspace():
             return self._word_turn  # the rest of a word
         # The person's turns do not overlap one another: the latest begun by then covers it, where one does.
@@ -163,13 +169,17 @@ class Transcript:
             return self._your_starts[begun - 1][1]
         if self._your_starts:  # their first turn: a word dated before their voice rose above the speech level
             return self._your_starts[0][1]
-        return self._new_turn(Turn(YOU, seconds, seconds + FRAME_SECONDS))  # heard before any turn of theirs
+        return None  # heard before any turn of theirs
 
     def _new_turn(self, turn: Turn) -> int:
         index = len(self.turns)
         self.turns.append(turn)
         if turn.speaker == YOU:
             insort(self._your_starts, (turn.start, index))
+            for text in self._waiting:
+                self._add_text(index, text)
+                self._word_turn = index
+            self._waiting.clear()
         return index
 
     def _add_text(self, index: int, text: str) -> None:
@@ -188,8 +198,9 @@ class Transcript:
         self._batch = None
 
     def _end_user_turn(self, at: float) -> set[int]:
-        """The caption model says the person's turn ended at ``at``: their open turn ends there, and
-        its frames from ``at`` on go on in a new turn."""
+        """A stored end at ``at``: the person's open turn ends there, and its frames from ``at`` on go
+        on in a new turn; from now on, ends (not silence) end their turns."""
+        self.by_ends = True
         index = self._open.get(YOU)
         if index is None:
             return set()
@@ -247,7 +258,6 @@ class Transcript:
                                | (_padded(assistant_rms, len(user_rms)) > SPEECH_RMS))
         active = sorted(set(heard.tolist()).union(texts))
         ends, next_end = sorted(turn_ends), 0
-        voice_turns, self.voice_turns = self.voice_turns, bool(ends)  # no ends stored: silence splits
         self._batch = {}
         try:
             for i in active:
@@ -261,7 +271,6 @@ class Transcript:
                 self._end_user_turn(seconds)
             self.add_captions(captions)
         finally:
-            self.voice_turns = voice_turns
             self._join_batch()
 
     def overlapping(self, index: int) -> bool:

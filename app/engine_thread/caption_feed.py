@@ -14,11 +14,16 @@ recovered conversation does.
 
 What is kept is only what the person can have said: a word dated where the model heard nothing at
 all (push-to-talk released, whose frames are digital silence; the model's silence prefix) is not
-theirs, and a turn end dated while Talk was held is not an end (holding Talk says the turn goes on),
-while releasing Talk is one (kept like the heads' ends, so an opened conversation ends it there too).
+theirs, and a turn end dated while Talk was held is not an end (holding Talk says the turn goes on).
 A caption model with random weights (the demo's) writes words and ends on silence too; a real one
 writes none there, so the rule only drops what no one said. What is kept is what the file holds, so
 an opened conversation's turns are the live ones.
+
+The turn ends that do not need a caption model are kept here too, captions on or off
+(``report``, before the frame's report reaches the window): where Talk was pressed and where it was
+released, so a held Talk is one turn; and where a caption model with voice-activity heads began to
+listen to a conversation without ends, so that its turns follow the ends from there, live and
+opened alike (``app.conversation.transcript``).
 
 A caption model that fails (to load, or on a frame) turns captions off and says why; the
 conversation never stops for it.
@@ -73,6 +78,7 @@ class CaptionFeed:
         self._primed = None  # what priming wrote, kept once a frame is heard (engine.CaptionUpdate)
         self._recent: dict[int, tuple[bool, bool]] = {}  # frame index -> (had sound, Talk held), recent ones
         self._word_kept: bool | None = None  # whether the word being written is kept (its rest goes with it)
+        self._talk: tuple[object, bool] = (None, False)  # (session, Talk held in its last frame)
 
     def want(self, c: m.SetCaptions, session) -> None:
         """Turn captions on with ``c.model`` (loaded off this thread), or off."""
@@ -123,11 +129,8 @@ class CaptionFeed:
         if self.captioner is None:
             return
         index = session.frames - 1
-        released = self._recent.get(index - 1, (False, False))[1] and not talk_held
         self._recent[index] = (bool(frame.any()), talk_held)
         self._recent.pop(index - RECENT_FRAMES, None)
-        if released:  # the person's turn ended where they let go of Talk
-            self.emit(m.CaptionsAdded(*engine.keep_captions(session, (), (index * FRAME_SECONDS,))))
         try:
             update = self.captioner.hear(frame)
         except Exception as e:
@@ -139,6 +142,17 @@ class CaptionFeed:
             self._keep(session, self._primed)
             self._primed = None
         self._keep(session, update)
+
+    def report(self, session, talk_held: bool) -> None:
+        """After ``session`` stepped a frame, before the window hears of it: the turn ends it makes, kept
+        (Talk pressed or released in it; a caption model with heads listening to a conversation that has
+        no end yet), dated at its start, so the window ends the person's turn before adding the frame."""
+        index = session.frames - 1
+        held_before = self._talk[1] if self._talk[0] is session else False
+        self._talk = (session, talk_held)
+        heads = self.captioner is not None and bool(self.model.has_voice_activity)
+        if talk_held != held_before or (heads and not session.turn_ends):
+            self.emit(m.CaptionsAdded(*engine.keep_captions(session, (), (index * FRAME_SECONDS,))))
 
     def finish(self, session) -> None:
         """The conversation paused, is saved or ends: the words behind the model's delay come out,

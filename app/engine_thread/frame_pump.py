@@ -158,6 +158,8 @@ class FramePump:
         written = time.perf_counter()
         costs = replace(costs, step=step_ms, step_cpu=step_cpu_ms, model=result.timings.total_ms,
                         output=(written - stepped) * 1000.0, report=self._report_ms)
+        if self.captions is not None:  # Talk pressed or released: the person's turn ends before this frame
+            self.captions.report(session, self.talk_held)
         self.emit(m.FrameDone(self._frame_stats(bridge, result, mic, heard, step_ms, started - arrival, queued_s,
                                                 session.graph, costs), waiting))
         self._report_ms = (time.perf_counter() - written) * 1000.0

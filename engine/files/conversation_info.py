@@ -16,7 +16,7 @@ from safetensors import safe_open
 from ..audio import FRAME_SECONDS, int16_to_pcm
 from ..errors import ConversationFileError
 from . import untrusted
-from .captions import Caption, read_captions
+from .captions import Caption, read_captions, read_turn_ends
 from .conversation import (
     MAX_FRAMES,
     MAX_HEADER_BYTES,
@@ -47,6 +47,7 @@ class ConversationInfo:
     has_audio: bool
     persona: str = ""  # the name of the persona it was made with ("" for none)
     captions: tuple[Caption, ...] = ()  # the person's words, where a caption model heard them
+    turn_ends: tuple[float, ...] = ()  # where the person's turns were ended (seconds): Talk released, the heads
 
     @property
     def seconds(self) -> float:
@@ -73,7 +74,7 @@ def read_conversation_info(path: str | os.PathLike) -> ConversationInfo:
             path=path, model=_model(meta), fingerprint=_fingerprint(meta), created=_created(meta),
             frames=frames, bytes=path.stat().st_size, transcript=tuple(read_transcript(meta, frames)),
             has_audio=all(name in header for name in AUDIO_NAMES), persona=_persona(meta),
-            captions=read_captions(meta, frames))
+            captions=read_captions(meta, frames), turn_ends=read_turn_ends(meta, frames))
     except untrusted.NewerVersionError as e:
         raise made_by_newer(path, e) from e
     except ValueError as e:
