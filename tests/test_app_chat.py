@@ -15,6 +15,7 @@ import soundfile
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QDialog
 
+from app.conversation.status import Status
 from app.conversation.transcript import ASSISTANT, YOU
 from app.window.main_window import MainWindow
 from tests import audio_server
@@ -59,6 +60,8 @@ def test_held_talk_is_heard_answered_by_the_server_and_spoken_to_the_speaker(win
     assert model.preferences.settings.llm_url == llama.url and model.preferences.settings.llm_model == "tiny"
     qtbot.waitUntil(lambda: chat.phase == "ready", timeout=180_000)
     assert chat.message.startswith("Talking with tiny at ") and model.talk_available() == (True, "")
+    assert model.status is Status.READY  # not "Idle, no model loaded": no speech-to-speech model is needed
+    assert window.header.model_label.text() == f"Your language model: tiny at {llama.url}"
     panel = window.conversation_panel  # no speech-to-speech model: Talk works, open mic and Start do not
     assert panel.talk_button.isEnabled() and not panel.open_mic_box.isEnabled()
     assert not panel.start_button.isEnabled()
@@ -67,6 +70,7 @@ def test_held_talk_is_heard_answered_by_the_server_and_spoken_to_the_speaker(win
     speaker = audio_server.SinkRecorder(str(tmp_path / "speaker.f32"))
     window.press_talk("key")
     qtbot.waitUntil(lambda: chat.phase == "listening", timeout=10_000)
+    assert model.status is Status.LISTENING
     player = audio_server.play_into_mic(spoken_question(tmp_path))
     try:
         assert player.wait(30) == 0

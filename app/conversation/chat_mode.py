@@ -21,6 +21,7 @@ import time
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from app.conversation.read_aloud import chosen_voice, installed_voices
+from app.conversation.status import Status
 from app.conversation.transcript import ASSISTANT, YOU
 from app.engine_thread import chat_loop as c
 
@@ -28,6 +29,7 @@ log = logging.getLogger(__name__)
 
 POLL_MS = 40
 OFF, LOADING, READY, LISTENING, ANSWERING = "off", "loading", "ready", "listening", "answering"
+STATUS = {LOADING: Status.LOADING, READY: Status.READY, LISTENING: Status.LISTENING, ANSWERING: Status.SPEAKING}
 
 
 def server_key(url: str) -> str | None:
@@ -51,7 +53,7 @@ class ChatMode(QObject):
         self.devices, self.preferences, self.turns, self._loader = devices, preferences, turns, loader
         self.phase = OFF
         self.message = ""  # one sentence: what it does now, or why it cannot
-        self.model_name = ""
+        self.model_name = self.url = ""
         self._loop: c.ChatLoop | None = None
         self._events: queue.Queue = queue.Queue()
         self._began = time.monotonic()  # the conversation's clock (its turns' times)
@@ -69,6 +71,15 @@ class ChatMode(QObject):
     @property
     def ready(self) -> bool:
         return self.phase in (READY, LISTENING, ANSWERING)
+
+    @property
+    def status(self) -> Status | None:
+        """The window's status while it runs (None: off)."""
+        return STATUS.get(self.phase)
+
+    def model_line(self) -> str:
+        """The window's model line while it runs."""
+        return self.tr("Your language model: {model} at {url}").format(model=self.model_name, url=self.url)
 
     def stt_model(self) -> str:
         settings = self.preferences.settings
@@ -98,7 +109,7 @@ class ChatMode(QObject):
         self.devices.lend(self._loop)
         self._loop.start(setup)
         self._began, self._answer_row, self._said = time.monotonic(), None, []
-        self.model_name = model
+        self.model_name, self.url = model, url
         self._set(LOADING, self.tr("Loading the speech models and asking {url} for {model}...").format(
             url=url, model=model))
         self._timer.start()

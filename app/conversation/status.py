@@ -53,9 +53,12 @@ class StatusInputs:
     now: float
     last_speech_time: float  # when the assistant's output last crossed SPEECH_DB (-inf if never)
     last_release_time: float  # when the user last stopped talking (-inf if never)
+    chat: Status | None = None  # a conversation with the person's language model runs: its own status
 
 
 def derive_status(s: StatusInputs) -> Status:
+    if s.chat is not None:
+        return s.chat
     if s.loading:
         return Status.LOADING
     if not s.loaded:

@@ -93,6 +93,7 @@ class ConversationModel(QObject):
                                       lambda on: self.preferences.update(captions=on), self)
         self.chat = ChatMode(self.devices, self.preferences, self.turns, self)  # your language model
         self.chat.changed.connect(self.talk_available_changed)
+        self.chat.changed.connect(self._update_status)
         self.chat.failed.connect(self._on_error)
         self.worker.submit(m.SetMicOpen(self.talk.mic_open))
         for part in (self.files, self.devices, self.captions):
@@ -357,6 +358,7 @@ class ConversationModel(QObject):
             now=time.monotonic(),
             last_speech_time=self._last_speech_time,
             last_release_time=self._last_release_time,
+            chat=self.chat.status,
         ))
         if status is not self.status:
             self.status = status

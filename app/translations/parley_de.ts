@@ -198,6 +198,10 @@
 <context>
     <name>ChatMode</name>
     <message>
+        <source>Your language model: {model} at {url}</source>
+        <translation>Ihr Sprachmodell: {model} unter {url}</translation>
+    </message>
+    <message>
         <source>Give your language model server&apos;s address and the model&apos;s name.</source>
         <translation>Geben Sie die Adresse des Servers Ihres Sprachmodells und den Namen des Modells an.</translation>
     </message>

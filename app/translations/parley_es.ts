@@ -198,6 +198,10 @@
 <context>
     <name>ChatMode</name>
     <message>
+        <source>Your language model: {model} at {url}</source>
+        <translation>Su modelo de lenguaje: {model} en {url}</translation>
+    </message>
+    <message>
         <source>Give your language model server&apos;s address and the model&apos;s name.</source>
         <translation>Indique la dirección del servidor de su modelo de lenguaje y el nombre del modelo.</translation>
     </message>

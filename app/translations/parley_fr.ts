@@ -198,6 +198,10 @@
 <context>
     <name>ChatMode</name>
     <message>
+        <source>Your language model: {model} at {url}</source>
+        <translation>Votre modèle de langage : {model} à {url}</translation>
+    </message>
+    <message>
         <source>Give your language model server&apos;s address and the model&apos;s name.</source>
         <translation>Indiquez l&apos;adresse du serveur de votre modèle de langage et le nom du modèle.</translation>
     </message>

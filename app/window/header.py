@@ -41,6 +41,7 @@ class Header(QWidget):
         column.addWidget(self.persona_label)
         model.status_changed.connect(self.render_status)
         model.models.model_changed.connect(self.render_model)
+        model.chat.changed.connect(self.render_model)
         model.models.persona_changed.connect(self.render_persona)
         self.render_status(model.status)
         self.render_model()
@@ -53,7 +54,8 @@ class Header(QWidget):
             "font-weight: bold; border-radius: 10px; padding: 4px 12px; }")
 
     def render_model(self) -> None:
-        text, tip = self.model.models.model_text()
+        chat = self.model.chat
+        text, tip = (chat.model_line(), "") if chat.active else self.model.models.model_text()
         self.model_label.setText(text)
         self.model_label.setToolTip(tip)
         self.render_persona()
