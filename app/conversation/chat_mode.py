@@ -20,6 +20,7 @@ import time
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
+from app.conversation.chat_latency import first_audio_text
 from app.conversation.read_aloud import chosen_voice, installed_voices
 from app.conversation.status import Status
 from app.conversation.transcript import ASSISTANT, YOU
@@ -195,11 +196,10 @@ class ChatMode(QObject):
                 self._set(READY, self._answered_text(event.times))
 
     def _answered_text(self, times) -> str:
-        if times is None or times.first_audio is None or times.first_token is None:
+        if times is None or times.parts() is None:
             return self.tr("Hold Talk to answer.")
-        return self.tr("Hold Talk to answer. The voice began {audio} ms after you let go of Talk (the speech to "
-                       "text's flush {flush} ms, the model's first word {token} ms).").format(
-                           audio=round(times.first_audio), flush=round(times.stt_flush), token=round(times.first_token))
+        return self.tr("Hold Talk to answer. The voice began {latency} after you let go of Talk.").format(
+            latency=first_audio_text(times))
 
     def _show_answer(self, text: str) -> None:
         if self._answer_row is None:

@@ -234,8 +234,8 @@
         <translation>Halten Sie Sprechen gedrückt, um zu antworten.</translation>
     </message>
     <message>
-        <source>Hold Talk to answer. The voice began {audio} ms after you let go of Talk (the speech to text&apos;s flush {flush} ms, the model&apos;s first word {token} ms).</source>
-        <translation>Halten Sie Sprechen gedrückt, um zu antworten. Die Stimme begann {audio} ms, nachdem Sie Sprechen losgelassen haben (Leeren der Spracherkennung {flush} ms, erstes Wort des Modells {token} ms).</translation>
+        <source>Hold Talk to answer. The voice began {latency} after you let go of Talk.</source>
+        <translation>Halten Sie Sprechen gedrückt, um zu antworten. Die Stimme begann {latency} nachdem Sie Sprechen losgelassen haben.</translation>
     </message>
 </context>
 <context>

@@ -234,8 +234,8 @@
         <translation>Mantenga Hablar pulsado para responder.</translation>
     </message>
     <message>
-        <source>Hold Talk to answer. The voice began {audio} ms after you let go of Talk (the speech to text&apos;s flush {flush} ms, the model&apos;s first word {token} ms).</source>
-        <translation>Mantenga Hablar pulsado para responder. La voz empezó {audio} ms después de que soltara Hablar (vaciado del reconocedor de voz {flush} ms, primera palabra del modelo {token} ms).</translation>
+        <source>Hold Talk to answer. The voice began {latency} after you let go of Talk.</source>
+        <translation>Mantenga Hablar pulsado para responder. La voz empezó {latency} después de soltar Hablar.</translation>
     </message>
 </context>
 <context>

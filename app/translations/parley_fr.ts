@@ -234,8 +234,8 @@
         <translation>Maintenez Parler pour répondre.</translation>
     </message>
     <message>
-        <source>Hold Talk to answer. The voice began {audio} ms after you let go of Talk (the speech to text&apos;s flush {flush} ms, the model&apos;s first word {token} ms).</source>
-        <translation>Maintenez Parler pour répondre. La voix a commencé {audio} ms après que vous avez relâché Parler (vidage de la transcription {flush} ms, premier mot du modèle {token} ms).</translation>
+        <source>Hold Talk to answer. The voice began {latency} after you let go of Talk.</source>
+        <translation>Maintenez Parler pour répondre. La voix a commencé {latency} après que vous avez relâché Parler.</translation>
     </message>
 </context>
 <context>
