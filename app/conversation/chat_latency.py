@@ -1,5 +1,7 @@
-"""The health panel's figure for a conversation with the person's language model: how long from the
-end of their speech to the voice's first sound, and where that time went (``TurnTimes.parts``)."""
+"""How long a conversation with the person's language model took from the end of their speech to the
+voice's first sound, and where that time went (``TurnTimes.parts``), in the interface's language.
+One sentence with every part named in it: a translation may reorder them, and no template is so
+bare ("{a} {b}") that it would match any text the window shows."""
 
 from __future__ import annotations
 
@@ -8,21 +10,9 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP
 from app.chat.cascade import TurnTimes
 from app.i18n import number_text, translate
 
-# The parts as the panel names them, in the order they happen (the hand-offs between them, under a
-# millisecond, are in the total only).
-PART_NAMES = (
-    ("stt_flush", QT_TRANSLATE_NOOP("ChatLatency", "your last words")),
-    ("model_first_token", QT_TRANSLATE_NOOP("ChatLatency", "the language model")),
-    ("clause_wait", QT_TRANSLATE_NOOP("ChatLatency", "its first clause")),
-    ("voice_first_frame", QT_TRANSLATE_NOOP("ChatLatency", "the voice")),
-)
-TIP = QT_TRANSLATE_NOOP("ChatLatency", "From the end of your speech to the first sound of the answer: the speech to "
-                        "text writing your last words, the language model's first word, the rest of its first "
-                        "clause, and the voice's first sound.")
-
-
-def seconds_text(ms: float) -> str:
-    return translate("ChatLatency", "{seconds} s").format(seconds=number_text(ms / 1000.0, 2))
+# The hand-offs between the parts, under a millisecond, are in the total only.
+SPLIT = QT_TRANSLATE_NOOP("ChatLatency", "{total} s (your last words {stt_flush} s, the language model "
+                          "{model_first_token} s, its first clause {clause_wait} s, the voice {voice_first_frame} s)")
 
 
 def first_audio_text(times: TurnTimes | None) -> str:
@@ -30,6 +20,5 @@ def first_audio_text(times: TurnTimes | None) -> str:
     parts = None if times is None else times.parts()
     if parts is None:
         return "-"
-    split = ", ".join(translate("ChatLatency", "{part} {duration}").format(
-        part=translate("ChatLatency", name), duration=seconds_text(parts[key])) for key, name in PART_NAMES)
-    return translate("ChatLatency", "{total} ({parts})").format(total=seconds_text(times.first_audio), parts=split)
+    seconds = {key: number_text(ms / 1000.0, 2) for key, ms in parts.items()}
+    return translate("ChatLatency", SPLIT).format(total=number_text(times.first_audio / 1000.0, 2), **seconds)

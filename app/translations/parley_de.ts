@@ -163,36 +163,8 @@
 <context>
     <name>ChatLatency</name>
     <message>
-        <source>your last words</source>
-        <translation>Ihre letzten Worte</translation>
-    </message>
-    <message>
-        <source>the language model</source>
-        <translation>das Sprachmodell</translation>
-    </message>
-    <message>
-        <source>its first clause</source>
-        <translation>sein erster Satzteil</translation>
-    </message>
-    <message>
-        <source>the voice</source>
-        <translation>die Stimme</translation>
-    </message>
-    <message>
-        <source>From the end of your speech to the first sound of the answer: the speech to text writing your last words, the language model&apos;s first word, the rest of its first clause, and the voice&apos;s first sound.</source>
-        <translation>Vom Ende Ihrer Rede bis zum ersten Ton der Antwort: die Spracherkennung, die Ihre letzten Worte schreibt, das erste Wort des Sprachmodells, der Rest seines ersten Satzteils und der erste Ton der Stimme.</translation>
-    </message>
-    <message>
-        <source>{seconds} s</source>
-        <translation>{seconds} s</translation>
-    </message>
-    <message>
-        <source>{part} {duration}</source>
-        <translation>{part} {duration}</translation>
-    </message>
-    <message>
-        <source>{total} ({parts})</source>
-        <translation>{total} ({parts})</translation>
+        <source>{total} s (your last words {stt_flush} s, the language model {model_first_token} s, its first clause {clause_wait} s, the voice {voice_first_frame} s)</source>
+        <translation>{total} s (Ihre letzten Worte {stt_flush} s, das Sprachmodell {model_first_token} s, sein erster Satzteil {clause_wait} s, die Stimme {voice_first_frame} s)</translation>
     </message>
 </context>
 <context>

@@ -163,36 +163,8 @@
 <context>
     <name>ChatLatency</name>
     <message>
-        <source>your last words</source>
-        <translation>sus últimas palabras</translation>
-    </message>
-    <message>
-        <source>the language model</source>
-        <translation>el modelo de lenguaje</translation>
-    </message>
-    <message>
-        <source>its first clause</source>
-        <translation>su primera oración</translation>
-    </message>
-    <message>
-        <source>the voice</source>
-        <translation>la voz</translation>
-    </message>
-    <message>
-        <source>From the end of your speech to the first sound of the answer: the speech to text writing your last words, the language model&apos;s first word, the rest of its first clause, and the voice&apos;s first sound.</source>
-        <translation>Desde el final de su voz hasta el primer sonido de la respuesta: la transcripción que escribe sus últimas palabras, la primera palabra del modelo de lenguaje, el resto de su primera oración y el primer sonido de la voz.</translation>
-    </message>
-    <message>
-        <source>{seconds} s</source>
-        <translation>{seconds} s</translation>
-    </message>
-    <message>
-        <source>{part} {duration}</source>
-        <translation>{part} {duration}</translation>
-    </message>
-    <message>
-        <source>{total} ({parts})</source>
-        <translation>{total} ({parts})</translation>
+        <source>{total} s (your last words {stt_flush} s, the language model {model_first_token} s, its first clause {clause_wait} s, the voice {voice_first_frame} s)</source>
+        <translation>{total} s (sus últimas palabras {stt_flush} s, el modelo de lenguaje {model_first_token} s, su primera cláusula {clause_wait} s, la voz {voice_first_frame} s)</translation>
     </message>
 </context>
 <context>

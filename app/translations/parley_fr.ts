@@ -163,36 +163,8 @@
 <context>
     <name>ChatLatency</name>
     <message>
-        <source>your last words</source>
-        <translation>vos derniers mots</translation>
-    </message>
-    <message>
-        <source>the language model</source>
-        <translation>le modèle de langage</translation>
-    </message>
-    <message>
-        <source>its first clause</source>
-        <translation>sa première proposition</translation>
-    </message>
-    <message>
-        <source>the voice</source>
-        <translation>la voix</translation>
-    </message>
-    <message>
-        <source>From the end of your speech to the first sound of the answer: the speech to text writing your last words, the language model&apos;s first word, the rest of its first clause, and the voice&apos;s first sound.</source>
-        <translation>De la fin de votre parole au premier son de la réponse : la transcription qui écrit vos derniers mots, le premier mot du modèle de langage, le reste de sa première proposition et le premier son de la voix.</translation>
-    </message>
-    <message>
-        <source>{seconds} s</source>
-        <translation>{seconds} s</translation>
-    </message>
-    <message>
-        <source>{part} {duration}</source>
-        <translation>{part} {duration}</translation>
-    </message>
-    <message>
-        <source>{total} ({parts})</source>
-        <translation>{total} ({parts})</translation>
+        <source>{total} s (your last words {stt_flush} s, the language model {model_first_token} s, its first clause {clause_wait} s, the voice {voice_first_frame} s)</source>
+        <translation>{total} s (vos derniers mots {stt_flush} s, le modèle de langage {model_first_token} s, sa première proposition {clause_wait} s, la voix {voice_first_frame} s)</translation>
     </message>
 </context>
 <context>
