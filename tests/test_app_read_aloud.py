@@ -55,7 +55,9 @@ def window(qtbot, tmp_path, app_demo_model):
 
 
 def turn(window, seconds: float, words: str) -> int:
-    """A turn of the person's with the caption model's ``words``; its row."""
+    """A turn of the person's (a frame they spoke in) with the caption model's ``words``; its row.
+    Captions alone make no turn: they wait for the person's first one."""
+    window.model.turns.add_frame(FrameObservation(seconds, True, -20.0, -80.0, ""))
     window.model.turns.add_captions([(seconds, words)])
     return window.model.turns.rowCount() - 1
 
