@@ -110,8 +110,13 @@ class PlaybackSession:
         self.far = far
         self.heard: list[np.ndarray] = []
 
+    @property
+    def frames(self) -> int:
+        """Frames stepped, as a session counts them (the caption feed dates turn ends by it)."""
+        return len(self.heard)
+
     def progress(self) -> SessionProgress:
-        frames = len(self.heard)
+        frames = self.frames
         return SessionProgress(sampling=SamplingConfig(), seed=0, frames=frames, generator_steps=frames,
                                decoded_frames=frames, prompts={}, transcript=())
 
