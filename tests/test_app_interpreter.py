@@ -327,10 +327,21 @@ def test_speech_played_on_the_computer_reaches_the_interpreter_through_the_monit
         assert window.model.devices.listening().echoes and window.model.devices.processing_in_use().echo_cancellation
         assert "speaks there too" in window.conversation_panel.headphones_note.text()
         mark = len(frames)
-        qtbot.waitUntil(lambda: len(frames) >= mark + 100, timeout=60_000)  # 8 s: the canceller converges
-        settled = [args[0] for args in frames.calls[mark + 50:mark + 100]]
+
+        def last_50():
+            return [args[0] for args in frames.calls[mark:][-50:]]
+
+        def echo_gone():
+            return np.median([s.model_input_db for s in last_50()]) < SPEECH_DB - 30
+
+        # The canceller converges in ~8 s here (100 frames); a loaded machine takes longer (a CI run
+        # measured 23 dB at 8 s): 50 frames in a row without its echo, within 40 s (500 frames).
+        qtbot.waitUntil(lambda: len(frames) >= mark + 100 and (echo_gone() or len(frames) >= mark + 500),
+                        timeout=90_000)
+        settled = last_50()
         assert max(s.mic_db for s in settled) > SPEECH_DB  # its own voice is in what the speaker plays...
-        assert np.median([s.model_input_db for s in settled]) < SPEECH_DB - 30  # ...and the model does not hear it
+        assert echo_gone(), f"the model hears its own voice: {[round(s.model_input_db) for s in settled]}, " \
+                            f"the canceller's last reading {settled[-1].echo}"  # ...and the model does not hear it
     finally:
         window.model.files.unsaved_frames = 0
         window.close()
