@@ -28,6 +28,18 @@ pytest.importorskip("llama_cpp.server", reason="make test installs llama-cpp-pyt
 MAX_TOKENS = 12
 
 
+@pytest.fixture(scope="module")
+def slow_voice_folder(tmp_path_factory):
+    """Released shapes, random weights; its end-of-speech head never fires (each clause lasts its
+    frame budget, seconds: long enough to be spoken over)."""
+    from bench.pocket_reference import VOICE, build
+    from engine.pocket_tts.releases import package_dict
+
+    folder = tmp_path_factory.mktemp("pocket-english-slow")
+    build(folder, package_dict("english"), eos_bias=-1e4)
+    return folder, VOICE
+
+
 def speaker_of(voice_folder):  # noqa: F811
     folder, voice = voice_folder
     model = load_pocket_tts(folder)
@@ -142,5 +154,62 @@ def test_a_connection_lost_mid_answer_keeps_and_speaks_what_came_and_the_next_tu
                 assert answered.problem.startswith("The connection to the language model was lost")
             assert speaker.audio().size > 0 and len(server.requests) == 2
             assert [m["role"] for m in loop.conversation.messages] == ["user", "assistant"] * 2
+        finally:
+            assert loop.close()
+
+
+def test_talk_pressed_while_the_answer_is_spoken_silences_it_at_once_and_keeps_only_the_words_heard(slow_voice_folder):
+    """Barge-in: the server sends a clause and then nothing for a minute; Talk pressed while the voice
+    speaks mutes what the speaker still had queued, closes the stream (the answer ends at once, not
+    after the minute), keeps the words heard ending in the cut mark, in the turn and in the history
+    the next request sends, and the press is the next turn's: twice in a row."""
+    from app.chat.cascade import CUT_MARK
+    from tests.bad_chat_server import PIECES, BadServer
+
+    stt = load_speech_to_text("demo-stt", device="cpu")
+    events: list = []
+    bridge = AudioBridge(SAMPLE_RATE, 1, SAMPLE_RATE, 1)
+    speaker = Speaker(bridge)
+    clause = "".join(PIECES).split()
+    pcm = recording("hello_24k.wav", 1.2)
+    with BadServer("pause", stall=60.0) as server:
+        loop = c.ChatLoop(events.append, loader=lambda setup: (stt, speaker_of(slow_voice_folder)))
+        try:
+            loop.set_bridge(bridge)
+            loop.start(c.ChatSetup(server.url, "m", "demo-stt", "", "", ""))
+            wait_for(events, c.ChatReady, speaker)
+            loop.talk(True)
+            wait_for(events, c.Listening, speaker)
+            history = []
+            for _cycle in range(2):
+                del events[:]
+                for block in np.split(pcm, len(pcm) // 480):
+                    bridge.input_callback(block[:, None], len(block), None, None)
+                loop.talk(False)
+                heard = wait_for(events, c.Heard, speaker).text
+                assert heard
+                wait_for(events, c.Said, speaker)
+                start, deadline = speaker.audio().size, time.monotonic() + 60
+                while speaker.audio().size - start < 0.8 * SAMPLE_RATE:  # the speaker plays 0.8 s of it
+                    assert time.monotonic() < deadline, "the voice stopped before 0.8 s"
+                    speaker.drain()
+                    time.sleep(0.005)
+                while bridge.output.available() < 0.2 * SAMPLE_RATE:  # the voice queues ahead of the speaker
+                    assert time.monotonic() < deadline, "the voice stopped"
+                    time.sleep(0.005)
+                mark, pressed = len(speaker.played), time.monotonic()
+                loop.talk(True)  # over the answer: the next turn
+                answered = wait_for(events, c.Answered, speaker, timeout=20.0)
+                assert time.monotonic() - pressed < 10.0  # the silent stream was closed, not waited out
+                wait_for(events, c.Listening, speaker)
+                speaker.drain()
+                after = np.concatenate(speaker.played[mark:])
+                assert after.size >= 0.2 * SAMPLE_RATE and not after.any()  # what was queued is muted
+                assert answered.cut and answered.problem == "" and answered.text.endswith(CUT_MARK)
+                words = answered.text.removesuffix(CUT_MARK).split()
+                assert words == clause[:len(words)] and len(words) < len(clause)  # heard: part of the clause
+                history += [{"role": "user", "content": heard}, {"role": "assistant", "content": answered.text}]
+                assert loop.conversation.messages == history
+            assert server.requests[1]["messages"] == history[:3]  # the cut answer is the model's, as heard
         finally:
             assert loop.close()

@@ -7,7 +7,8 @@ with the demo, else stt-1b-en_fr (the settings' ``chat_stt_model`` overrides it)
 the chosen Pocket TTS voice (the one Read aloud uses). Starting lends the audio devices to an
 ``app.engine_thread.chat_loop.ChatLoop`` (the speech-to-speech conversation pauses) and stopping
 takes them back. Talk held: the microphone goes to the speech to text; released: the person's
-turn and then the assistant's, growing clause by clause as it is spoken, go into the turns.
+turn and then the assistant's, growing clause by clause as it is spoken, go into the turns. Talk
+pressed while it speaks stops it (barge-in: ``chat_loop``); its turn keeps the words heard, cut.
 
 The loop reports through a queue that a GUI timer reads (no signals from foreign threads).
 """
@@ -192,6 +193,8 @@ class ChatMode(QObject):
             if event.problem:
                 self.phase = READY
                 self._refuse(event.problem)
+            elif event.cut:
+                self._set(READY, self.tr("You spoke over the answer: it stopped, and keeps the words you heard."))
             else:
                 self._set(READY, self._answered_text(event.times))
 

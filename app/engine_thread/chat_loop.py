@@ -6,8 +6,13 @@ same turn as ``parley chat``: the answer streamed, spoken clause by clause into 
 as it comes, the history kept across turns.
 
 No Qt and no sounddevice here: commands come in through a queue (``start``, ``talk``, ``close``),
-what happens goes out as the typed events below through ``emit`` (any thread may read them). An
-answer is spoken to its end: Talk pressed meanwhile is taken after it (no barge-in yet).
+what happens goes out as the typed events below through ``emit`` (any thread may read them).
+
+Talk pressed while an answer is spoken is the person speaking over it (barge-in): at the press, on
+the pressing thread, the speaker's queue is muted (the voice is silent from the next output
+callback), the model's stream is closed and the voice stops before its next frame; the answer keeps
+the words the speaker had played (``app.chat.cascade.Interruption``), and the person's new turn
+starts with what the microphone caught from the press on.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ import numpy as np
 import engine
 from app.audio.bridge import AudioBridge
 from app.audio.resample import FrameAssembler, OutputConverter
+from app.chat.cascade import Interruption
 
 log = logging.getLogger(__name__)
 
@@ -97,6 +103,16 @@ class Answered:
     text: str
     problem: str
     times: object
+    cut: bool = False  # the person spoke over it: ``text`` is what they heard, ending in cascade.CUT_MARK
+
+
+@dataclass(frozen=True)
+class _Speaking:
+    """An answer being spoken into ``bridge``'s speaker from ring position ``start`` on."""
+
+    interruption: Interruption
+    bridge: AudioBridge
+    start: int
 
 
 class _Closed(Exception):
@@ -127,6 +143,8 @@ class ChatLoop:
         self._assembler: FrameAssembler | None = None
         self._heard_from: AudioBridge | None = None  # the bridge the assembler and scratch are for
         self._scratch = np.zeros((0, 1), np.float32)
+        self._pressed: tuple[AudioBridge, int] | None = None  # the microphone ring's position at the last press
+        self._speaking: _Speaking | None = None
         self._thread = threading.Thread(target=self._run, name="parley-chat", daemon=True)
         self._thread.start()
 
@@ -139,7 +157,24 @@ class ChatLoop:
         self._commands.put(setup)
 
     def talk(self, held: bool) -> None:
+        """Talk pressed or released. A press while an answer is spoken stops it here and now."""
+        if held:
+            bridge = self._bridge
+            self._pressed = (bridge, bridge.input.written) if bridge is not None else None
+            speaking = self._speaking
+            if speaking is not None:
+                self._speak_over(speaking, bridge)
         self._commands.put(held)
+
+    @staticmethod
+    def _speak_over(speaking: _Speaking, bridge: AudioBridge | None) -> None:
+        heard_s = None  # the devices changed under the answer: count all it gave as heard
+        if bridge is speaking.bridge:
+            heard_s = max(0, bridge.output.read - speaking.start) / bridge.output_rate
+        speaking.bridge.output.request_mute()
+        if bridge is not None and bridge is not speaking.bridge:
+            bridge.output.request_mute()
+        speaking.interruption.interrupt(heard_s)
 
     def forget(self) -> None:
         """A new conversation: the history goes (the system prompt stays), after an answer in progress."""
@@ -221,7 +256,11 @@ class ChatLoop:
         if bridge is None:
             self.emit(ChatFailed("No microphone is open: check the microphone in the main window."))
             return
-        bridge.input.read = bridge.input.written  # what was said before Talk is not this turn's
+        # What was said before Talk is not this turn's; what came since the press is (an answer
+        # being spoken over may have kept this thread from the press for a frame).
+        ring = bridge.input
+        pressed = self._pressed[1] if self._pressed is not None and self._pressed[0] is bridge else ring.written
+        ring.read = max(ring.read, pressed, ring.written - ring.capacity)
         self._attach(bridge)
         self._stream, self._steps = self.conversation.stt.new_stream(), []
         self.emit(Listening())
@@ -254,15 +293,24 @@ class ChatLoop:
         self.emit(Heard(heard))
         if not heard:
             return
-        converter = OutputConverter(self._bridge.output_rate if self._bridge is not None else engine.SAMPLE_RATE)
-        turn = self.conversation.answer(heard, end_of_speech, flush, on_frame=lambda f: self._play(converter, f),
-                                        on_clause=lambda text: self.emit(Said(text)))
-        self.emit(Answered(turn.answer, "" if turn.error is None else str(turn.error), turn.times))
+        bridge = self._bridge
+        converter = OutputConverter(bridge.output_rate if bridge is not None else engine.SAMPLE_RATE)
+        interruption = Interruption()
+        if bridge is not None:
+            self._speaking = _Speaking(interruption, bridge, bridge.output.written)
+        try:
+            turn = self.conversation.answer(heard, end_of_speech, flush,
+                                            on_frame=lambda f: self._play(converter, f, interruption),
+                                            on_clause=lambda text: self.emit(Said(text)), interruption=interruption)
+        finally:
+            self._speaking = None
+        self.emit(Answered(turn.answer, "" if turn.error is None else str(turn.error), turn.times, turn.cut))
 
-    def _play(self, converter: OutputConverter, frame: np.ndarray) -> None:
-        """One frame of the voice into the speaker's ring, kept ``AHEAD_S`` ahead of it."""
+    def _play(self, converter: OutputConverter, frame: np.ndarray, interruption: Interruption) -> None:
+        """One frame of the voice into the speaker's ring, kept ``AHEAD_S`` ahead of it (none once
+        the person spoke over the answer)."""
         samples = converter.convert(frame)
-        while True:
+        while not interruption.interrupted:
             if self._closing.is_set():
                 raise _Closed()
             bridge = self._bridge
