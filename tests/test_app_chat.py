@@ -100,6 +100,45 @@ def test_held_talk_is_heard_answered_by_the_server_and_spoken_to_the_speaker(win
     print(f"heard {question!r}; answered {answer!r}; {loud_windows(heard).sum() * 0.02:.2f} s loud")
 
 
+def test_talk_pressed_over_the_answer_stops_it_keeps_what_was_said_cut_and_listens(window, qtbot, tmp_path):
+    """The server sends a clause and then nothing for a minute: Talk pressed meanwhile ends the answer
+    at once (the stream is closed), its turn keeps the words spoken, cut, and the window listens."""
+    from app.chat.cascade import CUT_MARK
+    from tests.bad_chat_server import PIECES, BadServer
+
+    model, chat = window.model, window.model.chat
+    with BadServer("pause", stall=60.0) as server:
+        assert model.start_chat(server.url, "m")
+        qtbot.waitUntil(lambda: chat.phase == "ready", timeout=180_000)
+        qtbot.waitUntil(lambda: model.devices.audio.status.state == "running", timeout=30_000)
+        window.press_talk("key")
+        qtbot.waitUntil(lambda: chat.phase == "listening", timeout=10_000)
+        player = audio_server.play_into_mic(spoken_question(tmp_path))
+        try:
+            assert player.wait(30) == 0
+        finally:
+            player.kill()
+        window.release_talk("key")
+        said = "".join(PIECES)
+        qtbot.waitUntil(lambda: [t.text for t in model.transcript.turns[1:]] == [said], timeout=60_000)
+        time.sleep(1.0)  # the clause is spoken (in part); the server says nothing more
+        assert chat.phase == "answering" and model.status is Status.SPEAKING
+        pressed = time.monotonic()
+        window.press_talk("key")
+        qtbot.waitUntil(lambda: chat.phase == "listening", timeout=10_000)
+        assert time.monotonic() - pressed < 5.0  # not the minute the server stalls
+        time.sleep(0.3)  # what the sound server had taken before the press
+        speaker = audio_server.SinkRecorder(str(tmp_path / "speaker.f32"))
+        time.sleep(1.0)
+        assert loud_windows(np.frombuffer(speaker.stop(), np.float32)).sum() == 0  # the voice is silent
+        turns = model.transcript.turns
+        assert [t.speaker for t in turns] == [YOU, ASSISTANT] and turns[1].text.endswith(f" {CUT_MARK}")
+        words = turns[1].text.removesuffix(CUT_MARK).split()  # what the speaker had played of it
+        assert words and words == said.split()[:len(words)]
+        assert chat.conversation_messages()[-1] == {"role": "assistant", "content": turns[1].text}
+        assert not window.error_box.isVisible()
+
+
 def test_with_no_server_answering_the_window_says_so_in_one_sentence(window, qtbot):
     model, chat = window.model, window.model.chat
     url = f"http://127.0.0.1:{free_port()}/v1"
