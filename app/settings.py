@@ -61,6 +61,7 @@ class AppSettings:
     # demo's demo-stt with the demo, else stt-1b-en_fr).
     llm_url: str = ""
     llm_model: str = ""
+    llm_tools: tuple[str, ...] = ()  # app.chat.tools.TOOL_NAMES the person lets their language model call
     chat_stt_model: str = ""
 
     @property

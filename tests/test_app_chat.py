@@ -139,6 +139,43 @@ def test_talk_pressed_over_the_answer_stops_it_keeps_what_was_said_cut_and_liste
         assert not window.error_box.isVisible()
 
 
+def test_a_tool_ticked_in_the_dialog_is_offered_its_call_runs_and_shows_in_the_turn(window, qtbot, tmp_path):
+    """Only the ticked tool is offered (kept for next time); the server calls it, gets its result and
+    answers; the assistant's turn shows the call and then the answer."""
+    from app.settings import load_settings
+    from tests.bad_chat_server import PIECES, BadServer
+
+    model, chat = window.model, window.model.chat
+    with BadServer("tool-call") as server:
+        dialog = window.dialogs.open_chat_dialog()
+        assert not any(box.isChecked() for box in dialog.tool_boxes.values())  # none until the person ticks one
+        dialog.url_edit.setText(server.url)
+        dialog.model_combo.setEditText("m")
+        dialog.tool_boxes["clock"].setChecked(True)
+        dialog.talk_button.click()
+        qtbot.waitUntil(lambda: chat.phase == "ready", timeout=180_000)
+        qtbot.waitUntil(lambda: model.devices.audio.status.state == "running", timeout=30_000)
+        window.press_talk("key")
+        qtbot.waitUntil(lambda: chat.phase == "listening", timeout=10_000)
+        player = audio_server.play_into_mic(spoken_question(tmp_path))
+        try:
+            assert player.wait(30) == 0
+        finally:
+            player.kill()
+        window.release_talk("key")
+        qtbot.waitUntil(lambda: len(server.requests) == 2 and chat.phase == "ready", timeout=120_000)
+        assert [t["function"]["name"] for t in server.requests[0]["tools"]] == ["clock"]
+        call, answer = model.transcript.turns[1].text.split("\n")
+        assert call.startswith("[It read the clock: ") and answer == "".join(PIECES)
+        tool_message = server.requests[1]["messages"][-1]
+        assert tool_message["role"] == "tool" and call == f"[It read the clock: {tool_message['content']}]"
+        stored = load_settings(QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat))
+        assert stored.llm_tools == ("clock",)
+        again = window.dialogs.open_chat_dialog()
+        assert [name for name, box in again.tool_boxes.items() if box.isChecked()] == ["clock"]
+        again.reject()
+
+
 def test_with_no_server_answering_the_window_says_so_in_one_sentence(window, qtbot):
     model, chat = window.model, window.model.chat
     url = f"http://127.0.0.1:{free_port()}/v1"
@@ -189,7 +226,7 @@ def test_a_running_server_fills_in_the_dialog_and_the_choice_is_kept_without_the
     stored = load_settings(store)
     assert (stored.llm_url, stored.llm_model) == (llama.url, "tiny")
     assert sorted(k for k in store.allKeys() if "llm" in k or "key" in k) == [  # a server key is never here
-        "llm_model", "llm_url", "talk_key", "talk_key_mode"]
+        "llm_model", "llm_tools", "llm_url", "talk_key", "talk_key_mode"]
     window.chat_strip.stop_button.click()  # back to the speech-to-speech model: the devices go back too
     assert not window.model.chat.active and not window.chat_strip.widget.isVisible()
     assert window.model.devices._borrower is None

@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 import queue
 import time
+from pathlib import Path
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
@@ -30,6 +31,7 @@ from app.engine_thread import chat_loop as c
 log = logging.getLogger(__name__)
 
 POLL_MS = 40
+CALL_RESULT_CHARS = 160  # of a tool call's result, in the turn
 OFF, LOADING, READY, LISTENING, ANSWERING = "off", "loading", "ready", "listening", "answering"
 STATUS = {LOADING: Status.LOADING, READY: Status.READY, LISTENING: Status.LISTENING, ANSWERING: Status.SPEAKING}
 
@@ -88,11 +90,15 @@ class ChatMode(QObject):
         return settings.chat_stt_model or ("demo-stt" if settings.model == "demo" else "stt-1b-en_fr")
 
     # -- commands ----------------------------------------------------------------------------
-    def start(self, url: str, model: str, system: str | None = None, **sampling) -> bool:
+    def start(self, url: str, model: str, system: str | None = None, tools: tuple[str, ...] | None = None,
+              conversations_folder: Path | None = None, **sampling) -> bool:
         """Talk with ``model`` at ``url`` (remembered for next time); False with ``message`` said
-        where it cannot start. ``sampling``: ``max_tokens``, ``temperature`` (default: the server's)."""
+        where it cannot start. ``tools``: the ones it may call (``app.chat.tools.TOOL_NAMES``;
+        None: as last chosen), the conversations' search searching ``conversations_folder``.
+        ``sampling``: ``max_tokens``, ``temperature`` (default: the server's)."""
         url, model = url.strip(), model.strip()
-        self.preferences.update(llm_url=url, llm_model=model)
+        tools = self.preferences.settings.llm_tools if tools is None else tuple(tools)
+        self.preferences.update(llm_url=url, llm_model=model, llm_tools=tools)
         installed = installed_voices()
         chosen = chosen_voice(self.preferences.settings, installed)
         if not url or not model:
@@ -104,7 +110,8 @@ class ChatMode(QObject):
         folder, row, _voices = installed[name]
         device = "cuda" if self.preferences.settings.device == "cuda" else "cpu"
         setup = c.ChatSetup(url, model, self.stt_model(), str(folder), row, voice, device=device, system=system,
-                            api_key=server_key(url), **sampling)
+                            api_key=server_key(url), tools=tools,
+                            conversations_folder=str(conversations_folder or ""), **sampling)
         self.stop()
         self._events = queue.Queue()
         self._loop = c.ChatLoop(self._events.put, self._loader)
@@ -187,8 +194,9 @@ class ChatMode(QObject):
             self._said.append(event.text)
             self._show_answer(" ".join(self._said))
         elif isinstance(event, c.Answered):
-            if event.text.strip():
-                self._show_answer(event.text.strip())
+            text = "\n".join([*(self._call_line(call) for call in event.tool_calls), event.text.strip()]).strip()
+            if text:
+                self._show_answer(text)
             self._answer_row = None
             if event.problem:
                 self.phase = READY
@@ -197,6 +205,17 @@ class ChatMode(QObject):
                 self._set(READY, self.tr("You spoke over the answer: it stopped, and keeps the words you heard."))
             else:
                 self._set(READY, self._answered_text(event.times))
+
+    def _call_line(self, call) -> str:
+        """One of the model's tool calls as its turn shows it: which tool, and what it got back."""
+        result = " ".join(call.result.split())
+        result = result if len(result) <= CALL_RESULT_CHARS else result[:CALL_RESULT_CHARS - 1] + "\u2026"
+        if call.name == "clock":
+            return self.tr("[It read the clock: {result}]").format(result=result)
+        if call.name == "search_conversations":
+            return self.tr("[It searched your conversations: {result}]").format(result=result)
+        return self.tr("[It asked for a tool Parley does not have ({name}): {result}]").format(
+            name=call.name, result=result)
 
     def _answered_text(self, times) -> str:
         if times is None or times.parts() is None:

@@ -215,11 +215,11 @@ class ConversationModel(QObject):
         """Stop the frames: the model uses no CPU until Talk or Start; the conversation is kept."""
         self.worker.submit(m.SetLive(False))
 
-    def start_chat(self, url: str, model: str, **sampling) -> bool:
+    def start_chat(self, url: str, model: str, **options) -> bool:
         """Talk with your language model (``ChatMode.start``): the speech-to-speech conversation pauses."""
         self.pause()
         self._set_talk(replace(self.talk, held_by=frozenset()))
-        return self.chat.start(url, model, **sampling)
+        return self.chat.start(url, model, **options)
 
     def stop_chat(self) -> None:
         self.chat.stop()

@@ -23,6 +23,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -54,6 +55,8 @@ class ChatSetup:
     wait_seconds: float = 60.0
     max_tokens: int | None = None  # None: the server's
     temperature: float | None = None
+    tools: tuple[str, ...] = ()  # app.chat.tools.TOOL_NAMES, as the person enabled them
+    conversations_folder: str = ""  # the library the conversations tool searches
 
 
 @dataclass(frozen=True)
@@ -103,6 +106,7 @@ class Answered:
     text: str
     problem: str
     times: object
+    tool_calls: tuple = ()  # the app.chat.tools.ToolCall's the model made, in order
     cut: bool = False  # the person spoke over it: ``text`` is what they heard, ending in cascade.CUT_MARK
 
 
@@ -227,6 +231,7 @@ class ChatLoop:
     def _start(self, setup: ChatSetup) -> None:
         from app.chat.cascade import Conversation
         from app.chat.client import ChatError, ChatServer, list_models
+        from app.chat.tools import offered_tools
 
         self.emit(ChatLoading())
         try:
@@ -246,7 +251,8 @@ class ChatLoop:
             return
         if self.conversation is not None:
             self.conversation.close()
-        self.conversation = Conversation(stt, server, voice, setup.system)
+        folder = Path(setup.conversations_folder) if setup.conversations_folder else None
+        self.conversation = Conversation(stt, server, voice, setup.system, tools=offered_tools(setup.tools, folder))
         self.emit(ChatReady(server.shown_url(), setup.model))
 
     def _press(self) -> None:
@@ -304,7 +310,8 @@ class ChatLoop:
                                             on_clause=lambda text: self.emit(Said(text)), interruption=interruption)
         finally:
             self._speaking = None
-        self.emit(Answered(turn.answer, "" if turn.error is None else str(turn.error), turn.times, turn.cut))
+        self.emit(Answered(turn.answer, "" if turn.error is None else str(turn.error), turn.times,
+                           tuple(turn.tool_calls), turn.cut))
 
     def _play(self, converter: OutputConverter, frame: np.ndarray, interruption: Interruption) -> None:
         """One frame of the voice into the speaker's ring, kept ``AHEAD_S`` ahead of it (none once

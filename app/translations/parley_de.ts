@@ -144,6 +144,14 @@
         <translation>&amp;Modell</translation>
     </message>
     <message>
+        <source>Let it read the c&amp;lock (today&apos;s date and the time here)</source>
+        <translation>Die &amp;Uhr lesen lassen (Datum und Uhrzeit hier)</translation>
+    </message>
+    <message>
+        <source>Let it &amp;search your saved conversations</source>
+        <translation>Ihre gespeicherten &amp;Gespräche durchsuchen lassen</translation>
+    </message>
+    <message>
         <source>&amp;Find running servers</source>
         <translation>Laufende Server &amp;finden</translation>
     </message>
@@ -200,6 +208,22 @@
     <message>
         <source>{model} answers...</source>
         <translation>{model} antwortet...</translation>
+    </message>
+    <message>
+        <source>You spoke over the answer: it stopped, and keeps the words you heard.</source>
+        <translation>Sie haben in die Antwort hineingesprochen: Sie hat aufgehört und behält die Worte, die Sie gehört haben.</translation>
+    </message>
+    <message>
+        <source>[It read the clock: {result}]</source>
+        <translation>[Es hat die Uhr gelesen: {result}]</translation>
+    </message>
+    <message>
+        <source>[It searched your conversations: {result}]</source>
+        <translation>[Es hat Ihre Gespräche durchsucht: {result}]</translation>
+    </message>
+    <message>
+        <source>[It asked for a tool Parley does not have ({name}): {result}]</source>
+        <translation>[Es hat ein Werkzeug verlangt, das Parley nicht hat ({name}): {result}]</translation>
     </message>
     <message>
         <source>Hold Talk to answer.</source>

@@ -144,6 +144,14 @@
         <translation>&amp;Modelo</translation>
     </message>
     <message>
+        <source>Let it read the c&amp;lock (today&apos;s date and the time here)</source>
+        <translation>Dejarle leer el &amp;reloj (la fecha y la hora de aquí)</translation>
+    </message>
+    <message>
+        <source>Let it &amp;search your saved conversations</source>
+        <translation>Dejarle buscar en sus conversaciones &amp;guardadas</translation>
+    </message>
+    <message>
         <source>&amp;Find running servers</source>
         <translation>&amp;Buscar servidores en marcha</translation>
     </message>
@@ -200,6 +208,22 @@
     <message>
         <source>{model} answers...</source>
         <translation>{model} responde...</translation>
+    </message>
+    <message>
+        <source>You spoke over the answer: it stopped, and keeps the words you heard.</source>
+        <translation>Habló durante la respuesta: se detuvo y conserva las palabras que oyó.</translation>
+    </message>
+    <message>
+        <source>[It read the clock: {result}]</source>
+        <translation>[Leyó el reloj: {result}]</translation>
+    </message>
+    <message>
+        <source>[It searched your conversations: {result}]</source>
+        <translation>[Buscó en sus conversaciones: {result}]</translation>
+    </message>
+    <message>
+        <source>[It asked for a tool Parley does not have ({name}): {result}]</source>
+        <translation>[Pidió una herramienta que Parley no tiene ({name}): {result}]</translation>
     </message>
     <message>
         <source>Hold Talk to answer.</source>

@@ -144,6 +144,14 @@
         <translation>&amp;Modèle</translation>
     </message>
     <message>
+        <source>Let it read the c&amp;lock (today&apos;s date and the time here)</source>
+        <translation>Lui laisser lire l&apos;&amp;horloge (la date et l&apos;heure d&apos;ici)</translation>
+    </message>
+    <message>
+        <source>Let it &amp;search your saved conversations</source>
+        <translation>Lui laisser chercher dans vos conversations &amp;enregistrées</translation>
+    </message>
+    <message>
         <source>&amp;Find running servers</source>
         <translation>&amp;Chercher les serveurs lancés</translation>
     </message>
@@ -200,6 +208,22 @@
     <message>
         <source>{model} answers...</source>
         <translation>{model} répond...</translation>
+    </message>
+    <message>
+        <source>You spoke over the answer: it stopped, and keeps the words you heard.</source>
+        <translation>Vous avez parlé pendant la réponse : elle s&apos;est arrêtée et garde les mots que vous avez entendus.</translation>
+    </message>
+    <message>
+        <source>[It read the clock: {result}]</source>
+        <translation>[Il a lu l&apos;horloge : {result}]</translation>
+    </message>
+    <message>
+        <source>[It searched your conversations: {result}]</source>
+        <translation>[Il a cherché dans vos conversations : {result}]</translation>
+    </message>
+    <message>
+        <source>[It asked for a tool Parley does not have ({name}): {result}]</source>
+        <translation>[Il a demandé un outil que Parley n&apos;a pas ({name}) : {result}]</translation>
     </message>
     <message>
         <source>Hold Talk to answer.</source>

@@ -5,8 +5,11 @@ by ``app.conversation.chat_servers``."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QDialog,
     QFormLayout,
@@ -23,11 +26,12 @@ from app.widgets.plain_text import PlainLabel, as_written
 
 
 class ChatDialog(QDialog):
-    def __init__(self, model, parent=None, finder=find_servers) -> None:
+    def __init__(self, model, parent=None, finder=find_servers, conversations_folder: Path | None = None) -> None:
         """``model``: the ``ConversationModel`` (its ``chat`` and ``preferences``); ``finder``: how
-        running servers are found (``app.chat.discovery.find_servers``)."""
+        running servers are found (``app.chat.discovery.find_servers``); ``conversations_folder``:
+        the library that the model may search, where the person lets it."""
         super().__init__(parent)
-        self.model = model
+        self.model, self.conversations_folder = model, conversations_folder
         self.setWindowTitle(self.tr("Your language model"))
         layout = QVBoxLayout(self)
         intro = PlainLabel(self.tr("Talk with a language model you run (Ollama, LM Studio, llama-server, vLLM): "
@@ -45,6 +49,14 @@ class ChatDialog(QDialog):
         self.model_combo.setEditText(settings.llm_model)
         form.addRow(self.tr("&Model"), self.model_combo)
         layout.addLayout(form)
+        # Nothing runs that the person did not let it: each tool is off until ticked (and kept so).
+        self.tool_boxes = {
+            "clock": QCheckBox(self.tr("Let it read the c&lock (today's date and the time here)")),
+            "conversations": QCheckBox(self.tr("Let it &search your saved conversations")),
+        }
+        for name, box in self.tool_boxes.items():
+            box.setChecked(name in settings.llm_tools)
+            layout.addWidget(box)
         self.note = PlainLabel()
         self.note.setWordWrap(True)
         layout.addWidget(self.note)
@@ -84,7 +96,9 @@ class ChatDialog(QDialog):
         self.model_combo.setEditText(chosen if chosen in found[0].models else (found[0].models or ("",))[0])
 
     def talk(self) -> None:
-        if self.model.start_chat(self.url_edit.text(), self.model_combo.currentText()):
+        tools = tuple(name for name, box in self.tool_boxes.items() if box.isChecked())
+        if self.model.start_chat(self.url_edit.text(), self.model_combo.currentText(), tools=tools,
+                                 conversations_folder=self.conversations_folder):
             self.accept()
         else:
             self.note.setText(self.model.chat.message)

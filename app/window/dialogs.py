@@ -46,7 +46,7 @@ class Dialogs(QObject):
         """Your language model: its server and model; Talk with it starts the conversation."""
         from app.window.chat_dialog import ChatDialog
 
-        dialog = ChatDialog(self.model, self.window, self.server_finder)
+        dialog = ChatDialog(self.model, self.window, self.server_finder, self.window.library.folder)
         dialog.setAttribute(Qt.WA_DeleteOnClose)
         dialog.open()
         return dialog
