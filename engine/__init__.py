@@ -109,6 +109,7 @@ from .runtime.session import (
 )
 from .runtime.threads import ThreadChoice, starting_threads, use_threads
 from .runtime.transcriber import CaptionStep, SpeechToText, TranscriptionStream, Word, load_speech_to_text, words
+from .runtime.voice_activity import TurnEnds
 from .version import VERSION
 
 __all__ = [
@@ -130,7 +131,7 @@ __all__ = [
     "ConversationSummary", "is_regular_file", "read_conversation_summary",
     # speech to text (Kyutai STT): transcripts and captions of what the person says
     "CAPTION_PRESETS", "CaptionStep", "CaptionUpdate", "Captioner", "SpeechToText", "TranscriptionStream", "Word",
-    "keep_captions", "load_speech_to_text", "words",
+    "keep_captions", "load_speech_to_text", "words", "TurnEnds",
     # a conversation model with a caption model beside it
     "LoadedPair", "load_captions_beside", "load_with_captions",
     # what a model needs in memory before it is loaded

@@ -62,8 +62,8 @@ def test_held_talk_is_heard_answered_by_the_server_and_spoken_to_the_speaker(win
     assert chat.message.startswith("Talking with tiny at ") and model.talk_available() == (True, "")
     assert model.status is Status.READY  # not "Idle, no model loaded": no speech-to-speech model is needed
     assert window.header.model_label.text() == f"Your language model: tiny at {llama.url}"
-    panel = window.conversation_panel  # no speech-to-speech model: Talk works, open mic and Start do not
-    assert panel.talk_button.isEnabled() and not panel.open_mic_box.isEnabled()
+    panel = window.conversation_panel  # no speech-to-speech model: Talk and open mic work, Start does not
+    assert panel.talk_button.isEnabled() and panel.open_mic_box.isEnabled()  # demo-stt has the heads
     assert not panel.start_button.isEnabled()
     qtbot.waitUntil(lambda: model.devices.audio.status.state == "running", timeout=30_000)
 
@@ -174,6 +174,33 @@ def test_a_tool_ticked_in_the_dialog_is_offered_its_call_runs_and_shows_in_the_t
         again = window.dialogs.open_chat_dialog()
         assert [name for name, box in again.tool_boxes.items() if box.isChecked()] == ["clock"]
         again.reject()
+
+
+def test_with_open_mic_the_person_s_turn_ends_when_they_pause_and_it_is_answered(window, qtbot, tmp_path):
+    """Open mic ticked: nothing is held, the recording plays into the microphone, the speech to
+    text's voice-activity heads end the turn, the server answers, and it listens again."""
+    from tests.bad_chat_server import PIECES, BadServer
+
+    model, chat = window.model, window.model.chat
+    with BadServer("ok") as server:
+        assert model.start_chat(server.url, "m")
+        qtbot.waitUntil(lambda: chat.phase == "ready", timeout=180_000)
+        qtbot.waitUntil(lambda: model.devices.audio.status.state == "running", timeout=30_000)
+        window.conversation_panel.open_mic_box.click()
+        assert model.preferences.settings.open_mic
+        qtbot.waitUntil(lambda: chat.phase == "listening", timeout=10_000)
+        assert chat.message == "Listening: your turn ends when you pause, or when you release Talk."
+        player = audio_server.play_into_mic(SPEECH["hello_24k.wav"])
+        try:
+            qtbot.waitUntil(lambda: [t.speaker for t in model.transcript.turns][-2:] == [YOU, ASSISTANT]
+                            and chat.phase == "listening", timeout=60_000)
+        finally:
+            player.kill()
+        assert model.transcript.turns[-1].text == "".join(PIECES) and model.talk.held_by == frozenset()
+        assert chat.conversation_messages()[-1] == {"role": "assistant", "content": "".join(PIECES)}
+        window.conversation_panel.open_mic_box.click()  # off: it stops listening
+        qtbot.waitUntil(lambda: chat.phase == "ready", timeout=10_000)
+        assert chat.message == "Hold Talk while you speak."
 
 
 def test_with_no_server_answering_the_window_says_so_in_one_sentence(window, qtbot):

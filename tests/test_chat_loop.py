@@ -17,7 +17,7 @@ from app.chat.cascade import Conversation
 from app.chat.clauses import ClauseSplitter
 from app.cli.say import load_voice
 from app.engine_thread import chat_loop as c
-from engine import FRAME_SIZE, SAMPLE_RATE, PocketSpeaker, load_pocket_tts, load_speech_to_text
+from engine import FRAME_SIZE, SAMPLE_RATE, PocketSpeaker, TurnEnds, load_pocket_tts, load_speech_to_text
 from tests.conftest import SPEECH
 from tests.llama_server import whole_answer
 from tests.test_chat_cli import voice_folder  # noqa: F401 - a fixture
@@ -211,5 +211,51 @@ def test_talk_pressed_while_the_answer_is_spoken_silences_it_at_once_and_keeps_o
                 history += [{"role": "user", "content": heard}, {"role": "assistant", "content": answered.text}]
                 assert loop.conversation.messages == history
             assert server.requests[1]["messages"] == history[:3]  # the cut answer is the model's, as heard
+        finally:
+            assert loop.close()
+
+
+def open_mic_turn(stt, pcm: np.ndarray) -> str:
+    """What open mic hears of ``pcm``: frame by frame until the voice-activity heads end the turn
+    (kyutai's rule, ``engine.TurnEnds``) after a word, then flushed ("" where they never do)."""
+    stream, steps, rule = stt.new_stream(), [], TurnEnds()
+    for i in range(0, len(pcm) - FRAME_SIZE + 1, FRAME_SIZE):
+        new = stream.feed(pcm[i:i + FRAME_SIZE])
+        steps += new
+        if any([rule.observe(s.voice_activity) for s in new]) and any(s.text for s in steps):
+            return Conversation.finish_hearing(stream, steps)[0]
+    return ""
+
+
+def test_open_mic_ends_the_turn_where_the_voice_activity_heads_say_and_listens_again_after_the_answer(voice_folder):  # noqa: F811
+    from tests.bad_chat_server import PIECES, BadServer
+
+    stt = load_speech_to_text("demo-stt", device="cpu")
+    pcm = recording("hello_24k.wav", 5.2)
+    want = open_mic_turn(stt, pcm)
+    assert want  # the demo's random heads end a turn on this recording, after words (frame 14 of 65)
+    events: list = []
+    bridge = AudioBridge(SAMPLE_RATE, 1, SAMPLE_RATE, 1)
+    speaker = Speaker(bridge)
+    with BadServer("ok") as server:
+        loop = c.ChatLoop(events.append, loader=lambda setup: (stt, speaker_of(voice_folder)))
+        try:
+            loop.set_bridge(bridge)
+            loop.start(c.ChatSetup(server.url, "m", "demo-stt", "", "", ""))
+            assert wait_for(events, c.ChatReady, speaker).turn_ends
+            loop.set_open_mic(True)
+            for _turn in range(2):
+                wait_for(events, c.Listening, speaker)  # nothing held: it listens
+                del events[:]
+                for block in np.split(pcm, len(pcm) // 480):  # all at once: the heads decide, not the timing
+                    bridge.input_callback(block[:, None], len(block), None, None)
+                assert wait_for(events, c.Heard, speaker).text == want
+                answered = wait_for(events, c.Answered, speaker)
+                assert answered.text == "".join(PIECES) and not answered.cut
+            wait_for(events, c.Listening, speaker)
+            del events[:]
+            loop.set_open_mic(False)
+            wait_for(events, c.StoppedListening, speaker)
+            assert [m["content"] for m in loop.conversation.messages] == [want, "".join(PIECES)] * 2
         finally:
             assert loop.close()

@@ -64,6 +64,7 @@ class ChatMode(QObject):
         self._talk_from = 0.0
         self._answer_row: int | None = None
         self._said: list[str] = []
+        self.turn_ends = False  # its speech to text says where turns end: open mic works
         self._timer = QTimer(self)
         self._timer.setInterval(POLL_MS)
         self._timer.timeout.connect(self._poll)
@@ -118,7 +119,7 @@ class ChatMode(QObject):
         self.devices.lend(self._loop)
         self._loop.start(setup)
         self._began, self._answer_row, self._said = time.monotonic(), None, []
-        self.model_name, self.url = model, url
+        self.model_name, self.url, self.turn_ends = model, url, False
         self._set(LOADING, self.tr("Loading the speech models and asking {url} for {model}...").format(
             url=url, model=model))
         self._timer.start()
@@ -144,6 +145,16 @@ class ChatMode(QObject):
             self._loop.forget()
         self.turns.reset()
         self._began, self._answer_row, self._said = time.monotonic(), None, []
+
+    @property
+    def open_mic(self) -> bool:
+        """Open mic listens in this conversation (chosen, and its speech to text ends turns)."""
+        return self.turn_ends and self.preferences.settings.open_mic
+
+    def set_open_mic(self, on: bool) -> None:
+        """Follows the open mic box (the settings keep the choice)."""
+        if self._loop is not None and self.turn_ends:
+            self._loop.set_open_mic(on)
 
     def press_talk(self) -> None:
         if self._loop is not None and self.ready:
@@ -172,8 +183,10 @@ class ChatMode(QObject):
 
     def _on(self, event) -> None:
         if isinstance(event, c.ChatReady):
+            self.turn_ends = event.turn_ends
             self._set(READY, self.tr("Talking with {model} at {server}: hold Talk while you speak.").format(
                 model=event.model, server=event.server))
+            self.set_open_mic(self.preferences.settings.open_mic)
         elif isinstance(event, c.ChatFailed):
             if self.phase == LOADING:
                 self.stop()
@@ -182,7 +195,10 @@ class ChatMode(QObject):
             self._refuse(event.sentence)
         elif isinstance(event, c.Listening):
             self._talk_from = self._now()
-            self._set(LISTENING, self.tr("Listening: release Talk when you are done."))
+            self._set(LISTENING, self.tr("Listening: your turn ends when you pause, or when you release Talk.")
+                      if self.open_mic else self.tr("Listening: release Talk when you are done."))
+        elif isinstance(event, c.StoppedListening):
+            self._set(READY, self.tr("Hold Talk while you speak."))
         elif isinstance(event, c.Heard):
             if not event.text:
                 self._set(READY, self.tr("Nothing was heard: hold Talk while you speak."))

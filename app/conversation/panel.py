@@ -223,11 +223,12 @@ class ConversationPanel(QWidget):
             tip = why or self.tr("Run the conversation: the assistant listens and may speak. Talk starts it too.")
         self.start_button.setText(text)
         self.start_button.setToolTip(tip)
-        chatting = model.chat.active  # your language model: push-to-talk only
+        chatting = model.chat.active  # your language model: its own loop, no Start
         self.start_button.setEnabled(model.live or (available and not chatting))
         self.end_button.setEnabled(model.can_end)
         self.talk_button.setEnabled(available and not model.models.interpreting)
-        self.open_mic_box.setEnabled(available and not model.models.interpreting and not chatting)
+        self.open_mic_box.setEnabled(available and not model.models.interpreting
+                                     and (not chatting or model.chat.turn_ends))
         self.talk_button.setToolTip(why or (continuous_tip() if model.models.interpreting
                                             else self.tr("Hold it (or Space) while you speak.")))
         self.placeholder.setText(self._placeholder_text())

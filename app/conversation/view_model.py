@@ -183,7 +183,7 @@ class ConversationModel(QObject):
     def release_talk(self, source: str) -> None:
         was_open, was_held = self.talk.mic_open, bool(self.talk.held_by)
         self._set_talk(self.talk.release(source))
-        if self.chat.active:  # push-to-talk only (open mic is not for it yet)
+        if self.chat.active:  # its own loop: the release ends the turn (open mic or not)
             if was_held and not self.talk.held_by:
                 self.chat.release_talk()
             return
@@ -192,7 +192,9 @@ class ConversationModel(QObject):
         self._update_status()
 
     def set_open_mic(self, on: bool) -> None:
-        if on:
+        if self.chat.active:
+            self.chat.set_open_mic(on)
+        elif on:
             self.start()
         self._set_talk(TalkState(self.talk.held_by, open_mic=on))
         self.preferences.update(open_mic=on)

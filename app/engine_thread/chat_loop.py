@@ -1,9 +1,16 @@
-"""A conversation with the person's language model, live, on a thread of its own beside the window:
-push-to-talk. While Talk is held the microphone's frames (the devices lent to it, as to the voice
-recorder: ``DevicesModel.lend``) go into the speech to text's stream; Talk's release flushes it
-(the turn ends at once), and the words go to the person's server through ``app.chat.cascade``, the
-same turn as ``parley chat``: the answer streamed, spoken clause by clause into the speaker's ring
-as it comes, the history kept across turns.
+"""A conversation with the person's language model, live, on a thread of its own beside the window.
+While Talk is held the microphone's frames (the devices lent to it, as to the voice recorder:
+``DevicesModel.lend``) go into the speech to text's stream; Talk's release flushes it (the turn
+ends at once), and the words go to the person's server through ``app.chat.cascade``, the same turn
+as ``parley chat``: the answer streamed, spoken clause by clause into the speaker's ring as it
+comes, the history kept across turns.
+
+With open mic the stream listens without Talk, and the person's turn ends where the speech to
+text's voice-activity heads say it did (``engine.TurnEnds``, kyutai's rule) once it has written a
+word, frame by frame; Talk held meanwhile keeps the turn open until its release. Between the end of
+a turn and the end of its answer the microphone is not listened to (its speaker would be heard:
+speaking over the voice by voice needs the echo canceller, not here yet); the next turn starts from
+the answer's end.
 
 No Qt and no sounddevice here: commands come in through a queue (``start``, ``talk``, ``close``),
 what happens goes out as the typed events below through ``emit`` (any thread may read them).
@@ -31,6 +38,7 @@ import engine
 from app.audio.bridge import AudioBridge
 from app.audio.resample import FrameAssembler, OutputConverter
 from app.chat.cascade import Interruption
+from engine import TurnEnds
 
 log = logging.getLogger(__name__)
 
@@ -70,6 +78,7 @@ class ChatReady:
 
     server: str  # the address as shown (no password)
     model: str
+    turn_ends: bool = False  # the speech to text says where turns end: open mic works
 
 
 @dataclass(frozen=True)
@@ -82,6 +91,11 @@ class ChatFailed:
 @dataclass(frozen=True)
 class Listening:
     """Talk is held: the microphone goes to the speech to text."""
+
+
+@dataclass(frozen=True)
+class StoppedListening:
+    """Open mic was turned off with nothing held: the microphone is not listened to."""
 
 
 @dataclass(frozen=True)
@@ -123,6 +137,11 @@ class _Closed(Exception):
     pass
 
 
+@dataclass(frozen=True)
+class _OpenMic:
+    on: bool
+
+
 _FORGET = "forget"
 
 
@@ -149,6 +168,9 @@ class ChatLoop:
         self._scratch = np.zeros((0, 1), np.float32)
         self._pressed: tuple[AudioBridge, int] | None = None  # the microphone ring's position at the last press
         self._speaking: _Speaking | None = None
+        self._open_mic = False  # listen without Talk (only with a speech to text that ends turns)
+        self._held = False  # Talk is held (this thread's view)
+        self._turn_ends = TurnEnds()
         self._thread = threading.Thread(target=self._run, name="parley-chat", daemon=True)
         self._thread.start()
 
@@ -179,6 +201,10 @@ class ChatLoop:
         if bridge is not None and bridge is not speaking.bridge:
             bridge.output.request_mute()
         speaking.interruption.interrupt(heard_s)
+
+    def set_open_mic(self, on: bool) -> None:
+        """Listen without Talk (where the speech to text ends turns; else ignored), or stop."""
+        self._commands.put(_OpenMic(on))
 
     def forget(self) -> None:
         """A new conversation: the history goes (the system prompt stays), after an answer in progress."""
@@ -222,9 +248,13 @@ class ChatLoop:
             self._press()
         elif command is False:
             self._release()
+        elif isinstance(command, _OpenMic):
+            self._set_open_mic(command.on)
         elif command == _FORGET and self.conversation is not None:
             messages = self.conversation.messages
             messages[:] = [m for m in messages if m["role"] == "system"]
+        if command == () and self._open_mic and self._stream is None and self._speaker_done():
+            self._listen(None)  # in an idle poll: a press waiting in the queue starts the turn instead
         if self._stream is not None:
             self._take_input()
 
@@ -253,22 +283,41 @@ class ChatLoop:
             self.conversation.close()
         folder = Path(setup.conversations_folder) if setup.conversations_folder else None
         self.conversation = Conversation(stt, server, voice, setup.system, tools=offered_tools(setup.tools, folder))
-        self.emit(ChatReady(server.shown_url(), setup.model))
+        self.emit(ChatReady(server.shown_url(), setup.model, bool(stt.has_voice_activity)))
+
+    def _set_open_mic(self, on: bool) -> None:
+        self._open_mic = on and self.conversation is not None and bool(self.conversation.stt.has_voice_activity)
+        if not self._open_mic and not self._held and self._stream is not None:
+            self._stream = None  # what it heard so far is no one's turn
+            self.emit(StoppedListening())
+
+    def _speaker_done(self) -> bool:
+        """The voice of the last answer has left the speaker's queue (what it still plays is not heard)."""
+        bridge = self._bridge
+        return bridge is None or bridge.output.available() == 0
 
     def _press(self) -> None:
-        bridge = self._bridge
-        if self.conversation is None or self._stream is not None:
+        if self.conversation is None:
             return
+        self._held = True
+        if self._stream is None:  # else open mic listens already: the turn goes on until the release
+            self._listen(self._pressed)
+
+    def _listen(self, pressed: tuple[AudioBridge, int] | None) -> None:
+        """A new turn of the person's, from the microphone ring's position ``pressed`` (None: now)."""
+        bridge = self._bridge
         if bridge is None:
+            self._held = False
+            self._open_mic = False
             self.emit(ChatFailed("No microphone is open: check the microphone in the main window."))
             return
         # What was said before Talk is not this turn's; what came since the press is (an answer
         # being spoken over may have kept this thread from the press for a frame).
         ring = bridge.input
-        pressed = self._pressed[1] if self._pressed is not None and self._pressed[0] is bridge else ring.written
-        ring.read = max(ring.read, pressed, ring.written - ring.capacity)
+        start = pressed[1] if pressed is not None and pressed[0] is bridge else ring.written
+        ring.read = max(ring.read, start, ring.written - ring.capacity)
         self._attach(bridge)
-        self._stream, self._steps = self.conversation.stt.new_stream(), []
+        self._stream, self._steps, self._turn_ends = self.conversation.stt.new_stream(), [], TurnEnds()
         self.emit(Listening())
 
     def _attach(self, bridge: AudioBridge) -> None:
@@ -287,13 +336,28 @@ class ChatLoop:
         if got:
             assembler.push(self._scratch[:got])
         frames = [assembler.pop_frame() for _ in range(assembler.pending_frames())]
-        if frames:  # at once: the stream reads its tokens back once per call
+        if not frames:
+            return
+        if self._held or not self._open_mic:  # at once: the stream reads its tokens back once per call
             self._steps += self._stream.feed(np.concatenate(frames))
+            return
+        for frame in frames:  # open mic: the turn ends at the frame the heads say (the rest is dropped)
+            steps = self._stream.feed(frame)
+            self._steps += steps
+            ended = [self._turn_ends.observe(step.voice_activity) for step in steps]
+            if any(ended) and any(step.text for step in self._steps):
+                self._end_turn()
+                return
 
     def _release(self) -> None:
+        self._held = False
         if self._stream is None:
             return
-        self._take_input()  # the end of the turn
+        self._take_input()  # the end of the turn (with open mic, the heads may have ended it there)
+        if self._stream is not None:
+            self._end_turn()
+
+    def _end_turn(self) -> None:
         stream, self._stream = self._stream, None
         heard, end_of_speech, flush = self.conversation.finish_hearing(stream, self._steps)
         self.emit(Heard(heard))

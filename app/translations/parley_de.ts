@@ -198,8 +198,16 @@
         <translation>Gespräch mit {model} auf {server}: Halten Sie Sprechen gedrückt, während Sie sprechen.</translation>
     </message>
     <message>
+        <source>Listening: your turn ends when you pause, or when you release Talk.</source>
+        <translation>Hört zu: Ihr Beitrag endet, wenn Sie eine Pause machen oder Sprechen loslassen.</translation>
+    </message>
+    <message>
         <source>Listening: release Talk when you are done.</source>
         <translation>Hört zu: Lassen Sie Sprechen los, wenn Sie fertig sind.</translation>
+    </message>
+    <message>
+        <source>Hold Talk while you speak.</source>
+        <translation>Halten Sie Sprechen gedrückt, während Sie sprechen.</translation>
     </message>
     <message>
         <source>Nothing was heard: hold Talk while you speak.</source>

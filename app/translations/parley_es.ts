@@ -198,8 +198,16 @@
         <translation>Conversación con {model} en {server}: mantenga Hablar pulsado mientras habla.</translation>
     </message>
     <message>
+        <source>Listening: your turn ends when you pause, or when you release Talk.</source>
+        <translation>Escuchando: su turno termina cuando hace una pausa o cuando suelta Hablar.</translation>
+    </message>
+    <message>
         <source>Listening: release Talk when you are done.</source>
         <translation>Escuchando: suelte Hablar cuando termine.</translation>
+    </message>
+    <message>
+        <source>Hold Talk while you speak.</source>
+        <translation>Mantenga Hablar pulsado mientras habla.</translation>
     </message>
     <message>
         <source>Nothing was heard: hold Talk while you speak.</source>

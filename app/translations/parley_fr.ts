@@ -198,8 +198,16 @@
         <translation>Conversation avec {model} sur {server} : maintenez Parler pendant que vous parlez.</translation>
     </message>
     <message>
+        <source>Listening: your turn ends when you pause, or when you release Talk.</source>
+        <translation>À l&apos;écoute : votre tour finit quand vous faites une pause, ou quand vous relâchez Parler.</translation>
+    </message>
+    <message>
         <source>Listening: release Talk when you are done.</source>
         <translation>À l&apos;écoute : relâchez Parler quand vous avez fini.</translation>
+    </message>
+    <message>
+        <source>Hold Talk while you speak.</source>
+        <translation>Maintenez Parler pendant que vous parlez.</translation>
     </message>
     <message>
         <source>Nothing was heard: hold Talk while you speak.</source>
