@@ -55,7 +55,11 @@ def spoken_question(tmp_path) -> str:
 
 
 def test_held_talk_is_heard_answered_by_the_server_and_spoken_to_the_speaker(window, llama, qtbot, tmp_path):
+    from app.chat.instructions import SPOKEN
+    from engine import Persona
+
     model, chat = window.model, window.model.chat
+    model.models.choose_persona(Persona("Teacher", role="You are a patient teacher of geography."))
     assert model.start_chat(llama.url, "tiny", max_tokens=MAX_TOKENS, temperature=0)
     assert model.preferences.settings.llm_url == llama.url and model.preferences.settings.llm_model == "tiny"
     qtbot.waitUntil(lambda: chat.phase == "ready", timeout=180_000)
@@ -87,15 +91,17 @@ def test_held_talk_is_heard_answered_by_the_server_and_spoken_to_the_speaker(win
     assert [t.speaker for t in turns] == [YOU, ASSISTANT], chat.message
     question = turns[0].text
     assert question and not window.error_box.isVisible()
-    want = whole_answer(llama.url, [{"role": "user", "content": question}], MAX_TOKENS)["message"]["content"]
+    # who it is, from the persona's role, and that it is heard
+    system = {"role": "system", "content": f"You are a patient teacher of geography.\n\n{SPOKEN}"}
+    want = whole_answer(llama.url, [system, {"role": "user", "content": question}], MAX_TOKENS)["message"]["content"]
     assert turns[1].text == want.strip() != ""
-    assert chat.conversation_messages() == [{"role": "user", "content": question},
+    assert chat.conversation_messages() == [system, {"role": "user", "content": question},
                                             {"role": "assistant", "content": want}]
     assert loud_windows(heard).sum() * 0.02 > 0.3, "the answer did not reach the speaker"
     assert chat.message.startswith("Hold Talk to answer. The voice began ")
     answer = turns[1].text
     window.files.new_conversation()  # File, New: the turns and the model's history start afresh
-    qtbot.waitUntil(lambda: chat.conversation_messages() == [], timeout=10_000)
+    qtbot.waitUntil(lambda: chat.conversation_messages() == [system], timeout=10_000)
     assert model.transcript.turns == [] and chat.phase == "ready"
     print(f"heard {question!r}; answered {answer!r}; {loud_windows(heard).sum() * 0.02:.2f} s loud")
 
