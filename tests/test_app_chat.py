@@ -99,6 +99,9 @@ def test_held_talk_is_heard_answered_by_the_server_and_spoken_to_the_speaker(win
                                             {"role": "assistant", "content": want}]
     assert loud_windows(heard).sum() * 0.02 > 0.3, "the answer did not reach the speaker"
     assert chat.message.startswith("Hold Talk to answer. The voice began ")
+    delay = window.meters_panel.delay_label.text()  # the health panel: the split over the answers
+    assert delay.startswith(chat.message.removeprefix("Hold Talk to answer. The voice began ").split(" after")[0])
+    assert delay.endswith(" s") and "the median of the answers so far; 95th percentile" in delay
     answer = turns[1].text
     window.files.new_conversation()  # File, New: the turns and the model's history start afresh
     qtbot.waitUntil(lambda: chat.conversation_messages() == [system], timeout=10_000)

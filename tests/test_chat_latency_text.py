@@ -4,7 +4,7 @@ parts in the interface's language, "-" for a turn that was not answered aloud.""
 from __future__ import annotations
 
 from app.chat.cascade import TurnTimes
-from app.conversation.chat_latency import first_audio_text
+from app.conversation.chat_latency import answers_latency_text, first_audio_text
 from app.i18n import install_translators, remove_translators
 
 TIMES = TurnTimes(stt_flush=520.0, first_token=120.0, first_clause=170.0, voice_first_frame=149.4,
@@ -28,3 +28,13 @@ def test_french_names_the_parts_and_writes_its_decimal_comma(qapp):
                                            "première proposition 0,05 s, la voix 0,15 s)")
     finally:
         remove_translators(qapp, translators)
+
+
+def test_the_health_panel_gives_each_part_s_median_over_the_answers_heard_and_the_95th_percentile(qapp):
+    slower = TurnTimes(stt_flush=540.0, first_token=160.0, first_clause=230.0, voice_first_frame=150.6,
+                       first_audio=940.0, total=3100.0)
+    silent = TurnTimes(300.0, None, None, None, None, 310.0)  # not answered aloud: not counted
+    assert answers_latency_text([]) == answers_latency_text([silent]) == "-"
+    assert answers_latency_text([TIMES, silent, slower, TIMES]) == (
+        "0.84 s (your last words 0.52 s, the language model 0.12 s, its first clause 0.05 s, the voice 0.15 s): "
+        "the median of the answers so far; 95th percentile 0.93 s")

@@ -49,6 +49,7 @@ def server_key(url: str) -> str | None:
 
 class ChatMode(QObject):
     changed = Signal()  # phase or message
+    answered = Signal(object)  # an answer's app.chat.cascade.TurnTimes
     failed = Signal(str)  # one sentence for the window's error box
 
     def __init__(self, devices, preferences, turns, parent: QObject | None = None, loader=c.load_models) -> None:
@@ -210,6 +211,8 @@ class ChatMode(QObject):
             self._said.append(event.text)
             self._show_answer(" ".join(self._said))
         elif isinstance(event, c.Answered):
+            if event.times is not None:
+                self.answered.emit(event.times)
             text = "\n".join([*(self._call_line(call) for call in event.tool_calls), event.text.strip()]).strip()
             if text:
                 self._show_answer(text)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QObject, Signal
 
+from app.conversation.chat_latency import answers_latency_text
 from app.engine_thread.frame_stats import FrameStats
 from app.engine_thread.real_time import RealTimeMonitor
 from app.i18n import duration_text, number_text, translate
@@ -96,7 +97,8 @@ def memory_text(stats: FrameStats) -> str:
 
 class HealthModel(QObject):
     """``speed``, ``delay`` and ``memory`` (each "-" before the first frame) and ``warning`` ("" when
-    the computer keeps up) with ``warning_tip``, from the conversation model's frames."""
+    the computer keeps up) with ``warning_tip``, from the conversation model's frames; with your
+    language model, ``delay`` from its answers."""
 
     changed = Signal()  # speed, delay, memory
     warning_changed = Signal(str)
@@ -111,6 +113,8 @@ class HealthModel(QObject):
         conversation.frame.connect(self.add_frame)
         conversation.models.model_changed.connect(self._model_changed)
         conversation.conversation_replaced.connect(self._clear)  # a new one has used none of the memory
+        conversation.chat.answered.connect(self.add_answer)
+        self.answers: list = []  # with your language model: each answer's app.chat.cascade.TurnTimes
 
     def add_frame(self, stats: FrameStats) -> None:
         self.monitor.add(stats.step_ms)
@@ -123,6 +127,14 @@ class HealthModel(QObject):
             self.changed.emit()
         self._set_warning()
 
+    def add_answer(self, times) -> None:
+        """With your language model the delay is end of speech → the voice, split, over its answers."""
+        self.answers.append(times)
+        delay = answers_latency_text(self.answers)
+        if delay != self.delay:
+            self.delay = delay
+            self.changed.emit()
+
     def _model_changed(self) -> None:
         """A model is loading: the figures of the one before say nothing about it."""
         if self.conversation.models.loading_model is not None:
@@ -130,6 +142,7 @@ class HealthModel(QObject):
 
     def _clear(self) -> None:
         self.monitor.reset()
+        self.answers = []
         self.slow = Hysteresis()
         self.speed = self.delay = self.memory = "-"
         self.changed.emit()

@@ -174,6 +174,10 @@
         <source>{total} s (your last words {stt_flush} s, the language model {model_first_token} s, its first clause {clause_wait} s, the voice {voice_first_frame} s)</source>
         <translation>{total} s (Ihre letzten Worte {stt_flush} s, das Sprachmodell {model_first_token} s, sein erster Satzteil {clause_wait} s, die Stimme {voice_first_frame} s)</translation>
     </message>
+    <message>
+        <source>{split}: the median of the answers so far; 95th percentile {percentile} s</source>
+        <translation>{split}: der Median der bisherigen Antworten; 95. Perzentil {percentile} s</translation>
+    </message>
 </context>
 <context>
     <name>ChatMode</name>

@@ -174,6 +174,10 @@
         <source>{total} s (your last words {stt_flush} s, the language model {model_first_token} s, its first clause {clause_wait} s, the voice {voice_first_frame} s)</source>
         <translation>{total} s (sus últimas palabras {stt_flush} s, el modelo de lenguaje {model_first_token} s, su primera cláusula {clause_wait} s, la voz {voice_first_frame} s)</translation>
     </message>
+    <message>
+        <source>{split}: the median of the answers so far; 95th percentile {percentile} s</source>
+        <translation>{split}: la mediana de las respuestas hasta ahora; percentil 95 {percentile} s</translation>
+    </message>
 </context>
 <context>
     <name>ChatMode</name>

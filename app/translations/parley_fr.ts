@@ -174,6 +174,10 @@
         <source>{total} s (your last words {stt_flush} s, the language model {model_first_token} s, its first clause {clause_wait} s, the voice {voice_first_frame} s)</source>
         <translation>{total} s (vos derniers mots {stt_flush} s, le modèle de langage {model_first_token} s, sa première proposition {clause_wait} s, la voix {voice_first_frame} s)</translation>
     </message>
+    <message>
+        <source>{split}: the median of the answers so far; 95th percentile {percentile} s</source>
+        <translation>{split} : la médiane des réponses jusqu&apos;ici ; 95e centile {percentile} s</translation>
+    </message>
 </context>
 <context>
     <name>ChatMode</name>
