@@ -54,6 +54,22 @@ def spoken_question(tmp_path) -> str:
     return str(path)
 
 
+def ask_holding_talk(window, qtbot, tmp_path) -> None:
+    """Once the conversation with the server is ready: Talk held while the question plays into the
+    microphone, then released."""
+    chat = window.model.chat
+    qtbot.waitUntil(lambda: chat.phase == "ready", timeout=180_000)
+    qtbot.waitUntil(lambda: window.model.devices.audio.status.state == "running", timeout=30_000)
+    window.press_talk("key")
+    qtbot.waitUntil(lambda: chat.phase == "listening", timeout=10_000)
+    player = audio_server.play_into_mic(spoken_question(tmp_path))
+    try:
+        assert player.wait(30) == 0
+    finally:
+        player.kill()
+    window.release_talk("key")
+
+
 def test_held_talk_is_heard_answered_by_the_server_and_spoken_to_the_speaker(window, llama, qtbot, tmp_path):
     from app.chat.instructions import SPOKEN
     from engine import Persona
@@ -118,16 +134,7 @@ def test_talk_pressed_over_the_answer_stops_it_keeps_what_was_said_cut_and_liste
     model, chat = window.model, window.model.chat
     with BadServer("pause", stall=60.0) as server:
         assert model.start_chat(server.url, "m")
-        qtbot.waitUntil(lambda: chat.phase == "ready", timeout=180_000)
-        qtbot.waitUntil(lambda: model.devices.audio.status.state == "running", timeout=30_000)
-        window.press_talk("key")
-        qtbot.waitUntil(lambda: chat.phase == "listening", timeout=10_000)
-        player = audio_server.play_into_mic(spoken_question(tmp_path))
-        try:
-            assert player.wait(30) == 0
-        finally:
-            player.kill()
-        window.release_talk("key")
+        ask_holding_talk(window, qtbot, tmp_path)
         said = "".join(PIECES)
         qtbot.waitUntil(lambda: [t.text for t in model.transcript.turns[1:]] == [said], timeout=60_000)
         time.sleep(1.0)  # the clause is spoken (in part); the server says nothing more
@@ -162,16 +169,7 @@ def test_a_tool_ticked_in_the_dialog_is_offered_its_call_runs_and_shows_in_the_t
         dialog.model_combo.setEditText("m")
         dialog.tool_boxes["clock"].setChecked(True)
         dialog.talk_button.click()
-        qtbot.waitUntil(lambda: chat.phase == "ready", timeout=180_000)
-        qtbot.waitUntil(lambda: model.devices.audio.status.state == "running", timeout=30_000)
-        window.press_talk("key")
-        qtbot.waitUntil(lambda: chat.phase == "listening", timeout=10_000)
-        player = audio_server.play_into_mic(spoken_question(tmp_path))
-        try:
-            assert player.wait(30) == 0
-        finally:
-            player.kill()
-        window.release_talk("key")
+        ask_holding_talk(window, qtbot, tmp_path)
         qtbot.waitUntil(lambda: len(server.requests) == 2 and chat.phase == "ready", timeout=120_000)
         assert [t["function"]["name"] for t in server.requests[0]["tools"]] == ["clock"]
         call, answer = model.transcript.turns[1].text.split("\n")

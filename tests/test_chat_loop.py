@@ -6,6 +6,7 @@ clauses), and the history goes on across turns."""
 
 from __future__ import annotations
 
+import contextlib
 import time
 
 import numpy as np
@@ -80,6 +81,23 @@ def wait_for(events: list, kind, speaker: Speaker, timeout: float = 180.0):
     raise AssertionError(f"no {kind.__name__} within {timeout} s: {events}")
 
 
+@contextlib.contextmanager
+def running_loop(stt, voice, url: str, model: str = "m", **setup):
+    """A chat loop with ``stt`` and a Pocket TTS ``voice`` folder on a hand-driven 24 kHz bridge,
+    talking with ``model`` at ``url``: (the loop, its events, the bridge, its speaker, ChatReady);
+    closed after."""
+    events: list = []
+    bridge = AudioBridge(SAMPLE_RATE, 1, SAMPLE_RATE, 1)
+    speaker = Speaker(bridge)
+    loop = c.ChatLoop(events.append, loader=lambda _setup: (stt, speaker_of(voice)))
+    try:
+        loop.set_bridge(bridge)
+        loop.start(c.ChatSetup(url, model, "demo-stt", "", "", "", **setup))
+        yield loop, events, bridge, speaker, wait_for(events, c.ChatReady, speaker)
+    finally:
+        assert loop.close()
+
+
 def talk_turn(loop, bridge: AudioBridge, speaker: Speaker, events: list, pcm: np.ndarray):
     """Hold Talk while ``pcm`` arrives from the microphone, release it: (Heard, Answered, the clauses said)."""
     bridge.input.write(np.zeros((FRAME_SIZE, 1), np.float32))  # said before Talk: not this turn's
@@ -99,14 +117,8 @@ def talk_turn(loop, bridge: AudioBridge, speaker: Speaker, events: list, pcm: np
 
 def test_held_talk_is_heard_as_the_cli_hears_it_and_the_answer_is_spoken_into_the_speaker(llama, voice_folder):  # noqa: F811
     stt = load_speech_to_text("demo-stt", device="cpu")
-    events: list = []
-    bridge = AudioBridge(SAMPLE_RATE, 1, SAMPLE_RATE, 1)
-    speaker = Speaker(bridge)
-    loop = c.ChatLoop(events.append, loader=lambda setup: (stt, speaker_of(voice_folder)))
-    try:
-        loop.set_bridge(bridge)
-        loop.start(c.ChatSetup(llama.url, "tiny", "demo-stt", "", "", "", max_tokens=MAX_TOKENS, temperature=0))
-        wait_for(events, c.ChatReady, speaker)
+    with running_loop(stt, voice_folder, llama.url, "tiny", max_tokens=MAX_TOKENS,
+                      temperature=0) as (loop, events, bridge, speaker, _ready):
         history = []
         for turn, (name, seconds) in enumerate((("hello_24k.wav", 2.0), ("hello_24k.wav", 1.2))):
             pcm = recording(name, seconds)
@@ -131,31 +143,20 @@ def test_held_talk_is_heard_as_the_cli_hears_it_and_the_answer_is_spoken_into_th
                   f"first audio {t.first_audio:.0f} ms after Talk's release")
             assert 0 < t.stt_flush < t.first_audio <= t.total
         assert loop.conversation.messages == history
-    finally:
-        assert loop.close()
 
 
 def test_a_connection_lost_mid_answer_keeps_and_speaks_what_came_and_the_next_turn_goes_on(voice_folder):  # noqa: F811
     from tests.bad_chat_server import PIECES, BadServer
 
     stt = load_speech_to_text("demo-stt", device="cpu")
-    events: list = []
-    bridge = AudioBridge(SAMPLE_RATE, 1, SAMPLE_RATE, 1)
-    speaker = Speaker(bridge)
-    with BadServer("drop") as server:
-        loop = c.ChatLoop(events.append, loader=lambda setup: (stt, speaker_of(voice_folder)))
-        try:
-            loop.set_bridge(bridge)
-            loop.start(c.ChatSetup(server.url, "m", "demo-stt", "", "", ""))
-            wait_for(events, c.ChatReady, speaker)
-            for _turn in range(2):
-                heard, answered, said = talk_turn(loop, bridge, speaker, events, recording("hello_24k.wav", 1.2))
-                assert answered.text == "".join(PIECES) and said == ["Hello there, my friend."]
-                assert answered.problem.startswith("The connection to the language model was lost")
-            assert speaker.audio().size > 0 and len(server.requests) == 2
-            assert [m["role"] for m in loop.conversation.messages] == ["user", "assistant"] * 2
-        finally:
-            assert loop.close()
+    with (BadServer("drop") as server,
+          running_loop(stt, voice_folder, server.url) as (loop, events, bridge, speaker, ready)):
+        for _turn in range(2):
+            heard, answered, said = talk_turn(loop, bridge, speaker, events, recording("hello_24k.wav", 1.2))
+            assert answered.text == "".join(PIECES) and said == ["Hello there, my friend."]
+            assert answered.problem.startswith("The connection to the language model was lost")
+        assert speaker.audio().size > 0 and len(server.requests) == 2
+        assert [m["role"] for m in loop.conversation.messages] == ["user", "assistant"] * 2
 
 
 def test_talk_pressed_while_the_answer_is_spoken_silences_it_at_once_and_keeps_only_the_words_heard(slow_voice_folder):
@@ -167,52 +168,43 @@ def test_talk_pressed_while_the_answer_is_spoken_silences_it_at_once_and_keeps_o
     from tests.bad_chat_server import PIECES, BadServer
 
     stt = load_speech_to_text("demo-stt", device="cpu")
-    events: list = []
-    bridge = AudioBridge(SAMPLE_RATE, 1, SAMPLE_RATE, 1)
-    speaker = Speaker(bridge)
     clause = "".join(PIECES).split()
     pcm = recording("hello_24k.wav", 1.2)
-    with BadServer("pause", stall=60.0) as server:
-        loop = c.ChatLoop(events.append, loader=lambda setup: (stt, speaker_of(slow_voice_folder)))
-        try:
-            loop.set_bridge(bridge)
-            loop.start(c.ChatSetup(server.url, "m", "demo-stt", "", "", ""))
-            wait_for(events, c.ChatReady, speaker)
-            loop.talk(True)
-            wait_for(events, c.Listening, speaker)
-            history = []
-            for _cycle in range(2):
-                del events[:]
-                for block in np.split(pcm, len(pcm) // 480):
-                    bridge.input_callback(block[:, None], len(block), None, None)
-                loop.talk(False)
-                heard = wait_for(events, c.Heard, speaker).text
-                assert heard
-                wait_for(events, c.Said, speaker)
-                start, deadline = speaker.audio().size, time.monotonic() + 60
-                while speaker.audio().size - start < 0.8 * SAMPLE_RATE:  # the speaker plays 0.8 s of it
-                    assert time.monotonic() < deadline, "the voice stopped before 0.8 s"
-                    speaker.drain()
-                    time.sleep(0.005)
-                while bridge.output.available() < 0.2 * SAMPLE_RATE:  # the voice queues ahead of the speaker
-                    assert time.monotonic() < deadline, "the voice stopped"
-                    time.sleep(0.005)
-                mark, pressed = len(speaker.played), time.monotonic()
-                loop.talk(True)  # over the answer: the next turn
-                answered = wait_for(events, c.Answered, speaker, timeout=20.0)
-                assert time.monotonic() - pressed < 10.0  # the silent stream was closed, not waited out
-                wait_for(events, c.Listening, speaker)
+    with (BadServer("pause", stall=60.0) as server,
+          running_loop(stt, slow_voice_folder, server.url) as (loop, events, bridge, speaker, ready)):
+        loop.talk(True)
+        wait_for(events, c.Listening, speaker)
+        history = []
+        for _cycle in range(2):
+            del events[:]
+            for block in np.split(pcm, len(pcm) // 480):
+                bridge.input_callback(block[:, None], len(block), None, None)
+            loop.talk(False)
+            heard = wait_for(events, c.Heard, speaker).text
+            assert heard
+            wait_for(events, c.Said, speaker)
+            start, deadline = speaker.audio().size, time.monotonic() + 60
+            while speaker.audio().size - start < 0.8 * SAMPLE_RATE:  # the speaker plays 0.8 s of it
+                assert time.monotonic() < deadline, "the voice stopped before 0.8 s"
                 speaker.drain()
-                after = np.concatenate(speaker.played[mark:])
-                assert after.size >= 0.2 * SAMPLE_RATE and not after.any()  # what was queued is muted
-                assert answered.cut and answered.problem == "" and answered.text.endswith(CUT_MARK)
-                words = answered.text.removesuffix(CUT_MARK).split()
-                assert words == clause[:len(words)] and len(words) < len(clause)  # heard: part of the clause
-                history += [{"role": "user", "content": heard}, {"role": "assistant", "content": answered.text}]
-                assert loop.conversation.messages == history
-            assert server.requests[1]["messages"] == history[:3]  # the cut answer is the model's, as heard
-        finally:
-            assert loop.close()
+                time.sleep(0.005)
+            while bridge.output.available() < 0.2 * SAMPLE_RATE:  # the voice queues ahead of the speaker
+                assert time.monotonic() < deadline, "the voice stopped"
+                time.sleep(0.005)
+            mark, pressed = len(speaker.played), time.monotonic()
+            loop.talk(True)  # over the answer: the next turn
+            answered = wait_for(events, c.Answered, speaker, timeout=20.0)
+            assert time.monotonic() - pressed < 10.0  # the silent stream was closed, not waited out
+            wait_for(events, c.Listening, speaker)
+            speaker.drain()
+            after = np.concatenate(speaker.played[mark:])
+            assert after.size >= 0.2 * SAMPLE_RATE and not after.any()  # what was queued is muted
+            assert answered.cut and answered.problem == "" and answered.text.endswith(CUT_MARK)
+            words = answered.text.removesuffix(CUT_MARK).split()
+            assert words == clause[:len(words)] and len(words) < len(clause)  # heard: part of the clause
+            history += [{"role": "user", "content": heard}, {"role": "assistant", "content": answered.text}]
+            assert loop.conversation.messages == history
+        assert server.requests[1]["messages"] == history[:3]  # the cut answer is the model's, as heard
 
 
 def open_mic_turn(stt, pcm: np.ndarray) -> str:
@@ -234,28 +226,45 @@ def test_open_mic_ends_the_turn_where_the_voice_activity_heads_say_and_listens_a
     pcm = recording("hello_24k.wav", 5.2)
     want = open_mic_turn(stt, pcm)
     assert want  # the demo's random heads end a turn on this recording, after words (frame 14 of 65)
-    events: list = []
-    bridge = AudioBridge(SAMPLE_RATE, 1, SAMPLE_RATE, 1)
-    speaker = Speaker(bridge)
-    with BadServer("ok") as server:
-        loop = c.ChatLoop(events.append, loader=lambda setup: (stt, speaker_of(voice_folder)))
-        try:
-            loop.set_bridge(bridge)
-            loop.start(c.ChatSetup(server.url, "m", "demo-stt", "", "", ""))
-            assert wait_for(events, c.ChatReady, speaker).turn_ends
-            loop.set_open_mic(True)
-            for _turn in range(2):
-                wait_for(events, c.Listening, speaker)  # nothing held: it listens
-                del events[:]
-                for block in np.split(pcm, len(pcm) // 480):  # all at once: the heads decide, not the timing
-                    bridge.input_callback(block[:, None], len(block), None, None)
-                assert wait_for(events, c.Heard, speaker).text == want
-                answered = wait_for(events, c.Answered, speaker)
-                assert answered.text == "".join(PIECES) and not answered.cut
-            wait_for(events, c.Listening, speaker)
+    with (BadServer("ok") as server,
+          running_loop(stt, voice_folder, server.url) as (loop, events, bridge, speaker, ready)):
+        assert ready.turn_ends
+        loop.set_open_mic(True)
+        for _turn in range(2):
+            wait_for(events, c.Listening, speaker)  # nothing held: it listens
             del events[:]
-            loop.set_open_mic(False)
-            wait_for(events, c.StoppedListening, speaker)
-            assert [m["content"] for m in loop.conversation.messages] == [want, "".join(PIECES)] * 2
-        finally:
-            assert loop.close()
+            for block in np.split(pcm, len(pcm) // 480):  # all at once: the heads decide, not the timing
+                bridge.input_callback(block[:, None], len(block), None, None)
+            assert wait_for(events, c.Heard, speaker).text == want
+            answered = wait_for(events, c.Answered, speaker)
+            assert answered.text == "".join(PIECES) and not answered.cut
+        wait_for(events, c.Listening, speaker)
+        del events[:]
+        loop.set_open_mic(False)
+        wait_for(events, c.StoppedListening, speaker)
+        assert [m["content"] for m in loop.conversation.messages] == [want, "".join(PIECES)] * 2
+
+
+def test_closing_while_a_silent_server_is_asked_ends_at_once_not_after_its_silence(voice_folder):  # noqa: F811
+    """Quitting the window (or Stop) while the server has sent its headers and then nothing for a
+    minute: the answer's stream is closed and the loop's thread ends at once."""
+    from tests.bad_chat_server import BadServer
+
+    stt = load_speech_to_text("demo-stt", device="cpu")
+    pcm = recording("hello_24k.wav", 1.2)
+    with (BadServer("slow-start", stall=60.0) as server,
+          running_loop(stt, voice_folder, server.url) as (loop, events, bridge, speaker, _ready)):
+        loop.talk(True)
+        wait_for(events, c.Listening, speaker)
+        for block in np.split(pcm, len(pcm) // 480):
+            bridge.input_callback(block[:, None], len(block), None, None)
+        loop.talk(False)
+        assert wait_for(events, c.Heard, speaker).text
+        deadline = time.monotonic() + 10
+        while not server.requests:
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        time.sleep(0.5)  # its headers arrive, then nothing
+        closing = time.monotonic()
+        assert loop.close(timeout=20.0)
+        assert time.monotonic() - closing < 3.0

@@ -211,9 +211,13 @@ class ChatLoop:
         self._commands.put(_FORGET)
 
     def close(self, timeout: float = 5.0) -> bool:
-        """Stop (an answer in progress ends at its next frame); whether the thread ended in time."""
+        """Stop: an answer in progress ends at once (its stream closed, sending or silent; a server
+        that has not yet sent its headers is waited for); whether the thread ended in time."""
         self._closing.set()
         self._commands.put(None)
+        speaking = self._speaking
+        if speaking is not None:
+            speaking.interruption.interrupt()
         self._thread.join(timeout)
         return not self._thread.is_alive()
 
