@@ -4,7 +4,8 @@ light in French (``-fr``: one translated set).
 
 States, light and dark (``-dark``): 1-idle, 2-conversation (turns of both sides, overlapping, with
 captions of what the person said; then with the Advanced meters),
-3-library, 4-library-search, 5-replay, 6-error, 7-model-manager, 8-voices (the voice library),
+3-library, 4-library-search, 5-replay, 6-error, 7-model-manager, 7-your-language-model (its
+dialog, no server running), 8-voices (the voice library),
 9-record-voice (the guided recording, idle), 10-record-voice-levels (recording, the meter live),
 11-record-voice-too-quiet, 12-personas (the persona picker on the demo, a Moshi model: its style
 and "wait for me" only), 13-persona-editor (a persona of the user's edited on a PersonaPlex model:
@@ -139,6 +140,11 @@ def take_screenshots(out_dir: Path, dark: bool = False, language: str | None = N
 
         dialog = window.dialogs.open_model_manager()
         shot(dialog, "7-model-manager")
+        dialog.close()
+        window.dialogs.server_finder = list  # no language model server runs: the dialog says what to start
+        dialog = window.dialogs.open_chat_dialog()
+        wait_until(dialog.find_button.isEnabled, 10.0)
+        shot(dialog, "7-your-language-model")
         dialog.close()
 
         voice_shots(window, bridge, speech_like, shot)
