@@ -119,6 +119,10 @@ def test_held_talk_is_heard_answered_by_the_server_and_spoken_to_the_speaker(win
     assert delay.startswith(chat.message.removeprefix("Hold Talk to answer. The voice began ").split(" after")[0])
     assert delay.endswith(" s") and "the median of the answers so far; 95th percentile" in delay
     answer = turns[1].text
+    for suffix in (".md", ".srt", ".vtt"):  # File, Export transcript: both sides' words, as shown
+        window.model.files.export_transcript(str(tmp_path / f"chat{suffix}"))
+        exported = (tmp_path / f"chat{suffix}").read_text(encoding="utf-8")
+        assert question in exported and " ".join(answer.split()[:3]) in exported, suffix
     window.files.new_conversation()  # File, New: the turns and the model's history start afresh
     qtbot.waitUntil(lambda: chat.conversation_messages() == [system], timeout=10_000)
     assert model.transcript.turns == [] and chat.phase == "ready"
