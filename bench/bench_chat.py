@@ -129,9 +129,9 @@ class TimedVoice:
     def __init__(self, speaker):
         self.speaker, self.wall_s, self.samples = speaker, 0.0, 0
 
-    def speak(self, text: str):
+    def speak(self, text: str, stop=None):
         start = time.perf_counter()
-        for frame in self.speaker.speak(text):
+        for frame in self.speaker.speak(text, stop=stop):
             self.wall_s += time.perf_counter() - start
             self.samples += frame.audio.size
             yield frame
