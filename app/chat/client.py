@@ -7,7 +7,9 @@ in characters and in bytes (a server that sends megabytes is cut, its first part
 
 from __future__ import annotations
 
+import contextlib
 import json
+import socket
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -106,13 +108,23 @@ def open_client(server: ChatServer) -> openai.OpenAI:
                          http_client=http)
 
 
+def _shut_down(response) -> None:
+    """Wake a read blocked on ``response``'s socket in another thread (closing the socket does not,
+    on Linux); the connection is not reused after."""
+    network = response.extensions.get("network_stream")
+    sock = network.get_extra_info("socket") if network is not None else None
+    if sock is not None:
+        with contextlib.suppress(OSError):  # closed already
+            sock.shutdown(socket.SHUT_RDWR)
+
+
 class ReplyStream:
     """One streamed answer to ``messages``. Iterate for its text pieces; ``text`` holds all that
     arrived, ``first_token_s`` when the first piece came (seconds after the request), and
     ``finish_reason`` the server's ("stop", "length", "tool_calls"), ``tool_calls`` the calls the
     model made (given ``tools``: their specs; ``must_call``: the one it has to call). ``close`` (any
-    thread) ends it early: the iteration stops at the next piece that arrives (a silent server: at
-    the end of the wait)."""
+    thread) ends it early: the iteration stops at once, even while a server that sent its headers is
+    silent (its connection is shut down); a server yet to send its headers is waited for."""
 
     def __init__(self, server: ChatServer, messages: Sequence[dict], client: openai.OpenAI | None = None,
                  tools: Sequence[dict] = (), must_call: str | None = None):
@@ -127,8 +139,10 @@ class ReplyStream:
 
     def close(self) -> None:
         self._closed.set()
-        if self._stream is not None:
-            self._stream.close()
+        stream = self._stream
+        if stream is not None:
+            _shut_down(stream.response)
+            stream.close()
 
     def __iter__(self) -> Iterator[str]:
         start = time.perf_counter()
