@@ -24,6 +24,8 @@ from app.chat.discovery import find_servers
 from app.conversation.chat_servers import ServerSearch, found_note
 from app.widgets.plain_text import PlainLabel, as_written
 
+TEXT_WIDTH = 440  # pixels: the wrapped texts' width, so that the dialog is not a tall column
+
 
 class ChatDialog(QDialog):
     def __init__(self, model, parent=None, finder=find_servers, conversations_folder: Path | None = None) -> None:
@@ -39,6 +41,7 @@ class ChatDialog(QDialog):
                                    "voice speaks its answer. Hold Talk while you speak."))
         intro.setWordWrap(True)
         layout.addWidget(intro)
+        intro.setMinimumWidth(TEXT_WIDTH)
         form = QFormLayout()
         settings = model.preferences.settings
         self.url_edit = QLineEdit(settings.llm_url)
@@ -78,15 +81,27 @@ class ChatDialog(QDialog):
         self.search.finished.connect(self.show_found)
         if not settings.llm_url:
             self.find()
+        self._fit()
 
     def find(self) -> None:
         self.find_button.setEnabled(False)
-        self.note.setText(self.tr("Looking for Ollama and LM Studio on this computer..."))
+        self.say(self.tr("Looking for Ollama and LM Studio on this computer..."))
         self.search.search()
+
+    def say(self, text: str) -> None:
+        """The note under the fields; the dialog grows to show all of it (wrapped labels do not ask)."""
+        self.note.setText(text)
+        self._fit()
+
+    def _fit(self) -> None:
+        layout = self.layout()
+        layout.activate()
+        width = max(self.width(), layout.totalMinimumSize().width())
+        self.resize(width, max(self.height(), layout.totalHeightForWidth(width)))
 
     def show_found(self, found: list) -> None:
         self.find_button.setEnabled(True)
-        self.note.setText(found_note(found))
+        self.say(found_note(found))
         if not found:
             return
         chosen = self.model_combo.currentText()
@@ -101,7 +116,7 @@ class ChatDialog(QDialog):
                                  conversations_folder=self.conversations_folder):
             self.accept()
         else:
-            self.note.setText(self.model.chat.message)
+            self.say(self.model.chat.message)
 
 
 class ChatStrip(QObject):
