@@ -31,3 +31,21 @@ def test_words_wrap_at_their_boundaries(qapp):
     metrics = QFontMetrics(font)
     width = metrics.horizontalAdvance("hello world") + 2
     assert wrapped_height(font, "hello world hello world", width) <= 2 * metrics.height() + 2
+
+
+def test_a_newline_starts_a_line_as_the_painter_draws_it(qapp):
+    """An answer of several paragraphs (a language model's, a tool call and then the answer): the
+    bubble is as tall as the painter's text, so nothing after a newline is cut off."""
+    from PySide6.QtCore import QRectF
+    from PySide6.QtGui import QImage, QPainter
+
+    from app.conversation.view import WRAP
+
+    font = qapp.font()
+    for text in ("one", "first\nsecond", "first\n\nthird", "word " * 40 + "\nlast"):
+        image = QImage(300, 2000, QImage.Format_ARGB32)
+        painter = QPainter(image)
+        painter.setFont(font)
+        drawn = painter.boundingRect(QRectF(0, 0, 300, 2000), text, WRAP).height()
+        painter.end()
+        assert abs(wrapped_height(font, text, 300) - drawn) < 1, text

@@ -84,16 +84,19 @@ WRAP = wrap_option()
 
 
 def wrapped_height(font: QFont, text: str, width: int) -> int:
-    """The height of ``text`` wrapped as ``WRAP`` wraps it in ``width`` pixels."""
-    layout = QTextLayout(text, font)
-    layout.setTextOption(WRAP)
-    layout.beginLayout()
+    """The height of ``text`` wrapped as ``WRAP`` wraps it in ``width`` pixels, a newline starting a
+    new line as it does where the text is drawn (one layout of the whole text would not break there,
+    and the lines after it would be cut off)."""
     height = 0.0
-    while (line := layout.createLine()).isValid():
-        line.setLineWidth(width)
-        line.setPosition(QPointF(0, height))
-        height += line.height()
-    layout.endLayout()
+    for paragraph in text.split("\n"):
+        layout = QTextLayout(paragraph, font)
+        layout.setTextOption(WRAP)
+        layout.beginLayout()
+        while (line := layout.createLine()).isValid():
+            line.setLineWidth(width)
+            line.setPosition(QPointF(0, height))
+            height += line.height()
+        layout.endLayout()
     return math.ceil(height)
 
 
