@@ -201,12 +201,18 @@ def test_with_open_mic_the_person_s_turn_ends_when_they_pause_and_it_is_answered
         assert model.preferences.settings.open_mic
         qtbot.waitUntil(lambda: chat.phase == "listening", timeout=10_000)
         assert chat.message == "Listening: your turn ends when you pause, or when you release Talk."
-        player = audio_server.play_into_mic(SPEECH["hello_24k.wav"])
-        try:
-            qtbot.waitUntil(lambda: [t.speaker for t in model.transcript.turns][-2:] == [YOU, ASSISTANT]
-                            and chat.phase == "listening", timeout=60_000)
-        finally:
-            player.kill()
+        def answered():
+            return [t.speaker for t in model.transcript.turns][-2:] == [YOU, ASSISTANT] and chat.phase == "listening"
+
+        for _ in range(3):  # the demo's random heads decide where a turn ends: the recording again if not yet
+            player = audio_server.play_into_mic(SPEECH["hello_24k.wav"])
+            try:
+                assert player.wait(30) == 0
+            finally:
+                player.kill()
+            if answered():
+                break
+        qtbot.waitUntil(answered, timeout=60_000)
         assert model.transcript.turns[-1].text == "".join(PIECES) and model.talk.held_by == frozenset()
         assert chat.conversation_messages()[-1] == {"role": "assistant", "content": "".join(PIECES)}
         window.conversation_panel.open_mic_box.click()  # off: it stops listening
