@@ -268,3 +268,24 @@ def test_closing_while_a_silent_server_is_asked_ends_at_once_not_after_its_silen
         closing = time.monotonic()
         assert loop.close(timeout=20.0)
         assert time.monotonic() - closing < 3.0
+
+
+def test_open_mic_chosen_before_the_devices_are_lent_waits_for_them(voice_folder):  # noqa: F811
+    from tests.bad_chat_server import BadServer
+
+    stt = load_speech_to_text("demo-stt", device="cpu")
+    events: list = []
+    bridge = AudioBridge(SAMPLE_RATE, 1, SAMPLE_RATE, 1)
+    with BadServer("ok") as server:
+        loop = c.ChatLoop(events.append, loader=lambda _setup: (stt, speaker_of(voice_folder)))
+        try:
+            loop.start(c.ChatSetup(server.url, "m", "demo-stt", "", "", ""))
+            speaker = Speaker(bridge)
+            wait_for(events, c.ChatReady, speaker)
+            loop.set_open_mic(True)
+            time.sleep(0.5)  # no devices yet: nothing to listen to, and nothing is said to be wrong
+            assert not [e for e in events if isinstance(e, (c.Listening, c.ChatFailed))]
+            loop.set_bridge(bridge)
+            wait_for(events, c.Listening, speaker, timeout=10.0)
+        finally:
+            assert loop.close()

@@ -257,7 +257,7 @@ class ChatLoop:
         elif command == _FORGET and self.conversation is not None:
             messages = self.conversation.messages
             messages[:] = [m for m in messages if m["role"] == "system"]
-        if command == () and self._open_mic and self._stream is None and self._speaker_done():
+        if command == () and self._open_mic and self._stream is None and self._devices_free():
             self._listen(None)  # in an idle poll: a press waiting in the queue starts the turn instead
         if self._stream is not None:
             self._take_input()
@@ -295,10 +295,11 @@ class ChatLoop:
             self._stream = None  # what it heard so far is no one's turn
             self.emit(StoppedListening())
 
-    def _speaker_done(self) -> bool:
-        """The voice of the last answer has left the speaker's queue (what it still plays is not heard)."""
+    def _devices_free(self) -> bool:
+        """The devices are lent (they may come after the models) and the last answer's voice has left
+        the speaker's queue (open mic would hear it)."""
         bridge = self._bridge
-        return bridge is None or bridge.output.available() == 0
+        return bridge is not None and bridge.output.available() == 0
 
     def _press(self) -> None:
         if self.conversation is None:
