@@ -199,6 +199,8 @@ class ReplyStream:
         self._stream = self.client.chat.completions.create(
             model=self.server.model, messages=self.messages, stream=True,
             **{k: v for k, v in kwargs.items() if v is not None})
+        if self._closed.is_set():  # closed while the headers were awaited: nothing shut it down then
+            return
         kind = self._stream.response.headers.get("content-type", "")
         if "text/event-stream" not in kind:
             raise self._not_openai(f"answered with {kind.split(';')[0] or 'no content type'}, not an "
