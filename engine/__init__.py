@@ -14,6 +14,13 @@ from .errors import (
 )
 from .families import CAPTION_PRESETS, SPEECH_PRESETS, Family, family_named
 from .families.family import MEASURED_ON
+from .files.chat_conversation import (
+    ChatConversation,
+    LanguageModelSide,
+    read_chat_conversation,
+    write_chat_conversation,
+)
+from .files.conversation import CHAT as CHAT_CONVERSATION
 from .files.conversation import file_kind as conversation_kind
 from .files.conversation import transcript_tuples
 from .files.conversation_info import (
@@ -129,6 +136,8 @@ __all__ = [
     "hub_revision", "use_revision",
     "DEFAULT_PERSONA", "Persona", "PersonaEntry", "PersonaLibrary", "PersonaLibraryError",
     "ConversationSummary", "is_regular_file", "read_conversation_summary",
+    # a conversation with the person's language model, as a file
+    "CHAT_CONVERSATION", "ChatConversation", "LanguageModelSide", "read_chat_conversation", "write_chat_conversation",
     # speech to text (Kyutai STT): transcripts and captions of what the person says
     "CAPTION_PRESETS", "CaptionStep", "CaptionUpdate", "Captioner", "SpeechToText", "TranscriptionStream", "Word",
     "keep_captions", "load_speech_to_text", "words", "TurnEnds",

@@ -123,7 +123,7 @@ def test_held_talk_is_heard_as_the_cli_hears_it_and_the_answer_is_spoken_into_th
         for turn, (name, seconds) in enumerate((("hello_24k.wav", 2.0), ("hello_24k.wav", 1.2))):
             pcm = recording(name, seconds)
             heard, answered, said = talk_turn(loop, bridge, speaker, events, pcm)
-            assert heard == Conversation(stt, None, None).hear(pcm)[0] != ""
+            assert heard == Conversation(stt, None, None).hear(pcm).text != ""
             history.append({"role": "user", "content": heard})
             want = whole_answer(llama.url, history, MAX_TOKENS)["message"]["content"]
             assert answered.text == want and answered.problem == ""
@@ -215,7 +215,7 @@ def open_mic_turn(stt, pcm: np.ndarray) -> str:
         new = stream.feed(pcm[i:i + FRAME_SIZE])
         steps += new
         if any([rule.observe(s.voice_activity) for s in new]) and any(s.text for s in steps):
-            return Conversation.finish_hearing(stream, steps)[0]
+            return Conversation.finish_hearing(stream, steps).text
     return ""
 
 

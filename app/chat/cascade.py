@@ -113,9 +113,24 @@ class TurnTimes:
                 "handoffs": self.first_audio - self.stt_flush - self.first_clause - self.voice_first_frame}
 
 
+@dataclass(frozen=True)
+class Hearing:
+    """What the speech to text heard of one turn of the person's: its words, timed from the start of
+    the turn's audio (``engine.Word``), when their speech ended (perf_counter) and the flush (ms)."""
+
+    words: tuple = ()
+    end_of_speech: float = 0.0
+    flush_ms: float = 0.0
+
+    @property
+    def text(self) -> str:
+        return " ".join(w.text for w in self.words)
+
+
 @dataclass
 class Turn:
     heard: str  # what the speech to text wrote
+    words: tuple = ()  # the same, as timed ``engine.Word``s
     answer: str = ""  # the model's text, as received
     clauses: list[str] = field(default_factory=list)  # what the voice said, in order
     clause_seconds: list[float] = field(default_factory=list)  # the voice's audio of each clause
@@ -146,37 +161,35 @@ class Conversation:
         if self._client is not None:
             self._client.close()
 
-    def hear(self, pcm: np.ndarray) -> tuple[str, float, float]:
-        """(the words of ``pcm``, when its speech ended, the flush in ms): the recording is fed as
-        the live audio would be, then the speech to text's delay is flushed."""
+    def hear(self, pcm: np.ndarray) -> Hearing:
+        """What the speech to text hears of ``pcm``: the recording is fed as the live audio would
+        be, then its delay is flushed."""
         stream = self.stt.new_stream()
         return self.finish_hearing(stream, stream.feed(pcm))
 
     @staticmethod
-    def finish_hearing(stream, steps: list) -> tuple[str, float, float]:
-        """(the words of a speech to text ``stream`` that gave ``steps`` so far, when its speech
-        ended (now), the flush in ms): its delay is flushed, the last words come out."""
+    def finish_hearing(stream, steps: list) -> Hearing:
+        """The words of a speech to text ``stream`` that gave ``steps`` so far, its speech ended now:
+        its delay is flushed, the last words come out."""
         from engine import words
 
         end_of_speech = time.perf_counter()
         steps = [*steps, *stream.finish(live=True)]
-        flush = 1000 * (time.perf_counter() - end_of_speech)
-        return " ".join(w.text for w in words(steps)), end_of_speech, flush
+        return Hearing(tuple(words(steps)), end_of_speech, 1000 * (time.perf_counter() - end_of_speech))
 
     def turn(self, pcm: np.ndarray) -> Turn:
         """One exchange: the person's speech in ``pcm`` (float32 mono, 24 kHz), the spoken answer."""
-        return self.answer(*self.hear(pcm))
+        return self.answer(self.hear(pcm))
 
-    def answer(self, heard: str, end_of_speech: float, flush: float,
-               on_frame: Callable[[np.ndarray], None] | None = None,
+    def answer(self, hearing: Hearing, on_frame: Callable[[np.ndarray], None] | None = None,
                on_clause: Callable[[str], None] | None = None,
                interruption: Interruption | None = None) -> Turn:
-        """The model's spoken answer to ``heard`` (what the speech to text wrote; its speech ended
-        at ``end_of_speech``, perf_counter, and its flush took ``flush`` ms). ``on_frame`` gets each
-        frame of the voice as it is made (a speaker plays it), ``on_clause`` each clause before it is
+        """The model's spoken answer to what the speech to text heard. ``on_frame`` gets each frame
+        of the voice as it is made (a speaker plays it), ``on_clause`` each clause before it is
         spoken (a window shows it); ``interruption``, set by whoever hears the person speak over it,
         cuts it short."""
-        turn = Turn(heard)
+        heard, end_of_speech, flush = hearing.text, hearing.end_of_speech, hearing.flush_ms
+        turn = Turn(heard, hearing.words)
         if not heard:
             now = 1000 * (time.perf_counter() - end_of_speech)
             turn.times = TurnTimes(flush, None, None, None, None, now)

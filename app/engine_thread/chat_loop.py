@@ -38,6 +38,7 @@ import engine
 from app.audio.bridge import AudioBridge
 from app.audio.resample import FrameAssembler, OutputConverter
 from app.chat.cascade import Interruption
+from app.chat.recording import ChatTimeline
 from engine import TurnEnds
 
 log = logging.getLogger(__name__)
@@ -65,6 +66,9 @@ class ChatSetup:
     temperature: float | None = None
     tools: tuple[str, ...] = ()  # app.chat.tools.TOOL_NAMES, as the person enabled them
     conversations_folder: str = ""  # the library the conversations tool searches
+    voice_model: str = ""  # the name the voice's model is installed under (``voice_folder``'s)
+    resumed: engine.ChatConversation | None = None  # a saved conversation this one continues
+    journal: str = ""  # where each exchange is written as it ends, for a crash to leave ("": nowhere)
 
 
 @dataclass(frozen=True)
@@ -125,6 +129,28 @@ class Answered:
 
 
 @dataclass(frozen=True)
+class Saved:
+    """The conversation so far was written to ``path`` (``exchanges``: the person's turns in it), or
+    could not be (``problem``: one sentence)."""
+
+    path: str
+    exchanges: int
+    problem: str = ""
+
+
+@dataclass(frozen=True)
+class JournalState:
+    """Why the crash journal was not written after the last exchange ("": it was)."""
+
+    problem: str
+
+
+@dataclass(frozen=True)
+class _Save:
+    path: str
+
+
+@dataclass(frozen=True)
 class _Speaking:
     """An answer being spoken into ``bridge``'s speaker from ring position ``start`` on."""
 
@@ -153,6 +179,13 @@ def load_models(setup: ChatSetup):
     return stt, engine.PocketSpeaker(model, state)
 
 
+def _why_not_written(e: Exception) -> str:
+    """A failed write in one sentence: Parley's own errors say the file and what to do; the system's, why."""
+    if isinstance(e, (engine.WriteError, engine.ConversationFileError)) or not getattr(e, "strerror", None):
+        return str(e)
+    return f"{getattr(e, 'filename', None) or 'the file'} could not be written: {e.strerror}."
+
+
 class ChatLoop:
     def __init__(self, emit: Callable[[object], None],
                  loader: Callable[[ChatSetup], tuple] = load_models) -> None:
@@ -161,6 +194,10 @@ class ChatLoop:
         self._bridge: AudioBridge | None = None
         self._closing = threading.Event()
         self.conversation = None  # an app.chat.cascade.Conversation once started
+        self.timeline: ChatTimeline | None = None  # what its file keeps, once started
+        self._journal = ""  # the crash journal's path ("": none)
+        self._journal_problem = ""
+        self._person: list[np.ndarray] = []  # the turn's audio the speech to text was given
         self._stream = None  # the speech to text's stream while Talk is held
         self._steps: list = []
         self._assembler: FrameAssembler | None = None
@@ -206,6 +243,10 @@ class ChatLoop:
         """Listen without Talk (where the speech to text ends turns; else ignored), or stop."""
         self._commands.put(_OpenMic(on))
 
+    def save(self, path: str) -> None:
+        """Write the conversation to ``path`` (after an answer in progress); ``Saved`` says how it went."""
+        self._commands.put(_Save(path))
+
     def forget(self) -> None:
         """A new conversation: the history goes (the system prompt stays), after an answer in progress."""
         self._commands.put(_FORGET)
@@ -244,6 +285,7 @@ class ChatLoop:
         finally:
             if self.conversation is not None:
                 self.conversation.close()
+            self._remove_journal()
 
     def _execute(self, command) -> None:
         if isinstance(command, ChatSetup):
@@ -254,9 +296,13 @@ class ChatLoop:
             self._release()
         elif isinstance(command, _OpenMic):
             self._set_open_mic(command.on)
+        elif isinstance(command, _Save):
+            self._save(command.path)
         elif command == _FORGET and self.conversation is not None:
             messages = self.conversation.messages
             messages[:] = [m for m in messages if m["role"] == "system"]
+            self.timeline = ChatTimeline(self.timeline.side)
+            self._remove_journal()
         if command == () and self._open_mic and self._stream is None and self._devices_free():
             self._listen(None)  # in an idle poll: a press waiting in the queue starts the turn instead
         if self._stream is not None:
@@ -287,6 +333,11 @@ class ChatLoop:
             self.conversation.close()
         folder = Path(setup.conversations_folder) if setup.conversations_folder else None
         self.conversation = Conversation(stt, server, voice, setup.system, tools=offered_tools(setup.tools, folder))
+        if setup.resumed is not None:
+            self.conversation.messages[:] = [dict(m) for m in setup.resumed.messages]
+        side = engine.LanguageModelSide(server.shown_url(), setup.model, setup.stt_model, setup.voice_model,
+                                        setup.voice)
+        self.timeline, self._journal = ChatTimeline(side, setup.resumed), setup.journal
         self.emit(ChatReady(server.shown_url(), setup.model, bool(stt.has_voice_activity)))
 
     def _set_open_mic(self, on: bool) -> None:
@@ -323,6 +374,7 @@ class ChatLoop:
         ring.read = max(ring.read, start, ring.written - ring.capacity)
         self._attach(bridge)
         self._stream, self._steps, self._turn_ends = self.conversation.stt.new_stream(), [], TurnEnds()
+        self._person = []
         self.emit(Listening())
 
     def _attach(self, bridge: AudioBridge) -> None:
@@ -344,9 +396,11 @@ class ChatLoop:
         if not frames:
             return
         if self._held or not self._open_mic:  # at once: the stream reads its tokens back once per call
+            self._person += frames
             self._steps += self._stream.feed(np.concatenate(frames))
             return
         for frame in frames:  # open mic: the turn ends at the frame the heads say (the rest is dropped)
+            self._person.append(frame)
             steps = self._stream.feed(frame)
             self._steps += steps
             ended = [self._turn_ends.observe(step.voice_activity) for step in steps]
@@ -364,9 +418,9 @@ class ChatLoop:
 
     def _end_turn(self) -> None:
         stream, self._stream = self._stream, None
-        heard, end_of_speech, flush = self.conversation.finish_hearing(stream, self._steps)
-        self.emit(Heard(heard))
-        if not heard:
+        hearing = self.conversation.finish_hearing(stream, self._steps)
+        self.emit(Heard(hearing.text))
+        if not hearing.text:
             return
         bridge = self._bridge
         converter = OutputConverter(bridge.output_rate if bridge is not None else engine.SAMPLE_RATE)
@@ -374,13 +428,45 @@ class ChatLoop:
         if bridge is not None:
             self._speaking = _Speaking(interruption, bridge, bridge.output.written)
         try:
-            turn = self.conversation.answer(heard, end_of_speech, flush,
-                                            on_frame=lambda f: self._play(converter, f, interruption),
+            turn = self.conversation.answer(hearing, on_frame=lambda f: self._play(converter, f, interruption),
                                             on_clause=lambda text: self.emit(Said(text)), interruption=interruption)
         finally:
             self._speaking = None
+        person = np.concatenate(self._person) if self._person else np.zeros(0, np.float32)
+        self.timeline.add_exchange(person.reshape(-1), turn.words, turn.audio, turn.answer)
+        self._write_journal()
         self.emit(Answered(turn.answer, "" if turn.error is None else str(turn.error), turn.times,
                            tuple(turn.tool_calls), turn.cut))
+
+    def _save(self, path: str) -> None:
+        if self.timeline is None:
+            self.emit(Saved(path, 0, "The conversation has not started: there is nothing to save yet."))
+            return
+        try:
+            engine.write_chat_conversation(path, self.timeline.conversation(self.conversation.messages))
+        except (OSError, engine.ConversationFileError) as e:
+            self.emit(Saved(path, 0, _why_not_written(e)))
+            return
+        self.emit(Saved(path, self.timeline.exchanges))
+
+    def _write_journal(self) -> None:
+        """The conversation so far into its crash journal (a whole file each time, written atomically)."""
+        if not self._journal:
+            return
+        problem = ""
+        try:
+            engine.write_chat_conversation(self._journal, self.timeline.conversation(self.conversation.messages))
+        except (OSError, engine.ConversationFileError) as e:
+            problem = f"No crash journal for this conversation: {_why_not_written(e)}"
+            log.warning("%s", problem)
+        if problem != self._journal_problem:
+            self._journal_problem = problem
+            self.emit(JournalState(problem))
+
+    def _remove_journal(self) -> None:
+        """The conversation ended by the person's choice (or was forgotten): its journal goes."""
+        if self._journal:
+            Path(self._journal).unlink(missing_ok=True)
 
     def _play(self, converter: OutputConverter, frame: np.ndarray, interruption: Interruption) -> None:
         """One frame of the voice into the speaker's ring, kept ``AHEAD_S`` ahead of it (none once

@@ -38,9 +38,12 @@ from .captions import Caption, captions_field, read_captions, read_turn_ends
 from .personas import Persona, persona_field, read_header_persona
 
 FORMAT_NAME = "parley.conversation"
-FORMAT_VERSION = 2  # the newest version this Parley reads
-FULL, COMPACT = "full", "compact"  # the kinds: a state snapshot (version 1), or frames to replay (version 2)
-KIND_VERSIONS = {FULL: 1, COMPACT: 2}
+FORMAT_VERSION = 3  # the newest version this Parley reads
+# The kinds: a state snapshot (version 1), frames to replay (version 2), or a conversation with the
+# person's language model (version 3: ``engine.files.chat_conversation``), which has no model state.
+FULL, COMPACT, CHAT = "full", "compact", "chat"
+KIND_VERSIONS = {FULL: 1, COMPACT: 2, CHAT: 3}
+LAST_FIELDS = ("transcript", "chat")  # written last, in this order: a list row reads the fields before them
 MAX_HEADER_BYTES = 16 * 1024 * 1024
 MAX_FRAMES = 10_000_000  # 9 days of conversation: the bound of every frame count and index a file holds
 MAX_TRANSCRIPT_CHARS = 1000  # one transcript entry's text (one token's piece)
@@ -150,7 +153,10 @@ def read_session_file(path: str | os.PathLike, fingerprint: str, live_state: Sta
     names and shapes checked against ``live_state``, then values (``engine.lm.state_values``)."""
     path = Path(path)
     expected = {name: tuple(t.shape) for name, t in flatten(live_state).items()}
-    if file_kind(path) != FULL:
+    kind = file_kind(path)
+    if kind == CHAT:
+        raise with_language_model(path)
+    if kind != FULL:
         raise ConversationFileError(f"{path.name} is a compact conversation: it opens by replaying it "
                                     "(engine.open_conversation), not by restoring a snapshot.")
     file = read_conversation(path, expected, fingerprint=fingerprint)
@@ -172,6 +178,13 @@ def read_session_file(path: str | os.PathLike, fingerprint: str, live_state: Sta
     except ValueError as e:
         raise ConversationFileError(f"{path.name} has damaged contents ({e}); open another copy.") from e
     return record
+
+
+def with_language_model(path: Path) -> ConversationFileError:
+    """A conversation with a language model where a speech-to-speech model's is expected."""
+    return ConversationFileError(f"{Path(path).name} is a conversation with your language model, not with a speech "
+                                 "model: open it in Parley's window (File, Open), which continues it with that "
+                                 "language model.")
 
 
 def made_by_newer(path: Path, e: untrusted.NewerVersionError) -> ConversationFileError:
@@ -237,7 +250,7 @@ def trimmed_state(state: StateTree) -> dict[str, torch.Tensor]:
 
 
 def file_kind(path: str | os.PathLike) -> str:
-    """``FULL`` or ``COMPACT``, from the header alone (no ``kind``: full)."""
+    """``FULL``, ``COMPACT`` or ``CHAT``, from the header alone (no ``kind``: full)."""
     path = Path(path)
     _, meta = read_header(path)
     kind = meta.get("kind", FULL)
@@ -264,8 +277,9 @@ def write_conversation(path: str | os.PathLike, tensors: Mapping[str, torch.Tens
     path = Path(path)
     tensors = {k: v.detach().contiguous().cpu() for k, v in tensors.items()}
     full_meta = {"format": FORMAT_NAME, "version": FORMAT_VERSION, **meta, "checksum": _checksum(tensors)}
-    if "transcript" in full_meta:  # last: a list row reads the fields before it from the header's start
-        full_meta["transcript"] = full_meta.pop("transcript")
+    for name in LAST_FIELDS:  # a list row reads the header's start: the fields before these, and the text
+        if name in full_meta:
+            full_meta[name] = full_meta.pop(name)
     payload = save_safetensors_bytes(tensors, metadata={"parley": json.dumps(full_meta)})
     header_bytes = struct.unpack_from("<Q", payload)[0]
     if header_bytes > MAX_HEADER_BYTES:  # every reader refuses it: what Parley writes, Parley reads

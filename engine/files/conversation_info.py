@@ -18,6 +18,8 @@ from ..errors import ConversationFileError
 from . import untrusted
 from .captions import Caption, read_captions, read_turn_ends
 from .conversation import (
+    FULL,
+    KIND_VERSIONS,
     MAX_FRAMES,
     MAX_HEADER_BYTES,
     _check_version,
@@ -48,6 +50,7 @@ class ConversationInfo:
     persona: str = ""  # the name of the persona it was made with ("" for none)
     captions: tuple[Caption, ...] = ()  # the person's words, where a caption model heard them
     turn_ends: tuple[float, ...] = ()  # where the person's turns were ended (seconds): Talk released, the heads
+    kind: str = FULL  # engine.files.conversation's kinds: CHAT is a conversation with a language model
 
     @property
     def seconds(self) -> float:
@@ -74,7 +77,7 @@ def read_conversation_info(path: str | os.PathLike) -> ConversationInfo:
             path=path, model=_model(meta), fingerprint=_fingerprint(meta), created=_created(meta),
             frames=frames, bytes=path.stat().st_size, transcript=tuple(read_transcript(meta, frames)),
             has_audio=all(name in header for name in AUDIO_NAMES), persona=_persona(meta),
-            captions=read_captions(meta, frames), turn_ends=read_turn_ends(meta, frames))
+            captions=read_captions(meta, frames), turn_ends=read_turn_ends(meta, frames), kind=_kind(meta))
     except untrusted.NewerVersionError as e:
         raise made_by_newer(path, e) from e
     except ValueError as e:
@@ -96,6 +99,13 @@ def _persona(meta: dict) -> str:
     return persona.name if persona is not None else ""
 
 
+def _kind(meta: dict) -> str:
+    kind = meta.get("kind", FULL)
+    if kind not in KIND_VERSIONS:
+        raise ValueError(f"unknown kind {str(kind)[:40]!r}")
+    return kind
+
+
 def _created(meta: dict) -> str:
     return untrusted.text(meta, "created", 64, default="")
 
@@ -113,6 +123,7 @@ class ConversationSummary:
     text: str  # the start of the assistant's text (stripped)
     text_complete: bool  # whether ``text`` is the whole of it
     persona: str = ""  # the name of the persona it was made with ("" for none)
+    kind: str = FULL  # as ``ConversationInfo.kind``
 
     @property
     def seconds(self) -> float:
@@ -146,7 +157,7 @@ def read_conversation_summary(path: str | os.PathLike) -> ConversationSummary:
         return ConversationSummary(path=path, model=_model(meta), fingerprint=_fingerprint(meta), created=created,
                                    frames=frames, bytes=size, text=text[:LIST_TEXT_CHARS],
                                    text_complete=complete and len(text) <= LIST_TEXT_CHARS,
-                                   persona=_persona(meta))
+                                   persona=_persona(meta), kind=_kind(meta))
     except ConversationFileError:
         raise
     except RecursionError:  # Python's own words ("maximum recursion depth exceeded...") say nothing to a person

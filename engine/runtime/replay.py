@@ -190,7 +190,10 @@ def recover(model: LoadedModel, path: str | Path, progress: Progress | None = No
 def open_conversation(model: LoadedModel, path: str | Path, progress: Progress | None = None,
                       cancel: Callable[[], bool] | None = None) -> Session:
     """Open a conversation file as a new session: a full one restored, a compact one rebuilt by replay."""
-    if conversation.file_kind(path) == conversation.FULL:
+    kind = conversation.file_kind(path)
+    if kind == conversation.CHAT:
+        raise conversation.with_language_model(Path(path))
+    if kind == conversation.FULL:
         return Session.load(path, model)
     t0 = time.perf_counter()
     journal = read_compact(path, model.info.fingerprint)
