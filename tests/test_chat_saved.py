@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import soundfile
 
 import engine
 from app.chat.client import ChatServer
-from app.engine_thread import chat_loop as c
+from app.engine_thread.chat_record import AudioExported, Saved
+from app.journals.saved_marker import read_mark
 from engine import to_16_bit
 from tests.test_chat_cli import voice_folder  # noqa: F401 - a fixture
 from tests.test_chat_loop import recording, running_loop, talk_turn, wait_for
@@ -34,11 +36,17 @@ def test_saved_mid_conversation_then_continued_from_the_file(voice_folder, tmp_p
             assert answered.text == "".join(PIECES) and answered.tool_calls
             journalled = engine.read_chat_conversation(journal)  # written as the exchange ended
             loop.save(str(path))
-            saved_event = wait_for(events, c.Saved, speaker)
+            saved_event = wait_for(events, Saved, speaker)
             assert (saved_event.path, saved_event.exchanges, saved_event.problem) == (str(path), 1, "")
+            assert read_mark(journal).frames == journalled.frames  # a crash now would offer nothing
+            loop.export_audio(str(tmp_path / "both.wav"))
+            assert wait_for(events, AudioExported, speaker).problem == ""
             messages = [dict(m) for m in loop.conversation.messages]
-        assert not journal.exists()  # the conversation ended by choice: no crash to recover from
+        assert not journal.exists() and read_mark(journal) is None  # ended by choice: nothing to recover
         saved = engine.read_chat_conversation(path)
+        both, rate = soundfile.read(tmp_path / "both.wav", dtype="float32")
+        assert rate == engine.SAMPLE_RATE and np.array_equal(both, np.stack([saved.user_audio,
+                                                                            saved.assistant_audio], axis=1))
         assert KEY not in path.read_bytes().decode("latin-1")
         assert list(saved.messages) == messages and [m["role"] for m in messages] == [
             "user", "assistant", "tool", "assistant"]
@@ -58,7 +66,7 @@ def test_saved_mid_conversation_then_continued_from_the_file(voice_folder, tmp_p
             talk_turn(loop, bridge, speaker, events, pcm)
             assert server.requests[0]["messages"][:len(messages)] == messages
             loop.save(str(path))
-            assert wait_for(events, c.Saved, speaker).exchanges == 2
+            assert wait_for(events, Saved, speaker).exchanges == 2
         grown = engine.read_chat_conversation(path)
         assert grown.frames > saved.frames and grown.transcript[:len(saved.transcript)] == saved.transcript
         assert list(grown.messages[:len(messages)]) == messages and len(grown.messages) > len(messages)
@@ -72,7 +80,29 @@ def test_a_save_that_cannot_be_written_says_why_and_the_conversation_goes_on(voi
           running_loop(stt, voice_folder, server.url) as (loop, events, bridge, speaker, _ready)):
         talk_turn(loop, bridge, speaker, events, recording("hello_24k.wav", 1.2))
         loop.save(str(tmp_path / "no such folder" / "chat.parley"))
-        failed = wait_for(events, c.Saved, speaker)
+        failed = wait_for(events, Saved, speaker)
         assert failed.problem and "\n" not in failed.problem and "chat.parley" in failed.problem
         _heard, answered, _said = talk_turn(loop, bridge, speaker, events, recording("hello_24k.wav", 1.2))
         assert answered.problem == ""
+
+
+def test_a_crashed_conversations_journal_is_offered_unless_a_save_holds_all_of_it(tmp_path):
+    from app.journals.pending import CHAT_SUFFIX, pending_journals_in_background
+    from app.journals.saved_marker import mark_saved
+    from tests.test_chat_conversation_file import MESSAGES, two_exchanges
+
+    chat = two_exchanges().conversation(MESSAGES)
+    crashed, saved, damaged = (tmp_path / f"{name}{CHAT_SUFFIX}" for name in ("crashed", "saved", "damaged"))
+    for journal in (crashed, saved):
+        engine.write_chat_conversation(journal, chat)
+    engine.write_chat_conversation(tmp_path / "chat.parley", chat)
+    mark_saved(saved, chat.frames, str(tmp_path / "chat.parley"))
+    damaged.write_bytes(crashed.read_bytes()[:-100])
+    pending = pending_journals_in_background(tmp_path).result(timeout=60)
+    try:
+        assert [(p.path, p.frames, bool(p.problem)) for p in pending] == [(crashed, chat.frames, False),
+                                                                          (damaged, 0, True)]
+        assert not saved.exists()
+    finally:
+        for p in pending:
+            p.lock.release()

@@ -10,6 +10,11 @@ takes them back. Talk held: the microphone goes to the speech to text; released:
 turn and then the assistant's, growing clause by clause as it is spoken, go into the turns. Talk
 pressed while it speaks stops it (barge-in: ``chat_loop``); its turn keeps the words heard, cut.
 
+Its file (``engine.ChatConversation``): Save writes the conversation so far (after an answer in
+progress) through the loop; an opened one (``resume``) continues with the same server, model, speech
+to text, voice and history, its turns shown as the file has them. While it runs, each exchange is
+also written to a crash journal in ``journal_dir`` (``*.chat-journal``), which goes when it ends.
+
 The loop reports through a queue that a GUI timer reads (no signals from foreign threads).
 """
 
@@ -17,16 +22,22 @@ from __future__ import annotations
 
 import logging
 import queue
+import secrets
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
+import engine
 from app.conversation.chat_latency import first_audio_text
 from app.conversation.read_aloud import chosen_voice, installed_voices
 from app.conversation.status import Status
 from app.conversation.transcript import ASSISTANT, YOU
 from app.engine_thread import chat_loop as c
+from app.engine_thread.chat_record import AudioExported, JournalState, Saved
+from app.journals.lock import JournalLock
+from app.journals.pending import CHAT_SUFFIX
 
 log = logging.getLogger(__name__)
 
@@ -34,6 +45,15 @@ POLL_MS = 40
 CALL_RESULT_CHARS = 160  # of a tool call's result, in the turn
 OFF, LOADING, READY, LISTENING, ANSWERING = "off", "loading", "ready", "listening", "answering"
 STATUS = {LOADING: Status.LOADING, READY: Status.READY, LISTENING: Status.LISTENING, ANSWERING: Status.SPEAKING}
+
+
+def _journal_lock(path: Path) -> JournalLock | None:
+    """The lock of a new journal (None: its folder cannot take one; the conversation runs unjournaled)."""
+    try:
+        return JournalLock.try_acquire(path)
+    except OSError as e:
+        log.warning("no crash journal for this conversation: %s", e)
+        return None
 
 
 def server_key(url: str) -> str | None:
@@ -51,11 +71,22 @@ class ChatMode(QObject):
     changed = Signal()  # phase or message
     answered = Signal(object)  # an answer's app.chat.cascade.TurnTimes
     failed = Signal(str)  # one sentence for the window's error box
+    file_changed = Signal()  # conversation_path or unsaved_frames
+    saved = Signal(str)  # path
+    note = Signal(str)  # a transient note for the status bar
 
-    def __init__(self, devices, preferences, turns, parent: QObject | None = None, loader=c.load_models) -> None:
-        """``devices``: ``DevicesModel`` (lent to the loop while it runs); ``turns``: ``TurnListModel``."""
+    def __init__(self, devices, preferences, turns, parent: QObject | None = None, loader=c.load_models,
+                 journal_dir: Path | None = None) -> None:
+        """``devices``: ``DevicesModel`` (lent to the loop while it runs); ``turns``: ``TurnListModel``;
+        ``journal_dir``: where its crash journals go (None: none)."""
         super().__init__(parent)
         self.devices, self.preferences, self.turns, self._loader = devices, preferences, turns, loader
+        self.journal_dir = journal_dir
+        self.conversation_path: str | None = None  # the file it was opened from or saved to
+        self.unsaved_frames = 0  # the person's turns since (named as ``ConversationFiles``' count)
+        self._exchanges = 0  # the person's turns answered in this conversation (an opened one's included)
+        self._journal = ""  # the running conversation's crash journal ("": none)
+        self._journal_lock: JournalLock | None = None
         self.phase = OFF
         self.message = ""  # one sentence: what it does now, or why it cannot
         self.model_name = self.url = ""
@@ -110,21 +141,86 @@ class ChatMode(QObject):
                                         "one in the model manager (Model menu, Model manager)."))
         name, voice = chosen
         folder, row, _voices = installed[name]
-        device = "cuda" if self.preferences.settings.device == "cuda" else "cpu"
-        setup = c.ChatSetup(url, model, self.stt_model(), str(folder), row, voice, device=device, system=system,
-                            api_key=server_key(url), tools=tools,
-                            conversations_folder=str(conversations_folder or ""), **sampling)
+        self._run(c.ChatSetup(url, model, self.stt_model(), str(folder), row, voice, device=self._device(),
+                              system=system, api_key=server_key(url), tools=tools,
+                              conversations_folder=str(conversations_folder or ""), voice_model=name, **sampling))
+        self._set_file(None, 0)
+        return True
+
+    def resume(self, path: str, conversations_folder: Path | None = None, recovered: bool = False) -> bool:
+        """Continue the conversation saved in ``path``: the same server, model, speech to text, voice
+        and history, its turns shown; False with ``message`` said where it cannot. ``recovered``:
+        ``path`` is the crash journal it was having, which it goes on writing (``lock_journal``), unsaved."""
+        try:
+            saved = engine.read_chat_conversation(path)
+        except engine.ConversationFileError as e:
+            return self._refuse(str(e))
+        side = saved.side
+        installed = installed_voices()
+        if side.voice_model not in installed or side.voice not in installed[side.voice_model][2]:
+            return self._refuse(self.tr(
+                "{file} was spoken with the voice {voice} of {voice_model}, which is not on this machine: download "
+                "it in the model manager (Model menu, Model manager), then open the conversation again.").format(
+                    file=Path(path).name, voice=side.voice, voice_model=side.voice_model))
+        folder, row, _voices = installed[side.voice_model]
+        tools = self.preferences.settings.llm_tools
+        self._run(c.ChatSetup(side.server, side.model, side.speech_to_text, str(folder), row, side.voice,
+                              device=self._device(), api_key=server_key(side.server), tools=tools,
+                              conversations_folder=str(conversations_folder or ""), voice_model=side.voice_model,
+                              resumed=saved, journal=path if recovered else ""))
+        self.turns.reset(saved.transcript, (saved.user_audio, saved.assistant_audio), saved.captions,
+                         saved.turn_ends)
+        self._began -= saved.frames * engine.FRAME_SECONDS  # its new turns come after the saved ones
+        self._exchanges = len(saved.turn_ends)
+        if recovered:
+            self._set_file(None, 1)
+            return True
+        self._set_file(path, 0)
+        self.preferences.update(recent_files=self.preferences.settings.with_recent(path).recent_files)
+        return True
+
+    def lock_journal(self) -> None:
+        """Hold the lock of the journal it writes (one it continues was locked by the recovery offer)."""
+        if self._journal and self._journal_lock is None:
+            self._journal_lock = _journal_lock(Path(self._journal))
+
+    def save(self, path: str) -> None:
+        """Write the conversation so far to ``path`` (after an answer in progress); ``saved`` or ``failed`` says how."""
+        if self._loop is not None:
+            self._loop.save(path)
+
+    def export_audio(self, path: str) -> None:
+        """Both sides' audio as a stereo WAV (after an answer in progress)."""
+        if self._loop is not None:
+            self._loop.export_audio(path)
+
+    def _device(self) -> str:
+        return "cuda" if self.preferences.settings.device == "cuda" else "cpu"
+
+    def _run(self, setup: c.ChatSetup) -> None:
+        """A new loop for ``setup``, lent the devices, with a crash journal: ``setup``'s (continued
+        after a crash), else one of its own under a new name and lock."""
         self.stop()
+        journal = setup.journal
+        if not journal and self.journal_dir is not None:
+            stamp = f"{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
+            path = self.journal_dir / f"conversation-{stamp}{CHAT_SUFFIX}"
+            self._journal_lock = _journal_lock(path)
+            journal = str(path) if self._journal_lock is not None else ""
+        self._journal = journal
         self._events = queue.Queue()
         self._loop = c.ChatLoop(self._events.put, self._loader)
         self.devices.lend(self._loop)
-        self._loop.start(setup)
-        self._began, self._answer_row, self._said = time.monotonic(), None, []
-        self.model_name, self.url, self.turn_ends = model, url, False
+        self._loop.start(replace(setup, journal=journal))
+        self._began, self._answer_row, self._said, self._exchanges = time.monotonic(), None, [], 0
+        self.model_name, self.url, self.turn_ends = setup.model, setup.url, False
         self._set(LOADING, self.tr("Loading the speech models and asking {url} for {model}...").format(
-            url=url, model=model))
+            url=setup.url, model=setup.model))
         self._timer.start()
-        return True
+
+    def _set_file(self, path: str | None, unsaved: int) -> None:
+        self.conversation_path, self.unsaved_frames = path, unsaved
+        self.file_changed.emit()
 
     def stop(self) -> bool:
         """Back to the speech-to-speech model: the devices go back to it; the turns stay shown.
@@ -134,9 +230,12 @@ class ChatMode(QObject):
             return True
         self._timer.stop()
         self.devices.take_back()
-        ended = loop.close(timeout=5.0)
+        ended = loop.close(timeout=5.0)  # the loop removes its journal as it ends
         if not ended:
             log.warning("the chat loop is still busy; it ends on its own")
+        lock, self._journal_lock, self._journal = self._journal_lock, None, ""
+        if lock is not None:
+            lock.release()
         self._set(OFF, "")
         return ended
 
@@ -145,7 +244,8 @@ class ChatMode(QObject):
         if self._loop is not None:
             self._loop.forget()
         self.turns.reset()
-        self._began, self._answer_row, self._said = time.monotonic(), None, []
+        self._began, self._answer_row, self._said, self._exchanges = time.monotonic(), None, [], 0
+        self._set_file(None, 0)
 
     @property
     def open_mic(self) -> bool:
@@ -210,7 +310,19 @@ class ChatMode(QObject):
         elif isinstance(event, c.Said):
             self._said.append(event.text)
             self._show_answer(" ".join(self._said))
+        elif isinstance(event, Saved):
+            self._on_saved(event)
+        elif isinstance(event, AudioExported):
+            if event.problem:
+                self.failed.emit(event.problem)
+            else:
+                self.note.emit(self.tr("Exported audio: {path}").format(path=event.path))
+        elif isinstance(event, JournalState):
+            if event.problem:
+                self.note.emit(event.problem)
         elif isinstance(event, c.Answered):
+            self._exchanges += 1
+            self._set_file(self.conversation_path, self.unsaved_frames + 1)
             if event.times is not None:
                 self.answered.emit(event.times)
             text = "\n".join([*(self._call_line(call) for call in event.tool_calls), event.text.strip()]).strip()
@@ -224,6 +336,15 @@ class ChatMode(QObject):
                 self._set(READY, self.tr("You spoke over the answer: it stopped, and keeps the words you heard."))
             else:
                 self._set(READY, self._answered_text(event.times))
+
+    def _on_saved(self, event: Saved) -> None:
+        if event.problem:
+            self.failed.emit(event.problem)
+            return
+        self._set_file(event.path, self._exchanges - event.exchanges)  # answered while it was written: unsaved
+        self.preferences.update(recent_files=self.preferences.settings.with_recent(event.path).recent_files)
+        self.saved.emit(event.path)
+        self.note.emit(self.tr("Saved: {path}").format(path=event.path))
 
     def _call_line(self, call) -> str:
         """One of the model's tool calls as its turn shows it: which tool, and what it got back."""

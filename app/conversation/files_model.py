@@ -20,7 +20,7 @@ from app.conversation.preferences import Preferences
 from app.conversation.transcript_formats import export_transcript
 from app.conversation.turn_list import TurnListModel
 from app.engine_thread import messages as m
-from app.journals.pending import pending_journals_in_background
+from app.journals.pending import CHAT_SUFFIX, pending_journals_in_background
 
 
 def same_file_name(a: str, b: str) -> bool:
@@ -37,6 +37,7 @@ class ConversationFiles(QObject):
     opening = Signal(int, int)  # frames of a compact file rebuilt, of total (see opening_progress); (0, 0): done
     recovery_offered = Signal(object)  # [PendingJournal] a crashed run left, once the first model loaded
     crash_protection_changed = Signal(str)  # see crash_protection_problem
+    chat_recovery = Signal(str)  # a conversation with your language model's journal to continue (see recover)
 
     def __init__(self, worker, preferences: Preferences, turns: TurnListModel, journal_dir: Path | None,
                  parent: QObject | None = None) -> None:
@@ -54,13 +55,19 @@ class ConversationFiles(QObject):
         self._spoken_frames: list[int] = []
         # Why the conversation is not journaled for crash recovery now (a full disk); "" when it is.
         self.crash_protection_problem = ""
-        # Listed before the worker starts a journal of its own, read off the GUI thread.
+        # Listed before the worker (or the chat) starts a journal of its own, read off the GUI thread.
         self._pending_journals = pending_journals_in_background(journal_dir) if journal_dir else None
+        self._pending_chat_journals = pending_journals_in_background(journal_dir, CHAT_SUFFIX) if journal_dir else None
+        QTimer.singleShot(0, self, self.offer_pending_chat_journals)
         self.worker.submit(m.SetSaveKind(preferences.settings.save_compact))
 
-    def title(self) -> str:
-        name = Path(self.conversation_path).name if self.conversation_path else self.tr("Untitled conversation")
-        return (self.tr("{name} * — Parley") if self.unsaved_frames else self.tr("{name} — Parley")).format(name=name)
+    def title(self, shown=None) -> str:
+        """The window's title for the conversation ``shown`` (one with ``conversation_path`` and
+        ``unsaved_frames``: the chat's while it runs; None: this one)."""
+        shown = self if shown is None else shown
+        path = shown.conversation_path
+        name = Path(path).name if path else self.tr("Untitled conversation")
+        return (self.tr("{name} * — Parley") if shown.unsaved_frames else self.tr("{name} — Parley")).format(name=name)
 
     def open_conversation(self, path: str) -> None:
         """Open ``path``; a compact file's rebuild reports ``opening`` and ``cancel_open`` stops it."""
@@ -96,7 +103,11 @@ class ConversationFiles(QObject):
 
     def recover(self, journal: str) -> threading.Event:
         """Rebuild a crash journal's conversation (``recovery_event`` says how it goes); set the
-        returned event to cancel it."""
+        returned event to cancel it. A conversation with your language model's journal is a whole
+        conversation file: ``chat_recovery`` hands it to the chat, which says how it went the same way."""
+        if journal.endswith(CHAT_SUFFIX):
+            self.chat_recovery.emit(journal)
+            return threading.Event()
         command = m.RecoverJournal(journal)
         self.worker.submit(command)
         return command.cancel
@@ -133,6 +144,19 @@ class ConversationFiles(QObject):
             QTimer.singleShot(50, self, self.offer_pending_journals)
             return
         future, self._pending_journals = self._pending_journals, None
+        journals = [] if future.exception() is not None else future.result()
+        if journals:
+            self.recovery_offered.emit(journals)
+
+    def offer_pending_chat_journals(self) -> None:
+        """As soon as they are read: the conversations with your language model a crash left (they
+        need no speech model)."""
+        if self._pending_chat_journals is None:
+            return
+        if not self._pending_chat_journals.done():
+            QTimer.singleShot(50, self, self.offer_pending_chat_journals)
+            return
+        future, self._pending_chat_journals = self._pending_chat_journals, None
         journals = [] if future.exception() is not None else future.result()
         if journals:
             self.recovery_offered.emit(journals)

@@ -45,7 +45,7 @@ from app.engine_thread import messages as m
 from app.engine_thread.controller import ModelLoader, load_engine_model
 from app.engine_thread.frame_stats import FrameStats
 from app.engine_thread.worker import EngineWorker
-from engine import Persona
+from engine import CHAT_CONVERSATION, ConversationFileError, Persona, conversation_kind
 
 log = logging.getLogger(__name__)
 
@@ -91,7 +91,10 @@ class ConversationModel(QObject):
         self.models = ModelsModel(self.worker, self.preferences, self)
         self.captions = CaptionsModel(self.worker.submit, self.turns, self.preferences.settings.captions,
                                       lambda on: self.preferences.update(captions=on), self)
-        self.chat = ChatMode(self.devices, self.preferences, self.turns, self)  # your language model
+        self.chat = ChatMode(self.devices, self.preferences, self.turns, self,  # your language model
+                             journal_dir=journal_dir)
+        self.chat.file_changed.connect(self._chat_file_changed)
+        self.chat.note.connect(self.message)
         self.chat.changed.connect(self.talk_available_changed)
         self.chat.changed.connect(self._update_status)
         self.chat.failed.connect(self._on_error)
@@ -99,6 +102,7 @@ class ConversationModel(QObject):
         for part in (self.files, self.devices, self.captions):
             part.message.connect(self.message)
         self.files.failed.connect(self._on_error)
+        self.files.chat_recovery.connect(self._recover_chat)
         self.captions.error.connect(self._on_error)
         self.devices.microphone_changed.connect(self.talk_available_changed)
         self.models.ready_changed.connect(self.talk_available_changed)
@@ -228,7 +232,42 @@ class ConversationModel(QObject):
         return self.chat.start(url, model, **options)
 
     def stop_chat(self) -> None:
+        """Back to the speech model (saving first is the window's question): its conversation's title again."""
         self.chat.stop()
+        self.files.title_changed.emit(self.files.title())
+
+    def open_file(self, path: str, conversations_folder: Path | None = None) -> None:
+        """Open a conversation file: one with your language model continues it (``ChatMode.resume``;
+        ``conversations_folder``: where its conversations tool searches), any other is the speech
+        model's (a conversation with your language model running stops first)."""
+        try:
+            with_language_model = conversation_kind(path) == CHAT_CONVERSATION
+        except ConversationFileError:
+            with_language_model = False  # the speech model's open says what is wrong with it
+        if with_language_model:
+            self.pause()
+            self._set_talk(replace(self.talk, held_by=frozenset()))
+            if self.chat.resume(path, conversations_folder):
+                self.conversation_replaced.emit()
+            return
+        if self.chat.active:
+            self.stop_chat()
+        self.files.open_conversation(path)
+
+    def _recover_chat(self, journal: str) -> None:
+        """Continue the conversation with your language model a crash left (its journal, unsaved);
+        the offer lets the journal's lock go once it is continued, and the chat takes it."""
+        self.pause()
+        self._set_talk(replace(self.talk, held_by=frozenset()))
+        resumed = self.chat.resume(journal, recovered=True)
+        self.files.recovery_event.emit(m.RecoveryDone("" if resumed else self.chat.message))
+        if resumed:
+            self.chat.lock_journal()
+            self.conversation_replaced.emit()
+
+    def _chat_file_changed(self) -> None:
+        if self.chat.active:
+            self.files.title_changed.emit(self.files.title(self.chat))
 
     def new_conversation(self) -> None:
         """A new conversation with the current persona (with your language model: its history afresh)."""

@@ -38,7 +38,7 @@ import engine
 from app.audio.bridge import AudioBridge
 from app.audio.resample import FrameAssembler, OutputConverter
 from app.chat.cascade import Interruption
-from app.chat.recording import ChatTimeline
+from app.engine_thread.chat_record import ChatRecord, not_started
 from engine import TurnEnds
 
 log = logging.getLogger(__name__)
@@ -129,25 +129,9 @@ class Answered:
 
 
 @dataclass(frozen=True)
-class Saved:
-    """The conversation so far was written to ``path`` (``exchanges``: the person's turns in it), or
-    could not be (``problem``: one sentence)."""
-
+class _Write:
     path: str
-    exchanges: int
-    problem: str = ""
-
-
-@dataclass(frozen=True)
-class JournalState:
-    """Why the crash journal was not written after the last exchange ("": it was)."""
-
-    problem: str
-
-
-@dataclass(frozen=True)
-class _Save:
-    path: str
+    what: str  # the ChatRecord method: "save" or "export_audio"
 
 
 @dataclass(frozen=True)
@@ -179,13 +163,6 @@ def load_models(setup: ChatSetup):
     return stt, engine.PocketSpeaker(model, state)
 
 
-def _why_not_written(e: Exception) -> str:
-    """A failed write in one sentence: Parley's own errors say the file and what to do; the system's, why."""
-    if isinstance(e, (engine.WriteError, engine.ConversationFileError)) or not getattr(e, "strerror", None):
-        return str(e)
-    return f"{getattr(e, 'filename', None) or 'the file'} could not be written: {e.strerror}."
-
-
 class ChatLoop:
     def __init__(self, emit: Callable[[object], None],
                  loader: Callable[[ChatSetup], tuple] = load_models) -> None:
@@ -194,9 +171,7 @@ class ChatLoop:
         self._bridge: AudioBridge | None = None
         self._closing = threading.Event()
         self.conversation = None  # an app.chat.cascade.Conversation once started
-        self.timeline: ChatTimeline | None = None  # what its file keeps, once started
-        self._journal = ""  # the crash journal's path ("": none)
-        self._journal_problem = ""
+        self.record: ChatRecord | None = None  # what its file keeps, once started
         self._person: list[np.ndarray] = []  # the turn's audio the speech to text was given
         self._stream = None  # the speech to text's stream while Talk is held
         self._steps: list = []
@@ -245,7 +220,11 @@ class ChatLoop:
 
     def save(self, path: str) -> None:
         """Write the conversation to ``path`` (after an answer in progress); ``Saved`` says how it went."""
-        self._commands.put(_Save(path))
+        self._commands.put(_Write(path, "save"))
+
+    def export_audio(self, path: str) -> None:
+        """Write both sides' audio as a stereo WAV (after an answer in progress); ``AudioExported`` says how."""
+        self._commands.put(_Write(path, "export_audio"))
 
     def forget(self) -> None:
         """A new conversation: the history goes (the system prompt stays), after an answer in progress."""
@@ -285,7 +264,8 @@ class ChatLoop:
         finally:
             if self.conversation is not None:
                 self.conversation.close()
-            self._remove_journal()
+            if self.record is not None:
+                self.record.end()
 
     def _execute(self, command) -> None:
         if isinstance(command, ChatSetup):
@@ -296,13 +276,15 @@ class ChatLoop:
             self._release()
         elif isinstance(command, _OpenMic):
             self._set_open_mic(command.on)
-        elif isinstance(command, _Save):
-            self._save(command.path)
+        elif isinstance(command, _Write):
+            if self.record is None:
+                self.emit(not_started(command.what, command.path))
+            else:
+                getattr(self.record, command.what)(command.path, self.conversation.messages)
         elif command == _FORGET and self.conversation is not None:
             messages = self.conversation.messages
             messages[:] = [m for m in messages if m["role"] == "system"]
-            self.timeline = ChatTimeline(self.timeline.side)
-            self._remove_journal()
+            self.record.forget()
         if command == () and self._open_mic and self._stream is None and self._devices_free():
             self._listen(None)  # in an idle poll: a press waiting in the queue starts the turn instead
         if self._stream is not None:
@@ -337,7 +319,7 @@ class ChatLoop:
             self.conversation.messages[:] = [dict(m) for m in setup.resumed.messages]
         side = engine.LanguageModelSide(server.shown_url(), setup.model, setup.stt_model, setup.voice_model,
                                         setup.voice)
-        self.timeline, self._journal = ChatTimeline(side, setup.resumed), setup.journal
+        self.record = ChatRecord(self.emit, side, setup.resumed, setup.journal)
         self.emit(ChatReady(server.shown_url(), setup.model, bool(stt.has_voice_activity)))
 
     def _set_open_mic(self, on: bool) -> None:
@@ -433,40 +415,9 @@ class ChatLoop:
         finally:
             self._speaking = None
         person = np.concatenate(self._person) if self._person else np.zeros(0, np.float32)
-        self.timeline.add_exchange(person.reshape(-1), turn.words, turn.audio, turn.answer)
-        self._write_journal()
+        self.record.add_exchange(person.reshape(-1), turn, self.conversation.messages)
         self.emit(Answered(turn.answer, "" if turn.error is None else str(turn.error), turn.times,
                            tuple(turn.tool_calls), turn.cut))
-
-    def _save(self, path: str) -> None:
-        if self.timeline is None:
-            self.emit(Saved(path, 0, "The conversation has not started: there is nothing to save yet."))
-            return
-        try:
-            engine.write_chat_conversation(path, self.timeline.conversation(self.conversation.messages))
-        except (OSError, engine.ConversationFileError) as e:
-            self.emit(Saved(path, 0, _why_not_written(e)))
-            return
-        self.emit(Saved(path, self.timeline.exchanges))
-
-    def _write_journal(self) -> None:
-        """The conversation so far into its crash journal (a whole file each time, written atomically)."""
-        if not self._journal:
-            return
-        problem = ""
-        try:
-            engine.write_chat_conversation(self._journal, self.timeline.conversation(self.conversation.messages))
-        except (OSError, engine.ConversationFileError) as e:
-            problem = f"No crash journal for this conversation: {_why_not_written(e)}"
-            log.warning("%s", problem)
-        if problem != self._journal_problem:
-            self._journal_problem = problem
-            self.emit(JournalState(problem))
-
-    def _remove_journal(self) -> None:
-        """The conversation ended by the person's choice (or was forgotten): its journal goes."""
-        if self._journal:
-            Path(self._journal).unlink(missing_ok=True)
 
     def _play(self, converter: OutputConverter, frame: np.ndarray, interruption: Interruption) -> None:
         """One frame of the voice into the speaker's ring, kept ``AHEAD_S`` ahead of it (none once

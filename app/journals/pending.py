@@ -33,21 +33,25 @@ class PendingJournal:
     problem: str = ""  # why nothing can be recovered from it ("" for a journal that can be)
 
 
-def journals_in(folder: Path) -> list[Path]:
+SUFFIX = ".journal"  # a speech model's conversation: its frames (``engine.read_journal``)
+CHAT_SUFFIX = ".chat-journal"  # a conversation with your language model: a whole chat conversation file
+
+
+def journals_in(folder: Path, suffix: str = SUFFIX) -> list[Path]:
     """The journals in ``folder`` now: listed before this window starts one of its own."""
     try:
-        return list(folder.glob("*.journal"))
+        return list(folder.glob("*" + suffix))
     except OSError as e:
         log.warning("journals in %s cannot be listed: %s", folder, e)
         return []
 
 
-def pending_journals_in_background(folder: Path) -> Future:
-    """``pending_journals`` of the journals in ``folder`` now, read on a thread: reading them (each
-    is every frame's microphone audio) must not hold up the window's start. The future's result is
-    the list."""
+def pending_journals_in_background(folder: Path, suffix: str = SUFFIX) -> Future:
+    """``pending_journals`` of the journals of one kind (``suffix``) in ``folder`` now, read on a
+    thread: reading them (each is every frame's microphone audio) must not hold up the window's
+    start. The future's result is the list."""
     future: Future = Future()
-    paths = journals_in(folder)  # listed here, so that this window's own new journal is never among them
+    paths = journals_in(folder, suffix)  # listed here, so that this window's own new journal is never among them
 
     def read() -> None:
         try:
@@ -60,9 +64,16 @@ def pending_journals_in_background(folder: Path) -> Future:
     return future
 
 
+def frames_in(journal: Path) -> int:
+    """The whole frames a journal of either kind holds (raises for one that cannot be read)."""
+    if journal.name.endswith(CHAT_SUFFIX):
+        return engine.read_conversation_info(journal).frames
+    return engine.scan_journal(journal).frames
+
+
 def pending_journals(folder: Path, paths: list[Path] | None = None) -> list[PendingJournal]:
-    """Journals left by runs that crashed (those of ``folder``, or ``paths`` of it), newest first,
-    each locked by this window. A journal
+    """Journals left by runs that crashed (those of ``folder``, or ``paths`` of it: by default a
+    speech model's), newest first, each locked by this window. A journal
     another window holds (live) is skipped untouched. One without a whole frame (a crash before the
     conversation began), or with no frame more than its last save, holds nothing to recover and is
     removed; one that cannot be read at all comes last, with its problem (the person is asked
@@ -81,7 +92,7 @@ def pending_journals(folder: Path, paths: list[Path] | None = None) -> list[Pend
         if lock is None:
             continue  # another window's live conversation
         try:
-            frames = engine.scan_journal(path).frames
+            frames = frames_in(path)
         except Exception as e:  # noqa: BLE001 - whatever one file raises (OverflowError...) is its damage
             log.warning("journal %s cannot be recovered: %s", path, e)
             unreadable.append((st.st_mtime, PendingJournal(path, 0, lock, str(e) or type(e).__name__)))

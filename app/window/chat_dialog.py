@@ -123,6 +123,7 @@ class ChatStrip(QObject):
     """Under the turns while a conversation with your language model runs: what it does, and Stop."""
 
     def __init__(self, window, chat) -> None:
+        """``window``: the ``MainWindow``, whose file commands Stop goes through (save first?)."""
         super().__init__(window)
         self.chat = chat
         panel = window.conversation_panel
@@ -132,7 +133,7 @@ class ChatStrip(QObject):
         self.label = PlainLabel()
         self.label.setWordWrap(True)
         self.stop_button = QPushButton(self.tr("Stop talking with your language model"))
-        self.stop_button.clicked.connect(chat.stop)
+        self.stop_button.clicked.connect(window.files.stop_chat)
         row.addWidget(self.label, 1)
         row.addWidget(self.stop_button)
         layout = panel.layout()

@@ -1,6 +1,8 @@
 """The window's conversation commands that ask the person something first: New, End, Open (a file,
-a library entry, a recent file), Save, Save as, the exports and a persona's new conversation. Each
-asks (a file dialog, "save first?") and hands the answer to the view-model's ``ConversationFiles``."""
+a library entry, a recent file), Save, Save as, the exports, a persona's new conversation and Stop
+talking with your language model. Each asks (a file dialog, "save first?") and hands the answer to
+the view-model: to its ``ConversationFiles``, or while a conversation with your language model
+runs to its ``ChatMode``, which keeps that conversation's file."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from app.library.listing import ConversationEntry
 from app.library.model_offer import model_to_offer
 from app.library.names import new_conversation_path
 from app.widgets.plain_text import as_written
+from engine import CHAT_CONVERSATION
 
 CONVERSATION_FILTER = QT_TRANSLATE_NOOP("MainWindow", "Parley conversation (*.parley);;All files (*)")
 
@@ -28,6 +31,18 @@ class FileCommands(QObject):
         self.model, self.library = window.model, window.library
         self.close_after_save = False  # Save chosen on quitting: the window closes once the file is written
         self.model.files.saved.connect(self._saved)
+        self.model.chat.saved.connect(self._saved)
+
+    @property
+    def current(self):
+        """Whose file the conversation shown is: the chat's while it runs, else the speech model's
+        (both have ``conversation_path``, ``unsaved_frames``, ``save`` and ``export_audio``)."""
+        return self.model.chat if self.model.chat.active else self.model.files
+
+    def stop_chat(self) -> None:
+        """Back to the speech model, once the conversation with your language model is saved or let go."""
+        if self.confirm_discard():
+            self.model.stop_chat()
 
     def new_conversation(self) -> None:
         if self.confirm_discard():
@@ -49,7 +64,7 @@ class FileCommands(QObject):
         path, _ = QFileDialog.getOpenFileName(self.window, translate("MainWindow", "Open conversation"),
                                               str(self.library.folder), translate("MainWindow", CONVERSATION_FILTER))
         if path:
-            self.model.files.open_conversation(path)
+            self.model.open_file(path, self.library.folder)
 
     def open_entry(self, entry: ConversationEntry) -> None:
         """Open a library entry; one saved with another model offers to switch to that model, where
@@ -58,7 +73,8 @@ class FileCommands(QObject):
             self.window.show_error(entry.error)
             return
         info = self.model.models.model_info
-        if info is not None and entry.info.fingerprint != info.fingerprint:
+        with_language_model = entry.info.kind == CHAT_CONVERSATION  # needs no speech model
+        if info is not None and entry.info.fingerprint != info.fingerprint and not with_language_model:
             other = model_to_offer(entry.info.model, self.model.preferences.settings.model)
             if other == info.name:  # the same name, other weights: loading it again would offer it again
                 self.window.show_error(translate("MainWindow",
@@ -83,7 +99,7 @@ class FileCommands(QObject):
                 self.model.models.switch_model_and_open(other, str(entry.path))
             return
         if self.confirm_discard():
-            self.model.files.open_conversation(str(entry.path))
+            self.model.open_file(str(entry.path), self.library.folder)
 
     def replay_entry(self, entry: ConversationEntry) -> None:
         """Play a saved conversation's recording; needs no model. The live conversation pauses (its
@@ -98,7 +114,7 @@ class FileCommands(QObject):
             self.model.files.forget_recent(path)
             return
         if self.confirm_discard():
-            self.model.files.open_conversation(path)
+            self.model.open_file(path, self.library.folder)
 
     def apply_persona(self, persona) -> None:
         """Start a conversation with ``persona`` (an ``engine.Persona``); the current one, if it has
@@ -110,13 +126,15 @@ class FileCommands(QObject):
 
     def save(self) -> bool:
         """Save to the conversation's file, or where the person chooses; False when they cancelled."""
-        if self.model.files.conversation_path and os.path.isfile(self.model.files.conversation_path):
-            self.model.files.save(self.model.files.conversation_path)
+        files = self.current
+        if files.conversation_path and os.path.isfile(files.conversation_path):
+            files.save(files.conversation_path)
             return True
         return self.save_as_dialog()
 
     def save_as_dialog(self) -> bool:
-        start = self.model.files.conversation_path or str(new_conversation_path(self.library.folder))
+        files = self.current
+        start = files.conversation_path or str(new_conversation_path(self.library.folder))
         while True:
             path, _ = QFileDialog.getSaveFileName(self.window, translate("MainWindow", "Save conversation"), start,
                                                   translate("MainWindow", CONVERSATION_FILTER))
@@ -127,7 +145,7 @@ class FileCommands(QObject):
                                     translate("MainWindow", "A conversation needs a name: type one, or keep the "
                                                             "one proposed."))
                 continue
-            self.model.files.save(path if Path(path).suffix else path + ".parley")
+            files.save(path if Path(path).suffix else path + ".parley")
             return True
         self.close_after_save = False
         return False
@@ -137,7 +155,7 @@ class FileCommands(QObject):
             self.window.close()
 
     def export_transcript_dialog(self) -> None:
-        conversation = Path(self.model.files.conversation_path or new_conversation_path(self.library.folder))
+        conversation = Path(self.current.conversation_path or new_conversation_path(self.library.folder))
         path, chosen = QFileDialog.getSaveFileName(self.window, translate("MainWindow", "Export transcript"),
                                                    str(conversation.with_suffix(FORMATS[0].suffix)),
                                                    ";;".join(f.dialog_filter for f in FORMATS))
@@ -151,12 +169,12 @@ class FileCommands(QObject):
                                               str(self.library.folder / "conversation.wav"),
                                               translate("MainWindow", "WAV audio, left: you, right: assistant (*.wav)"))
         if path:
-            self.model.files.export_audio(path if path.lower().endswith(".wav") else path + ".wav")
+            self.current.export_audio(path if path.lower().endswith(".wav") else path + ".wav")
 
     def confirm_discard(self) -> bool:
         """Whether to go on with what replaces the conversation: nothing the person said is unsaved,
         or they chose Discard, or Save (the engine thread writes it before it runs what comes next)."""
-        if not self.model.files.unsaved_frames:
+        if not self.current.unsaved_frames:
             return True
         answer = QMessageBox.question(self.window, translate("MainWindow", "Unsaved conversation"),
                                       translate("MainWindow", "Save the current conversation before it is closed?"),
@@ -168,7 +186,7 @@ class FileCommands(QObject):
     def confirm_quit(self) -> bool:
         """Whether the window may close now: nothing unsaved, Discard, or the save already written; Save
         starts the save and closes the window once the worker reports it written."""
-        if not self.model.files.unsaved_frames or self.close_after_save:
+        if not self.current.unsaved_frames or self.close_after_save:
             return True
         answer = QMessageBox.question(
             self.window, translate("MainWindow", "Save conversation?"),

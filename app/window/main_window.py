@@ -150,7 +150,7 @@ class MainWindow(QMainWindow):
             changed.connect(lambda *_args: self.menus.end_action.setEnabled(self.model.can_end))
         self.menus.end_action.setEnabled(m.can_end)
         m.files.title_changed.connect(self.setWindowTitle)
-        m.files.title_changed.connect(lambda _title: self.library.set_current(self.model.files.conversation_path))
+        m.files.title_changed.connect(lambda _title: self.library.set_current(self.files.current.conversation_path))
         m.error.connect(self.show_error)
         m.message.connect(lambda text: self.statusBar().showMessage(text, MESSAGE_MS))
         m.preferences.changed.connect(self._settings_changed)
