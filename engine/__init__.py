@@ -70,6 +70,7 @@ from .lm.sampling import DEFAULT_SEED
 from .pocket_tts.hub import resolve as resolve_pocket_tts
 from .pocket_tts.loading import load_pocket_tts
 from .pocket_tts.releases import REPOSITORY as POCKET_TTS_CLONING_REPOSITORY
+from .pocket_tts.releases import base_language as pocket_language
 from .pocket_tts.releases import default_voice as pocket_default_voice
 from .pocket_tts.speech import Speaker as PocketSpeaker
 from .pocket_tts.speech import SpeechRun
@@ -149,7 +150,7 @@ __all__ = [
     "PRIVATE_MODE", "ensure_private_folder", "read_voice_file", "SUBTITLE_FORMATS", "SubtitleCue", "render_subtitles",
     "srt_subtitles", "vtt_subtitles", "short_revision", "INVISIBLE_CHARACTERS", "plain_words", "read_regular",
     # text to speech (Pocket TTS)
-    "PocketSpeaker", "SpeechRun", "load_pocket_tts", "pocket_default_voice", "pocket_voice_file",
+    "PocketSpeaker", "SpeechRun", "load_pocket_tts", "pocket_default_voice", "pocket_language", "pocket_voice_file",
     "pocket_voice_from_audio", "read_pocket_voice", "resolve_pocket_tts",
     # the voice models in the model manager
     "SPEECH_PRESETS", "POCKET_TTS_CLONING_REPOSITORY", "fetch_speech_model", "remove_speech_model",

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 import soundfile
 from PySide6.QtCore import QSettings
-from PySide6.QtWidgets import QDialog
+from PySide6.QtWidgets import QDialog, QMessageBox
 
 from app.conversation.status import Status
 from app.conversation.transcript import ASSISTANT, YOU
@@ -70,7 +70,8 @@ def ask_holding_talk(window, qtbot, tmp_path) -> None:
     window.release_talk("key")
 
 
-def test_held_talk_is_heard_answered_by_the_server_and_spoken_to_the_speaker(window, llama, qtbot, tmp_path):
+def test_held_talk_is_heard_answered_by_the_server_and_spoken_to_the_speaker(window, llama, qtbot, tmp_path,
+                                                                              monkeypatch):
     from app.chat.instructions import SPOKEN
     from engine import Persona
 
@@ -123,7 +124,10 @@ def test_held_talk_is_heard_answered_by_the_server_and_spoken_to_the_speaker(win
         window.model.files.export_transcript(str(tmp_path / f"chat{suffix}"))
         exported = (tmp_path / f"chat{suffix}").read_text(encoding="utf-8")
         assert question in exported and " ".join(answer.split()[:3]) in exported, suffix
-    window.files.new_conversation()  # File, New: the turns and the model's history start afresh
+    asked = []  # File, New: unsaved, so asked first; Discard: the turns and the model's history start afresh
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: asked.append(a[2]) or QMessageBox.Discard)
+    window.files.new_conversation()
+    assert asked == ["Save the current conversation before it is closed?"]
     qtbot.waitUntil(lambda: chat.conversation_messages() == [system], timeout=10_000)
     assert model.transcript.turns == [] and chat.phase == "ready"
     print(f"heard {question!r}; answered {answer!r}; {loud_windows(heard).sum() * 0.02:.2f} s loud")

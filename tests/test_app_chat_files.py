@@ -8,7 +8,7 @@ conversation goes on from it, unsaved; Stop with turns unsaved asks first."""
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 import engine
@@ -69,7 +69,8 @@ def test_saved_listed_reopened_and_continued_with_the_same_history(open_window, 
         journal = next((tmp_path / "journals").glob("*" + CHAT_SUFFIX))  # each exchange is journaled
         assert engine.read_chat_conversation(journal).frames > 0
 
-        assert window.files.save()  # File, Save: no file yet, so where the person chooses
+        qtbot.keyClick(window.conversation_panel.talk_button, Qt.Key_S, Qt.ControlModifier)  # Save: no file
+        # yet, so where the person chooses
         qtbot.waitUntil(lambda: chat.conversation_path == str(path), timeout=30_000)
         assert window.windowTitle() == "with my model.parley — Parley" and chat.unsaved_frames == 0
         messages = chat.conversation_messages()

@@ -173,3 +173,30 @@ def test_bad_options_are_one_sentence_before_any_model_loads(tmp_path, capsys, o
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1 and "Traceback" not in err
     assert time.perf_counter() - start < 30 and not (tmp_path / "o.wav").exists()
+
+
+def test_save_writes_a_conversation_the_window_lists_replays_and_continues(voice_folder, recordings, tmp_path,
+                                                                          monkeypatch):
+    import engine
+    from app.cli.chat import KEY_VARIABLE
+
+    monkeypatch.setenv(KEY_VARIABLE, "sk-never-in-a-file-42")
+    saved = tmp_path / "chat.parley"
+    with BadServer("ok") as server:
+        code, report, audio = chat(server.url, voice_folder, recordings, tmp_path, "--save", str(saved))
+    assert code == 0
+    got = engine.read_chat_conversation(saved)
+    assert "sk-never-in-a-file-42" not in saved.read_bytes().decode("latin-1")
+    history = [{"role": "system", "content": SYSTEM}]
+    for turn in report["turns"]:
+        history += [{"role": "user", "content": turn["heard"]}, {"role": "assistant", "content": turn["answer"]}]
+    assert list(got.messages) == history and len(got.turn_ends) == 2
+    assert (got.side.model, got.side.speech_to_text, got.side.voice) == ("tiny", "demo-stt", voice_folder[1])
+    first = engine.to_16_bit(read_audio(recordings[0]))
+    assert np.array_equal(got.user_audio[:first.size], first)  # the person's side: what the command heard
+    spoken = got.assistant_audio[np.abs(got.assistant_audio) > 0]
+    said = audio[np.abs(audio) > 0]
+    assert spoken.size == said.size and np.abs(spoken - said).max() <= 1 / 32768  # the answers, as written
+    info = engine.read_conversation_info(saved)
+    assert info.text == " ".join(t["answer"] for t in report["turns"]).strip()
+    assert info.caption_text == " ".join(t["heard"] for t in report["turns"])

@@ -47,6 +47,9 @@ def add_chat_parser(sub, stt_help: str) -> None:
     chat.add_argument("--output", metavar="OUT.wav", help="the answers' speech (WAV, 24 kHz), one after another")
     chat.add_argument("--json", metavar="FILE", help="write the turns (heard, answer, clauses, errors) and their "
                       "timings in ms here")
+    chat.add_argument("--save", metavar="OUT.parley", help="also save the conversation as Parley conversation "
+                      "(both sides' audio and words, the model's messages; never the key): the window lists, "
+                      "replays and continues it")
     chat.add_argument("--stt-model", default="stt-1b-en_fr", help=stt_help + " (default stt-1b-en_fr)")
     chat.add_argument("--tts-model", default="pocket-tts", help="the voice's model: pocket-tts (the default), "
                       "pocket-tts-<language> or a folder in the released layout (see `parley say`)")
@@ -128,7 +131,7 @@ def _chat(args) -> None:
                          "(once per turn) --output OUT.wav")
     server = _server(args)
     tools = _tools(args.tool)
-    _check_writable(args.output, args.json)
+    _check_writable(args.output, args.json, args.save)
     recordings = []
     for path in args.input:
         pcm = read_audio(path)  # not audio: its own one-line error
@@ -140,16 +143,23 @@ def _chat(args) -> None:
     except ChatError as e:
         raise UsageError(str(e)) from None
     conversation, sample_rate = _conversation(args, server, tools)
+    timeline = _timeline(args, server, conversation.voice) if args.save else None
     turns, start = [], time.perf_counter()
     try:
         for path, pcm in zip(args.input, recordings):
             turn = conversation.turn(pcm)
             turns.append((path, turn))
+            if timeline is not None:
+                timeline.add_exchange(pcm, turn.words, turn.audio, turn.answer)
             _say_turn(len(turns), turn, sample_rate)
             if turn.error is not None:
                 break
     finally:
         conversation.close()
+    if timeline is not None:
+        from engine import write_chat_conversation
+
+        write_chat_conversation(args.save, timeline.conversation(conversation.messages))
     wall = time.perf_counter() - start
     gap = np.zeros(int(GAP_SECONDS * sample_rate), np.float32)
     pieces = [p for i, (_, t) in enumerate(turns) for p in ((gap,) if i else ()) + (t.audio,)]
@@ -174,6 +184,18 @@ def _conversation(args, server, tools):
     voice = PocketSpeaker(model, load_voice(model, args.voice), seed=args.seed)
     return Conversation(stt, server, voice, args.system, history_chars=args.llm_history,
                         tools=tools), model.sample_rate
+
+
+def _timeline(args, server, voice):
+    """What ``--save`` writes, growing turn by turn: the voice named as the window finds it (its
+    model's name and the voice's; one given as a file is named by its path, which the window does
+    not open: it says so)."""
+    from app.chat.recording import ChatTimeline
+    from engine import LanguageModelSide, pocket_default_voice
+
+    side = LanguageModelSide(server.shown_url(), server.model, args.stt_model, args.tts_model,
+                             args.voice or pocket_default_voice(voice.model.row))
+    return ChatTimeline(side)
 
 
 def _tools(enabled: list[str]):

@@ -4,7 +4,8 @@ conversation beside the speech-to-speech models and the interpreter.
 The person gives their server's address and model (kept in the settings; a key, where one is
 needed, in the system's keyring: ``app.chat.keys``); the speech to text is the demo's demo-stt
 with the demo, else stt-1b-en_fr (the settings' ``chat_stt_model`` overrides it) and the voice
-the chosen Pocket TTS voice (the one Read aloud uses). Starting lends the audio devices to an
+the chosen Pocket TTS voice (the one Read aloud uses), or where it does not speak the interface's
+language and a model here does, that model's (``language``; the instruction asks for it too). Starting lends the audio devices to an
 ``app.engine_thread.chat_loop.ChatLoop`` (the speech-to-speech conversation pauses) and stopping
 takes them back. Talk held: the microphone goes to the speech to text; released: the person's
 turn and then the assistant's, growing clause by clause as it is spoken, go into the turns. Talk
@@ -30,12 +31,14 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QTimer, Signal
 
 import engine
+from app.chat.instructions import ENGLISH, LANGUAGES
 from app.conversation.chat_latency import first_audio_text
 from app.conversation.read_aloud import chosen_voice, installed_voices
 from app.conversation.status import Status
 from app.conversation.transcript import ASSISTANT, YOU
 from app.engine_thread import chat_loop as c
 from app.engine_thread.chat_record import AudioExported, JournalState, Saved
+from app.i18n import interface_locale
 from app.journals.lock import JournalLock
 from app.journals.pending import CHAT_SUFFIX
 
@@ -118,6 +121,12 @@ class ChatMode(QObject):
         """The window's model line while it runs."""
         return self.tr("Your language model: {model} at {url}").format(model=self.model_name, url=self.url)
 
+    def language(self) -> str:
+        """The conversation's language: the interface's (an ``app.chat.instructions.LANGUAGES`` code;
+        English for one it lacks). The instruction asks for it and the voice speaks it where one here does."""
+        code = interface_locale(self.preferences.settings.language).name().split("_")[0]
+        return code if code in LANGUAGES else ENGLISH
+
     def stt_model(self) -> str:
         settings = self.preferences.settings
         return settings.chat_stt_model or ("demo-stt" if settings.model == "demo" else "stt-1b-en_fr")
@@ -133,7 +142,7 @@ class ChatMode(QObject):
         tools = self.preferences.settings.llm_tools if tools is None else tuple(tools)
         self.preferences.update(llm_url=url, llm_model=model, llm_tools=tools)
         installed = installed_voices()
-        chosen = chosen_voice(self.preferences.settings, installed)
+        chosen = chosen_voice(self.preferences.settings, installed, LANGUAGES[self.language()].voice_row)
         if not url or not model:
             return self._refuse(self.tr("Give your language model server's address and the model's name."))
         if chosen is None:

@@ -40,13 +40,19 @@ def installed_voices() -> dict[str, tuple]:
     return found
 
 
-def chosen_voice(settings, installed: dict[str, tuple]) -> tuple[str, str] | None:
+def chosen_voice(settings, installed: dict[str, tuple], language: str | None = None) -> tuple[str, str] | None:
     """(model, voice) the app speaks with: the chosen ones (the settings' ``read_aloud_model`` and
     ``read_aloud_voice``) where they are here, else the first model here and its default voice;
-    None: no Pocket TTS model is here."""
+    None: no Pocket TTS model is here. ``language``: a Pocket TTS language the voice should speak
+    (``engine.pocket_language``): where the chosen model does not and another here does, that one
+    with its default voice."""
     if not installed:
         return None
-    name = settings.read_aloud_model if settings.read_aloud_model in installed else next(iter(installed))
+    speaking = [name for name, (_folder, row, _voices) in installed.items() if engine.pocket_language(row) == language]
+    if speaking and settings.read_aloud_model not in speaking:
+        name = speaking[0]
+    else:
+        name = settings.read_aloud_model if settings.read_aloud_model in installed else next(iter(installed))
     _folder, row, voices = installed[name]
     if settings.read_aloud_voice in voices and name == settings.read_aloud_model:
         return name, settings.read_aloud_voice

@@ -223,12 +223,13 @@ class ConversationModel(QObject):
 
     def start_chat(self, url: str, model: str, **options) -> bool:
         """Talk with your language model (``ChatMode.start``): the speech-to-speech conversation pauses.
-        Unless ``options`` give one, its system prompt is the chosen persona's role, heard, not read."""
+        Unless ``options`` give one, its system prompt is the chosen persona's role, heard, not read,
+        in the interface's language."""
         from app.chat.instructions import system_prompt
 
         self.pause()
         self._set_talk(replace(self.talk, held_by=frozenset()))
-        options.setdefault("system", system_prompt(self.models.persona.role))
+        options.setdefault("system", system_prompt(self.models.persona.role, self.chat.language()))
         return self.chat.start(url, model, **options)
 
     def stop_chat(self) -> None:

@@ -194,6 +194,10 @@
         <translation>Ein Gespräch mit Ihrem Sprachmodell braucht eine Pocket-TTS-Stimme: Laden Sie eine in der Modellverwaltung herunter (Menü Modell, Modellverwaltung).</translation>
     </message>
     <message>
+        <source>{file} was spoken with the voice {voice} of {voice_model}, which is not on this machine: download it in the model manager (Model menu, Model manager), then open the conversation again.</source>
+        <translation>{file} wurde mit der Stimme {voice} von {voice_model} gesprochen, die auf diesem Rechner nicht vorhanden ist: Laden Sie sie in der Modellverwaltung herunter (Menü Modell, Modellverwaltung) und öffnen Sie das Gespräch dann erneut.</translation>
+    </message>
+    <message>
         <source>Loading the speech models and asking {url} for {model}...</source>
         <translation>Die Sprachmodelle werden geladen und {url} wird nach {model} gefragt...</translation>
     </message>
@@ -222,8 +226,16 @@
         <translation>{model} antwortet...</translation>
     </message>
     <message>
+        <source>Exported audio: {path}</source>
+        <translation>Audio exportiert: {path}</translation>
+    </message>
+    <message>
         <source>You spoke over the answer: it stopped, and keeps the words you heard.</source>
         <translation>Sie haben in die Antwort hineingesprochen: Sie hat aufgehört und behält die Worte, die Sie gehört haben.</translation>
+    </message>
+    <message>
+        <source>Saved: {path}</source>
+        <translation>Gespeichert: {path}</translation>
     </message>
     <message>
         <source>[It read the clock: {result}]</source>

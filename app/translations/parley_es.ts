@@ -194,6 +194,10 @@
         <translation>Una conversación con su modelo de lenguaje necesita una voz Pocket TTS: descargue una en el gestor de modelos (menú Modelo, Gestor de modelos).</translation>
     </message>
     <message>
+        <source>{file} was spoken with the voice {voice} of {voice_model}, which is not on this machine: download it in the model manager (Model menu, Model manager), then open the conversation again.</source>
+        <translation>{file} se habló con la voz {voice} de {voice_model}, que no está en este equipo: descárguela en el gestor de modelos (menú Modelo, Gestor de modelos) y vuelva a abrir la conversación.</translation>
+    </message>
+    <message>
         <source>Loading the speech models and asking {url} for {model}...</source>
         <translation>Cargando los modelos de voz y pidiendo {model} a {url}...</translation>
     </message>
@@ -222,8 +226,16 @@
         <translation>{model} responde...</translation>
     </message>
     <message>
+        <source>Exported audio: {path}</source>
+        <translation>Audio exportado: {path}</translation>
+    </message>
+    <message>
         <source>You spoke over the answer: it stopped, and keeps the words you heard.</source>
         <translation>Habló durante la respuesta: se detuvo y conserva las palabras que oyó.</translation>
+    </message>
+    <message>
+        <source>Saved: {path}</source>
+        <translation>Guardado: {path}</translation>
     </message>
     <message>
         <source>[It read the clock: {result}]</source>

@@ -194,6 +194,10 @@
         <translation>Une conversation avec votre modèle de langage demande une voix Pocket TTS : téléchargez-en une dans le gestionnaire de modèles (menu Modèle, Gestionnaire de modèles).</translation>
     </message>
     <message>
+        <source>{file} was spoken with the voice {voice} of {voice_model}, which is not on this machine: download it in the model manager (Model menu, Model manager), then open the conversation again.</source>
+        <translation>{file} a été dite avec la voix {voice} de {voice_model}, qui n&apos;est pas sur cet ordinateur : téléchargez-la dans le gestionnaire de modèles (menu Modèle, Gestionnaire de modèles), puis rouvrez la conversation.</translation>
+    </message>
+    <message>
         <source>Loading the speech models and asking {url} for {model}...</source>
         <translation>Chargement des modèles de parole et demande de {model} à {url}...</translation>
     </message>
@@ -222,8 +226,16 @@
         <translation>{model} répond...</translation>
     </message>
     <message>
+        <source>Exported audio: {path}</source>
+        <translation>Audio exporté : {path}</translation>
+    </message>
+    <message>
         <source>You spoke over the answer: it stopped, and keeps the words you heard.</source>
         <translation>Vous avez parlé pendant la réponse : elle s&apos;est arrêtée et garde les mots que vous avez entendus.</translation>
+    </message>
+    <message>
+        <source>Saved: {path}</source>
+        <translation>Enregistré : {path}</translation>
     </message>
     <message>
         <source>[It read the clock: {result}]</source>
