@@ -33,6 +33,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self):
         self.server.requests.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
+        self.server.keys.append(self.headers.get("Authorization"))
         getattr(self, "_" + self.server.behaviour.replace("-", "_"))()
 
     def _head(self, status=200, kind="text/event-stream", length=None):
@@ -178,7 +179,7 @@ class BadServer:
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
         self.httpd.daemon_threads = True
         self.httpd.handle_error = lambda request, address: None  # its clients hang up on purpose
-        self.httpd.behaviour, self.httpd.stall, self.httpd.requests = behaviour, stall, []
+        self.httpd.behaviour, self.httpd.stall, self.httpd.requests, self.httpd.keys = behaviour, stall, [], []
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
         self._thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
         self._thread.start()
@@ -186,6 +187,11 @@ class BadServer:
     @property
     def requests(self) -> list[dict]:
         return self.httpd.requests
+
+    @property
+    def keys(self) -> list[str | None]:
+        """Each request's Authorization header (None: none)."""
+        return self.httpd.keys
 
     def close(self):
         self.httpd.shutdown()

@@ -278,3 +278,41 @@ def test_a_running_server_fills_in_the_dialog_and_the_choice_is_kept_without_the
     window.chat_strip.stop_button.click()  # back to the speech-to-speech model: the devices go back too
     assert not window.model.chat.active and not window.chat_strip.widget.isVisible()
     assert window.model.devices._borrower is None
+
+
+def test_the_dialog_s_key_is_used_and_never_stored_in_a_file_and_its_speech_to_text_kept(window, qtbot, tmp_path):
+    """Where no keyring keeps the key (keyring's own "fail" backend), the window says it serves this
+    run only, and it does: every request carries it; the settings never hold it."""
+    import keyring
+    from keyring.backends import fail
+
+    from app.settings import load_settings
+    from tests.bad_chat_server import BadServer
+
+    key = "sk-typed-in-the-dialog-7"
+    before = keyring.get_keyring()
+    keyring.set_keyring(fail.Keyring())
+    notes = []
+    window.model.chat.note.connect(notes.append)
+    try:
+        with BadServer("ok") as server:
+            window.dialogs.server_finder = lambda: []
+            dialog = window.dialogs.open_chat_dialog()
+            dialog.url_edit.setText(server.url)
+            dialog.model_combo.setEditText("m")
+            dialog.key_edit.setText(key)
+            assert dialog.key_edit.echoMode() == dialog.key_edit.EchoMode.Password
+            assert [dialog.stt_combo.itemText(i) for i in range(dialog.stt_combo.count())] == [
+                "demo-stt", "stt-1b-en_fr", "stt-2.6b-en"]
+            dialog.stt_combo.setCurrentText("demo-stt")
+            dialog.talk_button.click()
+            assert notes and notes[0].startswith("This system has no keyring to keep the key in")
+            ask_holding_talk(window, qtbot, tmp_path)
+            qtbot.waitUntil(lambda: window.model.chat.phase == "ready" and len(window.model.transcript.turns) == 2,
+                            timeout=180_000)
+            assert server.keys and set(server.keys) == {f"Bearer {key}"}
+    finally:
+        keyring.set_keyring(before)
+    stored = load_settings(QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat))
+    assert stored.chat_stt_model == "demo-stt"
+    assert key not in (tmp_path / "settings.ini").read_text()

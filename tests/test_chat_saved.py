@@ -98,7 +98,7 @@ def test_a_crashed_conversations_journal_is_offered_unless_a_save_holds_all_of_i
     engine.write_chat_conversation(tmp_path / "chat.parley", chat)
     mark_saved(saved, chat.frames, str(tmp_path / "chat.parley"))
     damaged.write_bytes(crashed.read_bytes()[:-100])
-    pending = pending_journals_in_background(tmp_path).result(timeout=60)
+    pending = pending_journals_in_background(tmp_path, CHAT_SUFFIX).result(timeout=60)
     try:
         assert [(p.path, p.frames, bool(p.problem)) for p in pending] == [(crashed, chat.frames, False),
                                                                           (damaged, 0, True)]

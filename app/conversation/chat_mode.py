@@ -2,14 +2,15 @@
 conversation beside the speech-to-speech models and the interpreter.
 
 The person gives their server's address and model (kept in the settings; a key, where one is
-needed, in the system's keyring: ``app.chat.keys``); the speech to text is the demo's demo-stt
-with the demo, else stt-1b-en_fr (the settings' ``chat_stt_model`` overrides it) and the voice
-the chosen Pocket TTS voice (the one Read aloud uses), or where it does not speak the interface's
-language and a model here does, that model's (``language``; the instruction asks for it too). Starting lends the audio devices to an
-``app.engine_thread.chat_loop.ChatLoop`` (the speech-to-speech conversation pauses) and stopping
-takes them back. Talk held: the microphone goes to the speech to text; released: the person's
-turn and then the assistant's, growing clause by clause as it is spoken, go into the turns. Talk
-pressed while it speaks stops it (barge-in: ``chat_loop``); its turn keeps the words heard, cut.
+needed, in the system's keyring: ``app.chat.keys``) and the speech to text (by default the demo's
+demo-stt with the demo, else stt-1b-en_fr; kept as ``chat_stt_model``); the voice is the chosen
+Pocket TTS voice (the one Read aloud uses), or where it does not speak the interface's language
+and a model here does, that model's (``language``; the instruction asks for it too). Starting lends
+the audio devices to an ``app.engine_thread.chat_loop.ChatLoop`` (the speech-to-speech conversation
+pauses) and stopping takes them back. Talk held: the microphone goes to the speech to text;
+released: the person's turn and then the assistant's, growing clause by clause as it is spoken, go
+into the turns. Talk pressed while it speaks stops it (barge-in: ``chat_loop``); its turn keeps the
+words heard, cut.
 
 Its file (``engine.ChatConversation``): Save writes the conversation so far (after an answer in
 progress) through the loop; an opened one (``resume``) continues with the same server, model, speech
@@ -133,14 +134,19 @@ class ChatMode(QObject):
 
     # -- commands ----------------------------------------------------------------------------
     def start(self, url: str, model: str, system: str | None = None, tools: tuple[str, ...] | None = None,
-              conversations_folder: Path | None = None, **sampling) -> bool:
+              conversations_folder: Path | None = None, stt_model: str | None = None, api_key: str | None = None,
+              **sampling) -> bool:
         """Talk with ``model`` at ``url`` (remembered for next time); False with ``message`` said
         where it cannot start. ``tools``: the ones it may call (``app.chat.tools.TOOL_NAMES``;
-        None: as last chosen), the conversations' search searching ``conversations_folder``.
-        ``sampling``: ``max_tokens``, ``temperature`` (default: the server's)."""
+        None: as last chosen), the conversations' search searching ``conversations_folder``;
+        ``stt_model``: the speech to text (remembered; None: as last chosen); ``api_key``: the
+        server's key, kept in the system's keyring (None: the one kept there). ``sampling``:
+        ``max_tokens``, ``temperature`` (default: the server's)."""
         url, model = url.strip(), model.strip()
         tools = self.preferences.settings.llm_tools if tools is None else tuple(tools)
         self.preferences.update(llm_url=url, llm_model=model, llm_tools=tools)
+        if stt_model:
+            self.preferences.update(chat_stt_model=stt_model)
         installed = installed_voices()
         chosen = chosen_voice(self.preferences.settings, installed, LANGUAGES[self.language()].voice_row)
         if not url or not model:
@@ -150,8 +156,10 @@ class ChatMode(QObject):
                                         "one in the model manager (Model menu, Model manager)."))
         name, voice = chosen
         folder, row, _voices = installed[name]
+        if api_key:
+            self._keep_key(url, api_key)
         self._run(c.ChatSetup(url, model, self.stt_model(), str(folder), row, voice, device=self._device(),
-                              system=system, api_key=server_key(url), tools=tools,
+                              system=system, api_key=api_key or server_key(url), tools=tools,
                               conversations_folder=str(conversations_folder or ""), voice_model=name, **sampling))
         self._set_file(None, 0)
         return True
@@ -192,6 +200,15 @@ class ChatMode(QObject):
         """Hold the lock of the journal it writes (one it continues was locked by the recovery offer)."""
         if self._journal and self._journal_lock is None:
             self._journal_lock = _journal_lock(Path(self._journal))
+
+    def _keep_key(self, url: str, key: str) -> None:
+        """Into the system's keyring; where none keeps it, the key serves this run only, and the note says so."""
+        from app.chat.keys import KeyringUnavailable, save_key
+
+        try:
+            save_key(url, key)
+        except KeyringUnavailable as e:
+            self.note.emit(str(e))
 
     def save(self, path: str) -> None:
         """Write the conversation so far to ``path`` (after an answer in progress); ``saved`` or ``failed`` says how."""

@@ -12,7 +12,10 @@ a turn and the end of its answer the microphone is not listened to (its speaker 
 speaking over the voice by voice needs the echo canceller, not here yet); the next turn starts from
 the answer's end.
 
-No Qt and no sounddevice here: commands come in through a queue (``start``, ``talk``, ``close``),
+Each exchange (the turn's audio the speech to text was given, and the answer as it was played) goes
+into the conversation's ``ChatRecord``, which saves it, exports its audio and journals it.
+
+No Qt and no sounddevice here: commands come in through a queue (``start``, ``talk``, ``save``, ``close``),
 what happens goes out as the typed events below through ``emit`` (any thread may read them).
 
 Talk pressed while an answer is spoken is the person speaking over it (barge-in): at the press, on

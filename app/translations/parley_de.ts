@@ -144,6 +144,22 @@
         <translation>&amp;Modell</translation>
     </message>
     <message>
+        <source>Only where the server asks for one</source>
+        <translation>Nur wenn der Server einen verlangt</translation>
+    </message>
+    <message>
+        <source>&amp;Key</source>
+        <translation>Schlüss&amp;el</translation>
+    </message>
+    <message>
+        <source>Speech to te&amp;xt</source>
+        <translation>Spracher&amp;kennung</translation>
+    </message>
+    <message>
+        <source>A key is kept in your system&apos;s keyring, never in a file.</source>
+        <translation>Ein Schlüssel wird im Schlüsselbund Ihres Systems aufbewahrt, nie in einer Datei.</translation>
+    </message>
+    <message>
         <source>Let it read the c&amp;lock (today&apos;s date and the time here)</source>
         <translation>Die &amp;Uhr lesen lassen (Datum und Uhrzeit hier)</translation>
     </message>

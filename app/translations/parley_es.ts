@@ -144,6 +144,22 @@
         <translation>&amp;Modelo</translation>
     </message>
     <message>
+        <source>Only where the server asks for one</source>
+        <translation>Solo si el servidor la pide</translation>
+    </message>
+    <message>
+        <source>&amp;Key</source>
+        <translation>&amp;Clave</translation>
+    </message>
+    <message>
+        <source>Speech to te&amp;xt</source>
+        <translation>Reconocimiento de &amp;voz</translation>
+    </message>
+    <message>
+        <source>A key is kept in your system&apos;s keyring, never in a file.</source>
+        <translation>Una clave se guarda en el llavero de su sistema, nunca en un archivo.</translation>
+    </message>
+    <message>
         <source>Let it read the c&amp;lock (today&apos;s date and the time here)</source>
         <translation>Dejarle leer el &amp;reloj (la fecha y la hora de aquí)</translation>
     </message>

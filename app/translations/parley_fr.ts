@@ -144,6 +144,22 @@
         <translation>&amp;Modèle</translation>
     </message>
     <message>
+        <source>Only where the server asks for one</source>
+        <translation>Seulement si le serveur en demande une</translation>
+    </message>
+    <message>
+        <source>&amp;Key</source>
+        <translation>C&amp;lé</translation>
+    </message>
+    <message>
+        <source>Speech to te&amp;xt</source>
+        <translation>Reconnaissance de la pa&amp;role</translation>
+    </message>
+    <message>
+        <source>A key is kept in your system&apos;s keyring, never in a file.</source>
+        <translation>Une clé est gardée dans le trousseau de votre système, jamais dans un fichier.</translation>
+    </message>
+    <message>
         <source>Let it read the c&amp;lock (today&apos;s date and the time here)</source>
         <translation>Lui laisser lire l&apos;&amp;horloge (la date et l&apos;heure d&apos;ici)</translation>
     </message>

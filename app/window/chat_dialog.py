@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 from app.chat.discovery import find_servers
 from app.conversation.chat_servers import ServerSearch, found_note
 from app.widgets.plain_text import PlainLabel, as_written
+from engine import CAPTION_PRESETS
 
 TEXT_WIDTH = 440  # pixels: the wrapped texts' width, so that the dialog is not a tall column
 
@@ -51,7 +52,18 @@ class ChatDialog(QDialog):
         self.model_combo.setEditable(True)
         self.model_combo.setEditText(settings.llm_model)
         form.addRow(self.tr("&Model"), self.model_combo)
+        self.key_edit = QLineEdit()  # never filled in: a kept key stays in the keyring
+        self.key_edit.setEchoMode(QLineEdit.Password)
+        self.key_edit.setPlaceholderText(self.tr("Only where the server asks for one"))
+        form.addRow(self.tr("&Key"), self.key_edit)
+        self.stt_combo = QComboBox()
+        self.stt_combo.addItems(list(CAPTION_PRESETS))
+        self.stt_combo.setCurrentText(model.chat.stt_model())
+        form.addRow(self.tr("Speech to te&xt"), self.stt_combo)
         layout.addLayout(form)
+        key_note = PlainLabel(self.tr("A key is kept in your system's keyring, never in a file."))
+        key_note.setWordWrap(True)
+        layout.addWidget(key_note)
         # Nothing runs that the person did not let it: each tool is off until ticked (and kept so).
         self.tool_boxes = {
             "clock": QCheckBox(self.tr("Let it read the c&lock (today's date and the time here)")),
@@ -113,7 +125,8 @@ class ChatDialog(QDialog):
     def talk(self) -> None:
         tools = tuple(name for name, box in self.tool_boxes.items() if box.isChecked())
         if self.model.start_chat(self.url_edit.text(), self.model_combo.currentText(), tools=tools,
-                                 conversations_folder=self.conversations_folder):
+                                 conversations_folder=self.conversations_folder,
+                                 stt_model=self.stt_combo.currentText(), api_key=self.key_edit.text().strip() or None):
             self.accept()
         else:
             self.say(self.model.chat.message)
