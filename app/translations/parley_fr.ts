@@ -145,7 +145,7 @@
     </message>
     <message>
         <source>Only where the server asks for one</source>
-        <translation>Seulement si le serveur en demande une</translation>
+        <translation>Si le serveur en demande une</translation>
     </message>
     <message>
         <source>&amp;Key</source>
