@@ -100,6 +100,16 @@ def test_saved_listed_reopened_and_continued_with_the_same_history(open_window, 
         window.files.stop_chat()  # unsaved: asked first; Cancel keeps it running
         assert asked == ["Save the current conversation before it is closed?"] and chat.active
 
+        four = shown(window)
+        qtbot.keyClick(window.conversation_panel.talk_button, Qt.Key_S, Qt.ControlModifier)  # into its file
+        qtbot.waitUntil(lambda: chat.unsaved_frames == 0, timeout=30_000)
+        window.files.stop_chat()
+        assert not chat.active and len(asked) == 1
+        monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(path), ""))
+        qtbot.keyClick(window.conversation_panel.talk_button, Qt.Key_O, Qt.ControlModifier)  # File, Open
+        qtbot.waitUntil(lambda: chat.phase == "ready", timeout=180_000)
+        assert shown(window) == four and len(chat.conversation_messages()) == len(messages) + 2
+
 
 def test_a_crashed_conversation_is_offered_at_the_next_start_and_goes_on_unsaved(open_window, qtbot, tmp_path,
                                                                                   monkeypatch):

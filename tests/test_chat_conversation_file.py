@@ -40,7 +40,8 @@ def two_exchanges() -> ChatTimeline:
     timeline.add_exchange(speech(2.0), [Word("what", 0.3, 0.6), Word("time", 0.6, 0.9), Word("is", 0.9, 1.0),
                                         Word("it", 1.0, 2.5)],  # the flush's last word, after the audio
                           0.5 * speech(1.5, 3.0), "It is ten to midnight.")
-    timeline.add_exchange(speech(0.7, 5.0), [Word("thank", 0.1, 0.3), Word("you", 0.3, 0.5)],
+    quiet_start = np.concatenate([np.zeros(int(0.4 * SAMPLE_RATE), np.float32), speech(0.7, 5.0)])
+    timeline.add_exchange(quiet_start, [Word("thank", 0.0, 0.3), Word("you", 0.3, 0.5)],  # dated before the voice
                           np.zeros(0, np.float32), "You are welcome, good night —")  # no sound: cut at once
     return timeline
 

@@ -4,9 +4,10 @@ answer as it was played), with the words on it as every conversation file places
 library, replay and the exports treat it as any other conversation.
 
 On the timeline the person's words are at the times the speech to text wrote them (clamped to their
-turn), and their turn ends where their audio does; the answer's words are spread evenly over its
-audio (the voice speaks at an even enough pace), and an answer the voice made no sound of still
-takes a frame a few words, so that its words have a place. The model's time to answer is not on it;
+turn, from its first frame heard above the speech level on), and their turn ends where their audio
+does; the answer's words are spread evenly over its audio (the voice speaks at an even enough pace),
+and an answer the voice made no sound of still takes a frame a few words, so that its words have a
+place. The model's time to answer is not on it;
 after each answer comes a pause a little longer than the one that ends the assistant's turns
 (``app.conversation.transcript``), so that each answer is a turn of its own however short the
 person's next turn is."""
@@ -17,6 +18,7 @@ import math
 
 import numpy as np
 
+from app.audio.levels import SPEECH_DB, level_db
 from engine import FRAME_SECONDS, FRAME_SIZE, ChatConversation, LanguageModelSide, to_16_bit
 
 WORDS_PER_SILENT_FRAME = 4  # an answer with no audio: how many of its words share a frame
@@ -48,9 +50,14 @@ class ChatTimeline:
         start = self.frames * FRAME_SECONDS
         self._add_audio(person, user=True)
         end = self.frames * FRAME_SECONDS
+        # Not before the middle of the turn's first frame heard above the speech level, where the
+        # reopened turn begins (a word dated before it would go to the person's previous turn).
+        heard = next((i for i in range(len(person) // FRAME_SIZE)
+                      if level_db(person[i * FRAME_SIZE:(i + 1) * FRAME_SIZE]) > SPEECH_DB), 0)
+        first = min(start + (heard + 0.5) * FRAME_SECONDS, end)
         for word in words:
-            self._captions.append((round(min(start + word.start, end), 3), " " + word.text))
-        self._turn_ends.append(end)
+            self._captions.append((round(min(max(start + word.start, first), end), 3), " " + word.text))
+        self._turn_ends.append(round(end, 3))  # as the file keeps it
         first = self.frames
         self._add_audio(answer_audio, user=False)
         said = answer_text.split()
