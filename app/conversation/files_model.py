@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import threading
+from concurrent.futures import Future
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QTimer, Signal
@@ -138,28 +139,25 @@ class ConversationFiles(QObject):
 
     def offer_pending_journals(self) -> None:
         """Once the first model of this run is loaded: offer what a crash left behind, when read."""
-        if self._pending_journals is None:
-            return
-        if not self._pending_journals.done():
-            QTimer.singleShot(50, self, self.offer_pending_journals)
-            return
-        future, self._pending_journals = self._pending_journals, None
-        journals = [] if future.exception() is not None else future.result()
-        if journals:
-            self.recovery_offered.emit(journals)
+        self._pending_journals = self._offer_when_read(self._pending_journals, self.offer_pending_journals)
 
     def offer_pending_chat_journals(self) -> None:
         """As soon as they are read: the conversations with your language model a crash left (they
         need no speech model)."""
-        if self._pending_chat_journals is None:
-            return
-        if not self._pending_chat_journals.done():
-            QTimer.singleShot(50, self, self.offer_pending_chat_journals)
-            return
-        future, self._pending_chat_journals = self._pending_chat_journals, None
-        journals = [] if future.exception() is not None else future.result()
+        self._pending_chat_journals = self._offer_when_read(self._pending_chat_journals,
+                                                            self.offer_pending_chat_journals)
+
+    def _offer_when_read(self, pending: Future | None, again) -> Future | None:
+        """Offer the journals ``pending`` lists once it is done (then None); until then ``again`` runs shortly."""
+        if pending is None:
+            return None
+        if not pending.done():
+            QTimer.singleShot(50, self, again)
+            return pending
+        journals = [] if pending.exception() is not None else pending.result()
         if journals:
             self.recovery_offered.emit(journals)
+        return None
 
     def conversation_opened(self, path: str, spoke: bool) -> None:
         """A new, opened or recovered conversation (``path`` "" where no file holds it) replaced the
