@@ -141,6 +141,7 @@ def table() -> dict:
                  "caption model beside it; engine.runtime.pair_memory's rule on a GPU where nothing was measured. "
                  "Written by bench/memory_table.py; not measured.",
         "command": "python -m bench.memory_table --json bench/results/memory-table.json",
+        "cpu": None,  # no machine's figure: the same on every CPU and GPU (nothing is measured)
         "allowances_gb": {"conversation": RUNTIME_GB, "captions_beside": CAPTION_RUNTIME_GB,
                           "speech_beside_a_language_model": SPEECH_RUNTIME_GB},
         "free_below_total_gb": FREE_BELOW_TOTAL_GB,
