@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 
 from engine.audio import SAMPLE_RATE, read_audio
 from engine.errors import AudioFileError, ConversationFileError, ModelError
-from engine.files import compact, conversation, personas, untrusted
+from engine.files import chat_conversation, compact, conversation, personas, untrusted
 from engine.files import journal as jf
 from engine.files import voices as voice_files
 from engine.files.captions import FIELD, captions_field, read_captions, read_turn_ends
@@ -135,6 +135,20 @@ def compact_seeds() -> list[bytes]:
     return seeds
 
 
+def chat_seeds() -> list[bytes]:
+    """A conversation with a language model: two frames, a tool call among its messages."""
+    side = chat_conversation.LanguageModelSide("http://localhost:11434/v1", "llama3.2", "stt-1b-en_fr",
+                                               "pocket-tts", "alba")
+    messages = ({"role": "system", "content": "Be brief."}, {"role": "user", "content": "time?"},
+                {"role": "assistant", "content": "", "tool_calls": [
+                    {"id": "c1", "type": "function", "function": {"name": "clock", "arguments": "{}"}}]},
+                {"role": "tool", "tool_call_id": "c1", "content": "noon"}, {"role": "assistant", "content": "Noon."})
+    audio = (np.arange(2 * 1920) % 64 / 32768).astype(np.float32)
+    conversation_of = chat_conversation.ChatConversation(side, messages, 2, ((1, 0.08, " Noon."),), CAPTIONS[:1],
+                                                         (0.05,), audio, audio)
+    return [_file_bytes(lambda p: chat_conversation.write_chat_conversation(p, conversation_of))]
+
+
 def journal_seeds() -> list[bytes]:
     """Frames only; and frames with caption (C) and turn-end (E) records between them (version 4)."""
     user, tokens, pcm = _frames(3)
@@ -225,6 +239,8 @@ READERS = (
            full_seeds),
     Reader("conversation list row", "c.parley", read_conversation_summary, (ConversationFileError,), full_seeds),
     Reader("conversation info", "c.parley", read_conversation_info, (ConversationFileError,), full_seeds),
+    Reader("chat conversation", "c.parley", chat_conversation.read_chat_conversation, (ConversationFileError,),
+           chat_seeds),
     Reader("compact conversation", "c.parley", lambda p: compact.read_compact(p, FINGERPRINT), (ConversationFileError,),
            compact_seeds),
     Reader("journal", "j.journal", jf.read_journal, (ConversationFileError,), journal_seeds),

@@ -66,7 +66,9 @@ def test_saved_listed_reopened_and_continued_with_the_same_history(open_window, 
         turns = shown(window)
         assert turns[1] == (ASSISTANT, "".join(PIECES)) and turns[0][0] == YOU
         assert window.windowTitle() == "Untitled conversation * — Parley"
-        journal = next((tmp_path / "journals").glob("*" + CHAT_SUFFIX))  # each exchange is journaled
+        journals = tmp_path / "journals"  # each exchange is journaled
+        qtbot.waitUntil(lambda: any(journals.glob("*" + CHAT_SUFFIX)), timeout=30_000)
+        journal = next(journals.glob("*" + CHAT_SUFFIX))
         assert engine.read_chat_conversation(journal).frames > 0
 
         qtbot.keyClick(window.conversation_panel.talk_button, Qt.Key_S, Qt.ControlModifier)  # Save: no file
@@ -76,11 +78,15 @@ def test_saved_listed_reopened_and_continued_with_the_same_history(open_window, 
         messages = chat.conversation_messages()
         assert engine.read_chat_conversation(path).messages == tuple(messages)
         assert window.library.current == path  # the library marks it as the one open
+        qtbot.waitUntil(lambda: window.library.row_of(path) is not None, timeout=30_000)  # the folder is watched
+        assert window.library_panel.rename(window.library.entries[window.library.row_of(path)], "my model")
+        path = path.with_name("my model.parley")  # the chat follows its file: Save writes the new name
+        assert chat.conversation_path == str(path) and window.windowTitle() == "my model.parley — Parley"
 
         window.files.stop_chat()  # nothing unsaved: no question
         assert not chat.active and not journal.exists()
         assert window.windowTitle() == "Untitled conversation — Parley"  # the speech model's, which has none
-        qtbot.waitUntil(lambda: window.library.row_of(path) is not None, timeout=30_000)  # the folder is watched
+        qtbot.waitUntil(lambda: window.library.row_of(path) is not None, timeout=30_000)
         entry = window.library.entries[window.library.row_of(path)]
         assert entry.info.kind == engine.CHAT_CONVERSATION and entry.preview == "".join(PIECES)
 
@@ -88,12 +94,12 @@ def test_saved_listed_reopened_and_continued_with_the_same_history(open_window, 
         window.files.open_entry(entry)  # the library's Open: the chat goes on with its server and history
         qtbot.waitUntil(lambda: chat.phase == "ready", timeout=180_000)
         assert shown(window) == turns and chat.conversation_path == str(path)
-        assert window.windowTitle() == "with my model.parley — Parley"
+        assert window.windowTitle() == "my model.parley — Parley"
         assert chat.model_name == "m" and chat.conversation_messages() == messages
         ask_holding_talk(window, qtbot, tmp_path)
         qtbot.waitUntil(lambda: len(model.transcript.turns) == 4 and chat.phase == "ready", timeout=180_000)
         assert server.requests[-1]["messages"][:len(messages)] == messages
-        assert window.windowTitle() == "with my model.parley * — Parley"
+        assert window.windowTitle() == "my model.parley * — Parley"
 
         asked = []
         monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: asked.append(a[2]) or QMessageBox.Cancel)
@@ -137,4 +143,5 @@ def test_a_crashed_conversation_is_offered_at_the_next_start_and_goes_on_unsaved
         ask_holding_talk(window, qtbot, tmp_path)
         qtbot.waitUntil(lambda: len(window.model.transcript.turns) == 6 and chat.phase == "ready", timeout=180_000)
         assert server.requests[-1]["messages"][:len(MESSAGES)] == list(MESSAGES)
-        assert len(engine.read_chat_conversation(journal).turn_ends) == 3  # it goes on writing the same journal
+        qtbot.waitUntil(lambda: len(engine.read_chat_conversation(journal).turn_ends) == 3,  # it goes on
+                        timeout=30_000)  # writing the same journal

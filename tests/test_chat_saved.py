@@ -6,6 +6,8 @@ the file, the next request carries the saved history and the file grows from whe
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 import soundfile
@@ -34,7 +36,11 @@ def test_saved_mid_conversation_then_continued_from_the_file(voice_folder, tmp_p
                           journal=str(journal)) as (loop, events, bridge, speaker, _ready):
             heard, answered, _said = talk_turn(loop, bridge, speaker, events, pcm)
             assert answered.text == "".join(PIECES) and answered.tool_calls
-            journalled = engine.read_chat_conversation(journal)  # written as the exchange ended
+            deadline = time.monotonic() + 30
+            while not journal.exists():  # written as the exchange ended, on the journal's thread
+                assert time.monotonic() < deadline, "no journal"
+                time.sleep(0.01)
+            journalled = engine.read_chat_conversation(journal)
             loop.save(str(path))
             saved_event = wait_for(events, Saved, speaker)
             assert (saved_event.path, saved_event.exchanges, saved_event.problem) == (str(path), 1, "")

@@ -34,6 +34,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 import engine
 from app.chat.instructions import ENGLISH, LANGUAGES
 from app.conversation.chat_latency import first_audio_text
+from app.conversation.files_model import same_file_name
 from app.conversation.read_aloud import chosen_voice, installed_voices
 from app.conversation.status import Status
 from app.conversation.transcript import ASSISTANT, YOU
@@ -219,6 +220,16 @@ class ChatMode(QObject):
         """Both sides' audio as a stereo WAV (after an answer in progress)."""
         if self._loop is not None:
             self._loop.export_audio(path)
+
+    def file_renamed(self, old: str, new: str) -> None:
+        """Its file was renamed in the library: Save writes the new name, never the old one again."""
+        if self.conversation_path and same_file_name(self.conversation_path, old):
+            self._set_file(new, self.unsaved_frames)
+
+    def file_removed(self, path: str) -> None:
+        """Its file went to the trash: unsaved again (Save asks where)."""
+        if self.conversation_path and same_file_name(self.conversation_path, path):
+            self._set_file(None, max(self.unsaved_frames, 1))
 
     def _device(self) -> str:
         return "cuda" if self.preferences.settings.device == "cuda" else "cpu"

@@ -1,13 +1,15 @@
 """What a conversation with the language model keeps for its file, on the chat loop's thread: the
 timeline of its exchanges (``app.chat.recording``), Save and Export audio, and its crash journal:
-the whole conversation file written again after each exchange (atomically), noted as saved beside
-it when Save wrote everything it holds (a crash then offers nothing), removed when the conversation
-ends by the person's choice or is forgotten. What happens goes out as the events below."""
+the whole conversation file written again after each exchange (atomically, on a thread of its own),
+noted as saved beside it when Save wrote everything it holds (a crash then offers nothing), removed
+when the conversation ends by the person's choice or is forgotten. What happens goes out as the
+events below."""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -68,21 +70,31 @@ class ChatRecord:
         self.timeline = ChatTimeline(side, resumed)
         self.journal = Path(journal) if journal else None
         self._journal_problem = ""
+        # The journal is written off the loop's thread, one write at a time: an hour of conversation
+        # is ~330 MB, ~2 s to write, which the next turn must not wait for.
+        self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="parley-chat-journal")
 
     def add_exchange(self, person: np.ndarray, turn, messages) -> None:
         """The person's turn (its audio) and the model's ``app.chat.cascade.Turn``; ``messages`` now."""
         self.timeline.add_exchange(person, turn.words, turn.audio, turn.answer)
-        if self.journal is None:
-            return
+        if self.journal is not None:
+            self._writer.submit(self._write_journal, self.timeline.conversation(messages))
+
+    def _write_journal(self, contents: engine.ChatConversation) -> None:
+        """On the writer's thread."""
         problem = ""
         try:
-            engine.write_chat_conversation(self.journal, self.timeline.conversation(messages))
+            engine.write_chat_conversation(self.journal, contents)
         except (OSError, engine.ConversationFileError) as e:
             problem = f"No crash journal for this conversation: {why_not_written(e)}"
             log.warning("%s", problem)
         if problem != self._journal_problem:
             self._journal_problem = problem
             self.emit(JournalState(problem))
+
+    def _journal_written(self) -> None:
+        """Wait for the journal writes asked for so far (the writer takes them in order)."""
+        self._writer.submit(lambda: None).result()
 
     def save(self, path: str, messages) -> None:
         try:
@@ -109,10 +121,15 @@ class ChatRecord:
     def forget(self) -> None:
         """A new conversation: the timeline starts again, the journal of the old one goes."""
         self.timeline = ChatTimeline(self.timeline.side)
-        self.end()
+        self._journal_written()
+        self._remove_journal()
 
     def end(self) -> None:
-        """The conversation ended by the person's choice: its journal goes."""
+        """The conversation ended by the person's choice: once any write in progress is done, its journal goes."""
+        self._writer.shutdown(wait=True)
+        self._remove_journal()
+
+    def _remove_journal(self) -> None:
         if self.journal is not None:
             self.journal.unlink(missing_ok=True)
             remove_mark(self.journal)

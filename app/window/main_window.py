@@ -99,8 +99,9 @@ class MainWindow(QMainWindow):
         self.conversation_panel.talk_button.setFocus()  # where Space, push-to-talk, belongs
         self._connect_model()
         self.status_notes = StatusNotes(self.statusBar(), self.model.files, self.talk_key)
-        self.library.renamed.connect(self.model.files.file_renamed)
-        self.library.removed.connect(self.model.files.file_removed)
+        for files in (self.model.files, self.model.chat):  # each follows its file in the library
+            self.library.renamed.connect(files.file_renamed)
+            self.library.removed.connect(files.file_removed)
 
     def _build_ui(self) -> None:
         central = SteadyMinimum(self)

@@ -101,7 +101,7 @@ def _persona(meta: dict) -> str:
 
 def _kind(meta: dict) -> str:
     kind = meta.get("kind", FULL)
-    if kind not in KIND_VERSIONS:
+    if not isinstance(kind, str) or kind not in KIND_VERSIONS:
         raise ValueError(f"unknown kind {str(kind)[:40]!r}")
     return kind
 
